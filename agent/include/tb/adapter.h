@@ -1,0 +1,116 @@
+/*
+ * The one contract every library adapter meets (the SUPERCOP idea: one shape
+ * per primitive family, measured by shared code, never by adapter code).
+ *
+ * A benchmark or a check is a *job*: the core fills a tb_job, the adapter
+ * prepares it (untimed: key schedules, contexts, key parsing), the core calls
+ * run() as often as it needs (timed), reads result() once, and releases it.
+ *
+ * Kinds, algorithms and operations (names are canonical, see core/catalog.c):
+ *
+ * hash  op "hash"     msg -> digest
+ * mac   op "mac"      key, msg -> tag                       (hmac-sha256)
+ * aead  op "encrypt"  key, nonce, aad, msg=plaintext -> ciphertext || tag(16)
+ *       op "decrypt"  key, nonce, aad, msg=ciphertext||tag -> plaintext,
+ *                     TB_REJECT when the tag does not verify.
+ *       aes-128-cbc-hmac-sha1 / -sha256 are the TLS 1.2 MAC-then-encrypt
+ *       shape: key = enc_key(16) || mac_key(20 | 32), nonce = IV(16),
+ *       aad = the 13-byte TLS MAC header; encrypt outputs
+ *       AES-CBC(IV, msg || HMAC(mac_key, aad || msg) || TLS padding), where
+ *       TLS padding is p+1 bytes of value p, the fewest that reach a 16-byte
+ *       multiple. decrypt checks padding and MAC (TB_REJECT on mismatch).
+ * kex   op "public"   key=private -> public
+ *       op "keygen"   fresh key pair from the library RNG -> public
+ *       op "derive"   key=private, peer=peer public -> shared secret
+ *       op "exchange" keygen then derive with peer -> shared secret
+ *       x25519/x448: RFC 7748 byte strings. p256/p384: private = big-endian
+ *       scalar, public = 0x04 || X || Y, secret = X. ffdhe2048/ffdhe3072
+ *       (RFC 7919 groups): private = big-endian exponent, public and secret
+ *       big-endian left-padded to the prime length (RFC 8446 7.4.1).
+ * sig   op "sign"     key, msg -> signature (the adapter hashes msg)
+ *       op "verify"   key, msg, sig -> TB_OK or TB_REJECT
+ *       rsa*: key = PKCS#1 RSAPrivateKey DER; pss uses MGF1 with the same
+ *       hash and salt length = hash length. ecdsa-*: key = big-endian
+ *       scalar, pub = 0x04||X||Y, signature = DER (X9.62). ed25519: key =
+ *       32-byte seed, pub = 32 bytes, pure Ed25519 (RFC 8032).
+ * pke   op "encrypt"  key = PKCS#1 RSAPrivateKey DER (its public half is
+ *                     used), msg -> PKCS#1 v1.5 ciphertext
+ *       op "decrypt"  key, msg=ciphertext -> plaintext, TB_REJECT on bad
+ *                     padding.
+ *
+ * Fields an operation does not use are empty (len 0). Adapters never print.
+ */
+#ifndef TB_ADAPTER_H
+#define TB_ADAPTER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+    TB_OK = 0,
+    TB_UNSUPPORTED = 1, /* the library (as built) lacks this algorithm/op */
+    TB_ERROR = 2,       /* a library call failed: see tb_set_error() */
+    TB_BAD_INPUT = 3,   /* the job is malformed (wrong key length, ...) */
+    TB_REJECT = 4,      /* authentication / verification / padding failed */
+} tb_status;
+
+typedef enum {
+    TB_KIND_HASH,
+    TB_KIND_MAC,
+    TB_KIND_AEAD,
+    TB_KIND_KEX,
+    TB_KIND_SIG,
+    TB_KIND_PKE,
+    TB_KIND_COUNT
+} tb_kind;
+
+typedef struct {
+    const uint8_t *data;
+    size_t len;
+} tb_bytes;
+
+typedef struct {
+    tb_kind kind;
+    const char *alg; /* canonical algorithm name, e.g. "aes-128-gcm" */
+    const char *op;  /* canonical operation name, e.g. "encrypt" */
+    tb_bytes key;
+    tb_bytes pub;
+    tb_bytes peer;
+    tb_bytes nonce;
+    tb_bytes aad;
+    tb_bytes msg;
+    tb_bytes sig;
+} tb_job;
+
+typedef struct tb_adapter {
+    const char *name; /* "openssl", "mbedtls", ... */
+    /* Once per process: library init, RNG seeding, allocator hooks. */
+    tb_status (*init)(void);
+    /* The library's own run-time version string. */
+    const char *(*version)(void);
+    /* How this build of the library is configured (config header, backend). */
+    const char *(*config)(void);
+    /* Non-zero when the library, as built, can do alg/op at all. */
+    int (*supports)(tb_kind kind, const char *alg, const char *op);
+    /* Untimed set-up; on success *state is owned by the adapter. */
+    tb_status (*prepare)(const tb_job *job, void **state);
+    /* The measured operation. Called many times on one prepared state. */
+    tb_status (*run)(void *state);
+    /* Output of the last successful run(); valid until release(). */
+    tb_status (*result)(void *state, tb_bytes *out);
+    void (*release)(void *state);
+} tb_adapter;
+
+/* Each adapter file defines exactly this one object. */
+extern const tb_adapter tb_library;
+
+/* Adapters report why a call failed; the core sends it with the result. */
+void tb_set_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+const char *tb_last_error(void);
+void tb_clear_error(void);
+
+#endif

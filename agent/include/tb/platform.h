@@ -1,0 +1,40 @@
+/* What the core needs from the machine it runs on. Everything POSIX (or
+ * bare-metal) lives behind this header: the core and adapters stay portable. */
+#ifndef TB_PLATFORM_H
+#define TB_PLATFORM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Counters a platform may offer; tb_platform_counters() says which. */
+enum {
+    TB_CTR_WALL_NS = 1u << 0,      /* monotonic wall clock, ns */
+    TB_CTR_CPU_NS = 1u << 1,       /* this thread's CPU time, ns */
+    TB_CTR_TSC = 1u << 2,          /* time-stamp counter ticks (not core cycles) */
+    TB_CTR_CYCLES = 1u << 3,       /* core cycles (perf events / DWT) */
+    TB_CTR_INSTRUCTIONS = 1u << 4, /* retired instructions */
+};
+
+typedef struct {
+    uint64_t wall_ns;
+    uint64_t cpu_ns;
+    uint64_t tsc;
+    uint64_t cycles;
+    uint64_t instructions;
+} tb_reading;
+
+void tb_platform_init(void);
+uint32_t tb_platform_counters(void);
+/* Why a counter is missing, for the record ("" when present). */
+const char *tb_platform_counter_note(uint32_t counter);
+const char *tb_platform_name(void);
+void tb_read_counters(tb_reading *r);
+
+/* Line I/O with the host side (pipe, UART or semihosting). */
+/* Reads one line without its newline; returns its length, or -1 at end of
+ * input, or -2 when the line was longer than cap (the rest is discarded). */
+long tb_read_line(char *buf, size_t cap);
+void tb_write(const char *s, size_t len);
+void tb_flush(void);
+
+#endif

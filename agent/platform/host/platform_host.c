@@ -1,0 +1,148 @@
+/* Host (Linux/POSIX) platform layer: clocks, perf counters, stdio lines. */
+#define _GNU_SOURCE
+#include "tb/core.h"
+#include "tb/platform.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__linux__)
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+#endif
+
+static uint32_t counters = TB_CTR_WALL_NS | TB_CTR_CPU_NS;
+static int fd_cycles = -1, fd_instructions = -1;
+static char perf_note[160] = "not built with perf events";
+
+#if defined(__x86_64__) || defined(__i386__)
+static inline uint64_t read_tsc(void)
+{
+    uint32_t lo, hi;
+    __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+    return (uint64_t)hi << 32 | lo;
+}
+#define TB_HAVE_TSC 1
+#elif defined(__aarch64__)
+static inline uint64_t read_tsc(void)
+{
+    uint64_t v;
+    __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+    return v;
+}
+#define TB_HAVE_TSC 1
+#else
+#define TB_HAVE_TSC 0
+static inline uint64_t read_tsc(void)
+{
+    return 0;
+}
+#endif
+
+#if defined(__linux__)
+static int open_counter(uint64_t config)
+{
+    struct perf_event_attr attr;
+    memset(&attr, 0, sizeof(attr));
+    attr.type = PERF_TYPE_HARDWARE;
+    attr.size = sizeof(attr);
+    attr.config = config;
+    attr.exclude_kernel = 1;
+    attr.exclude_hv = 1;
+    return (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+}
+#endif
+
+void tb_platform_init(void)
+{
+    if (TB_HAVE_TSC) counters |= TB_CTR_TSC;
+#if defined(__linux__)
+    fd_cycles = open_counter(PERF_COUNT_HW_CPU_CYCLES);
+    int err_cycles = errno;
+    fd_instructions = open_counter(PERF_COUNT_HW_INSTRUCTIONS);
+    if (fd_cycles >= 0) counters |= TB_CTR_CYCLES;
+    if (fd_instructions >= 0) counters |= TB_CTR_INSTRUCTIONS;
+    if (fd_cycles < 0 || fd_instructions < 0) {
+        snprintf(perf_note, sizeof(perf_note),
+                 "perf_event_open failed (%s): no hardware counters in this VM or "
+                 "kernel.perf_event_paranoid too high",
+                 strerror(fd_cycles < 0 ? err_cycles : errno));
+    }
+#endif
+}
+
+uint32_t tb_platform_counters(void)
+{
+    return counters;
+}
+
+const char *tb_platform_counter_note(uint32_t counter)
+{
+    if (counters & counter) return "";
+    if (counter == TB_CTR_TSC) return "no time-stamp counter on this architecture";
+    return perf_note;
+}
+
+const char *tb_platform_name(void)
+{
+    return "host";
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t read_fd(int fd)
+{
+    uint64_t v = 0;
+    if (fd >= 0 && read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v)) v = 0;
+    return v;
+}
+
+void tb_read_counters(tb_reading *r)
+{
+    r->cycles = read_fd(fd_cycles);
+    r->instructions = read_fd(fd_instructions);
+    r->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    r->tsc = read_tsc();
+    r->wall_ns = clock_ns(CLOCK_MONOTONIC);
+}
+
+long tb_read_line(char *buf, size_t cap)
+{
+    size_t n = 0;
+    int c;
+    int too_long = 0;
+    while ((c = getchar()) != EOF && c != '\n') {
+        if (n + 1 < cap) {
+            buf[n++] = (char)c;
+        } else {
+            too_long = 1;
+        }
+    }
+    if (c == EOF && n == 0 && !too_long) return -1;
+    if (n > 0 && buf[n - 1] == '\r') n--;
+    buf[n] = '\0';
+    return too_long ? -2 : (long)n;
+}
+
+void tb_write(const char *s, size_t len)
+{
+    fwrite(s, 1, len, stdout);
+}
+
+void tb_flush(void)
+{
+    fflush(stdout);
+}
+
+int main(void)
+{
+    return tb_agent_main();
+}
