@@ -1,0 +1,212 @@
+/* tlsbench adapter for Mbed TLS 3.6: the tb_library object, the RNG, the
+ * build summary and the dispatch to one family per kind (sym.c, pk.c). */
+#include "mbt.h"
+#include "tb/catalog.h"
+
+#include <mbedtls/bignum.h>
+#include <mbedtls/build_info.h>
+#include <mbedtls/ctr_drbg.h>
+#include <mbedtls/ecp.h>
+#include <mbedtls/entropy.h>
+#include <mbedtls/error.h>
+#include <mbedtls/version.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static mbedtls_entropy_context entropy;
+static mbedtls_ctr_drbg_context drbg;
+
+/* The one place the generator is seeded: CTR_DRBG from Mbed TLS's entropy
+ * module, whose host source is the OS (getrandom or /dev/urandom). A
+ * bare-metal port replaces this function with a deterministic test RNG. */
+static tb_status seed_rng(void)
+{
+    static const unsigned char personalisation[] = "tlsbench-agent-mbedtls";
+    mbedtls_entropy_init(&entropy);
+    mbedtls_ctr_drbg_init(&drbg);
+    int ret = mbedtls_ctr_drbg_seed(&drbg, mbedtls_entropy_func, &entropy, personalisation,
+                                    sizeof(personalisation) - 1);
+    return ret == 0 ? TB_OK : mbt_fail("mbedtls_ctr_drbg_seed", ret);
+}
+
+int mbt_rng(void *unused, unsigned char *out, size_t len)
+{
+    (void)unused;
+    return mbedtls_ctr_drbg_random(&drbg, out, len);
+}
+
+static void set_library_error(const char *fn, int ret)
+{
+    char text[160];
+    mbedtls_strerror(ret, text, sizeof(text));
+    tb_set_error("%s: -0x%04X %s", fn, (unsigned)-ret, text);
+}
+
+tb_status mbt_fail(const char *fn, int ret)
+{
+    set_library_error(fn, ret);
+    return TB_ERROR;
+}
+
+tb_status mbt_reject(const char *fn, int ret)
+{
+    set_library_error(fn, ret);
+    return TB_REJECT;
+}
+
+tb_status mbt_bad_input(const char *fn, int ret)
+{
+    set_library_error(fn, ret);
+    return TB_BAD_INPUT;
+}
+
+void *mbt_zalloc(size_t size)
+{
+    void *p = calloc(1, size ? size : 1);
+    if (p == NULL) tb_set_error("out of memory (%zu bytes)", size);
+    return p;
+}
+
+uint8_t *mbt_dup(tb_bytes b)
+{
+    uint8_t *p = mbt_zalloc(b.len);
+    if (p != NULL && b.len) memcpy(p, b.data, b.len);
+    return p;
+}
+
+static tb_status adapter_init(void)
+{
+    return seed_rng();
+}
+
+static const char *adapter_version(void)
+{
+    static char text[32];
+    mbedtls_version_get_string_full(text); /* at most 18 bytes + NUL */
+    return text;
+}
+
+static const char *adapter_config(void)
+{
+    static char text[1024];
+    if (text[0] != '\0') return text;
+    const char *aes = "AES: portable C tables";
+#if defined(MBEDTLS_AESNI_C) && (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+    __builtin_cpu_init();
+    aes = __builtin_cpu_supports("aes") && __builtin_cpu_supports("pclmul")
+              ? "AES/GCM: AES-NI + PCLMULQDQ compiled in, selected by CPUID (this CPU: yes)"
+              : "AES/GCM: AES-NI compiled in, selected by CPUID (this CPU: no, C fallback)";
+#elif defined(MBEDTLS_AESCE_C) && defined(__aarch64__)
+    aes = "AES: Armv8 crypto extension compiled in, selected at run time";
+#endif
+    snprintf(text, sizeof(text),
+             "%s; config header tb_mbedtls_config.h (MBEDTLS_CONFIG_FILE, own host profile)"
+             "; bignum %s, MPI window %d; ECP: Mbed TLS ecp (window %d, fixed-point comb %d%s"
+             ", no p256-m/Everest)"
+             "; %s"
+             "; hash/HMAC via mbedtls_md, AEAD and CBC via mbedtls_cipher"
+             "; ECDSA sign %s"
+             "; RNG CTR_DRBG (AES-%d) seeded from the entropy module (OS source)"
+             "; ffdhe: RFC 7919 primes from dhm.h, keygen private exponent uniform in"
+             " [2, p-2] at full prime length (x_size = prime bytes, as Mbed TLS's TLS 1.2"
+             " DHE does); public/derive from a given exponent by mbedtls_mpi_exp_mod"
+             "; MBEDTLS_USE_PSA_CRYPTO %s",
+             TB_LIBRARY_CONFIG,
+#if defined(MBEDTLS_HAVE_ASM)
+             "with inline asm (MBEDTLS_HAVE_ASM)",
+#else
+             "portable C",
+#endif
+             MBEDTLS_MPI_WINDOW_SIZE, MBEDTLS_ECP_WINDOW_SIZE, MBEDTLS_ECP_FIXED_POINT_OPTIM,
+#if defined(MBEDTLS_ECP_NIST_OPTIM)
+             ", NIST fast reduction",
+#else
+             "",
+#endif
+             aes,
+#if defined(MBEDTLS_ECDSA_DETERMINISTIC)
+             "deterministic (RFC 6979)",
+#else
+             "randomised k",
+#endif
+             MBEDTLS_CTR_DRBG_KEYSIZE * 8,
+#if defined(MBEDTLS_USE_PSA_CRYPTO)
+             "on"
+#else
+             "off"
+#endif
+    );
+    return text;
+}
+
+static const mbt_family *family_of(tb_kind kind)
+{
+    switch (kind) {
+    case TB_KIND_HASH: return &mbt_hash;
+    case TB_KIND_MAC: return &mbt_mac;
+    case TB_KIND_AEAD: return &mbt_aead;
+    case TB_KIND_KEX: return &mbt_kex;
+    case TB_KIND_SIG: return &mbt_sig;
+    case TB_KIND_PKE: return &mbt_pke;
+    default: return NULL;
+    }
+}
+
+static int adapter_supports(tb_kind kind, const char *alg, const char *op)
+{
+    const mbt_family *fam = family_of(kind);
+    return fam != NULL && fam->supports(alg, op);
+}
+
+static tb_status adapter_prepare(const tb_job *job, void **state)
+{
+    const mbt_family *fam = family_of(job->kind);
+    *state = NULL;
+    if (fam == NULL || !fam->supports(job->alg, job->op)) {
+        tb_set_error("%s/%s/%s is not supported by this Mbed TLS build", tb_kind_name(job->kind),
+                     job->alg, job->op);
+        return TB_UNSUPPORTED;
+    }
+    mbt_state *st = NULL;
+    tb_status s = fam->prepare(job, &st);
+    if (s != TB_OK) {
+        if (st != NULL) fam->release(st);
+        return s;
+    }
+    *state = st;
+    return TB_OK;
+}
+
+static tb_status adapter_run(void *state)
+{
+    mbt_state *st = state;
+    return st->fam->run(st);
+}
+
+static tb_status adapter_result(void *state, tb_bytes *out)
+{
+    const mbt_state *st = state;
+    out->data = st->out;
+    out->len = st->out_len;
+    return TB_OK;
+}
+
+static void adapter_release(void *state)
+{
+    mbt_state *st = state;
+    if (st != NULL) st->fam->release(st);
+}
+
+const tb_adapter tb_library = {
+    .name = "mbedtls",
+    .init = adapter_init,
+    .version = adapter_version,
+    .config = adapter_config,
+    .supports = adapter_supports,
+    .prepare = adapter_prepare,
+    .run = adapter_run,
+    .result = adapter_result,
+    .release = adapter_release,
+};

@@ -1,0 +1,52 @@
+# Mbed TLS 3.6 built from an unpacked source tree (TB_MBEDTLS_SOURCE_DIR) as
+# static libraries, configured by our own header tb_mbedtls_config.h.
+set(_tb_mbedtls_src "${TB_MBEDTLS_SOURCE_DIR}")
+if(_tb_mbedtls_src STREQUAL "")
+  message(FATAL_ERROR
+    "mbedtls: TB_MBEDTLS_SOURCE_DIR is empty; pass "
+    "-DTB_MBEDTLS_SOURCE_DIR=<unpacked Mbed TLS 3.6 source tree>")
+endif()
+if(NOT EXISTS "${_tb_mbedtls_src}/include/mbedtls/build_info.h"
+   OR NOT EXISTS "${_tb_mbedtls_src}/library/CMakeLists.txt"
+   OR NOT EXISTS "${_tb_mbedtls_src}/CMakeLists.txt")
+  message(FATAL_ERROR
+    "mbedtls: TB_MBEDTLS_SOURCE_DIR='${_tb_mbedtls_src}' is not an Mbed TLS source "
+    "tree (no include/mbedtls/build_info.h, library/CMakeLists.txt, CMakeLists.txt)")
+endif()
+
+file(STRINGS "${_tb_mbedtls_src}/include/mbedtls/build_info.h" _tb_mbedtls_ver
+  REGEX "^#define MBEDTLS_VERSION_STRING +\"[0-9.]+\"")
+string(REGEX REPLACE ".*\"([0-9.]+)\".*" "\\1" _tb_mbedtls_ver "${_tb_mbedtls_ver}")
+if(NOT _tb_mbedtls_ver MATCHES "^3\\.6\\.")
+  message(FATAL_ERROR
+    "mbedtls: TB_MBEDTLS_SOURCE_DIR holds Mbed TLS '${_tb_mbedtls_ver}'; "
+    "adapters/mbedtls and its configuration header are written for 3.6.x")
+endif()
+
+# Mbed TLS's own build options. Its CMakeLists predates policy CMP0077, so
+# plain variables would not override its option() defaults: use the cache.
+set(_tb_mbedtls_note "forced by adapters/mbedtls/library.cmake")
+set(MBEDTLS_CONFIG_FILE "${CMAKE_CURRENT_LIST_DIR}/tb_mbedtls_config.h"
+  CACHE FILEPATH "${_tb_mbedtls_note}" FORCE)
+set(MBEDTLS_USER_CONFIG_FILE "" CACHE FILEPATH "${_tb_mbedtls_note}" FORCE)
+set(ENABLE_PROGRAMS OFF CACHE BOOL "${_tb_mbedtls_note}" FORCE)
+set(ENABLE_TESTING OFF CACHE BOOL "${_tb_mbedtls_note}" FORCE)
+set(USE_STATIC_MBEDTLS_LIBRARY ON CACHE BOOL "${_tb_mbedtls_note}" FORCE)
+set(USE_SHARED_MBEDTLS_LIBRARY OFF CACHE BOOL "${_tb_mbedtls_note}" FORCE)
+set(GEN_FILES OFF CACHE BOOL "${_tb_mbedtls_note}" FORCE)
+# Third-party warnings are reported, never fatal to our build.
+set(MBEDTLS_FATAL_WARNINGS OFF CACHE BOOL "${_tb_mbedtls_note}" FORCE)
+set(DISABLE_PACKAGE_CONFIG_AND_INSTALL ON CACHE BOOL "${_tb_mbedtls_note}" FORCE)
+
+# Only the libraries the agent links get built.
+add_subdirectory("${_tb_mbedtls_src}" "${CMAKE_BINARY_DIR}/mbedtls" EXCLUDE_FROM_ALL)
+
+string(TOUPPER "${CMAKE_BUILD_TYPE}" _tb_mbedtls_bt)
+get_directory_property(_tb_mbedtls_opt DIRECTORY "${_tb_mbedtls_src}"
+  DEFINITION CMAKE_C_FLAGS_${_tb_mbedtls_bt})
+
+tb_add_agent(mbedtls
+  SOURCES adapters/mbedtls/adapter.c adapters/mbedtls/sym.c
+          adapters/mbedtls/kex.c adapters/mbedtls/pk.c
+  LIBS MbedTLS::mbedtls MbedTLS::mbedx509 MbedTLS::mbedcrypto
+  CONFIG "Mbed TLS ${_tb_mbedtls_ver} built from source (${_tb_mbedtls_src}), static libraries built with Mbed TLS CMake flags for ${CMAKE_BUILD_TYPE}: ${_tb_mbedtls_opt}")

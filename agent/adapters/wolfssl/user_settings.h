@@ -1,0 +1,112 @@
+/*
+ * tlsbench's own wolfSSL configuration (compiled with WOLFSSL_USER_SETTINGS).
+ *
+ * Host profile: the full feature set the TLS handshake benchmarks need, with
+ * the fast maths and AES code wolfSSL offers on x86-64. library.cmake
+ * defines TB_WOLFSSL_X86_64_ASM=1 only when it builds the x86-64 assembly;
+ * everywhere else (later: Cortex-M) this falls back to portable C.
+ *
+ * This header is also included by wolfSSL's .S files, so it holds
+ * preprocessor directives only (C declarations sit under __ASSEMBLER__).
+ */
+#ifndef TB_WOLFSSL_USER_SETTINGS_H
+#define TB_WOLFSSL_USER_SETTINGS_H
+
+/* ---- Protocol: TLS 1.2 + TLS 1.3, client and server; no SSLv3/TLS 1.0/1.1,
+ * no DTLS. The extensions are the ones real peers send and the handshake
+ * benchmarks exercise (tickets, EMS, EtM, SNI, ALPN, groups). */
+#define WOLFSSL_TLS13
+#define NO_OLD_TLS
+#define HAVE_TLS_EXTENSIONS
+#define HAVE_SUPPORTED_CURVES
+#define HAVE_EXTENDED_MASTER
+#define HAVE_ENCRYPT_THEN_MAC
+#define HAVE_SERVER_RENEGOTIATION_INFO
+#define HAVE_SNI
+#define HAVE_ALPN
+#define HAVE_SESSION_TICKET
+#define WOLFSSL_EARLY_DATA        /* TLS 1.3 0-RTT */
+#define WOLFSSL_SEND_HRR_COOKIE   /* stateless HelloRetryRequest */
+#define HAVE_HKDF                 /* TLS 1.3 key schedule */
+#define HAVE_FFDHE                /* RFC 7919 named groups in TLS */
+#define HAVE_FFDHE_2048
+#define HAVE_FFDHE_3072
+#define WOLFSSL_STATIC_RSA        /* TLS_RSA_* key transport suites */
+#define WOLFSSL_STATIC_PSK        /* plain TLS_PSK_* suites (ECDHE_PSK needs no flag) */
+
+/* ---- Symmetric primitives and hashes. MD5 and SHA-1 stay for TLS 1.2
+ * CBC-SHA suites and our hash benchmarks; legacy ciphers are out. */
+#define HAVE_AESGCM
+#define HAVE_AESCCM
+#define HAVE_AES_CBC
+#define HAVE_AES_DECRYPT
+#define WOLFSSL_AES_128
+#define WOLFSSL_AES_256
+#define GCM_TABLE_4BIT            /* portable GCM (no AES-NI): 4-bit tables */
+#define HAVE_CHACHA
+#define HAVE_POLY1305
+#define WOLFSSL_SHA224
+#define WOLFSSL_SHA384
+#define WOLFSSL_SHA512
+#define WOLFSSL_SHA3
+#define WOLFSSL_SHAKE256          /* needed by Ed448 */
+#define NO_RC4
+#define NO_MD4
+#define NO_DES3
+#define NO_DSA
+#define WOLFSSL_NO_SHAKE128
+
+/* ---- Public key: RSA (PKCS#1 v1.5 sign/encrypt and PSS), ECC P-256/P-384,
+ * X25519/Ed25519, X448/Ed448, finite-field DH. Hardening on, as shipped. */
+#define WC_RSA_PSS
+#define WC_RSA_BLINDING
+#define HAVE_ECC
+#define ECC_USER_CURVES           /* only the curves below */
+#define HAVE_ECC256
+#define HAVE_ECC384
+#define ECC_SHAMIR
+#define ECC_TIMING_RESISTANT
+#define TFM_TIMING_RESISTANT
+#define HAVE_CURVE25519
+#define HAVE_ED25519
+#define HAVE_CURVE448
+#define HAVE_ED448
+
+/* ---- Maths: wolfSSL's SP integer library for every size, plus the
+ * fixed-size SP implementations for RSA 2048/3072, DH 2048/3072 and
+ * P-256/P-384 (the fast path TLS uses). */
+#define WOLFSSL_SP_MATH_ALL
+#define WOLFSSL_HAVE_SP_RSA
+#define WOLFSSL_HAVE_SP_DH
+#define WOLFSSL_HAVE_SP_ECC
+#define WOLFSSL_SP_384
+#define SP_INT_BITS 4096          /* RSA-4096 certificates still parse */
+
+/* ---- RNG: Hash DRBG (SHA-256). Its seed comes from one function of the
+ * adapter (host: the OS; a bare-metal port swaps it). */
+#define HAVE_HASHDRBG
+#define CUSTOM_RAND_GENERATE_SEED tb_wolfssl_seed
+#ifndef __ASSEMBLER__
+int tb_wolfssl_seed(unsigned char *output, unsigned int sz);
+#endif
+
+/* ---- Assembly: x86-64 only (library.cmake decides). SP maths in x86-64
+ * asm (MULX/ADX paths chosen at run time), AES-NI + PCLMUL for AES and
+ * GCM, and wolfSSL's "Intel speedup" (AVX1/AVX2 SHA-2, SHA-3, ChaCha20,
+ * Poly1305, X25519), which is what makes it comparable to the system
+ * libraries' assembly. CPU features are detected at run time (cpuid.c). */
+#if defined(TB_WOLFSSL_X86_64_ASM) && TB_WOLFSSL_X86_64_ASM
+#ifndef WOLFSSL_X86_64_BUILD /* library.cmake also gives it to the assembler */
+#define WOLFSSL_X86_64_BUILD
+#endif
+#define WOLFSSL_SP_X86_64
+#define WOLFSSL_SP_X86_64_ASM
+#define WOLFSSL_AESNI
+#define USE_INTEL_SPEEDUP
+#define WOLFSSL_USE_ALIGN
+#endif
+
+/* ---- Host platform services: POSIX threads/mutexes, filesystem, BSD
+ * sockets stay available (the TLS benchmark drives memory I/O callbacks). */
+
+#endif

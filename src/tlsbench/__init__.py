@@ -1,0 +1,3 @@
+"""tlsbench: reproducible benchmarks of TLS libraries and their cryptography."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,272 @@
+"""Command line: each subcommand maps to one handler. Errors are caught here
+once and printed as one line on stderr with a non-zero exit."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from . import build, doctor, paths, report, runner
+from .catalog import ALGORITHMS, BENCH_OPS, KINDS, LIBRARIES
+from .errors import PlanError, TlsbenchError
+from .libraries import probe
+from .plan import Plan, load_plan, load_preset, presets, validate
+from .stats import parse_policy
+from .store import Store
+
+TARGETS = {"host": "this machine, Linux (agents built by tlsbench build)"}
+
+
+def _csv(text: str) -> list[str]:
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def _sizes(text: str) -> list[int]:
+    try:
+        sizes = sorted({int(t) for t in _csv(text)})
+    except ValueError:
+        raise PlanError(f"--sizes must be a comma-separated list of integers, got {text!r}") from None
+    if not sizes or sizes[0] < 1:
+        raise PlanError("--sizes must list positive byte counts")
+    return sizes
+
+
+def _plan_from_args(a: argparse.Namespace) -> tuple[Plan, str]:
+    if a.plan and a.preset:
+        raise PlanError("give either --plan or --preset, not both")
+    if a.plan:
+        plan, source = load_plan(Path(a.plan)), Path(a.plan).read_text()
+    elif a.preset:
+        plan, source = load_preset(a.preset)
+    else:
+        plan, source = load_preset("default")
+    flags = []
+    if a.libraries:
+        plan.libraries = _csv(a.libraries)
+        bad = [x for x in plan.libraries if x not in LIBRARIES]
+        if bad:
+            raise PlanError(f"unknown library {bad[0]!r}; known: {', '.join(LIBRARIES)}")
+        flags.append(f"--libraries {a.libraries}")
+    if a.kinds:
+        plan.kinds = _csv(a.kinds)
+        bad = [x for x in plan.kinds if x not in KINDS]
+        if bad:
+            raise PlanError(f"unknown kind {bad[0]!r}; known: {', '.join(KINDS)}")
+        flags.append(f"--kinds {a.kinds}")
+    if a.algorithms:
+        plan.algorithms = _csv(a.algorithms)
+        known = [x for algs in ALGORITHMS.values() for x in algs]
+        bad = [x for x in plan.algorithms if x not in known]
+        if bad:
+            import difflib
+
+            near = difflib.get_close_matches(bad[0], known, n=3, cutoff=0.5)
+            hint = f" (did you mean {', '.join(near)}?)" if near else ""
+            raise PlanError(f"unknown algorithm {bad[0]!r}{hint}; see: tlsbench list algorithms")
+        if not a.kinds:
+            plan.kinds = [k for k in KINDS if any(x in ALGORITHMS[k] for x in plan.algorithms)]
+        flags.append(f"--algorithms {a.algorithms}")
+    if a.ops:
+        plan.ops = _csv(a.ops)
+        flags.append(f"--ops {a.ops}")
+    if a.sizes:
+        plan.sizes = _sizes(a.sizes)
+        flags.append(f"--sizes {a.sizes}")
+    m = plan.method
+    for name in ("warmup", "repeats", "min_sample_ms", "timeout_s"):
+        value = getattr(a, name)
+        if value is not None:
+            if value < (1 if name == "repeats" else 0):
+                raise PlanError(f"--{name.replace('_', '-')} must be {'>= 1' if name == 'repeats' else '>= 0'}")
+            setattr(m, name, value)
+            flags.append(f"--{name.replace('_', '-')} {value}")
+    if a.outliers:
+        parse_policy(a.outliers)
+        m.outliers = a.outliers
+        flags.append(f"--outliers {a.outliers}")
+    validate(plan)
+    if flags:
+        source += "\n# overridden on the command line: " + " ".join(flags) + "\n"
+    return plan, source
+
+
+def cmd_run(a: argparse.Namespace) -> int:
+    store = Store(Path(a.db))
+    try:
+        if a.resume is not None:
+            run_id = runner.run(Plan(), "", store, resume=a.resume, json_out=sys.stdout if a.json else None,
+                                show_progress=not a.no_progress)
+        else:
+            plan, source = _plan_from_args(a)
+            run_id = runner.run(plan, source, store, json_out=sys.stdout if a.json else None,
+                                show_progress=not a.no_progress)
+        if not a.json:
+            print(report.render(report.load(store, run_id), "table"))
+        print(f"run {run_id} stored in {store.path} (tlsbench report {run_id})", file=sys.stderr)
+    finally:
+        store.close()
+    return 0
+
+
+def cmd_report(a: argparse.Namespace) -> int:
+    store = Store(Path(a.db))
+    try:
+        run_id = a.run if a.run is not None else store.latest_run_id()
+        text = report.render(report.load(store, run_id), a.format)
+    finally:
+        store.close()
+    if a.output:
+        Path(a.output).write_text(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_runs(a: argparse.Namespace) -> int:
+    import time as _t
+
+    store = Store(Path(a.db))
+    try:
+        rows = store.list_runs()
+    finally:
+        store.close()
+    if not rows:
+        print(f"no runs in {a.db}")
+        return 0
+    print(f"{'run':>4}  {'created':19}  {'status':10}  {'plan':10}  {'cases':>5}  {'ok':>5}  tlsbench")
+    for r in rows:
+        created = _t.strftime("%Y-%m-%d %H:%M:%S", _t.localtime(r["created"]))
+        status = r["status"] if r["status"] == "complete" else "incomplete"
+        print(f"{r['id']:>4}  {created}  {status:10}  {r['plan_name']:10}  {r['cases']:>5}  {r['ok']:>5}"
+              f"  {r['tlsbench_version']}")
+    return 0
+
+
+def cmd_list(a: argparse.Namespace) -> int:
+    what = a.what
+    if what == "libraries":
+        for lib in LIBRARIES:
+            try:
+                info = probe(lib, timeout=20)
+                print(f"{lib:8}  {info.version}\n          {info.source}\n          config: {info.config}")
+            except TlsbenchError as e:
+                print(f"{lib:8}  unavailable: {e}")
+    elif what == "algorithms":
+        support: dict[str, set] = {}
+        for lib in LIBRARIES:
+            try:
+                support[lib] = probe(lib, timeout=20).support
+            except TlsbenchError:
+                support[lib] = None  # type: ignore[assignment]
+        header = ["kind", "algorithm", "ops"] + list(LIBRARIES)
+        body = []
+        for kind, algs in ALGORITHMS.items():
+            for alg in algs:
+                row = [kind, alg, ",".join(BENCH_OPS[kind])]
+                for lib in LIBRARIES:
+                    s = support[lib]
+                    if s is None:
+                        row.append("not built")
+                    else:
+                        ops = [op for op in BENCH_OPS[kind] if (kind, alg, op) in s]
+                        row.append("yes" if len(ops) == len(BENCH_OPS[kind]) else ("partial: " + ",".join(ops)
+                                   if ops else "unsupported"))
+                body.append(row)
+        print(report._aligned(header, body))
+    elif what == "targets":
+        for name, text in TARGETS.items():
+            print(f"{name:8}  {text}")
+    elif what == "presets":
+        for name, path in presets().items():
+            plan, _ = load_preset(name)
+            print(f"{name:8}  {plan.description}\n          {path}")
+    return 0
+
+
+def cmd_doctor(a: argparse.Namespace) -> int:
+    findings = doctor.diagnose()
+    bad = 0
+    for f in findings:
+        mark = "ok " if f.ok else "MISSING"
+        print(f"{mark:8} {f.what}: {f.detail}")
+        if f.fix:
+            print(f"         -> {f.fix}")
+        bad += not f.ok
+    print("everything needed is installed" if not bad else f"{bad} thing(s) missing")
+    return 0 if not bad else 1
+
+
+def cmd_build(a: argparse.Namespace) -> int:
+    libs = _csv(a.libraries) if a.libraries else None
+    build.build_agents(libs, jobs=a.jobs, log=lambda m: print(m, file=sys.stderr))
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="tlsbench", description="Benchmarks of TLS libraries and their cryptography.")
+    p.add_argument("--db", default=str(paths.default_database()), help="results database (SQLite)")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    r = sub.add_parser("run", help="run a plan (default: the 'default' preset)")
+    r.add_argument("--plan", help="plan file (TOML)")
+    r.add_argument("--preset", help="named plan (tlsbench list presets)")
+    r.add_argument("--resume", type=int, metavar="RUN", help="finish an interrupted run")
+    r.add_argument("--libraries", help="comma-separated, e.g. openssl,mbedtls")
+    r.add_argument("--kinds", help=f"comma-separated: {','.join(KINDS)}")
+    r.add_argument("--algorithms", help="comma-separated algorithm names")
+    r.add_argument("--ops", help="comma-separated operations, e.g. encrypt,sign")
+    r.add_argument("--sizes", help="message sizes in bytes, e.g. 64,1024,16384")
+    r.add_argument("--repeats", type=int)
+    r.add_argument("--warmup", type=int)
+    r.add_argument("--outliers", help="none, tukey or trim:K")
+    r.add_argument("--min-sample-ms", dest="min_sample_ms", type=float)
+    r.add_argument("--timeout-s", dest="timeout_s", type=float)
+    r.add_argument("--json", action="store_true", help="print one JSON object per case result, nothing else")
+    r.add_argument("--no-progress", action="store_true")
+    r.set_defaults(func=cmd_run)
+
+    rep = sub.add_parser("report", help="show a stored run")
+    rep.add_argument("run", nargs="?", type=int, help="run id (default: the latest)")
+    rep.add_argument("--format", choices=report.FORMATS, default="table")
+    rep.add_argument("-o", "--output", help="write to this file")
+    rep.set_defaults(func=cmd_report)
+
+    sub.add_parser("runs", help="list stored runs").set_defaults(func=cmd_runs)
+
+    ls = sub.add_parser("list", help="libraries, algorithms, targets or presets")
+    ls.add_argument("what", choices=["libraries", "algorithms", "targets", "presets"])
+    ls.set_defaults(func=cmd_list)
+
+    sub.add_parser("doctor", help="what is installed, what is missing").set_defaults(func=cmd_doctor)
+
+    b = sub.add_parser("build", help="fetch the pinned library sources and build the agents")
+    b.add_argument("--libraries", help="comma-separated (default: all)")
+    b.add_argument("--jobs", type=int, help="parallel build jobs (default: all cores)")
+    b.set_defaults(func=cmd_build)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    log_dir = paths.data_dir() / "logs"
+    try:
+        log_dir.mkdir(parents=True, exist_ok=True)
+        logging.basicConfig(filename=log_dir / "tlsbench.log", level=logging.DEBUG,
+                            format="%(asctime)s %(levelname)s %(message)s")
+    except OSError:
+        pass
+    try:
+        return args.func(args)
+    except TlsbenchError as e:
+        logging.exception("command failed")
+        print(f"tlsbench: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("tlsbench: interrupted; what was measured is stored (tlsbench runs)", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+"""tlsbench doctor: what is installed, what is missing, how to get it."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass
+
+from . import paths, sources
+from .catalog import LIBRARIES
+from .errors import TlsbenchError
+from .libraries import probe
+
+
+@dataclass
+class Finding:
+    ok: bool
+    what: str
+    detail: str
+    fix: str = ""
+
+
+def _tool(name: str, package: str) -> Finding:
+    found = shutil.which(name)
+    return Finding(bool(found), f"tool {name}", found or "not found",
+                   "" if found else f"apt-get install {package}   (or: ./scripts/setup)")
+
+
+def _pkgconfig(module: str, package: str) -> Finding:
+    try:
+        v = subprocess.run(["pkg-config", "--modversion", module], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        v = ""
+    return Finding(bool(v), f"development files {module}", v or "not found",
+                   "" if v else f"apt-get install {package}   (or: ./scripts/setup)")
+
+
+def diagnose() -> list[Finding]:
+    out = [
+        _tool("cc", "build-essential"), _tool("cmake", "cmake"), _tool("pkg-config", "pkg-config"),
+        _tool("apt-get", "apt (Debian only; elsewhere set TLSBENCH_<LIB>_SOURCE)"), _tool("openssl", "openssl"),
+        _pkgconfig("libcrypto", "libssl-dev"), _pkgconfig("gnutls", "libgnutls28-dev"),
+        _pkgconfig("nettle", "nettle-dev"),
+    ]
+    try:
+        pins = sources.load_lock()
+    except TlsbenchError as e:
+        return [*out, Finding(False, "lock file", str(e), "restore libraries.lock.toml from git")]
+    for lib, pin in pins.items():
+        custom = sources.user_source(lib)
+        if custom:
+            ok = (custom / pin.marker).exists()
+            out.append(Finding(ok, f"{lib} source", f"user-supplied {custom}",
+                               "" if ok else f"TLSBENCH_{lib.upper()}_SOURCE must point at an unpacked {lib} release"))
+            continue
+        mark = paths.third_party() / "src" / pin.source_dir / sources.VERIFIED_MARK
+        ok = mark.exists() and mark.read_text().strip() == pin.sha256[pin.archive]
+        out.append(Finding(ok, f"{lib} source", f"{pin.package} {pin.version}" + (" (verified)" if ok else " missing"),
+                           "" if ok else "tlsbench build   (fetches and verifies it)"))
+    for lib in LIBRARIES:
+        path = paths.agent_path(lib)
+        if not path.exists():
+            out.append(Finding(False, f"{lib} agent", f"{path} not built", "tlsbench build"))
+            continue
+        try:
+            info = probe(lib, timeout=20)
+            n = len({(k, a) for k, a, _ in info.support})
+            out.append(Finding(True, f"{lib} agent", f"{info.version}; {n} algorithms"))
+        except TlsbenchError as e:
+            out.append(Finding(False, f"{lib} agent", str(e), "tlsbench build"))
+    counters = None
+    for lib in LIBRARIES:
+        try:
+            counters = probe(lib, timeout=20).counters_missing
+            break
+        except TlsbenchError:
+            continue
+    if counters is not None:
+        for counter, why in counters.items():
+            out.append(Finding(True, f"counter {counter}", f"not available: {why}"))
+    return out

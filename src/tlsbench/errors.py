@@ -1,0 +1,27 @@
+"""Typed errors: raised deep, caught once by the CLI and printed as one line."""
+
+from __future__ import annotations
+
+
+class TlsbenchError(Exception):
+    """Base class: anything the user can act on."""
+
+
+class PlanError(TlsbenchError):
+    """A plan file or command-line selection is invalid."""
+
+
+class ProtocolError(TlsbenchError):
+    """An agent sent something that is not a valid protocol record."""
+
+
+class AgentError(TlsbenchError):
+    """An agent crashed, hung, or could not be started."""
+
+
+class StoreError(TlsbenchError):
+    """The results database is missing, locked or of an unknown schema."""
+
+
+class SetupError(TlsbenchError):
+    """A dependency (library source, build, tool) is missing or broken."""

@@ -1,0 +1,44 @@
+"""Where things live. Everything generated stays under the checkout, in
+ignored folders: third_party/ (fetched sources), build/ (agents) and
+.tlsbench/ (results database, logs)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def root() -> Path:
+    env = os.environ.get("TLSBENCH_ROOT")
+    return Path(env) if env else Path(__file__).resolve().parents[2]
+
+
+def third_party() -> Path:
+    return root() / "third_party"
+
+
+def build_dir(target: str = "host") -> Path:
+    return root() / "build" / target
+
+
+def agent_path(library: str, target: str = "host") -> Path:
+    env = os.environ.get("TLSBENCH_AGENT_DIR")
+    base = Path(env) if env else build_dir(target)
+    return base / f"tlsbench-agent-{library}"
+
+
+def data_dir() -> Path:
+    return root() / ".tlsbench"
+
+
+def default_database() -> Path:
+    env = os.environ.get("TLSBENCH_DB")
+    return Path(env) if env else data_dir() / "results.sqlite"
+
+
+def lock_file() -> Path:
+    return root() / "libraries.lock.toml"
+
+
+def presets_dir() -> Path:
+    return Path(__file__).resolve().parent / "presets"

@@ -1,0 +1,233 @@
+"""Benchmark plans: TOML files (or presets, or command-line flags).
+
+A plan has two tables:
+
+  [select]  libraries, kinds, algorithms, ops, sizes   (what to measure)
+  [method]  warmup, repeats, outliers, min_sample_ms, timeout_s   (how)
+
+and an optional top-level ``name`` and ``description``. Every mistake is an
+error naming the file, the line and the allowed values.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import tomllib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from . import paths
+from .catalog import ALGORITHMS, BENCH_OPS, DEFAULT_SIZES, KINDS, LIBRARIES
+from .errors import PlanError
+from .stats import POLICY_HELP, parse_policy
+
+MAX_SIZE = 1 << 20
+
+
+@dataclass
+class Method:
+    warmup: int = 2
+    repeats: int = 10
+    outliers: str = "tukey"
+    min_sample_ms: float = 10.0
+    timeout_s: float = 120.0
+
+
+@dataclass
+class Plan:
+    name: str = "custom"
+    description: str = ""
+    libraries: list[str] = field(default_factory=lambda: list(LIBRARIES))
+    kinds: list[str] = field(default_factory=lambda: list(KINDS))
+    algorithms: list[str] = field(default_factory=list)  # empty: every algorithm of the kinds
+    ops: list[str] = field(default_factory=list)  # empty: the default ops of each kind
+    sizes: list[int] = field(default_factory=lambda: list(DEFAULT_SIZES))
+    method: Method = field(default_factory=Method)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @staticmethod
+    def from_dict(d: dict) -> Plan:
+        d = dict(d)
+        d["method"] = Method(**d.get("method", {}))
+        return Plan(**d)
+
+
+_SELECT_KEYS = {
+    "libraries": "list of library names",
+    "kinds": "list of kinds",
+    "algorithms": "list of algorithm names",
+    "ops": "list of operations",
+    "sizes": "list of message sizes in bytes",
+}
+_METHOD_KEYS = {
+    "warmup": "integer >= 0",
+    "repeats": "integer >= 1",
+    "outliers": POLICY_HELP,
+    "min_sample_ms": "number > 0 (milliseconds one sample lasts at least)",
+    "timeout_s": "number > 0 (seconds before a hanging case is killed)",
+}
+_TOP_KEYS = {"name": "string", "description": "string", "select": "table", "method": "table"}
+
+
+def all_algorithm_names() -> list[str]:
+    return [a for algs in ALGORITHMS.values() for a in algs]
+
+
+def all_ops() -> list[str]:
+    return sorted({op for ops in BENCH_OPS.values() for op in ops})
+
+
+class _Locator:
+    """Finds the line of a key in a TOML text, for error messages."""
+
+    def __init__(self, source: str, text: str):
+        self.source = source
+        self.lines = text.splitlines()
+
+    def line_of(self, table: str | None, key: str | None) -> int:
+        current = None
+        header_line = 0
+        for i, raw in enumerate(self.lines, 1):
+            line = raw.strip()
+            m = re.match(r"\[\s*([A-Za-z0-9_.\-\"]+)\s*\]", line)
+            if m:
+                current = m.group(1).strip('"')
+                if current == table:
+                    header_line = i
+                continue
+            if key and current == table and re.match(rf"\"?{re.escape(key)}\"?\s*=", line):
+                return i
+        return header_line or 1
+
+    def error(self, table: str | None, key: str | None, message: str) -> PlanError:
+        line = self.line_of(table, key)
+        where = f"[{table}] " if table else ""
+        what = f"{where}{key}" if key else where.strip()
+        return PlanError(f"{self.source}:{line}: {what}: {message}")
+
+
+def _names_error(loc: _Locator, table: str, key: str, bad: str, allowed: list[str]) -> PlanError:
+    near = difflib.get_close_matches(bad, allowed, n=3, cutoff=0.5)
+    hint = f" (did you mean {', '.join(near)}?)" if near else ""
+    return loc.error(table, key, f"unknown value {bad!r}{hint}; allowed: {', '.join(allowed)}")
+
+
+def _check_list(loc: _Locator, table: str, key: str, value: object, allowed: list[str]) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise loc.error(table, key, f"must be a list of strings; allowed: {', '.join(allowed)}")
+    for v in value:
+        if v not in allowed:
+            raise _names_error(loc, table, key, v, allowed)
+    if len(set(value)) != len(value):
+        raise loc.error(table, key, "lists a value twice")
+    return list(value)
+
+
+def _check_sizes(loc: _Locator, table: str, value: object) -> list[int]:
+    if (
+        not isinstance(value, list)
+        or not value
+        or not all(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MAX_SIZE for v in value)
+    ):
+        raise loc.error(table, "sizes", f"must be a non-empty list of integers 1..{MAX_SIZE}")
+    return sorted(set(value))
+
+
+def _check_unknown(loc: _Locator, table: str | None, got: dict, allowed: dict[str, str]) -> None:
+    for key in got:
+        if key not in allowed:
+            listing = ", ".join(f"{k} ({v})" for k, v in allowed.items())
+            raise loc.error(table, key, f"unknown key; allowed keys: {listing}")
+
+
+def _number(loc: _Locator, key: str, value: object, integer: bool, minimum: float, strict: bool) -> float:
+    ok_type = isinstance(value, int) if integer else isinstance(value, (int, float))
+    if isinstance(value, bool) or not ok_type or value < minimum or (strict and value == minimum):
+        raise loc.error("method", key, f"must be {_METHOD_KEYS[key]}, got {value!r}")
+    return value
+
+
+def parse_plan(text: str, source: str = "<plan>") -> Plan:
+    loc = _Locator(source, text)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise PlanError(f"{source}: not valid TOML: {e}") from e
+    _check_unknown(loc, None, data, _TOP_KEYS)
+    plan = Plan()
+    for key in ("name", "description"):
+        if key in data:
+            if not isinstance(data[key], str):
+                raise loc.error(None, key, "must be a string")
+            setattr(plan, key, data[key])
+    select = data.get("select", {})
+    method = data.get("method", {})
+    for table, value in (("select", select), ("method", method)):
+        if not isinstance(value, dict):
+            raise loc.error(None, table, "must be a table")
+    _check_unknown(loc, "select", select, _SELECT_KEYS)
+    _check_unknown(loc, "method", method, _METHOD_KEYS)
+    if "libraries" in select:
+        plan.libraries = _check_list(loc, "select", "libraries", select["libraries"], list(LIBRARIES))
+    if "kinds" in select:
+        plan.kinds = _check_list(loc, "select", "kinds", select["kinds"], list(KINDS))
+    if "algorithms" in select:
+        plan.algorithms = _check_list(loc, "select", "algorithms", select["algorithms"], all_algorithm_names())
+    if "ops" in select:
+        plan.ops = _check_list(loc, "select", "ops", select["ops"], all_ops())
+    if "sizes" in select:
+        plan.sizes = _check_sizes(loc, "select", select["sizes"])
+    m = plan.method
+    if "warmup" in method:
+        m.warmup = int(_number(loc, "warmup", method["warmup"], True, 0, False))
+    if "repeats" in method:
+        m.repeats = int(_number(loc, "repeats", method["repeats"], True, 1, False))
+    if "min_sample_ms" in method:
+        m.min_sample_ms = float(_number(loc, "min_sample_ms", method["min_sample_ms"], False, 0, True))
+    if "timeout_s" in method:
+        m.timeout_s = float(_number(loc, "timeout_s", method["timeout_s"], False, 0, True))
+    if "outliers" in method:
+        if not isinstance(method["outliers"], str):
+            raise loc.error("method", "outliers", f"must be a string: {POLICY_HELP}")
+        try:
+            parse_policy(method["outliers"])
+        except PlanError as e:
+            raise loc.error("method", "outliers", str(e)) from None
+        m.outliers = method["outliers"]
+    validate(plan, loc)
+    return plan
+
+
+def validate(plan: Plan, loc: _Locator | None = None) -> None:
+    """Cross-field checks, shared by plan files and command-line flags."""
+    loc = loc or _Locator("<command line>", "")
+    for alg in plan.algorithms:
+        if not any(alg in ALGORITHMS[k] for k in plan.kinds):
+            raise loc.error("select", "algorithms", f"{alg!r} is not of the selected kinds ({', '.join(plan.kinds)})")
+    if plan.ops and not any(op in BENCH_OPS[k] for k in plan.kinds for op in plan.ops):
+        raise loc.error("select", "ops", "no selected kind has any of these operations")
+
+
+def load_plan(path: Path) -> Plan:
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise PlanError(f"cannot read plan {path}: {e}") from e
+    return parse_plan(text, str(path))
+
+
+def presets() -> dict[str, Path]:
+    return {p.stem: p for p in sorted(paths.presets_dir().glob("*.toml"))}
+
+
+def load_preset(name: str) -> tuple[Plan, str]:
+    known = presets()
+    if name not in known:
+        near = difflib.get_close_matches(name, list(known), n=2)
+        hint = f" (did you mean {', '.join(near)}?)" if near else ""
+        raise PlanError(f"unknown preset {name!r}{hint}; presets: {', '.join(known)}")
+    text = known[name].read_text()
+    return parse_plan(text, f"preset {name}"), text

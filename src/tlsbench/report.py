@@ -1,0 +1,153 @@
+"""Reports of a stored run: read -> arrange -> render (terminal, Markdown,
+CSV, JSON). Every figure comes from the store; a case that was not measured
+shows why (unsupported, check failed, failed), never a zero."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+
+from .store import RunInfo, Store
+
+FORMATS = ("table", "markdown", "csv", "json")
+STATUS_TEXT = {"unsupported": "unsupported", "check_failed": "check failed", "failed": "failed"}
+
+
+@dataclass
+class RunData:
+    run: RunInfo
+    libraries: list[dict]
+    checks: list[dict]
+    cases: list[dict]  # each with "results": {metric: {...}}
+
+
+def load(store: Store, run_id: int) -> RunData:
+    run = store.get_run(run_id)
+    cases = {c["name"]: {**dict(c), "results": {}} for c in store.cases(run_id)}
+    for r in store.results(run_id):
+        cases[r["name"]]["results"][r["metric"]] = dict(r)
+    for c in cases.values():
+        c.pop("transcript", None)
+    return RunData(
+        run=run,
+        libraries=[dict(r) for r in store.libraries(run_id)],
+        checks=[dict(r) for r in store.checks(run_id)],
+        cases=list(cases.values()),
+    )
+
+
+def _time(ns: float) -> str:
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if ns >= scale:
+            return f"{ns / scale:.3g} {unit}"
+    return f"{ns:.3g} ns"
+
+
+def _rate(bps: float) -> str:
+    return f"{bps / 1e6:,.1f} MB/s"
+
+
+def cell(case: dict) -> str:
+    if case["status"] != "ok":
+        return STATUS_TEXT.get(case["status"], case["status"])
+    res = case["results"]
+    wall = res["wall_ns"]
+    spread = f" ±{100 * wall['stdev'] / wall['median']:.1f}%" if wall["stdev"] is not None and wall["median"] else ""
+    if "throughput" in res:
+        return f"{_rate(res['throughput']['median'])}{spread}"
+    return f"{_time(wall['median'])}{spread}"
+
+
+def pivot(data: RunData) -> tuple[list[str], list[list[str]]]:
+    """Rows: kind/alg/op/size; columns: libraries. Cells: median throughput
+    (sized operations) or median time per operation, with stdev/median."""
+    libs = list(dict.fromkeys(c["library"] for c in data.cases))
+    rows: dict[tuple, dict[str, str]] = {}
+    for c in data.cases:
+        key = (c["kind"], c["alg"], c["op"], c["size"])
+        rows.setdefault(key, {})[c["library"]] = cell(c)
+    header = ["kind", "algorithm", "op", "size"] + libs
+    body = [
+        [k[0], k[1], k[2], "" if k[3] is None else str(k[3])] + [cells.get(lib, "-") for lib in libs]
+        for k, cells in rows.items()
+    ]
+    return header, body
+
+
+def _aligned(header: list[str], body: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
+    fmt = lambda r: "  ".join(v.ljust(w) for v, w in zip(r, widths, strict=False)).rstrip()  # noqa: E731
+    return "\n".join([fmt(header), fmt(["-" * w for w in widths]), *map(fmt, body)])
+
+
+def _markdown(header: list[str], body: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in body]
+    return "\n".join(lines)
+
+
+def _context(data: RunData, md: bool) -> list[str]:
+    r = data.run
+    m = r.machine
+    status = r.status if r.status == "complete" else f"{r.status} (incomplete: tlsbench run --resume {r.id})"
+    bullet = "- " if md else "  "
+    out = [
+        f"{'## ' if md else ''}tlsbench run {r.id}: plan {r.plan_name}, target {r.target}, {status}",
+        f"{bullet}machine: {m.get('cpu_model')} ({m.get('cores')} cores; {', '.join(m.get('cpu_flags', []))}),"
+        f" {m.get('os')}, kernel {m.get('kernel')}",
+        f"{bullet}tlsbench {r.tlsbench_version}; method: warm-up {r.plan['method']['warmup']},"
+        f" {r.plan['method']['repeats']} repeats, outliers {r.plan['method']['outliers']},"
+        f" samples of >= {r.plan['method']['min_sample_ms']} ms",
+    ]
+    for lib in data.libraries:
+        out.append(f"{bullet}{lib['library']}: {lib['version']} [{lib['source']}]")
+    missing: dict[str, str] = {}
+    for lib in data.libraries:
+        missing.update(json.loads(lib["counters_missing_json"]))
+    for counter, why in sorted(missing.items()):
+        out.append(f"{bullet}{counter}: not measured on this machine ({why})")
+    for c in data.checks:
+        if c["status"] == "fail":
+            out.append(f"{bullet}CHECK FAILED, not timed: {c['library']} {c['alg']}: {c['detail']}")
+    failed = [c for c in data.cases if c["status"] == "failed"]
+    for c in failed[:20]:
+        out.append(f"{bullet}FAILED: {c['name']}: {c['reason']}")
+    if len(failed) > 20:
+        out.append(f"{bullet}... and {len(failed) - 20} more failed cases")
+    out.append(f"{bullet}cells: median throughput for sized operations, otherwise median wall time"
+               " per operation; ±: stdev/median of the kept samples")
+    return out
+
+
+def render(data: RunData, fmt: str) -> str:
+    if fmt in ("table", "markdown"):
+        header, body = pivot(data)
+        md = fmt == "markdown"
+        table = _markdown(header, body) if md else _aligned(header, body)
+        return "\n".join(_context(data, md)) + "\n\n" + table + "\n"
+    if fmt == "csv":
+        buf = io.StringIO()
+        cols = ["run", "case", "library", "library_version", "kind", "name", "op", "size", "status", "reason",
+                "metric", "unit", "n", "removed", "median", "mean", "stdev", "min", "max", "ci95_low", "ci95_high"]
+        w = csv.writer(buf)
+        w.writerow(cols)
+        versions = {lib["library"]: lib["version"] for lib in data.libraries}
+        for c in data.cases:
+            base = [data.run.id, c["name"], c["library"], versions.get(c["library"], ""), c["kind"], c["alg"],
+                    c["op"], c["size"] if c["size"] is not None else "", c["status"], c["reason"]]
+            if not c["results"]:
+                w.writerow(base + [""] * 11)
+            for metric, r in c["results"].items():
+                w.writerow(base + [metric] + [r[k] if r[k] is not None else "" for k in cols[11:]])
+        return buf.getvalue()
+    if fmt == "json":
+        r = data.run
+        doc = {
+            "run": r.id, "status": r.status, "target": r.target, "plan": r.plan, "machine": r.machine,
+            "tlsbench_version": r.tlsbench_version, "libraries": data.libraries, "checks": data.checks,
+            "cases": data.cases,
+        }
+        return json.dumps(doc, indent=1, default=str) + "\n"
+    raise ValueError(f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")
