@@ -398,6 +398,42 @@ static int is_ffdhe(const char *alg)
     return alg[0] == 'f';
 }
 
+/* g^x mod p for a named RFC 7919 group, padded to the prime length. */
+static tb_status ffdhe_public(const char *alg, tb_bytes priv, uint8_t *out, size_t cap, size_t *len)
+{
+    OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, (char *)kex_group(alg), 0),
+                           OSSL_PARAM_END};
+    EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_from_name(NULL, "DH", NULL);
+    EVP_PKEY *group = NULL;
+    BIGNUM *p = NULL, *g = NULL, *x = NULL, *y = NULL;
+    BN_CTX *bn = BN_CTX_new();
+    tb_status st = TB_OK;
+    if (c == NULL || bn == NULL || EVP_PKEY_fromdata_init(c) != 1 ||
+        EVP_PKEY_fromdata(c, &group, EVP_PKEY_KEY_PARAMETERS, params) != 1 ||
+        EVP_PKEY_get_bn_param(group, OSSL_PKEY_PARAM_FFC_P, &p) != 1 ||
+        EVP_PKEY_get_bn_param(group, OSSL_PKEY_PARAM_FFC_G, &g) != 1) {
+        st = ossl_fail("DH group parameters");
+    } else {
+        size_t plen = (size_t)BN_num_bytes(p);
+        x = BN_bin2bn(priv.data, (int)priv.len, NULL);
+        y = BN_new();
+        if (plen > cap || x == NULL || y == NULL || BN_mod_exp(y, g, x, p, bn) != 1 ||
+            BN_bn2binpad(y, out, (int)plen) < 0) {
+            st = ossl_fail("BN_mod_exp");
+        } else {
+            *len = plen;
+        }
+    }
+    BN_clear_free(x);
+    BN_free(y);
+    BN_free(p);
+    BN_free(g);
+    BN_CTX_free(bn);
+    EVP_PKEY_free(group);
+    EVP_PKEY_CTX_free(c);
+    return st;
+}
+
 /* Builds a key from raw private bytes (and optionally public bytes). */
 static tb_status kex_key_from_raw(const char *alg, tb_bytes priv, tb_bytes pub, EVP_PKEY **out)
 {
@@ -407,6 +443,14 @@ static tb_status kex_key_from_raw(const char *alg, tb_bytes priv, tb_bytes pub, 
                         : EVP_PKEY_new_raw_public_key(type, NULL, pub.data, pub.len);
         if (*out == NULL) return ossl_fail("EVP_PKEY_new_raw_key");
         return TB_OK;
+    }
+    if (is_ffdhe(alg) && priv.len && !pub.len) {
+        /* A private exponent alone: compute its public value g^x mod p. */
+        uint8_t y[512];
+        tb_status st = ffdhe_public(alg, priv, y, sizeof(y), &pub.len);
+        if (st != TB_OK) return st;
+        pub.data = y;
+        return kex_key_from_raw(alg, priv, pub, out);
     }
     OSSL_PARAM_BLD *bld = OSSL_PARAM_BLD_new();
     BIGNUM *bn = NULL;

@@ -1,0 +1,47 @@
+"""Shared fixtures. Tests that need the agents build them (idempotent)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from tlsbench import build, paths
+from tlsbench.catalog import LIBRARIES
+
+FAKE_AGENT = Path(__file__).parent / "fake_agent.py"
+
+
+@pytest.fixture(scope="session")
+def agents() -> dict[str, Path]:
+    """All four real agents, built if missing."""
+    if not all(paths.agent_path(lib).exists() for lib in LIBRARIES):
+        build.build_agents(list(LIBRARIES), log=lambda m: None)
+    return {lib: paths.agent_path(lib) for lib in LIBRARIES}
+
+
+@pytest.fixture
+def fake_agent_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A folder whose tlsbench-agent-openssl is tests/fake_agent.py."""
+    script = tmp_path / "tlsbench-agent-openssl"
+    script.write_text(f"#!{sys.executable}\nimport runpy\nrunpy.run_path({str(FAKE_AGENT)!r}, run_name='__main__')\n")
+    script.chmod(0o755)
+    monkeypatch.setenv("TLSBENCH_AGENT_DIR", str(tmp_path))
+    return tmp_path
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "results.sqlite"
+
+
+def tlsbench_cmd() -> list[str]:
+    return [sys.executable, "-m", "tlsbench"]
+
+
+def env_without_agent_dir() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("TLSBENCH_AGENT_DIR", None)
+    return env

@@ -1,0 +1,93 @@
+"""The command line, end to end, with the real agents."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import signal
+import sqlite3
+import subprocess
+import time
+from pathlib import Path
+
+from conftest import env_without_agent_dir, tlsbench_cmd
+
+JSON_FIELDS = {"run", "target", "library", "library_version", "kind", "name", "params", "metric", "unit", "n",
+               "median", "mean", "stdev", "min", "max", "ci95_low", "ci95_high"}
+
+
+def tlsbench(db: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
+    return subprocess.run([*tlsbench_cmd(), "--db", str(db), *args], capture_output=True, text=True,
+                          timeout=timeout, env=env_without_agent_dir())
+
+
+def test_json_output_is_only_json_and_reports_render(agents, db_path: Path) -> None:
+    p = tlsbench(db_path, "run", "--algorithms", "sha256,ed25519,x25519", "--sizes", "64,1024",
+                 "--repeats", "3", "--warmup", "0", "--min-sample-ms", "1", "--json")
+    assert p.returncode == 0, p.stderr
+    rows = [json.loads(line) for line in p.stdout.splitlines()]
+    assert rows and all(JSON_FIELDS <= set(r) for r in rows)
+    ed = [r for r in rows if r["library"] == "mbedtls" and r["name"] == "ed25519"]
+    assert ed and all(r["status"] == "unsupported" and r["median"] is None for r in ed)
+    ok = [r for r in rows if r["status"] == "ok"]
+    assert {r["library"] for r in ok} == {"openssl", "gnutls", "mbedtls", "wolfssl"}
+    assert all(r["n"] == 3 and r["min"] <= r["median"] <= r["max"] for r in ok)
+    assert {r["params"]["size"] for r in ok if r["name"] == "sha256"} == {64, 1024}
+
+    run_id = rows[0]["run"]
+    table = tlsbench(db_path, "report", str(run_id))
+    assert table.returncode == 0 and "unsupported" in table.stdout and "MB/s" in table.stdout
+    md = tlsbench(db_path, "report", str(run_id), "--format", "markdown").stdout
+    assert "| kind | algorithm | op | size |" in md
+    parsed = list(csv.DictReader(io.StringIO(tlsbench(db_path, "report", "--format", "csv").stdout)))
+    assert {r["status"] for r in parsed} >= {"ok", "unsupported"}
+    doc = json.loads(tlsbench(db_path, "report", str(run_id), "--format", "json").stdout)
+    assert doc["run"] == run_id and len(doc["libraries"]) == 4 and doc["machine"]["cores"] >= 1
+    assert "complete" in tlsbench(db_path, "runs").stdout
+
+
+def test_bad_input_is_one_clear_line(db_path: Path) -> None:
+    p = tlsbench(db_path, "run", "--algorithms", "aes-128-gmc")
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.strip().startswith("tlsbench: error: unknown algorithm 'aes-128-gmc' (did you mean aes-128-gcm")
+    p = tlsbench(db_path, "run", "--libraries", "boringssl")
+    assert p.returncode == 2 and "unknown library 'boringssl'" in p.stderr
+    p = tlsbench(db_path, "report", "42")
+    assert p.returncode == 2 and "no run 42" in p.stderr
+
+
+def test_list_algorithms_shows_the_support_matrix(agents, db_path: Path) -> None:
+    out = tlsbench(db_path, "list", "algorithms").stdout
+    ed = next(line for line in out.splitlines() if line.startswith("sig   ed25519"))
+    assert ed.split()[3:] == ["unsupported", "yes", "yes", "yes"]  # mbedtls, wolfssl, openssl, gnutls
+
+
+def test_a_killed_run_keeps_its_cases_and_resumes(agents, db_path: Path) -> None:
+    args = [*tlsbench_cmd(), "--db", str(db_path), "run", "--libraries", "openssl,gnutls", "--kinds", "hash",
+            "--sizes", "64,256,1024", "--repeats", "3", "--warmup", "0", "--min-sample-ms", "5", "--no-progress"]
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env_without_agent_dir())
+    deadline = time.monotonic() + 120
+    stored = 0
+    while time.monotonic() < deadline and stored < 10:
+        time.sleep(0.2)
+        try:
+            with sqlite3.connect(db_path) as db:
+                stored = db.execute("SELECT count(*) FROM cases").fetchone()[0]
+        except sqlite3.OperationalError:
+            pass
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    with sqlite3.connect(db_path) as db:
+        before = dict(db.execute("SELECT name, id FROM cases WHERE status='ok'"))
+        status = db.execute("SELECT status FROM runs WHERE id=1").fetchone()[0]
+    assert 10 <= len(before) < 54 and status == "running"
+    assert "incomplete" in tlsbench(db_path, "runs").stdout
+
+    p = tlsbench(db_path, "run", "--resume", "1", "--no-progress")
+    assert p.returncode == 0, p.stderr
+    with sqlite3.connect(db_path) as db:
+        after = dict(db.execute("SELECT name, id FROM cases"))
+        assert db.execute("SELECT status FROM runs WHERE id=1").fetchone()[0] == "complete"
+    assert len(after) == 2 * 9 * 3  # every case exactly once
+    assert all(after[name] == case_id for name, case_id in before.items())  # kept, not re-measured

@@ -1,0 +1,65 @@
+"""The protocol reader rejects every malformed line, with a clear reason."""
+
+from __future__ import annotations
+
+import zlib
+
+import pytest
+
+from tlsbench.errors import ProtocolError
+from tlsbench.protocol import encode_request, parse_line
+
+
+def line(body: str) -> str:
+    return f"{body} crc={zlib.crc32(body.encode()):08x}"
+
+
+def test_valid_sample_is_parsed_with_types() -> None:
+    r = parse_line(line("tb1 sample i=3 iters=100 wall_ns=12345 cpu_ns=12000"))
+    assert r.type == "sample" and r["i"] == 3 and r["wall_ns"] == 12345 and "tsc" not in r.fields
+
+
+def test_percent_escapes_are_decoded() -> None:
+    r = parse_line(line("tb1 end status=error msg=a%20b%3dc%25"))
+    assert r["msg"] == "a b=c%"
+
+
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("tb1 sample i=3 iters=100 wall_ns=12345", "no crc"),
+        (line("tb1 sample i=3 iters=100 wall_ns=12345")[:-1] + "0", "crc mismatch"),
+        (line("tb2 end status=ok"), "not a tb1 record"),
+        (line("tb1 bogus x=1"), "unknown record type"),
+        (line("tb1 sample i=3 iters=100"), "lacks wall_ns"),
+        (line("tb1 sample i=x iters=100 wall_ns=1"), "not an unsigned integer"),
+        (line("tb1 out data=abc"), "not hex"),
+        (line("tb1 end status=ok status=ok"), "duplicate field"),
+        (line("tb1 end status=maybe"), "unknown end status"),
+        (line("tb1 end status=ok extra=1"), "unexpected field"),
+        (line("tb1 hello proto=2 library=x version=1 config=c platform=p counters=wall_ns"), "protocol 2"),
+    ],
+)
+def test_malformed_lines_are_errors(text: str, reason: str) -> None:
+    with pytest.raises(ProtocolError, match=reason):
+        parse_line(text)
+
+
+def test_requests_refuse_unencodable_values() -> None:
+    assert encode_request("compute", kind="hash", msg=b"\x01\xff", aad=b"") == "compute kind=hash msg=01ff"
+    with pytest.raises(ValueError):
+        encode_request("compute", alg="a b")
+
+
+def test_the_c_encoder_and_crc_agree_with_the_reader(agents) -> None:
+    """The agent's own records (escaped strings, CRC) parse; a bad request
+    gets a clear end record rather than silence."""
+    import subprocess
+
+    out = subprocess.run([str(agents["openssl"])], input="hello\nfrobnicate\ncompute kind=hash\n",
+                         capture_output=True, text=True, timeout=30).stdout.splitlines()
+    recs = [parse_line(x) for x in out]
+    assert recs[0].type == "hello" and " " in recs[0]["version"]  # spaces travelled as %20
+    ends = [r for r in recs if r.type == "end"]
+    assert [e["status"] for e in ends] == ["ok", "bad_input", "bad_input"]
+    assert "unknown request" in ends[1]["msg"] and "required" in ends[2]["msg"]

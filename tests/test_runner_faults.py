@@ -1,0 +1,66 @@
+"""A crashing, hanging or garbling agent fails its case with the reason;
+the run goes on and stores everything else."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tlsbench import runner
+from tlsbench.plan import Method, Plan
+from tlsbench.store import Store
+
+
+def _plan() -> Plan:
+    return Plan(
+        name="faults", libraries=["openssl"], kinds=["hash"],
+        algorithms=["md5", "sha1", "sha224", "sha256", "sha384", "sha512"], sizes=[64],
+        method=Method(warmup=0, repeats=3, outliers="none", min_sample_ms=1, timeout_s=3),
+    )
+
+
+def test_each_failure_is_recorded_and_the_run_continues(fake_agent_dir: Path, db_path: Path) -> None:
+    store = Store(db_path)
+    run_id = runner.run(_plan(), "test", store, show_progress=False)
+    cases = {c["alg"]: c for c in store.cases(run_id)}
+    assert store.get_run(run_id).status == "complete"
+    assert cases["sha256"]["status"] == "ok"
+    assert "crashed (SIGSEGV)" in cases["sha1"]["reason"]
+    assert "hung and was killed after 3 s" in cases["sha224"]["reason"]
+    assert "crc mismatch" in cases["md5"]["reason"]
+    assert "truncated" in cases["sha384"]["reason"]
+    assert cases["sha512"]["reason"] == "error: library said no"
+    for alg in ("sha1", "sha224", "md5", "sha384", "sha512"):
+        assert cases[alg]["status"] == "failed", alg
+        assert cases[alg]["iters"] is None
+    # the failed cases keep their evidence; no results were invented for them
+    assert "tb1 calib iters=10 crc=00000000" in cases["md5"]["transcript"]
+    results = store.results(run_id)
+    assert {r["alg"] for r in results} == {"sha256"}
+
+
+def test_statistics_come_from_the_samples(fake_agent_dir: Path, db_path: Path) -> None:
+    store = Store(db_path)
+    run_id = runner.run(_plan(), "test", store, show_progress=False)
+    wall = {r["metric"]: r for r in store.results(run_id) if r["alg"] == "sha256"}
+    # the fake agent's samples: wall_ns 1000, 1001, 1002 over 10 iterations each
+    assert wall["wall_ns"]["median"] == 100.1
+    assert wall["wall_ns"]["min"] == 100.0 and wall["wall_ns"]["max"] == 100.2
+    assert abs(wall["throughput"]["median"] - 64 / 100.1e-9) < 1e-3
+    case_id = next(c["id"] for c in store.cases(run_id) if c["alg"] == "sha256")
+    raw = [(s["idx"], s["counter"], s["total"]) for s in store.samples(case_id)]
+    assert (2, "wall_ns", 1002) in raw and (0, "cpu_ns", 990) in raw
+
+
+def test_resume_measures_failed_cases_again(fake_agent_dir: Path, db_path: Path) -> None:
+    store = Store(db_path)
+    plan = _plan()
+    plan.algorithms = ["sha256", "sha512"]
+    run_id = runner.run(plan, "test", store, show_progress=False)
+    ok_id = next(c["id"] for c in store.cases(run_id) if c["alg"] == "sha256")
+    store.db.execute("UPDATE runs SET status='running' WHERE id=?", (run_id,))
+    store.db.commit()
+    runner.run(Plan(), "", store, resume=run_id, show_progress=False)
+    cases = store.cases(run_id)
+    assert sorted(c["alg"] for c in cases) == ["sha256", "sha512"]  # nothing doubled
+    assert next(c["id"] for c in cases if c["alg"] == "sha256") == ok_id  # kept, not re-measured
+    assert store.get_run(run_id).status == "complete"

@@ -1,0 +1,53 @@
+"""Fetching sources: checksums are enforced, the mirror comes from the system."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tlsbench import paths, sources
+from tlsbench.errors import SetupError
+
+
+def test_lock_file_pins_both_embedded_libraries() -> None:
+    pins = sources.load_lock()
+    assert pins["mbedtls"].upstream.startswith("3.6.") and pins["wolfssl"].upstream.startswith("5.7.")
+    for pin in pins.values():
+        assert all(len(h) == 64 for h in pin.sha256.values())
+
+
+def test_a_corrupted_download_is_a_hard_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TLSBENCH_ROOT", str(tmp_path))
+    shutil.copy(Path(__file__).parents[1] / "libraries.lock.toml", tmp_path)
+    pin = sources.load_lock()["mbedtls"]
+    downloads = tmp_path / "third_party" / "downloads"
+    downloads.mkdir(parents=True)
+    for name in pin.sha256:
+        (downloads / name).write_bytes(b"not the real file")
+    with pytest.raises(SetupError, match="checksum mismatch for mbedtls_"):
+        sources.ensure_sources(["mbedtls"])
+    assert list((tmp_path / "third_party" / "src").glob("mbedtls*")) == []
+
+
+def test_verified_sources_are_in_place() -> None:
+    """After setup, each pinned source tree carries the checksum it was verified with."""
+    for lib, pin in sources.load_lock().items():
+        mark = paths.third_party() / "src" / pin.source_dir / sources.VERIFIED_MARK
+        if sources.user_source(lib) is None:
+            assert mark.read_text().strip() == pin.sha256[pin.archive]
+
+
+def test_a_user_source_tree_must_look_right(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TLSBENCH_WOLFSSL_SOURCE", str(tmp_path))
+    with pytest.raises(SetupError, match="does not look like a wolfssl source tree"):
+        sources.ensure_sources(["wolfssl"])
+    (tmp_path / "wolfssl").mkdir()
+    (tmp_path / "wolfssl" / "version.h").write_text("")
+    assert sources.ensure_sources(["wolfssl"]) == {"wolfssl": tmp_path}
+
+
+def test_mirror_override(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TLSBENCH_DEBIAN_MIRROR", "http://mirror.invalid/debian")
+    assert sources.system_mirror() == "http://mirror.invalid/debian"
