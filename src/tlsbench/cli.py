@@ -8,7 +8,7 @@ import logging
 import sys
 from pathlib import Path
 
-from . import build, doctor, paths, report, runner
+from . import build, doctor, fidelity, paths, report, runner
 from .catalog import ALGORITHMS, BENCH_OPS, KINDS, LIBRARIES
 from .errors import PlanError, TlsbenchError
 from .libraries import probe
@@ -204,6 +204,14 @@ def cmd_build(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_fidelity(a: argparse.Namespace) -> int:
+    rows = fidelity.compare(a.rounds)
+    print(fidelity.render(rows))
+    worst = max(abs(r.ratio - 1) for r in rows)
+    print(f"largest difference: {100 * worst:.1f}% ({'within' if worst <= 0.10 else 'OUTSIDE'} 10%)")
+    return 0 if worst <= 0.10 else 1
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tlsbench", description="Benchmarks of TLS libraries and their cryptography.")
     p.add_argument("--db", default=str(paths.default_database()), help="results database (SQLite)")
@@ -245,6 +253,9 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--libraries", help="comma-separated (default: all)")
     b.add_argument("--jobs", type=int, help="parallel build jobs (default: all cores)")
     b.set_defaults(func=cmd_build)
+    fi = sub.add_parser("fidelity", help="compare OpenSSL figures with `openssl speed` (instrument check)")
+    fi.add_argument("--rounds", type=int, default=3)
+    fi.set_defaults(func=cmd_fidelity)
     return p
 
 

@@ -1,24 +1,10 @@
 /* wolfSSL adapter: the wolfCrypt primitives (wc_*) behind the tlsbench
  * contract (include/tb/adapter.h). Built with our user_settings.h. */
 #define _GNU_SOURCE
-#include "tb/adapter.h"
+#include "wolfssl_adapter.h"
 
-#include <wolfssl/wolfcrypt/settings.h>
 #include <wolfssl/ssl.h>
-#include <wolfssl/wolfcrypt/aes.h>
-#include <wolfssl/wolfcrypt/asn_public.h>
-#include <wolfssl/wolfcrypt/chacha20_poly1305.h>
 #include <wolfssl/wolfcrypt/cpuid.h>
-#include <wolfssl/wolfcrypt/curve25519.h>
-#include <wolfssl/wolfcrypt/curve448.h>
-#include <wolfssl/wolfcrypt/dh.h>
-#include <wolfssl/wolfcrypt/ecc.h>
-#include <wolfssl/wolfcrypt/ed25519.h>
-#include <wolfssl/wolfcrypt/error-crypt.h>
-#include <wolfssl/wolfcrypt/hash.h>
-#include <wolfssl/wolfcrypt/hmac.h>
-#include <wolfssl/wolfcrypt/random.h>
-#include <wolfssl/wolfcrypt/rsa.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -43,26 +29,9 @@ int tb_wolfssl_seed(unsigned char *output, unsigned int sz)
     return 0;
 }
 
-static WC_RNG rng;
+WC_RNG wolf_rng;
 
-/* ---- Algorithm table ---- */
-
-typedef enum {
-    F_HASH, F_HMAC, F_GCM, F_CCM, F_CHACHAPOLY, F_CBC_HMAC,
-    F_X25519, F_X448, F_ECDH, F_FFDHE,
-    F_RSA_PKCS1, F_RSA_PSS, F_ECDSA, F_ED25519, F_RSA_PKE
-} family;
-
-typedef enum { OP_HASH, OP_MAC, OP_ENC, OP_DEC, OP_PUBLIC, OP_KEYGEN, OP_DERIVE, OP_EXCHANGE, OP_SIGN, OP_VERIFY } opcode;
-
-typedef struct {
-    tb_kind kind;
-    const char *name;
-    family fam;
-    int hash;   /* enum wc_HashType (hash, MAC, signature digest) */
-    int size;   /* key bytes (AEAD), element/scalar bytes (kex, ECDSA), modulus bits (RSA) */
-    int param;  /* ECC curve id, ffdhe group, MtE MAC key length */
-} alg_info;
+/* ---- Algorithm table: every catalog entry wolfCrypt can do as built ---- */
 
 static const alg_info algs[] = {
     {TB_KIND_HASH, "md5", F_HASH, WC_HASH_TYPE_MD5, 0, 0},
@@ -127,89 +96,13 @@ static int find_op(tb_kind kind, const char *op)
     return -1;
 }
 
-/* ---- Job state ---- */
-
-typedef struct {
-    const alg_info *alg;
-    opcode op;
-    tb_bytes msg, aad, nonce, sig, peer; /* copies owned by inputs */
-    uint8_t *inputs;
-    uint8_t *out;
-    size_t out_len;
-    uint8_t key[64];      /* ChaCha20-Poly1305 key; clamped X25519/X448 scalar */
-    uint8_t digest[WC_MAX_DIGEST_SIZE];
-    int live;             /* the union member below needs its free function */
-    union {
-        Hmac hmac;
-        Aes aes;
-        struct {
-            Aes aes;
-            Hmac hmac;
-            int aes_live, hmac_live;
-        } mte;
-        struct {
-            curve25519_key k, peer;
-        } x25519;
-        struct {
-            curve448_key k, peer;
-        } x448;
-        struct {
-            ecc_key k, peer;
-            int peer_live;
-        } ecc;
-        struct {
-            DhKey key;
-            uint8_t priv[512], gen[1];
-            word32 priv_len;
-        } dh;
-        RsaKey rsa;
-        ed25519_key ed;
-    } u;
-} state;
-
-static tb_status lib_fail(const char *fn, int ret)
-{
-    tb_set_error("%s: %s (%d)", fn, wc_GetErrorString(ret), ret);
-    return TB_ERROR;
-}
-
-/* A verification or decryption that failed on the data, not the library. */
-static tb_status check_fail(const char *fn, int ret)
-{
-    if (ret == MEMORY_E || ret == BAD_FUNC_ARG || ret == MISSING_RNG_E || ret == RNG_FAILURE_E) {
-        return lib_fail(fn, ret);
-    }
-    tb_set_error("%s: %s (%d)", fn, wc_GetErrorString(ret), ret);
-    return TB_REJECT;
-}
-
-static tb_status bad_len(const char *what, size_t got, const char *want)
-{
-    tb_set_error("%s is %zu bytes, expected %s", what, got, want);
-    return TB_BAD_INPUT;
-}
-
-static int hash_size(int type)
-{
-    return wc_HashGetDigestSize((enum wc_HashType)type);
-}
-
-/* Left-pads a big-endian number of len bytes in buf to width bytes. */
-static void left_pad(uint8_t *buf, word32 len, word32 width)
-{
-    if (len < width) {
-        memmove(buf + (width - len), buf, len);
-        memset(buf, 0, width - len);
-    }
-}
-
 /* ---- Adapter entry points ---- */
 
 static tb_status wolf_init(void)
 {
     int ret = wolfCrypt_Init();
     if (ret != 0) return lib_fail("wolfCrypt_Init", ret);
-    ret = wc_InitRng(&rng);
+    ret = wc_InitRng(&wolf_rng);
     if (ret != 0) return lib_fail("wc_InitRng", ret);
     return TB_OK;
 }
@@ -466,7 +359,7 @@ static tb_status prep_kex(state *s, const tb_job *job)
         if (need_priv) {
             ret = wc_ecc_import_private_key_ex(job->key.data, (word32)n, NULL, 0, &s->u.ecc.k, a->param);
             if (ret != 0) return lib_fail("wc_ecc_import_private_key_ex", ret);
-            ret = wc_ecc_set_rng(&s->u.ecc.k, &rng); /* blinding (ECC_TIMING_RESISTANT) */
+            ret = wc_ecc_set_rng(&s->u.ecc.k, &wolf_rng); /* blinding (ECC_TIMING_RESISTANT) */
             if (ret != 0) return lib_fail("wc_ecc_set_rng", ret);
         }
         return TB_OK;
@@ -501,7 +394,7 @@ static tb_status prep_rsa(state *s, const tb_job *job)
         tb_set_error("RSA key has a %zu-bit modulus, expected %d", k * 8, s->alg->size);
         return TB_BAD_INPUT;
     }
-    ret = wc_RsaSetRNG(&s->u.rsa, &rng); /* blinding (WC_RSA_BLINDING) */
+    ret = wc_RsaSetRNG(&s->u.rsa, &wolf_rng); /* blinding (WC_RSA_BLINDING) */
     if (ret != 0) return lib_fail("wc_RsaSetRNG", ret);
     if (s->alg->fam == F_RSA_PKE) {
         if (s->op == OP_ENC && job->msg.len > k - 11) return bad_len("message", job->msg.len, "at most modulus - 11");
@@ -531,10 +424,10 @@ static tb_status prep_ecdsa(state *s, const tb_job *job)
         if (job->key.len != n) return bad_len("private key", job->key.len, "the scalar size");
         ret = wc_ecc_import_private_key_ex(job->key.data, (word32)n, NULL, 0, &s->u.ecc.k, a->param);
         if (ret != 0) return lib_fail("wc_ecc_import_private_key_ex", ret);
-        ret = wc_ecc_set_rng(&s->u.ecc.k, &rng);
+        ret = wc_ecc_set_rng(&s->u.ecc.k, &wolf_rng);
         if (ret != 0) return lib_fail("wc_ecc_set_rng", ret);
         if (s->op == OP_VERIFY) {
-            ret = wc_ecc_make_pub_ex(&s->u.ecc.k, NULL, &rng);
+            ret = wc_ecc_make_pub_ex(&s->u.ecc.k, NULL, &wolf_rng);
             if (ret != 0) return lib_fail("wc_ecc_make_pub_ex", ret);
         }
     }
@@ -606,342 +499,6 @@ static tb_status wolf_prepare(const tb_job *job, void **out)
     }
     *out = s;
     return TB_OK;
-}
-
-/* ---- run: the measured operation ---- */
-
-/* TLS 1.2 MAC-then-encrypt: AES-CBC(IV, msg || HMAC(aad || msg) || pad). */
-static tb_status run_mte(state *s)
-{
-    Aes *aes = &s->u.mte.aes;
-    Hmac *h = &s->u.mte.hmac;
-    size_t m = (size_t)s->alg->param, len = s->msg.len;
-    uint8_t tail[2 * AES_BLOCK_SIZE + WC_MAX_DIGEST_SIZE], mac[WC_MAX_DIGEST_SIZE];
-    int ret = wc_AesSetIV(aes, s->nonce.data);
-    if (ret != 0) return lib_fail("wc_AesSetIV", ret);
-
-    if (s->op == OP_ENC) {
-        size_t full = len - len % AES_BLOCK_SIZE, rest = len - full;
-        if ((ret = wc_HmacUpdate(h, s->aad.data, (word32)s->aad.len)) != 0 ||
-            (ret = wc_HmacUpdate(h, s->msg.data, (word32)len)) != 0 || (ret = wc_HmacFinal(h, tail + rest)) != 0) {
-            return lib_fail("wc_Hmac", ret);
-        }
-        memcpy(tail, s->msg.data + full, rest);
-        size_t t = rest + m, pad = AES_BLOCK_SIZE - 1 - t % AES_BLOCK_SIZE;
-        memset(tail + t, (int)pad, pad + 1);
-        t += pad + 1;
-        if (full != 0 && (ret = wc_AesCbcEncrypt(aes, s->out, s->msg.data, (word32)full)) != 0) {
-            return lib_fail("wc_AesCbcEncrypt", ret);
-        }
-        ret = wc_AesCbcEncrypt(aes, s->out + full, tail, (word32)t);
-        if (ret != 0) return lib_fail("wc_AesCbcEncrypt", ret);
-        s->out_len = full + t;
-        return TB_OK;
-    }
-
-    ret = wc_AesCbcDecrypt(aes, s->out, s->msg.data, (word32)len);
-    if (ret != 0) return lib_fail("wc_AesCbcDecrypt", ret);
-    size_t pad = s->out[len - 1];
-    if (pad + 1 + m > len) {
-        tb_set_error("bad TLS padding");
-        return TB_REJECT;
-    }
-    uint8_t diff = 0;
-    for (size_t i = 0; i <= pad; i++) diff |= (uint8_t)(s->out[len - 1 - i] ^ pad);
-    size_t pt = len - pad - 1 - m;
-    if ((ret = wc_HmacUpdate(h, s->aad.data, (word32)s->aad.len)) != 0 ||
-        (ret = wc_HmacUpdate(h, s->out, (word32)pt)) != 0 || (ret = wc_HmacFinal(h, mac)) != 0) {
-        return lib_fail("wc_Hmac", ret);
-    }
-    for (size_t i = 0; i < m; i++) diff |= (uint8_t)(mac[i] ^ s->out[pt + i]);
-    if (diff != 0) {
-        tb_set_error("bad TLS padding or record MAC");
-        return TB_REJECT;
-    }
-    s->out_len = pt;
-    return TB_OK;
-}
-
-static tb_status run_aead(state *s)
-{
-    const uint8_t *in = s->msg.data, *n = s->nonce.data, *aad = s->aad.data;
-    word32 nl = (word32)s->nonce.len, al = (word32)s->aad.len;
-    int ret;
-    if (s->alg->fam == F_CBC_HMAC) return run_mte(s);
-    if (s->op == OP_ENC) {
-        word32 len = (word32)s->msg.len;
-        uint8_t *tag = s->out + len;
-        switch (s->alg->fam) {
-        case F_GCM:
-            ret = wc_AesGcmEncrypt(&s->u.aes, s->out, in, len, n, nl, tag, 16, aad, al);
-            if (ret != 0) return lib_fail("wc_AesGcmEncrypt", ret);
-            break;
-        case F_CCM:
-            ret = wc_AesCcmEncrypt(&s->u.aes, s->out, in, len, n, nl, tag, 16, aad, al);
-            if (ret != 0) return lib_fail("wc_AesCcmEncrypt", ret);
-            break;
-        default:
-            ret = wc_ChaCha20Poly1305_Encrypt(s->key, n, aad, al, in, len, s->out, tag);
-            if (ret != 0) return lib_fail("wc_ChaCha20Poly1305_Encrypt", ret);
-            break;
-        }
-        s->out_len = len + 16;
-        return TB_OK;
-    }
-    word32 len = (word32)s->msg.len - 16;
-    const uint8_t *tag = in + len;
-    switch (s->alg->fam) {
-    case F_GCM:
-        ret = wc_AesGcmDecrypt(&s->u.aes, s->out, in, len, n, nl, tag, 16, aad, al);
-        if (ret == AES_GCM_AUTH_E) return check_fail("wc_AesGcmDecrypt", ret);
-        if (ret != 0) return lib_fail("wc_AesGcmDecrypt", ret);
-        break;
-    case F_CCM:
-        ret = wc_AesCcmDecrypt(&s->u.aes, s->out, in, len, n, nl, tag, 16, aad, al);
-        if (ret == AES_CCM_AUTH_E) return check_fail("wc_AesCcmDecrypt", ret);
-        if (ret != 0) return lib_fail("wc_AesCcmDecrypt", ret);
-        break;
-    default:
-        ret = wc_ChaCha20Poly1305_Decrypt(s->key, n, aad, al, in, len, tag, s->out);
-        if (ret == MAC_CMP_FAILED_E) return check_fail("wc_ChaCha20Poly1305_Decrypt", ret);
-        if (ret != 0) return lib_fail("wc_ChaCha20Poly1305_Decrypt", ret);
-        break;
-    }
-    s->out_len = len;
-    return TB_OK;
-}
-
-static tb_status run_x25519(state *s)
-{
-    curve25519_key *k = &s->u.x25519.k;
-    word32 len = CURVE25519_KEYSIZE;
-    int ret;
-    if (s->op == OP_PUBLIC) {
-        ret = wc_curve25519_make_pub(CURVE25519_KEYSIZE, s->out, CURVE25519_KEYSIZE, s->key);
-        if (ret != 0) return lib_fail("wc_curve25519_make_pub", ret);
-        s->out_len = CURVE25519_KEYSIZE;
-        return TB_OK;
-    }
-    if (s->op == OP_KEYGEN || s->op == OP_EXCHANGE) {
-        ret = wc_curve25519_make_key(&rng, CURVE25519_KEYSIZE, k);
-        if (ret != 0) return lib_fail("wc_curve25519_make_key", ret);
-    }
-    if (s->op == OP_KEYGEN) {
-        ret = wc_curve25519_export_public_ex(k, s->out, &len, EC25519_LITTLE_ENDIAN);
-        if (ret != 0) return lib_fail("wc_curve25519_export_public_ex", ret);
-    } else {
-        ret = wc_curve25519_shared_secret_ex(k, &s->u.x25519.peer, s->out, &len, EC25519_LITTLE_ENDIAN);
-        if (ret != 0) return lib_fail("wc_curve25519_shared_secret_ex", ret);
-    }
-    s->out_len = len;
-    return TB_OK;
-}
-
-static tb_status run_x448(state *s)
-{
-    curve448_key *k = &s->u.x448.k;
-    word32 len = CURVE448_KEY_SIZE;
-    int ret;
-    if (s->op == OP_PUBLIC) {
-        ret = wc_curve448_make_pub(CURVE448_PUB_KEY_SIZE, s->out, CURVE448_KEY_SIZE, s->key);
-        if (ret != 0) return lib_fail("wc_curve448_make_pub", ret);
-        s->out_len = CURVE448_PUB_KEY_SIZE;
-        return TB_OK;
-    }
-    if (s->op == OP_KEYGEN || s->op == OP_EXCHANGE) {
-        ret = wc_curve448_make_key(&rng, CURVE448_KEY_SIZE, k);
-        if (ret != 0) return lib_fail("wc_curve448_make_key", ret);
-    }
-    if (s->op == OP_KEYGEN) {
-        ret = wc_curve448_export_public_ex(k, s->out, &len, EC448_LITTLE_ENDIAN);
-        if (ret != 0) return lib_fail("wc_curve448_export_public_ex", ret);
-    } else {
-        ret = wc_curve448_shared_secret_ex(k, &s->u.x448.peer, s->out, &len, EC448_LITTLE_ENDIAN);
-        if (ret != 0) return lib_fail("wc_curve448_shared_secret_ex", ret);
-    }
-    s->out_len = len;
-    return TB_OK;
-}
-
-static tb_status run_ecdh(state *s)
-{
-    ecc_key *k = &s->u.ecc.k;
-    word32 n = (word32)s->alg->size, len = 1 + 2 * n;
-    int ret;
-    if (s->op == OP_KEYGEN || s->op == OP_EXCHANGE) {
-        /* A fresh key object per key pair, as a TLS handshake uses. */
-        wc_ecc_free(k);
-        if ((ret = wc_ecc_init(k)) != 0) return lib_fail("wc_ecc_init", ret);
-        if ((ret = wc_ecc_make_key_ex(&rng, (int)n, k, s->alg->param)) != 0) {
-            return lib_fail("wc_ecc_make_key_ex", ret);
-        }
-        if ((ret = wc_ecc_set_rng(k, &rng)) != 0) return lib_fail("wc_ecc_set_rng", ret);
-    } else if (s->op == OP_PUBLIC) {
-        if ((ret = wc_ecc_make_pub_ex(k, NULL, &rng)) != 0) return lib_fail("wc_ecc_make_pub_ex", ret);
-    }
-    if (s->op == OP_KEYGEN || s->op == OP_PUBLIC) {
-        if ((ret = wc_ecc_export_x963(k, s->out, &len)) != 0) return lib_fail("wc_ecc_export_x963", ret);
-    } else {
-        len = n;
-        ret = wc_ecc_shared_secret(k, &s->u.ecc.peer, s->out, &len);
-        if (ret != 0) return lib_fail("wc_ecc_shared_secret", ret);
-    }
-    s->out_len = len;
-    return TB_OK;
-}
-
-static tb_status run_ffdhe(state *s)
-{
-    DhKey *key = &s->u.dh.key;
-    word32 n = (word32)s->alg->size, len = n;
-    const uint8_t *peer = s->peer.data;
-    word32 peer_len = (word32)s->peer.len;
-    int ret;
-    if (s->op == OP_KEYGEN || s->op == OP_EXCHANGE) {
-        s->u.dh.priv_len = sizeof(s->u.dh.priv);
-        ret = wc_DhGenerateKeyPair(key, &rng, s->u.dh.priv, &s->u.dh.priv_len, s->out, &len);
-        if (ret != 0) return lib_fail("wc_DhGenerateKeyPair", ret);
-        if (s->op == OP_KEYGEN) {
-            left_pad(s->out, len, n);
-            s->out_len = n;
-            return TB_OK;
-        }
-        len = n;
-    } else if (s->op == OP_PUBLIC) {
-        /* wolfCrypt has no public-from-private call for DH: g^x mod p is
-         * the agreement of x with the generator as the peer value. */
-        peer = s->u.dh.gen;
-        peer_len = 1;
-    }
-    ret = wc_DhAgree(key, s->out, &len, s->u.dh.priv, s->u.dh.priv_len, peer, peer_len);
-    if (ret != 0) return lib_fail("wc_DhAgree", ret);
-    left_pad(s->out, len, n);
-    s->out_len = n;
-    return TB_OK;
-}
-
-static tb_status run_sig(state *s)
-{
-    const alg_info *a = s->alg;
-    word32 hlen = 0, k = (word32)a->size / 8;
-    int ret, res = 0;
-    if (a->fam != F_ED25519) {
-        hlen = (word32)hash_size(a->hash);
-        ret = wc_Hash((enum wc_HashType)a->hash, s->msg.data, (word32)s->msg.len, s->digest, hlen);
-        if (ret != 0) return lib_fail("wc_Hash", ret);
-    }
-    s->out_len = 0;
-    switch (a->fam) {
-    case F_RSA_PKCS1: {
-        uint8_t enc[128]; /* DigestInfo: ASN.1 prefix + digest */
-        word32 enc_len = wc_EncodeSignature(enc, s->digest, hlen, wc_GetCTC_HashOID(a->hash));
-        if (enc_len == 0) return lib_fail("wc_EncodeSignature", BAD_FUNC_ARG);
-        if (s->op == OP_SIGN) {
-            ret = wc_RsaSSL_Sign(enc, enc_len, s->out, k, &s->u.rsa, &rng);
-            if (ret < 0) return lib_fail("wc_RsaSSL_Sign", ret);
-            s->out_len = (size_t)ret;
-            return TB_OK;
-        }
-        ret = wc_RsaSSL_Verify(s->sig.data, k, s->out, k, &s->u.rsa);
-        if (ret < 0) return check_fail("wc_RsaSSL_Verify", ret);
-        if ((word32)ret != enc_len || memcmp(s->out, enc, enc_len) != 0) {
-            tb_set_error("RSA PKCS#1 v1.5 signature does not match the message");
-            return TB_REJECT;
-        }
-        return TB_OK;
-    }
-    case F_RSA_PSS:
-        /* MGF1 with the same hash, salt length = hash length. */
-        if (s->op == OP_SIGN) {
-            ret = wc_RsaPSS_Sign_ex(s->digest, hlen, s->out, k, (enum wc_HashType)a->hash, WC_MGF1SHA256, (int)hlen,
-                                    &s->u.rsa, &rng);
-            if (ret < 0) return lib_fail("wc_RsaPSS_Sign_ex", ret);
-            s->out_len = (size_t)ret;
-            return TB_OK;
-        }
-        ret = wc_RsaPSS_Verify_ex((byte *)s->sig.data, k, s->out, k, (enum wc_HashType)a->hash, WC_MGF1SHA256,
-                                  (int)hlen, &s->u.rsa);
-        if (ret < 0) return check_fail("wc_RsaPSS_Verify_ex", ret);
-        ret = wc_RsaPSS_CheckPadding_ex(s->digest, hlen, s->out, (word32)ret, (enum wc_HashType)a->hash, (int)hlen,
-                                        a->size);
-        return ret == 0 ? TB_OK : check_fail("wc_RsaPSS_CheckPadding_ex", ret);
-    case F_ECDSA:
-        if (s->op == OP_SIGN) {
-            word32 len = 2 * (word32)a->size + 16;
-            ret = wc_ecc_sign_hash(s->digest, hlen, s->out, &len, &rng, &s->u.ecc.k);
-            if (ret != 0) return lib_fail("wc_ecc_sign_hash", ret);
-            s->out_len = len;
-            return TB_OK;
-        }
-        ret = wc_ecc_verify_hash(s->sig.data, (word32)s->sig.len, s->digest, hlen, &res, &s->u.ecc.k);
-        if (ret != 0) return check_fail("wc_ecc_verify_hash", ret);
-        break;
-    default: /* F_ED25519 */
-        if (s->op == OP_SIGN) {
-            word32 len = ED25519_SIG_SIZE;
-            ret = wc_ed25519_sign_msg(s->msg.data, (word32)s->msg.len, s->out, &len, &s->u.ed);
-            if (ret != 0) return lib_fail("wc_ed25519_sign_msg", ret);
-            s->out_len = len;
-            return TB_OK;
-        }
-        ret = wc_ed25519_verify_msg(s->sig.data, ED25519_SIG_SIZE, s->msg.data, (word32)s->msg.len, &res, &s->u.ed);
-        if (ret != 0) return check_fail("wc_ed25519_verify_msg", ret);
-        break;
-    }
-    if (res != 1) {
-        tb_set_error("signature does not verify");
-        return TB_REJECT;
-    }
-    return TB_OK;
-}
-
-static tb_status run_pke(state *s)
-{
-    word32 k = (word32)s->alg->size / 8;
-    int ret;
-    if (s->op == OP_ENC) {
-        ret = wc_RsaPublicEncrypt(s->msg.data, (word32)s->msg.len, s->out, k, &s->u.rsa, &rng);
-        if (ret < 0) return lib_fail("wc_RsaPublicEncrypt", ret);
-    } else {
-        ret = wc_RsaPrivateDecrypt(s->msg.data, k, s->out, k, &s->u.rsa);
-        if (ret < 0) return check_fail("wc_RsaPrivateDecrypt", ret);
-    }
-    s->out_len = (size_t)ret;
-    return TB_OK;
-}
-
-static tb_status wolf_run(void *p)
-{
-    state *s = p;
-    int ret;
-    switch (s->alg->fam) {
-    case F_HASH:
-        ret = wc_Hash((enum wc_HashType)s->alg->hash, s->msg.data, (word32)s->msg.len, s->out, WC_MAX_DIGEST_SIZE);
-        if (ret != 0) return lib_fail("wc_Hash", ret);
-        s->out_len = (size_t)hash_size(s->alg->hash);
-        return TB_OK;
-    case F_HMAC:
-        if ((ret = wc_HmacUpdate(&s->u.hmac, s->msg.data, (word32)s->msg.len)) != 0) {
-            return lib_fail("wc_HmacUpdate", ret);
-        }
-        if ((ret = wc_HmacFinal(&s->u.hmac, s->out)) != 0) return lib_fail("wc_HmacFinal", ret);
-        s->out_len = WC_SHA256_DIGEST_SIZE;
-        return TB_OK;
-    case F_GCM:
-    case F_CCM:
-    case F_CHACHAPOLY:
-    case F_CBC_HMAC: return run_aead(s);
-    case F_X25519: return run_x25519(s);
-    case F_X448: return run_x448(s);
-    case F_ECDH: return run_ecdh(s);
-    case F_FFDHE: return run_ffdhe(s);
-    case F_RSA_PKCS1:
-    case F_RSA_PSS:
-    case F_ECDSA:
-    case F_ED25519: return run_sig(s);
-    case F_RSA_PKE: return run_pke(s);
-    }
-    return TB_ERROR;
 }
 
 static tb_status wolf_result(void *p, tb_bytes *out)

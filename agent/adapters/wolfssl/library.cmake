@@ -2,7 +2,7 @@
 # from an explicit file list, so the same list cross-compiles for Cortex-M.
 # wolfSSL's own CMake is not used.
 set(_wolf ${TB_WOLFSSL_SOURCE_DIR})
-if(_wolf STREQUAL "")
+if("${TB_WOLFSSL_SOURCE_DIR}" STREQUAL "")
   message(FATAL_ERROR "wolfssl: set -DTB_WOLFSSL_SOURCE_DIR=<unpacked wolfSSL source tree>")
 endif()
 if(NOT EXISTS ${_wolf}/wolfssl/wolfcrypt/settings.h OR NOT EXISTS ${_wolf}/wolfcrypt/src/aes.c
@@ -73,7 +73,8 @@ if(_wolf_x86_64)
 else()
   set(_wolf_asm "portable C (no asm)")
 endif()
+get_filename_component(_wolf_name ${_wolf} NAME)
 tb_add_agent(wolfssl
-  SOURCES adapters/wolfssl/adapter.c
+  SOURCES adapters/wolfssl/adapter.c adapters/wolfssl/run.c
   LIBS tb_wolfssl
-  CONFIG "wolfSSL from source ${_wolf}; user_settings.h; ${_wolf_asm}")
+  CONFIG "wolfSSL built from source (${_wolf_name}); ${_wolf_asm}")

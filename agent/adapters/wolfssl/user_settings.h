@@ -30,7 +30,7 @@
 #define HAVE_HKDF                 /* TLS 1.3 key schedule */
 #define HAVE_FFDHE                /* RFC 7919 named groups in TLS */
 #define HAVE_FFDHE_2048
-#define HAVE_FFDHE_3072
+#define HAVE_FFDHE_3072           /* no HAVE_FFDHE_Q: keygen uses wolfSSL's short-exponent table, as its TLS does */
 #define WOLFSSL_STATIC_RSA        /* TLS_RSA_* key transport suites */
 #define WOLFSSL_STATIC_PSK        /* plain TLS_PSK_* suites (ECDHE_PSK needs no flag) */
 

@@ -1,0 +1,126 @@
+/* Internal to the wolfSSL adapter: the algorithm table entry, the job state
+ * and the small helpers shared by adapter.c (set-up) and run.c (timed). */
+#ifndef TB_WOLFSSL_ADAPTER_H
+#define TB_WOLFSSL_ADAPTER_H
+
+#include "tb/adapter.h"
+
+#include <wolfssl/wolfcrypt/settings.h>
+#include <wolfssl/wolfcrypt/aes.h>
+#include <wolfssl/wolfcrypt/asn_public.h>
+#include <wolfssl/wolfcrypt/chacha20_poly1305.h>
+#include <wolfssl/wolfcrypt/curve25519.h>
+#include <wolfssl/wolfcrypt/curve448.h>
+#include <wolfssl/wolfcrypt/dh.h>
+#include <wolfssl/wolfcrypt/ecc.h>
+#include <wolfssl/wolfcrypt/ed25519.h>
+#include <wolfssl/wolfcrypt/error-crypt.h>
+#include <wolfssl/wolfcrypt/hash.h>
+#include <wolfssl/wolfcrypt/hmac.h>
+#include <wolfssl/wolfcrypt/random.h>
+#include <wolfssl/wolfcrypt/rsa.h>
+
+#include <string.h>
+
+/* ---- Algorithm table ---- */
+
+typedef enum {
+    F_HASH, F_HMAC, F_GCM, F_CCM, F_CHACHAPOLY, F_CBC_HMAC,
+    F_X25519, F_X448, F_ECDH, F_FFDHE,
+    F_RSA_PKCS1, F_RSA_PSS, F_ECDSA, F_ED25519, F_RSA_PKE
+} family;
+
+typedef enum { OP_HASH, OP_MAC, OP_ENC, OP_DEC, OP_PUBLIC, OP_KEYGEN, OP_DERIVE, OP_EXCHANGE, OP_SIGN, OP_VERIFY } opcode;
+
+typedef struct {
+    tb_kind kind;
+    const char *name;
+    family fam;
+    int hash;   /* enum wc_HashType (hash, MAC, signature digest) */
+    int size;   /* key bytes (AEAD), element/scalar bytes (kex, ECDSA), modulus bits (RSA) */
+    int param;  /* ECC curve id, ffdhe group, MtE MAC key length */
+} alg_info;
+
+/* ---- Job state ---- */
+
+typedef struct {
+    const alg_info *alg;
+    opcode op;
+    tb_bytes msg, aad, nonce, sig, peer; /* copies owned by inputs */
+    uint8_t *inputs;
+    uint8_t *out;
+    size_t out_len;
+    uint8_t key[64];      /* ChaCha20-Poly1305 key; clamped X25519/X448 scalar */
+    uint8_t digest[WC_MAX_DIGEST_SIZE];
+    int live;             /* the union member below needs its free function */
+    union {
+        Hmac hmac;
+        Aes aes;
+        struct {
+            Aes aes;
+            Hmac hmac;
+            int aes_live, hmac_live;
+        } mte;
+        struct {
+            curve25519_key k, peer;
+        } x25519;
+        struct {
+            curve448_key k, peer;
+        } x448;
+        struct {
+            ecc_key k, peer;
+            int peer_live;
+        } ecc;
+        struct {
+            DhKey key;
+            uint8_t priv[512], gen[1];
+            word32 priv_len;
+        } dh;
+        RsaKey rsa;
+        ed25519_key ed;
+    } u;
+} state;
+
+static inline tb_status lib_fail(const char *fn, int ret)
+{
+    tb_set_error("%s: %s (%d)", fn, wc_GetErrorString(ret), ret);
+    return TB_ERROR;
+}
+
+/* A verification or decryption that failed on the data, not the library. */
+static inline tb_status check_fail(const char *fn, int ret)
+{
+    if (ret == MEMORY_E || ret == BAD_FUNC_ARG || ret == MISSING_RNG_E || ret == RNG_FAILURE_E) {
+        return lib_fail(fn, ret);
+    }
+    tb_set_error("%s: %s (%d)", fn, wc_GetErrorString(ret), ret);
+    return TB_REJECT;
+}
+
+static inline tb_status bad_len(const char *what, size_t got, const char *want)
+{
+    tb_set_error("%s is %zu bytes, expected %s", what, got, want);
+    return TB_BAD_INPUT;
+}
+
+static inline int hash_size(int type)
+{
+    return wc_HashGetDigestSize((enum wc_HashType)type);
+}
+
+/* Left-pads a big-endian number of len bytes in buf to width bytes. */
+static inline void left_pad(uint8_t *buf, word32 len, word32 width)
+{
+    if (len < width) {
+        memmove(buf + (width - len), buf, len);
+        memset(buf, 0, width - len);
+    }
+}
+
+/* The process-wide DRBG (adapter.c). */
+extern WC_RNG wolf_rng;
+
+/* The measured operation on a prepared state (run.c). */
+tb_status wolf_run(void *state);
+
+#endif

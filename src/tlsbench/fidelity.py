@@ -1,0 +1,84 @@
+"""Fidelity of the instrument: our OpenSSL throughput against `openssl speed`
+(a peer tool measuring the same library) at 16 KiB, in the same session.
+
+`openssl speed -evp ALG` streams EVP updates; we time whole AEAD operations
+(IV set-up, 13 bytes of AAD, tag), so at 16 KiB the two should differ by a
+few percent at most.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import statistics
+import subprocess
+from dataclasses import dataclass
+
+from . import agent, paths
+from .errors import SetupError
+from .protocol import encode_request
+
+SIZE = 16384
+# our (kind, alg, op) -> openssl speed -evp name
+PAIRS = {
+    ("aead", "aes-128-gcm", "encrypt"): "aes-128-gcm",
+    ("aead", "chacha20-poly1305", "encrypt"): "chacha20-poly1305",
+    ("hash", "sha256", "hash"): "sha256",
+}
+KEYS = {"aes-128-gcm": bytes(16), "chacha20-poly1305": bytes(32)}
+
+
+@dataclass
+class Comparison:
+    alg: str
+    ours_bps: float
+    speed_bps: float
+
+    @property
+    def ratio(self) -> float:
+        return self.ours_bps / self.speed_bps
+
+
+def speed_bps(evp: str, seconds: int = 1) -> float:
+    exe = shutil.which("openssl")
+    if exe is None:
+        raise SetupError("the openssl command is not installed (apt-get install openssl)")
+    out = subprocess.run([exe, "speed", "-mr", "-seconds", str(seconds), "-evp", evp, "-bytes", str(SIZE)],
+                         capture_output=True, text=True, timeout=120).stdout
+    m = re.search(r"^\+F:\d+:[^:]+:([0-9.]+)$", out, re.M)
+    if not m:
+        raise SetupError(f"could not read `openssl speed -evp {evp}` output")
+    return float(m.group(1))
+
+
+def ours_bps(kind: str, alg: str, op: str, repeats: int = 10) -> float:
+    fields: dict[str, object] = {"size": SIZE}
+    if kind == "aead":
+        fields |= {"key": KEYS[alg], "nonce": bytes(12), "aad": bytes(13)}
+    req = encode_request("bench", kind=kind, alg=alg, op=op, warmup=2, repeats=repeats, min_ns=20_000_000,
+                         **fields)
+    res = agent.call(paths.agent_path("openssl"), [req], 120, f"fidelity {alg}")
+    resp = res.responses[0]
+    if resp.status != "ok":
+        raise SetupError(f"fidelity {alg}: {resp.status} {resp.message}")
+    per_op = [int(r["wall_ns"]) / int(r["iters"]) for r in resp.of_type("sample")]
+    return SIZE * 1e9 / statistics.median(per_op)
+
+
+def compare(rounds: int = 3) -> list[Comparison]:
+    """Alternates the two tools `rounds` times per algorithm; medians of each."""
+    out = []
+    for (kind, alg, op), evp in PAIRS.items():
+        ours, theirs = [], []
+        for _ in range(rounds):
+            ours.append(ours_bps(kind, alg, op))
+            theirs.append(speed_bps(evp))
+        out.append(Comparison(alg, statistics.median(ours), statistics.median(theirs)))
+    return out
+
+
+def render(rows: list[Comparison]) -> str:
+    lines = [f"{'algorithm (16384 B)':22} {'tlsbench MB/s':>14} {'openssl speed MB/s':>19} {'ratio':>7}"]
+    for r in rows:
+        lines.append(f"{r.alg:22} {r.ours_bps / 1e6:14,.1f} {r.speed_bps / 1e6:19,.1f} {r.ratio:7.3f}")
+    return "\n".join(lines)
