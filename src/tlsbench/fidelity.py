@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import statistics
 import subprocess
 from dataclasses import dataclass
 
@@ -51,7 +50,9 @@ def speed_bps(evp: str, seconds: int = 1) -> float:
     return float(m.group(1))
 
 
-def ours_bps(kind: str, alg: str, op: str, repeats: int = 10) -> float:
+def ours_bps(kind: str, alg: str, op: str, repeats: int = 50) -> float:
+    """Bytes over time across all samples (about 1 s, like `openssl speed
+    -seconds 1`): the same estimator over the same window length."""
     fields: dict[str, object] = {"size": SIZE}
     if kind == "aead":
         fields |= {"key": KEYS[alg], "nonce": bytes(12), "aad": bytes(13)}
@@ -61,14 +62,17 @@ def ours_bps(kind: str, alg: str, op: str, repeats: int = 10) -> float:
     resp = res.responses[0]
     if resp.status != "ok":
         raise SetupError(f"fidelity {alg}: {resp.status} {resp.message}")
-    per_op = [int(r["wall_ns"]) / int(r["iters"]) for r in resp.of_type("sample")]
-    return SIZE * 1e9 / statistics.median(per_op)
+    samples = resp.of_type("sample")
+    total_ops = sum(int(r["iters"]) for r in samples)
+    total_ns = sum(int(r["wall_ns"]) for r in samples)
+    return SIZE * total_ops * 1e9 / total_ns
 
 
 def compare(rounds: int = 5) -> list[Comparison]:
     """Alternates the two tools `rounds` times per algorithm and keeps each
     tool's best round: on a shared machine noise only ever slows a round
-    down, so the best round is the least disturbed one, for both tools alike."""
+    down, so the best round is the least disturbed one, for both tools alike
+    (rounds of the same length, about one second each)."""
     out = []
     for (kind, alg, op), evp in PAIRS.items():
         ours, theirs = [], []
