@@ -23,6 +23,11 @@
  *       op "keygen"   fresh key pair from the library RNG -> public
  *       op "derive"   key=private, peer=peer public -> shared secret
  *       op "exchange" keygen then derive with peer -> shared secret
+ *       In "derive" and "exchange", run() starts from the peer's public
+ *       value as bytes: decoding it and the checks the library's TLS code
+ *       applies to a received key share are part of the timed operation (a
+ *       handshake pays them per connection). Only the own private key (for
+ *       derive) is set up in prepare().
  *       x25519/x448: RFC 7748 byte strings. p256/p384: private = big-endian
  *       scalar, public = 0x04 || X || Y, secret = X. ffdhe2048/ffdhe3072
  *       (RFC 7919 groups): private = big-endian exponent, public and secret

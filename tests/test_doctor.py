@@ -1,0 +1,27 @@
+"""doctor and list: what is there, and what is not, with how to get it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tlsbench import doctor
+from tlsbench.catalog import LIBRARIES
+
+
+def test_doctor_finds_everything_after_setup(agents) -> None:
+    findings = doctor.diagnose()
+    missing = [f"{f.what}: {f.detail}" for f in findings if not f.ok]
+    assert missing == []
+    agents_found = [f for f in findings if f.what.endswith(" agent")]
+    assert len(agents_found) == len(LIBRARIES)
+    assert all("algorithms" in f.detail for f in agents_found)
+
+
+def test_doctor_says_how_to_get_a_missing_agent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TLSBENCH_AGENT_DIR", str(tmp_path))  # an empty folder: no agents
+    findings = {f.what: f for f in doctor.diagnose()}
+    for lib in LIBRARIES:
+        f = findings[f"{lib} agent"]
+        assert not f.ok and "not built" in f.detail and f.fix == "tlsbench build"
