@@ -37,7 +37,7 @@ typedef struct {
     uint8_t *aad, *msg;
     size_t aad_len, msg_len;
     /* public key */
-    EVP_PKEY *pkey, *peer;
+    EVP_PKEY *pkey;
     EVP_PKEY_CTX *pctx;
     const char *group;
     int pad; /* RSA padding mode for sig */
@@ -566,8 +566,9 @@ static tb_status prepare_kex(state_t *s, const tb_job *job)
             tb_set_error("a peer public key is required");
             return TB_BAD_INPUT;
         }
-        st = kex_key_from_raw(job->alg, (tb_bytes){0}, job->peer, &s->peer);
-        if (st != TB_OK) return st;
+        /* Kept as bytes: decoding and validating it is part of run(). */
+        s->msg = dup_bytes(job->peer);
+        s->msg_len = job->peer.len;
     }
     if (s->op == OP_KEYGEN || s->op == OP_EXCHANGE) {
         const char *type = is_ecx(job->alg) ? s->group : (is_ffdhe(job->alg) ? "DH" : "EC");
@@ -578,21 +579,34 @@ static tb_status prepare_kex(state_t *s, const tb_job *job)
                               OSSL_PARAM_END};
             if (EVP_PKEY_CTX_set_params(s->pctx, p) != 1) return ossl_fail("EVP_PKEY_CTX_set_params");
         }
-    } else if (s->op == OP_DERIVE) {
-        s->pctx = EVP_PKEY_CTX_new_from_pkey(NULL, s->pkey, NULL);
-        if (s->pctx == NULL || EVP_PKEY_derive_init(s->pctx) != 1) return ossl_fail("EVP_PKEY_derive_init");
-        if (is_ffdhe(job->alg)) EVP_PKEY_CTX_set_dh_pad(s->pctx, 1);
-        if (EVP_PKEY_derive_set_peer(s->pctx, s->peer) != 1) return ossl_fail("EVP_PKEY_derive_set_peer");
     }
     return TB_OK;
 }
 
-static tb_status derive_with(state_t *s, EVP_PKEY_CTX *dctx)
+/* The shared secret from the peer's public value as received: decode it,
+ * then EVP_PKEY_derive_set_peer, which validates it as OpenSSL's TLS code
+ * (ssl_derive) has it validated on every handshake. */
+static tb_status derive_from_bytes(state_t *s, EVP_PKEY *own, const char *alg)
 {
+    EVP_PKEY *peer = NULL;
+    tb_status st = kex_key_from_raw(alg, (tb_bytes){0}, (tb_bytes){s->msg, s->msg_len}, &peer);
+    if (st != TB_OK) return st;
+    EVP_PKEY_CTX *d = EVP_PKEY_CTX_new_from_pkey(NULL, own, NULL);
     size_t n = s->out_cap;
-    if (EVP_PKEY_derive(dctx, s->out, &n) != 1) return ossl_fail("EVP_PKEY_derive");
-    s->out_len = n;
-    return TB_OK;
+    if (d == NULL || EVP_PKEY_derive_init(d) != 1) {
+        st = ossl_fail("EVP_PKEY_derive_init");
+    } else if (is_ffdhe(alg) && EVP_PKEY_CTX_set_dh_pad(d, 1) != 1) {
+        st = ossl_fail("EVP_PKEY_CTX_set_dh_pad");
+    } else if (EVP_PKEY_derive_set_peer(d, peer) != 1) {
+        st = ossl_fail("EVP_PKEY_derive_set_peer");
+    } else if (EVP_PKEY_derive(d, s->out, &n) != 1) {
+        st = ossl_fail("EVP_PKEY_derive");
+    } else {
+        s->out_len = n;
+    }
+    EVP_PKEY_CTX_free(d);
+    EVP_PKEY_free(peer);
+    return st;
 }
 
 static tb_status run_kex(state_t *s, const char *alg)
@@ -601,7 +615,7 @@ static tb_status run_kex(state_t *s, const char *alg)
         s->out_len = s->out_cap;
         return kex_public_bytes(alg, s->pkey, s->out, &s->out_len);
     }
-    if (s->op == OP_DERIVE) return derive_with(s, s->pctx);
+    if (s->op == OP_DERIVE) return derive_from_bytes(s, s->pkey, alg);
     EVP_PKEY *fresh = NULL;
     if (EVP_PKEY_generate(s->pctx, &fresh) != 1) return ossl_fail("EVP_PKEY_generate");
     tb_status st;
@@ -609,14 +623,7 @@ static tb_status run_kex(state_t *s, const char *alg)
         s->out_len = s->out_cap;
         st = kex_public_bytes(alg, fresh, s->out, &s->out_len);
     } else {
-        EVP_PKEY_CTX *d = EVP_PKEY_CTX_new_from_pkey(NULL, fresh, NULL);
-        if (d == NULL || EVP_PKEY_derive_init(d) != 1 || EVP_PKEY_derive_set_peer(d, s->peer) != 1) {
-            st = ossl_fail("EVP_PKEY_derive_init");
-        } else {
-            if (is_ffdhe(alg)) EVP_PKEY_CTX_set_dh_pad(d, 1);
-            st = derive_with(s, d);
-        }
-        EVP_PKEY_CTX_free(d);
+        st = derive_from_bytes(s, fresh, alg);
     }
     EVP_PKEY_free(fresh);
     return st;
@@ -740,7 +747,6 @@ static void openssl_release(void *p)
     EVP_CIPHER_CTX_free(s->cctx);
     EVP_PKEY_CTX_free(s->pctx);
     EVP_PKEY_free(s->pkey);
-    EVP_PKEY_free(s->peer);
     OPENSSL_cleanse(s->key, sizeof(s->key));
     free(s->aad);
     free(s->msg);
