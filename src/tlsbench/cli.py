@@ -4,6 +4,7 @@ once and printed as one line on stderr with a non-zero exit."""
 from __future__ import annotations
 
 import argparse
+import difflib
 import logging
 import sys
 from pathlib import Path
@@ -12,7 +13,7 @@ from . import build, doctor, fidelity, paths, report, runner
 from .catalog import ALGORITHMS, BENCH_OPS, KINDS, LIBRARIES
 from .errors import PlanError, TlsbenchError
 from .libraries import probe
-from .plan import Plan, load_plan, load_preset, presets, validate
+from .plan import Plan, all_ops, load_plan, load_preset, presets, validate
 from .stats import parse_policy
 from .store import Store
 
@@ -33,6 +34,17 @@ def _sizes(text: str) -> list[int]:
     return sizes
 
 
+def _choose(what: str, text: str, allowed: list[str], see: str) -> list[str]:
+    """A comma-separated selection; an unknown name suggests the nearest."""
+    chosen = _csv(text)
+    for name in chosen:
+        if name not in allowed:
+            near = difflib.get_close_matches(name, allowed, n=3, cutoff=0.5)
+            hint = f" (did you mean {', '.join(near)}?)" if near else ""
+            raise PlanError(f"unknown {what} {name!r}{hint}; see: {see}")
+    return chosen
+
+
 def _plan_from_args(a: argparse.Namespace) -> tuple[Plan, str]:
     if a.plan and a.preset:
         raise PlanError("give either --plan or --preset, not both")
@@ -43,33 +55,20 @@ def _plan_from_args(a: argparse.Namespace) -> tuple[Plan, str]:
     else:
         plan, source = load_preset("default")
     flags = []
+    known_algs = [x for algs in ALGORITHMS.values() for x in algs]
     if a.libraries:
-        plan.libraries = _csv(a.libraries)
-        bad = [x for x in plan.libraries if x not in LIBRARIES]
-        if bad:
-            raise PlanError(f"unknown library {bad[0]!r}; known: {', '.join(LIBRARIES)}")
+        plan.libraries = _choose("library", a.libraries, list(LIBRARIES), "tlsbench list libraries")
         flags.append(f"--libraries {a.libraries}")
     if a.kinds:
-        plan.kinds = _csv(a.kinds)
-        bad = [x for x in plan.kinds if x not in KINDS]
-        if bad:
-            raise PlanError(f"unknown kind {bad[0]!r}; known: {', '.join(KINDS)}")
+        plan.kinds = _choose("kind", a.kinds, list(KINDS), "tlsbench run --help")
         flags.append(f"--kinds {a.kinds}")
     if a.algorithms:
-        plan.algorithms = _csv(a.algorithms)
-        known = [x for algs in ALGORITHMS.values() for x in algs]
-        bad = [x for x in plan.algorithms if x not in known]
-        if bad:
-            import difflib
-
-            near = difflib.get_close_matches(bad[0], known, n=3, cutoff=0.5)
-            hint = f" (did you mean {', '.join(near)}?)" if near else ""
-            raise PlanError(f"unknown algorithm {bad[0]!r}{hint}; see: tlsbench list algorithms")
+        plan.algorithms = _choose("algorithm", a.algorithms, known_algs, "tlsbench list algorithms")
         if not a.kinds:
             plan.kinds = [k for k in KINDS if any(x in ALGORITHMS[k] for x in plan.algorithms)]
         flags.append(f"--algorithms {a.algorithms}")
     if a.ops:
-        plan.ops = _csv(a.ops)
+        plan.ops = _choose("operation", a.ops, all_ops(), "tlsbench run --help")
         flags.append(f"--ops {a.ops}")
     if a.sizes:
         plan.sizes = _sizes(a.sizes)
