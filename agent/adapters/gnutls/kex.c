@@ -46,7 +46,11 @@ typedef struct {
     gt_job base;
     int type, op;
     size_t len;
-    uint8_t priv[MAX_LEN], peer[MAX_LEN]; /* X25519 / X448 */
+    uint8_t priv[MAX_LEN]; /* X25519 / X448 */
+    /* The peer's public value exactly as received (all types): run() decodes
+     * and checks it on every derive, as a handshake does per key share. */
+    uint8_t peer[1 + 2 * MAX_LEN];
+    size_t peer_len;
     /* NIST curves */
     const struct ecc_curve *curve;
     struct ecc_scalar k;
@@ -54,7 +58,7 @@ typedef struct {
     /* FFDHE: p, q = (p-1)/2, g, p-1, secret x, public y, peer r, scratch t
      * (x and y also serve as scratch for the NIST curves) */
     mpz_t p, q, g, pm1, x, y, r, t;
-    mpz_t peer_x, peer_y; /* NIST peer point */
+    mpz_t peer_x, peer_y; /* NIST peer point, decoded in run() */
     /* all types */
     uint8_t my_pub[1 + 2 * MAX_LEN]; /* our public value on exchange */
     uint8_t out[1 + 2 * MAX_LEN];
@@ -98,6 +102,8 @@ static void mont_mul_g(const kex_job *s, uint8_t *out, const uint8_t *n)
 
 static tb_status mont_derive(kex_job *s, uint8_t *out)
 {
+    /* Mirrors GnuTLS 3.7 _wrap_nettle_pk_derive (ECDH_X25519/X448): the raw
+     * peer bytes go straight to curve*_mul, then the all-zero check. */
     if (s->type == X25519) {
         curve25519_mul(out, s->priv, s->peer);
     } else {
@@ -161,11 +167,16 @@ static tb_status run_nist(gt_job *j)
     default:
         break;
     }
-    /* Import and validate the peer point on every derive, as GnuTLS does for
-     * each received key share (prepare has already checked it once). */
+    /* Mirrors GnuTLS 3.7 key_share.c _gnutls_ecc_ansi_x962_import + lib/nettle/pk.c
+     * _wrap_nettle_pk_derive (GNUTLS_PK_EC, non-FIPS): decode 0x04||X||Y, ecc_point_set
+     * (range + on-curve check), ecc_shared_secret (mul, get X and Y, identity check). */
+    if (s->peer_len != 1 + 2 * s->len || s->peer[0] != 0x04) return gt_bad("EC peer public key must be 0x04 || X || Y");
+    nettle_mpz_set_str_256_u(s->peer_x, s->len, s->peer + 1);
+    nettle_mpz_set_str_256_u(s->peer_y, s->len, s->peer + 1 + s->len);
     if (!ecc_point_set(&s->peer_pt, s->peer_x, s->peer_y)) return gt_bad("EC peer public key is not on the curve");
     ecc_point_mul(&s->pt, &s->k, &s->peer_pt);
-    ecc_point_get(&s->pt, s->x, NULL);
+    ecc_point_get(&s->pt, s->x, s->y);
+    if (mpz_sgn(s->x) == 0 && mpz_sgn(s->y) == 0) return gt_bad("EC shared point is the identity");
     nettle_mpz_get_str_256(s->len, s->out, s->x);
     return TB_OK;
 }
@@ -186,7 +197,11 @@ static void ff_keygen(kex_job *s)
 
 static tb_status ff_derive(kex_job *s)
 {
-    /* Peer checks GnuTLS makes on every derive: 1 < y < p-1 and y^q = 1. */
+    /* Mirrors GnuTLS 3.7 key_share.c (_gnutls_mpi_init_scan_nz of the share) + lib/nettle/pk.c
+     * _wrap_nettle_pk_derive (GNUTLS_PK_DH): p-1, 1 < y < p-1, y^q = 1 (q known), y^x, k not 0/1/p-1. */
+    nettle_mpz_set_str_256_u(s->r, s->peer_len, s->peer);
+    if (mpz_sgn(s->r) == 0) return gt_bad("ffdhe: peer public value is zero");
+    mpz_sub_ui(s->pm1, s->p, 1);
     if (mpz_cmp_ui(s->r, 1) <= 0 || mpz_cmp(s->r, s->pm1) >= 0) {
         return gt_bad("ffdhe: peer public value out of range (1 < y < p-1)");
     }
@@ -248,6 +263,7 @@ static tb_status prepare_mont(kex_job *s, const tb_job *job)
     if (s->op == OP_DERIVE || s->op == OP_EXCHANGE) {
         if (job->peer.len != s->len) return gt_bad("peer public key has the wrong length");
         memcpy(s->peer, job->peer.data, s->len);
+        s->peer_len = s->len;
     }
     s->base.out_len = s->len;
     s->base.run = run_mont;
@@ -266,12 +282,10 @@ static tb_status prepare_nist(kex_job *s, const tb_job *job)
         if (!ecc_scalar_set(&s->k, s->x)) return gt_bad("EC private scalar out of range [1, n-1]");
     }
     if (s->op == OP_DERIVE || s->op == OP_EXCHANGE) {
-        if (job->peer.len != 1 + 2 * s->len || job->peer.data[0] != 0x04) {
-            return gt_bad("EC peer public key must be 0x04 || X || Y");
-        }
-        nettle_mpz_set_str_256_u(s->peer_x, s->len, job->peer.data + 1);
-        nettle_mpz_set_str_256_u(s->peer_y, s->len, job->peer.data + 1 + s->len);
-        if (!ecc_point_set(&s->peer_pt, s->peer_x, s->peer_y)) return gt_bad("EC peer public key is not on the curve");
+        /* Bytes only: decoding and the point check are timed, in run(). */
+        if (job->peer.len != 1 + 2 * s->len) return gt_bad("EC peer public key must be 0x04 || X || Y");
+        memcpy(s->peer, job->peer.data, job->peer.len);
+        s->peer_len = job->peer.len;
     }
     s->base.out_len = s->op == OP_PUBLIC || s->op == OP_KEYGEN ? 1 + 2 * s->len : s->len;
     s->base.run = run_nist;
@@ -294,7 +308,9 @@ static tb_status prepare_ffdhe(kex_job *s, const tb_job *job)
     }
     if (s->op == OP_DERIVE || s->op == OP_EXCHANGE) {
         if (job->peer.len == 0 || job->peer.len > s->len) return gt_bad("ffdhe peer public value has the wrong length");
-        nettle_mpz_set_str_256_u(s->r, job->peer.len, job->peer.data);
+        /* Bytes only: the import and the range/subgroup checks are timed, in run(). */
+        memcpy(s->peer, job->peer.data, job->peer.len);
+        s->peer_len = job->peer.len;
     }
     s->base.out_len = s->len;
     s->base.run = run_ffdhe;

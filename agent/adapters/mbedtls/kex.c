@@ -1,6 +1,8 @@
 /* Key exchange: X25519/X448 and P-256/P-384 through mbedtls_ecp and
  * mbedtls_ecdh_compute_shared (the calls Mbed TLS's TLS 1.2 ECDHE makes),
- * RFC 7919 ffdhe2048/3072 through mbedtls_dhm with the primes dhm.h ships. */
+ * RFC 7919 ffdhe2048/3072 through mbedtls_dhm with the primes dhm.h ships.
+ * derive/exchange keep the peer's public value as bytes: run() decodes and
+ * validates it as the TLS code does for a received key share, then computes. */
 #include "mbt.h"
 
 #include <mbedtls/bignum.h>
@@ -80,8 +82,11 @@ typedef struct {
     mbedtls_mpi d;
     mbedtls_ecp_point Q, peer;
     /* finite field: P, G, own X, peer GY, result, cached R^2 mod P */
-    mbedtls_mpi P, G, X, GY, R, RR;
+    mbedtls_mpi P, G, X, GY, R;
     mbedtls_dhm_context dhm;
+    /* derive/exchange: the peer's public value as received */
+    uint8_t *peer_bytes;
+    size_t peer_len;
     mbedtls_mpi z; /* ECDH shared secret */
     uint8_t buf[KEX_OUT_MAX];
     uint8_t scratch[KEX_OUT_MAX];
@@ -118,10 +123,22 @@ static tb_status ec_prepare(kex_state *st, const tb_job *job)
                          a->montgomery ? "" : " (0x04 || X || Y)");
             return TB_BAD_INPUT;
         }
-        ret = mbedtls_ecp_point_read_binary(&st->grp, &st->peer, job->peer.data, job->peer.len);
-        if (ret == 0) ret = mbedtls_ecp_check_pubkey(&st->grp, &st->peer);
-        if (ret != 0) return mbt_bad_input("mbedtls_ecp_check_pubkey (peer)", ret);
+        /* Kept as bytes: decoding and validating it is part of run(). */
+        st->peer_bytes = mbt_dup(job->peer);
+        if (st->peer_bytes == NULL) return TB_ERROR;
+        st->peer_len = job->peer.len;
     }
+    return TB_OK;
+}
+
+/* The peer's key share as TLS 1.3 takes it (psa_raw_key_agreement ->
+ * mbedtls_psa_ecp_load_representation, psa_crypto_ecp.c): read + check. */
+static tb_status ec_read_peer(kex_state *st)
+{
+    int ret = mbedtls_ecp_point_read_binary(&st->grp, &st->peer, st->peer_bytes, st->peer_len);
+    if (ret != 0) return mbt_bad_input("mbedtls_ecp_point_read_binary (peer)", ret);
+    ret = mbedtls_ecp_check_pubkey(&st->grp, &st->peer);
+    if (ret != 0) return mbt_bad_input("mbedtls_ecp_check_pubkey (peer)", ret);
     return TB_OK;
 }
 
@@ -139,6 +156,8 @@ static tb_status ec_write_public(kex_state *st)
  * big-endian and left-padded for the NIST curves (as ecdh_calc_secret). */
 static tb_status ec_shared(kex_state *st)
 {
+    tb_status s = ec_read_peer(st);
+    if (s != TB_OK) return s;
     int ret = mbedtls_ecdh_compute_shared(&st->grp, &st->z, &st->peer, &st->d, mbt_rng, NULL);
     if (ret != 0) return mbt_fail("mbedtls_ecdh_compute_shared", ret);
     ret = st->a->montgomery ? mbedtls_mpi_write_binary_le(&st->z, st->buf, st->a->len)
@@ -210,20 +229,27 @@ static tb_status ff_prepare(kex_state *st, const tb_job *job)
                          job->peer.len);
             return TB_BAD_INPUT;
         }
-        ret = mbedtls_mpi_read_binary(&st->GY, job->peer.data, job->peer.len);
-        if (ret != 0) return mbt_fail("mbedtls_mpi_read_binary", ret);
-        if (!ff_in_range(&st->GY, &st->P)) {
-            tb_set_error("%s peer public value out of range [2, p-2]", a->name);
-            return TB_BAD_INPUT;
-        }
+        /* Kept as bytes: decoding and validating it is part of run(). */
+        st->peer_bytes = mbt_dup(job->peer);
+        if (st->peer_bytes == NULL) return TB_ERROR;
+        st->peer_len = job->peer.len;
     }
     if (st->op == OP_KEYGEN || st->op == OP_EXCHANGE) {
         ret = mbedtls_dhm_set_group(&st->dhm, &st->P, &st->G);
         if (ret != 0) return mbt_fail("mbedtls_dhm_set_group", ret);
-        if (st->op == OP_EXCHANGE) {
-            ret = mbedtls_dhm_read_public(&st->dhm, job->peer.data, job->peer.len);
-            if (ret != 0) return mbt_bad_input("mbedtls_dhm_read_public", ret);
-        }
+    }
+    return TB_OK;
+}
+
+/* The peer's key share as TLS 1.3 takes it (psa_raw_key_agreement ->
+ * mbedtls_psa_ffdh_key_agreement, psa_crypto_ffdh.c): read, 1 < GY < P-1. */
+static tb_status ff_read_peer(kex_state *st)
+{
+    int ret = mbedtls_mpi_read_binary(&st->GY, st->peer_bytes, st->peer_len);
+    if (ret != 0) return mbt_fail("mbedtls_mpi_read_binary", ret);
+    if (!ff_in_range(&st->GY, &st->P)) {
+        tb_set_error("%s peer public value out of range [2, p-2]", st->a->name);
+        return TB_BAD_INPUT;
     }
     return TB_OK;
 }
@@ -235,8 +261,13 @@ static tb_status ff_run(kex_state *st)
     switch (st->op) {
     case OP_PUBLIC:
     case OP_DERIVE:
-        ret = mbedtls_mpi_exp_mod(&st->R, st->op == OP_PUBLIC ? &st->G : &st->GY, &st->X, &st->P,
-                                  &st->RR);
+        if (st->op == OP_DERIVE) {
+            tb_status s = ff_read_peer(st);
+            if (s != TB_OK) return s;
+        }
+        /* No cached R^2 mod P: the TLS 1.3 path (psa_crypto_ffdh.c) passes
+         * NULL too, so it is recomputed on every handshake. */
+        ret = mbedtls_mpi_exp_mod(&st->R, st->op == OP_PUBLIC ? &st->G : &st->GY, &st->X, &st->P, NULL);
         if (ret != 0) return mbt_fail("mbedtls_mpi_exp_mod", ret);
         ret = mbedtls_mpi_write_binary(&st->R, st->buf, plen);
         if (ret != 0) return mbt_fail("mbedtls_mpi_write_binary", ret);
@@ -249,7 +280,13 @@ static tb_status ff_run(kex_state *st)
     default: /* OP_EXCHANGE */
         ret = mbedtls_dhm_make_public(&st->dhm, (int)plen, st->scratch, plen, mbt_rng, NULL);
         if (ret != 0) return mbt_fail("mbedtls_dhm_make_public", ret);
+        /* As TLS 1.2 DHE (ssl_tls12_server.c ssl_parse_client_dh_public):
+         * dhm_read_public reads GY, dhm_calc_secret range-checks it. */
+        ret = mbedtls_dhm_read_public(&st->dhm, st->peer_bytes, st->peer_len);
+        if (ret != 0) return mbt_bad_input("mbedtls_dhm_read_public", ret);
         ret = mbedtls_dhm_calc_secret(&st->dhm, st->buf, plen, &olen, mbt_rng, NULL);
+        if (ret == MBEDTLS_ERR_DHM_BAD_INPUT_DATA) /* GY outside [2, p-2] */
+            return mbt_bad_input("mbedtls_dhm_calc_secret (peer)", ret);
         if (ret != 0) return mbt_fail("mbedtls_dhm_calc_secret", ret);
         /* dhm strips leading zeros (TLS 1.2); RFC 8446 pads to the prime. */
         memmove(st->buf + (plen - olen), st->buf, olen);
@@ -278,7 +315,6 @@ static tb_status kex_prepare(const tb_job *job, mbt_state **out)
     mbedtls_mpi_init(&st->X);
     mbedtls_mpi_init(&st->GY);
     mbedtls_mpi_init(&st->R);
-    mbedtls_mpi_init(&st->RR);
     mbedtls_dhm_init(&st->dhm);
     *out = &st->base;
 
@@ -306,8 +342,8 @@ static void kex_release(mbt_state *base)
     mbedtls_mpi_free(&st->X);
     mbedtls_mpi_free(&st->GY);
     mbedtls_mpi_free(&st->R);
-    mbedtls_mpi_free(&st->RR);
     mbedtls_dhm_free(&st->dhm);
+    free(st->peer_bytes);
     free(st);
 }
 

@@ -179,7 +179,7 @@ static void wolf_release(void *p)
         case F_ECDH:
         case F_ECDSA:
             wc_ecc_free(&s->u.ecc.k);
-            if (s->u.ecc.peer_live) wc_ecc_free(&s->u.ecc.peer);
+            if (s->u.ecc.peer_live) wc_ecc_free(&s->u.ecc.peer); /* run() frees it; a guard */
             break;
         case F_FFDHE: wc_FreeDhKey(&s->u.dh.key); break;
         case F_RSA_PKCS1:
@@ -309,6 +309,8 @@ static tb_status prep_kex(state *s, const tb_job *job)
         return bad_len("private key", job->key.len, a->fam == F_FFDHE ? "1 to the prime length" : "the scalar size");
     }
     if (need_peer && job->peer.len != pub_len) return bad_len("peer public key", job->peer.len, "the public key size");
+    /* The peer value stays bytes (s->peer): run() decodes and checks it as
+     * wolfSSL's TLS code does for a received key share (see run.c). */
     if (alloc_out(s, pub_len) != TB_OK) return TB_ERROR;
 
     switch (a->fam) {
@@ -324,10 +326,6 @@ static tb_status prep_kex(state *s, const tb_job *job)
             ret = wc_curve25519_export_private_raw_ex(&s->u.x25519.k, s->key, &len, EC25519_LITTLE_ENDIAN);
             if (ret != 0) return lib_fail("wc_curve25519_export_private_raw_ex", ret);
         }
-        if (need_peer) {
-            ret = wc_curve25519_import_public_ex(job->peer.data, (word32)n, &s->u.x25519.peer, EC25519_LITTLE_ENDIAN);
-            if (ret != 0) return lib_fail("wc_curve25519_import_public_ex", ret);
-        }
         return TB_OK;
     case F_X448:
         wc_curve448_init(&s->u.x448.k);
@@ -340,22 +338,11 @@ static tb_status prep_kex(state *s, const tb_job *job)
             ret = wc_curve448_export_private_raw_ex(&s->u.x448.k, s->key, &len, EC448_LITTLE_ENDIAN);
             if (ret != 0) return lib_fail("wc_curve448_export_private_raw_ex", ret);
         }
-        if (need_peer) {
-            ret = wc_curve448_import_public_ex(job->peer.data, (word32)n, &s->u.x448.peer, EC448_LITTLE_ENDIAN);
-            if (ret != 0) return lib_fail("wc_curve448_import_public_ex", ret);
-        }
         return TB_OK;
     case F_ECDH:
         ret = wc_ecc_init(&s->u.ecc.k);
         if (ret != 0) return lib_fail("wc_ecc_init", ret);
         s->live = 1;
-        if (need_peer) {
-            ret = wc_ecc_init(&s->u.ecc.peer);
-            if (ret != 0) return lib_fail("wc_ecc_init", ret);
-            s->u.ecc.peer_live = 1;
-            ret = wc_ecc_import_x963_ex(job->peer.data, (word32)pub_len, &s->u.ecc.peer, a->param);
-            if (ret != 0) return lib_fail("wc_ecc_import_x963_ex", ret);
-        }
         if (need_priv) {
             ret = wc_ecc_import_private_key_ex(job->key.data, (word32)n, NULL, 0, &s->u.ecc.k, a->param);
             if (ret != 0) return lib_fail("wc_ecc_import_private_key_ex", ret);

@@ -103,6 +103,15 @@ static tb_status run_aead(state *s)
     return TB_OK;
 }
 
+/* A received key share the TLS code would refuse (it answers with
+ * ECC_PEERKEY_ERROR / PEER_KEY_ERROR): the job's peer value is bad. */
+static tb_status peer_fail(const char *fn, int ret)
+{
+    if (ret == MEMORY_E || ret == BAD_FUNC_ARG) return lib_fail(fn, ret);
+    tb_set_error("peer public key rejected by %s: %s (%d)", fn, wc_GetErrorString(ret), ret);
+    return TB_BAD_INPUT;
+}
+
 static tb_status run_x25519(state *s)
 {
     curve25519_key *k = &s->u.x25519.k;
@@ -122,7 +131,19 @@ static tb_status run_x25519(state *s)
         ret = wc_curve25519_export_public_ex(k, s->out, &len, EC25519_LITTLE_ENDIAN);
         if (ret != 0) return lib_fail("wc_curve25519_export_public_ex", ret);
     } else {
-        ret = wc_curve25519_shared_secret_ex(k, &s->u.x25519.peer, s->out, &len, EC25519_LITTLE_ENDIAN);
+        /* Peer share as src/tls.c TLSX_KeyShare_ProcessX25519 takes it: check_public, init, import_public_ex, shared_secret_ex, free. */
+        curve25519_key *peer = &s->u.x25519.peer;
+        const uint8_t *pub = s->peer.data;
+        ret = wc_curve25519_check_public(pub, CURVE25519_KEYSIZE, EC25519_LITTLE_ENDIAN);
+        if (ret != 0) return peer_fail("wc_curve25519_check_public", ret);
+        if ((ret = wc_curve25519_init(peer)) != 0) return lib_fail("wc_curve25519_init", ret);
+        ret = wc_curve25519_import_public_ex(pub, CURVE25519_KEYSIZE, peer, EC25519_LITTLE_ENDIAN);
+        if (ret != 0) {
+            wc_curve25519_free(peer);
+            return peer_fail("wc_curve25519_import_public_ex", ret);
+        }
+        ret = wc_curve25519_shared_secret_ex(k, peer, s->out, &len, EC25519_LITTLE_ENDIAN);
+        wc_curve25519_free(peer);
         if (ret != 0) return lib_fail("wc_curve25519_shared_secret_ex", ret);
     }
     s->out_len = len;
@@ -148,7 +169,19 @@ static tb_status run_x448(state *s)
         ret = wc_curve448_export_public_ex(k, s->out, &len, EC448_LITTLE_ENDIAN);
         if (ret != 0) return lib_fail("wc_curve448_export_public_ex", ret);
     } else {
-        ret = wc_curve448_shared_secret_ex(k, &s->u.x448.peer, s->out, &len, EC448_LITTLE_ENDIAN);
+        /* Peer share as src/tls.c TLSX_KeyShare_ProcessX448 takes it: check_public, init, import_public_ex, shared_secret_ex, free. */
+        curve448_key *peer = &s->u.x448.peer;
+        const uint8_t *pub = s->peer.data;
+        ret = wc_curve448_check_public(pub, CURVE448_PUB_KEY_SIZE, EC448_LITTLE_ENDIAN);
+        if (ret != 0) return peer_fail("wc_curve448_check_public", ret);
+        if ((ret = wc_curve448_init(peer)) != 0) return lib_fail("wc_curve448_init", ret);
+        ret = wc_curve448_import_public_ex(pub, CURVE448_PUB_KEY_SIZE, peer, EC448_LITTLE_ENDIAN);
+        if (ret != 0) {
+            wc_curve448_free(peer);
+            return peer_fail("wc_curve448_import_public_ex", ret);
+        }
+        ret = wc_curve448_shared_secret_ex(k, peer, s->out, &len, EC448_LITTLE_ENDIAN);
+        wc_curve448_free(peer);
         if (ret != 0) return lib_fail("wc_curve448_shared_secret_ex", ret);
     }
     s->out_len = len;
@@ -174,9 +207,22 @@ static tb_status run_ecdh(state *s)
     if (s->op == OP_KEYGEN || s->op == OP_PUBLIC) {
         if ((ret = wc_ecc_export_x963(k, s->out, &len)) != 0) return lib_fail("wc_ecc_export_x963", ret);
     } else {
-        len = n;
-        ret = wc_ecc_shared_secret(k, &s->u.ecc.peer, s->out, &len);
-        if (ret != 0) return lib_fail("wc_ecc_shared_secret", ret);
+        /* Peer share as src/tls.c TLSX_KeyShare_ProcessEcc takes it: init, import_x963_ex (no wc_ecc_check_key; it validates only with WOLFSSL_VALIDATE_ECC_IMPORT, unset here), then internal.c EccSharedSecret, free. */
+        ecc_key *peer = &s->u.ecc.peer;
+        if ((ret = wc_ecc_init(peer)) != 0) return lib_fail("wc_ecc_init", ret);
+        s->u.ecc.peer_live = 1;
+        ret = wc_ecc_import_x963_ex(s->peer.data, (word32)s->peer.len, peer, s->alg->param);
+        if (ret == 0) {
+            len = n;
+            ret = wc_ecc_shared_secret(k, peer, s->out, &len);
+            wc_ecc_free(peer);
+            s->u.ecc.peer_live = 0;
+            if (ret != 0) return lib_fail("wc_ecc_shared_secret", ret);
+        } else {
+            wc_ecc_free(peer);
+            s->u.ecc.peer_live = 0;
+            return peer_fail("wc_ecc_import_x963_ex", ret);
+        }
     }
     s->out_len = len;
     return TB_OK;
@@ -204,6 +250,11 @@ static tb_status run_ffdhe(state *s)
          * the agreement of x with the generator as the peer value. */
         peer = s->u.dh.gen;
         peer_len = 1;
+    }
+    if (s->op != OP_PUBLIC) {
+        /* As src/tls.c TLSX_KeyShare_ProcessDh -> internal.c DhAgree (no prime given): wc_DhCheckPubKey, then wc_DhAgree. */
+        ret = wc_DhCheckPubKey(key, peer, peer_len);
+        if (ret != 0) return peer_fail("wc_DhCheckPubKey", ret);
     }
     ret = wc_DhAgree(key, s->out, &len, s->u.dh.priv, s->u.dh.priv_len, peer, peer_len);
     if (ret != 0) return lib_fail("wc_DhAgree", ret);
