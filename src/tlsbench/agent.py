@@ -76,13 +76,15 @@ def split_responses(stdout: str) -> tuple[list[Response], list[Record]]:
     return responses, pending
 
 
-def call(executable: Path, requests: list[str], timeout: float, what: str) -> CallResult:
-    """Runs the agent on these requests. ``what`` names them in errors."""
+def call(executable: Path, requests: list[str], timeout: float, what: str,
+         wrapper: tuple[str, ...] = ()) -> CallResult:
+    """Runs the agent on these requests. ``what`` names them in errors;
+    ``wrapper`` is a command the agent runs under (e.g. valgrind)."""
     if not executable.exists():
         raise AgentError(f"agent {executable} is not built (run: tlsbench build)")
     try:
         proc = subprocess.Popen(
-            [str(executable)],
+            [*wrapper, str(executable)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -203,7 +203,7 @@ def phase1_items(keys: dict, selected: set[tuple[str, str]]) -> list[CheckItem]:
     return items
 
 
-def _request(item: CheckItem) -> str:
+def request_for(item: CheckItem) -> str:
     return encode_request("compute", kind=item.kind, alg=item.alg, op=item.op, **item.fields)
 
 
@@ -234,7 +234,7 @@ def run_checks(
     for lib, path in agents.items():
         mine = [it for it in items if (it.kind, it.alg, it.op) in support[lib]]
         try:
-            res = agent_mod.call(path, [_request(it) for it in mine], timeout, f"{lib} checks")
+            res = agent_mod.call(path, [request_for(it) for it in mine], timeout, f"{lib} checks")
         except AgentError as e:
             broken[lib] = str(e)
             continue
@@ -275,7 +275,7 @@ def run_checks(
         if not pairs:
             continue
         try:
-            res = agent_mod.call(agents[lib], [_request(it) for it, _ in pairs], timeout, f"{lib} cross-checks")
+            res = agent_mod.call(agents[lib], [request_for(it) for it, _ in pairs], timeout, f"{lib} cross-checks")
         except AgentError as e:
             broken[lib] = str(e)
             continue

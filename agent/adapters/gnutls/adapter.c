@@ -24,20 +24,6 @@ tb_status gt_bad(const char *msg)
     return TB_BAD_INPUT;
 }
 
-void *gt_alloc(size_t n)
-{
-    void *p = calloc(1, n ? n : 1);
-    if (p == NULL) tb_set_error("out of memory (%zu bytes)", n);
-    return p;
-}
-
-uint8_t *gt_dup(tb_bytes b)
-{
-    uint8_t *p = gt_alloc(b.len);
-    if (p != NULL && b.len) memcpy(p, b.data, b.len);
-    return p;
-}
-
 static int rng_failed;
 
 void gt_nettle_rnd(void *ctx, size_t len, uint8_t *dst)
@@ -190,12 +176,12 @@ static void release_digest(gt_job *j)
 
 static tb_status prepare_digest(const tb_job *job, gt_job **out)
 {
-    digest_job *s = gt_alloc(sizeof(*s));
+    digest_job *s = tb_zalloc(sizeof(*s));
     if (s == NULL) return TB_ERROR;
     s->base.release = release_digest;
     s->base.out = s->digest;
     s->msg_len = job->msg.len;
-    s->msg = gt_dup(job->msg);
+    s->msg = tb_dup(job->msg);
     if (s->msg == NULL) {
         release_digest(&s->base);
         return TB_ERROR;
@@ -365,7 +351,7 @@ static tb_status prepare_aead(const tb_job *job, gt_job **out)
     tb_status st = check_aead_input(job, a, decrypt);
     if (st != TB_OK) return st;
 
-    aead_job *s = gt_alloc(sizeof(*s));
+    aead_job *s = tb_zalloc(sizeof(*s));
     if (s == NULL) return TB_ERROR;
     s->base.release = release_aead;
     s->decrypt = decrypt;
@@ -373,8 +359,8 @@ static tb_status prepare_aead(const tb_job *job, gt_job **out)
     s->nonce_len = job->nonce.len;
     s->aad_len = job->aad.len;
     s->msg_len = job->msg.len;
-    s->aad = gt_dup(job->aad);
-    s->msg = gt_dup(job->msg);
+    s->aad = tb_dup(job->aad);
+    s->msg = tb_dup(job->msg);
     int mte = aeads[a].shape == AEAD_MTE;
     s->mac_len = aeads[a].mac_key_len; /* HMAC-SHA1/-SHA256: tag length == key length here */
     if (mte) {
@@ -382,7 +368,7 @@ static tb_status prepare_aead(const tb_job *job, gt_job **out)
     } else {
         s->buf_len = decrypt ? s->msg_len - TAG_LEN : s->msg_len + TAG_LEN;
     }
-    s->buf = gt_alloc(s->buf_len);
+    s->buf = tb_zalloc(s->buf_len);
     if (s->aad == NULL || s->msg == NULL || s->buf == NULL) {
         release_aead(&s->base);
         return TB_ERROR;

@@ -5,6 +5,7 @@
 #define TB_GNUTLS_GT_H
 
 #include "tb/adapter.h"
+#include "tb/util.h"
 
 #include <gnutls/gnutls.h>
 
@@ -21,10 +22,6 @@ struct gt_job {
 tb_status gt_fail(const char *fn, int err);
 /* tb_set_error(msg) and TB_BAD_INPUT. */
 tb_status gt_bad(const char *msg);
-/* calloc that sets "out of memory" on failure. */
-void *gt_alloc(size_t n);
-/* A copy of b (never NULL on success, even for empty b). */
-uint8_t *gt_dup(tb_bytes b);
 
 /* nettle_random_func drawing from GnuTLS's DRBG (GNUTLS_RND_RANDOM, the
  * level GnuTLS uses for ephemeral keys). A failure is latched: check

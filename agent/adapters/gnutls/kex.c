@@ -319,7 +319,7 @@ static tb_status prepare_ffdhe(kex_job *s, const tb_job *job)
 
 tb_status gt_kex_prepare(const tb_job *job, gt_job **out)
 {
-    kex_job *s = gt_alloc(sizeof(*s));
+    kex_job *s = tb_zalloc(sizeof(*s));
     if (s == NULL) return TB_ERROR;
     mpz_inits(s->p, s->q, s->g, s->pm1, s->x, s->y, s->r, s->t, s->peer_x, s->peer_y, NULL);
     s->base.release = release_kex;

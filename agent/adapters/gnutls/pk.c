@@ -225,14 +225,14 @@ static tb_status load_ec(pk_job *s, const tb_job *job)
 
 static int copy_datum(gnutls_datum_t *d, tb_bytes b)
 {
-    d->data = gt_dup(b);
+    d->data = tb_dup(b);
     d->size = (unsigned)b.len;
     return d->data != NULL;
 }
 
 tb_status gt_pk_prepare(const tb_job *job, gt_job **out)
 {
-    pk_job *s = gt_alloc(sizeof(*s));
+    pk_job *s = tb_zalloc(sizeof(*s));
     if (s == NULL) return TB_ERROR;
     s->base.run = run_pk;
     s->base.release = release_pk;

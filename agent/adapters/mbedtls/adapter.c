@@ -62,20 +62,6 @@ tb_status mbt_bad_input(const char *fn, int ret)
     return TB_BAD_INPUT;
 }
 
-void *mbt_zalloc(size_t size)
-{
-    void *p = calloc(1, size ? size : 1);
-    if (p == NULL) tb_set_error("out of memory (%zu bytes)", size);
-    return p;
-}
-
-uint8_t *mbt_dup(tb_bytes b)
-{
-    uint8_t *p = mbt_zalloc(b.len);
-    if (p != NULL && b.len) memcpy(p, b.data, b.len);
-    return p;
-}
-
 static tb_status adapter_init(void)
 {
     return seed_rng();

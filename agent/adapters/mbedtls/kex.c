@@ -124,7 +124,7 @@ static tb_status ec_prepare(kex_state *st, const tb_job *job)
             return TB_BAD_INPUT;
         }
         /* Kept as bytes: decoding and validating it is part of run(). */
-        st->peer_bytes = mbt_dup(job->peer);
+        st->peer_bytes = tb_dup(job->peer);
         if (st->peer_bytes == NULL) return TB_ERROR;
         st->peer_len = job->peer.len;
     }
@@ -230,7 +230,7 @@ static tb_status ff_prepare(kex_state *st, const tb_job *job)
             return TB_BAD_INPUT;
         }
         /* Kept as bytes: decoding and validating it is part of run(). */
-        st->peer_bytes = mbt_dup(job->peer);
+        st->peer_bytes = tb_dup(job->peer);
         if (st->peer_bytes == NULL) return TB_ERROR;
         st->peer_len = job->peer.len;
     }
@@ -301,7 +301,7 @@ static tb_status ff_run(kex_state *st)
 
 static tb_status kex_prepare(const tb_job *job, mbt_state **out)
 {
-    kex_state *st = mbt_zalloc(sizeof(*st));
+    kex_state *st = tb_zalloc(sizeof(*st));
     if (st == NULL) return TB_ERROR;
     st->base.fam = &mbt_kex;
     st->base.out = st->buf;

@@ -4,6 +4,7 @@
 #define TB_MBEDTLS_MBT_H
 
 #include "tb/adapter.h"
+#include "tb/util.h"
 
 /* Every prepared job starts with this header; out/out_len is the result of
  * the last successful run(). */
@@ -36,9 +37,5 @@ tb_status mbt_reject(const char *fn, int ret);
 /* Same text, for input the library refused as malformed. */
 tb_status mbt_bad_input(const char *fn, int ret);
 
-/* Zeroed allocation / copy of job bytes (never NULL on success, even for
- * zero length); both record the error on failure. */
-void *mbt_zalloc(size_t size);
-uint8_t *mbt_dup(tb_bytes b);
 
 #endif

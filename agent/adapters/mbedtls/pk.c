@@ -144,7 +144,7 @@ static tb_status ecdsa_load(sig_state *st, const tb_job *job)
 
 static tb_status sig_prepare(const tb_job *job, mbt_state **out)
 {
-    sig_state *st = mbt_zalloc(sizeof(*st));
+    sig_state *st = tb_zalloc(sizeof(*st));
     if (st == NULL) return TB_ERROR;
     st->base.fam = &mbt_sig;
     st->base.out = st->buf;
@@ -156,8 +156,8 @@ static tb_status sig_prepare(const tb_job *job, mbt_state **out)
     st->a = a;
     st->verify = strcmp(job->op, "verify") == 0;
     st->md = mbedtls_md_info_from_type(a->md);
-    st->msg = mbt_dup(job->msg);
-    st->sig = mbt_dup(job->sig);
+    st->msg = tb_dup(job->msg);
+    st->sig = tb_dup(job->sig);
     if (st->msg == NULL || st->sig == NULL) return TB_ERROR;
     st->msg_len = job->msg.len;
     st->sig_len = job->sig.len;
@@ -277,7 +277,7 @@ typedef struct {
 
 static tb_status pke_prepare(const tb_job *job, mbt_state **out)
 {
-    pke_state *st = mbt_zalloc(sizeof(*st));
+    pke_state *st = tb_zalloc(sizeof(*st));
     if (st == NULL) return TB_ERROR;
     st->base.fam = &mbt_pke;
     st->base.out = st->buf;
@@ -295,7 +295,7 @@ static tb_status pke_prepare(const tb_job *job, mbt_state **out)
                      st->decrypt ? k : k - 11, job->msg.len);
         return TB_BAD_INPUT;
     }
-    st->msg = mbt_dup(job->msg);
+    st->msg = tb_dup(job->msg);
     if (st->msg == NULL) return TB_ERROR;
     st->msg_len = job->msg.len;
     return TB_OK;

@@ -60,7 +60,7 @@ static int mac_supports(const char *alg, const char *op)
 
 static tb_status md_prepare(const tb_job *job, mbt_state **out, int hmac)
 {
-    md_state *st = mbt_zalloc(sizeof(*st));
+    md_state *st = tb_zalloc(sizeof(*st));
     if (st == NULL) return TB_ERROR;
     st->base.fam = hmac ? &mbt_mac : &mbt_hash;
     st->hmac = hmac;
@@ -75,7 +75,7 @@ static tb_status md_prepare(const tb_job *job, mbt_state **out, int hmac)
         ret = mbedtls_md_hmac_starts(&st->md, job->key.len ? job->key.data : empty, job->key.len);
         if (ret != 0) return mbt_fail("mbedtls_md_hmac_starts", ret);
     }
-    st->msg = mbt_dup(job->msg);
+    st->msg = tb_dup(job->msg);
     if (st->msg == NULL) return TB_ERROR;
     st->msg_len = job->msg.len;
     st->base.out = st->digest;
@@ -183,7 +183,7 @@ typedef struct {
 
 static tb_status aead_prepare(const tb_job *job, mbt_state **out)
 {
-    aead_state *st = mbt_zalloc(sizeof(*st));
+    aead_state *st = tb_zalloc(sizeof(*st));
     if (st == NULL) return TB_ERROR;
     st->base.fam = &mbt_aead;
     mbedtls_cipher_init(&st->cipher);
@@ -238,9 +238,9 @@ static tb_status aead_prepare(const tb_job *job, mbt_state **out)
         if (ret != 0) return mbt_fail("mbedtls_md_hmac_starts", ret);
     }
 
-    st->nonce = mbt_dup(job->nonce);
-    st->aad = mbt_dup(job->aad);
-    st->in = mbt_dup(job->msg);
+    st->nonce = tb_dup(job->nonce);
+    st->aad = tb_dup(job->aad);
+    st->in = tb_dup(job->msg);
     if (st->nonce == NULL || st->aad == NULL || st->in == NULL) return TB_ERROR;
     st->nonce_len = job->nonce.len;
     st->aad_len = job->aad.len;
@@ -252,13 +252,13 @@ static tb_status aead_prepare(const tb_job *job, mbt_state **out)
         size_t unpadded = n + st->mac_len;
         size_t pad = CBC_BLOCK - unpadded % CBC_BLOCK; /* p + 1, in 1..16 */
         st->work_len = unpadded + pad;
-        st->work = mbt_zalloc(st->work_len);
+        st->work = tb_zalloc(st->work_len);
         if (st->work == NULL) return TB_ERROR;
         memcpy(st->work, st->in, n);
         memset(st->work + unpadded, (int)(pad - 1), pad);
         out_cap = st->work_len;
     }
-    st->buf = mbt_zalloc(out_cap);
+    st->buf = tb_zalloc(out_cap);
     if (st->buf == NULL) return TB_ERROR;
     st->base.out = st->buf;
     return TB_OK;

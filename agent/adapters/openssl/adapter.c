@@ -1,5 +1,6 @@
 /* OpenSSL 3 adapter: the EVP layer, the API TLS itself uses. */
 #include "tb/adapter.h"
+#include "tb/util.h"
 
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
@@ -127,30 +128,12 @@ static int openssl_supports(tb_kind kind, const char *alg, const char *op)
     }
 }
 
-/* Message buffers start on a cache line, as a TLS record buffer would:
- * a 16-byte-aligned buffer makes every 64-byte vector load straddle lines. */
-static void *alloc_line_aligned(size_t n)
-{
-    void *p = NULL;
-    return posix_memalign(&p, 64, n ? n : 1) == 0 ? p : NULL;
-}
-
-static uint8_t *dup_bytes(tb_bytes b)
-{
-    uint8_t *p = alloc_line_aligned(b.len);
-    if (p != NULL && b.len) memcpy(p, b.data, b.len);
-    return p;
-}
 
 static tb_status reserve_out(state_t *s, size_t cap)
 {
-    s->out = alloc_line_aligned(cap);
+    s->out = tb_zalloc(cap);
     s->out_cap = cap;
-    if (s->out == NULL) {
-        tb_set_error("out of memory");
-        return TB_ERROR;
-    }
-    return TB_OK;
+    return s->out == NULL ? TB_ERROR : TB_OK;
 }
 
 /* ---------- hash and MAC ---------- */
@@ -162,7 +145,7 @@ static tb_status prepare_hash(state_t *s, const tb_job *job)
     s->fetched = EVP_MD_fetch(NULL, md_name(job->alg), NULL);
     if (s->fetched == NULL) return ossl_fail("EVP_MD_fetch");
     s->md = s->fetched;
-    s->msg = dup_bytes(job->msg);
+    s->msg = tb_dup(job->msg);
     s->msg_len = job->msg.len;
     return reserve_out(s, EVP_MAX_MD_SIZE);
 }
@@ -184,7 +167,7 @@ static tb_status prepare_mac(state_t *s, const tb_job *job)
     if (s->mac == NULL) return ossl_fail("EVP_MAC_CTX_new");
     OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, "SHA256", 0), OSSL_PARAM_END};
     if (EVP_MAC_init(s->mac, job->key.data, job->key.len, params) != 1) return ossl_fail("EVP_MAC_init");
-    s->msg = dup_bytes(job->msg);
+    s->msg = tb_dup(job->msg);
     s->msg_len = job->msg.len;
     return reserve_out(s, EVP_MAX_MD_SIZE);
 }
@@ -240,9 +223,9 @@ static tb_status prepare_aead(state_t *s, const tb_job *job)
     memcpy(s->key, job->key.data, job->key.len);
     memcpy(s->nonce, job->nonce.data, job->nonce.len);
     s->nonce_len = job->nonce.len;
-    s->aad = dup_bytes(job->aad);
+    s->aad = tb_dup(job->aad);
     s->aad_len = job->aad.len;
-    s->msg = dup_bytes(job->msg);
+    s->msg = tb_dup(job->msg);
     s->msg_len = job->msg.len;
     s->cctx = EVP_CIPHER_CTX_new();
     if (s->cctx == NULL) return ossl_fail("EVP_CIPHER_CTX_new");
@@ -567,7 +550,7 @@ static tb_status prepare_kex(state_t *s, const tb_job *job)
             return TB_BAD_INPUT;
         }
         /* Kept as bytes: decoding and validating it is part of run(). */
-        s->msg = dup_bytes(job->peer);
+        s->msg = tb_dup(job->peer);
         s->msg_len = job->peer.len;
     }
     if (s->op == OP_KEYGEN || s->op == OP_EXCHANGE) {
@@ -656,9 +639,9 @@ static tb_status prepare_sig(state_t *s, const tb_job *job)
     const char *alg = job->alg;
     s->md = strcmp(alg, "ed25519") == 0 ? NULL : (strstr(alg, "sha384") ? EVP_sha384() : EVP_sha256());
     s->pad = strstr(alg, "pss") ? RSA_PKCS1_PSS_PADDING : RSA_PKCS1_PADDING;
-    s->msg = dup_bytes(job->msg);
+    s->msg = tb_dup(job->msg);
     s->msg_len = job->msg.len;
-    s->sig = dup_bytes(job->sig);
+    s->sig = tb_dup(job->sig);
     s->sig_len = job->sig.len;
     return reserve_out(s, 1024);
 }
@@ -717,7 +700,7 @@ static tb_status prepare_pke(state_t *s, const tb_job *job)
         ERR_clear_error();
     }
 #endif
-    s->msg = dup_bytes(job->msg);
+    s->msg = tb_dup(job->msg);
     s->msg_len = job->msg.len;
     return reserve_out(s, 1024);
 }

@@ -2,6 +2,7 @@
  * contract (include/tb/adapter.h). Built with our user_settings.h. */
 #define _GNU_SOURCE
 #include "wolfssl_adapter.h"
+#include "tb/util.h"
 
 #include <wolfssl/ssl.h>
 #include <wolfssl/wolfcrypt/cpuid.h>
@@ -195,38 +196,30 @@ static void wolf_release(void *p)
 }
 
 /* wolfSSL's AVX2 AES-GCM code loads the 12-byte IV with a 16-byte read, so
- * every copied input gets INPUT_SLACK zero bytes after it. */
-#define INPUT_SLACK 16
+ * every copied input gets TB_SLACK zero bytes after it. */
 
 static tb_status copy_inputs(state *s, const tb_job *job)
 {
     const tb_bytes *src[] = {&job->msg, &job->aad, &job->nonce, &job->sig, &job->peer};
     tb_bytes *dst[] = {&s->msg, &s->aad, &s->nonce, &s->sig, &s->peer};
     size_t total = 0;
-    for (size_t i = 0; i < 5; i++) total += src[i]->len + INPUT_SLACK;
-    s->inputs = calloc(1, total);
-    if (s->inputs == NULL) {
-        tb_set_error("out of memory");
-        return TB_ERROR;
-    }
+    for (size_t i = 0; i < 5; i++) total += src[i]->len + TB_SLACK;
+    s->inputs = tb_zalloc(total); /* msg first: it starts on a cache line */
+    if (s->inputs == NULL) return TB_ERROR;
     uint8_t *p = s->inputs;
     for (size_t i = 0; i < 5; i++) {
         if (src[i]->len) memcpy(p, src[i]->data, src[i]->len);
         dst[i]->data = p;
         dst[i]->len = src[i]->len;
-        p += src[i]->len + INPUT_SLACK;
+        p += src[i]->len + TB_SLACK;
     }
     return TB_OK;
 }
 
 static tb_status alloc_out(state *s, size_t cap)
 {
-    s->out = malloc(cap ? cap : 1);
-    if (s->out == NULL) {
-        tb_set_error("out of memory");
-        return TB_ERROR;
-    }
-    return TB_OK;
+    s->out = tb_zalloc(cap);
+    return s->out == NULL ? TB_ERROR : TB_OK;
 }
 
 /* ---- prepare: key parsing, key schedules, contexts (untimed) ---- */

@@ -1,0 +1,23 @@
+#define _POSIX_C_SOURCE 200112L
+#include "tb/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void *tb_zalloc(size_t n)
+{
+    void *p = NULL;
+    if (posix_memalign(&p, 64, n + TB_SLACK) != 0) {
+        tb_set_error("out of memory (%zu bytes)", n);
+        return NULL;
+    }
+    memset(p, 0, n + TB_SLACK);
+    return p;
+}
+
+uint8_t *tb_dup(tb_bytes b)
+{
+    uint8_t *p = tb_zalloc(b.len);
+    if (p != NULL && b.len) memcpy(p, b.data, b.len);
+    return p;
+}

@@ -1,0 +1,17 @@
+/* Small helpers every adapter needs, so buffers are alike in all libraries. */
+#ifndef TB_UTIL_H
+#define TB_UTIL_H
+
+#include "tb/adapter.h"
+
+/* Zeroed memory starting on a 64-byte cache line (vector code runs slower
+ * on buffers whose loads straddle lines, and a TLS record buffer is usually
+ * aligned), with TB_SLACK zero bytes after it: some libraries' vector code
+ * reads a few bytes past a short input (a 12-byte IV with a 16-byte load).
+ * Sets "out of memory" and returns NULL on failure; release with free(). */
+#define TB_SLACK 16
+void *tb_zalloc(size_t n);
+/* An aligned copy of b (as tb_zalloc). */
+uint8_t *tb_dup(tb_bytes b);
+
+#endif
