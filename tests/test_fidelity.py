@@ -7,11 +7,12 @@ from tlsbench import fidelity
 
 
 def test_openssl_figures_match_openssl_speed(agents) -> None:
-    rows = fidelity.compare()
-    outside = [r for r in rows if abs(r.ratio - 1) > 0.10]
-    if outside:
-        # one re-measurement of the pairs that missed: a busy moment should not fail CI,
-        # a systematic difference still does
+    outside = [r for r in fidelity.compare() if abs(r.ratio - 1) > 0.10]
+    for _ in range(2):
+        # a pair that missed is measured again (twice at most): a busy moment on a
+        # shared machine should not fail CI, a systematic difference still does
+        if not outside:
+            break
         again = {r.alg: r for r in fidelity.compare()}
         outside = [again[r.alg] for r in outside if abs(again[r.alg].ratio - 1) > 0.10]
     assert outside == [], fidelity.render(outside)

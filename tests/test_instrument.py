@@ -1,33 +1,68 @@
 """The timing instrument against independent references: two clocks that
 must agree, the linear cost of hashing, the batch size that must not matter,
-and two runs that must agree."""
+and two runs that must agree.
+
+Our machines are shared VMs whose speed drifts for seconds at a time (a
+busy neighbour on the same core slows scalar code by a third), so the
+comparisons that involve time use the least-disturbed figure, the fastest
+sample of several interleaved rounds (noise only ever adds time), and a
+comparison that misses is measured again, up to three times: a wrong
+instrument misses every time, a noisy moment does not.
+"""
 
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable
 from pathlib import Path
 
 from tlsbench import agent
 from tlsbench.protocol import encode_request
 
+X25519_DERIVE = dict(kind="kex", alg="x25519", op="derive",
+                     key=bytes.fromhex("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a"),
+                     peer=bytes.fromhex("de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f"))
+
 
 def _bench(path: Path, **fields) -> list:
     fields.setdefault("warmup", 1)
     fields.setdefault("repeats", 7)
+    fields.setdefault("min_ns", 5_000_000)
     req = encode_request("bench", **fields)
     resp = agent.call(path, [req], 120, "instrument").responses[0]
     assert resp.status == "ok", resp.message
     return resp.of_type("sample")
 
 
-def _median(samples: list, counter: str = "wall_ns") -> float:
-    return statistics.median(int(s[counter]) / int(s["iters"]) for s in samples)
+def _per_op(samples: list, counter: str = "wall_ns") -> list[float]:
+    return [int(s[counter]) / int(s["iters"]) for s in samples]
+
+
+def _fastest(path: Path, variants: dict[str, dict], rounds: int = 4) -> dict[str, float]:
+    """Fastest per-operation time of each variant, measured in interleaved rounds."""
+    best: dict[str, float] = {}
+    for _ in range(rounds):
+        for name, fields in variants.items():
+            t = min(_per_op(_bench(path, **fields)))
+            best[name] = min(best.get(name, t), t)
+    return best
+
+
+def _eventually(measure: Callable[[], tuple[bool, object]], attempts: int = 3) -> None:
+    seen = []
+    for _ in range(attempts):
+        ok, detail = measure()
+        if ok:
+            return
+        seen.append(detail)
+    raise AssertionError(f"failed {attempts} times: {seen}")
 
 
 def test_thread_cpu_time_agrees_with_wall_time(agents) -> None:
     s = _bench(agents["openssl"], kind="hash", alg="sha256", op="hash", size=16384, min_ns=20_000_000)
-    # single-threaded, compute-bound: the CPU clock and the wall clock measure the same thing
-    assert abs(_median(s, "cpu_ns") / _median(s) - 1) < 0.05
+    # single-threaded and compute-bound: each batch's CPU time is its wall time
+    ratios = [c / w for c, w in zip(_per_op(s, "cpu_ns"), _per_op(s), strict=True)]
+    assert abs(statistics.median(ratios) - 1) < 0.05
 
 
 def test_tsc_ticks_are_proportional_to_time(agents) -> None:
@@ -39,27 +74,35 @@ def test_tsc_ticks_are_proportional_to_time(agents) -> None:
 
 
 def test_cost_of_hashing_is_linear_in_size(agents) -> None:
-    """t(n) = a + b*n: fitted on 1 KiB and 4 KiB, it must predict 16 KiB."""
+    """t(n) = a + b*n: the line through 1 KiB and 4 KiB must predict 16 KiB."""
     for lib in ("openssl", "mbedtls"):
-        t = {n: _median(_bench(agents[lib], kind="hash", alg="sha256", op="hash", size=n, min_ns=10_000_000))
-             for n in (1024, 4096, 16384)}
-        per_byte = (t[4096] - t[1024]) / 3072
-        predicted = t[4096] + per_byte * (16384 - 4096)
-        assert abs(t[16384] / predicted - 1) < 0.08, (lib, t)
+        def measure(lib: str = lib) -> tuple[bool, object]:
+            t = _fastest(agents[lib], {str(n): dict(kind="hash", alg="sha256", op="hash", size=n)
+                                       for n in (1024, 4096, 16384)})
+            per_byte = (t["4096"] - t["1024"]) / 3072
+            predicted = t["4096"] + per_byte * (16384 - 4096)
+            return abs(t["16384"] / predicted - 1) < 0.08, (lib, t)
+
+        _eventually(measure)
 
 
 def test_batch_length_does_not_change_the_per_operation_time(agents) -> None:
     args = dict(kind="aead", alg="chacha20-poly1305", op="encrypt", size=1024, key=bytes(32), nonce=bytes(12))
-    short = _bench(agents["wolfssl"], min_ns=2_000_000, **args)
-    long = _bench(agents["wolfssl"], min_ns=20_000_000, **args)
+    short = _bench(agents["wolfssl"], **{**args, "min_ns": 2_000_000})
+    long = _bench(agents["wolfssl"], **{**args, "min_ns": 20_000_000})
     assert int(long[0]["iters"]) > 5 * int(short[0]["iters"])
-    assert abs(_median(long) / _median(short) - 1) < 0.10
+
+    def measure() -> tuple[bool, object]:
+        t = _fastest(agents["wolfssl"], {"short": {**args, "min_ns": 2_000_000},
+                                         "long": {**args, "min_ns": 20_000_000}})
+        return abs(t["long"] / t["short"] - 1) < 0.10, t
+
+    _eventually(measure)
 
 
 def test_two_runs_agree(agents) -> None:
-    args = dict(kind="kex", alg="x25519", op="derive", min_ns=10_000_000,
-                key=bytes.fromhex("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a"),
-                peer=bytes.fromhex("de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f"))
-    first = _median(_bench(agents["openssl"], **args))
-    second = _median(_bench(agents["openssl"], **args))
-    assert abs(first / second - 1) < 0.10
+    def measure() -> tuple[bool, object]:
+        t = _fastest(agents["openssl"], {"first": X25519_DERIVE, "second": X25519_DERIVE})
+        return abs(t["first"] / t["second"] - 1) < 0.05, t
+
+    _eventually(measure)
