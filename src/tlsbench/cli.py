@@ -9,7 +9,7 @@ import logging
 import sys
 from pathlib import Path
 
-from . import build, doctor, fidelity, paths, report, runner
+from . import build, compare, doctor, fidelity, paths, report, runner
 from .catalog import ALGORITHMS, BENCH_OPS, KINDS, LIBRARIES
 from .errors import PlanError, TlsbenchError
 from .libraries import probe
@@ -120,6 +120,20 @@ def cmd_report(a: argparse.Namespace) -> int:
         Path(a.output).write_text(text)
     else:
         sys.stdout.write(text)
+    return 0
+
+
+def cmd_compare(a: argparse.Namespace) -> int:
+    store = Store(Path(a.db))
+    try:
+        result = compare.compare(store, a.run_a, a.run_b, metric=a.metric, alpha=a.alpha,
+                                 min_effect=a.min_effect / 100)
+    finally:
+        store.close()
+    sys.stdout.write(compare.render(result, a.format, only_changes=a.changes))
+    if result.context_differences:
+        print("note: the runs were made differently (see above); differences may not be the libraries'",
+              file=sys.stderr)
     return 0
 
 
@@ -239,6 +253,17 @@ def parser() -> argparse.ArgumentParser:
     rep.add_argument("--format", choices=report.FORMATS, default="table")
     rep.add_argument("-o", "--output", help="write to this file")
     rep.set_defaults(func=cmd_report)
+
+    cmp = sub.add_parser("compare", help="compare two stored runs case by case")
+    cmp.add_argument("run_a", type=int)
+    cmp.add_argument("run_b", type=int)
+    cmp.add_argument("--metric", default="wall_ns", help="wall_ns (default), cpu_ns, tsc, cycles, instructions")
+    cmp.add_argument("--format", choices=["table", "markdown", "json"], default="table")
+    cmp.add_argument("--changes", action="store_true", help="show only the cases that changed")
+    cmp.add_argument("--alpha", type=float, default=compare.ALPHA, help="significance level (default 0.01)")
+    cmp.add_argument("--min-effect", dest="min_effect", type=float, default=100 * compare.MIN_EFFECT,
+                     help="smallest change in percent that counts (default 5; raise it on a noisy machine)")
+    cmp.set_defaults(func=cmd_compare)
 
     sub.add_parser("runs", help="list stored runs").set_defaults(func=cmd_runs)
 
