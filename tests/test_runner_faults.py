@@ -64,3 +64,41 @@ def test_resume_measures_failed_cases_again(fake_agent_dir: Path, db_path: Path)
     assert sorted(c["alg"] for c in cases) == ["sha256", "sha512"]  # nothing doubled
     assert next(c["id"] for c in cases if c["alg"] == "sha256") == ok_id  # kept, not re-measured
     assert store.get_run(run_id).status == "complete"
+
+
+def test_rounds_share_the_repeats_and_resume_mid_way(fake_agent_dir: Path, db_path: Path,
+                                                     monkeypatch) -> None:
+    store = Store(db_path)
+    plan = _plan()
+    plan.method.repeats, plan.method.rounds = 5, 3
+    plan.algorithms = ["sha256"]
+    plan.sizes = [64, 128]
+    real = runner.measure
+    calls = []
+
+    def interrupted(info, case, keys, plan, rnd=0):
+        calls.append((case.size, rnd))
+        if len(calls) == 4:  # round 2 of the second case... the run dies here
+            raise KeyboardInterrupt
+        return real(info, case, keys, plan, rnd)
+
+    monkeypatch.setattr(runner, "measure", interrupted)
+    try:
+        runner.run(plan, "test", store, show_progress=False)
+    except KeyboardInterrupt:
+        pass
+    assert calls == [(64, 0), (128, 0), (64, 1), (128, 1)]  # round-major: rounds spread over the run
+    run_id = store.latest_run_id()
+    progress = store.case_progress(run_id)
+    assert [(s, r) for _, s, r in progress.values()] == [("partial", 2), ("partial", 1)]
+
+    monkeypatch.setattr(runner, "measure", real)
+    runner.run(Plan(), "", store, resume=run_id, show_progress=False)
+    for case in store.cases(run_id):
+        assert case["status"] == "ok" and case["rounds_done"] == 3
+        walls = sorted((s["idx"], s["total"]) for s in store.samples(case["id"])
+                       if s["counter"] == "wall_ns" and not s["warmup"])
+        # 5 repeats split 2 + 2 + 1; the fake agent numbers each round's batches from 0
+        assert walls == [(0, 1000), (1, 1001), (2, 1000), (3, 1001), (4, 1000)]
+    n = {r["name"]: r["n"] for r in store.results(run_id) if r["metric"] == "wall_ns"}
+    assert set(n.values()) == {5}

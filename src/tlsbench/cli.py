@@ -74,11 +74,12 @@ def _plan_from_args(a: argparse.Namespace) -> tuple[Plan, str]:
         plan.sizes = _sizes(a.sizes)
         flags.append(f"--sizes {a.sizes}")
     m = plan.method
-    for name in ("warmup", "repeats", "min_sample_ms", "timeout_s"):
+    for name in ("warmup", "repeats", "min_sample_ms", "timeout_s", "rounds"):
         value = getattr(a, name)
         if value is not None:
-            if value < (1 if name == "repeats" else 0):
-                raise PlanError(f"--{name.replace('_', '-')} must be {'>= 1' if name == 'repeats' else '>= 0'}")
+            least = 1 if name in ("repeats", "rounds") else 0
+            if value < least:
+                raise PlanError(f"--{name.replace('_', '-')} must be >= {least}")
             setattr(m, name, value)
             flags.append(f"--{name.replace('_', '-')} {value}")
     if a.outliers:
@@ -242,6 +243,7 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--repeats", type=int)
     r.add_argument("--warmup", type=int)
     r.add_argument("--outliers", help="none, tukey or trim:K")
+    r.add_argument("--rounds", type=int, help="passes over the plan sharing each case's repeats (spreads them in time)")
     r.add_argument("--min-sample-ms", dest="min_sample_ms", type=float)
     r.add_argument("--timeout-s", dest="timeout_s", type=float)
     r.add_argument("--json", action="store_true", help="print one JSON object per case result, nothing else")

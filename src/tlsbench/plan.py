@@ -32,6 +32,7 @@ class Method:
     outliers: str = "tukey"
     min_sample_ms: float = 10.0
     timeout_s: float = 120.0
+    rounds: int = 1
 
 
 @dataclass
@@ -68,6 +69,7 @@ _METHOD_KEYS = {
     "outliers": POLICY_HELP,
     "min_sample_ms": "number > 0 (milliseconds one sample lasts at least)",
     "timeout_s": "number > 0 (seconds before a hanging case is killed)",
+    "rounds": "integer 1..repeats (passes over the plan that share a case's repeats)",
 }
 _TOP_KEYS = {"name": "string", "description": "string", "select": "table", "method": "table"}
 
@@ -189,6 +191,8 @@ def parse_plan(text: str, source: str = "<plan>") -> Plan:
         m.min_sample_ms = float(_number(loc, "min_sample_ms", method["min_sample_ms"], False, 0, True))
     if "timeout_s" in method:
         m.timeout_s = float(_number(loc, "timeout_s", method["timeout_s"], False, 0, True))
+    if "rounds" in method:
+        m.rounds = int(_number(loc, "rounds", method["rounds"], True, 1, False))
     if "outliers" in method:
         if not isinstance(method["outliers"], str):
             raise loc.error("method", "outliers", f"must be a string: {POLICY_HELP}")
@@ -207,6 +211,9 @@ def validate(plan: Plan, loc: _Locator | None = None) -> None:
     for alg in plan.algorithms:
         if not any(alg in ALGORITHMS[k] for k in plan.kinds):
             raise loc.error("select", "algorithms", f"{alg!r} is not of the selected kinds ({', '.join(plan.kinds)})")
+    if plan.method.rounds > plan.method.repeats:
+        raise loc.error("method", "rounds", f"must be at most repeats ({plan.method.repeats}): "
+                        "every round measures at least one batch")
     if plan.ops and not any(op in BENCH_OPS[k] for k in plan.kinds for op in plan.ops):
         raise loc.error("select", "ops", "no selected kind has any of these operations")
 

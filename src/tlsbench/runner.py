@@ -111,10 +111,21 @@ def _validate_batches(batches: list, repeats: int, counters: list[str], case: Ca
             raise AgentError(f"{case.name}: sample {i} has zero iterations")
 
 
-def measure(info: LibraryInfo, case: Case, keys: dict, plan: Plan) -> Measured:
+def split_repeats(repeats: int, rounds: int) -> list[int]:
+    """Measured batches per round: as even as possible, the extra ones first."""
+    base, extra = divmod(repeats, rounds)
+    return [base + (1 if r < extra else 0) for r in range(rounds)]
+
+
+def measure(info: LibraryInfo, case: Case, keys: dict, plan: Plan, rnd: int = 0) -> Measured:
+    """One round of a case in a fresh agent: its raw batches, indexed after
+    those of the earlier rounds."""
     m = plan.method
+    per_round = split_repeats(m.repeats, m.rounds)
+    repeats = per_round[rnd]
+    first = sum(per_round[:rnd])
     request = encode_request(
-        "bench", kind=case.kind, alg=case.alg, op=case.op, warmup=m.warmup, repeats=m.repeats,
+        "bench", kind=case.kind, alg=case.alg, op=case.op, warmup=m.warmup, repeats=repeats,
         min_ns=int(m.min_sample_ms * 1e6), **bench_fields(case, keys),
     )
     try:
@@ -132,30 +143,38 @@ def measure(info: LibraryInfo, case: Case, keys: dict, plan: Plan) -> Measured:
     warm = resp.of_type("warmup")
     counters = [c for c in info.counters if c in COUNTER_UNITS]
     try:
-        _validate_batches(batches, m.repeats, counters, case)
+        _validate_batches(batches, repeats, counters, case)
     except AgentError as e:
         return Measured("failed", str(e), None, res.stdout, [], [])
     samples = [
-        (int(rec["i"]), is_warm, int(rec["iters"]), c, int(rec[c]))
-        for is_warm, recs in ((1, warm), (0, batches))
+        (offset + int(rec["i"]), is_warm, int(rec["iters"]), c, int(rec[c]))
+        for is_warm, recs, offset in ((1, warm, rnd * m.warmup), (0, batches, first))
         for rec in recs
         for c in counters
     ]
-    policy = parse_policy(m.outliers)
+    return Measured("ok", "", int(batches[0]["iters"]), res.stdout, samples, [])
+
+
+def summarize_samples(samples: list[tuple[int, int, int, str, int]], size: int | None,
+                      outliers: str) -> list[tuple]:
+    """Result rows (metric, unit, n, removed, median, mean, stdev, min, max,
+    ci95_low, ci95_high) from a case's stored batches of every round."""
+    policy = parse_policy(outliers)
+    measured = sorted((idx, iters, counter, total) for idx, warm, iters, counter, total in samples if not warm)
+    by_counter: dict[str, list[tuple[int, int]]] = {}
+    for _idx, iters, counter, total in measured:
+        by_counter.setdefault(counter, []).append((iters, total))
     results = []
-    for c in counters:
-        per_op = [int(rec[c]) / int(rec["iters"]) for rec in batches]
-        s = summarize(per_op, policy)
-        results.append((c, COUNTER_UNITS[c], s.n, s.removed, s.median, s.mean, s.stdev, s.min, s.max,
+    for counter, rows in by_counter.items():
+        s = summarize([total / iters for iters, total in rows], policy)
+        results.append((counter, COUNTER_UNITS[counter], s.n, s.removed, s.median, s.mean, s.stdev, s.min, s.max,
                         s.ci95_low, s.ci95_high))
-    if case.size:
-        rates = [case.size * int(r["iters"]) * 1e9 / int(r["wall_ns"]) for r in batches if int(r["wall_ns"])]
-        if len(rates) == len(batches):
-            s = summarize(rates, policy)
-            results.append(("throughput", "B/s", s.n, s.removed, s.median, s.mean, s.stdev, s.min, s.max,
-                            s.ci95_low, s.ci95_high))
-    iters = int(batches[0]["iters"])
-    return Measured("ok", "", iters, res.stdout, samples, results)
+    wall = by_counter.get("wall_ns", [])
+    if size and wall and all(total for _, total in wall):
+        s = summarize([size * iters * 1e9 / total for iters, total in wall], policy)
+        results.append(("throughput", "B/s", s.n, s.removed, s.median, s.mean, s.stdev, s.min, s.max,
+                        s.ci95_low, s.ci95_high))
+    return results
 
 
 def json_rows(run_id: int, target: str, info_version: str, case: Case, measured: Measured) -> list[dict]:
@@ -169,6 +188,11 @@ def json_rows(run_id: int, target: str, info_version: str, case: Case, measured:
                  **dict.fromkeys(("median", "mean", "stdev", "min", "max", "ci95_low", "ci95_high"))}]
     keys = ("metric", "unit", "n", "removed", "median", "mean", "stdev", "min", "max", "ci95_low", "ci95_high")
     return [{**base, **dict(zip(keys, r, strict=False))} for r in measured.results]
+
+
+def _needs_round(entry: tuple[int, str, int] | None, rnd: int) -> bool:
+    """entry: (case id, status, rounds done) as stored, or None when not started."""
+    return entry is None or (entry[1] not in TERMINAL and entry[2] <= rnd)
 
 
 def _log(msg: str) -> None:
@@ -216,12 +240,19 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
     for c in failed_checks:
         _log(f"check failed, not timed: {c.library} {c.alg}: {c.detail}")
 
-    done = store.done_cases(run_id, TERMINAL)
     store.forget_failed(run_id)  # failed cases are measured again on resume
-    todo = [c for c in cases if c.name not in done]
-    progress = Progress(len(todo), enabled=show_progress)
-    for case in todo:
+    progress_of = store.case_progress(run_id)  # name -> (case id, status, rounds done)
+    rounds = plan.method.rounds
+    # round-major order: each case's rounds are spread over the whole run, so
+    # its samples meet the machine in different moods (slow phases last seconds)
+    pending = [(r, c) for r in range(rounds) for c in cases if _needs_round(progress_of.get(c.name), r)]
+    progress = Progress(len(pending), enabled=show_progress)
+    for rnd, case in pending:
         started = time.time()
+        entry = progress_of.get(case.name)
+        if entry is not None and entry[1] in TERMINAL + ("failed",):
+            progress.update(case.name)  # decided in an earlier round of this session
+            continue
         v = verdict.get((case.library, case.kind, case.alg))
         if case.library in unavailable:
             measured = Measured("failed", f"agent unavailable: {unavailable[case.library]}", None, "", [], [])
@@ -230,13 +261,28 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
         elif v is not None and v.status != "pass":
             measured = Measured("check_failed", v.detail, None, "", [], [])
         else:
-            measured = measure(infos[case.library], case, keys, plan)
-        store.put_case(run_id, name=case.name, library=case.library, kind=case.kind, alg=case.alg,
-                       op=case.op, size=case.size, params={"op": case.op, "size": case.size},
-                       status=measured.status, reason=measured.reason, iters=measured.iters,
-                       started=started, transcript=measured.transcript, samples=measured.samples,
-                       results=measured.results)
-        if json_out is not None:
+            measured = measure(infos[case.library], case, keys, plan, rnd)
+        last = rnd == rounds - 1
+        status = measured.status
+        if status == "ok" and not last:
+            status = "partial"
+        if measured.status != "ok" and rnd > 0:
+            measured.reason = f"round {rnd + 1} of {rounds}: {measured.reason}"
+        if entry is None:
+            case_id = store.put_case(
+                run_id, name=case.name, library=case.library, kind=case.kind, alg=case.alg, op=case.op,
+                size=case.size, params={"op": case.op, "size": case.size}, status=status,
+                reason=measured.reason, iters=measured.iters, started=started, transcript=measured.transcript,
+                samples=measured.samples, rounds_done=rnd + 1)
+        else:
+            case_id = entry[0]
+            store.add_round(case_id, status=status, reason=measured.reason, transcript=measured.transcript,
+                            samples=measured.samples, rounds_done=rnd + 1)
+        progress_of[case.name] = (case_id, status, rnd + 1)
+        if status == "ok":
+            measured.results = summarize_samples(store.case_samples(case_id), case.size, plan.method.outliers)
+            store.set_results(case_id, measured.results)
+        if json_out is not None and status != "partial":
             version = infos[case.library].version if case.library in infos else "unavailable"
             for row in json_rows(run_id, target, version, case, measured):
                 json_out.write(json.dumps(row) + "\n")

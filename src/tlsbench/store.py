@@ -102,6 +102,11 @@ MIGRATIONS: list[str] = [
     CREATE INDEX cases_by_run ON cases(run_id, status);
     CREATE INDEX results_by_case ON results(case_id);
     """,
+    # 2 -> 3: a case may be measured in several rounds spread over the run
+    # (status 'partial' until its last round); older cases had one round
+    """
+    ALTER TABLE cases ADD COLUMN rounds_done INTEGER NOT NULL DEFAULT 1;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -245,14 +250,15 @@ class Store:
                  size: int | None, params: dict, status: str, reason: str, iters: int | None,
                  started: float, transcript: str,
                  samples: list[tuple[int, int, int, str, int]] = (),
-                 results: list[tuple] = ()) -> int:
-        """One transaction per case: all of it is stored, or none of it."""
+                 results: list[tuple] = (), rounds_done: int = 1) -> int:
+        """One transaction per case (or round): all of it is stored, or none of it."""
         with self.db:
             cur = self.db.execute(
                 "INSERT INTO cases (run_id, name, library, kind, alg, op, size, params_json, status,"
-                " reason, iters, started, finished, transcript) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " reason, iters, started, finished, transcript, rounds_done)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (run_id, name, library, kind, alg, op, size, json.dumps(params), status, reason,
-                 iters, started, time.time(), transcript),
+                 iters, started, time.time(), transcript, rounds_done),
             )
             case_id = int(cur.lastrowid)
             self.db.executemany(
@@ -263,6 +269,35 @@ class Store:
                 [(case_id, *r) for r in results],
             )
         return case_id
+
+    def add_round(self, case_id: int, *, status: str, reason: str, transcript: str,
+                  samples: list[tuple[int, int, int, str, int]], rounds_done: int) -> None:
+        """A later round of a case: its batches and the case's new state, together."""
+        with self.db:
+            self.db.execute(
+                "UPDATE cases SET status=?, reason=?, finished=?, rounds_done=?,"
+                " transcript=transcript || ? WHERE id=?",
+                (status, reason, time.time(), rounds_done, f"\n--- round {rounds_done} ---\n" + transcript,
+                 case_id),
+            )
+            self.db.executemany("INSERT INTO samples VALUES (?,?,?,?,?,?)", [(case_id, *s) for s in samples])
+
+    def set_results(self, case_id: int, results: list[tuple]) -> None:
+        with self.db:
+            self.db.execute("DELETE FROM results WHERE case_id=?", (case_id,))
+            self.db.executemany(
+                "INSERT INTO results VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", [(case_id, *r) for r in results]
+            )
+
+    def case_progress(self, run_id: int) -> dict[str, tuple[int, str, int]]:
+        return {
+            r["name"]: (r["id"], r["status"], r["rounds_done"])
+            for r in self.db.execute("SELECT id, name, status, rounds_done FROM cases WHERE run_id=?", (run_id,))
+        }
+
+    def case_samples(self, case_id: int) -> list[tuple[int, int, int, str, int]]:
+        return [tuple(r) for r in self.db.execute(
+            "SELECT idx, warmup, iters, counter, total FROM samples WHERE case_id=?", (case_id,))]
 
     def cases(self, run_id: int) -> list[sqlite3.Row]:
         return self.db.execute(
