@@ -93,13 +93,14 @@ def _context(data: RunData, md: bool) -> list[str]:
     m = r.machine
     status = r.status if r.status == "complete" else f"{r.status} (incomplete: tlsbench run --resume {r.id})"
     bullet = "- " if md else "  "
+    method = r.plan["method"]
     out = [
         f"{'## ' if md else ''}tlsbench run {r.id}: plan {r.plan_name}, target {r.target}, {status}",
         f"{bullet}machine: {m.get('cpu_model')} ({m.get('cores')} cores; {', '.join(m.get('cpu_flags', []))}),"
         f" {m.get('os')}, kernel {m.get('kernel')}",
-        f"{bullet}tlsbench {r.tlsbench_version}; method: warm-up {r.plan['method']['warmup']},"
-        f" {r.plan['method']['repeats']} repeats, outliers {r.plan['method']['outliers']},"
-        f" samples of >= {r.plan['method']['min_sample_ms']} ms",
+        f"{bullet}tlsbench {r.tlsbench_version}; method: {method['repeats']} repeats in"
+        f" {method.get('rounds', 1)} round(s) over the plan, warm-up {method['warmup']} per round,"
+        f" outliers {method['outliers']}, samples of >= {method['min_sample_ms']} ms",
     ]
     for lib in data.libraries:
         out.append(f"{bullet}{lib['library']}: {lib['version']} [{lib['source']}]")

@@ -190,6 +190,83 @@ def json_rows(run_id: int, target: str, info_version: str, case: Case, measured:
     return [{**base, **dict(zip(keys, r, strict=False))} for r in measured.results]
 
 
+class _Session:
+    """What one run (or resume) needs while it measures: the libraries, the
+    checks' verdicts, where results go."""
+
+    def __init__(self, store: Store, run_id: int, plan: Plan, keys: dict, target: str,
+                 json_out: TextIO | None):
+        self.store, self.run_id, self.plan, self.keys = store, run_id, plan, keys
+        self.target, self.json_out = target, json_out
+        self.infos: dict[str, LibraryInfo] = {}
+        self.unavailable: dict[str, str] = {}
+        self.verdict: dict[tuple[str, str, str], str] = {}
+
+    def probe_libraries(self) -> None:
+        for lib in self.plan.libraries:
+            try:
+                i = self.infos[lib] = probe(lib)
+            except TlsbenchError as e:
+                self.unavailable[lib] = str(e)
+                _log(f"warning: {lib} is unavailable and its cases are recorded as failed: {e}")
+                continue
+            self.store.put_library(self.run_id, lib, i.version, i.config, i.source, i.agent_sha256,
+                                   ",".join(i.counters), i.counters_missing)
+
+    def check(self, selected: set[tuple[str, str]]) -> None:
+        checks = run_checks({n: i.path for n, i in self.infos.items()},
+                            {n: i.support for n, i in self.infos.items()},
+                            self.keys, selected, self.plan.method.timeout_s)
+        self.store.put_checks(self.run_id, [(c.library, c.kind, c.alg, c.status, c.detail) for c in checks])
+        for c in checks:
+            if c.status != "pass":
+                self.verdict[(c.library, c.kind, c.alg)] = c.detail
+            if c.status == "fail":
+                _log(f"check failed, not timed: {c.library} {c.alg}: {c.detail}")
+
+    def _decide(self, case: Case, rnd: int) -> Measured:
+        if case.library in self.unavailable:
+            return Measured("failed", f"agent unavailable: {self.unavailable[case.library]}", None, "", [], [])
+        if (case.kind, case.alg, case.op) not in self.infos[case.library].support:
+            return Measured("unsupported", "not supported by this library build", None, "", [], [])
+        failed_check = self.verdict.get((case.library, case.kind, case.alg))
+        if failed_check is not None:
+            return Measured("check_failed", failed_check, None, "", [], [])
+        return measure(self.infos[case.library], case, self.keys, self.plan, rnd)
+
+    def run_round(self, case: Case, rnd: int, entry: tuple[int, str, int] | None) -> tuple[int, str, int]:
+        """Measures and stores one round of a case; returns its new progress."""
+        started = time.time()
+        rounds = self.plan.method.rounds
+        measured = self._decide(case, rnd)
+        status = measured.status
+        if status == "ok":
+            if rnd < rounds - 1:
+                status = "partial"
+            else:  # the last round: summarise every round's batches, stored with it
+                earlier = self.store.case_samples(entry[0]) if entry else []
+                measured.results = summarize_samples(earlier + measured.samples, case.size,
+                                                     self.plan.method.outliers)
+        elif rnd > 0:
+            measured.reason = f"round {rnd + 1} of {rounds}: {measured.reason}"
+        if entry is None:
+            case_id = self.store.put_case(
+                self.run_id, name=case.name, library=case.library, kind=case.kind, alg=case.alg, op=case.op,
+                size=case.size, params={"op": case.op, "size": case.size}, status=status,
+                reason=measured.reason, iters=measured.iters, started=started, transcript=measured.transcript,
+                samples=measured.samples, results=measured.results, rounds_done=rnd + 1)
+        else:
+            case_id = entry[0]
+            self.store.add_round(case_id, status=status, reason=measured.reason, transcript=measured.transcript,
+                                 samples=measured.samples, results=measured.results, rounds_done=rnd + 1)
+        if self.json_out is not None and status != "partial":
+            version = self.infos[case.library].version if case.library in self.infos else "unavailable"
+            for row in json_rows(self.run_id, self.target, version, case, measured):
+                self.json_out.write(json.dumps(row) + "\n")
+            self.json_out.flush()
+        return case_id, status, rnd + 1
+
+
 def _needs_round(entry: tuple[int, str, int] | None, rnd: int) -> bool:
     """entry: (case id, status, rounds done) as stored, or None when not started."""
     return entry is None or (entry[1] not in TERMINAL and entry[2] <= rnd)
@@ -217,76 +294,21 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
         run_id = resume
         _log(f"resuming run {run_id} (plan {plan.name!r})")
 
+    session = _Session(store, run_id, plan, keys, target, json_out)
     cases = expand(plan)
-    infos: dict[str, LibraryInfo] = {}
-    unavailable: dict[str, str] = {}
-    for lib in plan.libraries:
-        try:
-            infos[lib] = probe(lib)
-        except TlsbenchError as e:
-            unavailable[lib] = str(e)
-            _log(f"warning: {lib} is unavailable and its cases are recorded as failed: {e}")
-            continue
-        i = infos[lib]
-        store.put_library(run_id, lib, i.version, i.config, i.source, i.agent_sha256, ",".join(i.counters),
-                          i.counters_missing)
-
-    selected = selected_algorithms(cases)
-    checks = run_checks({n: i.path for n, i in infos.items()}, {n: i.support for n, i in infos.items()},
-                        keys, selected, plan.method.timeout_s)
-    store.put_checks(run_id, [(c.library, c.kind, c.alg, c.status, c.detail) for c in checks])
-    verdict = {(c.library, c.kind, c.alg): c for c in checks}
-    failed_checks = [c for c in checks if c.status == "fail"]
-    for c in failed_checks:
-        _log(f"check failed, not timed: {c.library} {c.alg}: {c.detail}")
+    session.probe_libraries()
+    session.check(selected_algorithms(cases))
 
     store.forget_failed(run_id)  # failed cases are measured again on resume
     progress_of = store.case_progress(run_id)  # name -> (case id, status, rounds done)
-    rounds = plan.method.rounds
     # round-major order: each case's rounds are spread over the whole run, so
     # its samples meet the machine in different moods (slow phases last seconds)
-    pending = [(r, c) for r in range(rounds) for c in cases if _needs_round(progress_of.get(c.name), r)]
+    pending = [(r, c) for r in range(plan.method.rounds) for c in cases if _needs_round(progress_of.get(c.name), r)]
     progress = Progress(len(pending), enabled=show_progress)
     for rnd, case in pending:
-        started = time.time()
         entry = progress_of.get(case.name)
-        if entry is not None and entry[1] in TERMINAL + ("failed",):
-            progress.update(case.name)  # decided in an earlier round of this session
-            continue
-        v = verdict.get((case.library, case.kind, case.alg))
-        if case.library in unavailable:
-            measured = Measured("failed", f"agent unavailable: {unavailable[case.library]}", None, "", [], [])
-        elif (case.kind, case.alg, case.op) not in infos[case.library].support:
-            measured = Measured("unsupported", "not supported by this library build", None, "", [], [])
-        elif v is not None and v.status != "pass":
-            measured = Measured("check_failed", v.detail, None, "", [], [])
-        else:
-            measured = measure(infos[case.library], case, keys, plan, rnd)
-        last = rnd == rounds - 1
-        status = measured.status
-        if status == "ok" and not last:
-            status = "partial"
-        if measured.status != "ok" and rnd > 0:
-            measured.reason = f"round {rnd + 1} of {rounds}: {measured.reason}"
-        if entry is None:
-            case_id = store.put_case(
-                run_id, name=case.name, library=case.library, kind=case.kind, alg=case.alg, op=case.op,
-                size=case.size, params={"op": case.op, "size": case.size}, status=status,
-                reason=measured.reason, iters=measured.iters, started=started, transcript=measured.transcript,
-                samples=measured.samples, rounds_done=rnd + 1)
-        else:
-            case_id = entry[0]
-            store.add_round(case_id, status=status, reason=measured.reason, transcript=measured.transcript,
-                            samples=measured.samples, rounds_done=rnd + 1)
-        progress_of[case.name] = (case_id, status, rnd + 1)
-        if status == "ok":
-            measured.results = summarize_samples(store.case_samples(case_id), case.size, plan.method.outliers)
-            store.set_results(case_id, measured.results)
-        if json_out is not None and status != "partial":
-            version = infos[case.library].version if case.library in infos else "unavailable"
-            for row in json_rows(run_id, target, version, case, measured):
-                json_out.write(json.dumps(row) + "\n")
-            json_out.flush()
+        if entry is None or entry[1] == "partial":  # not decided in an earlier round of this session
+            progress_of[case.name] = session.run_round(case, rnd, entry)
         progress.update(case.name)
     store.finish_run(run_id)
     return run_id

@@ -271,8 +271,9 @@ class Store:
         return case_id
 
     def add_round(self, case_id: int, *, status: str, reason: str, transcript: str,
-                  samples: list[tuple[int, int, int, str, int]], rounds_done: int) -> None:
-        """A later round of a case: its batches and the case's new state, together."""
+                  samples: list[tuple[int, int, int, str, int]], results: list[tuple], rounds_done: int) -> None:
+        """A later round of a case: its batches, the case's new state and (after
+        the last round) its results, in one transaction."""
         with self.db:
             self.db.execute(
                 "UPDATE cases SET status=?, reason=?, finished=?, rounds_done=?,"
@@ -281,9 +282,6 @@ class Store:
                  case_id),
             )
             self.db.executemany("INSERT INTO samples VALUES (?,?,?,?,?,?)", [(case_id, *s) for s in samples])
-
-    def set_results(self, case_id: int, results: list[tuple]) -> None:
-        with self.db:
             self.db.execute("DELETE FROM results WHERE case_id=?", (case_id,))
             self.db.executemany(
                 "INSERT INTO results VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", [(case_id, *r) for r in results]
