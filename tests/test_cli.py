@@ -55,6 +55,9 @@ def test_bad_input_is_one_clear_line(db_path: Path) -> None:
     assert p.returncode == 2 and "unknown library 'boringssl'" in p.stderr
     p = tlsbench(db_path, "report", "42")
     assert p.returncode == 2 and "no run 42" in p.stderr
+    other = db_path.with_name("other.sqlite")
+    p = tlsbench(db_path, "report", "42", "--db", str(other))  # --db after the subcommand wins
+    assert p.returncode == 2 and f"no run 42 in {other}" in p.stderr
 
 
 def test_list_algorithms_shows_the_support_matrix(agents, db_path: Path) -> None:

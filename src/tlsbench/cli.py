@@ -229,9 +229,12 @@ def cmd_fidelity(a: argparse.Namespace) -> int:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tlsbench", description="Benchmarks of TLS libraries and their cryptography.")
     p.add_argument("--db", default=str(paths.default_database()), help="results database (SQLite)")
+    # --db is accepted after the subcommand too (tlsbench run --db X)
+    db = argparse.ArgumentParser(add_help=False)
+    db.add_argument("--db", default=argparse.SUPPRESS, help="results database (SQLite)")
     sub = p.add_subparsers(dest="command", required=True)
 
-    r = sub.add_parser("run", help="run a plan (default: the 'default' preset)")
+    r = sub.add_parser("run", parents=[db], help="run a plan (default: the 'default' preset)")
     r.add_argument("--plan", help="plan file (TOML)")
     r.add_argument("--preset", help="named plan (tlsbench list presets)")
     r.add_argument("--resume", type=int, metavar="RUN", help="finish an interrupted run")
@@ -250,13 +253,13 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--no-progress", action="store_true")
     r.set_defaults(func=cmd_run)
 
-    rep = sub.add_parser("report", help="show a stored run")
+    rep = sub.add_parser("report", parents=[db], help="show a stored run")
     rep.add_argument("run", nargs="?", type=int, help="run id (default: the latest)")
     rep.add_argument("--format", choices=report.FORMATS, default="table")
     rep.add_argument("-o", "--output", help="write to this file")
     rep.set_defaults(func=cmd_report)
 
-    cmp = sub.add_parser("compare", help="compare two stored runs case by case")
+    cmp = sub.add_parser("compare", parents=[db], help="compare two stored runs case by case")
     cmp.add_argument("run_a", type=int)
     cmp.add_argument("run_b", type=int)
     cmp.add_argument("--metric", default="wall_ns", help="wall_ns (default), cpu_ns, tsc, cycles, instructions")
@@ -267,7 +270,7 @@ def parser() -> argparse.ArgumentParser:
                      help="smallest change in percent that counts (default 5; raise it on a noisy machine)")
     cmp.set_defaults(func=cmd_compare)
 
-    sub.add_parser("runs", help="list stored runs").set_defaults(func=cmd_runs)
+    sub.add_parser("runs", parents=[db], help="list stored runs").set_defaults(func=cmd_runs)
 
     ls = sub.add_parser("list", help="libraries, algorithms, targets or presets")
     ls.add_argument("what", choices=["libraries", "algorithms", "targets", "presets"])
