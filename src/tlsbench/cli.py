@@ -283,7 +283,7 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--jobs", type=int, help="parallel build jobs (default: all cores)")
     b.set_defaults(func=cmd_build)
     fi = sub.add_parser("fidelity", help="compare OpenSSL figures with `openssl speed` (instrument check)")
-    fi.add_argument("--rounds", type=int, default=5)
+    fi.add_argument("--rounds", type=int, default=7)
     fi.set_defaults(func=cmd_fidelity)
     return p
 

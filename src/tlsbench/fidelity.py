@@ -68,7 +68,7 @@ def ours_bps(kind: str, alg: str, op: str, repeats: int = 50) -> float:
     return SIZE * total_ops * 1e9 / total_ns
 
 
-def compare(rounds: int = 5) -> list[Comparison]:
+def compare(rounds: int = 7) -> list[Comparison]:
     """Alternates the two tools `rounds` times per algorithm and keeps each
     tool's best round: on a shared machine noise only ever slows a round
     down, so the best round is the least disturbed one, for both tools alike
