@@ -38,6 +38,50 @@ static tb_status run_batch(void *state, uint64_t iters, tb_reading *d)
     return st;
 }
 
+typedef struct {
+    void *state;
+    tb_status status;
+} stack_call;
+
+static void call_run(void *arg)
+{
+    stack_call *c = arg;
+    c->status = tb_library.run(c->state);
+}
+
+/* One untimed pass with the memory instruments (a counting allocator and a
+ * painted stack would disturb the timing, so they never share a batch). */
+static tb_status measure_memory(void *state, const tb_heap_usage *setup)
+{
+    uint32_t have = tb_platform_memory();
+    if (have == 0) return TB_OK;
+    tb_rec_begin("memory");
+    if (have & TB_MEM_HEAP) {
+        tb_heap_usage h;
+        tb_heap_begin();
+        tb_status s = tb_library.run(state);
+        tb_heap_end(&h);
+        if (s != TB_OK) return s;
+        tb_rec_u64("setup_heap_peak", setup->peak);
+        tb_rec_u64("setup_heap_held", setup->held);
+        tb_rec_u64("heap_peak", h.peak);
+        tb_rec_u64("heap_held", h.held);
+        tb_rec_u64("allocs", h.allocs);
+    }
+    if (have & TB_MEM_STACK) {
+        uint64_t used = 0;
+        stack_call c = {state, TB_OK};
+        if (tb_stack_run(call_run, &c, &used) != 0) {
+            tb_set_error("could not run on a painted stack");
+            return TB_ERROR;
+        }
+        if (c.status != TB_OK) return c.status;
+        tb_rec_u64("stack", used);
+    }
+    tb_rec_end();
+    return TB_OK;
+}
+
 /* Produces the input a measured operation consumes (a ciphertext to
  * decrypt, a signature to verify) with the same library. */
 static tb_status make_input(const tb_job *job, const char *op, uint8_t **out, size_t *out_len)
@@ -97,7 +141,10 @@ tb_status tb_bench(const tb_job *job_in, const tb_bench_cfg *cfg)
     }
 
     void *state = NULL;
+    tb_heap_usage setup = {0, 0, 0};
+    tb_heap_begin();
     if (s == TB_OK) s = tb_library.prepare(&job, &state);
+    tb_heap_end(&setup);
     if (s != TB_OK) goto out;
 
     /* Calibrate: grow the batch until it lasts min_ns (these batches also
@@ -127,6 +174,8 @@ tb_status tb_bench(const tb_job *job_in, const tb_bench_cfg *cfg)
         if (s != TB_OK) goto out_state;
         emit_batch("sample", r, iters, &d);
     }
+    s = measure_memory(state, &setup);
+    if (s != TB_OK) goto out_state;
     if (dec) {
         /* The measured decryption must give back the original message. */
         tb_bytes out = {0};

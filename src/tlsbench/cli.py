@@ -114,7 +114,7 @@ def cmd_report(a: argparse.Namespace) -> int:
     store = Store(Path(a.db))
     try:
         run_id = a.run if a.run is not None else store.latest_run_id()
-        text = report.render(report.load(store, run_id), a.format)
+        text = report.render(report.load(store, run_id), a.format, a.metric)
     finally:
         store.close()
     if a.output:
@@ -257,6 +257,8 @@ def parser() -> argparse.ArgumentParser:
     rep.add_argument("run", nargs="?", type=int, help="run id (default: the latest)")
     rep.add_argument("--format", choices=report.FORMATS, default="table")
     rep.add_argument("-o", "--output", help="write to this file")
+    rep.add_argument("--metric", help="show this metric instead of time/throughput: heap_peak_bytes, heap_held_bytes,"
+                     " state_heap_bytes, stack_bytes, allocations, cpu_ns, tsc")
     rep.set_defaults(func=cmd_report)
 
     cmp = sub.add_parser("compare", parents=[db], help="compare two stored runs case by case")

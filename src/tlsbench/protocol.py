@@ -35,6 +35,10 @@ SCHEMA: dict[str, dict[str, str]] = {
     "calib": {"iters": "uint"},
     "warmup": _BATCH,
     "sample": _BATCH,
+    "memory": {
+        "?setup_heap_peak": "uint", "?setup_heap_held": "uint", "?heap_peak": "uint", "?heap_held": "uint",
+        "?allocs": "uint", "?stack": "uint",
+    },
     "end": {"status": "str", "?msg": "str"},
 }
 END_STATUSES = ("ok", "unsupported", "error", "bad_input", "reject")

@@ -49,10 +49,17 @@ def _rate(bps: float) -> str:
     return f"{bps / 1e6:,.1f} MB/s"
 
 
-def cell(case: dict) -> str:
+def cell(case: dict, metric: str | None = None) -> str:
     if case["status"] != "ok":
         return STATUS_TEXT.get(case["status"], case["status"])
     res = case["results"]
+    if metric is not None:
+        r = res.get(metric)
+        if r is None:
+            return "not measured"
+        if r["unit"] == "bytes":
+            return f"{r['median']:,.0f} B"
+        return f"{r['median']:.4g} {r['unit']}"
     wall = res["wall_ns"]
     spread = f" ±{100 * wall['stdev'] / wall['median']:.1f}%" if wall["stdev"] is not None and wall["median"] else ""
     if "throughput" in res:
@@ -60,14 +67,15 @@ def cell(case: dict) -> str:
     return f"{_time(wall['median'])}{spread}"
 
 
-def pivot(data: RunData) -> tuple[list[str], list[list[str]]]:
+def pivot(data: RunData, metric: str | None = None) -> tuple[list[str], list[list[str]]]:
     """Rows: kind/alg/op/size; columns: libraries. Cells: median throughput
-    (sized operations) or median time per operation, with stdev/median."""
+    (sized operations) or median time per operation, with stdev/median; or
+    the median of another metric (heap_peak_bytes, stack_bytes, ...)."""
     libs = list(dict.fromkeys(c["library"] for c in data.cases))
     rows: dict[tuple, dict[str, str]] = {}
     for c in data.cases:
         key = (c["kind"], c["alg"], c["op"], c["size"])
-        rows.setdefault(key, {})[c["library"]] = cell(c)
+        rows.setdefault(key, {})[c["library"]] = cell(c, metric)
     header = ["kind", "algorithm", "op", "size"] + libs
     body = [
         [k[0], k[1], k[2], "" if k[3] is None else str(k[3])] + [cells.get(lib, "-") for lib in libs]
@@ -117,17 +125,19 @@ def _context(data: RunData, md: bool) -> list[str]:
         out.append(f"{bullet}FAILED: {c['name']}: {c['reason']}")
     if len(failed) > 20:
         out.append(f"{bullet}... and {len(failed) - 20} more failed cases")
-    out.append(f"{bullet}cells: median throughput for sized operations, otherwise median wall time"
-               " per operation; ±: stdev/median of the kept samples")
     return out
 
 
-def render(data: RunData, fmt: str) -> str:
+def render(data: RunData, fmt: str, metric: str | None = None) -> str:
     if fmt in ("table", "markdown"):
-        header, body = pivot(data)
+        header, body = pivot(data, metric)
         md = fmt == "markdown"
         table = _markdown(header, body) if md else _aligned(header, body)
-        return "\n".join(_context(data, md)) + "\n\n" + table + "\n"
+        legend = ("cells: median throughput for sized operations, otherwise median wall time per operation;"
+                  " ±: stdev/median of the kept samples" if metric is None else
+                  f"cells: median {metric} per operation (heap and stack from one untimed pass per round)")
+        bullet = "- " if md else "  "
+        return "\n".join([*_context(data, md), bullet + legend]) + "\n\n" + table + "\n"
     if fmt == "csv":
         buf = io.StringIO()
         cols = ["run", "case", "library", "library_version", "kind", "name", "op", "size", "status", "reason",

@@ -18,7 +18,7 @@ from .libraries import LibraryInfo, probe
 from .plan import Plan
 from .progress import Progress
 from .protocol import encode_request
-from .stats import parse_policy, summarize
+from .stats import OutlierPolicy, parse_policy, summarize
 from .store import Store
 
 AEAD_NONCE = bytes.fromhex("000102030405060708090a0b")
@@ -28,7 +28,17 @@ COUNTER_UNITS = {
     "wall_ns": "ns/op", "cpu_ns": "ns/op", "tsc": "tsc-ticks/op",
     "cycles": "cycles/op", "instructions": "instructions/op",
 }
+# memory record field -> (metric, unit): one untimed pass per round
+MEMORY_METRICS = {
+    "heap_peak": ("heap_peak_bytes", "bytes"),
+    "heap_held": ("heap_held_bytes", "bytes"),
+    "allocs": ("allocations", "allocations/op"),
+    "stack": ("stack_bytes", "bytes"),
+    "setup_heap_held": ("state_heap_bytes", "bytes"),
+}
+METRIC_UNITS = {**COUNTER_UNITS, **dict(MEMORY_METRICS.values())}
 TERMINAL = ("ok", "unsupported", "check_failed")
+NO_OUTLIERS = OutlierPolicy("none")
 
 
 @dataclass(frozen=True)
@@ -152,6 +162,11 @@ def measure(info: LibraryInfo, case: Case, keys: dict, plan: Plan, rnd: int = 0)
         for rec in recs
         for c in counters
     ]
+    # the memory pass: one value per round, stored as a one-operation sample
+    for rec in resp.of_type("memory"):
+        for field_name, (metric, _unit) in MEMORY_METRICS.items():
+            if field_name in rec.fields:
+                samples.append((rnd, 0, 1, metric, int(rec[field_name])))
     return Measured("ok", "", int(batches[0]["iters"]), res.stdout, samples, [])
 
 
@@ -166,8 +181,9 @@ def summarize_samples(samples: list[tuple[int, int, int, str, int]], size: int |
         by_counter.setdefault(counter, []).append((iters, total))
     results = []
     for counter, rows in by_counter.items():
-        s = summarize([total / iters for iters, total in rows], policy)
-        results.append((counter, COUNTER_UNITS[counter], s.n, s.removed, s.median, s.mean, s.stdev, s.min, s.max,
+        # memory figures are counts, not noisy times: no outlier is dropped from them
+        s = summarize([total / iters for iters, total in rows], policy if counter in COUNTER_UNITS else NO_OUTLIERS)
+        results.append((counter, METRIC_UNITS[counter], s.n, s.removed, s.median, s.mean, s.stdev, s.min, s.max,
                         s.ci95_low, s.ci95_high))
     wall = by_counter.get("wall_ns", [])
     if size and wall and all(total for _, total in wall):

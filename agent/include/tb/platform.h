@@ -30,6 +30,30 @@ const char *tb_platform_counter_note(uint32_t counter);
 const char *tb_platform_name(void);
 void tb_read_counters(tb_reading *r);
 
+/* Memory instruments; tb_platform_memory() says which this platform has. */
+enum {
+    TB_MEM_HEAP = 1u << 0,  /* every allocation of the process is counted */
+    TB_MEM_STACK = 1u << 1, /* an operation can run on a painted stack */
+};
+uint32_t tb_platform_memory(void);
+
+typedef struct {
+    uint64_t peak;   /* highest heap level in the window, above its start */
+    uint64_t held;   /* heap level at the end of the window, above its start */
+    uint64_t allocs; /* allocations made in the window */
+} tb_heap_usage;
+
+/* A heap window: counts from the level at tb_heap_begin(). */
+void tb_heap_begin(void);
+void tb_heap_end(tb_heap_usage *u);
+
+/* Runs fn(arg) twice on the same painted stack (the first call settles
+ * thread-local state a library creates on first use) and sets *used to the
+ * bytes the second call touched below its caller's frame (the call itself
+ * included; below a floor of about 128 bytes nothing is resolved). Returns
+ * 0 on success. */
+int tb_stack_run(void (*fn)(void *), void *arg, uint64_t *used);
+
 /* Line I/O with the host side (pipe, UART or semihosting). */
 /* Reads one line without its newline; returns its length, or -1 at end of
  * input, or -2 when the line was longer than cap (the rest is discarded). */

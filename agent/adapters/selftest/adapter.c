@@ -1,0 +1,102 @@
+/* A test double with hand-known costs, to check the instruments themselves:
+ *   md5     allocates 100000 bytes, touches them, frees them   (heap peak)
+ *   sha1    allocates 5000 bytes and keeps them                (heap held)
+ *   sha224  uses a 30000-byte array on the stack               (stack)
+ * Its "digest" is 32 zero bytes. Never a library under test. */
+#include "tb/adapter.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    int which;
+    uint8_t out[32];
+} state_t;
+
+static tb_status st_init(void)
+{
+    return TB_OK;
+}
+
+static const char *st_version(void)
+{
+    return "selftest 1";
+}
+
+static const char *st_config(void)
+{
+    return TB_LIBRARY_CONFIG;
+}
+
+static int which_of(const char *alg)
+{
+    if (strcmp(alg, "md5") == 0) return 0;
+    if (strcmp(alg, "sha1") == 0) return 1;
+    if (strcmp(alg, "sha224") == 0) return 2;
+    return -1;
+}
+
+static int st_supports(tb_kind kind, const char *alg, const char *op)
+{
+    (void)op;
+    return kind == TB_KIND_HASH && which_of(alg) >= 0;
+}
+
+static tb_status st_prepare(const tb_job *job, void **out)
+{
+    state_t *s = calloc(1, sizeof(*s));
+    if (s == NULL) return TB_ERROR;
+    s->which = which_of(job->alg);
+    *out = s;
+    return TB_OK;
+}
+
+static __attribute__((noinline)) void use_stack(uint8_t *out)
+{
+    volatile uint8_t big[30000];
+    for (size_t i = 0; i < sizeof(big); i += 64) big[i] = (uint8_t)i;
+    big[sizeof(big) - 1] = 1;
+    out[0] = big[0];
+}
+
+static tb_status st_run(void *p)
+{
+    state_t *s = p;
+    if (s->which == 0) {
+        volatile uint8_t *b = malloc(100000);
+        if (b == NULL) return TB_ERROR;
+        for (size_t i = 0; i < 100000; i += 4096) b[i] = 1;
+        free((void *)b);
+    } else if (s->which == 1) {
+        if (malloc(5000) == NULL) return TB_ERROR; /* kept on purpose: "held" */
+    } else {
+        use_stack(s->out);
+        s->out[0] = 0;
+    }
+    return TB_OK;
+}
+
+static tb_status st_result(void *p, tb_bytes *out)
+{
+    state_t *s = p;
+    out->data = s->out;
+    out->len = sizeof(s->out);
+    return TB_OK;
+}
+
+static void st_release(void *p)
+{
+    free(p);
+}
+
+const tb_adapter tb_library = {
+    .name = "selftest",
+    .init = st_init,
+    .version = st_version,
+    .config = st_config,
+    .supports = st_supports,
+    .prepare = st_prepare,
+    .run = st_run,
+    .result = st_result,
+    .release = st_release,
+};

@@ -1,0 +1,57 @@
+"""The heap and stack instruments against hand-known costs (the selftest
+agent allocates and uses known amounts), and against each other's runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tlsbench import agent, paths
+from tlsbench.protocol import encode_request
+
+
+def _memory(path: Path, **fields) -> dict:
+    req = encode_request("bench", kind="hash", op="hash", size=64, warmup=0, repeats=2, min_ns=100_000,
+                         max_iters=3, **fields)
+    resp = agent.call(path, [req], 60, "memory").responses[0]
+    assert resp.status == "ok", resp.message
+    (rec,) = resp.of_type("memory")
+    return dict(rec.fields)
+
+
+@pytest.fixture(scope="module")
+def selftest(agents) -> Path:
+    path = paths.agent_path("selftest")
+    assert path.exists(), "the selftest agent is built with the others"
+    return path
+
+
+def test_heap_peak_of_a_known_allocation(selftest: Path) -> None:
+    m = _memory(selftest, alg="md5")  # malloc(100000), touched, freed
+    assert 100_000 <= m["heap_peak"] <= 100_000 + 32  # glibc's usable size rounds up a little
+    assert m["heap_held"] == 0 and m["allocs"] == 1
+
+
+def test_heap_held_of_a_known_leak(selftest: Path) -> None:
+    m = _memory(selftest, alg="sha1")  # malloc(5000), kept
+    assert 5000 <= m["heap_held"] <= 5000 + 32 and m["heap_peak"] == m["heap_held"]
+
+
+def test_stack_of_a_known_array(selftest: Path) -> None:
+    m = _memory(selftest, alg="sha224")  # a 30000-byte array on the stack
+    assert 30_000 <= m["stack"] <= 30_000 + 512  # plus the call's own frame
+    assert _memory(selftest, alg="md5")["stack"] < 512  # a call that uses no array
+
+
+def test_memory_figures_repeat_exactly(agents) -> None:
+    """Allocation and stack use of a deterministic operation do not vary."""
+    args = dict(kind="aead", alg="aes-128-gcm", op="encrypt", size=1024, key=bytes(16), nonce=bytes(12),
+                warmup=0, repeats=2, min_ns=100_000)
+    for lib in ("mbedtls", "wolfssl", "openssl", "gnutls"):
+        seen = []
+        for _ in range(2):
+            resp = agent.call(agents[lib], [encode_request("bench", **args)], 60, "memory").responses[0]
+            seen.append(dict(resp.of_type("memory")[0].fields))
+        assert seen[0] == seen[1], lib
+        assert seen[0]["stack"] > 0, lib
