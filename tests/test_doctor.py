@@ -25,3 +25,34 @@ def test_doctor_says_how_to_get_a_missing_agent(tmp_path: Path, monkeypatch: pyt
     for lib in LIBRARIES:
         f = findings[f"{lib} agent"]
         assert not f.ok and "not built" in f.detail and f.fix == "tlsbench build"
+
+
+def test_progress_bar_on_a_terminal_and_plain_lines_elsewhere() -> None:
+    import io
+
+    from tlsbench.progress import Progress
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    tty = Tty()
+    p = Progress(4, stream=tty)
+    for _ in range(4):
+        p.update("openssl/hash/sha256/hash/64")
+    assert "[######------------------] 1/4  25%" in tty.getvalue() and tty.getvalue().endswith("\n")
+    plain = io.StringIO()
+    p = Progress(2, stream=plain)
+    p.update("a")
+    p.update("b")
+    assert plain.getvalue().splitlines()[-1].startswith("progress: 2/2 cases (100%)")
+
+
+def test_list_presets_and_targets(capsys) -> None:
+    from tlsbench.cli import main
+
+    assert main(["list", "presets"]) == 0
+    out = capsys.readouterr().out
+    assert "default" in out and "quick" in out and "hashes" in out
+    assert main(["list", "targets"]) == 0
+    assert capsys.readouterr().out.startswith("host")
