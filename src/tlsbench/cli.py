@@ -9,7 +9,7 @@ import logging
 import sys
 from pathlib import Path
 
-from . import build, compare, doctor, fidelity, paths, report, runner
+from . import build, certs, compare, doctor, fidelity, paths, report, runner
 from .catalog import ALGORITHMS, BENCH_OPS, KINDS, LIBRARIES
 from .errors import PlanError, TlsbenchError
 from .libraries import probe
@@ -226,6 +226,16 @@ def cmd_fidelity(a: argparse.Namespace) -> int:
     return 0 if worst <= 0.10 else 1
 
 
+def cmd_certs(a: argparse.Namespace) -> int:
+    out = Path(a.out)
+    for key_type in _choose("key type", a.key_types, list(certs.KEY_TYPES), "tlsbench certs --help"):
+        for kind in _choose("chain kind", a.kinds, list(certs.CHAIN_KINDS), "tlsbench certs --help"):
+            for role in _choose("role", a.roles, list(certs.ROLES), "tlsbench certs --help"):
+                files = certs.make_chain(key_type, kind, role).write(out)
+                print(f"{key_type:10} {kind:4} {role:6} {files['chain']}")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tlsbench", description="Benchmarks of TLS libraries and their cryptography.")
     p.add_argument("--db", default=str(paths.default_database()), help="results database (SQLite)")
@@ -284,6 +294,13 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--libraries", help="comma-separated (default: all)")
     b.add_argument("--jobs", type=int, help="parallel build jobs (default: all cores)")
     b.set_defaults(func=cmd_build)
+    ce = sub.add_parser("certs", help="generate test certificate chains (root, intermediate, leaf)")
+    ce.add_argument("--out", required=True, help="folder for the PEM/DER files")
+    ce.add_argument("--key-types", dest="key_types", default=",".join(certs.KEY_TYPES))
+    ce.add_argument("--kinds", default=",".join(certs.CHAIN_KINDS), help="full (leaf + intermediate), leaf")
+    ce.add_argument("--roles", default=",".join(certs.ROLES))
+    ce.set_defaults(func=cmd_certs)
+
     fi = sub.add_parser("fidelity", help="compare OpenSSL figures with `openssl speed` (instrument check)")
     fi.add_argument("--rounds", type=int, default=7)
     fi.set_defaults(func=cmd_fidelity)
