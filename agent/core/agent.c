@@ -10,10 +10,7 @@
 #define TB_MAX_LINE (1u << 16)
 #define TB_MAX_FIELDS 24
 
-typedef struct {
-    char *key;
-    char *value;
-} field;
+typedef tb_field field;
 
 static char request[TB_MAX_LINE];
 static uint8_t bytes_pool[TB_MAX_LINE / 2];
@@ -23,7 +20,7 @@ static void end_record(tb_status s, const char *msg)
 {
     static const char *const names[] = {"ok", "unsupported", "error", "bad_input", "reject"};
     tb_rec_begin("end");
-    tb_rec_str("status", names[s]);
+    tb_rec_str("status", (unsigned)s < 5 ? names[s] : "error");
     if (msg != NULL && msg[0] != '\0') tb_rec_str("msg", msg);
     tb_rec_end();
 }
@@ -36,8 +33,13 @@ static int hexval(char c)
     return -1;
 }
 
+void tb_end(tb_status s, const char *msg)
+{
+    end_record(s, msg);
+}
+
 /* Decodes hex into the request's byte pool. */
-static int decode_hex(const char *hex, tb_bytes *out)
+int tb_field_bytes(const char *hex, tb_bytes *out)
 {
     size_t n = strlen(hex);
     if (n % 2 != 0 || bytes_used + n / 2 > sizeof(bytes_pool)) return -1;
@@ -53,7 +55,7 @@ static int decode_hex(const char *hex, tb_bytes *out)
     return 0;
 }
 
-static int decode_u64(const char *s, uint64_t *out)
+int tb_field_u64(const char *s, uint64_t *out)
 {
     if (*s == '\0') return -1;
     uint64_t v = 0;
@@ -168,9 +170,13 @@ static void serve(char *line)
         do_list();
         return;
     }
+    if (strcmp(verb, "handshake") == 0) {
+        tb_tls_serve(fields, nfields);
+        return;
+    }
     int bench = strcmp(verb, "bench") == 0;
     if (!bench && strcmp(verb, "compute") != 0) {
-        end_record(TB_BAD_INPUT, "unknown request (expected hello, list, compute or bench)");
+        end_record(TB_BAD_INPUT, "unknown request (expected hello, list, compute, bench or handshake)");
         return;
     }
 
@@ -210,7 +216,7 @@ static void serve(char *line)
         }
         for (size_t j = 0; !known && j < sizeof(byte_fields) / sizeof(byte_fields[0]); j++) {
             if (strcmp(k, byte_fields[j].name) == 0) {
-                if (decode_hex(v, (tb_bytes *)((char *)&job + byte_fields[j].offset)) != 0) {
+                if (tb_field_bytes(v, (tb_bytes *)((char *)&job + byte_fields[j].offset)) != 0) {
                     tb_set_error("field %s is not valid hex", k);
                     end_record(TB_BAD_INPUT, tb_last_error());
                     return;
@@ -220,7 +226,7 @@ static void serve(char *line)
         }
         for (size_t j = 0; bench && !known && j < sizeof(num_fields) / sizeof(num_fields[0]); j++) {
             if (strcmp(k, num_fields[j].name) == 0) {
-                if (decode_u64(v, (uint64_t *)((char *)&cfg + num_fields[j].offset)) != 0) {
+                if (tb_field_u64(v, (uint64_t *)((char *)&cfg + num_fields[j].offset)) != 0) {
                     tb_set_error("field %s is not a decimal number", k);
                     end_record(TB_BAD_INPUT, tb_last_error());
                     return;

@@ -24,6 +24,13 @@ _CRC = re.compile(r" crc=([0-9a-f]{8})\Z")
 # type -> {field: "str" | "uint" | "hex"}; "?" marks optional fields
 _COUNTERS = {"?cpu_ns": "uint", "?tsc": "uint", "?cycles": "uint", "?instructions": "uint"}
 _BATCH = {"i": "uint", "iters": "uint", "wall_ns": "uint", **_COUNTERS}
+_HANDSHAKE = {
+    "i": "uint", "wall_ns": "uint", "client_cpu_ns": "uint", "server_cpu_ns": "uint",
+    "?client_instructions": "uint", "?server_instructions": "uint",
+    "c2s_bytes": "uint", "s2c_bytes": "uint", "c2s_records": "uint", "s2c_records": "uint",
+    "flights": "uint", "round_trips": "uint", "app_client_cpu_ns": "uint", "app_server_cpu_ns": "uint",
+    "total_c2s_bytes": "uint", "total_s2c_bytes": "uint",
+}
 SCHEMA: dict[str, dict[str, str]] = {
     "hello": {
         "proto": "uint", "library": "str", "version": "str", "config": "str",
@@ -39,6 +46,9 @@ SCHEMA: dict[str, dict[str, str]] = {
         "?setup_heap_peak": "uint", "?setup_heap_held": "uint", "?heap_peak": "uint", "?heap_held": "uint",
         "?allocs": "uint", "?stack": "uint",
     },
+    "tls": _HANDSHAKE,
+    "tls_warmup": _HANDSHAKE,
+    "wire": {"from": "str", "data": "hex"},
     "end": {"status": "str", "?msg": "str"},
 }
 END_STATUSES = ("ok", "unsupported", "error", "bad_input", "reject")

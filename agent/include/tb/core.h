@@ -12,6 +12,21 @@ typedef struct {
     uint64_t max_iters; /* upper bound on operations per batch */
 } tb_bench_cfg;
 
+typedef struct {
+    char *key;
+    char *value;
+} tb_field;
+
+/* Decodes a hex field value into the request's byte pool (valid until the
+ * next request). Returns 0 on success. */
+int tb_field_bytes(const char *hex, tb_bytes *out);
+int tb_field_u64(const char *text, uint64_t *out);
+/* Ends a request with the final "end" record. */
+void tb_end(tb_status s, const char *msg);
+
+/* The "handshake" request (core/tls.c). */
+void tb_tls_serve(const tb_field *fields, size_t n);
+
 /* Serves requests from the input line by line until end of input. */
 int tb_agent_main(void);
 

@@ -1,0 +1,57 @@
+"""TLS handshakes in one agent (client and server joined in memory): round
+trips, bytes and records from the actual exchange, checked by an independent
+parse of the bytes that crossed."""
+
+from __future__ import annotations
+
+import pytest
+from cryptography.hazmat.primitives import serialization
+
+from tlsbench.certs import make_chain
+from tlsbench.tls import TlsCase, parse_records, run_handshakes
+
+TLS13 = ("TLS_AES_128_GCM_SHA256", 13)
+TLS12 = ("TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", 12)
+
+
+@pytest.fixture(scope="module")
+def p256_chain():
+    return make_chain("ecdsa-p256", "full", "server")
+
+
+@pytest.mark.parametrize("suite, version, rtt", [(*TLS13, 1), (*TLS12, 2)])
+def test_round_trips_and_counts_match_the_bytes(agents, p256_chain, suite: str, version: int, rtt: int) -> None:
+    r = run_handshakes(agents["openssl"], TlsCase(version, suite, "p256", p256_chain), repeats=3, transcript=True)
+    assert r.status == "ok", r.message
+    first = r.samples[0]
+    assert all(s["round_trips"] == rtt for s in r.samples)  # measured, not assumed from the version
+    client, server = r.wire["client"], r.wire["server"]
+    # the counters agree exactly with an independent parse of the same bytes
+    assert first["total_c2s_bytes"] == len(client) and first["total_s2c_bytes"] == len(server)
+    hs_c2s = parse_records(client[: first["c2s_bytes"]])
+    hs_s2c = parse_records(server[: first["s2c_bytes"]])
+    assert len(hs_c2s) == first["c2s_records"] and len(hs_s2c) == first["s2c_records"]
+    # and the bytes are a TLS handshake: a ClientHello first, the server's certificate sent
+    assert hs_c2s[0][0] == 22 and hs_c2s[0][1][0] == 1
+    if version == 12:  # TLS 1.2 sends the certificate in the clear
+        leaf = p256_chain.leaf.cert.public_bytes(serialization.Encoding.DER)
+        assert leaf in server
+    assert all(s["client_cpu_ns"] > 0 and s["server_cpu_ns"] > 0 for s in r.samples)
+
+
+def test_an_unknown_suite_is_unsupported(agents, p256_chain) -> None:
+    r = run_handshakes(agents["openssl"], TlsCase(13, "TLS_AES_512_OCB_SHA1024", None, p256_chain), repeats=1)
+    assert r.status == "unsupported" and "TLS_AES_512_OCB_SHA1024" in r.message
+
+
+def test_a_failing_handshake_reports_why(agents, p256_chain) -> None:
+    stranger = make_chain("ecdsa-p256", "full", "server")  # another root: the client must refuse
+    mixed = type(p256_chain)(p256_chain.key_type, "full", "server", stranger.root, p256_chain.intermediate,
+                             p256_chain.leaf)
+    r = run_handshakes(agents["openssl"], TlsCase(13, TLS13[0], "x25519", mixed), repeats=1)
+    assert r.status == "error" and "certificate" in r.message and r.samples == []
+
+
+def test_libraries_without_tls_yet_say_so(agents, p256_chain) -> None:
+    r = run_handshakes(agents["mbedtls"], TlsCase(13, TLS13[0], "x25519", p256_chain), repeats=1)
+    assert r.status == "unsupported" and "no TLS" in r.message
