@@ -55,3 +55,30 @@ def test_a_failing_handshake_reports_why(agents, p256_chain) -> None:
 def test_libraries_without_tls_yet_say_so(agents, p256_chain) -> None:
     r = run_handshakes(agents["mbedtls"], TlsCase(13, TLS13[0], "x25519", p256_chain), repeats=1)
     assert r.status == "unsupported" and "no TLS" in r.message
+
+
+def test_a_tls_plan_runs_and_stores_per_side_results(agents, tmp_path) -> None:
+    from tlsbench import runner
+    from tlsbench.plan import parse_plan
+    from tlsbench.store import Store
+
+    plan = parse_plan('[select]\nlibraries = ["openssl"]\nkinds = ["tls"]\n'
+                      '[tls]\nsuites = ["TLS_AES_128_GCM_SHA256", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"]\n'
+                      'groups = ["x25519"]\ncerts = ["rsa2048", "ecdsa-p256"]\n'
+                      '[method]\nrepeats = 4\nrounds = 2\nwarmup = 1\n', "tls.toml")
+    store = Store(tmp_path / "r.sqlite")
+    run_id = runner.run(plan, "", store, show_progress=False)
+    cases = {c["name"]: c for c in store.cases(run_id)}
+    # the ECDHE_RSA suite cannot use an ECDSA certificate: that case is not made at all
+    assert sorted(cases) == [
+        "openssl/tls/TLS_AES_128_GCM_SHA256/x25519/ecdsa-p256-full",
+        "openssl/tls/TLS_AES_128_GCM_SHA256/x25519/rsa2048-full",
+        "openssl/tls/TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256/x25519/rsa2048-full",
+    ]
+    assert all(c["status"] == "ok" and c["rounds_done"] == 2 for c in cases.values())
+    res = {(r["alg"], r["metric"]): r for r in store.results(run_id) if r["op"].endswith("rsa2048-full")}
+    assert res[("TLS_AES_128_GCM_SHA256", "round_trips")]["median"] == 1
+    assert res[("TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "round_trips")]["median"] == 2
+    assert res[("TLS_AES_128_GCM_SHA256", "s2c_bytes")]["n"] == 4  # 2 + 2 handshakes over the rounds
+    # the certificate chains are kept with the run, so a resume uses the same ones
+    assert set(store.get_run(run_id).keys["tls"]) == {"rsa2048-full", "ecdsa-p256-full"}

@@ -13,7 +13,7 @@ from . import build, certs, compare, doctor, fidelity, paths, report, runner
 from .catalog import ALGORITHMS, BENCH_OPS, KINDS, LIBRARIES
 from .errors import PlanError, TlsbenchError
 from .libraries import probe
-from .plan import Plan, all_ops, load_plan, load_preset, presets, validate
+from .plan import PLAN_KINDS, Plan, all_ops, load_plan, load_preset, presets, validate
 from .stats import parse_policy
 from .store import Store
 
@@ -60,7 +60,7 @@ def _plan_from_args(a: argparse.Namespace) -> tuple[Plan, str]:
         plan.libraries = _choose("library", a.libraries, list(LIBRARIES), "tlsbench list libraries")
         flags.append(f"--libraries {a.libraries}")
     if a.kinds:
-        plan.kinds = _choose("kind", a.kinds, list(KINDS), "tlsbench run --help")
+        plan.kinds = _choose("kind", a.kinds, list(PLAN_KINDS), "tlsbench run --help")
         flags.append(f"--kinds {a.kinds}")
     if a.algorithms:
         plan.algorithms = _choose("algorithm", a.algorithms, known_algs, "tlsbench list algorithms")
@@ -249,7 +249,7 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--preset", help="named plan (tlsbench list presets)")
     r.add_argument("--resume", type=int, metavar="RUN", help="finish an interrupted run")
     r.add_argument("--libraries", help="comma-separated, e.g. openssl,mbedtls")
-    r.add_argument("--kinds", help=f"comma-separated: {','.join(KINDS)}")
+    r.add_argument("--kinds", help=f"comma-separated: {','.join(PLAN_KINDS)}")
     r.add_argument("--algorithms", help="comma-separated algorithm names")
     r.add_argument("--ops", help="comma-separated operations, e.g. encrypt,sign")
     r.add_argument("--sizes", help="message sizes in bytes, e.g. 64,1024,16384")

@@ -17,7 +17,7 @@ import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from . import paths
+from . import paths, tls_catalog
 from .catalog import ALGORITHMS, BENCH_OPS, DEFAULT_SIZES, KINDS, LIBRARIES
 from .errors import PlanError
 from .stats import POLICY_HELP, parse_policy
@@ -36,6 +36,21 @@ class Method:
 
 
 @dataclass
+class TlsSelect:
+    """The handshake matrix (kind "tls"): empty lists mean "all that fit"."""
+
+    suites: list[str] = field(default_factory=lambda: ["TLS_AES_128_GCM_SHA256",
+                                                       "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+                                                       "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"])
+    groups: list[str] = field(default_factory=lambda: ["x25519", "p256"])
+    certs: list[str] = field(default_factory=lambda: ["ecdsa-p256", "rsa2048"])
+    chains: list[str] = field(default_factory=lambda: ["full"])
+
+
+PLAN_KINDS = (*KINDS, "tls")
+
+
+@dataclass
 class Plan:
     name: str = "custom"
     description: str = ""
@@ -45,6 +60,7 @@ class Plan:
     ops: list[str] = field(default_factory=list)  # empty: the default ops of each kind
     sizes: list[int] = field(default_factory=lambda: list(DEFAULT_SIZES))
     method: Method = field(default_factory=Method)
+    tls: TlsSelect = field(default_factory=TlsSelect)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -53,6 +69,7 @@ class Plan:
     def from_dict(d: dict) -> Plan:
         d = dict(d)
         d["method"] = Method(**d.get("method", {}))
+        d["tls"] = TlsSelect(**d.get("tls", {}))
         return Plan(**d)
 
 
@@ -71,7 +88,13 @@ _METHOD_KEYS = {
     "timeout_s": "number > 0 (seconds before a hanging case is killed)",
     "rounds": "integer 1..repeats (passes over the plan that share a case's repeats)",
 }
-_TOP_KEYS = {"name": "string", "description": "string", "select": "table", "method": "table"}
+_TLS_KEYS = {
+    "suites": "list of IANA suite names",
+    "groups": "list of key-exchange groups",
+    "certs": "list of certificate key types",
+    "chains": "list of chain kinds (full, leaf)",
+}
+_TOP_KEYS = {"name": "string", "description": "string", "select": "table", "method": "table", "tls": "table"}
 
 
 def all_algorithm_names() -> list[str]:
@@ -167,15 +190,21 @@ def parse_plan(text: str, source: str = "<plan>") -> Plan:
             setattr(plan, key, data[key])
     select = data.get("select", {})
     method = data.get("method", {})
-    for table, value in (("select", select), ("method", method)):
+    tls = data.get("tls", {})
+    for table, value in (("select", select), ("method", method), ("tls", tls)):
         if not isinstance(value, dict):
             raise loc.error(None, table, "must be a table")
     _check_unknown(loc, "select", select, _SELECT_KEYS)
     _check_unknown(loc, "method", method, _METHOD_KEYS)
+    _check_unknown(loc, "tls", tls, _TLS_KEYS)
+    for key, allowed in (("suites", tls_catalog.SUITES), ("groups", tls_catalog.GROUPS),
+                         ("certs", tls_catalog.KEY_TYPES), ("chains", tls_catalog.CHAIN_KINDS)):
+        if key in tls:
+            setattr(plan.tls, key, _check_list(loc, "tls", key, tls[key], list(allowed)))
     if "libraries" in select:
         plan.libraries = _check_list(loc, "select", "libraries", select["libraries"], list(LIBRARIES))
     if "kinds" in select:
-        plan.kinds = _check_list(loc, "select", "kinds", select["kinds"], list(KINDS))
+        plan.kinds = _check_list(loc, "select", "kinds", select["kinds"], list(PLAN_KINDS))
     if "algorithms" in select:
         plan.algorithms = _check_list(loc, "select", "algorithms", select["algorithms"], all_algorithm_names())
     if "ops" in select:
@@ -208,13 +237,14 @@ def parse_plan(text: str, source: str = "<plan>") -> Plan:
 def validate(plan: Plan, loc: _Locator | None = None) -> None:
     """Cross-field checks, shared by plan files and command-line flags."""
     loc = loc or _Locator("<command line>", "")
+    primitive_kinds = [k for k in plan.kinds if k in KINDS]
     for alg in plan.algorithms:
-        if not any(alg in ALGORITHMS[k] for k in plan.kinds):
+        if not any(alg in ALGORITHMS[k] for k in primitive_kinds):
             raise loc.error("select", "algorithms", f"{alg!r} is not of the selected kinds ({', '.join(plan.kinds)})")
     if plan.method.rounds > plan.method.repeats:
         raise loc.error("method", "rounds", f"must be at most repeats ({plan.method.repeats}): "
                         "every round measures at least one batch")
-    if plan.ops and not any(op in BENCH_OPS[k] for k in plan.kinds for op in plan.ops):
+    if plan.ops and not any(op in BENCH_OPS[k] for k in primitive_kinds for op in plan.ops):
         raise loc.error("select", "ops", "no selected kind has any of these operations")
 
 

@@ -60,6 +60,10 @@ def cell(case: dict, metric: str | None = None) -> str:
         if r["unit"] == "bytes":
             return f"{r['median']:,.0f} B"
         return f"{r['median']:.4g} {r['unit']}"
+    if "exchange_wall_ns" in res:  # a TLS case: client and server CPU per handshake, bytes each way
+        c, sv = res["client_cpu_ns"]["median"], res["server_cpu_ns"]["median"]
+        return (f"C {_time(c)} / S {_time(sv)}, {res['c2s_bytes']['median']:.0f}+{res['s2c_bytes']['median']:.0f} B,"
+                f" {res['round_trips']['median']:.0f} RTT")
     wall = res["wall_ns"]
     spread = f" ±{100 * wall['stdev'] / wall['median']:.1f}%" if wall["stdev"] is not None and wall["median"] else ""
     if "throughput" in res:

@@ -9,7 +9,9 @@ import time
 from dataclasses import dataclass
 from typing import TextIO
 
-from . import agent, machine
+from cryptography.hazmat.primitives import serialization
+
+from . import agent, certs, machine, tls_catalog
 from . import keys as keys_mod
 from .catalog import ALGORITHMS, BENCH_OPS, PKE_MESSAGE_SIZE, SIG_MESSAGE_SIZE, SIZED_KINDS
 from .checks import CBC_IV, TLS_AAD, run_checks
@@ -36,7 +38,24 @@ MEMORY_METRICS = {
     "stack": ("stack_bytes", "bytes"),
     "setup_heap_held": ("state_heap_bytes", "bytes"),
 }
-METRIC_UNITS = {**COUNTER_UNITS, **dict(MEMORY_METRICS.values())}
+# handshake record field -> unit: one handshake (and the 64-byte exchange) per sample
+# (the record's wall_ns covers handshake and exchange: stored as exchange_wall_ns)
+TLS_METRICS = {
+    "wall_ns": ("exchange_wall_ns", "ns"), "client_cpu_ns": ("client_cpu_ns", "ns"),
+    "server_cpu_ns": ("server_cpu_ns", "ns"), "client_instructions": ("client_instructions", "instructions"),
+    "server_instructions": ("server_instructions", "instructions"), "c2s_bytes": ("c2s_bytes", "bytes"),
+    "s2c_bytes": ("s2c_bytes", "bytes"), "c2s_records": ("c2s_records", "records"),
+    "s2c_records": ("s2c_records", "records"), "flights": ("flights", "flights"),
+    "round_trips": ("round_trips", "round trips"), "app_client_cpu_ns": ("app_client_cpu_ns", "ns"),
+    "app_server_cpu_ns": ("app_server_cpu_ns", "ns"), "total_c2s_bytes": ("total_c2s_bytes", "bytes"),
+    "total_s2c_bytes": ("total_s2c_bytes", "bytes"),
+}
+METRIC_UNITS = {**COUNTER_UNITS, **dict(MEMORY_METRICS.values()), **dict(TLS_METRICS.values())}
+
+
+def _noisy(metric: str) -> bool:
+    """Times get the outlier policy; counts (bytes, records, memory) never lose a value."""
+    return metric in COUNTER_UNITS or metric.endswith("_ns")
 TERMINAL = ("ok", "unsupported", "check_failed")
 NO_OUTLIERS = OutlierPolicy("none")
 
@@ -45,8 +64,8 @@ NO_OUTLIERS = OutlierPolicy("none")
 class Case:
     library: str
     kind: str
-    alg: str
-    op: str
+    alg: str  # algorithm, or the TLS suite
+    op: str  # operation, or for TLS "<group>/<cert key type>-<chain kind>"
     size: int | None
 
     @property
@@ -55,10 +74,20 @@ class Case:
         return base if self.size is None else f"{base}/{self.size}"
 
 
+def tls_variant(group: str | None, cert: str, chain: str) -> str:
+    return f"{group or 'rsa-kx'}/{cert}-{chain}"
+
+
+def parse_tls_variant(op: str) -> tuple[str | None, str, str]:
+    group, cert_chain = op.split("/")
+    cert, chain = cert_chain.rsplit("-", 1)
+    return (None if group == "rsa-kx" else group), cert, chain
+
+
 def expand(plan: Plan) -> list[Case]:
     """Cases in comparison order: the libraries of one comparison run back to back."""
     cases = []
-    for kind in plan.kinds:
+    for kind in (k for k in plan.kinds if k in ALGORITHMS):
         for alg in ALGORITHMS[kind]:
             if plan.algorithms and alg not in plan.algorithms:
                 continue
@@ -68,13 +97,25 @@ def expand(plan: Plan) -> list[Case]:
                 for size in plan.sizes if kind in SIZED_KINDS else [None]:
                     for lib in plan.libraries:
                         cases.append(Case(lib, kind, alg, op, size))
+    if "tls" in plan.kinds:
+        t = plan.tls
+        for suite in t.suites:
+            for group in tls_catalog.groups_for(suite):
+                if group is not None and group not in t.groups:
+                    continue
+                for cert in t.certs:
+                    if cert not in tls_catalog.certs_for(suite):
+                        continue
+                    for chain in t.chains:
+                        for lib in plan.libraries:
+                            cases.append(Case(lib, "tls", suite, tls_variant(group, cert, chain), None))
     names = [c.name for c in cases]
     assert len(names) == len(set(names)), "case names must be unique"
     return cases
 
 
 def selected_algorithms(cases: list[Case]) -> set[tuple[str, str]]:
-    return {(c.kind, c.alg) for c in cases}
+    return {(c.kind, c.alg) for c in cases if c.kind != "tls"}
 
 
 def bench_fields(case: Case, keys: dict) -> dict[str, bytes | int | None]:
@@ -127,9 +168,59 @@ def split_repeats(repeats: int, rounds: int) -> list[int]:
     return [base + (1 if r < extra else 0) for r in range(rounds)]
 
 
+def tls_material(keys: dict, cert: str, chain: str) -> dict[str, str]:
+    """The run's certificate chain for this key type (generated on first use,
+    stored with the run's keys so a resume uses the same)."""
+    store = keys.setdefault("tls", {})
+    name = f"{cert}-{chain}"
+    if name not in store:
+        pem = serialization.Encoding.PEM
+        ch = certs.make_chain(cert, chain, "server")
+        store[name] = {
+            "chain": b"".join(c.public_bytes(pem) for c in ch.sent).decode(),
+            "key": ch.leaf.key.private_bytes(pem, serialization.PrivateFormat.PKCS8,
+                                             serialization.NoEncryption()).decode(),
+            "trust": ch.root.cert.public_bytes(pem).decode(),
+        }
+    return store[name]
+
+
+def measure_tls(info: LibraryInfo, case: Case, keys: dict, plan: Plan, rnd: int) -> Measured:
+    """One round of handshakes: each repeat a fresh client and server connection."""
+    m = plan.method
+    per_round = split_repeats(m.repeats, m.rounds)
+    first = sum(per_round[:rnd])
+    group, cert, chain = parse_tls_variant(case.op)
+    material = tls_material(keys, cert, chain)
+    request = encode_request(
+        "handshake", version=tls_catalog.version_of(case.alg), suite=case.alg, group=group,
+        name=certs.HOSTS["server"], chain=material["chain"].encode(), key=material["key"].encode(),
+        trust=material["trust"].encode(), repeats=per_round[rnd], warmup=m.warmup,
+    )
+    try:
+        res = agent.call(info.path, [request], m.timeout_s, case.name)
+    except agent.AgentCallError as e:
+        return Measured("failed", str(e), None, e.partial.stdout, [], [])
+    resp = res.responses[0]
+    if resp.status == "unsupported":
+        return Measured("unsupported", resp.message or "not supported", None, res.stdout, [], [])
+    if resp.status != "ok":
+        # a handshake that fails is a result too: recorded with its reason
+        return Measured("failed", f"handshake failed: {resp.message}", None, res.stdout, [], [])
+    handshakes = resp.of_type("tls")
+    if len(handshakes) != per_round[rnd]:
+        return Measured("failed", f"agent sent {len(handshakes)} handshakes, {per_round[rnd]} were asked for",
+                        None, res.stdout, [], [])
+    samples = [(first + int(r["i"]), 0, 1, metric, int(r[name]))
+               for r in handshakes for name, (metric, _unit) in TLS_METRICS.items() if name in r.fields]
+    return Measured("ok", "", 1, res.stdout, samples, [])
+
+
 def measure(info: LibraryInfo, case: Case, keys: dict, plan: Plan, rnd: int = 0) -> Measured:
     """One round of a case in a fresh agent: its raw batches, indexed after
     those of the earlier rounds."""
+    if case.kind == "tls":
+        return measure_tls(info, case, keys, plan, rnd)
     m = plan.method
     per_round = split_repeats(m.repeats, m.rounds)
     repeats = per_round[rnd]
@@ -182,7 +273,7 @@ def summarize_samples(samples: list[tuple[int, int, int, str, int]], size: int |
     results = []
     for counter, rows in by_counter.items():
         # memory figures are counts, not noisy times: no outlier is dropped from them
-        s = summarize([total / iters for iters, total in rows], policy if counter in COUNTER_UNITS else NO_OUTLIERS)
+        s = summarize([total / iters for iters, total in rows], policy if _noisy(counter) else NO_OUTLIERS)
         results.append((counter, METRIC_UNITS[counter], s.n, s.removed, s.median, s.mean, s.stdev, s.min, s.max,
                         s.ci95_low, s.ci95_high))
     wall = by_counter.get("wall_ns", [])
@@ -243,6 +334,8 @@ class _Session:
     def _decide(self, case: Case, rnd: int) -> Measured:
         if case.library in self.unavailable:
             return Measured("failed", f"agent unavailable: {self.unavailable[case.library]}", None, "", [], [])
+        if case.kind == "tls":  # the agent itself says what its TLS cannot do
+            return measure(self.infos[case.library], case, self.keys, self.plan, rnd)
         if (case.kind, case.alg, case.op) not in self.infos[case.library].support:
             return Measured("unsupported", "not supported by this library build", None, "", [], [])
         failed_check = self.verdict.get((case.library, case.kind, case.alg))
@@ -297,6 +390,10 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
     """Runs (or resumes) a plan; returns the run id."""
     if resume is None:
         keys = keys_mod.generate()
+        if "tls" in plan.kinds:  # the certificate chains, stored with the keys for a resume
+            for cert in plan.tls.certs:
+                for chain in plan.tls.chains:
+                    tls_material(keys, cert, chain)
         run_id = store.create_run(target=target, plan_name=plan.name, plan_source=plan_source,
                                   plan=plan.to_dict(), machine=machine.collect(),
                                   version=machine.tlsbench_revision(), keys=keys)
