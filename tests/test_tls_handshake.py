@@ -82,3 +82,14 @@ def test_a_tls_plan_runs_and_stores_per_side_results(agents, tmp_path) -> None:
     assert res[("TLS_AES_128_GCM_SHA256", "s2c_bytes")]["n"] == 4  # 2 + 2 handshakes over the rounds
     # the certificate chains are kept with the run, so a resume uses the same ones
     assert set(store.get_run(run_id).keys["tls"]) == {"rsa2048-full", "ecdsa-p256-full"}
+
+
+def test_openssl_completes_every_suite_of_the_catalog(agents) -> None:
+    """`tlsbench list suites`: a real handshake per library and suite."""
+    from tlsbench.catalog import LIBRARIES
+    from tlsbench.cli import tls_support_matrix
+
+    header, body = tls_support_matrix()
+    col = header.index("openssl")
+    assert [row[col] for row in body] == ["yes"] * len(body)
+    assert set(header[3:]) == set(LIBRARIES)

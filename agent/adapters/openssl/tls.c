@@ -2,6 +2,8 @@
 #include "tb/tls.h"
 
 #include <openssl/bio.h>
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
@@ -108,6 +110,45 @@ static const char *openssl_suite_name(SSL_CTX *ctx, const char *iana)
     return NULL;
 }
 
+/* The key-exchange group. In TLS 1.2 the client's groups list also says
+ * which certificate curves it accepts, so a TLS 1.2 client offers P-256 and
+ * P-384 after the requested group; the server accepts only the requested
+ * one, so that is the group used. Finite-field DHE in TLS 1.2 is the
+ * server's choice of parameters: the requested RFC 7919 group. */
+static tb_status set_group(SSL_CTX *ctx, tb_side side, const tb_tls_config *cfg)
+{
+    const char *g = group_name(cfg->group);
+    if (g == NULL) {
+        tb_set_error("OpenSSL has no group %s", cfg->group);
+        return TB_UNSUPPORTED;
+    }
+    char list[64];
+    int ec12 = cfg->version == 12 && side == TB_SIDE_CLIENT && strncmp(cfg->group, "ffdhe", 5) != 0;
+    snprintf(list, sizeof(list), "%s%s%s", g, ec12 && strcmp(g, "P-256") != 0 ? ":P-256" : "",
+             ec12 && strcmp(g, "P-384") != 0 ? ":P-384" : "");
+    if (cfg->version == 12 && strncmp(cfg->group, "ffdhe", 5) == 0) {
+        if (side == TB_SIDE_SERVER) {
+            EVP_PKEY_CTX *pc = EVP_PKEY_CTX_new_from_name(NULL, "DH", NULL);
+            EVP_PKEY *dh = NULL;
+            OSSL_PARAM p[] = {OSSL_PARAM_construct_utf8_string("group", (char *)g, 0), OSSL_PARAM_END};
+            if (pc == NULL || EVP_PKEY_paramgen_init(pc) != 1 || EVP_PKEY_CTX_set_params(pc, p) != 1 ||
+                EVP_PKEY_paramgen(pc, &dh) != 1 || SSL_CTX_set0_tmp_dh_pkey(ctx, dh) != 1) {
+                EVP_PKEY_free(dh);
+                EVP_PKEY_CTX_free(pc);
+                return ssl_fail("DHE parameters");
+            }
+            EVP_PKEY_CTX_free(pc);
+        }
+        return TB_OK;
+    }
+    if (SSL_CTX_set1_groups_list(ctx, list) != 1) {
+        ERR_clear_error();
+        tb_set_error("OpenSSL has no group %s", cfg->group);
+        return TB_UNSUPPORTED;
+    }
+    return TB_OK;
+}
+
 static tb_status load_server(SSL_CTX *ctx, const tb_tls_config *cfg)
 {
     BIO *in = BIO_new_mem_buf(cfg->server_chain.data, (int)cfg->server_chain.len);
@@ -184,14 +225,7 @@ static tb_status endpoint_new(tb_side side, const tb_tls_config *cfg, void **out
             st = TB_UNSUPPORTED;
         }
     }
-    if (st == TB_OK && cfg->group != NULL) {
-        const char *g = group_name(cfg->group);
-        if (g == NULL || SSL_CTX_set1_groups_list(e->ctx, g) != 1) {
-            ERR_clear_error();
-            tb_set_error("OpenSSL has no group %s", cfg->group);
-            st = TB_UNSUPPORTED;
-        }
-    }
+    if (st == TB_OK && cfg->group != NULL) st = set_group(e->ctx, side, cfg);
     if (st == TB_OK) st = side == TB_SIDE_SERVER ? load_server(e->ctx, cfg) : load_trust(e->ctx, cfg);
     if (st != TB_OK) {
         free_endpoint(e);

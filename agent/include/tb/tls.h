@@ -33,7 +33,12 @@ typedef struct {
 typedef struct {
     int version;             /* 12 or 13 */
     const char *suite;       /* IANA name, e.g. "TLS_AES_128_GCM_SHA256" */
-    const char *group;       /* "x25519", "p256", ...; NULL: the library's default */
+    const char *group;       /* "x25519", "p256", ...; NULL: the library's default.
+                              * The key exchange must use exactly this group. In
+                              * TLS 1.2 the client's groups list also says which
+                              * certificate curves it accepts: a 1.2 client offers
+                              * P-256 and P-384 after it; for TLS 1.2 DHE ffdhe* is
+                              * the server's parameters. */
     tb_bytes server_chain;   /* PEM, leaf first (what the server sends) */
     tb_bytes server_key;     /* PEM, PKCS#8 */
     tb_bytes trust;          /* PEM root the client verifies the chain against */
