@@ -19,9 +19,14 @@ def p256_chain():
     return make_chain("ecdsa-p256", "full", "server")
 
 
+LIBS = ("mbedtls", "wolfssl", "openssl", "gnutls")
+
+
+@pytest.mark.parametrize("library", LIBS)
 @pytest.mark.parametrize("suite, version, rtt", [(*TLS13, 1), (*TLS12, 2)])
-def test_round_trips_and_counts_match_the_bytes(agents, p256_chain, suite: str, version: int, rtt: int) -> None:
-    r = run_handshakes(agents["openssl"], TlsCase(version, suite, "p256", p256_chain), repeats=3, transcript=True)
+def test_round_trips_and_counts_match_the_bytes(agents, p256_chain, library: str, suite: str, version: int,
+                                                rtt: int) -> None:
+    r = run_handshakes(agents[library], TlsCase(version, suite, "p256", p256_chain), repeats=3, transcript=True)
     assert r.status == "ok", r.message
     first = r.samples[0]
     assert all(s["round_trips"] == rtt for s in r.samples)  # measured, not assumed from the version
@@ -96,3 +101,32 @@ def test_openssl_completes_every_suite_of_the_catalog(agents) -> None:
     col = header.index("openssl")
     assert [row[col] for row in body] == ["yes"] * len(body)
     assert set(header[3:]) == set(LIBRARIES)
+
+
+def _server_key_exchange_group(server_bytes: bytes) -> int:
+    """The named group of a TLS 1.2 ServerKeyExchange (sent in the clear)."""
+    plain = b""
+    for rtype, fragment in parse_records(server_bytes):
+        if rtype == 20:  # ChangeCipherSpec: what follows is encrypted
+            break
+        if rtype == 22:
+            plain += fragment
+    i = 0
+    while i + 4 <= len(plain):
+        mtype, length = plain[i], int.from_bytes(plain[i + 1 : i + 4], "big")
+        body = plain[i + 4 : i + 4 + length]
+        if mtype == 12:
+            assert body[0] == 3  # named_curve
+            return int.from_bytes(body[1:3], "big")
+        i += 4 + length
+    raise AssertionError("no ServerKeyExchange")
+
+
+@pytest.mark.parametrize("library", LIBS)
+def test_the_pinned_group_is_the_one_used(agents, p256_chain, library: str) -> None:
+    """TLS 1.2 ECDHE with an ECDSA P-256 certificate and x25519 pinned: the
+    client also offers P-256 (it must, to accept the certificate), yet the
+    key exchange is X25519, read from the ServerKeyExchange on the wire."""
+    r = run_handshakes(agents[library], TlsCase(12, TLS12[0], "x25519", p256_chain), repeats=1, transcript=True)
+    assert r.status == "ok", r.message
+    assert _server_key_exchange_group(r.wire["server"]) == 0x001D  # x25519

@@ -88,6 +88,7 @@ static tb_status handshake_once(void *endpoints[2], link_t *link, result_t *r)
         }
         for (int side = 0; side < 2; side++) {
             tb_status s;
+            if (done[side] == TB_OK) continue; /* stepping again may renegotiate */
             CHARGED(&r->hs, side, s = ops->step(conn[side]));
             if (s != TB_OK && s != TB_WANT_READ) {
                 st = s;

@@ -5,6 +5,6 @@ find_package(PkgConfig REQUIRED)
 pkg_check_modules(TB_GNUTLS REQUIRED IMPORTED_TARGET gnutls>=3.6)
 pkg_check_modules(TB_NETTLE REQUIRED IMPORTED_TARGET nettle hogweed gmp)
 tb_add_agent(gnutls
-  SOURCES adapters/gnutls/adapter.c adapters/gnutls/pk.c adapters/gnutls/kex.c
+  SOURCES adapters/gnutls/adapter.c adapters/gnutls/pk.c adapters/gnutls/kex.c adapters/gnutls/tls.c
   LIBS PkgConfig::TB_GNUTLS PkgConfig::TB_NETTLE
   CONFIG "system GnuTLS ${TB_GNUTLS_VERSION} via pkg-config (${TB_GNUTLS_LINK_LIBRARIES})")

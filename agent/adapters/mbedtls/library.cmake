@@ -46,7 +46,7 @@ get_directory_property(_tb_mbedtls_opt DIRECTORY "${_tb_mbedtls_src}"
   DEFINITION CMAKE_C_FLAGS_${_tb_mbedtls_bt})
 
 tb_add_agent(mbedtls
-  SOURCES adapters/mbedtls/adapter.c adapters/mbedtls/sym.c
+  SOURCES adapters/mbedtls/adapter.c adapters/mbedtls/sym.c adapters/mbedtls/tls.c
           adapters/mbedtls/kex.c adapters/mbedtls/pk.c
   LIBS MbedTLS::mbedtls MbedTLS::mbedx509 MbedTLS::mbedcrypto
   CONFIG "Mbed TLS ${_tb_mbedtls_ver} built from source (${_tb_mbedtls_src}), static libraries built with Mbed TLS CMake flags for ${CMAKE_BUILD_TYPE}: ${_tb_mbedtls_opt}")

@@ -75,6 +75,6 @@ else()
 endif()
 get_filename_component(_wolf_name ${_wolf} NAME)
 tb_add_agent(wolfssl
-  SOURCES adapters/wolfssl/adapter.c adapters/wolfssl/run.c
+  SOURCES adapters/wolfssl/adapter.c adapters/wolfssl/run.c adapters/wolfssl/tls.c
   LIBS tb_wolfssl
   CONFIG "wolfSSL built from source (${_wolf_name}); ${_wolf_asm}")

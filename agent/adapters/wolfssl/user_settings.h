@@ -31,6 +31,7 @@
 #define HAVE_FFDHE                /* RFC 7919 named groups in TLS */
 #define HAVE_FFDHE_2048
 #define HAVE_FFDHE_3072           /* no HAVE_FFDHE_Q: keygen uses wolfSSL's short-exponent table, as its TLS does */
+#define HAVE_DH_DEFAULT_PARAMS    /* TLS 1.2 DHE server picks the RFC 7919 group the client offers (configure's default) */
 #define WOLFSSL_STATIC_RSA        /* TLS_RSA_* key transport suites */
 #define WOLFSSL_STATIC_PSK        /* plain TLS_PSK_* suites (ECDHE_PSK needs no flag) */
 
