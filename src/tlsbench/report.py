@@ -137,8 +137,12 @@ def render(data: RunData, fmt: str, metric: str | None = None) -> str:
         header, body = pivot(data, metric)
         md = fmt == "markdown"
         table = _markdown(header, body) if md else _aligned(header, body)
+        has_tls = any(c["kind"] == "tls" for c in data.cases)
         legend = ("cells: median throughput for sized operations, otherwise median wall time per operation;"
-                  " ±: stdev/median of the kept samples" if metric is None else
+                  " ±: stdev/median of the kept samples"
+                  + ("; tls: median CPU time per handshake of the client (C) and the server (S), handshake"
+                     " bytes client->server + server->client, round trips" if has_tls else "")
+                  if metric is None else
                   f"cells: median {metric} per operation (heap and stack from one untimed pass per round)")
         bullet = "- " if md else "  "
         return "\n".join([*_context(data, md), bullet + legend]) + "\n\n" + table + "\n"
