@@ -267,11 +267,8 @@ static tb_status endpoint_new(tb_side side, const tb_tls_config *cfg, void **out
     }
     tb_status st = build_priority(cfg, &su, prio, sizeof(prio));
     if (st != TB_OK) return st;
-    endpoint_t *e = calloc(1, sizeof(*e));
-    if (e == NULL) {
-        tb_set_error("out of memory");
-        return TB_ERROR;
-    }
+    endpoint_t *e = tb_zalloc(sizeof(*e));
+    if (e == NULL) return TB_ERROR;
     e->side = side;
     snprintf(e->suite, sizeof(e->suite), "%s", cfg->suite);
     snprintf(e->name, sizeof(e->name), "%s", cfg->server_name);
@@ -312,11 +309,8 @@ static void conn_free(void *p)
 static tb_status conn_new(void *ep, const tb_transport *tr, void **out)
 {
     endpoint_t *e = ep;
-    conn_t *c = calloc(1, sizeof(*c));
-    if (c == NULL) {
-        tb_set_error("out of memory");
-        return TB_ERROR;
-    }
+    conn_t *c = tb_zalloc(sizeof(*c));
+    if (c == NULL) return TB_ERROR;
     c->e = e;
     c->tr = *tr;
     int client = e->side == TB_SIDE_CLIENT;

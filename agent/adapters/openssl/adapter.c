@@ -740,11 +740,8 @@ static void openssl_release(void *p)
 
 static tb_status openssl_prepare(const tb_job *job, void **out)
 {
-    state_t *s = calloc(1, sizeof(*s));
-    if (s == NULL) {
-        tb_set_error("out of memory");
-        return TB_ERROR;
-    }
+    state_t *s = tb_zalloc(sizeof(*s));
+    if (s == NULL) return TB_ERROR;
     s->kind = job->kind;
     s->op = op_code(job->op);
     snprintf(s->alg, sizeof(s->alg), "%s", job->alg);

@@ -1,5 +1,6 @@
 /* OpenSSL TLS endpoints over the core's in-memory transport (a custom BIO). */
 #include "tb/tls.h"
+#include "tb/util.h"
 
 #include <openssl/bio.h>
 #include <openssl/core_names.h>
@@ -246,11 +247,8 @@ static void conn_free(void *p)
 static tb_status conn_new(void *ep, const tb_transport *tr, void **out)
 {
     endpoint_t *e = ep;
-    conn_t *c = calloc(1, sizeof(*c));
-    if (c == NULL) {
-        tb_set_error("out of memory");
-        return TB_ERROR;
-    }
+    conn_t *c = tb_zalloc(sizeof(*c));
+    if (c == NULL) return TB_ERROR;
     c->tr = *tr;
     c->ssl = SSL_new(e->ctx);
     c->bio = c->ssl ? BIO_new(method) : NULL;

@@ -446,11 +446,8 @@ static tb_status wolf_prepare(const tb_job *job, void **out)
         tb_set_error("wolfssl: no %s/%s", job->alg, job->op);
         return TB_UNSUPPORTED;
     }
-    state *s = calloc(1, sizeof(*s));
-    if (s == NULL) {
-        tb_set_error("out of memory");
-        return TB_ERROR;
-    }
+    state *s = tb_zalloc(sizeof(*s));
+    if (s == NULL) return TB_ERROR;
     s->alg = a;
     s->op = (opcode)op;
     tb_status st = copy_inputs(s, job);

@@ -4,6 +4,7 @@
  * default), server chain + PKCS#8 key, client trust root + SNI + host name
  * check. Everything else is wolfSSL's default. */
 #include "tb/tls.h"
+#include "tb/util.h"
 
 #include <wolfssl/wolfcrypt/settings.h>
 #include <wolfssl/ssl.h>
@@ -193,11 +194,8 @@ static tb_status endpoint_new(tb_side side, const tb_tls_config *cfg, void **out
 {
     tb_status st = ensure_init();
     if (st != TB_OK) return st;
-    endpoint_t *e = calloc(1, sizeof(*e));
-    if (e == NULL) {
-        tb_set_error("out of memory");
-        return TB_ERROR;
-    }
+    endpoint_t *e = tb_zalloc(sizeof(*e));
+    if (e == NULL) return TB_ERROR;
     e->side = side;
     snprintf(e->name, sizeof(e->name), "%s", cfg->server_name);
     WOLFSSL_METHOD *m;
@@ -241,11 +239,8 @@ static void conn_free(void *p)
 static tb_status conn_new(void *ep, const tb_transport *tr, void **out)
 {
     endpoint_t *e = ep;
-    conn_t *c = calloc(1, sizeof(*c));
-    if (c == NULL) {
-        tb_set_error("out of memory");
-        return TB_ERROR;
-    }
+    conn_t *c = tb_zalloc(sizeof(*c));
+    if (c == NULL) return TB_ERROR;
     c->tr = *tr;
     c->ssl = wolfSSL_new(e->ctx);
     if (c->ssl == NULL) {
