@@ -130,3 +130,24 @@ def test_the_pinned_group_is_the_one_used(agents, p256_chain, library: str) -> N
     r = run_handshakes(agents[library], TlsCase(12, TLS12[0], "x25519", p256_chain), repeats=1, transcript=True)
     assert r.status == "ok", r.message
     assert _server_key_exchange_group(r.wire["server"]) == 0x001D  # x25519
+
+
+@pytest.mark.parametrize("library", LIBS)
+def test_per_side_heap_agrees_with_the_system_allocator(agents, p256_chain, library: str) -> None:
+    """What the two sides hold after the handshake, by our counting allocator,
+    equals glibc's own count of bytes in use (mallinfo2), to the byte: glibc
+    counts each live chunk's 8-byte header on top of its usable size. The
+    thread cache is turned off so freed chunks are not counted as in use."""
+    from tlsbench import agent
+    from tlsbench.tls import handshake_request
+
+    req = handshake_request(TlsCase(13, TLS13[0], "x25519", p256_chain), repeats=2, transcript=True)
+    resp = agent.call(agents[library], [req], 60, "heap", wrapper=("env", "GLIBC_TUNABLES=glibc.malloc.tcache_count=0"))
+    r = resp.responses[0]
+    assert r.status == "ok", r.message
+    (check,) = r.of_type("heap_check")
+    assert check["system_delta"] == check["held"] + 8 * check["blocks"]
+    first = r.of_type("tls")[0]
+    assert check["held"] == first["client_heap_held"] + first["server_heap_held"]
+    for side in ("client", "server"):
+        assert 0 < first[f"{side}_heap_held"] <= first[f"{side}_heap_peak"]

@@ -32,8 +32,12 @@ static long link_send(void *t, const uint8_t *p, size_t n)
 {
     end_t *e = t;
     tb_wire_note(&e->link->wire, e->side, p, n);
-    if (e->link->keep && tb_queue_push(&e->link->transcript[e->side], p, n) != 0) return -1;
-    return tb_queue_push(&e->link->q[e->side], p, n) == 0 ? (long)n : -1;
+    /* the transport's memory is the core's, not the sending side's */
+    tb_heap_side(-1);
+    int bad = (e->link->keep && tb_queue_push(&e->link->transcript[e->side], p, n) != 0) ||
+              tb_queue_push(&e->link->q[e->side], p, n) != 0;
+    tb_heap_side(e->side);
+    return bad ? -1 : (long)n;
 }
 
 static long link_recv(void *t, uint8_t *p, size_t n)
@@ -50,9 +54,11 @@ typedef struct {
 #define CHARGED(cost, side, call)                                                                            \
     do {                                                                                                     \
         tb_reading a_, b_;                                                                                   \
+        tb_heap_side(side);                                                                                  \
         tb_read_counters(&a_);                                                                               \
         call;                                                                                                \
         tb_read_counters(&b_);                                                                               \
+        tb_heap_side(-1);                                                                                    \
         (cost)->cpu_ns[side] += b_.cpu_ns - a_.cpu_ns;                                                       \
         (cost)->instructions[side] += b_.instructions - a_.instructions;                                     \
     } while (0)
@@ -62,11 +68,13 @@ typedef struct {
     uint64_t wall_ns;
     tb_wire hs_wire;    /* what crossed until both sides completed the handshake */
     uint64_t round_trips; /* server flights the client waited for before it completed */
+    tb_heap_side_usage heap[2]; /* per side, from its connection's creation to the handshake's end */
+    int64_t system_delta;       /* the system allocator's own change over the same span (checks) */
     tb_wire total_wire; /* and after the request/response */
     int steps;
 } result_t;
 
-static tb_status handshake_once(void *endpoints[2], link_t *link, result_t *r)
+static tb_status handshake_once(void *endpoints[2], link_t *link, result_t *r, int check_heap)
 {
     const tb_tls_ops *ops = &tb_library_tls;
     end_t ends[2] = {{link, 0}, {link, 1}};
@@ -75,6 +83,8 @@ static tb_status handshake_once(void *endpoints[2], link_t *link, result_t *r)
     tb_status st = TB_OK, done[2] = {TB_WANT_READ, TB_WANT_READ};
     tb_reading w0, w1;
     memset(r, 0, sizeof(*r));
+    tb_heap_sides_reset();
+    uint64_t system_before = check_heap ? tb_heap_system_in_use() : 0;
     tb_read_counters(&w0);
     for (int side = 0; side < 2 && st == TB_OK; side++) {
         CHARGED(&r->hs, side, st = ops->conn_new(endpoints[side], &tr[side], &conn[side]));
@@ -99,6 +109,8 @@ static tb_status handshake_once(void *endpoints[2], link_t *link, result_t *r)
         }
     }
     r->hs_wire = link->wire;
+    for (int side = 0; side < 2; side++) tb_heap_side_read(side, &r->heap[side]);
+    if (check_heap) r->system_delta = (int64_t)(tb_heap_system_in_use() - system_before);
     if (st == TB_OK) {
         /* the request and the response */
         uint8_t msg[APP_BYTES], got[APP_BYTES];
@@ -134,6 +146,16 @@ static tb_status handshake_once(void *endpoints[2], link_t *link, result_t *r)
     return st;
 }
 
+static void emit_heap_check(const result_t *r)
+{
+    /* our per-side figures next to the system allocator's own, for tests */
+    tb_rec_begin("heap_check");
+    tb_rec_u64("system_delta", r->system_delta > 0 ? (uint64_t)r->system_delta : 0);
+    tb_rec_u64("held", (uint64_t)(r->heap[0].held + r->heap[1].held));
+    tb_rec_u64("blocks", (uint64_t)(r->heap[0].blocks + r->heap[1].blocks));
+    tb_rec_end();
+}
+
 static void emit(const char *type, uint64_t i, const result_t *r)
 {
     const tb_wire *h = &r->hs_wire, *t = &r->total_wire;
@@ -154,6 +176,12 @@ static void emit(const char *type, uint64_t i, const result_t *r)
     /* the client waits once for every server flight before it completes
      * (TLS 1.3 session tickets after that are not waited for) */
     tb_rec_u64("round_trips", r->round_trips);
+    if (tb_platform_memory() & TB_MEM_HEAP) {
+        tb_rec_u64("client_heap_peak", r->heap[0].peak);
+        tb_rec_u64("server_heap_peak", r->heap[1].peak);
+        tb_rec_u64("client_heap_held", r->heap[0].held > 0 ? (uint64_t)r->heap[0].held : 0);
+        tb_rec_u64("server_heap_held", r->heap[1].held > 0 ? (uint64_t)r->heap[1].held : 0);
+    }
     tb_rec_u64("app_client_cpu_ns", r->app.cpu_ns[0]);
     tb_rec_u64("app_server_cpu_ns", r->app.cpu_ns[1]);
     tb_rec_u64("total_c2s_bytes", t->dir[0].bytes);
@@ -213,9 +241,19 @@ void tb_tls_serve(const tb_field *fields, size_t n)
         memset(&link, 0, sizeof(link));
         tb_wire_init(&link.wire);
         link.keep = transcript && i == warmup;
-        st = handshake_once(endpoints, &link, &r);
+        /* room for a whole handshake up front: no transport allocation inside it */
+        for (int d = 0; d < 2; d++) {
+            if (tb_queue_reserve(&link.q[d], 1u << 16) != 0 ||
+                (link.keep && tb_queue_reserve(&link.transcript[d], 1u << 16) != 0)) {
+                tb_set_error("out of memory");
+                st = TB_ERROR;
+            }
+        }
+        if (st != TB_OK) break;
+        st = handshake_once(endpoints, &link, &r, link.keep);
         if (st == TB_OK) emit(i < warmup ? "tls_warmup" : "tls", i < warmup ? i : i - warmup, &r);
         if (st == TB_OK && link.keep) {
+            emit_heap_check(&r);
             for (int side = 0; side < 2; side++) {
                 tb_rec_begin("wire");
                 tb_rec_str("from", side == 0 ? "client" : "server");

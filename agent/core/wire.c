@@ -41,16 +41,23 @@ void tb_wire_note(tb_wire *w, int from, const uint8_t *p, size_t n)
     count_records(&w->dir[from], p, n);
 }
 
+int tb_queue_reserve(tb_queue *q, size_t cap)
+{
+    if (cap <= q->cap) return 0;
+    uint8_t *b = realloc(q->buf, cap);
+    if (b == NULL) return -1;
+    q->buf = b;
+    q->cap = cap;
+    return 0;
+}
+
 int tb_queue_push(tb_queue *q, const uint8_t *p, size_t n)
 {
     if (q->off > 0 && q->off == q->len) q->off = q->len = 0;
     if (q->len + n > q->cap) {
         size_t cap = q->cap ? q->cap : 4096;
         while (cap < q->len + n) cap *= 2;
-        uint8_t *b = realloc(q->buf, cap);
-        if (b == NULL) return -1;
-        q->buf = b;
-        q->cap = cap;
+        if (tb_queue_reserve(q, cap) != 0) return -1;
     }
     memcpy(q->buf + q->len, p, n);
     q->len += n;

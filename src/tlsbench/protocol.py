@@ -27,6 +27,8 @@ _BATCH = {"i": "uint", "iters": "uint", "wall_ns": "uint", **_COUNTERS}
 _HANDSHAKE = {
     "i": "uint", "wall_ns": "uint", "client_cpu_ns": "uint", "server_cpu_ns": "uint",
     "?client_instructions": "uint", "?server_instructions": "uint",
+    "?client_heap_peak": "uint", "?server_heap_peak": "uint", "?client_heap_held": "uint",
+    "?server_heap_held": "uint",
     "c2s_bytes": "uint", "s2c_bytes": "uint", "c2s_records": "uint", "s2c_records": "uint",
     "flights": "uint", "round_trips": "uint", "app_client_cpu_ns": "uint", "app_server_cpu_ns": "uint",
     "total_c2s_bytes": "uint", "total_s2c_bytes": "uint",
@@ -49,6 +51,7 @@ SCHEMA: dict[str, dict[str, str]] = {
     "tls": _HANDSHAKE,
     "tls_warmup": _HANDSHAKE,
     "wire": {"from": "str", "data": "hex"},
+    "heap_check": {"system_delta": "uint", "held": "uint", "blocks": "uint"},
     "end": {"status": "str", "?msg": "str"},
 }
 END_STATUSES = ("ok", "unsupported", "error", "bad_input", "reject")

@@ -48,6 +48,8 @@ TLS_METRICS = {
     "s2c_records": ("s2c_records", "records"), "flights": ("flights", "flights"),
     "round_trips": ("round_trips", "round trips"), "app_client_cpu_ns": ("app_client_cpu_ns", "ns"),
     "app_server_cpu_ns": ("app_server_cpu_ns", "ns"), "total_c2s_bytes": ("total_c2s_bytes", "bytes"),
+    "client_heap_peak": ("client_heap_peak_bytes", "bytes"), "server_heap_peak": ("server_heap_peak_bytes", "bytes"),
+    "client_heap_held": ("client_heap_held_bytes", "bytes"), "server_heap_held": ("server_heap_held_bytes", "bytes"),
     "total_s2c_bytes": ("total_s2c_bytes", "bytes"),
 }
 METRIC_UNITS = {**COUNTER_UNITS, **dict(MEMORY_METRICS.values()), **dict(TLS_METRICS.values())}

@@ -47,6 +47,20 @@ typedef struct {
 void tb_heap_begin(void);
 void tb_heap_end(tb_heap_usage *u);
 
+/* Per-side heap (TLS handshakes): allocations and frees made while side s
+ * (0 client, 1 server, -1 none) is current are charged to it. */
+typedef struct {
+    uint64_t peak;  /* highest net level of the side since the reset */
+    int64_t held;   /* its net level now */
+    int64_t blocks; /* its blocks alive now */
+} tb_heap_side_usage;
+void tb_heap_sides_reset(void);
+void tb_heap_side(int s);
+void tb_heap_side_read(int s, tb_heap_side_usage *u);
+/* The system allocator's own count of bytes in use (an independent figure
+ * for tests), 0 when the platform has none. */
+uint64_t tb_heap_system_in_use(void);
+
 /* Runs fn(arg) twice on the same painted stack (the first call settles
  * thread-local state a library creates on first use) and sets *used to the
  * bytes the second call touched below its caller's frame (the call itself

@@ -32,6 +32,7 @@ typedef struct {
 } tb_queue;
 
 int tb_queue_push(tb_queue *q, const uint8_t *p, size_t n);
+int tb_queue_reserve(tb_queue *q, size_t cap);
 size_t tb_queue_pop(tb_queue *q, uint8_t *p, size_t n);
 void tb_queue_free(tb_queue *q);
 

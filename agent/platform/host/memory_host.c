@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,21 +24,39 @@ extern void *__libc_realloc(void *p, size_t n);
 extern void *__libc_memalign(size_t align, size_t n);
 extern void __libc_free(void *p);
 
-static _Atomic uint64_t level, peak, allocs;
+/* The agent measures on one thread at a time (the stack worker runs while
+ * the main thread waits for it), so plain counters do: no atomic operation
+ * is added to every allocation of a timed batch. */
+static uint64_t level, peak, allocs;
+
+/* Per-side accounting for TLS handshakes: what the calls of one side allocate
+ * and free (net), its peak, and how many of its blocks are alive. */
+static int side = -1;
+static int64_t side_level[2], side_peak[2], side_blocks[2];
 
 static void counted(void *p)
 {
     if (p == NULL) return;
-    uint64_t now = atomic_fetch_add(&level, malloc_usable_size(p)) + malloc_usable_size(p);
-    uint64_t seen = atomic_load(&peak);
-    while (now > seen && !atomic_compare_exchange_weak(&peak, &seen, now)) {
+    size_t n = malloc_usable_size(p);
+    level += n;
+    if (level > peak) peak = level;
+    allocs++;
+    if (side >= 0) {
+        side_level[side] += (int64_t)n;
+        side_blocks[side]++;
+        if (side_level[side] > side_peak[side]) side_peak[side] = side_level[side];
     }
-    atomic_fetch_add(&allocs, 1);
 }
 
 static void uncounted(void *p)
 {
-    if (p != NULL) atomic_fetch_sub(&level, malloc_usable_size(p));
+    if (p == NULL) return;
+    size_t n = malloc_usable_size(p);
+    level -= n;
+    if (side >= 0) {
+        side_level[side] -= (int64_t)n;
+        side_blocks[side]--;
+    }
 }
 
 void *malloc(size_t n)
@@ -58,10 +75,11 @@ void *calloc(size_t n, size_t size)
 
 void *realloc(void *old, size_t n)
 {
-    uint64_t before = old ? malloc_usable_size(old) : 0;
+    if (old == NULL) return malloc(n);
+    uncounted(old);
     void *p = __libc_realloc(old, n);
-    if (p != NULL || n == 0) atomic_fetch_sub(&level, before);
-    counted(p);
+    /* on failure the old block lives on */
+    counted(p != NULL ? p : (n ? old : NULL));
     return p;
 }
 
@@ -101,17 +119,38 @@ static uint64_t window_start, window_allocs;
 
 void tb_heap_begin(void)
 {
-    window_start = atomic_load(&level);
-    window_allocs = atomic_load(&allocs);
-    atomic_store(&peak, window_start);
+    window_start = level;
+    window_allocs = allocs;
+    peak = window_start;
 }
 
 void tb_heap_end(tb_heap_usage *u)
 {
-    uint64_t now = atomic_load(&level);
-    u->peak = atomic_load(&peak) - window_start;
-    u->held = now > window_start ? now - window_start : 0;
-    u->allocs = atomic_load(&allocs) - window_allocs;
+    u->peak = peak - window_start;
+    u->held = level > window_start ? level - window_start : 0;
+    u->allocs = allocs - window_allocs;
+}
+
+void tb_heap_sides_reset(void)
+{
+    for (int i = 0; i < 2; i++) side_level[i] = side_peak[i] = side_blocks[i] = 0;
+}
+
+void tb_heap_side(int s)
+{
+    side = s;
+}
+
+void tb_heap_side_read(int s, tb_heap_side_usage *u)
+{
+    u->peak = side_peak[s] > 0 ? (uint64_t)side_peak[s] : 0;
+    u->held = side_level[s];
+    u->blocks = side_blocks[s];
+}
+
+uint64_t tb_heap_system_in_use(void)
+{
+    return (uint64_t)mallinfo2().uordblks;
 }
 
 /* ---- stack ---- */
