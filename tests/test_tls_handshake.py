@@ -95,9 +95,9 @@ def test_a_tls_plan_runs_and_stores_per_side_results(agents, tmp_path) -> None:
 def test_openssl_completes_every_suite_of_the_catalog(agents) -> None:
     """`tlsbench list suites`: a real handshake per library and suite."""
     from tlsbench.catalog import LIBRARIES
-    from tlsbench.cli import tls_support_matrix
+    from tlsbench.tls import support_matrix
 
-    header, body = tls_support_matrix()
+    header, body = support_matrix()
     col = header.index("openssl")
     assert [row[col] for row in body] == ["yes"] * len(body)
     assert set(header[3:]) == set(LIBRARIES)

@@ -21,6 +21,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed25519, x448, x25519
 from cryptography.hazmat.primitives.asymmetric import padding as apad
 
 from . import agent as agent_mod
+from .catalog import ALGORITHMS
 from .errors import AgentError
 from .protocol import encode_request
 from .vectors import cbc_hmac_seal, ecdh_reference, ffdhe_reference, standard_vectors
@@ -290,9 +291,7 @@ def run_checks(
             key = (lib, kind, alg)
             if lib in broken:
                 results.append(CheckResult(lib, kind, alg, "fail", f"agent failed during checks: {broken[lib]}"))
-            elif not any((kind, alg, op) in support[lib] for op in ("hash", "mac", "encrypt", "decrypt",
-                                                                    "public", "derive", "keygen", "exchange",
-                                                                    "sign", "verify")):
+            elif not any((kind, alg, op) in support[lib] for op in ALGORITHMS[kind][alg]):
                 results.append(CheckResult(lib, kind, alg, "unsupported", "not supported by this library build"))
             elif key in tally.failures:
                 results.append(CheckResult(lib, kind, alg, "fail", tally.failures[key]))

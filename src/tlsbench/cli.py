@@ -9,7 +9,7 @@ import logging
 import sys
 from pathlib import Path
 
-from . import build, certs, compare, doctor, fidelity, paths, report, runner, tls, tls_catalog
+from . import build, certs, compare, doctor, fidelity, paths, report, runner, tls
 from .catalog import ALGORITHMS, BENCH_OPS, KINDS, LIBRARIES
 from .errors import PlanError, TlsbenchError
 from .libraries import probe
@@ -190,7 +190,7 @@ def cmd_list(a: argparse.Namespace) -> int:
                 body.append(row)
         print(report._aligned(header, body))
     elif what == "suites":
-        print(report._aligned(*tls_support_matrix()))
+        print(report._aligned(*tls.support_matrix()))
     elif what == "targets":
         for name, text in TARGETS.items():
             print(f"{name:8}  {text}")
@@ -199,34 +199,6 @@ def cmd_list(a: argparse.Namespace) -> int:
             plan, _ = load_preset(name)
             print(f"{name:8}  {plan.description}\n          {path}")
     return 0
-
-
-def tls_support_matrix() -> tuple[list[str], list[list[str]]]:
-    """Each library's answer for each suite: one real handshake per pair."""
-    chains: dict[str, object] = {}
-    cols: dict[str, dict[str, str]] = {}
-    for lib in LIBRARIES:
-        try:
-            path = probe(lib, timeout=20).path
-        except TlsbenchError:
-            cols[lib] = {}
-            continue
-        cols[lib] = {}
-        for suite in tls_catalog.SUITES:
-            cert = tls_catalog.certs_for(suite)[0]
-            chain = chains.setdefault(cert, certs.make_chain(cert))
-            group = tls_catalog.groups_for(suite)[0]
-            r = tls.run_handshakes(path, tls.TlsCase(tls_catalog.version_of(suite), suite, group, chain),
-                                   repeats=1, warmup=0, timeout=60)
-            cols[lib][suite] = {"ok": "yes", "unsupported": "unsupported"}.get(r.status, f"fails: {r.message[:40]}")
-    header = ["suite", "version", "tested with"] + list(LIBRARIES)
-    body = []
-    for suite in tls_catalog.SUITES:
-        group = tls_catalog.groups_for(suite)[0]
-        row = [suite, "1.3" if tls_catalog.version_of(suite) == 13 else "1.2",
-               f"{group or 'RSA transport'}, {tls_catalog.certs_for(suite)[0]}"]
-        body.append(row + [cols[lib].get(suite, "not built") for lib in LIBRARIES])
-    return header, body
 
 
 def cmd_doctor(a: argparse.Namespace) -> int:

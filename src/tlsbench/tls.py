@@ -8,8 +8,11 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives import serialization
 
-from . import agent
+from . import agent, certs, tls_catalog
+from .catalog import LIBRARIES
 from .certs import HOSTS, Chain
+from .errors import TlsbenchError
+from .libraries import probe
 from .protocol import Record, encode_request
 
 PEM = serialization.Encoding.PEM
@@ -64,3 +67,31 @@ def parse_records(data: bytes) -> list[tuple[int, bytes]]:
         out.append((data[i], data[i + 5 : i + 5 + length]))
         i += 5 + length
     return out
+
+
+def support_matrix() -> tuple[list[str], list[list[str]]]:
+    """`tlsbench list suites`: each library's answer for each suite, from one
+    real handshake per pair (with the suite's first group and certificate type)."""
+    chains: dict[str, Chain] = {}
+    cols: dict[str, dict[str, str]] = {}
+    for lib in LIBRARIES:
+        cols[lib] = {}
+        try:
+            path = probe(lib, timeout=20).path
+        except TlsbenchError:
+            continue
+        for suite in tls_catalog.SUITES:
+            cert = tls_catalog.certs_for(suite)[0]
+            if cert not in chains:  # one chain per key type, made once
+                chains[cert] = certs.make_chain(cert)
+            case = TlsCase(tls_catalog.version_of(suite), suite, tls_catalog.groups_for(suite)[0], chains[cert])
+            r = run_handshakes(path, case, repeats=1, warmup=0, timeout=60)
+            cols[lib][suite] = {"ok": "yes", "unsupported": "unsupported"}.get(r.status, f"fails: {r.message[:40]}")
+    header = ["suite", "version", "tested with", *LIBRARIES]
+    body = []
+    for suite in tls_catalog.SUITES:
+        group = tls_catalog.groups_for(suite)[0]
+        row = [suite, "1.3" if tls_catalog.version_of(suite) == 13 else "1.2",
+               f"{group or 'RSA transport'}, {tls_catalog.certs_for(suite)[0]}"]
+        body.append(row + [cols[lib].get(suite, "not built") for lib in LIBRARIES])
+    return header, body
