@@ -1,20 +1,25 @@
-/* The handshake driver: a client and a server of one library in one
- * process, joined by counted in-memory queues and stepped in turn, each
- * side's work timed on its own. Then the classic IoT exchange: a 64-byte
- * request and a 64-byte response. */
+/* The in-memory handshake driver: a client and a server of one library in
+ * one process, joined by counted in-memory queues and stepped in turn, each
+ * side's work timed on its own. Then the classic IoT exchange (a 64-byte
+ * request and a 64-byte response) and, if asked, a bulk transfer. For a
+ * resumed handshake each repeat first makes a full one (not reported) whose
+ * session the measured one resumes. */
 #include "tb/core.h"
 #include "tb/platform.h"
 #include "tb/protocol.h"
 #include "tb/tls.h"
+#include "tb/tls_request.h"
+#include "tb/util.h"
 #include "tb/wire.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Libraries without TLS (in this build) leave this empty. */
 __attribute__((weak)) const tb_tls_ops tb_library_tls = {0};
 
 #define MAX_STEPS 64
-#define APP_BYTES 64
+#define BULK_CHUNK 16384
 
 typedef struct {
     tb_queue q[2]; /* by sending side */
@@ -50,31 +55,154 @@ typedef struct {
     uint64_t cpu_ns[2], instructions[2];
 } side_cost;
 
-/* Runs one side's call and charges its thread CPU time to that side. */
-#define CHARGED(cost, side, call)                                                                            \
-    do {                                                                                                     \
-        tb_reading a_, b_;                                                                                   \
-        tb_heap_side(side);                                                                                  \
-        tb_read_counters(&a_);                                                                               \
-        call;                                                                                                \
-        tb_read_counters(&b_);                                                                               \
-        tb_heap_side(-1);                                                                                    \
-        (cost)->cpu_ns[side] += b_.cpu_ns - a_.cpu_ns;                                                       \
-        (cost)->instructions[side] += b_.instructions - a_.instructions;                                     \
-    } while (0)
-
 typedef struct {
-    side_cost hs, app;
-    uint64_t wall_ns;
-    tb_wire hs_wire;    /* what crossed until both sides completed the handshake */
-    uint64_t round_trips; /* server flights the client waited for before it completed */
+    side_cost hs, app, bulk;
+    uint64_t wall_ns, bulk_wall_ns;
+    tb_wire hs_wire;            /* what crossed until both sides completed the handshake */
+    uint64_t round_trips;       /* server flights the client waited for before it completed */
     tb_heap_side_usage heap[2]; /* per side, from its connection's creation to the handshake's end */
     int64_t system_delta;       /* the system allocator's own change over the same span (checks) */
-    tb_wire total_wire; /* and after the request/response */
+    tb_wire total_wire;         /* and after the request/response */
+    int resumed;
     int steps;
 } result_t;
 
-static tb_status handshake_once(void *endpoints[2], link_t *link, result_t *r, int check_heap)
+/* ---- one side's call: timed, its heap charged to it, on its own stack if given ---- */
+
+typedef enum { CALL_NEW, CALL_STEP, CALL_SEND, CALL_RECV, CALL_EARLY_SEND, CALL_EARLY_RECV } call_op;
+
+typedef struct {
+    call_op op;
+    void *endpoint, *session, **conn_out, *conn;
+    const tb_transport *tr;
+    const uint8_t *in;
+    uint8_t *out;
+    size_t n, *got;
+    tb_status st;
+} call_t;
+
+static void do_call(void *arg)
+{
+    const tb_tls_ops *ops = &tb_library_tls;
+    call_t *c = arg;
+    switch (c->op) {
+    case CALL_NEW: c->st = ops->conn_new(c->endpoint, c->tr, c->session, c->conn_out); break;
+    case CALL_STEP: c->st = ops->step(c->conn); break;
+    case CALL_SEND: c->st = ops->send(c->conn, c->in, c->n); break;
+    case CALL_RECV: c->st = ops->recv(c->conn, c->out, c->n, c->got); break;
+    case CALL_EARLY_SEND: c->st = ops->early_send(c->conn, c->in, c->n); break;
+    case CALL_EARLY_RECV: c->st = ops->early_recv(c->conn, c->out, c->n, c->got); break;
+    }
+}
+
+typedef struct {
+    const tb_tls_request *req;
+    void *endpoints[2];
+    tb_stack *stacks[2]; /* the stack pass only */
+} pair_t;
+
+static tb_status charged(const pair_t *pr, side_cost *cost, int side, call_t *c)
+{
+    tb_reading a, b;
+    tb_heap_side(side);
+    tb_read_counters(&a);
+    if (pr->stacks[side] != NULL) {
+        if (tb_stack_call(pr->stacks[side], do_call, c) != 0) {
+            tb_set_error("could not switch to the %s's stack", tb_side_name(side));
+            c->st = TB_ERROR;
+        }
+    } else {
+        do_call(c);
+    }
+    tb_read_counters(&b);
+    tb_heap_side(-1);
+    cost->cpu_ns[side] += b.cpu_ns - a.cpu_ns;
+    cost->instructions[side] += b.instructions - a.instructions;
+    return c->st;
+}
+
+/* Sends n bytes from one side and receives them all on the other. */
+static tb_status transfer(const pair_t *pr, side_cost *cost, void *conn[2], int from, const uint8_t *msg,
+                          uint8_t *got, size_t n)
+{
+    call_t s = {.op = CALL_SEND, .conn = conn[from], .in = msg, .n = n};
+    tb_status st = charged(pr, cost, from, &s);
+    size_t have = 0;
+    for (int tries = 0; st == TB_OK && have < n; tries++) {
+        size_t k = 0;
+        call_t r = {.op = CALL_RECV, .conn = conn[1 - from], .out = got + have, .n = n - have, .got = &k};
+        tb_status rs = charged(pr, cost, 1 - from, &r);
+        if (rs == TB_WANT_READ && tries > MAX_STEPS + (int)(n / 1024)) {
+            tb_set_error("application data did not arrive");
+            st = TB_ERROR;
+        } else if (rs != TB_OK && rs != TB_WANT_READ) {
+            st = rs;
+        }
+        have += k;
+    }
+    return st;
+}
+
+static tb_status exchange(const pair_t *pr, void *conn[2], result_t *r)
+{
+    uint8_t request[TB_APP_BYTES], response[TB_APP_BYTES], got[TB_APP_BYTES];
+    memset(request, 'q', sizeof(request));
+    memset(response, 'r', sizeof(response));
+    tb_status st = TB_OK;
+    if (pr->req->early) {
+        /* the request went as early data: the server must have accepted it */
+        size_t n = 0;
+        call_t c = {.op = CALL_EARLY_RECV, .conn = conn[1], .out = got, .n = sizeof(got), .got = &n};
+        st = charged(pr, &r->app, 1, &c);
+        if (st == TB_OK && n == 0) {
+            tb_set_error("the server rejected the early data (0-RTT)");
+            st = TB_ERROR;
+        } else if (st == TB_OK && (n != sizeof(request) || memcmp(got, request, n) != 0)) {
+            tb_set_error("early data arrived altered (%zu bytes)", n);
+            st = TB_ERROR;
+        }
+    } else {
+        st = transfer(pr, &r->app, conn, 0, request, got, sizeof(request));
+        if (st == TB_OK && memcmp(got, request, sizeof(request)) != 0) {
+            tb_set_error("the request arrived altered");
+            st = TB_ERROR;
+        }
+    }
+    if (st == TB_OK) st = transfer(pr, &r->app, conn, 1, response, got, sizeof(response));
+    if (st == TB_OK && memcmp(got, response, sizeof(response)) != 0) {
+        tb_set_error("the response arrived altered");
+        st = TB_ERROR;
+    }
+    return st;
+}
+
+static tb_status bulk(const pair_t *pr, link_t *link, void *conn[2], result_t *r)
+{
+    uint8_t *chunk = tb_zalloc(BULK_CHUNK), *got = tb_zalloc(BULK_CHUNK);
+    tb_status st = chunk && got ? TB_OK : TB_ERROR;
+    tb_reading a, b;
+    tb_read_counters(&a);
+    for (uint64_t sent = 0; st == TB_OK && sent < pr->req->bulk; sent += BULK_CHUNK) {
+        size_t n = pr->req->bulk - sent < BULK_CHUNK ? (size_t)(pr->req->bulk - sent) : BULK_CHUNK;
+        memset(chunk, (int)(sent / BULK_CHUNK), n);
+        st = transfer(pr, &r->bulk, conn, 0, chunk, got, n);
+        if (st == TB_OK && memcmp(chunk, got, n) != 0) {
+            tb_set_error("bulk data arrived altered");
+            st = TB_ERROR;
+        }
+    }
+    tb_read_counters(&b);
+    r->bulk_wall_ns = b.wall_ns - a.wall_ns;
+    (void)link;
+    free(chunk);
+    free(got);
+    return st;
+}
+
+/* One connection: handshake (resuming `session` if given), request and
+ * response, bulk; *session_out (if given) receives the client's session. */
+static tb_status connection(const pair_t *pr, link_t *link, void *session, void **session_out, result_t *r,
+                            int check_heap, int with_bulk)
 {
     const tb_tls_ops *ops = &tb_library_tls;
     end_t ends[2] = {{link, 0}, {link, 1}};
@@ -87,7 +215,15 @@ static tb_status handshake_once(void *endpoints[2], link_t *link, result_t *r, i
     uint64_t system_before = check_heap ? tb_heap_system_in_use() : 0;
     tb_read_counters(&w0);
     for (int side = 0; side < 2 && st == TB_OK; side++) {
-        CHARGED(&r->hs, side, st = ops->conn_new(endpoints[side], &tr[side], &conn[side]));
+        call_t c = {.op = CALL_NEW, .endpoint = pr->endpoints[side], .tr = &tr[side],
+                    .session = side == 0 ? session : NULL, .conn_out = &conn[side]};
+        st = charged(pr, &r->hs, side, &c);
+    }
+    if (st == TB_OK && pr->req->early && session != NULL) {
+        uint8_t request[TB_APP_BYTES];
+        memset(request, 'q', sizeof(request));
+        call_t c = {.op = CALL_EARLY_SEND, .conn = conn[0], .in = request, .n = sizeof(request)};
+        st = charged(pr, &r->hs, 0, &c);
     }
     /* Client first; each side steps until it waits; stop when both are done. */
     while (st == TB_OK && (done[0] != TB_OK || done[1] != TB_OK)) {
@@ -97,9 +233,9 @@ static tb_status handshake_once(void *endpoints[2], link_t *link, result_t *r, i
             break;
         }
         for (int side = 0; side < 2; side++) {
-            tb_status s;
             if (done[side] == TB_OK) continue; /* stepping again may renegotiate */
-            CHARGED(&r->hs, side, s = ops->step(conn[side]));
+            call_t c = {.op = CALL_STEP, .conn = conn[side]};
+            tb_status s = charged(pr, &r->hs, side, &c);
             if (s != TB_OK && s != TB_WANT_READ) {
                 st = s;
                 break;
@@ -111,38 +247,69 @@ static tb_status handshake_once(void *endpoints[2], link_t *link, result_t *r, i
     r->hs_wire = link->wire;
     for (int side = 0; side < 2; side++) tb_heap_side_read(side, &r->heap[side]);
     if (check_heap) r->system_delta = (int64_t)(tb_heap_system_in_use() - system_before);
-    if (st == TB_OK) {
-        /* the request and the response */
-        uint8_t msg[APP_BYTES], got[APP_BYTES];
-        for (int k = 0; k < 2 && st == TB_OK; k++) {
-            int from = k, to = 1 - k;
-            memset(msg, 'a' + k, sizeof(msg));
-            CHARGED(&r->app, from, st = ops->send(conn[from], msg, sizeof(msg)));
-            size_t have = 0;
-            for (int tries = 0; st == TB_OK && have < sizeof(got); tries++) {
-                size_t n = 0;
-                tb_status s;
-                CHARGED(&r->app, to, s = ops->recv(conn[to], got + have, sizeof(got) - have, &n));
-                if (s == TB_WANT_READ && tries > MAX_STEPS) {
-                    tb_set_error("application data did not arrive");
-                    st = TB_ERROR;
-                } else if (s != TB_OK && s != TB_WANT_READ) {
-                    st = s;
-                }
-                have += n;
-            }
-            if (st == TB_OK && memcmp(got, msg, sizeof(msg)) != 0) {
-                tb_set_error("application data arrived altered");
-                st = TB_ERROR;
-            }
+    if (st == TB_OK && ops->resumed != NULL) {
+        int c = ops->resumed(conn[0]), s = ops->resumed(conn[1]);
+        r->resumed = c;
+        if (session != NULL && !(c && s)) {
+            tb_set_error("the handshake was not resumed (client says %s, server says %s)", c ? "resumed" : "full",
+                         s ? "resumed" : "full");
+            st = TB_ERROR;
         }
     }
+    if (st == TB_OK) st = exchange(pr, conn, r);
     tb_read_counters(&w1);
     r->wall_ns = w1.wall_ns - w0.wall_ns;
     r->total_wire = link->wire;
+    if (st == TB_OK && with_bulk && pr->req->bulk > 0) st = bulk(pr, link, conn, r);
+    if (st == TB_OK && session_out != NULL) st = ops->session_get(conn[0], session_out);
     for (int side = 0; side < 2; side++) {
         if (conn[side] != NULL) ops->conn_free(conn[side]);
     }
+    return st;
+}
+
+static int link_open(link_t *link, int keep)
+{
+    memset(link, 0, sizeof(*link));
+    tb_wire_init(&link->wire);
+    link->keep = keep;
+    /* room for a whole handshake up front: no transport allocation inside it */
+    for (int d = 0; d < 2; d++) {
+        if (tb_queue_reserve(&link->q[d], 1u << 16) != 0 ||
+            (keep && tb_queue_reserve(&link->transcript[d], 1u << 16) != 0)) {
+            tb_set_error("out of memory");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void link_close(link_t *link)
+{
+    for (int d = 0; d < 2; d++) {
+        tb_queue_free(&link->q[d]);
+        tb_queue_free(&link->transcript[d]);
+    }
+}
+
+/* A measured connection, preceded by the full handshake it resumes when
+ * resumption is asked for. */
+static tb_status measured(const pair_t *pr, link_t *link, result_t *r, int check_heap, int with_bulk)
+{
+    const tb_tls_ops *ops = &tb_library_tls;
+    void *session = NULL;
+    if (pr->req->cfg.resume != TB_RESUME_NONE) {
+        link_t first;
+        result_t ignored;
+        pair_t plain = *pr;
+        plain.stacks[0] = plain.stacks[1] = NULL;
+        tb_status st = link_open(&first, 0) == 0 ? TB_OK : TB_ERROR;
+        if (st == TB_OK) st = connection(&plain, &first, NULL, &session, &ignored, 0, 0);
+        link_close(&first);
+        if (st != TB_OK) return st;
+    }
+    tb_status st = connection(pr, link, session, NULL, r, check_heap, with_bulk);
+    if (session != NULL) ops->session_free(session);
     return st;
 }
 
@@ -156,7 +323,7 @@ static void emit_heap_check(const result_t *r)
     tb_rec_end();
 }
 
-static void emit(const char *type, uint64_t i, const result_t *r)
+static void emit(const char *type, uint64_t i, const result_t *r, uint64_t bulk_bytes)
 {
     const tb_wire *h = &r->hs_wire, *t = &r->total_wire;
     tb_rec_begin(type);
@@ -176,6 +343,7 @@ static void emit(const char *type, uint64_t i, const result_t *r)
     /* the client waits once for every server flight before it completes
      * (TLS 1.3 session tickets after that are not waited for) */
     tb_rec_u64("round_trips", r->round_trips);
+    tb_rec_u64("resumed", (uint64_t)r->resumed);
     if (tb_platform_memory() & TB_MEM_HEAP) {
         tb_rec_u64("client_heap_peak", r->heap[0].peak);
         tb_rec_u64("server_heap_peak", r->heap[1].peak);
@@ -186,88 +354,107 @@ static void emit(const char *type, uint64_t i, const result_t *r)
     tb_rec_u64("app_server_cpu_ns", r->app.cpu_ns[1]);
     tb_rec_u64("total_c2s_bytes", t->dir[0].bytes);
     tb_rec_u64("total_s2c_bytes", t->dir[1].bytes);
+    if (bulk_bytes > 0) {
+        tb_rec_u64("bulk_bytes", bulk_bytes);
+        tb_rec_u64("bulk_wall_ns", r->bulk_wall_ns);
+        tb_rec_u64("bulk_client_cpu_ns", r->bulk.cpu_ns[0]);
+        tb_rec_u64("bulk_server_cpu_ns", r->bulk.cpu_ns[1]);
+    }
     tb_rec_end();
+}
+
+/* Each side's peak stack over one more (untimed) connection, each side on
+ * its own painted stack. */
+static tb_status stack_pass(pair_t *pr)
+{
+    link_t link;
+    result_t r;
+    tb_status st = TB_OK;
+    for (int side = 0; side < 2; side++) {
+        pr->stacks[side] = tb_stack_new();
+        if (pr->stacks[side] == NULL) st = TB_ERROR;
+    }
+    if (st == TB_OK && link_open(&link, 0) == 0) {
+        st = measured(pr, &link, &r, 0, 0);
+        link_close(&link);
+    } else {
+        tb_set_error("out of memory for the painted stacks");
+        st = TB_ERROR;
+    }
+    if (st == TB_OK) {
+        tb_rec_begin("tls_stack");
+        tb_rec_u64("client_stack", tb_stack_peak(pr->stacks[0]));
+        tb_rec_u64("server_stack", tb_stack_peak(pr->stacks[1]));
+        tb_rec_end();
+    }
+    for (int side = 0; side < 2; side++) {
+        tb_stack_free(pr->stacks[side]);
+        pr->stacks[side] = NULL;
+    }
+    return st;
+}
+
+/* What this library (as built) lacks for the request, before any work. */
+static tb_status check_features(const tb_tls_request *req)
+{
+    const tb_tls_ops *ops = &tb_library_tls;
+    if (ops->endpoint_new == NULL) {
+        tb_set_error("no TLS in this library build");
+        return TB_UNSUPPORTED;
+    }
+    if (req->cfg.resume != TB_RESUME_NONE && (ops->session_get == NULL || ops->resumed == NULL)) {
+        tb_set_error("resumption is not supported by this adapter");
+        return TB_UNSUPPORTED;
+    }
+    if (req->early && (ops->early_send == NULL || ops->early_recv == NULL)) {
+        tb_set_error("0-RTT early data is not supported by this adapter");
+        return TB_UNSUPPORTED;
+    }
+    return TB_OK;
 }
 
 void tb_tls_serve(const tb_field *fields, size_t n)
 {
     const tb_tls_ops *ops = &tb_library_tls;
-    tb_tls_config cfg;
-    uint64_t version = 13, warmup = 1, repeats = 10, transcript = 0;
-    memset(&cfg, 0, sizeof(cfg));
-    for (size_t i = 0; i < n; i++) {
-        const char *k = fields[i].key, *v = fields[i].value;
-        int bad = 0;
-        if (strcmp(k, "version") == 0) bad = tb_field_u64(v, &version);
-        else if (strcmp(k, "warmup") == 0) bad = tb_field_u64(v, &warmup);
-        else if (strcmp(k, "repeats") == 0) bad = tb_field_u64(v, &repeats);
-        else if (strcmp(k, "transcript") == 0) bad = tb_field_u64(v, &transcript);
-        else if (strcmp(k, "suite") == 0) cfg.suite = v;
-        else if (strcmp(k, "group") == 0) cfg.group = v;
-        else if (strcmp(k, "name") == 0) cfg.server_name = v;
-        else if (strcmp(k, "chain") == 0) bad = tb_field_bytes(v, &cfg.server_chain);
-        else if (strcmp(k, "key") == 0) bad = tb_field_bytes(v, &cfg.server_key);
-        else if (strcmp(k, "trust") == 0) bad = tb_field_bytes(v, &cfg.trust);
-        else {
-            tb_set_error("unknown field %s", k);
-            tb_end(TB_BAD_INPUT, tb_last_error());
-            return;
-        }
-        if (bad) {
-            tb_set_error("field %s is malformed", k);
-            tb_end(TB_BAD_INPUT, tb_last_error());
-            return;
-        }
-    }
-    if ((version != 12 && version != 13) || cfg.suite == NULL || cfg.server_name == NULL ||
-        cfg.server_chain.len == 0 || cfg.server_key.len == 0 || cfg.trust.len == 0 || repeats == 0) {
-        tb_end(TB_BAD_INPUT, "handshake needs version=12|13, suite, name, chain, key, trust and repeats >= 1");
-        return;
-    }
-    cfg.version = (int)version;
-    if (ops->endpoint_new == NULL) {
-        tb_end(TB_UNSUPPORTED, "no TLS in this library build");
+    tb_tls_request req;
+    if (tb_tls_request_parse(fields, n, &req) != 0) return;
+    if (req.plain) {
+        tb_end(TB_BAD_INPUT, "plain (TCP) needs the socket transport");
         return;
     }
     tb_clear_error();
-    void *endpoints[2] = {NULL, NULL};
-    tb_status st = TB_OK;
+    pair_t pr = {.req = &req};
+    tb_status st = check_features(&req);
     for (int side = 0; side < 2 && st == TB_OK; side++) {
-        st = ops->endpoint_new((tb_side)side, &cfg, &endpoints[side]);
+        st = ops->endpoint_new((tb_side)side, &req.cfg, &pr.endpoints[side]);
     }
-    for (uint64_t i = 0; st == TB_OK && i < warmup + repeats; i++) {
+    for (uint64_t i = 0; st == TB_OK && i < req.warmup + req.repeats; i++) {
+        if (i == req.warmup && (tb_platform_memory() & TB_MEM_STACK)) {
+            st = stack_pass(&pr);
+            if (st != TB_OK) break;
+        }
         link_t link;
         result_t r;
-        memset(&link, 0, sizeof(link));
-        tb_wire_init(&link.wire);
-        link.keep = transcript && i == warmup;
-        /* room for a whole handshake up front: no transport allocation inside it */
-        for (int d = 0; d < 2; d++) {
-            if (tb_queue_reserve(&link.q[d], 1u << 16) != 0 ||
-                (link.keep && tb_queue_reserve(&link.transcript[d], 1u << 16) != 0)) {
-                tb_set_error("out of memory");
-                st = TB_ERROR;
-            }
+        int keep = req.transcript && i == req.warmup;
+        if (link_open(&link, keep) != 0) {
+            st = TB_ERROR;
+            break;
         }
-        if (st != TB_OK) break;
-        st = handshake_once(endpoints, &link, &r, link.keep);
-        if (st == TB_OK) emit(i < warmup ? "tls_warmup" : "tls", i < warmup ? i : i - warmup, &r);
-        if (st == TB_OK && link.keep) {
+        st = measured(&pr, &link, &r, keep, 1);
+        if (st == TB_OK) emit(i < req.warmup ? "tls_warmup" : "tls", i < req.warmup ? i : i - req.warmup, &r, req.bulk);
+        if (st == TB_OK && keep) {
             emit_heap_check(&r);
             for (int side = 0; side < 2; side++) {
                 tb_rec_begin("wire");
-                tb_rec_str("from", side == 0 ? "client" : "server");
+                tb_rec_str("from", tb_side_name(side));
                 tb_rec_hex("data", link.transcript[side].buf, link.transcript[side].len);
                 tb_rec_end();
             }
         }
-        for (int d = 0; d < 2; d++) {
-            tb_queue_free(&link.q[d]);
-            tb_queue_free(&link.transcript[d]);
-        }
+        link_close(&link);
     }
     for (int side = 0; side < 2; side++) {
-        if (endpoints[side] != NULL) ops->endpoint_free(endpoints[side]);
+        if (pr.endpoints[side] != NULL) ops->endpoint_free(pr.endpoints[side]);
     }
     tb_end(st == TB_WANT_READ ? TB_ERROR : st, st == TB_OK ? NULL : tb_last_error());
 }

@@ -31,7 +31,16 @@ _HANDSHAKE = {
     "?server_heap_held": "uint",
     "c2s_bytes": "uint", "s2c_bytes": "uint", "c2s_records": "uint", "s2c_records": "uint",
     "flights": "uint", "round_trips": "uint", "app_client_cpu_ns": "uint", "app_server_cpu_ns": "uint",
-    "total_c2s_bytes": "uint", "total_s2c_bytes": "uint",
+    "total_c2s_bytes": "uint", "total_s2c_bytes": "uint", "?resumed": "uint",
+    "?bulk_bytes": "uint", "?bulk_wall_ns": "uint", "?bulk_client_cpu_ns": "uint", "?bulk_server_cpu_ns": "uint",
+}
+# One side of one connection over a socket (each process reports its own side).
+_SIDE = {
+    "i": "uint", "side": "str", "connect_ns": "uint", "handshake_ns": "uint", "transaction_ns": "uint",
+    "cpu_ns": "uint", "?instructions": "uint", "sent_bytes": "uint", "recv_bytes": "uint",
+    "sent_records": "uint", "recv_records": "uint", "flights": "uint", "round_trips": "uint", "resumed": "uint",
+    "?heap_peak": "uint", "?heap_held": "uint", "app_cpu_ns": "uint", "total_sent_bytes": "uint",
+    "total_recv_bytes": "uint", "?bulk_bytes": "uint", "?bulk_wall_ns": "uint", "?bulk_cpu_ns": "uint",
 }
 SCHEMA: dict[str, dict[str, str]] = {
     "hello": {
@@ -52,6 +61,11 @@ SCHEMA: dict[str, dict[str, str]] = {
     "tls_warmup": _HANDSHAKE,
     "wire": {"from": "str", "data": "hex"},
     "heap_check": {"system_delta": "uint", "held": "uint", "blocks": "uint"},
+    "tls_stack": {"client_stack": "uint", "server_stack": "uint"},
+    "listening": {"port": "uint"},
+    "tls_side": _SIDE,
+    "tls_side_warmup": _SIDE,
+    "capacity": {"transactions": "uint", "failures": "uint", "wall_ns": "uint", "cpu_ns": "uint", "?error": "str"},
     "end": {"status": "str", "?msg": "str"},
 }
 END_STATUSES = ("ok", "unsupported", "error", "bad_input", "reject")

@@ -244,8 +244,9 @@ static void conn_free(void *p)
     free(c);
 }
 
-static tb_status conn_new(void *ep, const tb_transport *tr, void **out)
+static tb_status conn_new(void *ep, const tb_transport *tr, void *session, void **out)
 {
+    (void)session; /* resumption: not yet */
     endpoint_t *e = ep;
     conn_t *c = tb_zalloc(sizeof(*c));
     if (c == NULL) return TB_ERROR;

@@ -68,6 +68,17 @@ uint64_t tb_heap_system_in_use(void);
  * 0 on success. */
 int tb_stack_run(void (*fn)(void *), void *arg, uint64_t *used);
 
+/* A painted stack on which calls can run one after another (the two sides
+ * of a handshake each get one, so each side's peak is its own). NULL when
+ * the platform cannot (tb_platform_memory() lacks TB_MEM_STACK). */
+typedef struct tb_stack tb_stack;
+tb_stack *tb_stack_new(void);
+/* Runs fn(arg) on s, from the top of s; returns 0 on success. */
+int tb_stack_call(tb_stack *s, void (*fn)(void *), void *arg);
+/* The deepest any call on s reached, in bytes from the top of s. */
+uint64_t tb_stack_peak(const tb_stack *s);
+void tb_stack_free(tb_stack *s);
+
 /* Line I/O with the host side (pipe, UART or semihosting). */
 /* Reads one line without its newline; returns its length, or -1 at end of
  * input, or -2 when the line was longer than cap (the rest is discarded). */

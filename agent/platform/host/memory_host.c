@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ucontext.h>
 
 extern void *__libc_malloc(size_t n);
 extern void *__libc_calloc(size_t n, size_t size);
@@ -204,4 +205,62 @@ int tb_stack_run(void (*fn)(void *), void *arg, uint64_t *used)
     free(stack);
     *used = job.used;
     return rc;
+}
+
+/* ---- side stacks: ucontext coroutines on painted memory ---- */
+
+#define SIDE_STACK_SIZE (1u << 20)
+
+struct tb_stack {
+    uint8_t *mem;
+    ucontext_t caller, callee;
+    void (*fn)(void *);
+    void *arg;
+};
+
+static tb_stack *running; /* makecontext passes no pointers portably */
+
+static void side_trampoline(void)
+{
+    running->fn(running->arg);
+}
+
+tb_stack *tb_stack_new(void)
+{
+    tb_stack *s = calloc(1, sizeof(*s));
+    void *mem = NULL;
+    if (s == NULL || posix_memalign(&mem, 4096, SIDE_STACK_SIZE) != 0) {
+        free(s);
+        return NULL;
+    }
+    s->mem = mem;
+    memset(s->mem, PAINT, SIDE_STACK_SIZE);
+    return s;
+}
+
+int tb_stack_call(tb_stack *s, void (*fn)(void *), void *arg)
+{
+    if (getcontext(&s->callee) != 0) return -1;
+    s->callee.uc_stack.ss_sp = s->mem;
+    s->callee.uc_stack.ss_size = SIDE_STACK_SIZE;
+    s->callee.uc_link = &s->caller;
+    s->fn = fn;
+    s->arg = arg;
+    makecontext(&s->callee, side_trampoline, 0);
+    running = s;
+    return swapcontext(&s->caller, &s->callee);
+}
+
+uint64_t tb_stack_peak(const tb_stack *s)
+{
+    size_t i = 0;
+    while (i < SIDE_STACK_SIZE && s->mem[i] == PAINT) i++;
+    return SIDE_STACK_SIZE - i;
+}
+
+void tb_stack_free(tb_stack *s)
+{
+    if (s == NULL) return;
+    free(s->mem);
+    free(s);
 }

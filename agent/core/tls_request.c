@@ -1,0 +1,89 @@
+#include "tb/tls_request.h"
+
+#include <string.h>
+
+const char *tb_side_name(int side)
+{
+    return side == 0 ? "client" : "server";
+}
+
+static int parse_resume(const char *v, tb_resume *out)
+{
+    static const char *const names[] = {"none", "session-id", "ticket", "psk-only"};
+    for (int i = 0; i < 4; i++) {
+        if (strcmp(v, names[i]) == 0) {
+            *out = (tb_resume)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
+{
+    tb_tls_config *cfg = &req->cfg;
+    uint64_t version = 13, max_early = 0;
+    memset(req, 0, sizeof(*req));
+    req->warmup = 1;
+    req->repeats = 10;
+    req->workers = 1;
+    for (size_t i = 0; i < n; i++) {
+        const char *k = fields[i].key, *v = fields[i].value;
+        int bad = 0;
+        if (strcmp(k, "version") == 0) bad = tb_field_u64(v, &version);
+        else if (strcmp(k, "warmup") == 0) bad = tb_field_u64(v, &req->warmup);
+        else if (strcmp(k, "repeats") == 0) bad = tb_field_u64(v, &req->repeats);
+        else if (strcmp(k, "transcript") == 0) bad = tb_field_u64(v, &req->transcript);
+        else if (strcmp(k, "early") == 0) bad = tb_field_u64(v, &req->early);
+        else if (strcmp(k, "bulk") == 0) bad = tb_field_u64(v, &req->bulk);
+        else if (strcmp(k, "port") == 0) bad = tb_field_u64(v, &req->port) || req->port > 65535;
+        else if (strcmp(k, "duration_ms") == 0) bad = tb_field_u64(v, &req->duration_ms);
+        else if (strcmp(k, "workers") == 0) bad = tb_field_u64(v, &req->workers) || req->workers == 0;
+        else if (strcmp(k, "plain") == 0) bad = tb_field_u64(v, &req->plain);
+        else if (strcmp(k, "foreign") == 0) bad = tb_field_u64(v, &req->foreign);
+        else if (strcmp(k, "max_early") == 0) bad = tb_field_u64(v, &max_early) || max_early > 1u << 20;
+        else if (strcmp(k, "suite") == 0) cfg->suite = v;
+        else if (strcmp(k, "group") == 0) cfg->group = v;
+        else if (strcmp(k, "client_share") == 0) cfg->client_share = v;
+        else if (strcmp(k, "name") == 0) cfg->server_name = v;
+        else if (strcmp(k, "resume") == 0) bad = parse_resume(v, &cfg->resume);
+        else if (strcmp(k, "chain") == 0) bad = tb_field_bytes(v, &cfg->server_chain);
+        else if (strcmp(k, "key") == 0) bad = tb_field_bytes(v, &cfg->server_key);
+        else if (strcmp(k, "trust") == 0) bad = tb_field_bytes(v, &cfg->trust);
+        else if (strcmp(k, "client_chain") == 0) bad = tb_field_bytes(v, &cfg->client_chain);
+        else if (strcmp(k, "client_key") == 0) bad = tb_field_bytes(v, &cfg->client_key);
+        else if (strcmp(k, "psk") == 0) bad = tb_field_bytes(v, &cfg->psk);
+        else if (strcmp(k, "psk_identity") == 0) cfg->psk_identity = v;
+        else {
+            tb_set_error("unknown field %s", k);
+            tb_end(TB_BAD_INPUT, tb_last_error());
+            return -1;
+        }
+        if (bad) {
+            tb_set_error("field %s is malformed", k);
+            tb_end(TB_BAD_INPUT, tb_last_error());
+            return -1;
+        }
+    }
+    cfg->version = (int)version;
+    cfg->max_early_data = (uint32_t)max_early;
+    if (req->plain) return 0; /* the TCP baseline needs nothing else */
+    int certs = cfg->server_chain.len > 0 && cfg->server_key.len > 0 && cfg->trust.len > 0;
+    int psk = cfg->psk.len > 0 && cfg->psk_identity != NULL;
+    const char *why = NULL;
+    if (version != 12 && version != 13) why = "version must be 12 or 13";
+    else if (cfg->suite == NULL || cfg->server_name == NULL) why = "a handshake needs suite and name";
+    else if (!certs && !psk) why = "a handshake needs chain, key and trust, or psk and psk_identity";
+    else if ((cfg->client_chain.len > 0) != (cfg->client_key.len > 0)) why = "client_chain and client_key go together";
+    else if (req->early && (version != 13 || cfg->resume == TB_RESUME_NONE || cfg->max_early_data < TB_APP_BYTES))
+        why = "early data needs TLS 1.3, resumption and max_early >= 64";
+    else if (cfg->resume == TB_RESUME_SESSION_ID && version != 12) why = "session-id resumption is TLS 1.2";
+    else if (cfg->resume == TB_RESUME_PSK_ONLY && version != 13) why = "psk-only resumption is TLS 1.3";
+    else if (cfg->client_share != NULL && version != 13) why = "client_share (HelloRetryRequest) is TLS 1.3";
+    else if (req->repeats == 0 && req->duration_ms == 0) why = "repeats must be >= 1";
+    if (why != NULL) {
+        tb_end(TB_BAD_INPUT, why);
+        return -1;
+    }
+    return 0;
+}

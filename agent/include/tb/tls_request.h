@@ -1,0 +1,31 @@
+/* A TLS request's fields, parsed once for every driver: the in-memory pair
+ * (core/tls.c) and the socket sides (platform/host/tls_socket.c). */
+#ifndef TB_TLS_REQUEST_H
+#define TB_TLS_REQUEST_H
+
+#include "tb/core.h"
+#include "tb/tls.h"
+
+#define TB_APP_BYTES 64 /* the classic IoT request and response */
+
+typedef struct {
+    tb_tls_config cfg;
+    uint64_t warmup, repeats;
+    uint64_t transcript; /* keep the first measured connection's bytes */
+    uint64_t early;      /* send the request as 0-RTT early data */
+    uint64_t bulk;       /* bytes client -> server after the response (throughput) */
+    /* sockets only */
+    uint64_t port;        /* server: 0 = any free port; client: where to connect */
+    uint64_t duration_ms; /* client: run transactions this long (capacity) */
+    uint64_t workers;     /* server: processes accepting in parallel (capacity) */
+    uint64_t plain;       /* no TLS at all: the TCP baseline */
+    uint64_t foreign;     /* the peer is not a tlsbench agent (any response is fine) */
+} tb_tls_request;
+
+/* Fills *req from the fields; on bad input ends the request and returns -1. */
+int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req);
+
+/* What a side's name, resumption mode and so on are called in records. */
+const char *tb_side_name(int side);
+
+#endif
