@@ -151,3 +151,14 @@ def make_chain(key_type: str, kind: str = "full", role: str = "server",
     leaf = _issue(_name(HOSTS[role], f"{role.capitalize()}s"), _key(key_type), issuer, key_type,
                   ca=False, path_length=None, role=role, now=now, serial=x509.random_serial_number())
     return Chain(key_type, kind, role, root, inter, leaf)
+
+
+def client_chain_for(server: Chain, now: datetime.datetime | None = None) -> Chain:
+    """A client certificate under the same root (and issuing CA) as a server
+    chain, for mutual authentication: one trust anchor serves both sides."""
+    now = now or datetime.datetime.now(datetime.UTC)
+    issuer = server.intermediate or server.root
+    kt = server.key_type
+    leaf = _issue(_name(HOSTS["client"], "Clients"), _key(kt), issuer, kt, ca=False, path_length=None,
+                  role="client", now=now, serial=x509.random_serial_number())
+    return Chain(kt, server.kind, "client", server.root, server.intermediate, leaf)

@@ -18,22 +18,53 @@ from .protocol import Record, encode_request
 PEM = serialization.Encoding.PEM
 
 
+RESUMPTIONS = ("none", "session-id", "ticket", "psk-only")
+
+
 @dataclass(frozen=True)
 class TlsCase:
     version: int  # 12 or 13
     suite: str  # IANA name
     group: str | None
-    chain: Chain
+    chain: Chain | None  # None for PSK suites
+    client_chain: Chain | None = None  # mutual authentication
+    client_share: str | None = None  # TLS 1.3: the client's first key share (HelloRetryRequest)
+    resume: str = "none"  # one of RESUMPTIONS
+    early: bool = False  # the request as 0-RTT early data
+    psk: bytes | None = None  # TLS 1.2 PSK suites: the shared key (identity "client.tlsbench.test")
+    bulk: int = 0  # bytes client -> server after the response
+
+
+def _pem_key(issued) -> bytes:
+    return issued.key.private_bytes(PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+
+
+def case_fields(case: TlsCase) -> dict[str, object]:
+    """The request fields that describe a TLS configuration (both transports)."""
+    f: dict[str, object] = {"version": case.version, "suite": case.suite, "group": case.group,
+                            "name": HOSTS["server"]}
+    if case.chain is not None:
+        f.update(chain=b"".join(c.public_bytes(PEM) for c in case.chain.sent), key=_pem_key(case.chain.leaf),
+                 trust=case.chain.root.cert.public_bytes(PEM))
+    if case.client_chain is not None:
+        f.update(client_chain=b"".join(c.public_bytes(PEM) for c in case.client_chain.sent),
+                 client_key=_pem_key(case.client_chain.leaf))
+    if case.psk is not None:
+        f.update(psk=case.psk, psk_identity=HOSTS["client"])
+    if case.client_share is not None:
+        f["client_share"] = case.client_share
+    if case.resume != "none":
+        f["resume"] = case.resume
+    if case.early:
+        f.update(early=1, max_early=16384)
+    if case.bulk:
+        f["bulk"] = case.bulk
+    return f
 
 
 def handshake_request(case: TlsCase, repeats: int = 10, warmup: int = 1, transcript: bool = False) -> str:
-    ch = case.chain
-    key = ch.leaf.key.private_bytes(PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
-    return encode_request(
-        "handshake", version=case.version, suite=case.suite, group=case.group, name=HOSTS["server"],
-        chain=b"".join(c.public_bytes(PEM) for c in ch.sent), key=key, trust=ch.root.cert.public_bytes(PEM),
-        repeats=repeats, warmup=warmup, transcript=1 if transcript else None,
-    )
+    return encode_request("handshake", **case_fields(case), repeats=repeats, warmup=warmup,
+                          transcript=1 if transcript else None)
 
 
 @dataclass
@@ -42,6 +73,7 @@ class HandshakeResult:
     message: str
     samples: list[Record]
     wire: dict[str, bytes]  # "client" / "server" -> every byte it sent (first measured repeat)
+    stack: Record | None = None  # per-side peak stack (one extra connection)
 
 
 def run_handshakes(path: Path, case: TlsCase, repeats: int = 10, warmup: int = 1, transcript: bool = False,
@@ -50,7 +82,8 @@ def run_handshakes(path: Path, case: TlsCase, repeats: int = 10, warmup: int = 1
                      f"handshake {case.version} {case.suite}")
     resp = res.responses[0]
     wire = {str(r["from"]): bytes(r["data"]) for r in resp.of_type("wire")}
-    return HandshakeResult(resp.status, resp.message, resp.of_type("tls"), wire)
+    stack = resp.of_type("tls_stack")
+    return HandshakeResult(resp.status, resp.message, resp.of_type("tls"), wire, stack[0] if stack else None)
 
 
 def parse_records(data: bytes) -> list[tuple[int, bytes]]:

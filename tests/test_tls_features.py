@@ -1,0 +1,140 @@
+"""Handshake kinds and options, per library, judged on measured data: mutual
+authentication costs the client more; resumption is a shorter exchange with
+fewer bytes and less CPU than the full handshake it resumes; a wrong key-share
+guess costs a HelloRetryRequest round trip; 0-RTT data arrives intact; PSK
+suites need no certificate; bulk transfer is timed."""
+
+from __future__ import annotations
+
+import statistics
+
+import pytest
+
+from tlsbench.certs import client_chain_for, make_chain
+from tlsbench.tls import TlsCase, parse_records, run_handshakes
+
+LIBS = ("mbedtls", "wolfssl", "openssl", "gnutls")
+T13 = "TLS_AES_128_GCM_SHA256"
+T12 = "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"
+HRR_RANDOM = bytes.fromhex("cf21ad74e59a6111be1d8c021e65b891c2a211167abb8c5e079e09e2c8a8339c")
+PSK = bytes(range(32))  # a test key, never a real one
+
+# What a library (as we build it) genuinely lacks, with the reason; every
+# other combination must work.
+LACKS: dict[tuple[str, str], str] = {}
+
+
+@pytest.fixture(scope="module")
+def chain():
+    return make_chain("ecdsa-p256", "full", "server")
+
+
+@pytest.fixture(scope="module")
+def client(chain):
+    return client_chain_for(chain)
+
+
+def _run(agents, library, case, repeats=5, transcript=False):
+    r = run_handshakes(agents[library], case, repeats=repeats, transcript=transcript)
+    return r
+
+
+def _expect_ok(library: str, feature: str, r) -> None:
+    if (library, feature) in LACKS:
+        assert r.status == "unsupported", f"{library} {feature}: expected unsupported, got {r.status} {r.message}"
+        pytest.skip(f"{library} lacks {feature}: {LACKS[(library, feature)]}")
+    assert r.status == "ok", f"{library} {feature}: {r.message}"
+
+
+def _median(r, key):
+    return statistics.median(s[key] for s in r.samples)
+
+
+@pytest.mark.parametrize("library", LIBS)
+@pytest.mark.parametrize("version, suite", [(13, T13), (12, T12)])
+def test_mutual_authentication_costs_the_client_more(agents, chain, client, library, version, suite) -> None:
+    one_way = _run(agents, library, TlsCase(version, suite, "p256", chain), repeats=9)
+    mutual = _run(agents, library, TlsCase(version, suite, "p256", chain, client_chain=client), repeats=9,
+                  transcript=True)
+    assert one_way.status == "ok", one_way.message
+    _expect_ok(library, "mutual", mutual)
+    # the client's certificate chain crossed: more client bytes, by at least its DER length
+    sent = sum(len(c.public_bytes(__import__("cryptography").hazmat.primitives.serialization.Encoding.DER))
+               for c in client.sent)
+    assert _median(mutual, "c2s_bytes") >= _median(one_way, "c2s_bytes") + sent
+    # signing the CertificateVerify is work the one-way client never does
+    assert _median(mutual, "client_cpu_ns") > _median(one_way, "client_cpu_ns")
+    assert _median(mutual, "server_cpu_ns") > _median(one_way, "server_cpu_ns")  # it verifies a chain more
+
+
+RESUMPTIONS = [(12, T12, "session-id"), (12, T12, "ticket"), (13, T13, "ticket"), (13, T13, "psk-only")]
+
+
+@pytest.mark.parametrize("library", LIBS)
+@pytest.mark.parametrize("version, suite, resume", RESUMPTIONS)
+def test_resumption_is_shorter_than_a_full_handshake(agents, chain, library, version, suite, resume) -> None:
+    full = _run(agents, library, TlsCase(version, suite, "p256", chain), repeats=7)
+    again = _run(agents, library, TlsCase(version, suite, "p256", chain, resume=resume), repeats=7)
+    assert full.status == "ok", full.message
+    _expect_ok(library, f"resume-{resume}-{version}", again)
+    assert all(s["resumed"] == 1 for s in again.samples)
+    assert all(s["resumed"] == 0 for s in full.samples)
+    assert all(s["round_trips"] == 1 for s in again.samples)  # 1.2 abbreviated: 1 RTT; 1.3 PSK: 1 RTT
+    assert _median(again, "s2c_bytes") < _median(full, "s2c_bytes")  # no certificate chain
+    assert _median(again, "client_cpu_ns") < _median(full, "client_cpu_ns")  # no chain verification
+    assert _median(again, "server_cpu_ns") < _median(full, "server_cpu_ns")  # no signature
+
+
+@pytest.mark.parametrize("library", LIBS)
+def test_a_wrong_key_share_guess_costs_a_hello_retry(agents, chain, library) -> None:
+    r = _run(agents, library, TlsCase(13, T13, "p256", chain, client_share="x25519"), repeats=3, transcript=True)
+    _expect_ok(library, "hrr", r)
+    assert all(s["round_trips"] == 2 for s in r.samples)
+    first = parse_records(r.wire["server"])[0]
+    assert first[0] == 22 and first[1][0] == 2 and first[1][6:38] == HRR_RANDOM  # ServerHello = HRR
+    plain = _run(agents, library, TlsCase(13, T13, "p256", chain), repeats=3)
+    assert _median(r, "c2s_bytes") > _median(plain, "c2s_bytes")  # a second ClientHello
+
+
+@pytest.mark.parametrize("library", LIBS)
+def test_early_data_arrives_in_the_first_flight(agents, chain, library) -> None:
+    r = _run(agents, library, TlsCase(13, T13, "x25519", chain, resume="ticket", early=True), repeats=3,
+             transcript=True)
+    _expect_ok(library, "0rtt", r)
+    # the server checked the 64 bytes it accepted as early data (else: an error);
+    # on the wire the client's first flight carries protected records after its ClientHello
+    records = parse_records(r.wire["client"])
+    assert records[0][0] == 22 and any(t == 23 for t, _ in records[1:3])
+    assert all(s["resumed"] == 1 for s in r.samples)
+
+
+PSK_SUITES = [("TLS_PSK_WITH_AES_128_GCM_SHA256", None), ("TLS_ECDHE_PSK_WITH_AES_128_CBC_SHA256", "x25519")]
+
+
+@pytest.mark.parametrize("library", LIBS)
+@pytest.mark.parametrize("suite, group", PSK_SUITES)
+def test_psk_suites_need_no_certificate(agents, library, suite, group) -> None:
+    r = _run(agents, library, TlsCase(12, suite, group, None, psk=PSK), repeats=3, transcript=True)
+    _expect_ok(library, suite, r)
+    assert all(s["round_trips"] == 2 for s in r.samples)
+    assert len(r.wire["server"]) < 600  # hellos, a key exchange at most, finished: no certificate
+
+
+@pytest.mark.parametrize("library", LIBS)
+def test_bulk_transfer_is_timed_per_side(agents, chain, library) -> None:
+    r = _run(agents, library, TlsCase(13, T13, "x25519", chain, bulk=1 << 20), repeats=3)
+    assert r.status == "ok", r.message
+    for s in r.samples:
+        assert s["bulk_bytes"] == 1 << 20
+        assert s["bulk_client_cpu_ns"] > 0 and s["bulk_server_cpu_ns"] > 0
+        # both sides' CPU happened inside the wall time of the transfer
+        assert s["bulk_client_cpu_ns"] + s["bulk_server_cpu_ns"] <= s["bulk_wall_ns"] * 1.05
+
+
+@pytest.mark.parametrize("library", LIBS)
+def test_each_side_has_its_own_peak_stack(agents, chain, library) -> None:
+    r = _run(agents, library, TlsCase(13, T13, "x25519", chain), repeats=1)
+    assert r.status == "ok", r.message
+    assert r.stack is not None
+    assert 1000 < r.stack["client_stack"] < 1 << 20 and 1000 < r.stack["server_stack"] < 1 << 20
+
