@@ -70,10 +70,11 @@ int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
     if (req->plain) return 0; /* the TCP baseline needs nothing else */
     int certs = cfg->server_chain.len > 0 && cfg->server_key.len > 0 && cfg->trust.len > 0;
     int psk = cfg->psk.len > 0 && cfg->psk_identity != NULL;
+    int anonymous = cfg->suite != NULL && strstr(cfg->suite, "_anon_") != NULL; /* no authentication at all */
     const char *why = NULL;
     if (version != 12 && version != 13) why = "version must be 12 or 13";
     else if (cfg->suite == NULL || cfg->server_name == NULL) why = "a handshake needs suite and name";
-    else if (!certs && !psk) why = "a handshake needs chain, key and trust, or psk and psk_identity";
+    else if (!certs && !psk && !anonymous) why = "a handshake needs chain, key and trust, or psk and psk_identity";
     else if ((cfg->client_chain.len > 0) != (cfg->client_key.len > 0)) why = "client_chain and client_key go together";
     else if (req->early && (version != 13 || cfg->resume == TB_RESUME_NONE || cfg->max_early_data < TB_APP_BYTES))
         why = "early data needs TLS 1.3, resumption and max_early >= 64";
