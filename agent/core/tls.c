@@ -143,13 +143,13 @@ static tb_status transfer(const pair_t *pr, side_cost *cost, void *conn[2], int 
     return st;
 }
 
-static tb_status exchange(const pair_t *pr, void *conn[2], result_t *r)
+static tb_status exchange(const pair_t *pr, void *conn[2], int early, result_t *r)
 {
     uint8_t request[TB_APP_BYTES], response[TB_APP_BYTES], got[TB_APP_BYTES];
     memset(request, 'q', sizeof(request));
     memset(response, 'r', sizeof(response));
     tb_status st = TB_OK;
-    if (pr->req->early) {
+    if (early) {
         /* the request went as early data: the server must have accepted it */
         size_t n = 0;
         call_t c = {.op = CALL_EARLY_RECV, .conn = conn[1], .out = got, .n = sizeof(got), .got = &n};
@@ -219,7 +219,8 @@ static tb_status connection(const pair_t *pr, link_t *link, void *session, void 
                     .session = side == 0 ? session : NULL, .conn_out = &conn[side]};
         st = charged(pr, &r->hs, side, &c);
     }
-    if (st == TB_OK && pr->req->early && session != NULL) {
+    int early = pr->req->early && session != NULL; /* the priming connection sends none */
+    if (st == TB_OK && early) {
         uint8_t request[TB_APP_BYTES];
         memset(request, 'q', sizeof(request));
         call_t c = {.op = CALL_EARLY_SEND, .conn = conn[0], .in = request, .n = sizeof(request)};
@@ -256,7 +257,7 @@ static tb_status connection(const pair_t *pr, link_t *link, void *session, void 
             st = TB_ERROR;
         }
     }
-    if (st == TB_OK) st = exchange(pr, conn, r);
+    if (st == TB_OK) st = exchange(pr, conn, early, r);
     tb_read_counters(&w1);
     r->wall_ns = w1.wall_ns - w0.wall_ns;
     r->total_wire = link->wire;

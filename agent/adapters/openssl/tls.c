@@ -6,6 +6,7 @@
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/err.h>
+#include <openssl/opensslv.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
@@ -14,16 +15,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define TB_EARLY_MAX 1024
+
 typedef struct {
     SSL_CTX *ctx;
     tb_side side;
     char name[256];
+    const tb_tls_config *cfg; /* valid while the endpoint lives (the request's) */
 } endpoint_t;
 
 typedef struct {
     SSL *ssl;
     BIO *bio;
     tb_transport tr;
+    endpoint_t *e;
+    /* 0-RTT: what the client has to send, or what the server received */
+    uint8_t early[TB_EARLY_MAX];
+    size_t early_len;
+    int early_state; /* client: 1 = to send; server: 1 = reading, 2 = done */
 } conn_t;
 
 static BIO_METHOD *method;
@@ -127,6 +136,15 @@ static tb_status set_group(SSL_CTX *ctx, tb_side side, const tb_tls_config *cfg)
     int ec12 = cfg->version == 12 && side == TB_SIDE_CLIENT && strncmp(cfg->group, "ffdhe", 5) != 0;
     snprintf(list, sizeof(list), "%s%s%s", g, ec12 && strcmp(g, "P-256") != 0 ? ":P-256" : "",
              ec12 && strcmp(g, "P-384") != 0 ? ":P-384" : "");
+    if (side == TB_SIDE_CLIENT && cfg->client_share != NULL) {
+        /* an OpenSSL client sends its one key share for the first group listed */
+        const char *first = group_name(cfg->client_share);
+        if (first == NULL) {
+            tb_set_error("OpenSSL has no group %s", cfg->client_share);
+            return TB_UNSUPPORTED;
+        }
+        snprintf(list, sizeof(list), "%s:%s", first, g);
+    }
     if (cfg->version == 12 && strncmp(cfg->group, "ffdhe", 5) == 0) {
         if (side == TB_SIDE_SERVER) {
             EVP_PKEY_CTX *pc = EVP_PKEY_CTX_new_from_name(NULL, "DH", NULL);
@@ -150,12 +168,14 @@ static tb_status set_group(SSL_CTX *ctx, tb_side side, const tb_tls_config *cfg)
     return TB_OK;
 }
 
-static tb_status load_server(SSL_CTX *ctx, const tb_tls_config *cfg)
+/* A certificate chain (leaf first) and its key: the server's, or the
+ * client's in mutual authentication. */
+static tb_status load_identity(SSL_CTX *ctx, tb_bytes chain, tb_bytes pkey)
 {
-    BIO *in = BIO_new_mem_buf(cfg->server_chain.data, (int)cfg->server_chain.len);
+    BIO *in = BIO_new_mem_buf(chain.data, (int)chain.len);
     X509 *leaf = in ? PEM_read_bio_X509(in, NULL, NULL, NULL) : NULL;
     tb_status st = TB_OK;
-    if (leaf == NULL || SSL_CTX_use_certificate(ctx, leaf) != 1) st = ssl_fail("server certificate");
+    if (leaf == NULL || SSL_CTX_use_certificate(ctx, leaf) != 1) st = ssl_fail("certificate");
     X509 *extra;
     while (st == TB_OK && (extra = PEM_read_bio_X509(in, NULL, NULL, NULL)) != NULL) {
         if (SSL_CTX_add0_chain_cert(ctx, extra) != 1) {
@@ -167,15 +187,16 @@ static tb_status load_server(SSL_CTX *ctx, const tb_tls_config *cfg)
     X509_free(leaf);
     BIO_free(in);
     if (st != TB_OK) return st;
-    in = BIO_new_mem_buf(cfg->server_key.data, (int)cfg->server_key.len);
+    in = BIO_new_mem_buf(pkey.data, (int)pkey.len);
     EVP_PKEY *key = in ? PEM_read_bio_PrivateKey(in, NULL, NULL, NULL) : NULL;
     if (key == NULL || SSL_CTX_use_PrivateKey(ctx, key) != 1 || SSL_CTX_check_private_key(ctx) != 1)
-        st = ssl_fail("server key");
+        st = ssl_fail("private key");
     EVP_PKEY_free(key);
     BIO_free(in);
     return st;
 }
 
+/* The root the peer's chain must lead to; the peer must present one. */
 static tb_status load_trust(SSL_CTX *ctx, const tb_tls_config *cfg)
 {
     BIO *in = BIO_new_mem_buf(cfg->trust.data, (int)cfg->trust.len);
@@ -184,7 +205,7 @@ static tb_status load_trust(SSL_CTX *ctx, const tb_tls_config *cfg)
     if (root == NULL || X509_STORE_add_cert(SSL_CTX_get_cert_store(ctx), root) != 1) st = ssl_fail("trust anchor");
     X509_free(root);
     BIO_free(in);
-    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
     return st;
 }
 
@@ -196,6 +217,113 @@ static void free_endpoint(void *p)
     free(e);
 }
 
+/* ---- TLS 1.2 PSK suites: both sides answer from the configured key ---- */
+
+static unsigned int psk_client_cb(SSL *ssl, const char *hint, char *identity, unsigned int max_identity,
+                                  unsigned char *psk, unsigned int max_psk)
+{
+    (void)hint;
+    const tb_tls_config *cfg = ((endpoint_t *)SSL_CTX_get_app_data(SSL_get_SSL_CTX(ssl)))->cfg;
+    if (strlen(cfg->psk_identity) >= max_identity || cfg->psk.len > max_psk) return 0;
+    strcpy(identity, cfg->psk_identity);
+    memcpy(psk, cfg->psk.data, cfg->psk.len);
+    return (unsigned int)cfg->psk.len;
+}
+
+static unsigned int psk_server_cb(SSL *ssl, const char *identity, unsigned char *psk, unsigned int max_psk)
+{
+    const tb_tls_config *cfg = ((endpoint_t *)SSL_CTX_get_app_data(SSL_get_SSL_CTX(ssl)))->cfg;
+    if (strcmp(identity, cfg->psk_identity) != 0 || cfg->psk.len > max_psk) return 0;
+    memcpy(psk, cfg->psk.data, cfg->psk.len);
+    return (unsigned int)cfg->psk.len;
+}
+
+/* ---- resumption and early data ---- */
+
+static tb_status set_resumption(endpoint_t *e, const tb_tls_config *cfg)
+{
+    static const unsigned char id_context[] = "tlsbench";
+    SSL_CTX *ctx = e->ctx;
+    if (cfg->resume == TB_RESUME_PSK_ONLY) {
+        /* OpenSSL 3.0 clients always offer psk_dhe_ke and its servers then
+         * choose it (SSL_OP_PREFER_NO_DHE_KEX arrived in 3.3) */
+        tb_set_error("OpenSSL %s cannot make a psk_ke (no (EC)DHE) resumption: its client always offers "
+                     "psk_dhe_ke, which its server prefers", OPENSSL_VERSION_STR);
+        return TB_UNSUPPORTED;
+    }
+    if (e->side == TB_SIDE_CLIENT) {
+        SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+        if (cfg->resume != TB_RESUME_TICKET) SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
+        return TB_OK;
+    }
+    if (SSL_CTX_set_session_id_context(ctx, id_context, sizeof(id_context) - 1) != 1) return ssl_fail("session id context");
+    switch (cfg->resume) {
+    case TB_RESUME_NONE: /* a full handshake pays for no ticket and no cache entry */
+        SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
+        SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
+        SSL_CTX_set_num_tickets(ctx, 0);
+        break;
+    case TB_RESUME_SESSION_ID:
+        SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_SERVER);
+        SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
+        break;
+    default:
+        if (cfg->max_early_data > 0) {
+            /* anti-replay needs the server's cache: stateful single-use tickets */
+            SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_SERVER);
+            SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
+            if (SSL_CTX_set_max_early_data(ctx, cfg->max_early_data) != 1) return ssl_fail("max early data");
+        } else {
+            SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF); /* stateless tickets */
+        }
+        SSL_CTX_set_num_tickets(ctx, 1);
+        break;
+    }
+    return TB_OK;
+}
+
+static tb_status set_suite(endpoint_t *e, const tb_tls_config *cfg)
+{
+    if (cfg->version == 13) {
+        if (SSL_CTX_set_ciphersuites(e->ctx, cfg->suite) != 1) {
+            ERR_clear_error();
+            tb_set_error("OpenSSL has no TLS 1.3 suite %s", cfg->suite);
+            return TB_UNSUPPORTED;
+        }
+        return TB_OK;
+    }
+    const char *name = openssl_suite_name(e->ctx, cfg->suite);
+    char list[128];
+    /* anonymous suites exist only below security level 1 */
+    snprintf(list, sizeof(list), "%s%s", name ? name : "", strstr(cfg->suite, "_anon_") ? ":@SECLEVEL=0" : "");
+    if (name == NULL || SSL_CTX_set_cipher_list(e->ctx, list) != 1) {
+        ERR_clear_error();
+        tb_set_error("OpenSSL %s (as configured) has no TLS 1.2 suite %s", OPENSSL_VERSION_STR, cfg->suite);
+        return TB_UNSUPPORTED;
+    }
+    return TB_OK;
+}
+
+/* Who proves what: certificates, PSK, or nothing (anonymous suites). */
+static tb_status set_authentication(endpoint_t *e, const tb_tls_config *cfg)
+{
+    SSL_CTX *ctx = e->ctx;
+    tb_status st = TB_OK;
+    if (cfg->psk.len > 0) {
+        if (e->side == TB_SIDE_CLIENT) SSL_CTX_set_psk_client_callback(ctx, psk_client_cb);
+        else SSL_CTX_set_psk_server_callback(ctx, psk_server_cb);
+    }
+    int mutual = cfg->client_chain.len > 0;
+    if (e->side == TB_SIDE_SERVER) {
+        if (cfg->server_chain.len > 0) st = load_identity(ctx, cfg->server_chain, cfg->server_key);
+        if (st == TB_OK && mutual) st = load_trust(ctx, cfg);
+    } else {
+        if (cfg->server_chain.len > 0) st = load_trust(ctx, cfg);
+        if (st == TB_OK && mutual) st = load_identity(ctx, cfg->client_chain, cfg->client_key);
+    }
+    return st;
+}
+
 static tb_status endpoint_new(tb_side side, const tb_tls_config *cfg, void **out)
 {
     endpoint_t *e = calloc(1, sizeof(*e));
@@ -205,6 +333,7 @@ static tb_status endpoint_new(tb_side side, const tb_tls_config *cfg, void **out
         return TB_ERROR;
     }
     e->side = side;
+    e->cfg = cfg;
     snprintf(e->name, sizeof(e->name), "%s", cfg->server_name);
     e->ctx = SSL_CTX_new(side == TB_SIDE_CLIENT ? TLS_client_method() : TLS_server_method());
     tb_status st = TB_OK;
@@ -212,22 +341,13 @@ static tb_status endpoint_new(tb_side side, const tb_tls_config *cfg, void **out
     if (e->ctx == NULL || SSL_CTX_set_min_proto_version(e->ctx, v) != 1 ||
         SSL_CTX_set_max_proto_version(e->ctx, v) != 1) {
         st = ssl_fail("SSL_CTX_new");
-    } else if (cfg->version == 13) {
-        if (SSL_CTX_set_ciphersuites(e->ctx, cfg->suite) != 1) {
-            ERR_clear_error();
-            tb_set_error("OpenSSL has no TLS 1.3 suite %s", cfg->suite);
-            st = TB_UNSUPPORTED;
-        }
     } else {
-        const char *name = openssl_suite_name(e->ctx, cfg->suite);
-        if (name == NULL || SSL_CTX_set_cipher_list(e->ctx, name) != 1) {
-            ERR_clear_error();
-            tb_set_error("OpenSSL (as configured) has no TLS 1.2 suite %s", cfg->suite);
-            st = TB_UNSUPPORTED;
-        }
+        SSL_CTX_set_app_data(e->ctx, e);
+        st = set_suite(e, cfg);
     }
     if (st == TB_OK && cfg->group != NULL) st = set_group(e->ctx, side, cfg);
-    if (st == TB_OK) st = side == TB_SIDE_SERVER ? load_server(e->ctx, cfg) : load_trust(e->ctx, cfg);
+    if (st == TB_OK) st = set_authentication(e, cfg);
+    if (st == TB_OK) st = set_resumption(e, cfg);
     if (st != TB_OK) {
         free_endpoint(e);
         return st;
@@ -240,17 +360,20 @@ static void conn_free(void *p)
 {
     conn_t *c = p;
     if (c == NULL) return;
+    /* A finished connection closes cleanly (freeing it unshut would mark
+     * its session unresumable, on both sides). */
+    if (c->ssl != NULL && SSL_is_init_finished(c->ssl)) SSL_set_shutdown(c->ssl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
     SSL_free(c->ssl); /* frees the BIO too */
     free(c);
 }
 
 static tb_status conn_new(void *ep, const tb_transport *tr, void *session, void **out)
 {
-    (void)session; /* resumption: not yet */
     endpoint_t *e = ep;
     conn_t *c = tb_zalloc(sizeof(*c));
     if (c == NULL) return TB_ERROR;
     c->tr = *tr;
+    c->e = e;
     c->ssl = SSL_new(e->ctx);
     c->bio = c->ssl ? BIO_new(method) : NULL;
     if (c->bio == NULL) {
@@ -261,12 +384,18 @@ static tb_status conn_new(void *ep, const tb_transport *tr, void *session, void 
     SSL_set_bio(c->ssl, c->bio, c->bio);
     if (e->side == TB_SIDE_CLIENT) {
         SSL_set_connect_state(c->ssl);
-        if (SSL_set_tlsext_host_name(c->ssl, e->name) != 1 || SSL_set1_host(c->ssl, e->name) != 1) {
+        if (SSL_set_tlsext_host_name(c->ssl, e->name) != 1 ||
+            (e->cfg->server_chain.len > 0 && SSL_set1_host(c->ssl, e->name) != 1)) {
             conn_free(c);
             return ssl_fail("server name");
         }
+        if (session != NULL && SSL_set_session(c->ssl, session) != 1) {
+            conn_free(c);
+            return ssl_fail("SSL_set_session");
+        }
     } else {
         SSL_set_accept_state(c->ssl);
+        if (e->cfg->max_early_data > 0) c->early_state = 1; /* read early data first */
     }
     *out = c;
     return TB_OK;
@@ -287,9 +416,35 @@ static tb_status io_status(conn_t *c, int rc, const char *what)
     return TB_ERROR;
 }
 
+/* Server with early data enabled: read it (or learn there is none) before
+ * the rest of the handshake. */
+static tb_status read_early(conn_t *c)
+{
+    for (;;) {
+        size_t n = 0;
+        int rc = SSL_read_early_data(c->ssl, c->early + c->early_len, sizeof(c->early) - c->early_len, &n);
+        if (rc == SSL_READ_EARLY_DATA_ERROR) return io_status(c, 0, "SSL_read_early_data");
+        c->early_len += n;
+        if (rc == SSL_READ_EARLY_DATA_FINISH) {
+            c->early_state = 2;
+            return TB_OK;
+        }
+    }
+}
+
 static tb_status step(void *p)
 {
     conn_t *c = p;
+    if (c->e->side == TB_SIDE_CLIENT && c->early_state == 1) {
+        size_t done = 0;
+        int rc = SSL_write_early_data(c->ssl, c->early, c->early_len, &done);
+        if (rc != 1) return io_status(c, rc, "SSL_write_early_data");
+        c->early_state = 0;
+    }
+    if (c->e->side == TB_SIDE_SERVER && c->early_state == 1) {
+        tb_status st = read_early(c);
+        if (st != TB_OK) return st;
+    }
     int rc = SSL_do_handshake(c->ssl);
     return rc == 1 ? TB_OK : io_status(c, rc, "SSL_do_handshake");
 }
@@ -310,6 +465,52 @@ static tb_status tls_recv(void *p, uint8_t *buf, size_t cap, size_t *got)
     return rc == 1 ? TB_OK : io_status(c, rc, "SSL_read_ex");
 }
 
+static tb_status session_get(void *p, void **session)
+{
+    conn_t *c = p;
+    SSL_SESSION *s = SSL_get1_session(c->ssl);
+    if (s == NULL || SSL_SESSION_is_resumable(s) != 1) {
+        SSL_SESSION_free(s);
+        tb_set_error("OpenSSL client has no resumable session (no ticket or session ID received)");
+        return TB_ERROR;
+    }
+    *session = s;
+    return TB_OK;
+}
+
+static void session_free(void *session)
+{
+    SSL_SESSION_free(session);
+}
+
+static int resumed(void *p)
+{
+    return SSL_session_reused(((conn_t *)p)->ssl) == 1;
+}
+
+static tb_status early_send(void *p, const uint8_t *data, size_t n)
+{
+    conn_t *c = p;
+    if (n > sizeof(c->early)) {
+        tb_set_error("early data over %zu bytes", sizeof(c->early));
+        return TB_BAD_INPUT;
+    }
+    memcpy(c->early, data, n);
+    c->early_len = n;
+    c->early_state = 1; /* written by the first step, with the ClientHello */
+    return TB_OK;
+}
+
+static tb_status early_recv(void *p, uint8_t *buf, size_t cap, size_t *got)
+{
+    conn_t *c = p;
+    *got = 0;
+    if (SSL_get_early_data_status(c->ssl) != SSL_EARLY_DATA_ACCEPTED) return TB_OK;
+    *got = c->early_len < cap ? c->early_len : cap;
+    memcpy(buf, c->early, *got);
+    return TB_OK;
+}
+
 const tb_tls_ops tb_library_tls = {
     .endpoint_new = endpoint_new,
     .endpoint_free = free_endpoint,
@@ -318,4 +519,9 @@ const tb_tls_ops tb_library_tls = {
     .send = tls_send,
     .recv = tls_recv,
     .conn_free = conn_free,
+    .session_get = session_get,
+    .session_free = session_free,
+    .resumed = resumed,
+    .early_send = early_send,
+    .early_recv = early_recv,
 };
