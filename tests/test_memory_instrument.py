@@ -55,3 +55,27 @@ def test_memory_figures_repeat_exactly(agents) -> None:
             seen.append(dict(resp.of_type("memory")[0].fields))
         assert seen[0] == seen[1], lib
         assert seen[0]["stack"] > 0, lib
+
+
+def test_handshake_instruments_against_a_double_of_known_cost(agents) -> None:
+    """The selftest TLS double: client 20000 B of stack, keeps 3000 B; server
+    40000 B of stack, allocates 9000 B and frees 2000 B; 100 B and 300 B
+    records; one round trip (agent/adapters/selftest/tls.c)."""
+    from tlsbench import paths
+    from tlsbench.certs import make_chain
+    from tlsbench.tls import TlsCase, run_handshakes
+
+    r = run_handshakes(paths.agent_path("selftest"), TlsCase(13, "TLS_AES_128_GCM_SHA256", "x25519",
+                                                             make_chain("ecdsa-p256")), repeats=3)
+    assert r.status == "ok", r.message
+    # each side's stack is its own: the known array plus a small call overhead
+    assert 20000 <= r.stack["client_stack"] <= 20000 + 1024
+    assert 40000 <= r.stack["server_stack"] <= 40000 + 1024
+    for s in r.samples:
+        assert (s["c2s_bytes"], s["s2c_bytes"], s["c2s_records"], s["s2c_records"]) == (100, 300, 1, 1)
+        assert s["round_trips"] == 1 and s["flights"] == 2
+        # the same connection object on both sides, so the known amounts show as differences
+        conn = s["client_heap_peak"] - 3000
+        assert abs((s["server_heap_peak"] - 9000) - conn) <= 32
+        assert abs(s["server_heap_held"] - (s["server_heap_peak"] - 2000)) <= 32
+        assert s["client_heap_held"] == s["client_heap_peak"]
