@@ -174,9 +174,10 @@ static void serve(char *line)
         tb_tls_serve(fields, nfields);
         return;
     }
+    if (tb_platform_verb(verb, fields, nfields)) return; /* e.g. the host's socket sides */
     int bench = strcmp(verb, "bench") == 0;
     if (!bench && strcmp(verb, "compute") != 0) {
-        end_record(TB_BAD_INPUT, "unknown request (expected hello, list, compute, bench or handshake)");
+        end_record(TB_BAD_INPUT, "unknown request (expected hello, list, compute, bench, handshake, tls-server or tls-client)");
         return;
     }
 

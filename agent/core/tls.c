@@ -419,8 +419,8 @@ void tb_tls_serve(const tb_field *fields, size_t n)
     const tb_tls_ops *ops = &tb_library_tls;
     tb_tls_request req;
     if (tb_tls_request_parse(fields, n, &req) != 0) return;
-    if (req.plain) {
-        tb_end(TB_BAD_INPUT, "plain (TCP) needs the socket transport");
+    if (req.plain || req.repeats == 0) {
+        tb_end(TB_BAD_INPUT, req.plain ? "plain (TCP) needs the socket transport" : "repeats must be >= 1");
         return;
     }
     tb_clear_error();

@@ -81,7 +81,6 @@ int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
     else if (cfg->resume == TB_RESUME_SESSION_ID && version != 12) why = "session-id resumption is TLS 1.2";
     else if (cfg->resume == TB_RESUME_PSK_ONLY && version != 13) why = "psk-only resumption is TLS 1.3";
     else if (cfg->client_share != NULL && version != 13) why = "client_share (HelloRetryRequest) is TLS 1.3";
-    else if (req->repeats == 0 && req->duration_ms == 0) why = "repeats must be >= 1";
     if (why != NULL) {
         tb_end(TB_BAD_INPUT, why);
         return -1;

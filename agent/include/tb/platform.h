@@ -79,6 +79,11 @@ int tb_stack_call(tb_stack *s, void (*fn)(void *), void *arg);
 uint64_t tb_stack_peak(const tb_stack *s);
 void tb_stack_free(tb_stack *s);
 
+/* Requests only this platform serves (the host: "tls-server" and
+ * "tls-client" over loopback sockets). Returns 1 when it handled the verb
+ * (and ended the request), 0 when it does not know it. */
+int tb_platform_verb(const char *verb, const void *fields, size_t n);
+
 /* Line I/O with the host side (pipe, UART or semihosting). */
 /* Reads one line without its newline; returns its length, or -1 at end of
  * input, or -2 when the line was longer than cap (the rest is discarded). */

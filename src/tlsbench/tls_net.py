@@ -1,0 +1,279 @@
+"""TLS over real loopback sockets: the server and the client in separate
+processes (the classic method, the kernel in the path). The server is a
+tlsbench agent of any library, or a tool nobody here wrote (`openssl
+s_server`); the client is an agent. Each process reports its own side; the
+two are joined by connection number."""
+
+from __future__ import annotations
+
+import os
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cryptography.hazmat.primitives import serialization
+
+from . import agent
+from .certs import HOSTS
+from .errors import AgentError
+from .protocol import Record, encode_request, parse_line
+from .tls import TlsCase, case_fields
+
+EXTERNAL_SERVERS = ("openssl-s_server",)
+STARTUP_S = 15.0
+
+
+@dataclass
+class NetResult:
+    status: str
+    message: str
+    client: list[Record] = field(default_factory=list)  # measured connections, client side
+    server: dict[int, Record] = field(default_factory=dict)  # by connection number
+    capacity: Record | None = None
+
+    def pairs(self) -> list[tuple[Record, Record | None]]:
+        return [(c, self.server.get(int(c["i"]))) for c in self.client]
+
+
+class AgentServer:
+    """A server agent: started with its request, it prints the port it
+    listens on (127.0.0.1 only), serves, and ends its response."""
+
+    def __init__(self, path: Path, fields: dict[str, object], connections: int, workers: int = 1):
+        if not path.exists():
+            raise AgentError(f"agent {path} is not built (run: tlsbench build)")
+        request = encode_request("tls-server", **fields, repeats=connections, workers=workers)
+        self.proc = subprocess.Popen([str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, start_new_session=True)
+        assert self.proc.stdin is not None
+        self.proc.stdin.write((request + "\n").encode())
+        self.proc.stdin.close()
+        self.proc.stdin = None  # closed: the agent ends after this one request
+        self.lines: list[str] = []
+        self.port: int | None = None
+        self._buf = b""
+
+    def wait_listening(self, timeout: float = STARTUP_S) -> Record | None:
+        """The port, or the end record if the server refused to start."""
+        deadline = time.monotonic() + timeout
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                break
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            self._buf += chunk
+            while b"\n" in self._buf:
+                line, self._buf = self._buf.split(b"\n", 1)
+                rec = parse_line(line.decode("latin-1"))
+                if rec.type == "listening":
+                    self.port = int(rec["port"])
+                    return None
+                if rec.type == "end":
+                    return rec
+        self.kill()
+        raise AgentError(f"server agent did not start listening within {timeout:g} s")
+
+    def finish(self, timeout: float) -> tuple[list[Record], Record]:
+        try:
+            out, _err = self.proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            out, _err = self.proc.communicate()
+            text = (self._buf + out).decode("latin-1")
+            recs = [parse_line(x) for x in text.splitlines() if x.strip()]
+            hung = Record("end", {"status": "error", "msg": f"server hung, killed after {timeout:g} s"})
+            return [r for r in recs if r.type != "end"], hung
+        text = (self._buf + out).decode("latin-1")
+        recs = [parse_line(x) for x in text.splitlines() if x.strip()]
+        ends = [r for r in recs if r.type == "end"]
+        end = ends[0] if ends else Record("end", {"status": "error",
+                                                  "msg": f"server agent died ({self.proc.returncode})"})
+        return [r for r in recs if r.type != "end"], end
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_connectable(port: int, proc: subprocess.Popen, timeout: float = STARTUP_S) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AgentError(f"the peer exited before listening (code {proc.returncode})")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise AgentError(f"the peer did not listen on 127.0.0.1:{port} within {timeout:g} s")
+
+
+class OpenSSLServer:
+    """`openssl s_server` on 127.0.0.1 as an echo server (-rev): a server
+    nobody here wrote. It serves `connections` connections, then exits."""
+
+    def __init__(self, case: TlsCase, connections: int):
+        exe = shutil.which("openssl")
+        if exe is None:
+            raise AgentError("openssl (the command) is not installed")
+        if case.chain is None or case.psk is not None:
+            raise AgentError("openssl s_server peer: certificate suites only")
+        self.dir = tempfile.TemporaryDirectory(prefix="tlsbench-peer-")
+        files = case.chain.write(Path(self.dir.name))
+        pem = serialization.Encoding.PEM
+        leaf, extra = Path(self.dir.name) / "leaf.pem", Path(self.dir.name) / "extra.pem"
+        leaf.write_bytes(case.chain.leaf.cert.public_bytes(pem))
+        extra.write_bytes(b"".join(c.public_bytes(pem) for c in case.chain.sent[1:]))
+        self.port = free_port()
+        args = [exe, "s_server", "-accept", f"127.0.0.1:{self.port}", "-naccept", str(connections), "-rev",
+                "-cert", str(leaf), "-key", str(files["key"]), "-quiet"]
+        if case.chain.intermediate is not None:
+            args += ["-cert_chain", str(extra)]
+        args += ["-num_tickets", "1"] if case.resume == "ticket" else ["-no_ticket"]
+        args += ["-tls1_3"] if case.version == 13 else ["-tls1_2"]
+        args += ["-ciphersuites", case.suite] if case.version == 13 else ["-cipher", _openssl_name(case.suite)]
+        if case.group:
+            args += ["-groups", {"x25519": "X25519", "x448": "X448", "p256": "P-256", "p384": "P-384"}.get(
+                case.group, case.group)]
+        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, start_new_session=True)
+        wait_connectable(self.port, self.proc)
+        self.connections_probe = 1  # the readiness probe used up one accept
+
+    def close(self) -> str:
+        try:
+            _out, err = self.proc.communicate(timeout=5)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            _out, err = self.proc.communicate()
+        self.dir.cleanup()
+        return err.decode("utf-8", "replace")
+
+
+def _openssl_name(iana: str) -> str:
+    out = subprocess.run(["openssl", "ciphers", "-stdname", "ALL:@SECLEVEL=0"], capture_output=True, text=True,
+                         check=False).stdout
+    for line in out.splitlines():
+        parts = line.split(" - ")
+        if len(parts) >= 2 and parts[0].strip() == iana:
+            return parts[1].strip()
+    raise AgentError(f"openssl has no suite {iana}")
+
+
+def connections_for(case: TlsCase, warmup: int, repeats: int) -> int:
+    """Connections the server sees: a resumed handshake is preceded by the full one it resumes."""
+    return (warmup + repeats) * (2 if case.resume != "none" else 1)
+
+
+def run_over_tcp(client: Path, server: Path | str, case: TlsCase, repeats: int = 10, warmup: int = 1,
+                 timeout: float = 120, plain: bool = False, via_port=None) -> NetResult:
+    """One configuration over loopback: `server` is an agent path or the name
+    of an external server (EXTERNAL_SERVERS). `via_port` (tests) maps the
+    server's port to the one the client should use (a counting relay)."""
+    fields = case_fields(case) if not plain else {"name": HOSTS["server"]}
+    if plain:
+        fields["plain"] = 1
+    n = connections_for(case, warmup, repeats)
+    if isinstance(server, str):
+        if server not in EXTERNAL_SERVERS:
+            raise AgentError(f"unknown external server {server!r}; known: {', '.join(EXTERNAL_SERVERS)}")
+        peer = OpenSSLServer(case, n + 1)
+        port, foreign = peer.port, True
+    else:
+        peer = AgentServer(server, fields, n)
+        refused = peer.wait_listening()
+        if refused is not None:  # e.g. the server library lacks the suite
+            return NetResult(str(refused["status"]), f"server: {refused.get('msg', '')}")
+        assert peer.port is not None
+        port, foreign = peer.port, False
+    if via_port is not None:
+        port = via_port(port)
+    request = encode_request("tls-client", **fields, port=port, repeats=repeats, warmup=warmup,
+                             foreign=1 if foreign else None)
+    try:
+        res = agent.call(client, [request], timeout, f"tls-client {case.suite}")
+        resp = res.responses[0]
+        status, message, records = resp.status, resp.message, resp.records
+    except agent.AgentCallError as e:
+        status, message, records = "error", str(e), []
+    if isinstance(peer, AgentServer):
+        srv_records, srv_end = peer.finish(timeout=30)
+        server_side = {int(r["i"]): r for r in srv_records if r.type == "tls_side"}
+        if status == "ok" and srv_end["status"] != "ok":
+            status, message = str(srv_end["status"]), f"server: {srv_end.get('msg', '')}"
+        elif status != "ok" and srv_end["status"] != "ok":
+            message = f"client: {message}; server: {srv_end.get('msg', '')}"
+    else:
+        err = peer.close()
+        server_side = {}
+        if status != "ok" and err.strip():
+            message = f"{message}; openssl s_server: {err.strip().splitlines()[-1][:200]}"
+    client_side = [r for r in records if r.type == "tls_side"]
+    return NetResult(status, message, client_side, server_side)
+
+
+def run_capacity(client: Path, server: Path, case: TlsCase, clients: int, seconds: float,
+                 timeout: float = 120) -> NetResult:
+    """Full transactions per second (connect, handshake, request, response,
+    close) with `clients` client processes against `clients` server workers."""
+    fields = case_fields(case)
+    peer = AgentServer(server, fields, 0, workers=clients)
+    refused = peer.wait_listening()
+    if refused is not None:
+        return NetResult(str(refused["status"]), f"server: {refused.get('msg', '')}")
+    request = encode_request("tls-client", **fields, port=peer.port, duration_ms=int(seconds * 1000))
+    procs = [subprocess.Popen([str(client)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, start_new_session=True) for _ in range(clients)]
+    outs = []
+    try:
+        for p in procs:
+            assert p.stdin is not None
+            p.stdin.write((request + "\n").encode())
+            p.stdin.close()
+            p.stdin = None
+        for p in procs:
+            try:
+                out, _ = p.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                out, _ = p.communicate()
+            outs.append(out.decode("latin-1"))
+    finally:
+        peer.kill()
+        peer.proc.communicate()
+    total = fails = 0
+    wall = 0
+    errors = []
+    for text in outs:
+        recs = [parse_line(x) for x in text.splitlines() if x.strip()]
+        cap = [r for r in recs if r.type == "capacity"]
+        if not cap:
+            ends = [r for r in recs if r.type == "end"]
+            errors.append(str(ends[0].get("msg", "")) if ends else "client died")
+            continue
+        total += int(cap[0]["transactions"])
+        fails += int(cap[0]["failures"])
+        wall = max(wall, int(cap[0]["wall_ns"]))
+        if "error" in cap[0].fields:
+            errors.append(str(cap[0]["error"]))
+    if errors and total == 0:
+        return NetResult("error", errors[0])
+    rec = Record("capacity", {"transactions": total, "failures": fails, "wall_ns": wall,
+                              "clients": clients, **({"error": errors[0]} if errors else {})})
+    return NetResult("ok", "", capacity=rec)
