@@ -17,7 +17,7 @@ FAKE_AGENT = Path(__file__).parent / "fake_agent.py"
 @pytest.fixture(scope="session")
 def agents() -> dict[str, Path]:
     """All four real agents (and the selftest double), built if missing."""
-    if not all(paths.agent_path(lib).exists() for lib in (*LIBRARIES, "selftest")):
+    if not all(paths.agent_path(lib).exists() for lib in (*LIBRARIES, "selftest", "selftest-notls")):
         build.build_agents(list(LIBRARIES), log=lambda m: None)
     return {lib: paths.agent_path(lib) for lib in LIBRARIES}
 

@@ -60,8 +60,8 @@ def test_a_failing_handshake_reports_why(agents, p256_chain) -> None:
 def test_a_library_without_tls_says_so(agents, p256_chain) -> None:
     from tlsbench import paths
 
-    # the selftest double implements no TLS: the core's default answers
-    r = run_handshakes(paths.agent_path("selftest"), TlsCase(13, TLS13[0], "x25519", p256_chain), repeats=1)
+    # this selftest double implements no TLS: the core's default answers
+    r = run_handshakes(paths.agent_path("selftest-notls"), TlsCase(13, TLS13[0], "x25519", p256_chain), repeats=1)
     assert r.status == "unsupported" and "no TLS" in r.message
 
 

@@ -34,7 +34,12 @@ static void count_records(tb_record_count *c, const uint8_t *p, size_t n)
 void tb_wire_note(tb_wire *w, int from, const uint8_t *p, size_t n)
 {
     if (n == 0) return;
-    if (w->last_sender != from) {
+    /* A write that is only a ChangeCipherSpec record, which TLS 1.3 peers
+     * send for middleboxes and ignore (RFC 8446 D.4), starts no flight: over
+     * a socket a client may write it while the server's flight is still
+     * arriving, and that is not a round trip. */
+    int ccs_only = n == 6 && p[0] == 20;
+    if (w->last_sender != from && !ccs_only) {
         w->flights[from]++;
         w->last_sender = from;
     }

@@ -20,6 +20,7 @@ typedef struct {
     uint64_t workers;     /* server: processes accepting in parallel (capacity) */
     uint64_t plain;       /* no TLS at all: the TCP baseline */
     uint64_t foreign;     /* the peer is not a tlsbench agent (any response is fine) */
+    uint64_t wait_ms;     /* a peer silent this long has failed (default 20000) */
 } tb_tls_request;
 
 /* Fills *req from the fields; on bad input ends the request and returns -1. */

@@ -28,12 +28,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define WAIT_MS 20000 /* a peer silent this long is not coming back */
 #define BULK_CHUNK 16384
 #define ACK_BYTES 8
 
 typedef struct {
     int fd;
+    int wait_ms; /* a peer silent this long is not coming back */
     int side;   /* ours */
     tb_wire wire; /* by sending side, as in memory: 0 client, 1 server */
     int closed; /* the peer closed or the socket failed */
@@ -78,10 +78,10 @@ static int wait_input(sock_t *s, const char *what)
         return -1;
     }
     int rc;
-    do rc = poll(&p, 1, WAIT_MS);
+    do rc = poll(&p, 1, s->wait_ms);
     while (rc < 0 && errno == EINTR);
     if (rc == 0) {
-        tb_set_error("the peer did not answer within %d ms (waiting for %s)", WAIT_MS, what);
+        tb_set_error("the peer did not answer within %d ms (waiting for %s)", s->wait_ms, what);
         return -1;
     }
     return rc < 0 ? -1 : 0;
@@ -430,14 +430,14 @@ static void server(const tb_tls_request *req)
     }
     uint64_t total = req->repeats; /* connections to serve; 0: until killed */
     for (uint64_t i = 0; st == TB_OK && (total == 0 || i < total); i++) {
-        int fd = accept_within(lfd, total == 0 ? -1 : WAIT_MS);
+        int fd = accept_within(lfd, total == 0 ? -1 : (int)req->wait_ms);
         if (fd < 0) {
-            tb_set_error("no client connected within %d ms", WAIT_MS);
+            tb_set_error("no client connected within %d ms", (int)req->wait_ms);
             st = TB_ERROR;
             break;
         }
         uint64_t t0 = now_ns();
-        sock_t sock = {.fd = fd, .side = 1};
+        sock_t sock = {.fd = fd, .wait_ms = (int)req->wait_ms, .side = 1};
         tb_wire_init(&sock.wire);
         session_t s = {req, endpoint, NULL, &sock, 1};
         side_result r;
@@ -469,7 +469,7 @@ static tb_status client_connection(const tb_tls_request *req, void *endpoint, vo
         return TB_ERROR;
     }
     r->connect_ns = now_ns() - t0;
-    sock_t sock = {.fd = fd, .side = 0};
+    sock_t sock = {.fd = fd, .wait_ms = (int)req->wait_ms, .side = 0};
     tb_wire_init(&sock.wire);
     session_t s = {req, endpoint, NULL, &sock, 0};
     tb_status st = serve_connection(&s, session, session_out, r, t0);

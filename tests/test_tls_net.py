@@ -1,0 +1,116 @@
+"""TLS over loopback sockets, client and server in separate processes:
+byte counts equal an independent counting relay's, round trips come from the
+exchange, a plain TCP baseline, a foreign server (openssl s_server), silent
+peers time out, and capacity agrees with the measured transaction time."""
+
+from __future__ import annotations
+
+import socket
+import statistics
+import threading
+
+import pytest
+from relay import CountingRelay
+
+from tlsbench.certs import make_chain
+from tlsbench.protocol import encode_request
+from tlsbench.tls import TlsCase, case_fields
+from tlsbench.tls_net import run_capacity, run_over_tcp
+
+LIBS = ("mbedtls", "wolfssl", "openssl", "gnutls")
+T13 = "TLS_AES_128_GCM_SHA256"
+T12 = "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"
+
+
+@pytest.fixture(scope="module")
+def chain():
+    return make_chain("ecdsa-p256", "full", "server")
+
+
+@pytest.mark.parametrize("version, suite, rtt", [(13, T13, 1), (12, T12, 2)])
+@pytest.mark.parametrize("client, server", [("openssl", "openssl"), ("mbedtls", "wolfssl"), ("gnutls", "mbedtls")])
+def test_bytes_equal_a_counting_relay(agents, chain, client, server, version, suite, rtt) -> None:
+    relays: list[CountingRelay] = []
+
+    def via(port: int) -> int:
+        relays.append(CountingRelay(port))
+        return relays[0].port
+
+    r = run_over_tcp(agents[client], agents[server], TlsCase(version, suite, "p256", chain), repeats=3,
+                     warmup=1, via_port=via)
+    relays[0].close()
+    assert r.status == "ok", r.message
+    counted = relays[0].connections
+    assert len(counted) == 4  # warm-up + 3
+    for c, s in r.pairs():
+        k = int(c["i"])
+        # exact agreement with the bytes the relay forwarded, each side's own count
+        assert (c["total_sent_bytes"], c["total_recv_bytes"]) == (counted[k].c2s, counted[k].s2c)
+        assert s is not None and (s["total_recv_bytes"], s["total_sent_bytes"]) == (counted[k].c2s, counted[k].s2c)
+        assert c["round_trips"] == rtt
+        assert c["cpu_ns"] > 0 and s["cpu_ns"] > 0
+        assert c["handshake_ns"] > c["connect_ns"] > 0
+
+
+def test_plain_tcp_baseline_is_the_request_and_response_alone(agents, chain) -> None:
+    relays: list[CountingRelay] = []
+
+    def via(port: int) -> int:
+        relays.append(CountingRelay(port))
+        return relays[0].port
+
+    case = TlsCase(13, T13, "x25519", chain)
+    plain = run_over_tcp(agents["openssl"], agents["openssl"], case, repeats=5, plain=True, via_port=via)
+    relays[0].close()
+    tls = run_over_tcp(agents["openssl"], agents["openssl"], case, repeats=5)
+    assert plain.status == "ok" and tls.status == "ok", (plain.message, tls.message)
+    for c, _s in plain.pairs():
+        assert (c["total_sent_bytes"], c["total_recv_bytes"], c["sent_records"]) == (64, 64, 0)
+    assert all((x.c2s, x.s2c) == (64, 64) for x in relays[0].connections)
+    median = statistics.median
+    assert median(c["transaction_ns"] for c, _ in tls.pairs()) > median(c["transaction_ns"] for c, _ in plain.pairs())
+
+
+@pytest.mark.parametrize("library", LIBS)
+def test_each_library_against_openssl_s_server(agents, chain, library) -> None:
+    r = run_over_tcp(agents[library], "openssl-s_server", TlsCase(13, T13, "x25519", chain), repeats=2)
+    assert r.status == "ok", r.message
+    for c, s in r.pairs():
+        assert s is None  # the foreign side reports nothing
+        assert c["round_trips"] == 1 and c["recv_bytes"] > 1000  # its certificate chain came
+
+
+def test_a_silent_peer_times_out(agents, chain) -> None:
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    held: list[socket.socket] = []
+    t = threading.Thread(target=lambda: held.append(listener.accept()[0]), daemon=True)
+    t.start()
+    from tlsbench import agent
+
+    req = encode_request("tls-client", **case_fields(TlsCase(13, T13, "x25519", chain)),
+                         port=listener.getsockname()[1], repeats=1, warmup=0, wait_ms=500)
+    res = agent.call(agents["openssl"], [req], 30, "silent peer")
+    listener.close()
+    end = res.responses[0]
+    assert end.status == "error" and "did not answer within 500 ms" in end.message
+
+
+def test_a_server_lacking_the_suite_is_reported_not_run(agents, chain) -> None:
+    case = TlsCase(12, "TLS_ECDHE_ECDSA_WITH_AES_512_GCM_SHA1024", "p256", chain)
+    r = run_over_tcp(agents["openssl"], agents["openssl"], case, repeats=1)
+    assert r.status == "unsupported" and "server" in r.message
+
+
+def test_capacity_matches_the_measured_transaction_time(agents, chain) -> None:
+    case = TlsCase(13, T13, "x25519", chain)
+    one = run_over_tcp(agents["openssl"], agents["openssl"], case, repeats=20)
+    cap = run_capacity(agents["openssl"], agents["openssl"], case, clients=1, seconds=1.5)
+    assert one.status == "ok" and cap.status == "ok", (one.message, cap.message)
+    assert cap.capacity is not None and cap.capacity["failures"] == 0
+    per_s = cap.capacity["transactions"] / (cap.capacity["wall_ns"] / 1e9)
+    expected = 1e9 / statistics.median(c["transaction_ns"] for c, _ in one.pairs())
+    # one client in a loop does one transaction at a time: its rate is the
+    # inverse of a transaction's time, less the close and process overheads
+    assert 0.4 * expected < per_s < 1.2 * expected
