@@ -45,6 +45,15 @@ class TlsSelect:
     groups: list[str] = field(default_factory=lambda: ["x25519", "p256"])
     certs: list[str] = field(default_factory=lambda: ["ecdsa-p256", "rsa2048"])
     chains: list[str] = field(default_factory=lambda: ["full"])
+    auth: list[str] = field(default_factory=lambda: ["server"])
+    handshakes: list[str] = field(default_factory=lambda: ["full"])
+    transports: list[str] = field(default_factory=lambda: ["memory"])
+    # tcp only: the server side; "same" is the client's own library
+    servers: list[str] = field(default_factory=lambda: ["same"])
+    bulk_kib: int = 0  # client -> server after the response (throughput); 0: none
+    baseline: bool = False  # tcp: the same request and response over plain TCP, per library
+    capacity_clients: list[int] = field(default_factory=list)  # tcp transactions/s with N clients
+    capacity_seconds: float = 2.0
 
 
 PLAN_KINDS = (*KINDS, "tls")
@@ -93,6 +102,14 @@ _TLS_KEYS = {
     "groups": "list of key-exchange groups",
     "certs": "list of certificate key types",
     "chains": "list of chain kinds (full, leaf)",
+    "auth": "list of server, mutual",
+    "handshakes": "list of handshake kinds",
+    "transports": "list of memory, tcp",
+    "servers": "list of server sides for tcp: same, a library, or an external server",
+    "bulk_kib": "integer 0..65536 (KiB sent after the response, for throughput)",
+    "baseline": "boolean (tcp: plain TCP baseline)",
+    "capacity_clients": "list of client counts (tcp transactions per second)",
+    "capacity_seconds": "number > 0 (seconds per capacity measurement)",
 }
 _TOP_KEYS = {"name": "string", "description": "string", "select": "table", "method": "table", "tls": "table"}
 
@@ -168,10 +185,12 @@ def _check_unknown(loc: _Locator, table: str | None, got: dict, allowed: dict[st
             raise loc.error(table, key, f"unknown key; allowed keys: {listing}")
 
 
-def _number(loc: _Locator, key: str, value: object, integer: bool, minimum: float, strict: bool) -> float:
+def _number(loc: _Locator, key: str, value: object, integer: bool, minimum: float, strict: bool,
+            table: str = "method") -> float:
     ok_type = isinstance(value, int) if integer else isinstance(value, (int, float))
     if isinstance(value, bool) or not ok_type or value < minimum or (strict and value == minimum):
-        raise loc.error("method", key, f"must be {_METHOD_KEYS[key]}, got {value!r}")
+        what = (_METHOD_KEYS if table == "method" else _TLS_KEYS)[key]
+        raise loc.error(table, key, f"must be {what}, got {value!r}")
     return value
 
 
@@ -198,9 +217,13 @@ def parse_plan(text: str, source: str = "<plan>") -> Plan:
     _check_unknown(loc, "method", method, _METHOD_KEYS)
     _check_unknown(loc, "tls", tls, _TLS_KEYS)
     for key, allowed in (("suites", tls_catalog.SUITES), ("groups", tls_catalog.GROUPS),
-                         ("certs", tls_catalog.KEY_TYPES), ("chains", tls_catalog.CHAIN_KINDS)):
+                         ("certs", tls_catalog.KEY_TYPES), ("chains", tls_catalog.CHAIN_KINDS),
+                         ("auth", tls_catalog.AUTHS), ("handshakes", tuple(tls_catalog.HANDSHAKES)),
+                         ("transports", tls_catalog.TRANSPORTS),
+                         ("servers", ("same", *LIBRARIES, *tls_catalog.EXTERNAL_SERVERS))):
         if key in tls:
             setattr(plan.tls, key, _check_list(loc, "tls", key, tls[key], list(allowed)))
+    _parse_tls_numbers(loc, tls, plan.tls)
     if "libraries" in select:
         plan.libraries = _check_list(loc, "select", "libraries", select["libraries"], list(LIBRARIES))
     if "kinds" in select:
@@ -232,6 +255,25 @@ def parse_plan(text: str, source: str = "<plan>") -> Plan:
         m.outliers = method["outliers"]
     validate(plan, loc)
     return plan
+
+
+def _parse_tls_numbers(loc: _Locator, tls: dict, t: TlsSelect) -> None:
+    if "bulk_kib" in tls:
+        t.bulk_kib = int(_number(loc, "bulk_kib", tls["bulk_kib"], True, 0, False, "tls"))
+        if t.bulk_kib > 65536:
+            raise loc.error("tls", "bulk_kib", "must be at most 65536 (64 MiB)")
+    if "baseline" in tls:
+        if not isinstance(tls["baseline"], bool):
+            raise loc.error("tls", "baseline", "must be true or false")
+        t.baseline = tls["baseline"]
+    if "capacity_clients" in tls:
+        v = tls["capacity_clients"]
+        if not isinstance(v, list) or not all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= 64
+                                              for n in v):
+            raise loc.error("tls", "capacity_clients", "must be a list of integers 1..64")
+        t.capacity_clients = sorted(set(v))
+    if "capacity_seconds" in tls:
+        t.capacity_seconds = float(_number(loc, "capacity_seconds", tls["capacity_seconds"], False, 0, True, "tls"))
 
 
 def validate(plan: Plan, loc: _Locator | None = None) -> None:

@@ -60,10 +60,20 @@ def cell(case: dict, metric: str | None = None) -> str:
         if r["unit"] == "bytes":
             return f"{r['median']:,.0f} B"
         return f"{r['median']:.4g} {r['unit']}"
-    if "exchange_wall_ns" in res:  # a TLS case: client and server CPU per handshake, bytes each way
-        c, sv = res["client_cpu_ns"]["median"], res["server_cpu_ns"]["median"]
-        return (f"C {_time(c)} / S {_time(sv)}, {res['c2s_bytes']['median']:.0f}+{res['s2c_bytes']['median']:.0f} B,"
+    if case["alg"] == "TCP" and "transaction_wall_ns" in res:  # the plain TCP baseline
+        return (f"TCP {_time(res['transaction_wall_ns']['median'])} per request/response"
+                f" ({_time(res['connect_wall_ns']['median'])} connect),"
+                f" {res['total_c2s_bytes']['median']:.0f}+{res['total_s2c_bytes']['median']:.0f} B")
+    if "transactions_per_s" in res:  # TLS server capacity
+        return f"{res['transactions_per_s']['median']:,.0f} transactions/s"
+    if "client_cpu_ns" in res and "round_trips" in res:  # a TLS case: CPU per side, bytes each way
+        c = res["client_cpu_ns"]["median"]
+        sv = f"{_time(res['server_cpu_ns']['median'])}" if "server_cpu_ns" in res else "not measured (foreign)"
+        text = (f"C {_time(c)} / S {sv}, {res['c2s_bytes']['median']:.0f}+{res['s2c_bytes']['median']:.0f} B,"
                 f" {res['round_trips']['median']:.0f} RTT")
+        if "handshake_wall_ns" in res:  # over TCP: the client's wall time to handshake complete
+            text += f", {_time(res['handshake_wall_ns']['median'])} wall"
+        return text
     wall = res["wall_ns"]
     spread = f" ±{100 * wall['stdev'] / wall['median']:.1f}%" if wall["stdev"] is not None and wall["median"] else ""
     if "throughput" in res:
@@ -85,6 +95,44 @@ def pivot(data: RunData, metric: str | None = None) -> tuple[list[str], list[lis
         [k[0], k[1], k[2], "" if k[3] is None else str(k[3])] + [cells.get(lib, "-") for lib in libs]
         for k, cells in rows.items()
     ]
+    return header, body
+
+
+def _server_of(case: dict) -> str | None:
+    """The server side of a TCP case (None for in-memory cases)."""
+    parts = case["op"].split("/")
+    opts = parts[2].split("+") if len(parts) > 2 else []
+    if "tcp" not in opts:
+        return None
+    named = [o[7:] for o in opts if o.startswith("server=")]
+    return named[0] if named else case["library"]
+
+
+def interop(data: RunData) -> tuple[list[str], list[list[str]]]:
+    """The interop matrix of TCP cases: a row per suite, variant and client
+    library, a column per server; a cell says ok (with the client's handshake
+    wall time) or why it failed."""
+    servers: list[str] = []
+    rows: dict[tuple, dict[str, str]] = {}
+    for c in data.cases:
+        server = _server_of(c)
+        if server is None or "clients=" in c["op"]:
+            continue
+        if server not in servers:
+            servers.append(server)
+        variant = "/".join(p for p in c["op"].split("/")[:2])
+        opts = [o for o in (c["op"].split("/")[2].split("+")) if o != "tcp" and not o.startswith("server=")]
+        key = (c["alg"], variant + ("/" + "+".join(opts) if opts else ""), c["library"])
+        if c["status"] == "ok":
+            wall = c["results"].get("handshake_wall_ns")
+            text = "ok" + (f" {_time(wall['median'])}" if wall else "")
+        elif c["status"] == "unsupported":
+            text = "unsupported: " + (c["reason"] or "")[:60]
+        else:
+            text = "FAILS: " + (c["reason"] or "").removeprefix("handshake failed: ")[:80]
+        rows.setdefault(key, {})[server] = text
+    header = ["suite", "variant", "client \\ server", *servers]
+    body = [[*k, *(cells.get(s, "-") for s in servers)] for k, cells in rows.items()]
     return header, body
 
 
@@ -132,7 +180,16 @@ def _context(data: RunData, md: bool) -> list[str]:
     return out
 
 
-def render(data: RunData, fmt: str, metric: str | None = None) -> str:
+def render(data: RunData, fmt: str, metric: str | None = None, view: str = "cases") -> str:
+    if view == "interop" and fmt in ("table", "markdown"):
+        header, body = interop(data)
+        md = fmt == "markdown"
+        table = _markdown(header, body) if md else _aligned(header, body)
+        bullet = "- " if md else "  "
+        legend = (f"{bullet}interop over loopback TCP: each client library against each server;"
+                  " ok with the client's median handshake wall time, or the failure with its reason")
+        table = table if body else "(no TCP cases in this run)"
+        return "\n".join([*_context(data, md), legend]) + "\n\n" + table + "\n"
     if fmt in ("table", "markdown"):
         header, body = pivot(data, metric)
         md = fmt == "markdown"

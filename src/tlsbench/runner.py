@@ -6,13 +6,11 @@ from __future__ import annotations
 import json
 import sys
 import time
-from dataclasses import dataclass
 from typing import TextIO
 
-from cryptography.hazmat.primitives import serialization
-
-from . import agent, certs, machine, tls_catalog
+from . import agent, machine, tls_runner
 from . import keys as keys_mod
+from .case import Case, Measured
 from .catalog import ALGORITHMS, BENCH_OPS, PKE_MESSAGE_SIZE, SIG_MESSAGE_SIZE, SIZED_KINDS
 from .checks import CBC_IV, TLS_AAD, run_checks
 from .errors import AgentError, TlsbenchError
@@ -38,52 +36,14 @@ MEMORY_METRICS = {
     "stack": ("stack_bytes", "bytes"),
     "setup_heap_held": ("state_heap_bytes", "bytes"),
 }
-# handshake record field -> unit: one handshake (and the 64-byte exchange) per sample
-# (the record's wall_ns covers handshake and exchange: stored as exchange_wall_ns)
-TLS_METRICS = {
-    "wall_ns": ("exchange_wall_ns", "ns"), "client_cpu_ns": ("client_cpu_ns", "ns"),
-    "server_cpu_ns": ("server_cpu_ns", "ns"), "client_instructions": ("client_instructions", "instructions"),
-    "server_instructions": ("server_instructions", "instructions"), "c2s_bytes": ("c2s_bytes", "bytes"),
-    "s2c_bytes": ("s2c_bytes", "bytes"), "c2s_records": ("c2s_records", "records"),
-    "s2c_records": ("s2c_records", "records"), "flights": ("flights", "flights"),
-    "round_trips": ("round_trips", "round trips"), "app_client_cpu_ns": ("app_client_cpu_ns", "ns"),
-    "app_server_cpu_ns": ("app_server_cpu_ns", "ns"), "total_c2s_bytes": ("total_c2s_bytes", "bytes"),
-    "client_heap_peak": ("client_heap_peak_bytes", "bytes"), "server_heap_peak": ("server_heap_peak_bytes", "bytes"),
-    "client_heap_held": ("client_heap_held_bytes", "bytes"), "server_heap_held": ("server_heap_held_bytes", "bytes"),
-    "total_s2c_bytes": ("total_s2c_bytes", "bytes"),
-}
-METRIC_UNITS = {**COUNTER_UNITS, **dict(MEMORY_METRICS.values()), **dict(TLS_METRICS.values())}
+METRIC_UNITS = {**COUNTER_UNITS, **dict(MEMORY_METRICS.values()), **tls_runner.METRIC_UNITS}
 
 
 def _noisy(metric: str) -> bool:
     """Times get the outlier policy; counts (bytes, records, memory) never lose a value."""
-    return metric in COUNTER_UNITS or metric.endswith("_ns")
+    return metric in COUNTER_UNITS or metric.endswith(("_ns", "_per_s"))
 TERMINAL = ("ok", "unsupported", "check_failed")
 NO_OUTLIERS = OutlierPolicy("none")
-
-
-@dataclass(frozen=True)
-class Case:
-    library: str
-    kind: str
-    alg: str  # algorithm, or the TLS suite
-    op: str  # operation, or for TLS "<group>/<cert key type>-<chain kind>"
-    size: int | None
-
-    @property
-    def name(self) -> str:
-        base = f"{self.library}/{self.kind}/{self.alg}/{self.op}"
-        return base if self.size is None else f"{base}/{self.size}"
-
-
-def tls_variant(group: str | None, cert: str, chain: str) -> str:
-    return f"{group or 'rsa-kx'}/{cert}-{chain}"
-
-
-def parse_tls_variant(op: str) -> tuple[str | None, str, str]:
-    group, cert_chain = op.split("/")
-    cert, chain = cert_chain.rsplit("-", 1)
-    return (None if group == "rsa-kx" else group), cert, chain
 
 
 def expand(plan: Plan) -> list[Case]:
@@ -100,17 +60,7 @@ def expand(plan: Plan) -> list[Case]:
                     for lib in plan.libraries:
                         cases.append(Case(lib, kind, alg, op, size))
     if "tls" in plan.kinds:
-        t = plan.tls
-        for suite in t.suites:
-            for group in tls_catalog.groups_for(suite):
-                if group is not None and group not in t.groups:
-                    continue
-                for cert in t.certs:
-                    if cert not in tls_catalog.certs_for(suite):
-                        continue
-                    for chain in t.chains:
-                        for lib in plan.libraries:
-                            cases.append(Case(lib, "tls", suite, tls_variant(group, cert, chain), None))
+        cases += tls_runner.expand_tls(plan)
     names = [c.name for c in cases]
     assert len(names) == len(set(names)), "case names must be unique"
     return cases
@@ -141,16 +91,6 @@ def bench_fields(case: Case, keys: dict) -> dict[str, bytes | int | None]:
     return {"key": raw["key"], "msg": PKE_MESSAGE}
 
 
-@dataclass
-class Measured:
-    status: str
-    reason: str
-    iters: int | None
-    transcript: str
-    samples: list[tuple[int, int, int, str, int]]
-    results: list[tuple]
-
-
 def _validate_batches(batches: list, repeats: int, counters: list[str], case: Case) -> None:
     if len(batches) != repeats:
         raise AgentError(f"{case.name}: agent sent {len(batches)} samples, {repeats} were asked for")
@@ -170,59 +110,11 @@ def split_repeats(repeats: int, rounds: int) -> list[int]:
     return [base + (1 if r < extra else 0) for r in range(rounds)]
 
 
-def tls_material(keys: dict, cert: str, chain: str) -> dict[str, str]:
-    """The run's certificate chain for this key type (generated on first use,
-    stored with the run's keys so a resume uses the same)."""
-    store = keys.setdefault("tls", {})
-    name = f"{cert}-{chain}"
-    if name not in store:
-        pem = serialization.Encoding.PEM
-        ch = certs.make_chain(cert, chain, "server")
-        store[name] = {
-            "chain": b"".join(c.public_bytes(pem) for c in ch.sent).decode(),
-            "key": ch.leaf.key.private_bytes(pem, serialization.PrivateFormat.PKCS8,
-                                             serialization.NoEncryption()).decode(),
-            "trust": ch.root.cert.public_bytes(pem).decode(),
-        }
-    return store[name]
-
-
-def measure_tls(info: LibraryInfo, case: Case, keys: dict, plan: Plan, rnd: int) -> Measured:
-    """One round of handshakes: each repeat a fresh client and server connection."""
-    m = plan.method
-    per_round = split_repeats(m.repeats, m.rounds)
-    first = sum(per_round[:rnd])
-    group, cert, chain = parse_tls_variant(case.op)
-    material = tls_material(keys, cert, chain)
-    request = encode_request(
-        "handshake", version=tls_catalog.version_of(case.alg), suite=case.alg, group=group,
-        name=certs.HOSTS["server"], chain=material["chain"].encode(), key=material["key"].encode(),
-        trust=material["trust"].encode(), repeats=per_round[rnd], warmup=m.warmup,
-    )
-    try:
-        res = agent.call(info.path, [request], m.timeout_s, case.name)
-    except agent.AgentCallError as e:
-        return Measured("failed", str(e), None, e.partial.stdout, [], [])
-    resp = res.responses[0]
-    if resp.status == "unsupported":
-        return Measured("unsupported", resp.message or "not supported", None, res.stdout, [], [])
-    if resp.status != "ok":
-        # a handshake that fails is a result too: recorded with its reason
-        return Measured("failed", f"handshake failed: {resp.message}", None, res.stdout, [], [])
-    handshakes = resp.of_type("tls")
-    if len(handshakes) != per_round[rnd]:
-        return Measured("failed", f"agent sent {len(handshakes)} handshakes, {per_round[rnd]} were asked for",
-                        None, res.stdout, [], [])
-    samples = [(first + int(r["i"]), 0, 1, metric, int(r[name]))
-               for r in handshakes for name, (metric, _unit) in TLS_METRICS.items() if name in r.fields]
-    return Measured("ok", "", 1, res.stdout, samples, [])
-
-
 def measure(info: LibraryInfo, case: Case, keys: dict, plan: Plan, rnd: int = 0) -> Measured:
     """One round of a case in a fresh agent: its raw batches, indexed after
     those of the earlier rounds."""
     if case.kind == "tls":
-        return measure_tls(info, case, keys, plan, rnd)
+        return tls_runner.measure_tls(info.path, case, keys, plan, rnd)
     m = plan.method
     per_round = split_repeats(m.repeats, m.rounds)
     repeats = per_round[rnd]
@@ -393,9 +285,7 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
     if resume is None:
         keys = keys_mod.generate()
         if "tls" in plan.kinds:  # the certificate chains, stored with the keys for a resume
-            for cert in plan.tls.certs:
-                for chain in plan.tls.chains:
-                    tls_material(keys, cert, chain)
+            tls_runner.prepare_material(plan, keys)
         run_id = store.create_run(target=target, plan_name=plan.name, plan_source=plan_source,
                                   plan=plan.to_dict(), machine=machine.collect(),
                                   version=machine.tlsbench_revision(), keys=keys)

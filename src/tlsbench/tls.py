@@ -104,8 +104,10 @@ def parse_records(data: bytes) -> list[tuple[int, bytes]]:
 
 def support_matrix() -> tuple[list[str], list[list[str]]]:
     """`tlsbench list suites`: each library's answer for each suite, from one
-    real handshake per pair (with the suite's first group and certificate type)."""
-    chains: dict[str, Chain] = {}
+    real handshake per pair (with the suite's first group and credential)."""
+    from .tls_runner import TlsVariant, tls_case
+
+    keys: dict = {}  # one chain per key type and one PSK, made once
     cols: dict[str, dict[str, str]] = {}
     for lib in LIBRARIES:
         cols[lib] = {}
@@ -114,17 +116,15 @@ def support_matrix() -> tuple[list[str], list[list[str]]]:
         except TlsbenchError:
             continue
         for suite in tls_catalog.SUITES:
-            cert = tls_catalog.certs_for(suite)[0]
-            if cert not in chains:  # one chain per key type, made once
-                chains[cert] = certs.make_chain(cert)
-            case = TlsCase(tls_catalog.version_of(suite), suite, tls_catalog.groups_for(suite)[0], chains[cert])
-            r = run_handshakes(path, case, repeats=1, warmup=0, timeout=60)
+            cred = tls_catalog.certs_for(suite)[0]
+            variant = TlsVariant(tls_catalog.groups_for(suite)[0], cred, "full" if cred in certs.KEY_TYPES else "none")
+            r = run_handshakes(path, tls_case(suite, variant, keys, 0), repeats=1, warmup=0, timeout=60)
             cols[lib][suite] = {"ok": "yes", "unsupported": "unsupported"}.get(r.status, f"fails: {r.message[:40]}")
     header = ["suite", "version", "tested with", *LIBRARIES]
     body = []
     for suite in tls_catalog.SUITES:
         group = tls_catalog.groups_for(suite)[0]
         row = [suite, "1.3" if tls_catalog.version_of(suite) == 13 else "1.2",
-               f"{group or 'RSA transport'}, {tls_catalog.certs_for(suite)[0]}"]
+               f"{group or tls_catalog.no_group_label(suite)}, {tls_catalog.certs_for(suite)[0]}"]
         body.append(row + [cols[lib].get(suite, "not built") for lib in LIBRARIES])
     return header, body

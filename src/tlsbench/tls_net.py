@@ -131,30 +131,29 @@ class OpenSSLServer:
     def __init__(self, case: TlsCase, connections: int):
         exe = shutil.which("openssl")
         if exe is None:
-            raise AgentError("openssl (the command) is not installed")
-        if case.chain is None or case.psk is not None:
-            raise AgentError("openssl s_server peer: certificate suites only")
+            raise PeerUnsupported("openssl (the command) is not installed")
+        if case.early:
+            raise PeerUnsupported("openssl s_server cannot echo (-rev) and accept early data together")
         self.dir = tempfile.TemporaryDirectory(prefix="tlsbench-peer-")
-        files = case.chain.write(Path(self.dir.name))
-        pem = serialization.Encoding.PEM
-        leaf, extra = Path(self.dir.name) / "leaf.pem", Path(self.dir.name) / "extra.pem"
-        leaf.write_bytes(case.chain.leaf.cert.public_bytes(pem))
-        extra.write_bytes(b"".join(c.public_bytes(pem) for c in case.chain.sent[1:]))
+        d = Path(self.dir.name)
         self.port = free_port()
-        args = [exe, "s_server", "-accept", f"127.0.0.1:{self.port}", "-naccept", str(connections), "-rev",
-                "-cert", str(leaf), "-key", str(files["key"]), "-quiet"]
-        if case.chain.intermediate is not None:
-            args += ["-cert_chain", str(extra)]
-        args += ["-num_tickets", "1"] if case.resume == "ticket" else ["-no_ticket"]
+        args = [exe, "s_server", "-accept", f"127.0.0.1:{self.port}", "-naccept", str(connections), "-rev", "-quiet"]
+        args += _credentials(case, d)
         args += ["-tls1_3"] if case.version == 13 else ["-tls1_2"]
-        args += ["-ciphersuites", case.suite] if case.version == 13 else ["-cipher", _openssl_name(case.suite)]
+        if case.version == 13:
+            args += ["-ciphersuites", case.suite]
+        else:
+            anon = "_anon_" in case.suite
+            args += ["-cipher", _openssl_name(case.suite) + (":@SECLEVEL=0" if anon else "")]
         if case.group:
             args += ["-groups", {"x25519": "X25519", "x448": "X448", "p256": "P-256", "p384": "P-384"}.get(
                 case.group, case.group)]
+        # resumption as the case asks: none, the session cache (ID), or one ticket
+        args += {"none": ["-no_ticket", "-num_tickets", "0", "-no_cache"], "session-id": ["-no_ticket"],
+                 "ticket": ["-num_tickets", "1"], "psk-only": ["-allow_no_dhe_kex", "-num_tickets", "1"]}[case.resume]
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, start_new_session=True)
         wait_connectable(self.port, self.proc)
-        self.connections_probe = 1  # the readiness probe used up one accept
 
     def close(self) -> str:
         try:
@@ -166,6 +165,30 @@ class OpenSSLServer:
         return err.decode("utf-8", "replace")
 
 
+class PeerUnsupported(AgentError):
+    """The external peer cannot do what the case asks."""
+
+
+def _credentials(case: TlsCase, d: Path) -> list[str]:
+    """s_server arguments for the server's certificate chain (or PSK, or
+    nothing) and, in mutual authentication, the client's trust anchor."""
+    pem = serialization.Encoding.PEM
+    if case.psk is not None:
+        return ["-nocert", "-psk", case.psk.hex(), "-psk_identity", HOSTS["client"]]
+    if case.chain is None:
+        return ["-nocert"]
+    files = case.chain.write(d)
+    leaf, extra = d / "leaf.pem", d / "extra.pem"
+    leaf.write_bytes(case.chain.leaf.cert.public_bytes(pem))
+    args = ["-cert", str(leaf), "-key", str(files["key"])]
+    if case.chain.intermediate is not None:
+        extra.write_bytes(b"".join(c.public_bytes(pem) for c in case.chain.sent[1:]))
+        args += ["-cert_chain", str(extra)]
+    if case.client_chain is not None:
+        args += ["-Verify", "3", "-CAfile", str(files["root"])]  # a client certificate is required
+    return args
+
+
 def _openssl_name(iana: str) -> str:
     out = subprocess.run(["openssl", "ciphers", "-stdname", "ALL:@SECLEVEL=0"], capture_output=True, text=True,
                          check=False).stdout
@@ -173,7 +196,7 @@ def _openssl_name(iana: str) -> str:
         parts = line.split(" - ")
         if len(parts) >= 2 and parts[0].strip() == iana:
             return parts[1].strip()
-    raise AgentError(f"openssl has no suite {iana}")
+    raise PeerUnsupported(f"openssl s_server has no suite {iana}")
 
 
 def connections_for(case: TlsCase, warmup: int, repeats: int) -> int:
@@ -193,7 +216,12 @@ def run_over_tcp(client: Path, server: Path | str, case: TlsCase, repeats: int =
     if isinstance(server, str):
         if server not in EXTERNAL_SERVERS:
             raise AgentError(f"unknown external server {server!r}; known: {', '.join(EXTERNAL_SERVERS)}")
-        peer = OpenSSLServer(case, n + 1)
+        try:
+            peer = OpenSSLServer(case, n + 1)  # + the readiness probe's connection
+        except PeerUnsupported as e:
+            return NetResult("unsupported", str(e))
+        except AgentError as e:
+            return NetResult("error", str(e))
         port, foreign = peer.port, True
     else:
         peer = AgentServer(server, fields, n)

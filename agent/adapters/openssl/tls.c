@@ -133,7 +133,13 @@ static tb_status set_group(SSL_CTX *ctx, tb_side side, const tb_tls_config *cfg)
         return TB_UNSUPPORTED;
     }
     char list[64];
-    int ec12 = cfg->version == 12 && side == TB_SIDE_CLIENT && strncmp(cfg->group, "ffdhe", 5) != 0;
+    /* In TLS 1.2 the groups list also names the certificate curves a peer
+     * accepts: the client's (for the server's certificate), and in mutual
+     * authentication the server's too (for the client's certificate), where
+     * the server's own preference keeps the requested group first. */
+    int mutual = cfg->client_chain.len > 0;
+    int ec12 = cfg->version == 12 && (side == TB_SIDE_CLIENT || mutual) && strncmp(cfg->group, "ffdhe", 5) != 0;
+    if (ec12 && side == TB_SIDE_SERVER) SSL_CTX_set_options(ctx, SSL_OP_CIPHER_SERVER_PREFERENCE);
     snprintf(list, sizeof(list), "%s%s%s", g, ec12 && strcmp(g, "P-256") != 0 ? ":P-256" : "",
              ec12 && strcmp(g, "P-384") != 0 ? ":P-384" : "");
     if (side == TB_SIDE_CLIENT && cfg->client_share != NULL) {
@@ -292,10 +298,12 @@ static tb_status set_suite(endpoint_t *e, const tb_tls_config *cfg)
         }
         return TB_OK;
     }
+    int anon = strstr(cfg->suite, "_anon_") != NULL;
+    /* anonymous suites exist only below security level 1: list them first */
+    if (anon && SSL_CTX_set_cipher_list(e->ctx, "ALL:aNULL:@SECLEVEL=0") != 1) return ssl_fail("cipher list");
     const char *name = openssl_suite_name(e->ctx, cfg->suite);
     char list[128];
-    /* anonymous suites exist only below security level 1 */
-    snprintf(list, sizeof(list), "%s%s", name ? name : "", strstr(cfg->suite, "_anon_") ? ":@SECLEVEL=0" : "");
+    snprintf(list, sizeof(list), "%s%s", name ? name : "", anon ? ":@SECLEVEL=0" : "");
     if (name == NULL || SSL_CTX_set_cipher_list(e->ctx, list) != 1) {
         ERR_clear_error();
         tb_set_error("OpenSSL %s (as configured) has no TLS 1.2 suite %s", OPENSSL_VERSION_STR, cfg->suite);
