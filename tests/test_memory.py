@@ -20,3 +20,25 @@ def test_checks_run_clean_under_valgrind(agents, library: str) -> None:
     requests = [checks.request_for(it) for it in items]
     res = agent.call(info.path, requests, 900, f"{library} under valgrind", wrapper=VALGRIND)
     assert len(res.responses) == len(items) and res.stderr == ""
+
+
+@pytest.mark.parametrize("library", ("mbedtls", "wolfssl", "openssl", "gnutls"))
+def test_process_heap_peak_agrees_with_valgrind_massif(agents, tmp_path, library: str) -> None:
+    """The counting allocator's high-water mark over a whole handshake request
+    against valgrind massif's peak of the same request (a separate run: under
+    valgrind its allocator replaces ours). Ours counts usable block sizes,
+    massif requested ones: within 10%."""
+    import re
+
+    from tlsbench import agent, paths
+    from tlsbench.certs import make_chain
+    from tlsbench.tls import TlsCase, handshake_request
+
+    req = handshake_request(TlsCase(13, "TLS_AES_128_GCM_SHA256", "x25519", make_chain("ecdsa-p256")),
+                            repeats=1, warmup=0) + " stack=0"
+    ours = agent.call(paths.agent_path(library), [req], 60, "heap").responses[0].of_type("process_heap")[0]["peak"]
+    out = tmp_path / "massif.out"
+    agent.call(paths.agent_path(library), [req], 600, "massif",
+               wrapper=("valgrind", "--tool=massif", "--threshold=0", "--peak-inaccuracy=0", f"--massif-out-file={out}"))
+    massif = max(int(v) for v in re.findall(r"mem_heap_B=(\d+)", out.read_text()))
+    assert abs(ours / massif - 1) < 0.10, (ours, massif)

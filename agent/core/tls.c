@@ -430,7 +430,7 @@ void tb_tls_serve(const tb_field *fields, size_t n)
         st = ops->endpoint_new((tb_side)side, &req.cfg, &pr.endpoints[side]);
     }
     for (uint64_t i = 0; st == TB_OK && i < req.warmup + req.repeats; i++) {
-        if (i == req.warmup && (tb_platform_memory() & TB_MEM_STACK)) {
+        if (i == req.warmup && req.stack && (tb_platform_memory() & TB_MEM_STACK)) {
             st = stack_pass(&pr);
             if (st != TB_OK) break;
         }
@@ -456,6 +456,11 @@ void tb_tls_serve(const tb_field *fields, size_t n)
     }
     for (int side = 0; side < 2; side++) {
         if (pr.endpoints[side] != NULL) ops->endpoint_free(pr.endpoints[side]);
+    }
+    if (st == TB_OK && (tb_platform_memory() & TB_MEM_HEAP)) {
+        tb_rec_begin("process_heap");
+        tb_rec_u64("peak", tb_heap_process_peak());
+        tb_rec_end();
     }
     tb_end(st == TB_WANT_READ ? TB_ERROR : st, st == TB_OK ? NULL : tb_last_error());
 }

@@ -28,6 +28,7 @@ int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
     req->repeats = 10;
     req->workers = 1;
     req->wait_ms = 20000;
+    req->stack = 1;
     for (size_t i = 0; i < n; i++) {
         const char *k = fields[i].key, *v = fields[i].value;
         int bad = 0;
@@ -37,6 +38,7 @@ int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
         else if (strcmp(k, "transcript") == 0) bad = tb_field_u64(v, &req->transcript);
         else if (strcmp(k, "early") == 0) bad = tb_field_u64(v, &req->early);
         else if (strcmp(k, "bulk") == 0) bad = tb_field_u64(v, &req->bulk);
+        else if (strcmp(k, "stack") == 0) bad = tb_field_u64(v, &req->stack);
         else if (strcmp(k, "port") == 0) bad = tb_field_u64(v, &req->port) || req->port > 65535;
         else if (strcmp(k, "duration_ms") == 0) bad = tb_field_u64(v, &req->duration_ms);
         else if (strcmp(k, "workers") == 0) bad = tb_field_u64(v, &req->workers) || req->workers == 0;

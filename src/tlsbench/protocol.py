@@ -62,6 +62,7 @@ SCHEMA: dict[str, dict[str, str]] = {
     "wire": {"from": "str", "data": "hex"},
     "heap_check": {"system_delta": "uint", "held": "uint", "blocks": "uint"},
     "tls_stack": {"client_stack": "uint", "server_stack": "uint"},
+    "process_heap": {"peak": "uint"},
     "listening": {"port": "uint"},
     "tls_side": _SIDE,
     "tls_side_warmup": _SIDE,

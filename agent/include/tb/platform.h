@@ -57,6 +57,9 @@ typedef struct {
 void tb_heap_sides_reset(void);
 void tb_heap_side(int s);
 void tb_heap_side_read(int s, tb_heap_side_usage *u);
+/* The highest heap level of the whole process since it started (checks
+ * against whole-process tools such as valgrind massif). */
+uint64_t tb_heap_process_peak(void);
 /* The system allocator's own count of bytes in use (an independent figure
  * for tests), 0 when the platform has none. */
 uint64_t tb_heap_system_in_use(void);

@@ -14,6 +14,7 @@ typedef struct {
     uint64_t transcript; /* keep the first measured connection's bytes */
     uint64_t early;      /* send the request as 0-RTT early data */
     uint64_t bulk;       /* bytes client -> server after the response (throughput) */
+    uint64_t stack;      /* the per-side stack pass (default 1) */
     /* sockets only */
     uint64_t port;        /* server: 0 = any free port; client: where to connect */
     uint64_t duration_ms; /* client: run transactions this long (capacity) */

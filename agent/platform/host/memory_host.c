@@ -29,6 +29,7 @@ extern void __libc_free(void *p);
  * the main thread waits for it), so plain counters do: no atomic operation
  * is added to every allocation of a timed batch. */
 static uint64_t level, peak, allocs;
+static uint64_t process_peak; /* never reset: the whole process's high-water mark */
 
 /* Per-side accounting for TLS handshakes: what the calls of one side allocate
  * and free (net), its peak, and how many of its blocks are alive. */
@@ -41,6 +42,7 @@ static void counted(void *p)
     size_t n = malloc_usable_size(p);
     level += n;
     if (level > peak) peak = level;
+    if (level > process_peak) process_peak = level;
     allocs++;
     if (side >= 0) {
         side_level[side] += (int64_t)n;
@@ -263,4 +265,9 @@ void tb_stack_free(tb_stack *s)
     if (s == NULL) return;
     free(s->mem);
     free(s);
+}
+
+uint64_t tb_heap_process_peak(void)
+{
+    return process_peak;
 }
