@@ -618,6 +618,11 @@ static tb_status endpoint_new(tb_side side, const tb_tls_config *cfg, void **out
     if (!find_suite(cfg->suite, &su)) return no_suite(cfg->suite);
     tb_status st = build_priority(cfg, side, &su, prio, sizeof(prio));
     if (st != TB_OK) return st;
+    if (cfg->version == 12 && auth_of(su.kx) != AUTH_CERT && cfg->client_chain.len > 0) {
+        tb_set_error("suite %s has no client certificate (TLS 1.2 %s sends no CertificateRequest)", cfg->suite,
+                     gnutls_kx_get_name(su.kx));
+        return TB_UNSUPPORTED;
+    }
     endpoint_t *e = tb_zalloc(sizeof(*e));
     if (e == NULL) return TB_ERROR;
     e->side = side;
@@ -863,7 +868,9 @@ static tb_status early_send(void *p, const uint8_t *data, size_t n)
     conn_t *c = p;
     ssize_t r = gnutls_record_send_early_data(c->s, data, n);
     if (r < 0) return gt_fail("gnutls_record_send_early_data", (int)r);
-    if ((size_t)r != n) {
+    /* GnuTLS 3.7 returns 0 once it queued all of it (its buffer append's
+     * result), later versions the length */
+    if (r != 0 && (size_t)r != n) {
         tb_set_error("gnutls_record_send_early_data took %zd of %zu bytes", r, n);
         return TB_ERROR;
     }
