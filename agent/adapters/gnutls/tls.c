@@ -530,11 +530,10 @@ static int replay_add(void *p, time_t expires, const gnutls_datum_t *key, const 
 static tb_status server_resumption(endpoint_t *e)
 {
     int r;
-    if (e->resume == TB_RESUME_SESSION_ID) {
-        e->cache = tb_zalloc(CACHE_SLOTS * sizeof(cache_slot));
-        return e->cache != NULL ? TB_OK : TB_ERROR;
-    }
-    if (e->resume != TB_RESUME_NONE && (r = gnutls_session_ticket_key_generate(&e->ticket_key)) < 0) {
+    if (e->resume == TB_RESUME_SESSION_ID && (e->cache = tb_zalloc(CACHE_SLOTS * sizeof(cache_slot))) == NULL)
+        return TB_ERROR;
+    if ((e->resume == TB_RESUME_TICKET || e->resume == TB_RESUME_PSK_ONLY) &&
+        (r = gnutls_session_ticket_key_generate(&e->ticket_key)) < 0) {
         e->ticket_key.data = NULL;
         return gt_fail("gnutls_session_ticket_key_generate", r);
     }
@@ -686,7 +685,7 @@ static tb_status server_setup(conn_t *c)
     if (e->max_early > 0) {
         if ((r = gnutls_record_set_max_early_data_size(c->s, e->max_early)) < 0)
             return gt_fail("gnutls_record_set_max_early_data_size", r);
-        gnutls_anti_replay_enable(c->s, e->replay);
+        if (e->replay != NULL) gnutls_anti_replay_enable(c->s, e->replay);
     }
     if (e->mutual) {
         gnutls_certificate_server_set_request(c->s, GNUTLS_CERT_REQUIRE);
