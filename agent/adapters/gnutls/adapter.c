@@ -404,7 +404,7 @@ static tb_status prepare_aead(const tb_job *job, gt_job **out)
 
 /* ---- entry points ------------------------------------------------------ */
 
-static char config_text[768];
+static char config_text[1024];
 
 static tb_status gt_init(void)
 {
