@@ -39,6 +39,7 @@ def test_process_heap_peak_agrees_with_valgrind_massif(agents, tmp_path, library
     ours = agent.call(paths.agent_path(library), [req], 60, "heap").responses[0].of_type("process_heap")[0]["peak"]
     out = tmp_path / "massif.out"
     agent.call(paths.agent_path(library), [req], 600, "massif",
-               wrapper=("valgrind", "--tool=massif", "--threshold=0", "--peak-inaccuracy=0", f"--massif-out-file={out}"))
+               wrapper=("valgrind", "--tool=massif", "--threshold=0", "--peak-inaccuracy=0",
+                        f"--massif-out-file={out}"))
     massif = max(int(v) for v in re.findall(r"mem_heap_B=(\d+)", out.read_text()))
     assert abs(ours / massif - 1) < 0.10, (ours, massif)

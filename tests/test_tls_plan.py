@@ -1,0 +1,121 @@
+"""TLS plans through the runner and the store: every dimension of the
+matrix becomes cases, each case's metrics come from measured data, a
+failing handshake is recorded with its reason while the run goes on."""
+
+from __future__ import annotations
+
+import pytest
+
+from tlsbench import runner, tls_runner
+from tlsbench.errors import PlanError
+from tlsbench.plan import parse_plan
+from tlsbench.store import Store
+
+PLAN = """
+[select]
+libraries = ["openssl"]
+kinds = ["tls"]
+[tls]
+suites = ["TLS_AES_128_GCM_SHA256", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_PSK_WITH_AES_128_GCM_SHA256"]
+groups = ["x25519"]
+certs = ["rsa2048"]
+auth = ["server", "mutual"]
+handshakes = ["full", "resume-ticket", "hrr"]
+transports = ["memory", "tcp"]
+servers = ["same", "openssl-s_server"]
+bulk_kib = 256
+baseline = true
+capacity_clients = [1]
+capacity_seconds = 0.5
+[method]
+repeats = 3
+rounds = 1
+warmup = 1
+"""
+
+
+def _median(store: Store, run_id: int, name: str, metric: str) -> float:
+    for r in store.results(run_id):
+        if r["name"] == name and r["metric"] == metric:
+            return r["median"]
+    raise KeyError((name, metric))
+
+
+def test_a_full_tls_matrix_runs_and_stores_what_it_measured(agents, tmp_path) -> None:
+    plan = parse_plan(PLAN, "matrix.toml")
+    store = Store(tmp_path / "r.sqlite")
+    run_id = runner.run(plan, PLAN, store, show_progress=False)
+    cases = {c["name"]: c for c in store.cases(run_id)}
+    pre = "openssl/tls/TLS_AES_128_GCM_SHA256/x25519/rsa2048-full"
+    bad = {n: (c["status"], c["reason"]) for n, c in cases.items() if c["status"] != "ok"}
+    # only the in-process library can do everything: each other case says why not
+    assert all(reason for _status, reason in bad.values()), bad
+    assert all(not n.startswith(pre) or "server=" in n for n in bad), bad
+    m = lambda suffix, metric: _median(store, run_id, pre + suffix, metric)  # noqa: E731
+    # per-side stack in memory, wall time over TCP, both sides' CPU either way
+    assert m("", "client_stack_bytes") > 1000 and m("", "server_stack_bytes") > 1000
+    assert m("/tcp", "handshake_wall_ns") > m("/tcp", "connect_wall_ns") > 0
+    assert m("/tcp", "server_cpu_ns") > 0 and m("", "server_cpu_ns") > 0
+    # the foreign server reports nothing of its side: never a zero in its place
+    foreign = {r["metric"] for r in store.results(run_id) if r["name"] == pre + "/tcp+server=openssl-s_server"}
+    assert "client_cpu_ns" in foreign and "server_cpu_ns" not in foreign
+    # measured, not assumed: resumption is shorter, HRR costs a round trip, mutual costs the client
+    assert m("/resume-ticket", "round_trips") == 1 and m("/hrr", "round_trips") == 2
+    assert m("/resume-ticket+tcp", "s2c_bytes") < m("/tcp", "s2c_bytes")
+    assert m("/mutual", "c2s_bytes") > m("", "c2s_bytes")
+    # bulk throughput and capacity
+    assert m("", "bulk_throughput_per_s") > 1e6 and m("/tcp", "bulk_throughput_per_s") > 1e6
+    assert m("/tcp+clients=1", "transactions_per_s") > 10
+    # the TCP baseline: only the request and response, and less time than TLS
+    base = "openssl/tls/TCP/tcp"
+    assert _median(store, run_id, base, "total_c2s_bytes") == 64
+    assert _median(store, run_id, base, "transaction_wall_ns") < m("/tcp", "transaction_wall_ns")
+    metrics = {r["metric"] for r in store.results(run_id) if r["name"] == base}
+    assert "client_cpu_ns" not in metrics and "round_trips" not in metrics
+    # PSK: no certificate, no mutual variant made
+    assert not any("psk" in n and "mutual" in n for n in cases)
+    assert cases["openssl/tls/TLS_PSK_WITH_AES_128_GCM_SHA256/psk-kx/psk-none"]["status"] == "ok"
+
+
+def test_a_failing_handshake_is_recorded_and_the_run_goes_on(agents, tmp_path, monkeypatch) -> None:
+    from tlsbench import certs
+
+    plan = parse_plan('[select]\nlibraries = ["openssl", "gnutls"]\nkinds = ["tls"]\n'
+                      '[tls]\nsuites = ["TLS_AES_128_GCM_SHA256"]\ngroups = ["x25519"]\ncerts = ["ecdsa-p256"]\n'
+                      'transports = ["memory", "tcp"]\n[method]\nrepeats = 2\nrounds = 1\n', "t.toml")
+    real = tls_runner.material
+
+    def wrong_root(keys, cred, chain):  # the client trusts another root: every handshake must fail
+        m = dict(real(keys, cred, chain))
+        if "trust" in m:
+            other = certs.make_chain(cred, chain, "server")
+            m["trust"] = other.root.cert.public_bytes(tls_runner.PEM).decode()
+        return m
+
+    monkeypatch.setattr(tls_runner, "material", wrong_root)
+    store = Store(tmp_path / "r.sqlite")
+    run_id = runner.run(plan, "", store, show_progress=False)
+    cases = list(store.cases(run_id))
+    assert len(cases) == 4 and store.get_run(run_id).status == "complete"
+    for c in cases:
+        assert c["status"] == "failed" and "handshake failed" in c["reason"]
+        assert "certif" in c["reason"].lower() or "verify" in c["reason"].lower() or "ca" in c["reason"].lower()
+
+
+def test_unknown_tls_names_are_clear_errors() -> None:
+    with pytest.raises(PlanError, match=r"did you mean TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"):
+        parse_plan('[tls]\nsuites = ["TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA265"]\n', "p.toml")
+    with pytest.raises(PlanError, match=r"did you mean resume-id"):
+        parse_plan('[tls]\nhandshakes = ["resume-idd"]\n', "p.toml")
+    with pytest.raises(PlanError, match=r"servers"):
+        parse_plan('[tls]\nservers = ["gnutls-serv"]\n', "p.toml")
+    with pytest.raises(PlanError, match=r"capacity_clients"):
+        parse_plan('[tls]\ncapacity_clients = [0]\n', "p.toml")
+
+
+def test_variant_names_round_trip() -> None:
+    v = tls_runner.TlsVariant("x25519", "rsa2048", "full", "mutual", "resume-ticket", "tcp", "openssl-s_server")
+    op = v.op("TLS_AES_128_GCM_SHA256")
+    assert op == "x25519/rsa2048-full/mutual+resume-ticket+tcp+server=openssl-s_server"
+    assert tls_runner.TlsVariant.parse(op) == v
+    assert tls_runner.TlsVariant.parse("rsa-kx/rsa2048-leaf").group is None
