@@ -239,6 +239,21 @@ static tb_status load_material(endpoint_t *e, const tb_tls_config *cfg)
     return st;
 }
 
+/* Static ECDH (TLS_ECDH_ECDSA_*, TLS_ECDH_RSA_*) takes the server's key
+ * share from its certificate, which must hold an ECDH-capable key (RFC 4492
+ * section 5.3): Mbed TLS's server requires keyUsage keyAgreement
+ * (mbedtls_ssl_check_cert_usage) and otherwise fails with a bare
+ * "handshake negotiation failed". Say why up front. */
+static tb_status check_static_ecdh(const endpoint_t *e, const tb_tls_config *cfg)
+{
+    int ecdh = strncmp(cfg->suite, "TLS_ECDH_ECDSA_", 15) == 0 || strncmp(cfg->suite, "TLS_ECDH_RSA_", 13) == 0;
+    if (!ecdh || e->side != TB_SIDE_SERVER || !e->has_own) return TB_OK;
+    if (mbedtls_x509_crt_check_key_usage(&e->own, MBEDTLS_X509_KU_KEY_AGREEMENT) == 0) return TB_OK;
+    tb_set_error("%s: the server certificate's keyUsage lacks keyAgreement, which Mbed TLS requires for "
+                 "static ECDH (mbedtls_ssl_check_cert_usage)", cfg->suite);
+    return TB_ERROR;
+}
+
 static tb_status conf_certs(endpoint_t *e, mbedtls_ssl_config *conf)
 {
     if (e->has_own) {
@@ -399,6 +414,7 @@ static tb_status configure(endpoint_t *e, const tb_tls_config *cfg)
     tb_status st = choose_suite(e, cfg);
     if (st == TB_OK) st = choose_groups(e, cfg);
     if (st == TB_OK) st = load_material(e, cfg);
+    if (st == TB_OK) st = check_static_ecdh(e, cfg);
     if (st == TB_OK) st = server_state(e);
     if (st == TB_OK) st = setup_conf(e, &e->conf, cfg, tls13_modes(e->resume));
     if (st == TB_OK && e->side == TB_SIDE_CLIENT && e->resume == TB_RESUME_PSK_ONLY) {
