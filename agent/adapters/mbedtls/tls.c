@@ -392,9 +392,9 @@ static tb_status choose_suite(endpoint_t *e, const tb_tls_config *cfg)
     return TB_OK;
 }
 
-/* What a server needs before its config points at it: the session cache
- * or the ticket keys (Mbed TLS's ticket module with its key rotation, the
- * AEAD its documentation recommends). */
+/* A ticket-issuing server's keys, before its config points at them:
+ * Mbed TLS's ticket module with its key rotation, the AEAD its
+ * documentation recommends. (The session cache needs only its init.) */
 static tb_status server_state(endpoint_t *e)
 {
     if (e->side != TB_SIDE_SERVER) return TB_OK;
