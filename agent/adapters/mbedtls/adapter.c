@@ -76,7 +76,7 @@ static const char *adapter_version(void)
 
 static const char *adapter_config(void)
 {
-    static char text[1024];
+    static char text[2048]; /* TB_LIBRARY_CONFIG lists the TLS configuration too */
     if (text[0] != '\0') return text;
     const char *aes = "AES: portable C tables";
 #if defined(MBEDTLS_AESNI_C) && (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
