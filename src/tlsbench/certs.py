@@ -82,13 +82,15 @@ def _issue(subject: x509.Name, key, issuer: Issued | None, key_type: str, *, ca:
         builder = builder.add_extension(
             x509.AuthorityKeyIdentifier.from_issuer_public_key(issuer.key.public_key()), critical=False)
     if ca:
-        usage = dict(key_cert_sign=True, crl_sign=True, digital_signature=False, key_encipherment=False)
+        usage = dict(key_cert_sign=True, crl_sign=True, digital_signature=False, key_encipherment=False,
+                     key_agreement=False)
     else:
-        # RSA leaves may also carry the TLS 1.2 RSA key exchange (key encipherment)
+        # RSA leaves may also carry the TLS 1.2 RSA key exchange (key
+        # encipherment), EC leaves static ECDH (key agreement)
         usage = dict(key_cert_sign=False, crl_sign=False, digital_signature=True,
-                     key_encipherment=key_type.startswith("rsa"))
+                     key_encipherment=key_type.startswith("rsa"), key_agreement=key_type.startswith("ecdsa"))
     builder = builder.add_extension(
-        x509.KeyUsage(content_commitment=False, data_encipherment=False, key_agreement=False,
+        x509.KeyUsage(content_commitment=False, data_encipherment=False,
                       encipher_only=False, decipher_only=False, **usage), critical=True)
     if role is not None:
         eku = ExtendedKeyUsageOID.SERVER_AUTH if role == "server" else ExtendedKeyUsageOID.CLIENT_AUTH

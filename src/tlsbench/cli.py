@@ -269,9 +269,9 @@ def parser() -> argparse.ArgumentParser:
     rep.add_argument("run", nargs="?", type=int, help="run id (default: the latest)")
     rep.add_argument("--format", choices=report.FORMATS, default="table")
     rep.add_argument("-o", "--output", help="write to this file")
-    rep.add_argument("--view", choices=("cases", "interop"), default="cases",
-                     help="cases (default: a row per case, a column per library) or interop (TLS over TCP: "
-                          "client library x server)")
+    rep.add_argument("--view", choices=("cases", "tls", "interop"), default="cases",
+                     help="cases (default: a row per case, a column per library), tls (a row per TLS case, a column"
+                          " per metric and side) or interop (TLS over TCP: client library x server)")
     rep.add_argument("--metric", help="show this metric instead of time/throughput: heap_peak_bytes, heap_held_bytes,"
                      " state_heap_bytes, stack_bytes, allocations, cpu_ns, tsc")
     rep.set_defaults(func=cmd_report)

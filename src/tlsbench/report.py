@@ -136,6 +136,52 @@ def interop(data: RunData) -> tuple[list[str], list[list[str]]]:
     return header, body
 
 
+TLS_COLUMNS = (  # (header, metric, how to show it)
+    ("client CPU", "client_cpu_ns", "time"), ("server CPU", "server_cpu_ns", "time"),
+    ("wall", ("handshake_wall_ns", "exchange_wall_ns"), "time"),
+    ("C->S B", "c2s_bytes", "count"), ("S->C B", "s2c_bytes", "count"), ("RTT", "round_trips", "count"),
+    ("C heap peak", "client_heap_peak_bytes", "count"), ("S heap peak", "server_heap_peak_bytes", "count"),
+    ("C heap held", "client_heap_held_bytes", "count"), ("S heap held", "server_heap_held_bytes", "count"),
+    ("C stack", "client_stack_bytes", "count"), ("S stack", "server_stack_bytes", "count"),
+    ("bulk", "bulk_throughput_per_s", "rate"),
+)
+
+
+def _tls_value(res: dict, metric, how: str) -> str:
+    for m in (metric,) if isinstance(metric, str) else metric:
+        if m in res:
+            v = res[m]["median"]
+            return _time(v) if how == "time" else _rate(v) if how == "rate" else f"{v:,.0f}"
+    return "n/m"  # not measured for this case (e.g. a foreign server's side)
+
+
+def tls_table(data: RunData) -> tuple[list[str], list[list[str]]]:
+    """A row per TLS case: medians per side (CPU, bytes, round trips, heap,
+    stack, bulk throughput); a case that did not run says why."""
+    header = ["suite", "variant", "library", *(h for h, _m, _w in TLS_COLUMNS)]
+    body = []
+    for c in data.cases:
+        if c["kind"] != "tls" or c["alg"] == "TCP" or "clients=" in c["op"]:
+            continue
+        row = [c["alg"], c["op"], c["library"]]
+        if c["status"] != "ok":
+            why = (c["reason"] or "").removeprefix("handshake failed: ")
+            body.append(row + [f"{STATUS_TEXT.get(c['status'], c['status'])}: {why[:100]}"]
+                        + [""] * (len(TLS_COLUMNS) - 1))
+            continue
+        body.append(row + [_tls_value(c["results"], m, how) for _h, m, how in TLS_COLUMNS])
+    return header, body
+
+
+def tls_extras(data: RunData) -> tuple[list[str], list[list[str]]]:
+    """Capacity and TCP baseline cases: a line each."""
+    body = []
+    for c in data.cases:
+        if c["kind"] == "tls" and (c["alg"] == "TCP" or "clients=" in c["op"]):
+            body.append([c["alg"], c["op"], c["library"], cell(c)])
+    return ["suite", "variant", "library", "result"], body
+
+
 def _aligned(header: list[str], body: list[list[str]]) -> str:
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
     fmt = lambda r: "  ".join(v.ljust(w) for v, w in zip(r, widths, strict=False)).rstrip()  # noqa: E731
@@ -181,6 +227,19 @@ def _context(data: RunData, md: bool) -> list[str]:
 
 
 def render(data: RunData, fmt: str, metric: str | None = None, view: str = "cases") -> str:
+    if view == "tls" and fmt in ("table", "markdown"):
+        md = fmt == "markdown"
+        bullet = "- " if md else "  "
+        render_t = _markdown if md else _aligned
+        legend = (f"{bullet}TLS cases: medians per handshake; CPU is each side's thread CPU time in the library,"
+                  " wall is the client's time to handshake complete (TCP) or of the handshake and 64-byte"
+                  " request/response (memory); bytes and round trips from the exchange; heap and stack per side"
+                  " (n/m: not measured for this case, e.g. the side of a foreign server)")
+        out = "\n".join([*_context(data, md), legend]) + "\n\n" + render_t(*tls_table(data)) + "\n"
+        extras = tls_extras(data)
+        if extras[1]:
+            out += "\n" + render_t(*extras) + "\n"
+        return out
     if view == "interop" and fmt in ("table", "markdown"):
         header, body = interop(data)
         md = fmt == "markdown"
