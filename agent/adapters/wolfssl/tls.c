@@ -36,7 +36,7 @@ typedef struct {
     int verify_depth;
     /* 0-RTT: the client's data to send / the server's data received */
     uint8_t *early;
-    size_t early_len, early_cap;
+    size_t early_len, early_cap; /* server: early_cap is what it accepts */
     int early_pending; /* client: early_send called, not yet written */
     int early_over;    /* server: the early data phase has ended */
 } conn_t;
@@ -227,6 +227,10 @@ static tb_status set_groups(endpoint_t *e, const tb_tls_config *cfg)
             return TB_UNSUPPORTED;
         }
         g[n++] = e->share;
+        if (cfg->group == NULL) {
+            tb_set_error("client_share %s needs the group the server accepts", cfg->client_share);
+            return TB_ERROR;
+        }
     }
     g[n] = group_id(cfg->group);
     if (g[n] < 0 || wolfSSL_CTX_set_groups(e->ctx, g, n + 1) != WOLFSSL_SUCCESS) {
@@ -348,7 +352,7 @@ static tb_status endpoint_new(tb_side side, const tb_tls_config *cfg, void **out
     /* credentials first: they decide which suites the context can offer */
     st = set_credentials(e, cfg);
     if (st == TB_OK) st = set_suite(e->ctx, cfg);
-    if (st == TB_OK && cfg->group != NULL) st = set_groups(e, cfg);
+    if (st == TB_OK && (cfg->group != NULL || cfg->client_share != NULL)) st = set_groups(e, cfg);
     if (st == TB_OK) st = set_resumption(e, cfg);
     if (st != TB_OK) {
         free_endpoint(e);
@@ -405,12 +409,9 @@ static tb_status conn_new(void *ep, const tb_transport *tr, void *session, void 
     tb_status st = TB_OK;
     if (e->side == TB_SIDE_CLIENT) {
         st = client_setup(e, c, session);
-    } else if (e->max_early > 0) {
-        c->early_cap = e->max_early;
-        c->early = tb_zalloc(c->early_cap);
-        if (c->early == NULL) st = TB_ERROR;
     } else {
-        c->early_over = 1;
+        c->early_cap = e->max_early;
+        c->early_over = e->max_early == 0;
     }
     if (st != TB_OK) {
         conn_free(c);
@@ -463,6 +464,20 @@ static tb_status client_early(conn_t *c)
     return TB_OK;
 }
 
+/* Keeps n more bytes of early data (the buffer grows to what arrived, not
+ * to what the server would accept, so the heap figures stay honest). */
+static tb_status keep_early(conn_t *c, const uint8_t *p, size_t n)
+{
+    uint8_t *grown = tb_zalloc(c->early_len + n);
+    if (grown == NULL) return TB_ERROR;
+    if (c->early_len > 0) memcpy(grown, c->early, c->early_len);
+    memcpy(grown + c->early_len, p, n);
+    free(c->early);
+    c->early = grown;
+    c->early_len += n;
+    return TB_OK;
+}
+
 /* Server with early data enabled: wolfSSL_read_early_data must process the
  * ClientHello (that is how wolfSSL knows the server expects early data);
  * when it accepted some, it returns it until the client's EndOfEarlyData
@@ -470,13 +485,14 @@ static tb_status client_early(conn_t *c)
  * the rest of the handshake. */
 static tb_status server_early(conn_t *c)
 {
+    uint8_t chunk[256];
     for (;;) {
         int n = 0;
         size_t room = c->early_cap - c->early_len;
-        int rc = wolfSSL_read_early_data(c->ssl, c->early + c->early_len, (int)room, &n);
+        int rc = wolfSSL_read_early_data(c->ssl, chunk, room < sizeof(chunk) ? (int)room : (int)sizeof(chunk), &n);
         int accepted = wolfSSL_get_early_data_status(c->ssl) == WOLFSSL_EARLY_DATA_ACCEPTED;
         int hello_seen = wolfSSL_get_current_cipher_suite(c->ssl) != 0; /* a suite is chosen */
-        if (n > 0) c->early_len += (size_t)n;
+        if (n > 0 && keep_early(c, chunk, (size_t)n) != TB_OK) return TB_ERROR;
         if (n > 0 && accepted && c->early_len < c->early_cap) continue;
         if (rc < 0 && !wolfSSL_is_init_finished(c->ssl)) {
             tb_status st = io_status(c, rc, "wolfSSL_read_early_data");
