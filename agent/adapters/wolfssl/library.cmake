@@ -77,4 +77,4 @@ get_filename_component(_wolf_name ${_wolf} NAME)
 tb_add_agent(wolfssl
   SOURCES adapters/wolfssl/adapter.c adapters/wolfssl/run.c adapters/wolfssl/tls.c
   LIBS tb_wolfssl
-  CONFIG "wolfSSL built from source (${_wolf_name}); ${_wolf_asm}")
+  CONFIG "wolfSSL built from source (${_wolf_name}); ${_wolf_asm}; TLS 1.2 PSK (static, DHE, ECDHE), static ECDH and DH_anon suites; session cache, tickets, 0-RTT enabled per endpoint")

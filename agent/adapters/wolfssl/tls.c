@@ -2,7 +2,10 @@
  * custom I/O callbacks). Mirrors adapters/openssl/tls.c: version pinned,
  * exactly one suite (by IANA name), exactly one group (or wolfSSL's
  * default), server chain + PKCS#8 key, client trust root + SNI + host name
- * check. Everything else is wolfSSL's default. */
+ * check; optionally mutual authentication, a HelloRetryRequest-provoking
+ * key share, session resumption (session ID, tickets, TLS 1.3 psk_ke),
+ * 0-RTT early data, TLS 1.2 PSK, static ECDH and anonymous suites.
+ * Everything else is wolfSSL's default. */
 #include "tb/tls.h"
 #include "tb/util.h"
 
@@ -18,6 +21,12 @@ typedef struct {
     WOLFSSL_CTX *ctx;
     tb_side side;
     char name[256];
+    tb_resume resume;
+    int share;            /* client: the group of the one first key share, 0: wolfSSL's choice */
+    uint32_t max_early;   /* server: early data accepted (TLS 1.3), 0: none */
+    uint8_t psk[64];      /* TLS 1.2 PSK suites (MAX_PSK_KEY_LEN) */
+    unsigned psk_len;
+    char psk_identity[129]; /* MAX_PSK_ID_LEN + 1 */
 } endpoint_t;
 
 typedef struct {
@@ -25,6 +34,11 @@ typedef struct {
     tb_transport tr;
     int verify_error; /* the certificate verification failure, 0 if none */
     int verify_depth;
+    /* 0-RTT: the client's data to send / the server's data received */
+    uint8_t *early;
+    size_t early_len, early_cap; /* server: early_cap is what it accepts */
+    int early_pending; /* client: early_send called, not yet written */
+    int early_over;    /* server: the early data phase has ended */
 } conn_t;
 
 static int wolf_ready;
@@ -135,24 +149,30 @@ static tb_status ctx_fail(const char *what, int ret)
     return TB_ERROR;
 }
 
-static tb_status load_server(WOLFSSL_CTX *ctx, const tb_tls_config *cfg)
+/* A certificate chain (leaf first) and its PKCS#8 key: the server's, or the
+ * client's in mutual authentication. */
+static tb_status load_identity(WOLFSSL_CTX *ctx, tb_bytes chain, tb_bytes key, const char *who)
 {
-    int ret = wolfSSL_CTX_use_certificate_chain_buffer_format(ctx, cfg->server_chain.data,
-                                                              (long)cfg->server_chain.len, WOLFSSL_FILETYPE_PEM);
-    if (ret != WOLFSSL_SUCCESS) return ctx_fail("server certificate chain", ret);
-    ret = wolfSSL_CTX_use_PrivateKey_buffer(ctx, cfg->server_key.data, (long)cfg->server_key.len,
-                                            WOLFSSL_FILETYPE_PEM);
-    if (ret != WOLFSSL_SUCCESS) return ctx_fail("server key", ret);
+    char what[64];
+    int ret = wolfSSL_CTX_use_certificate_chain_buffer_format(ctx, chain.data, (long)chain.len, WOLFSSL_FILETYPE_PEM);
+    snprintf(what, sizeof(what), "%s certificate chain", who);
+    if (ret != WOLFSSL_SUCCESS) return ctx_fail(what, ret);
+    ret = wolfSSL_CTX_use_PrivateKey_buffer(ctx, key.data, (long)key.len, WOLFSSL_FILETYPE_PEM);
+    snprintf(what, sizeof(what), "%s key", who);
+    if (ret != WOLFSSL_SUCCESS) return ctx_fail(what, ret);
     ret = wolfSSL_CTX_check_private_key(ctx);
-    if (ret != WOLFSSL_SUCCESS) return ctx_fail("server key does not match the certificate", ret);
+    snprintf(what, sizeof(what), "%s key does not match the certificate", who);
+    if (ret != WOLFSSL_SUCCESS) return ctx_fail(what, ret);
     return TB_OK;
 }
 
-static tb_status load_trust(WOLFSSL_CTX *ctx, const tb_tls_config *cfg)
+/* The root the peer's chain must lead to; `mode` adds (server side) that
+ * a client certificate is required. */
+static tb_status load_trust(WOLFSSL_CTX *ctx, const tb_tls_config *cfg, int mode)
 {
     int ret = wolfSSL_CTX_load_verify_buffer(ctx, cfg->trust.data, (long)cfg->trust.len, WOLFSSL_FILETYPE_PEM);
     if (ret != WOLFSSL_SUCCESS) return ctx_fail("trust anchor", ret);
-    wolfSSL_CTX_set_verify(ctx, WOLFSSL_VERIFY_PEER, verify_cb);
+    wolfSSL_CTX_set_verify(ctx, WOLFSSL_VERIFY_PEER | mode, verify_cb);
     return TB_OK;
 }
 
@@ -169,6 +189,11 @@ static tb_status set_suite(WOLFSSL_CTX *ctx, const tb_tls_config *cfg)
 {
     byte b0 = 0, b1 = 0;
     int flags = 0;
+    if (strncmp(cfg->suite, "TLS_ECDH_anon_", 14) == 0) {
+        /* wolfssl/internal.h defines BUILD_TLS_DH_anon_* only */
+        tb_set_error("wolfSSL has no anonymous ECDH suites (%s): its anonymous suites are DH_anon only", cfg->suite);
+        return TB_UNSUPPORTED;
+    }
     if (wolfSSL_get_cipher_suite_from_name(cfg->suite, &b0, &b1, &flags) != 0) {
         tb_set_error("wolfSSL (as configured) has no suite %s", cfg->suite);
         return TB_UNSUPPORTED;
@@ -187,6 +212,121 @@ static tb_status set_suite(WOLFSSL_CTX *ctx, const tb_tls_config *cfg)
         tb_set_error("wolfSSL (as configured) has no TLS 1.%d suite %s", cfg->version == 13 ? 3 : 2, cfg->suite);
         return TB_UNSUPPORTED;
     }
+    return TB_OK;
+}
+
+/* The key-exchange group; a HelloRetryRequest client lists client_share
+ * first (its one key share, made per connection) and then `group`. */
+static tb_status set_groups(endpoint_t *e, const tb_tls_config *cfg)
+{
+    int g[2], n = 0;
+    if (e->side == TB_SIDE_CLIENT && cfg->client_share != NULL) {
+        e->share = group_id(cfg->client_share);
+        if (e->share < 0) {
+            tb_set_error("wolfSSL (as configured) has no group %s", cfg->client_share);
+            return TB_UNSUPPORTED;
+        }
+        g[n++] = e->share;
+        if (cfg->group == NULL) {
+            tb_set_error("client_share %s needs the group the server accepts", cfg->client_share);
+            return TB_ERROR;
+        }
+    }
+    g[n] = group_id(cfg->group);
+    if (g[n] < 0 || wolfSSL_CTX_set_groups(e->ctx, g, n + 1) != WOLFSSL_SUCCESS) {
+        tb_set_error("wolfSSL (as configured) has no group %s", cfg->group);
+        return TB_UNSUPPORTED;
+    }
+    return TB_OK;
+}
+
+/* ---- TLS 1.2 PSK suites: both sides answer from the endpoint's key ---- */
+
+static unsigned int psk_client_cb(WOLFSSL *ssl, const char *hint, char *identity, unsigned int id_max,
+                                  unsigned char *key, unsigned int key_max)
+{
+    const endpoint_t *e = wolfSSL_get_psk_callback_ctx(ssl);
+    (void)hint;
+    if (e == NULL || strlen(e->psk_identity) >= id_max || e->psk_len > key_max) return 0;
+    memcpy(identity, e->psk_identity, strlen(e->psk_identity) + 1);
+    memcpy(key, e->psk, e->psk_len);
+    return e->psk_len;
+}
+
+static unsigned int psk_server_cb(WOLFSSL *ssl, const char *identity, unsigned char *key, unsigned int key_max)
+{
+    const endpoint_t *e = wolfSSL_get_psk_callback_ctx(ssl);
+    if (e == NULL || identity == NULL || strcmp(identity, e->psk_identity) != 0 || e->psk_len > key_max) return 0;
+    memcpy(key, e->psk, e->psk_len);
+    return e->psk_len;
+}
+
+static tb_status set_psk(endpoint_t *e, const tb_tls_config *cfg)
+{
+    if (cfg->psk.len == 0 || cfg->psk_identity == NULL) {
+        tb_set_error("suite %s needs psk and psk_identity", cfg->suite);
+        return TB_ERROR;
+    }
+    if (cfg->psk.len > sizeof(e->psk) || strlen(cfg->psk_identity) >= sizeof(e->psk_identity)) {
+        tb_set_error("wolfSSL takes PSKs up to %zu bytes and identities up to %zu characters (MAX_PSK_KEY_LEN, "
+                     "MAX_PSK_ID_LEN)", sizeof(e->psk), sizeof(e->psk_identity) - 1);
+        return TB_UNSUPPORTED;
+    }
+    memcpy(e->psk, cfg->psk.data, cfg->psk.len);
+    e->psk_len = (unsigned)cfg->psk.len;
+    snprintf(e->psk_identity, sizeof(e->psk_identity), "%s", cfg->psk_identity);
+    wolfSSL_CTX_set_psk_callback_ctx(e->ctx, e);
+    if (e->side == TB_SIDE_CLIENT) wolfSSL_CTX_set_psk_client_callback(e->ctx, psk_client_cb);
+    else wolfSSL_CTX_set_psk_server_callback(e->ctx, psk_server_cb);
+    return TB_OK;
+}
+
+/* Certificates, PSK or nothing (anonymous), per side. */
+static tb_status set_credentials(endpoint_t *e, const tb_tls_config *cfg)
+{
+    int psk = strstr(cfg->suite, "_PSK_") != NULL, anon = strstr(cfg->suite, "_anon_") != NULL;
+    int mutual = cfg->client_chain.len > 0;
+    if (psk) return set_psk(e, cfg);
+    if (anon) {
+        if (wolfSSL_CTX_allow_anon_cipher(e->ctx) != WOLFSSL_SUCCESS) return ctx_fail("anonymous suites", -1);
+        wolfSSL_CTX_set_verify(e->ctx, WOLFSSL_VERIFY_NONE, NULL); /* there is no certificate */
+        return TB_OK;
+    }
+    tb_status st;
+    if (e->side == TB_SIDE_SERVER) {
+        st = load_identity(e->ctx, cfg->server_chain, cfg->server_key, "server");
+        if (st == TB_OK && mutual) st = load_trust(e->ctx, cfg, WOLFSSL_VERIFY_FAIL_IF_NO_PEER_CERT);
+        return st;
+    }
+    st = load_trust(e->ctx, cfg, 0);
+    if (st == TB_OK && mutual) st = load_identity(e->ctx, cfg->client_chain, cfg->client_key, "client");
+    return st;
+}
+
+/* What cfg->resume asks for, and nothing else: a server caches sessions
+ * (session ID) or issues tickets only when asked, so full handshakes pay
+ * for neither. The client keeps its session on the connection (handed
+ * over by session_get), so it needs no cache. */
+static tb_status set_resumption(endpoint_t *e, const tb_tls_config *cfg)
+{
+    /* these calls return 0 or WOLFSSL_SUCCESS (1) when they work, by call */
+    int v13 = cfg->version == 13, r = cfg->resume, err = 0;
+    if (e->side == TB_SIDE_CLIENT || r != TB_RESUME_SESSION_ID)
+        err |= wolfSSL_CTX_set_session_cache_mode(e->ctx, WOLFSSL_SESS_CACHE_OFF) < 0;
+    if (e->side == TB_SIDE_SERVER) {
+        if (v13 || r != TB_RESUME_TICKET) err |= wolfSSL_CTX_NoTicketTLSv12(e->ctx) < 0;
+        if (v13 && r == TB_RESUME_NONE) err |= wolfSSL_CTX_no_ticket_TLSv13(e->ctx) < 0;
+        if (v13) err |= wolfSSL_CTX_set_max_early_data(e->ctx, cfg->max_early_data) < 0;
+        e->max_early = v13 ? cfg->max_early_data : 0;
+    } else if (!v13 && r == TB_RESUME_TICKET) {
+        err |= wolfSSL_CTX_UseSessionTicket(e->ctx) < 0;
+    }
+    if (v13 && r == TB_RESUME_PSK_ONLY) err |= wolfSSL_CTX_no_dhe_psk(e->ctx) < 0;
+    if (err) {
+        tb_set_error("wolfSSL: could not configure resumption / early data");
+        return TB_ERROR;
+    }
+    e->resume = cfg->resume;
     return TB_OK;
 }
 
@@ -209,17 +349,11 @@ static tb_status endpoint_new(tb_side side, const tb_tls_config *cfg, void **out
     }
     wolfSSL_CTX_SetIORecv(e->ctx, io_recv);
     wolfSSL_CTX_SetIOSend(e->ctx, io_send);
-    /* certificates first: they decide which suites the context can offer */
-    st = side == TB_SIDE_SERVER ? load_server(e->ctx, cfg) : load_trust(e->ctx, cfg);
+    /* credentials first: they decide which suites the context can offer */
+    st = set_credentials(e, cfg);
     if (st == TB_OK) st = set_suite(e->ctx, cfg);
-    if (st == TB_OK && cfg->group != NULL) {
-        int g = group_id(cfg->group);
-        int ret = g < 0 ? -1 : wolfSSL_CTX_set_groups(e->ctx, &g, 1);
-        if (ret != WOLFSSL_SUCCESS) {
-            tb_set_error("wolfSSL (as configured) has no group %s", cfg->group);
-            st = TB_UNSUPPORTED;
-        }
-    }
+    if (st == TB_OK && (cfg->group != NULL || cfg->client_share != NULL)) st = set_groups(e, cfg);
+    if (st == TB_OK) st = set_resumption(e, cfg);
     if (st != TB_OK) {
         free_endpoint(e);
         return st;
@@ -228,17 +362,37 @@ static tb_status endpoint_new(tb_side side, const tb_tls_config *cfg, void **out
     return TB_OK;
 }
 
+/* ---- connections ---- */
+
 static void conn_free(void *p)
 {
     conn_t *c = p;
     if (c == NULL) return;
     wolfSSL_free(c->ssl);
+    free(c->early);
     free(c);
+}
+
+/* Client setup: SNI and name check, the session to resume, the one first
+ * key share (computed here, so charged to the client's connection). */
+static tb_status client_setup(endpoint_t *e, conn_t *c, void *session)
+{
+    int ret;
+    if ((ret = wolfSSL_UseSNI(c->ssl, WOLFSSL_SNI_HOST_NAME, e->name, (word16)strlen(e->name))) != WOLFSSL_SUCCESS ||
+        (ret = wolfSSL_check_domain_name(c->ssl, e->name)) != WOLFSSL_SUCCESS)
+        return ctx_fail("server name", ret);
+    if (session != NULL && (ret = wolfSSL_set_session(c->ssl, session)) != WOLFSSL_SUCCESS)
+        return ctx_fail("wolfSSL_set_session (expired or unusable session)", ret);
+    /* psk_ke: no (EC)DHE at all, so no key share either */
+    if (session != NULL && e->resume == TB_RESUME_PSK_ONLY && (ret = wolfSSL_NoKeyShares(c->ssl)) != WOLFSSL_SUCCESS)
+        return ctx_fail("wolfSSL_NoKeyShares", ret);
+    if (e->share > 0 && (ret = wolfSSL_UseKeyShare(c->ssl, (word16)e->share)) != WOLFSSL_SUCCESS)
+        return ctx_fail("wolfSSL_UseKeyShare", ret);
+    return TB_OK;
 }
 
 static tb_status conn_new(void *ep, const tb_transport *tr, void *session, void **out)
 {
-    (void)session; /* resumption: not yet */
     endpoint_t *e = ep;
     conn_t *c = tb_zalloc(sizeof(*c));
     if (c == NULL) return TB_ERROR;
@@ -251,15 +405,17 @@ static tb_status conn_new(void *ep, const tb_transport *tr, void *session, void 
     }
     wolfSSL_SetIOReadCtx(c->ssl, &c->tr);
     wolfSSL_SetIOWriteCtx(c->ssl, &c->tr);
+    wolfSSL_SetCertCbCtx(c->ssl, c);
+    tb_status st = TB_OK;
     if (e->side == TB_SIDE_CLIENT) {
-        int ret;
-        wolfSSL_SetCertCbCtx(c->ssl, c);
-        if ((ret = wolfSSL_UseSNI(c->ssl, WOLFSSL_SNI_HOST_NAME, e->name, (word16)strlen(e->name))) !=
-                WOLFSSL_SUCCESS ||
-            (ret = wolfSSL_check_domain_name(c->ssl, e->name)) != WOLFSSL_SUCCESS) {
-            conn_free(c);
-            return ctx_fail("server name", ret);
-        }
+        st = client_setup(e, c, session);
+    } else {
+        c->early_cap = e->max_early;
+        c->early_over = e->max_early == 0;
+    }
+    if (st != TB_OK) {
+        conn_free(c);
+        return st;
     }
     *out = c;
     return TB_OK;
@@ -293,11 +449,71 @@ static tb_status io_status(conn_t *c, int rc, const char *what)
     return TB_ERROR;
 }
 
+/* Client 0-RTT: wolfSSL_write_early_data sends the ClientHello and then
+ * the data under the early traffic keys. */
+static tb_status client_early(conn_t *c)
+{
+    int out = 0;
+    int rc = wolfSSL_write_early_data(c->ssl, c->early, (int)c->early_len, &out);
+    if (rc < 0) return io_status(c, rc, "wolfSSL_write_early_data");
+    if (out != (int)c->early_len) {
+        tb_set_error("wolfSSL_write_early_data: %d of %zu bytes went as early data", out, c->early_len);
+        return TB_ERROR;
+    }
+    c->early_pending = 0;
+    return TB_OK;
+}
+
+/* Keeps n more bytes of early data (the buffer grows to what arrived, not
+ * to what the server would accept, so the heap figures stay honest). */
+static tb_status keep_early(conn_t *c, const uint8_t *p, size_t n)
+{
+    uint8_t *grown = tb_zalloc(c->early_len + n);
+    if (grown == NULL) return TB_ERROR;
+    if (c->early_len > 0) memcpy(grown, c->early, c->early_len);
+    memcpy(grown + c->early_len, p, n);
+    free(c->early);
+    c->early = grown;
+    c->early_len += n;
+    return TB_OK;
+}
+
+/* Server with early data enabled: wolfSSL_read_early_data must process the
+ * ClientHello (that is how wolfSSL knows the server expects early data);
+ * when it accepted some, it returns it until the client's EndOfEarlyData
+ * ends that phase. Without early data (or after it), wolfSSL_accept does
+ * the rest of the handshake. */
+static tb_status server_early(conn_t *c)
+{
+    uint8_t chunk[256];
+    for (;;) {
+        int n = 0;
+        size_t room = c->early_cap - c->early_len;
+        int rc = wolfSSL_read_early_data(c->ssl, chunk, room < sizeof(chunk) ? (int)room : (int)sizeof(chunk), &n);
+        int accepted = wolfSSL_get_early_data_status(c->ssl) == WOLFSSL_EARLY_DATA_ACCEPTED;
+        int hello_seen = wolfSSL_get_current_cipher_suite(c->ssl) != 0; /* a suite is chosen */
+        if (n > 0 && keep_early(c, chunk, (size_t)n) != TB_OK) return TB_ERROR;
+        if (n > 0 && accepted && c->early_len < c->early_cap) continue;
+        if (rc < 0 && !wolfSSL_is_init_finished(c->ssl)) {
+            tb_status st = io_status(c, rc, "wolfSSL_read_early_data");
+            if (st != TB_WANT_READ || accepted || !hello_seen) return st;
+        }
+        break; /* the ClientHello had no early data, or the early data is over */
+    }
+    c->early_over = 1;
+    return TB_OK;
+}
+
 static tb_status step(void *p)
 {
     conn_t *c = p;
-    int rc = wolfSSL_is_server(c->ssl) ? wolfSSL_accept(c->ssl) : wolfSSL_connect(c->ssl);
-    return rc == WOLFSSL_SUCCESS ? TB_OK : io_status(c, rc, wolfSSL_is_server(c->ssl) ? "wolfSSL_accept" : "wolfSSL_connect");
+    int server = wolfSSL_is_server(c->ssl);
+    tb_status st = TB_OK;
+    if (!server && c->early_pending) st = client_early(c);
+    else if (server && !c->early_over) st = server_early(c);
+    if (st != TB_OK) return st;
+    int rc = server ? wolfSSL_accept(c->ssl) : wolfSSL_connect(c->ssl);
+    return rc == WOLFSSL_SUCCESS ? TB_OK : io_status(c, rc, server ? "wolfSSL_accept" : "wolfSSL_connect");
 }
 
 static tb_status tls_send(void *p, const uint8_t *data, size_t n)
@@ -311,6 +527,7 @@ static tb_status tls_send(void *p, const uint8_t *data, size_t n)
     return rc == (int)n ? TB_OK : io_status(c, rc, "wolfSSL_write");
 }
 
+/* wolfSSL_read also processes TLS 1.3 NewSessionTickets as they arrive. */
 static tb_status tls_recv(void *p, uint8_t *buf, size_t cap, size_t *got)
 {
     conn_t *c = p;
@@ -323,6 +540,58 @@ static tb_status tls_recv(void *p, uint8_t *buf, size_t cap, size_t *got)
     return io_status(c, rc, "wolfSSL_read");
 }
 
+/* ---- resumption and 0-RTT ---- */
+
+static tb_status session_get(void *p, void **out)
+{
+    conn_t *c = p;
+    WOLFSSL_SESSION *s = wolfSSL_get1_session(c->ssl);
+    WOLFSSL_SESSION *copy = s != NULL ? wolfSSL_SESSION_dup(s) : NULL;
+    wolfSSL_SESSION_free(s);
+    if (copy == NULL) {
+        tb_set_error("wolfSSL: the client has no session to resume");
+        return TB_ERROR;
+    }
+    *out = copy;
+    return TB_OK;
+}
+
+static void session_free(void *s)
+{
+    wolfSSL_SESSION_free(s);
+}
+
+static int resumed(void *p)
+{
+    conn_t *c = p;
+    return wolfSSL_session_reused(c->ssl) ? 1 : 0;
+}
+
+static tb_status early_send(void *p, const uint8_t *data, size_t n)
+{
+    conn_t *c = p;
+    if (wolfSSL_is_server(c->ssl) || n > 0x7fffffff) {
+        tb_set_error("early_send: a client's, up to 2 GiB");
+        return TB_ERROR;
+    }
+    free(c->early);
+    c->early = tb_zalloc(n);
+    if (c->early == NULL) return TB_ERROR;
+    memcpy(c->early, data, n);
+    c->early_len = n;
+    c->early_pending = 1;
+    return TB_OK;
+}
+
+static tb_status early_recv(void *p, uint8_t *buf, size_t cap, size_t *got)
+{
+    conn_t *c = p;
+    size_t n = c->early_len < cap ? c->early_len : cap;
+    if (n > 0) memcpy(buf, c->early, n);
+    *got = n;
+    return TB_OK;
+}
+
 const tb_tls_ops tb_library_tls = {
     .endpoint_new = endpoint_new,
     .endpoint_free = free_endpoint,
@@ -331,4 +600,9 @@ const tb_tls_ops tb_library_tls = {
     .send = tls_send,
     .recv = tls_recv,
     .conn_free = conn_free,
+    .session_get = session_get,
+    .session_free = session_free,
+    .resumed = resumed,
+    .early_send = early_send,
+    .early_recv = early_recv,
 };

@@ -25,7 +25,7 @@
 #define HAVE_SNI
 #define HAVE_ALPN
 #define HAVE_SESSION_TICKET
-#define WOLFSSL_EARLY_DATA        /* TLS 1.3 0-RTT */
+#define WOLFSSL_EARLY_DATA        /* TLS 1.3 0-RTT (the adapter enables it per server) */
 #define WOLFSSL_SEND_HRR_COOKIE   /* stateless HelloRetryRequest */
 #define HAVE_HKDF                 /* TLS 1.3 key schedule */
 #define HAVE_FFDHE                /* RFC 7919 named groups in TLS */
@@ -33,7 +33,9 @@
 #define HAVE_FFDHE_3072           /* no HAVE_FFDHE_Q: keygen uses wolfSSL's short-exponent table, as its TLS does */
 #define HAVE_DH_DEFAULT_PARAMS    /* TLS 1.2 DHE server picks the RFC 7919 group the client offers (configure's default) */
 #define WOLFSSL_STATIC_RSA        /* TLS_RSA_* key transport suites */
-#define WOLFSSL_STATIC_PSK        /* plain TLS_PSK_* suites (ECDHE_PSK needs no flag) */
+#define WOLFSSL_STATIC_PSK        /* plain TLS_PSK_* suites (ECDHE_PSK, DHE_PSK need no flag; PSK is on: no NO_PSK) */
+#define WOLFSSL_STATIC_DH         /* static ECDH suites: TLS_ECDH_ECDSA_* (ECDSA certificate, no ephemeral key) */
+#define HAVE_ANON                 /* TLS_DH_anon_* (wolfSSL has no ECDH_anon suites) */
 
 /* ---- Symmetric primitives and hashes. MD5 and SHA-1 stay for TLS 1.2
  * CBC-SHA suites and our hash benchmarks; legacy ciphers are out. */
