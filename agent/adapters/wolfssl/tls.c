@@ -219,7 +219,7 @@ static tb_status set_suite(WOLFSSL_CTX *ctx, const tb_tls_config *cfg)
  * first (its one key share, made per connection) and then `group`. */
 static tb_status set_groups(endpoint_t *e, const tb_tls_config *cfg)
 {
-    int g[2], n = 0;
+    int g[4], n = 0;
     if (e->side == TB_SIDE_CLIENT && cfg->client_share != NULL) {
         e->share = group_id(cfg->client_share);
         if (e->share < 0) {
@@ -233,7 +233,21 @@ static tb_status set_groups(endpoint_t *e, const tb_tls_config *cfg)
         }
     }
     g[n] = group_id(cfg->group);
-    if (g[n] < 0 || wolfSSL_CTX_set_groups(e->ctx, g, n + 1) != WOLFSSL_SUCCESS) {
+    if (g[n] < 0) {
+        tb_set_error("wolfSSL (as configured) has no group %s", cfg->group);
+        return TB_UNSUPPORTED;
+    }
+    n++;
+    /* In TLS 1.2 the client's groups also say which certificate curves it
+     * accepts: after the requested group it offers P-256 and P-384 (the
+     * server accepts only the requested one, so that is the group used). */
+    if (cfg->version == 12 && e->side == TB_SIDE_CLIENT && strncmp(cfg->group, "ffdhe", 5) != 0) {
+        const char *curves[] = {"p256", "p384"};
+        for (int i = 0; i < 2; i++) {
+            if (strcmp(cfg->group, curves[i]) != 0) g[n++] = group_id(curves[i]);
+        }
+    }
+    if (wolfSSL_CTX_set_groups(e->ctx, g, n) != WOLFSSL_SUCCESS) {
         tb_set_error("wolfSSL (as configured) has no group %s", cfg->group);
         return TB_UNSUPPORTED;
     }
