@@ -114,3 +114,25 @@ def test_capacity_matches_the_measured_transaction_time(agents, chain) -> None:
     # one client in a loop does one transaction at a time: its rate is the
     # inverse of a transaction's time, less the close and process overheads
     assert 0.4 * expected < per_s < 1.2 * expected
+
+
+@pytest.mark.parametrize("tool", ["openssl-s_client", "gnutls-cli"])
+@pytest.mark.parametrize("library", LIBS)
+def test_each_library_serves_client_tools(agents, chain, library, tool) -> None:
+    from tlsbench.tls_net import run_external_client
+
+    for case in (TlsCase(13, T13, "x25519", chain), TlsCase(12, T12, "x25519", chain)):
+        r = run_external_client(agents[library], tool, case, repeats=2, warmup=1)
+        assert r.status == "ok", r.message
+        assert len(r.server) == 2  # the measured connections, the server's side of each
+        for s in r.server.values():
+            assert s["side"] == "server" and s["cpu_ns"] > 0 and s["sent_bytes"] > 1000  # its chain went out
+
+
+def test_resumption_against_s_client_is_measured_on_the_resumed_connections(agents, chain) -> None:
+    from tlsbench.tls_net import run_external_client
+
+    r = run_external_client(agents["openssl"], "openssl-s_client", TlsCase(13, T13, "x25519", chain, resume="ticket"),
+                            repeats=2, warmup=1)
+    assert r.status == "ok", r.message
+    assert sorted(r.server) == [3, 5] and all(s["resumed"] == 1 for s in r.server.values())

@@ -23,6 +23,7 @@ auth = ["server", "mutual"]
 handshakes = ["full", "resume-ticket", "hrr"]
 transports = ["memory", "tcp"]
 servers = ["same", "openssl-s_server"]
+clients = ["openssl-s_client"]
 bulk_kib = 256
 baseline = true
 capacity_clients = [1]
@@ -59,6 +60,8 @@ def test_a_full_tls_matrix_runs_and_stores_what_it_measured(agents, tmp_path) ->
     # the foreign server reports nothing of its side: never a zero in its place
     foreign = {r["metric"] for r in store.results(run_id) if r["name"] == pre + "/tcp+server=openssl-s_server"}
     assert "client_cpu_ns" in foreign and "server_cpu_ns" not in foreign
+    tool = {r["metric"] for r in store.results(run_id) if r["name"] == pre + "/tcp+client=openssl-s_client"}
+    assert "server_cpu_ns" in tool and "client_cpu_ns" not in tool
     # measured, not assumed: resumption is shorter, HRR costs a round trip, mutual costs the client
     assert m("/resume-ticket", "round_trips") == 1 and m("/hrr", "round_trips") == 2
     assert m("/resume-ticket+tcp", "s2c_bytes") < m("/tcp", "s2c_bytes")

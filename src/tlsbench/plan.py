@@ -50,6 +50,8 @@ class TlsSelect:
     transports: list[str] = field(default_factory=lambda: ["memory"])
     # tcp only: the server side; "same" is the client's own library
     servers: list[str] = field(default_factory=lambda: ["same"])
+    # tcp only: client tools nobody here wrote, against each library's server
+    clients: list[str] = field(default_factory=list)
     bulk_kib: int = 0  # client -> server after the response (throughput); 0: none
     baseline: bool = False  # tcp: the same request and response over plain TCP, per library
     capacity_clients: list[int] = field(default_factory=list)  # tcp transactions/s with N clients
@@ -106,6 +108,7 @@ _TLS_KEYS = {
     "handshakes": "list of handshake kinds",
     "transports": "list of memory, tcp",
     "servers": "list of server sides for tcp: same, a library, or an external server",
+    "clients": "list of external client tools for tcp (against each library's server)",
     "bulk_kib": "integer 0..65536 (KiB sent after the response, for throughput)",
     "baseline": "boolean (tcp: plain TCP baseline)",
     "capacity_clients": "list of client counts (tcp transactions per second)",
@@ -220,7 +223,8 @@ def parse_plan(text: str, source: str = "<plan>") -> Plan:
                          ("certs", tls_catalog.KEY_TYPES), ("chains", tls_catalog.CHAIN_KINDS),
                          ("auth", tls_catalog.AUTHS), ("handshakes", tuple(tls_catalog.HANDSHAKES)),
                          ("transports", tls_catalog.TRANSPORTS),
-                         ("servers", ("same", *LIBRARIES, *tls_catalog.EXTERNAL_SERVERS))):
+                         ("servers", ("same", *LIBRARIES, *tls_catalog.EXTERNAL_SERVERS)),
+                         ("clients", tls_catalog.EXTERNAL_CLIENTS)):
         if key in tls:
             setattr(plan.tls, key, _check_list(loc, "tls", key, tls[key], list(allowed)))
     _parse_tls_numbers(loc, tls, plan.tls)

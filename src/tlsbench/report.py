@@ -108,6 +108,13 @@ def _server_of(case: dict) -> str | None:
     return named[0] if named else case["library"]
 
 
+def _client_of(case: dict) -> str:
+    parts = case["op"].split("/")
+    opts = parts[2].split("+") if len(parts) > 2 else []
+    named = [o[7:] for o in opts if o.startswith("client=")]
+    return named[0] if named else case["library"]
+
+
 def interop(data: RunData) -> tuple[list[str], list[list[str]]]:
     """The interop matrix of TCP cases: a row per suite, variant and client
     library, a column per server; a cell says ok (with the client's handshake
@@ -121,10 +128,11 @@ def interop(data: RunData) -> tuple[list[str], list[list[str]]]:
         if server not in servers:
             servers.append(server)
         variant = "/".join(p for p in c["op"].split("/")[:2])
-        opts = [o for o in (c["op"].split("/")[2].split("+")) if o != "tcp" and not o.startswith("server=")]
-        key = (c["alg"], variant + ("/" + "+".join(opts) if opts else ""), c["library"])
+        opts = [o for o in c["op"].split("/")[2].split("+")
+                if o != "tcp" and not o.startswith(("server=", "client="))]
+        key = (c["alg"], variant + ("/" + "+".join(opts) if opts else ""), _client_of(c))
         if c["status"] == "ok":
-            wall = c["results"].get("handshake_wall_ns")
+            wall = c["results"].get("handshake_wall_ns") or c["results"].get("server_handshake_wall_ns")
             text = "ok" + (f" {_time(wall['median'])}" if wall else "")
         elif c["status"] == "unsupported":
             text = "unsupported: " + (c["reason"] or "")[:60]
@@ -246,7 +254,8 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
         table = _markdown(header, body) if md else _aligned(header, body)
         bullet = "- " if md else "  "
         legend = (f"{bullet}interop over loopback TCP: each client library against each server;"
-                  " ok with the client's median handshake wall time, or the failure with its reason")
+                  " ok with the median handshake wall time (the client's; the server's against a client tool),"
+                  " or the failure with its reason")
         table = table if body else "(no TCP cases in this run)"
         return "\n".join([*_context(data, md), legend]) + "\n\n" + table + "\n"
     if fmt in ("table", "markdown"):

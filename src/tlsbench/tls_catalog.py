@@ -43,7 +43,10 @@ HANDSHAKES = {
 }
 AUTHS = ("server", "mutual")
 TRANSPORTS = ("memory", "tcp")
+# peers nobody here wrote, started by tlsbench on 127.0.0.1 (gnutls-serv cannot
+# be limited to loopback, so it is not one of them)
 EXTERNAL_SERVERS = ("openssl-s_server",)
+EXTERNAL_CLIENTS = ("openssl-s_client", "gnutls-cli")
 
 
 def version_of(suite: str) -> int:

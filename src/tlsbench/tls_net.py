@@ -24,8 +24,8 @@ from .certs import HOSTS
 from .errors import AgentError
 from .protocol import Record, encode_request, parse_line
 from .tls import TlsCase, case_fields
+from .tls_catalog import EXTERNAL_CLIENTS, EXTERNAL_SERVERS
 
-EXTERNAL_SERVERS = ("openssl-s_server",)
 STARTUP_S = 15.0
 
 
@@ -305,3 +305,171 @@ def run_capacity(client: Path, server: Path, case: TlsCase, clients: int, second
     rec = Record("capacity", {"transactions": total, "failures": fails, "wall_ns": wall,
                               "clients": clients, **({"error": errors[0]} if errors else {})})
     return NetResult("ok", "", capacity=rec)
+
+
+# ---- clients nobody here wrote, against a tlsbench server agent ----
+
+REQUEST_LINE = b"q" * 63 + b"\n"  # what the agent's foreign-peer exchange expects
+_GNUTLS_BULK = {"AES_128_GCM": "AES-128-GCM", "AES_256_GCM": "AES-256-GCM", "AES_128_CCM": "AES-128-CCM",
+                "CHACHA20_POLY1305": "CHACHA20-POLY1305", "AES_128_CBC": "AES-128-CBC", "AES_256_CBC": "AES-256-CBC"}
+_GNUTLS_GROUPS = {"x25519": "X25519", "x448": "X448", "p256": "SECP256R1", "p384": "SECP384R1",
+                  "ffdhe2048": "FFDHE2048", "ffdhe3072": "FFDHE3072"}
+
+
+def gnutls_priority(case: TlsCase) -> str:
+    """A gnutls-cli priority string that offers exactly the case's suite."""
+    body = case.suite.removeprefix("TLS_")
+    kx, _, rest = body.partition("_WITH_") if case.version == 12 else ("", "", body)
+    bulk = next((v for k, v in _GNUTLS_BULK.items() if rest.startswith(k)), None)
+    if bulk is None:
+        raise PeerUnsupported(f"gnutls-cli: no priority for {case.suite}")
+    mac = "AEAD" if "GCM" in rest or "CCM" in rest or "CHACHA" in rest else (
+        "SHA256" if rest.endswith("SHA256") else "SHA1")
+    prio = f"NONE:+VERS-TLS1.{3 if case.version == 13 else 2}:+{bulk}:+{mac}:+COMP-NULL:+SIGN-ALL:+CTYPE-X509"
+    if case.version == 12:
+        prio += ":+" + kx.replace("_", "-").replace("ECDHE-PSK", "ECDHE-PSK")
+    groups = [g for g in (case.client_share, case.group) if g]
+    if case.version == 12 and case.group and not case.group.startswith("ffdhe"):
+        groups += [g for g in ("p256", "p384") if g != case.group]  # the certificate curves it accepts
+    prio += "".join(f":+GROUP-{_GNUTLS_GROUPS[g]}" for g in groups) or ":+GROUP-ALL"
+    if case.version == 13 and case.resume == "psk-only":
+        prio += ":+PSK"
+    return prio
+
+
+def _tool_args(tool: str, case: TlsCase, port: int, d: Path, resume: str | None) -> list[str]:
+    """The client tool's command line; resume is None, "save" or "use"."""
+    pem = serialization.Encoding.PEM
+    files: dict[str, Path] = {}
+    if case.chain is not None:
+        files["root"] = d / "root.pem"
+        files["root"].write_bytes(case.chain.root.cert.public_bytes(pem))
+    if case.client_chain is not None:
+        files.update(case.client_chain.write(d))
+    name = HOSTS["server"]
+    if tool == "openssl-s_client":
+        exe = shutil.which("openssl")
+        if exe is None:
+            raise PeerUnsupported("openssl (the command) is not installed")
+        args = [exe, "s_client", "-connect", f"127.0.0.1:{port}", "-servername", name, "-quiet"]
+        if case.chain is not None:
+            args += ["-CAfile", str(files["root"]), "-verify_return_error", "-verify_hostname", name]
+        if case.psk is not None:
+            args += ["-psk", case.psk.hex(), "-psk_identity", HOSTS["client"]]
+        if case.client_chain is not None:
+            leaf = d / "client-leaf.pem"
+            leaf.write_bytes(case.client_chain.leaf.cert.public_bytes(pem))
+            args += ["-cert", str(leaf), "-key", str(files["key"])]
+            if case.client_chain.intermediate is not None:
+                extra = d / "client-extra.pem"
+                extra.write_bytes(case.client_chain.intermediate.cert.public_bytes(pem))
+                args += ["-cert_chain", str(extra)]
+        if case.version == 13:
+            args += ["-tls1_3", "-ciphersuites", case.suite]
+        else:
+            args += ["-tls1_2", "-cipher", _openssl_name(case.suite) + (":@SECLEVEL=0" if "_anon_" in case.suite
+                                                                          else "")]
+        groups = [g for g in (case.client_share, case.group) if g]
+        if case.version == 12 and case.group and not case.group.startswith("ffdhe"):
+            groups += [g for g in ("p256", "p384") if g != case.group]  # the certificate curves it accepts
+        if groups:
+            names = {"x25519": "X25519", "x448": "X448", "p256": "P-256", "p384": "P-384"}
+            args += ["-groups", ":".join(names.get(g, g) for g in groups)]
+        if resume == "save":
+            args += ["-sess_out", str(d / "session.pem")]
+        elif resume == "use":
+            args += ["-sess_in", str(d / "session.pem")]
+        if case.resume == "session-id":
+            args += ["-no_ticket"]
+        return args
+    exe = shutil.which("gnutls-cli")
+    if exe is None:
+        raise PeerUnsupported("gnutls-cli is not installed")
+    if resume is not None:
+        raise PeerUnsupported("gnutls-cli resumes only inside one process (-r), without a request on the "
+                              "first connection")
+    args = [exe, "-p", str(port), "--sni-hostname", name, "--priority", gnutls_priority(case)]
+    if case.chain is not None:
+        args += ["--x509cafile", str(files["root"]), "--verify-hostname", name]
+    else:
+        args += ["--insecure"]  # PSK / anonymous: nothing to verify
+    if case.psk is not None:
+        args += ["--pskusername", HOSTS["client"], "--pskkey", case.psk.hex()]
+    if case.client_chain is not None:
+        args += ["--x509certfile", str(files["chain"]), "--x509keyfile", str(files["key"])]
+    return [*args, "127.0.0.1"]
+
+
+def _one_foreign_connection(args: list[str], timeout: float) -> str | None:
+    """Runs the tool for one connection: sends the request line, waits for the
+    response, then lets the tool finish. Returns None, or why it failed."""
+    proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    assert proc.stdin is not None and proc.stdout is not None
+    got = b""
+    deadline = time.monotonic() + timeout
+    try:
+        proc.stdin.write(REQUEST_LINE)
+        proc.stdin.flush()
+        fd = proc.stdout.fileno()
+        while b"r" * 64 not in got and time.monotonic() < deadline:
+            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+            chunk = os.read(fd, 65536) if ready else b""
+            if not chunk:
+                break
+            got += chunk
+        proc.stdin.close()
+    except OSError:
+        pass
+    proc.stdin = None  # closed: the tool ends its connection
+    try:
+        _out, err = proc.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        _out, err = proc.communicate()
+    if b"r" * 64 in got:
+        return None
+    tail = err.decode("utf-8", "replace").strip().splitlines()
+    return f"no response (exit {proc.returncode}): {tail[-1][:200] if tail else ''}"
+
+
+def run_external_client(server: Path, tool: str, case: TlsCase, repeats: int = 10, warmup: int = 1,
+                        timeout: float = 120) -> NetResult:
+    """A tlsbench server agent against a client tool nobody here wrote: only
+    the server side is measured. Connection k of the server is the tool's
+    k-th run (with resumption: a saving run, then the resuming one)."""
+    if tool not in EXTERNAL_CLIENTS:
+        raise AgentError(f"unknown external client {tool!r}; known: {', '.join(EXTERNAL_CLIENTS)}")
+    if case.early:
+        return NetResult("unsupported", f"{tool}: 0-RTT from an external client is not measured")
+    n = connections_for(case, warmup, repeats)
+    resumed = case.resume != "none"
+    with tempfile.TemporaryDirectory(prefix="tlsbench-peer-") as tmp:
+        d = Path(tmp)
+        try:  # what the tool cannot do is known before any server starts
+            _tool_args(tool, case, 0, d, "use" if resumed else None)
+        except PeerUnsupported as e:
+            return NetResult("unsupported", str(e))
+        peer = AgentServer(server, {**case_fields(case), "foreign": 1}, n)
+        refused = peer.wait_listening()
+        if refused is not None:
+            return NetResult(str(refused["status"]), f"server: {refused.get('msg', '')}")
+        assert peer.port is not None
+        failure = None
+        for k in range(n):
+            args = _tool_args(tool, case, peer.port, d, ("use" if k % 2 else "save") if resumed else None)
+            failure = _one_foreign_connection(args, min(timeout, 30))
+            if failure is not None:
+                break
+        if failure is not None:
+            peer.kill()
+        records, end = peer.finish(timeout=30)
+    if failure is not None:
+        srv = f"; server: {end.get('msg', '')}" if end["status"] != "ok" else ""
+        return NetResult("error", f"{tool}: {failure}{srv}")
+    if end["status"] != "ok":
+        return NetResult(str(end["status"]), f"server: {end.get('msg', '')}")
+    step = 2 if resumed else 1
+    measured = {int(r["i"]): r for r in records if r.type == "tls_side" and int(r["i"]) >= warmup * step
+                and (not resumed or int(r["i"]) % 2 == 1)}
+    return NetResult("ok", "", [], measured)

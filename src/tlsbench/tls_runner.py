@@ -56,11 +56,17 @@ TCP_SERVER_METRICS = {
     "heap_peak": ("server_heap_peak_bytes", "bytes"), "heap_held": ("server_heap_held_bytes", "bytes"),
     "bulk_cpu_ns": ("bulk_server_cpu_ns", "ns"),
 }
+# against a foreign client only the server side is ours to measure
+FOREIGN_CLIENT_METRICS = {**TCP_SERVER_METRICS, "sent_bytes": ("s2c_bytes", "bytes"),
+                          "recv_bytes": ("c2s_bytes", "bytes"), "sent_records": ("s2c_records", "records"),
+                          "recv_records": ("c2s_records", "records"),
+                          "handshake_ns": ("server_handshake_wall_ns", "ns")}
 # no TLS: no library CPU, records or round trips to speak of (never a 0 standing for "none")
 BASELINE_METRICS = {k: TCP_CLIENT_METRICS[k] for k in ("connect_ns", "transaction_ns", "total_sent_bytes",
                                                        "total_recv_bytes")}
 DERIVED = {"bulk_throughput_per_s": "B/s", "transactions_per_s": "transactions/s"}
-METRIC_UNITS = {m: u for table in (MEMORY_METRICS, STACK_METRICS, TCP_CLIENT_METRICS, TCP_SERVER_METRICS)
+METRIC_UNITS = {m: u for table in (MEMORY_METRICS, STACK_METRICS, TCP_CLIENT_METRICS, TCP_SERVER_METRICS,
+                                    FOREIGN_CLIENT_METRICS)
                 for m, u in table.values()} | DERIVED
 
 
@@ -76,6 +82,7 @@ class TlsVariant:
     handshake: str = "full"
     transport: str = "memory"
     server: str = "same"  # tcp: the server side
+    client: str = "same"  # tcp: an external client tool (the case's library is then the server)
     capacity: int = 0  # tcp: transactions/s with this many clients
 
     def op(self, suite: str) -> str:
@@ -85,6 +92,7 @@ class TlsVariant:
             self.handshake if self.handshake != "full" else "",
             "tcp" if self.transport == "tcp" else "",
             f"server={self.server}" if self.server != "same" else "",
+            f"client={self.client}" if self.client != "same" else "",
             f"clients={self.capacity}" if self.capacity else "",
         ) if o]
         return base + ("/" + "+".join(opts) if opts else "")
@@ -104,6 +112,8 @@ class TlsVariant:
                 v = replace(v, transport="tcp")
             elif opt.startswith("server="):
                 v = replace(v, server=opt[7:])
+            elif opt.startswith("client="):
+                v = replace(v, client=opt[7:])
             elif opt.startswith("clients="):
                 v = replace(v, capacity=int(opt[8:]))
             else:
@@ -143,6 +153,7 @@ def _transports(t, base: TlsVariant) -> list[TlsVariant]:
         out.append(base)
     if "tcp" in t.transports:
         out += [replace(base, transport="tcp", server=s) for s in t.servers]
+        out += [replace(base, transport="tcp", client=c) for c in t.clients]
         if base.handshake == "full" and base.auth == "server":
             out += [replace(base, transport="tcp", capacity=n) for n in t.capacity_clients]
     return out
@@ -264,6 +275,13 @@ def measure_tls(client: Path, case: Case, keys: dict, plan: Plan, rnd: int) -> M
     tc = tls_case(case.alg, v, keys, bulk)
     if v.transport == "memory":
         return _measure_memory(client, case, tc, n, first, m.warmup, m.timeout_s, rnd)
+    if v.client != "same":  # a tool nobody here wrote against this library's server: server side only
+        r = tls_net.run_external_client(client, v.client, tc, repeats=n, warmup=m.warmup, timeout=m.timeout_s)
+        if r.status != "ok":
+            return _failed(r.status, r.message)
+        pos = {i: k for k, i in enumerate(sorted(r.server))}
+        return Measured("ok", "", 1, "", _samples(list(r.server.values()), FOREIGN_CLIENT_METRICS, first, pos,
+                                                   False), [])
     server = _server_path(v, case.library)
     if v.capacity:
         if isinstance(server, str):
