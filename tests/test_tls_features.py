@@ -85,6 +85,25 @@ def test_mutual_authentication_costs_the_client_more(agents, rsa_chain, library,
     assert both > one
 
 
+# Mbed TLS's and GnuTLS's Ed25519 client certificates in TLS 1.2: the key
+# exchange group (X25519) is not the certificate's curve, and the server
+# names its CAs in the CertificateRequest.
+LACKS_12_CLIENT_CERT = {("mbedtls", "ed25519"): "Mbed TLS 3.6 has no Ed25519"}
+
+
+@pytest.mark.parametrize("library", LIBS)
+@pytest.mark.parametrize("key_type", ["ecdsa-p256", "ed25519"])
+def test_a_tls12_client_certificate_is_accepted_whatever_the_key_exchange_group(agents, library, key_type) -> None:
+    server = make_chain(key_type, "full", "server")
+    client = client_chain_for(server)
+    r = _run(agents, library, TlsCase(12, T12, "x25519", server, client_chain=client), repeats=1)
+    if (library, key_type) in LACKS_12_CLIENT_CERT:
+        assert r.status == "unsupported", r.message
+        return
+    assert r.status == "ok", f"{library} {key_type}: {r.message}"
+    sent = sum(len(c.public_bytes(serialization.Encoding.DER)) for c in client.sent)
+    assert _median(r, "c2s_bytes") > sent  # the client's chain really crossed
+
 T12_RSA = "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"
 RESUMPTIONS = [(12, T12_RSA, "session-id"), (12, T12_RSA, "ticket"), (13, T13, "ticket"), (13, T13, "psk-only")]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tlsbench import runner, tls_runner
+from tlsbench import report, runner, tls_runner
 from tlsbench.errors import PlanError
 from tlsbench.plan import parse_plan
 from tlsbench.store import Store
@@ -122,3 +122,13 @@ def test_variant_names_round_trip() -> None:
     assert op == "x25519/rsa2048-full/mutual+resume-ticket+tcp+server=openssl-s_server"
     assert tls_runner.TlsVariant.parse(op) == v
     assert tls_runner.TlsVariant.parse("rsa-kx/rsa2048-leaf").group is None
+
+
+def test_report_cell_of_a_case_against_a_client_tool_names_the_unmeasured_side() -> None:
+    # a client tool (gnutls-cli, s_client) is not ours: only the server side and the wire are measured
+    def r(median: float) -> dict:
+        return {"median": median, "unit": "ns", "stdev": None}
+    case = {"status": "ok", "kind": "tls", "alg": "TLS_AES_128_GCM_SHA256",
+            "results": {"server_cpu_ns": r(578_000), "c2s_bytes": r(1533), "s2c_bytes": r(1460),
+                        "server_handshake_wall_ns": r(2_300_000)}}
+    assert report.cell(case) == "C not measured (foreign) / S 578 µs, 1533+1460 B, 2.3 ms wall"

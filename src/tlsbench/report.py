@@ -66,13 +66,18 @@ def cell(case: dict, metric: str | None = None) -> str:
                 f" {res['total_c2s_bytes']['median']:.0f}+{res['total_s2c_bytes']['median']:.0f} B")
     if "transactions_per_s" in res:  # TLS server capacity
         return f"{res['transactions_per_s']['median']:,.0f} transactions/s"
-    if "client_cpu_ns" in res and "round_trips" in res:  # a TLS case: CPU per side, bytes each way
-        c = res["client_cpu_ns"]["median"]
-        sv = f"{_time(res['server_cpu_ns']['median'])}" if "server_cpu_ns" in res else "not measured (foreign)"
-        text = (f"C {_time(c)} / S {sv}, {res['c2s_bytes']['median']:.0f}+{res['s2c_bytes']['median']:.0f} B,"
-                f" {res['round_trips']['median']:.0f} RTT")
-        if "handshake_wall_ns" in res:  # over TCP: the client's wall time to handshake complete
-            text += f", {_time(res['handshake_wall_ns']['median'])} wall"
+    if "c2s_bytes" in res and ("client_cpu_ns" in res or "server_cpu_ns" in res):
+        # a TLS case: CPU per side (a foreign peer's is not measured), bytes each way
+        def side(metric: str) -> str:
+            return _time(res[metric]["median"]) if metric in res else "not measured (foreign)"
+        text = (f"C {side('client_cpu_ns')} / S {side('server_cpu_ns')},"
+                f" {res['c2s_bytes']['median']:.0f}+{res['s2c_bytes']['median']:.0f} B")
+        if "round_trips" in res:
+            text += f", {res['round_trips']['median']:.0f} RTT"
+        for wall in ("handshake_wall_ns", "server_handshake_wall_ns"):  # over TCP: to handshake complete
+            if wall in res:
+                text += f", {_time(res[wall]['median'])} wall"
+                break
         return text
     wall = res["wall_ns"]
     spread = f" ±{100 * wall['stdev'] / wall['median']:.1f}%" if wall["stdev"] is not None and wall["median"] else ""

@@ -28,6 +28,8 @@
 #include "gt.h"
 #include "tb/tls.h"
 
+#include <gnutls/abstract.h>
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -56,6 +58,9 @@ typedef struct {
     size_t len;
 } replay_slot;
 
+/* Certificates a client chain may hold (leaf + intermediates). */
+#define CLIENT_CHAIN_MAX 4
+
 typedef struct {
     tb_side side;
     auth_t auth;
@@ -65,6 +70,9 @@ typedef struct {
     unsigned init_flags;
     gnutls_priority_t prio;
     gnutls_certificate_credentials_t cred;
+    gnutls_pcert_st client_pcert[CLIENT_CHAIN_MAX]; /* client, mutual: what it presents */
+    unsigned client_pcert_n;
+    gnutls_privkey_t client_key;
     gnutls_psk_client_credentials_t psk_client;
     gnutls_psk_server_credentials_t psk_server;
     gnutls_anon_client_credentials_t anon_client;
@@ -376,6 +384,43 @@ static tb_status load_trust(endpoint_t *e, const tb_tls_config *cfg)
     return TB_OK;
 }
 
+/* The client presents its one chain whatever CAs the server names, as a
+ * device with one certificate (and gnutls-cli) does: GnuTLS's own choice
+ * (find_x509_client_cert) skips an Ed25519 certificate in TLS 1.2 when
+ * the server's CertificateRequest names CAs (it maps the ecdsa_sign
+ * certificate type to ECDSA keys only), and then sends an empty
+ * Certificate message. */
+static int present_client_chain(gnutls_session_t s, const gnutls_datum_t *req_ca_rdn, int nreqs,
+                                const gnutls_pk_algorithm_t *pk_algos, int pk_algos_length, gnutls_pcert_st **pcert,
+                                unsigned int *pcert_length, gnutls_privkey_t *privkey)
+{
+    (void)req_ca_rdn, (void)nreqs, (void)pk_algos, (void)pk_algos_length;
+    const conn_t *c = gnutls_session_get_ptr(s);
+    endpoint_t *e = c->e;
+    *pcert = e->client_pcert; /* still ours: retrieve_function2 does not free them */
+    *pcert_length = e->client_pcert_n;
+    *privkey = e->client_key;
+    return 0;
+}
+
+static tb_status load_client_chain(endpoint_t *e, const tb_tls_config *cfg)
+{
+    gnutls_datum_t chain = {(unsigned char *)cfg->client_chain.data, (unsigned)cfg->client_chain.len};
+    gnutls_datum_t key = {(unsigned char *)cfg->client_key.data, (unsigned)cfg->client_key.len};
+    unsigned n = CLIENT_CHAIN_MAX;
+    int r = gnutls_pcert_list_import_x509_raw(e->client_pcert, &n, &chain, GNUTLS_X509_FMT_PEM, 0);
+    if (r < 0) return gt_fail("client certificate chain (gnutls_pcert_list_import_x509_raw)", r);
+    e->client_pcert_n = n;
+    if ((r = gnutls_privkey_init(&e->client_key)) < 0) {
+        e->client_key = NULL;
+        return gt_fail("gnutls_privkey_init", r);
+    }
+    r = gnutls_privkey_import_x509_raw(e->client_key, &key, GNUTLS_X509_FMT_PEM, NULL, 0);
+    if (r < 0) return gt_fail("client key (gnutls_privkey_import_x509_raw)", r);
+    gnutls_certificate_set_retrieve_function2(e->cred, present_client_chain);
+    return TB_OK;
+}
+
 /* Server: its chain, DH parameters for DHE suites, and for mutual
  * authentication the root it checks the client's chain against. Client:
  * the root, and its own chain for mutual authentication. */
@@ -395,7 +440,7 @@ static tb_status load_certificates(endpoint_t *e, const tb_tls_config *cfg, cons
         if (st == TB_OK && e->mutual) st = load_trust(e, cfg);
     } else {
         st = load_trust(e, cfg);
-        if (st == TB_OK && e->mutual) st = load_chain(e, cfg->client_chain, cfg->client_key, "client");
+        if (st == TB_OK && e->mutual) st = load_client_chain(e, cfg);
     }
     return st;
 }
@@ -569,6 +614,8 @@ static void free_endpoint(void *p)
     if (e == NULL) return;
     if (e->prio != NULL) gnutls_priority_deinit(e->prio);
     if (e->cred != NULL) gnutls_certificate_free_credentials(e->cred);
+    for (unsigned i = 0; i < e->client_pcert_n; i++) gnutls_pcert_deinit(&e->client_pcert[i]);
+    if (e->client_key != NULL) gnutls_privkey_deinit(e->client_key);
     if (e->psk_client != NULL) gnutls_psk_free_client_credentials(e->psk_client);
     if (e->psk_server != NULL) gnutls_psk_free_server_credentials(e->psk_server);
     if (e->anon_client != NULL) gnutls_anon_free_client_credentials(e->anon_client);

@@ -274,7 +274,8 @@ static tb_status conf_certs(endpoint_t *e, mbedtls_ssl_config *conf)
  * answers with a HelloRetryRequest. The contract (tb/tls.h): in TLS 1.2
  * the groups list also says which certificate curves the client accepts
  * (Mbed TLS's server checks it in ssl_pick_cert), so a 1.2 client offers
- * P-256 and P-384 after the pinned group. NULL group: the defaults. */
+ * P-256 and P-384 after the pinned group, and so does a 1.2 server that
+ * verifies a client certificate. NULL group: the defaults. */
 static tb_status choose_groups(endpoint_t *e, const tb_tls_config *cfg)
 {
     size_t k = 0;
@@ -292,7 +293,11 @@ static tb_status choose_groups(endpoint_t *e, const tb_tls_config *cfg)
         return TB_UNSUPPORTED;
     }
     if (k == 0 || e->groups[0] != pinned) e->groups[k++] = pinned;
-    if (e->side == TB_SIDE_CLIENT && cfg->version == 12 && strncmp(cfg->group, "ffdhe", 5) != 0) {
+    /* a 1.2 server checks the client certificate's curve against the same
+     * list (ssl_parse_certificate_verify); it still picks the client's first
+     * group it has, which is the pinned one */
+    int checks_cert_curve = e->side == TB_SIDE_CLIENT || cfg->client_chain.len > 0;
+    if (checks_cert_curve && cfg->version == 12 && strncmp(cfg->group, "ffdhe", 5) != 0) {
         const uint16_t extra[] = {MBEDTLS_SSL_IANA_TLS_GROUP_SECP256R1, MBEDTLS_SSL_IANA_TLS_GROUP_SECP384R1};
         for (size_t j = 0; j < 2; j++) {
             if (extra[j] != pinned) e->groups[k++] = extra[j];

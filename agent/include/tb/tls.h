@@ -46,8 +46,11 @@ typedef struct {
                               * (and for PSK suites: none). The key exchange must use
                               * exactly this group. In TLS 1.2 the client's groups
                               * list also says which certificate curves it accepts:
-                              * a 1.2 client offers P-256 and P-384 after it; for TLS
-                              * 1.2 DHE ffdhe* is the server's parameters. */
+                              * a 1.2 client offers P-256 and P-384 after it (and so
+                              * does a 1.2 server that verifies a client certificate,
+                              * where a library checks the client's curve against
+                              * its own list); for TLS 1.2 DHE ffdhe* is the
+                              * server's parameters. */
     tb_bytes server_chain;   /* PEM, leaf first (what the server sends); empty for PSK suites */
     tb_bytes server_key;     /* PEM, PKCS#8 */
     tb_bytes trust;          /* PEM root: the client verifies the server's chain
