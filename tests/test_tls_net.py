@@ -12,7 +12,7 @@ import threading
 import pytest
 from relay import CountingRelay
 
-from tlsbench.certs import make_chain
+from tlsbench.certs import client_chain_for, make_chain
 from tlsbench.protocol import encode_request
 from tlsbench.tls import TlsCase, case_fields
 from tlsbench.tls_net import run_capacity, run_over_tcp
@@ -79,6 +79,26 @@ def test_each_library_against_openssl_s_server(agents, chain, library) -> None:
         assert s is None  # the foreign side reports nothing
         assert c["round_trips"] == 1 and c["recv_bytes"] > 1000  # its certificate chain came
 
+
+
+@pytest.mark.parametrize("library", LIBS)
+@pytest.mark.parametrize("server", ["openssl-s_server", "mbedtls", "openssl"])
+def test_tls12_x25519_with_a_p256_certificate_across_libraries(agents, chain, library, server) -> None:
+    # the group is X25519, the certificates are P-256: a 1.2 client lists the
+    # certificate curves after the pinned group, and a server that checks the
+    # client's certificate curve accepts them too (these pairs once failed)
+    client = client_chain_for(chain)
+    case = TlsCase(12, T12, "x25519", chain, client_chain=client)
+    r = run_over_tcp(agents[library], agents.get(server, server), case, repeats=1)
+    assert r.status == "ok", r.message
+
+
+@pytest.mark.parametrize("library", ["openssl", "mbedtls"])
+def test_tls12_dhe_against_wolfssl_from_clients_naming_no_ffdhe_group(agents, library) -> None:
+    rsa = make_chain("rsa2048", "leaf", "server")
+    r = run_over_tcp(agents[library], agents["wolfssl"],
+                     TlsCase(12, "TLS_DHE_RSA_WITH_AES_128_GCM_SHA256", "ffdhe2048", rsa), repeats=1)
+    assert r.status == "ok", r.message
 
 def test_a_silent_peer_times_out(agents, chain) -> None:
     listener = socket.socket()

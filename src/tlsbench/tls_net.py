@@ -146,8 +146,14 @@ class OpenSSLServer:
             anon = "_anon_" in case.suite
             args += ["-cipher", _openssl_name(case.suite) + (":@SECLEVEL=0" if anon else "")]
         if case.group:
-            args += ["-groups", {"x25519": "X25519", "x448": "X448", "p256": "P-256", "p384": "P-384"}.get(
-                case.group, case.group)]
+            groups = [case.group]
+            if case.version == 12 and case.client_chain is not None and not case.group.startswith("ffdhe"):
+                # s_server checks the client certificate's curve against its groups
+                # (tls12_check_peer_sigalg); with server preference the pinned one is still used
+                groups += [g for g in ("p256", "p384") if g != case.group]
+                args += ["-serverpref"]
+            names = {"x25519": "X25519", "x448": "X448", "p256": "P-256", "p384": "P-384"}
+            args += ["-groups", ":".join(names.get(g, g) for g in groups)]
         # resumption as the case asks: none, the session cache (ID), or one ticket
         args += {"none": ["-no_ticket", "-num_tickets", "0", "-no_cache"], "session-id": ["-no_ticket"],
                  "ticket": ["-num_tickets", "1"], "psk-only": ["-allow_no_dhe_kex", "-num_tickets", "1"]}[case.resume]

@@ -245,6 +245,17 @@ static tb_status group_part(const tb_tls_config *cfg, tb_side side, char *out, s
     }
     if (share != NULL) snprintf(out, cap, ":-GROUP-ALL:+%s:+%s", share, group);
     else snprintf(out, cap, ":-GROUP-ALL:+%s", group);
+    /* the contract (tb/tls.h): a TLS 1.2 client's groups also say which
+     * certificate curves it accepts, so it offers P-256 and P-384 after the
+     * pinned group (servers other than GnuTLS refuse an ECDSA P-256
+     * certificate to a client that lists X25519 alone) */
+    if (side == TB_SIDE_CLIENT && cfg->version == 12 && strncmp(cfg->group, "ffdhe", 5) != 0) {
+        const char *curves[][2] = {{"p256", "GROUP-SECP256R1"}, {"p384", "GROUP-SECP384R1"}};
+        for (size_t i = 0; i < 2; i++) {
+            size_t used = strlen(out);
+            if (strcmp(cfg->group, curves[i][0]) != 0) snprintf(out + used, cap - used, ":+%s", curves[i][1]);
+        }
+    }
     return TB_OK;
 }
 

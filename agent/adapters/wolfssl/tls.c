@@ -11,6 +11,7 @@
 
 #include <wolfssl/wolfcrypt/settings.h>
 #include <wolfssl/ssl.h>
+#include <wolfssl/wolfcrypt/dh.h>
 #include <wolfssl/wolfcrypt/error-crypt.h>
 
 #include <stdio.h>
@@ -254,6 +255,30 @@ static tb_status set_groups(endpoint_t *e, const tb_tls_config *cfg)
     return TB_OK;
 }
 
+/* A TLS 1.2 DHE server's parameters are the pinned RFC 7919 group's,
+ * whatever the client's supported_groups lists (the contract, tb/tls.h):
+ * wolfSSL otherwise has DH parameters only when the client names an FFDHE
+ * group (TLSX_SupportedFFDHE_Set), and answers clients that name none
+ * (OpenSSL's, Mbed TLS's) with "can't match cipher suite". */
+static tb_status set_dh_params(endpoint_t *e, const tb_tls_config *cfg)
+{
+    if (e->side != TB_SIDE_SERVER || cfg->version != 12 || cfg->group == NULL) return TB_OK;
+    if (strncmp(cfg->group, "ffdhe", 5) != 0) return TB_OK;
+    unsigned char p[512], g[8];
+    word32 p_len = sizeof(p), g_len = sizeof(g), p_need = 0, g_need = 0;
+    int name = group_id(cfg->group);
+    if (wc_DhGetNamedKeyParamSize(name, &p_need, &g_need, NULL) != 0 || p_need > p_len || g_need > g_len ||
+        wc_DhCopyNamedKey(name, p, &p_len, g, &g_len, NULL, NULL) != 0) {
+        tb_set_error("wolfSSL (as configured) has no parameters for %s", cfg->group);
+        return TB_UNSUPPORTED;
+    }
+    if (wolfSSL_CTX_SetTmpDH(e->ctx, p, (long)p_len, g, (long)g_len) != WOLFSSL_SUCCESS) {
+        tb_set_error("wolfSSL_CTX_SetTmpDH(%s) failed", cfg->group);
+        return TB_ERROR;
+    }
+    return TB_OK;
+}
+
 /* ---- TLS 1.2 PSK suites: both sides answer from the endpoint's key ---- */
 
 static unsigned int psk_client_cb(WOLFSSL *ssl, const char *hint, char *identity, unsigned int id_max,
@@ -367,6 +392,7 @@ static tb_status endpoint_new(tb_side side, const tb_tls_config *cfg, void **out
     st = set_credentials(e, cfg);
     if (st == TB_OK) st = set_suite(e->ctx, cfg);
     if (st == TB_OK && (cfg->group != NULL || cfg->client_share != NULL)) st = set_groups(e, cfg);
+    if (st == TB_OK) st = set_dh_params(e, cfg);
     if (st == TB_OK) st = set_resumption(e, cfg);
     if (st != TB_OK) {
         free_endpoint(e);
