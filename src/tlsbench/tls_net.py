@@ -436,7 +436,11 @@ def _one_foreign_connection(args: list[str], timeout: float) -> str | None:
     if b"r" * 64 in got:
         return None
     tail = err.decode("utf-8", "replace").strip().splitlines()
-    return f"no response (exit {proc.returncode}): {tail[-1][:200] if tail else ''}"
+    last = tail[-1][:200] if tail else ""
+    if proc.returncode is not None and proc.returncode < 0:  # the tool itself died
+        how = signal.Signals(-proc.returncode).name if -proc.returncode in signal.valid_signals() else "a signal"
+        return f"no response: the tool crashed ({how}){': ' + last if last else ''}"
+    return f"no response (exit {proc.returncode}){': ' + last if last else ''}"
 
 
 def run_external_client(server: Path, tool: str, case: TlsCase, repeats: int = 10, warmup: int = 1,
