@@ -44,17 +44,21 @@ def test_agent_matches_an_independent_loop_of_the_same_operation(agents, tmp_pat
     src = Path(__file__).parent / "reference" / "aead_loop.c"
     subprocess.run([shutil.which("cc") or "cc", "-O2", str(src), "-o", str(exe), "-lcrypto"], check=True)
 
-    def best(fn, rounds: int = 5) -> float:
-        return max(fn() for _ in range(rounds))
+    def loop_bps(alg: str) -> float:
+        out = subprocess.run([str(exe), alg, "16384", "1"], capture_output=True, text=True, check=True).stdout
+        return float(out)
+
+    def ratio(alg: str, rounds: int = 5) -> float:
+        # the two alternate round by round, and each keeps its best round: a busy
+        # moment slows one round of one tool, not a whole block of rounds of one
+        ours, loop = [], []
+        for _ in range(rounds):
+            ours.append(fidelity.ours_bps("aead", alg, "encrypt"))
+            loop.append(loop_bps(alg))
+        return max(ours) / max(loop)
 
     for alg in ("aes-128-gcm", "chacha20-poly1305"):
-        def ratio(alg: str = alg) -> float:
-            ours = best(lambda: fidelity.ours_bps("aead", alg, "encrypt"))
-            loop = best(lambda: float(subprocess.run([str(exe), alg, "16384", "1"], capture_output=True,
-                                                     text=True, check=True).stdout))
-            return ours / loop
-
-        results = [ratio() for _ in range(1)]
+        results = [ratio(alg)]
         if abs(results[0] - 1) > 0.10:
-            results += [ratio(), ratio()]  # re-measured on a miss: noise passes, a real gap does not
+            results += [ratio(alg), ratio(alg)]  # re-measured on a miss: noise passes, a real gap does not
         assert min(abs(r - 1) for r in results) <= 0.10, (alg, results)
