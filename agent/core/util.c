@@ -7,7 +7,12 @@
 void *tb_zalloc(size_t n)
 {
     void *p = NULL;
+#if defined(TB_BARE_METAL) && TB_BARE_METAL
+    p = malloc(n + TB_SLACK); /* no caches to line up with; newlib has no posix_memalign */
+    if (p == NULL) {
+#else
     if (posix_memalign(&p, 64, n + TB_SLACK) != 0) {
+#endif
         tb_set_error("out of memory (%zu bytes)", n);
         return NULL;
     }

@@ -87,6 +87,12 @@ void tb_stack_free(tb_stack *s);
  * (and ended the request), 0 when it does not know it. */
 int tb_platform_verb(const char *verb, const void *fields, size_t n);
 
+/* Seed material for a library's DRBG. Host: the OS. Firmware: a fixed,
+ * deterministic stream (identical runs; never an entropy source), which
+ * tb_platform_seed_note() names so the results say so. Returns 0 on success. */
+int tb_platform_seed(uint8_t *out, size_t n);
+const char *tb_platform_seed_note(void);
+
 /* Line I/O with the host side (pipe, UART or semihosting). */
 /* Reads one line without its newline; returns its length, or -1 at end of
  * input, or -2 when the line was longer than cap (the rest is discarded). */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #if defined(__linux__)
@@ -140,6 +141,25 @@ void tb_write(const char *s, size_t len)
 void tb_flush(void)
 {
     fflush(stdout);
+}
+
+int tb_platform_seed(uint8_t *out, size_t n)
+{
+    size_t done = 0;
+    while (done < n) {
+        ssize_t got = getrandom(out + done, n - done, 0);
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        done += (size_t)got;
+    }
+    return 0;
+}
+
+const char *tb_platform_seed_note(void)
+{
+    return "the OS (getrandom)";
 }
 
 int main(void)

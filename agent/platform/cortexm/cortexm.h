@@ -1,0 +1,32 @@
+/* Internals shared by the Cortex-M platform files. */
+#ifndef TB_CORTEXM_H
+#define TB_CORTEXM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The board's counter timer interrupt (external IRQ number). */
+#ifndef TB_TIMER_IRQ
+#define TB_TIMER_IRQ 8
+#endif
+/* Emulated boards end through semihosting; real ones spin. */
+#ifndef TB_SEMIHOSTING
+#define TB_SEMIHOSTING 1
+#endif
+/* CFSR/HFSR exist on ARMv7-M (M3/M4/M7), not on ARMv6-M (M0). */
+#if defined(__ARM_ARCH_7M__) || defined(__ARM_ARCH_7EM__)
+#define TB_HAVE_FAULT_STATUS 1
+#else
+#define TB_HAVE_FAULT_STATUS 0
+#endif
+
+void tb_cortexm_exit(int failed);
+/* Ends a half-written output line so the fault record starts on its own. */
+void tb_cortexm_flush_line(void);
+uint32_t tb_cortexm_heap_failures(void);
+size_t tb_cortexm_heap_arena(void);
+/* The clock libraries see (X.509 validity, ticket lifetimes): the time the
+ * host sent with "clock", frozen, so runs stay deterministic. */
+void tb_cortexm_time(void *timeval);
+
+#endif

@@ -1,0 +1,210 @@
+/* Cortex-M memory instruments.
+ *
+ * Heap: the firmware links with --wrap=malloc/calloc/realloc/free, so every
+ * library call to them lands here, is counted with newlib's usable block
+ * size and forwarded to newlib's allocator (its arena: _sbrk in startup.c).
+ *
+ * Stack: calls run on painted stacks of our own (a few instructions switch
+ * the stack pointer), scanned afterwards for the deepest byte touched.
+ */
+#include "cortexm.h"
+#include "tb/platform.h"
+
+#include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t n);
+void __real_free(void *p);
+
+static uint64_t level, peak, allocs, process_peak, window_start, window_allocs;
+static int side = -1;
+static int64_t side_level[2], side_peak[2], side_blocks[2];
+
+static void counted(void *p)
+{
+    if (p == NULL) return;
+    size_t n = malloc_usable_size(p);
+    level += n;
+    if (level > peak) peak = level;
+    if (level > process_peak) process_peak = level;
+    allocs++;
+    if (side >= 0) {
+        side_level[side] += (int64_t)n;
+        side_blocks[side]++;
+        if (side_level[side] > side_peak[side]) side_peak[side] = side_level[side];
+    }
+}
+
+static void uncounted(void *p)
+{
+    if (p == NULL) return;
+    size_t n = malloc_usable_size(p);
+    level -= n;
+    if (side >= 0) {
+        side_level[side] -= (int64_t)n;
+        side_blocks[side]--;
+    }
+}
+
+void *__wrap_malloc(size_t n)
+{
+    void *p = __real_malloc(n);
+    counted(p);
+    return p;
+}
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+    void *p = __real_calloc(n, size);
+    counted(p);
+    return p;
+}
+
+void *__wrap_realloc(void *old, size_t n)
+{
+    if (old == NULL) return __wrap_malloc(n);
+    uncounted(old);
+    void *p = __real_realloc(old, n);
+    counted(p != NULL ? p : (n ? old : NULL));
+    return p;
+}
+
+void __wrap_free(void *p)
+{
+    uncounted(p);
+    __real_free(p);
+}
+
+uint32_t tb_platform_memory(void)
+{
+    return TB_MEM_HEAP | TB_MEM_STACK;
+}
+
+void tb_heap_begin(void)
+{
+    window_start = level;
+    window_allocs = allocs;
+    peak = window_start;
+}
+
+void tb_heap_end(tb_heap_usage *u)
+{
+    u->peak = peak - window_start;
+    u->held = level > window_start ? level - window_start : 0;
+    u->allocs = allocs - window_allocs;
+}
+
+void tb_heap_sides_reset(void)
+{
+    for (int i = 0; i < 2; i++) side_level[i] = side_peak[i] = side_blocks[i] = 0;
+}
+
+void tb_heap_side(int s)
+{
+    side = s;
+}
+
+void tb_heap_side_read(int s, tb_heap_side_usage *u)
+{
+    u->peak = side_peak[s] > 0 ? (uint64_t)side_peak[s] : 0;
+    u->held = side_level[s];
+    u->blocks = side_blocks[s];
+}
+
+uint64_t tb_heap_system_in_use(void)
+{
+    return (uint64_t)mallinfo().uordblks;
+}
+
+uint64_t tb_heap_process_peak(void)
+{
+    return process_peak;
+}
+
+/* ---- stacks ---- */
+
+#ifndef TB_STACK_BYTES
+#define TB_STACK_BYTES (64u * 1024u)
+#endif
+#define PAINT 0xA5u
+#define GUARD 64u /* bytes at the bottom that must stay painted */
+
+struct tb_stack {
+    uint8_t mem[TB_STACK_BYTES] __attribute__((aligned(8)));
+    int in_use;
+};
+
+/* One for primitives, one per handshake side. */
+static struct tb_stack stacks[3];
+
+/* Calls fn(arg) with the stack pointer at top (8-byte aligned), then
+ * restores it. Thumb-1 instructions only, so it also runs on Cortex-M0. */
+__attribute__((naked, noinline)) static void call_on(void *top, void (*fn)(void *), void *arg)
+{
+    (void)top;
+    (void)fn;
+    (void)arg;
+    __asm__ volatile("push {r4, lr}\n"
+                     "mov r4, sp\n"
+                     "mov sp, r0\n"
+                     "mov r0, r2\n"
+                     "blx r1\n"
+                     "mov sp, r4\n"
+                     "pop {r4, pc}\n");
+}
+
+static uint64_t deepest(const struct tb_stack *s)
+{
+    size_t i = 0;
+    while (i < TB_STACK_BYTES && s->mem[i] == PAINT) i++;
+    return TB_STACK_BYTES - i;
+}
+
+static int overflowed(const struct tb_stack *s)
+{
+    for (size_t i = 0; i < GUARD; i++) {
+        if (s->mem[i] != PAINT) return 1;
+    }
+    return 0;
+}
+
+int tb_stack_run(void (*fn)(void *), void *arg, uint64_t *used)
+{
+    struct tb_stack *s = &stacks[0];
+    call_on(s->mem + TB_STACK_BYTES, fn, arg); /* state a library makes on first use */
+    memset(s->mem, PAINT, TB_STACK_BYTES);
+    call_on(s->mem + TB_STACK_BYTES, fn, arg);
+    *used = deepest(s);
+    return overflowed(s) ? -1 : 0;
+}
+
+tb_stack *tb_stack_new(void)
+{
+    for (size_t i = 1; i < sizeof(stacks) / sizeof(stacks[0]); i++) {
+        if (!stacks[i].in_use) {
+            stacks[i].in_use = 1;
+            memset(stacks[i].mem, PAINT, TB_STACK_BYTES);
+            return &stacks[i];
+        }
+    }
+    return NULL;
+}
+
+int tb_stack_call(tb_stack *s, void (*fn)(void *), void *arg)
+{
+    call_on(s->mem + TB_STACK_BYTES, fn, arg);
+    return overflowed(s) ? -1 : 0;
+}
+
+uint64_t tb_stack_peak(const tb_stack *s)
+{
+    return deepest(s);
+}
+
+void tb_stack_free(tb_stack *s)
+{
+    if (s != NULL) s->in_use = 0;
+}

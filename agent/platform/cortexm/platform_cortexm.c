@@ -1,0 +1,208 @@
+/* Cortex-M platform layer (bare metal, newlib): the board's counter as the
+ * only clock, line I/O over the board's UART, and the requests only a
+ * firmware serves: "exit", "clock" and "calibrate". */
+#include "board.h"
+#include "cortexm.h"
+#include "tb/core.h"
+#include "tb/platform.h"
+#include "tb/protocol.h"
+
+#include <string.h>
+#include <sys/time.h>
+
+/* Every reading subtracts the cost of one reading (measured at start-up
+ * with this same code), so the difference of two consecutive readings is
+ * what ran between them, and a window is not charged for the readings
+ * nested inside it either. */
+static uint64_t reads, read_cost;
+static char last_char = '\n';
+static int64_t frozen_unix = 1767225600; /* 2026-01-01 until the host sends "clock" */
+
+void tb_platform_init(void)
+{
+    tb_board_init();
+    tb_reading a, b;
+    tb_read_counters(&a);
+    tb_read_counters(&b);
+    read_cost = b.instructions - a.instructions; /* read_cost was 0 for both */
+    reads = 0;
+}
+
+uint32_t tb_platform_counters(void)
+{
+    return tb_board_counter();
+}
+
+const char *tb_platform_counter_note(uint32_t counter)
+{
+    return tb_board_counter_note(counter);
+}
+
+const char *tb_platform_name(void)
+{
+    return tb_board_name();
+}
+
+void tb_read_counters(tb_reading *r)
+{
+    uint64_t raw = tb_board_count();
+    uint64_t v = raw - reads * read_cost;
+    reads++;
+    r->wall_ns = 0;
+    r->cpu_ns = 0;
+    r->tsc = 0;
+    r->cycles = 0;
+    r->instructions = 0;
+    if (tb_board_counter() & TB_CTR_CYCLES) r->cycles = v;
+    if (tb_board_counter() & TB_CTR_INSTRUCTIONS) r->instructions = v;
+}
+
+static uint64_t reading(const tb_reading *r)
+{
+    return (tb_board_counter() & TB_CTR_CYCLES) ? r->cycles : r->instructions;
+}
+
+/* ---- line I/O ---- */
+
+long tb_read_line(char *buf, size_t cap)
+{
+    size_t n = 0;
+    int too_long = 0;
+    for (;;) {
+        int c = tb_board_getc();
+        if (c == '\n') break;
+        if (c == '\r') continue;
+        if (n + 1 < cap) {
+            buf[n++] = (char)c;
+        } else {
+            too_long = 1;
+        }
+    }
+    buf[n] = '\0';
+    return too_long ? -2 : (long)n;
+}
+
+void tb_write(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++) tb_board_putc(s[i]);
+    if (len) last_char = s[len - 1];
+}
+
+void tb_flush(void)
+{
+}
+
+void tb_cortexm_flush_line(void)
+{
+    if (last_char != '\n') tb_write("\n", 1);
+}
+
+/* ---- time and seed ---- */
+
+void tb_cortexm_time(void *timeval)
+{
+    struct timeval *tv = timeval;
+    tv->tv_sec = (time_t)frozen_unix;
+    tv->tv_usec = 0;
+}
+
+/* A deterministic stream (xorshift32 from a fixed start) so that every run
+ * of an image executes the same instructions. For benchmarking only: it is
+ * NOT an entropy source and must never seed keys for real use. */
+static uint32_t seed_state = 0x7462656eu; /* "tben" */
+
+int tb_platform_seed(uint8_t *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        seed_state ^= seed_state << 13;
+        seed_state ^= seed_state >> 17;
+        seed_state ^= seed_state << 5;
+        out[i] = (uint8_t)seed_state;
+    }
+    return 0;
+}
+
+const char *tb_platform_seed_note(void)
+{
+    return "deterministic test seed (xorshift32 from a fixed start; NOT an entropy source)";
+}
+
+/* ---- firmware-only requests ---- */
+
+/* Exactly 2n instructions for n >= 1: the calibration loop of known length. */
+static __attribute__((noinline)) void spin(uint32_t n)
+{
+    __asm__ volatile("1: subs %0, %0, #1\n"
+                     "   bne 1b\n"
+                     : "+l"(n)
+                     :
+                     : "cc");
+}
+
+static const char *field(const void *fields, size_t n, const char *key)
+{
+    const tb_field *f = fields;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(f[i].key, key) == 0) return f[i].value;
+    }
+    return NULL;
+}
+
+static void calibrate(const void *fields, size_t nf)
+{
+    uint64_t n = 0;
+    const char *v = field(fields, nf, "n");
+    if (v == NULL || tb_field_u64(v, &n) != 0 || n == 0 || n > 0xFFFFFFFFu) {
+        tb_end(TB_BAD_INPUT, "calibrate needs n=1..4294967295");
+        return;
+    }
+    tb_reading a, b, c, d;
+    tb_read_counters(&a);
+    tb_read_counters(&b);
+    tb_read_counters(&c);
+    spin((uint32_t)n);
+    tb_read_counters(&d);
+    tb_rec_begin("calibrate");
+    tb_rec_u64("n", n);
+    tb_rec_u64("loop_instructions", 2 * n);
+    tb_rec_u64("empty", reading(&b) - reading(&a));
+    tb_rec_u64("measured", reading(&d) - reading(&c));
+    tb_rec_u64("read_cost", read_cost);
+    tb_rec_end();
+    tb_end(TB_OK, NULL);
+}
+
+static void set_clock(const void *fields, size_t nf)
+{
+    uint64_t t = 0;
+    const char *v = field(fields, nf, "unix");
+    if (v == NULL || tb_field_u64(v, &t) != 0) {
+        tb_end(TB_BAD_INPUT, "clock needs unix=<seconds>");
+        return;
+    }
+    frozen_unix = (int64_t)t;
+    tb_end(TB_OK, NULL);
+}
+
+int tb_platform_verb(const char *verb, const void *fields, size_t n)
+{
+    if (strcmp(verb, "exit") == 0) {
+        tb_end(TB_OK, NULL);
+        tb_cortexm_exit(0);
+        return 1;
+    }
+    if (strcmp(verb, "calibrate") == 0) {
+        calibrate(fields, n);
+        return 1;
+    }
+    if (strcmp(verb, "clock") == 0) {
+        set_clock(fields, n);
+        return 1;
+    }
+    return 0;
+}
+
+int main(void)
+{
+    return tb_agent_main();
+}
