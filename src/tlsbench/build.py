@@ -1,4 +1,6 @@
-"""Building the host agents with CMake (both cores; reuses the build dir)."""
+"""Building the agents with CMake (both cores; reuses the build dir): the
+host executables, or the firmware of a Cortex-M board cross-compiled with
+agent/cmake/arm-none-eabi.cmake."""
 
 from __future__ import annotations
 
@@ -6,7 +8,7 @@ import os
 import shutil
 import subprocess
 
-from . import paths, sources
+from . import paths, sources, targets
 from .catalog import LIBRARIES
 from .errors import SetupError
 
@@ -35,6 +37,48 @@ def build_agents(libraries: list[str] | None = None, jobs: int | None = None, lo
     jobs = jobs or os.cpu_count() or 2
     log(f"building agents with {jobs} jobs")
     _run(["cmake", "--build", str(build), "--parallel", str(jobs)], "cmake build")
+
+
+OPT_LEVELS = {"Os": "MinSizeRel", "O2": "RelWithDebInfo", "O3": "Release"}
+# Firmware libraries: the embedded ones (OpenSSL and GnuTLS are the PC side).
+FIRMWARE_LIBRARIES = ("mbedtls", "wolfssl")
+
+
+def build_firmware(target: targets.Target, libraries: list[str] | None = None, opt: str = "Os",
+                   jobs: int | None = None, log=print) -> list[str]:
+    """Cross-compiles the firmware agents of target's board; returns the
+    libraries built (the selftest double is always built too)."""
+    board = target.board
+    assert board is not None
+    libs = list(FIRMWARE_LIBRARIES if libraries is None else libraries)
+    bad = [lib for lib in libs if lib not in FIRMWARE_LIBRARIES]
+    if bad:
+        raise SetupError(f"{bad[0]!r} has no firmware build; firmware libraries: {', '.join(FIRMWARE_LIBRARIES)}")
+    if opt not in OPT_LEVELS:
+        raise SetupError(f"unknown optimisation level {opt!r}; one of: {', '.join(OPT_LEVELS)}")
+    for tool in ("cmake", "arm-none-eabi-gcc"):
+        if shutil.which(tool) is None:
+            raise SetupError(f"{tool} not found (apt-get install cmake gcc-arm-none-eabi libnewlib-arm-none-eabi)")
+    srcs = sources.ensure_sources(libs)
+    build = target.cmake_dir()
+    build.mkdir(parents=True, exist_ok=True)
+    agent_dir = paths.root() / "agent"
+    configure = [
+        "cmake", "-S", str(agent_dir), "-B", str(build),
+        f"-DCMAKE_TOOLCHAIN_FILE={agent_dir / 'cmake' / 'arm-none-eabi.cmake'}",
+        f"-DCMAKE_BUILD_TYPE={OPT_LEVELS[opt]}", f"-DTB_CPU={board.cpu}", f"-DTB_PLATFORM={board.platform}",
+        f"-DTB_MACHINE={board.name}", f"-DTB_LIBRARIES={';'.join(libs)}",
+    ]
+    if shutil.which("ninja") and not (build / "Makefile").exists():
+        configure += ["-G", "Ninja"]
+    for lib, src in srcs.items():
+        configure.append(f"-DTB_{lib.upper()}_SOURCE_DIR={src}")
+    log(f"configuring firmware for {target.name} ({board.cpu}, -{opt}; {', '.join(libs) or 'selftest only'})")
+    _run(configure, "cmake configure (firmware)")
+    jobs = jobs or os.cpu_count() or 2
+    log(f"building firmware with {jobs} jobs")
+    _run(["cmake", "--build", str(build), "--parallel", str(jobs)], "cmake build (firmware)")
+    return libs
 
 
 def _run(cmd: list[str], what: str) -> None:

@@ -9,15 +9,13 @@ import logging
 import sys
 from pathlib import Path
 
-from . import build, certs, compare, doctor, fidelity, paths, report, runner, tls
+from . import build, certs, compare, doctor, fidelity, paths, report, runner, targets, tls
 from .catalog import ALGORITHMS, BENCH_OPS, KINDS, LIBRARIES
 from .errors import PlanError, TlsbenchError
 from .libraries import probe
 from .plan import PLAN_KINDS, Plan, all_ops, load_plan, load_preset, presets, validate
 from .stats import parse_policy
 from .store import Store
-
-TARGETS = {"host": "this machine, Linux (agents built by tlsbench build)"}
 
 
 def _csv(text: str) -> list[str]:
@@ -99,9 +97,12 @@ def cmd_run(a: argparse.Namespace) -> int:
             run_id = runner.run(Plan(), "", store, resume=a.resume, json_out=sys.stdout if a.json else None,
                                 show_progress=not a.no_progress)
         else:
+            target = targets.parse(a.target, a.board)
+            if target.kind != "host" and not a.plan and not a.preset:
+                a.preset = "cortex-m"  # the default plan of a firmware target
             plan, source = _plan_from_args(a)
             run_id = runner.run(plan, source, store, json_out=sys.stdout if a.json else None,
-                                show_progress=not a.no_progress)
+                                show_progress=not a.no_progress, target=target)
         if not a.json:
             print(report.render(report.load(store, run_id), "table"))
         print(f"run {run_id} stored in {store.path} (tlsbench report {run_id})", file=sys.stderr)
@@ -192,8 +193,10 @@ def cmd_list(a: argparse.Namespace) -> int:
     elif what == "suites":
         print(report._aligned(*tls.support_matrix()))
     elif what == "targets":
-        for name, text in TARGETS.items():
-            print(f"{name:8}  {text}")
+        print(f"{'host':28}  this machine, Linux (agents built by tlsbench build)")
+        for b in targets.BOARDS.values():
+            name = f"qemu:{b.name}" if b.machine else f"serial:PORT --board {b.name}"
+            print(f"{name:28}  {b.description}; {b.ram_bytes // 1024} KiB RAM; counter: {b.counter}")
     elif what == "presets":
         for name, path in presets().items():
             plan, _ = load_preset(name)
@@ -216,7 +219,12 @@ def cmd_doctor(a: argparse.Namespace) -> int:
 
 def cmd_build(a: argparse.Namespace) -> int:
     libs = _csv(a.libraries) if a.libraries else None
-    build.build_agents(libs, jobs=a.jobs, log=lambda m: print(m, file=sys.stderr))
+    log = lambda m: print(m, file=sys.stderr)  # noqa: E731
+    target = targets.parse(a.target, a.board)
+    if target.kind == "host":
+        build.build_agents(libs, jobs=a.jobs, log=log)
+    else:
+        build.build_firmware(target, libs, opt=a.opt, jobs=a.jobs, log=log)
     return 0
 
 
@@ -263,6 +271,9 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--timeout-s", dest="timeout_s", type=float)
     r.add_argument("--json", action="store_true", help="print one JSON object per case result, nothing else")
     r.add_argument("--no-progress", action="store_true")
+    r.add_argument("--target", default="host",
+                   help="host (default), qemu:BOARD or serial:DEVICE (see: tlsbench list targets)")
+    r.add_argument("--board", help="the board behind a serial target, e.g. nucleo-f446re")
     r.set_defaults(func=cmd_run)
 
     rep = sub.add_parser("report", parents=[db], help="show a stored run")
@@ -298,6 +309,9 @@ def parser() -> argparse.ArgumentParser:
     b = sub.add_parser("build", help="fetch the pinned library sources and build the agents")
     b.add_argument("--libraries", help="comma-separated (default: all)")
     b.add_argument("--jobs", type=int, help="parallel build jobs (default: all cores)")
+    b.add_argument("--target", default="host", help="host (default) or qemu:BOARD / serial:DEVICE: the firmware")
+    b.add_argument("--board", help="the board behind a serial target")
+    b.add_argument("--opt", default="Os", choices=list(build.OPT_LEVELS), help="firmware optimisation (default Os)")
     b.set_defaults(func=cmd_build)
     ce = sub.add_parser("certs", help="generate test certificate chains (root, intermediate, leaf)")
     ce.add_argument("--out", required=True, help="folder for the PEM/DER files")

@@ -31,8 +31,9 @@ def check_names(names: list[str]) -> None:
             raise PlanError(f"unknown library {n!r}; known: {', '.join(LIBRARIES)}")
 
 
-def probe(name: str, timeout: float = 30.0, path: Path | None = None) -> LibraryInfo:
-    """Runs hello + list on the agent. Raises AgentError when it is not usable."""
+def probe(name: str, timeout: float = 30.0, path: Path | None = None, firmware: Path | None = None) -> LibraryInfo:
+    """Runs hello + list on the agent. Raises AgentError when it is not usable.
+    ``firmware``: the image behind a firmware launcher (hashed instead of it)."""
     path = path or paths.agent_path(name)
     res = agent.call(path, ["hello", "list"], timeout, f"{name} agent probe")
     hello_resp, list_resp = res.responses
@@ -55,5 +56,5 @@ def probe(name: str, timeout: float = 30.0, path: Path | None = None) -> Library
         counters_missing=missing,
         support=support,
         source=sources.describe(name),
-        agent_sha256=hashlib.sha256(path.read_bytes()).hexdigest(),
+        agent_sha256=hashlib.sha256((firmware or path).read_bytes()).hexdigest(),
     )

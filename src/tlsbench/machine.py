@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 from . import __version__, paths
+from .targets import ICOUNT
 
 # CPU flags that change what crypto costs
 _FLAGS = ("aes", "vaes", "pclmulqdq", "vpclmulqdq", "sha_ni", "avx", "avx2", "avx512f", "bmi2", "adx",
@@ -43,7 +44,23 @@ def tlsbench_revision() -> str:
     return f"{__version__}+{rev}" if rev else __version__
 
 
-def collect() -> dict[str, object]:
+def _firmware(target) -> dict[str, object]:
+    """What makes firmware numbers what they are: the board, its core, the
+    cross-compiler and newlib, the emulator and its instruction counting."""
+    board = target.board
+    out: dict[str, object] = {
+        "board": board.name, "board_cpu": board.cpu, "board_ram_bytes": board.ram_bytes,
+        "board_counter": board.counter,
+        "cross_compiler": (_cmd("arm-none-eabi-gcc", "--version").splitlines() or ["unknown"])[0],
+        "newlib": _cmd("dpkg-query", "-W", "-f=${Version}", "libnewlib-arm-none-eabi") or "unknown",
+    }
+    if target.kind == "qemu":
+        out["emulator"] = (_cmd("qemu-system-arm", "--version").splitlines() or ["unknown"])[0]
+        out["emulator_options"] = f"-M {board.machine} -icount {ICOUNT}"
+    return out
+
+
+def collect(target=None) -> dict[str, object]:
     cpu = _cpuinfo()
     flags = set((cpu.get("flags") or cpu.get("Features") or "").split())
     os_release = dict(
@@ -67,4 +84,5 @@ def collect() -> dict[str, object]:
         "compiler": _cmd("cc", "--version").splitlines()[0] if _cmd("cc", "--version") else "unknown",
         "python": platform.python_version(),
         "tlsbench": tlsbench_revision(),
+        **(_firmware(target) if target is not None and target.kind != "host" else {}),
     }

@@ -23,7 +23,7 @@ _CRC = re.compile(r" crc=([0-9a-f]{8})\Z")
 
 # type -> {field: "str" | "uint" | "hex"}; "?" marks optional fields
 _COUNTERS = {"?cpu_ns": "uint", "?tsc": "uint", "?cycles": "uint", "?instructions": "uint"}
-_BATCH = {"i": "uint", "iters": "uint", "wall_ns": "uint", **_COUNTERS}
+_BATCH = {"i": "uint", "iters": "uint", "?wall_ns": "uint", **_COUNTERS}
 _HANDSHAKE = {
     "i": "uint", "wall_ns": "uint", "client_cpu_ns": "uint", "server_cpu_ns": "uint",
     "?client_instructions": "uint", "?server_instructions": "uint",
@@ -67,6 +67,10 @@ SCHEMA: dict[str, dict[str, str]] = {
     "tls_side": _SIDE,
     "tls_side_warmup": _SIDE,
     "capacity": {"transactions": "uint", "failures": "uint", "wall_ns": "uint", "cpu_ns": "uint", "?error": "str"},
+    # firmware only: the calibration loop, and a fault that ended the firmware
+    "calibrate": {"n": "uint", "loop_instructions": "uint", "empty": "uint", "measured": "uint", "read_cost": "uint"},
+    "fault": {"what": "str", "exception": "uint", "pc": "uint", "lr": "uint", "?cfsr": "uint", "?hfsr": "uint",
+              "?bfar": "uint"},
     "end": {"status": "str", "?msg": "str"},
 }
 END_STATUSES = ("ok", "unsupported", "error", "bad_input", "reject")

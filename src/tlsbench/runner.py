@@ -8,7 +8,7 @@ import sys
 import time
 from typing import TextIO
 
-from . import agent, machine, tls_runner
+from . import agent, machine, targets, tls_runner
 from . import keys as keys_mod
 from .case import Case, Measured
 from .catalog import ALGORITHMS, BENCH_OPS, PKE_MESSAGE_SIZE, SIG_MESSAGE_SIZE, SIZED_KINDS
@@ -195,7 +195,7 @@ class _Session:
     """What one run (or resume) needs while it measures: the libraries, the
     checks' verdicts, where results go."""
 
-    def __init__(self, store: Store, run_id: int, plan: Plan, keys: dict, target: str,
+    def __init__(self, store: Store, run_id: int, plan: Plan, keys: dict, target: targets.Target,
                  json_out: TextIO | None):
         self.store, self.run_id, self.plan, self.keys = store, run_id, plan, keys
         self.target, self.json_out = target, json_out
@@ -206,7 +206,15 @@ class _Session:
     def probe_libraries(self) -> None:
         for lib in self.plan.libraries:
             try:
-                i = self.infos[lib] = probe(lib)
+                if self.target.kind == "host":
+                    i = self.infos[lib] = probe(lib)
+                else:
+                    firmware = self.target.firmware_path(lib)
+                    if not firmware.exists():
+                        raise AgentError(f"no {lib} firmware for {self.target.name} "
+                                         f"(run: tlsbench build --target {self.target.name})")
+                    i = self.infos[lib] = probe(lib, path=targets.write_launcher(self.target, lib), firmware=firmware,
+                                                timeout=60)
             except TlsbenchError as e:
                 self.unavailable[lib] = str(e)
                 _log(f"warning: {lib} is unavailable and its cases are recorded as failed: {e}")
@@ -264,7 +272,7 @@ class _Session:
                                  samples=measured.samples, results=measured.results, rounds_done=rnd + 1)
         if self.json_out is not None and status != "partial":
             version = self.infos[case.library].version if case.library in self.infos else "unavailable"
-            for row in json_rows(self.run_id, self.target, version, case, measured):
+            for row in json_rows(self.run_id, self.target.name, version, case, measured):
                 self.json_out.write(json.dumps(row) + "\n")
             self.json_out.flush()
         return case_id, status, rnd + 1
@@ -279,15 +287,39 @@ def _log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
+def fit_to_target(plan: Plan, target: targets.Target) -> None:
+    """A firmware target runs the embedded libraries only, and its counts are
+    exact: one round and a few repeats show them (identical) without the
+    rounds and repeats that a noisy clock needs."""
+    if target.kind == "host":
+        return
+    from .build import FIRMWARE_LIBRARIES
+
+    dropped = [lib for lib in plan.libraries if lib not in FIRMWARE_LIBRARIES]
+    plan.libraries = [lib for lib in plan.libraries if lib in FIRMWARE_LIBRARIES]
+    if dropped:
+        _log(f"note: {', '.join(dropped)} run on the host only (no firmware build): not on {target.name}")
+    if not plan.libraries:
+        raise TlsbenchError(f"no library of this plan has firmware for {target.name}; "
+                            f"firmware libraries: {', '.join(FIRMWARE_LIBRARIES)}")
+    if target.deterministic:
+        plan.method.rounds = 1
+        plan.method.repeats = min(plan.method.repeats, 3)
+        plan.method.warmup = min(plan.method.warmup, 1)
+        plan.method.outliers = "none"
+
+
 def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None,
-        json_out: TextIO | None = None, show_progress: bool = True, target: str = "host") -> int:
+        json_out: TextIO | None = None, show_progress: bool = True,
+        target: targets.Target = targets.HOST) -> int:
     """Runs (or resumes) a plan; returns the run id."""
     if resume is None:
+        fit_to_target(plan, target)
         keys = keys_mod.generate()
         if "tls" in plan.kinds:  # the certificate chains, stored with the keys for a resume
             tls_runner.prepare_material(plan, keys)
-        run_id = store.create_run(target=target, plan_name=plan.name, plan_source=plan_source,
-                                  plan=plan.to_dict(), machine=machine.collect(),
+        run_id = store.create_run(target=target.name, plan_name=plan.name, plan_source=plan_source,
+                                  plan=plan.to_dict(), machine=machine.collect(target),
                                   version=machine.tlsbench_revision(), keys=keys)
         _log(f"run {run_id}: plan {plan.name!r}, results in {store.path}")
     else:
@@ -297,6 +329,7 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
         plan = Plan.from_dict(info.plan)
         keys = info.keys
         run_id = resume
+        target = targets.parse(info.target, info.machine.get("board"))
         _log(f"resuming run {run_id} (plan {plan.name!r})")
 
     session = _Session(store, run_id, plan, keys, target, json_out)
