@@ -9,7 +9,7 @@ import logging
 import sys
 from pathlib import Path
 
-from . import build, certs, compare, doctor, fidelity, paths, report, runner, tls
+from . import build, certs, compare, doctor, fidelity, paths, report, runenv, runner, tls
 from .catalog import ALGORITHMS, BENCH_OPS, KINDS, LIBRARIES
 from .errors import PlanError, TlsbenchError
 from .libraries import probe
@@ -86,6 +86,9 @@ def _plan_from_args(a: argparse.Namespace) -> tuple[Plan, str]:
         parse_policy(a.outliers)
         m.outliers = a.outliers
         flags.append(f"--outliers {a.outliers}")
+    if a.env:
+        m.env = {**m.env, **runenv.parse_assignments(a.env)}
+        flags += [f"--env {item}" for item in a.env]
     validate(plan)
     if flags:
         source += "\n# overridden on the command line: " + " ".join(flags) + "\n"
@@ -94,14 +97,20 @@ def _plan_from_args(a: argparse.Namespace) -> tuple[Plan, str]:
 
 def cmd_run(a: argparse.Namespace) -> int:
     store = Store(Path(a.db))
+    show_progress = not (a.no_progress or a.quiet)
     try:
         if a.resume is not None:
-            run_id = runner.run(Plan(), "", store, resume=a.resume, json_out=sys.stdout if a.json else None,
-                                show_progress=not a.no_progress)
+            env = store.get_run(a.resume).plan.get("method", {}).get("env", {})
+            with runenv.applied(env):
+                run_id = runner.run(Plan(), "", store, resume=a.resume, json_out=sys.stdout if a.json else None,
+                                    show_progress=show_progress, quiet=a.quiet)
         else:
             plan, source = _plan_from_args(a)
-            run_id = runner.run(plan, source, store, json_out=sys.stdout if a.json else None,
-                                show_progress=not a.no_progress)
+            with runenv.applied(plan.method.env):
+                run_id = runner.run(plan, source, store, json_out=sys.stdout if a.json else None,
+                                    show_progress=show_progress, quiet=a.quiet)
+        if a.quiet:
+            return 0
         if not a.json:
             print(report.render(report.load(store, run_id), "table"))
         print(f"run {run_id} stored in {store.path} (tlsbench report {run_id})", file=sys.stderr)
@@ -262,7 +271,12 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--min-sample-ms", dest="min_sample_ms", type=float)
     r.add_argument("--timeout-s", dest="timeout_s", type=float)
     r.add_argument("--json", action="store_true", help="print one JSON object per case result, nothing else")
+    r.add_argument("--env", action="append", metavar="NAME=VALUE",
+                   help="environment variable for every process of the run, recorded with it (repeatable),"
+                        " e.g. OPENSSL_ia32cap=~0x200000200000000 masks AES-NI in OpenSSL")
     r.add_argument("--no-progress", action="store_true")
+    r.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress, no table, no notes: only errors on stderr (the run is stored)")
     r.set_defaults(func=cmd_run)
 
     rep = sub.add_parser("report", parents=[db], help="show a stored run")

@@ -280,8 +280,9 @@ def _log(msg: str) -> None:
 
 
 def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None,
-        json_out: TextIO | None = None, show_progress: bool = True, target: str = "host") -> int:
-    """Runs (or resumes) a plan; returns the run id."""
+        json_out: TextIO | None = None, show_progress: bool = True, target: str = "host",
+        quiet: bool = False) -> int:
+    """Runs (or resumes) a plan; returns the run id. ``quiet``: warnings and errors only on stderr."""
     if resume is None:
         keys = keys_mod.generate()
         if "tls" in plan.kinds:  # the certificate chains, stored with the keys for a resume
@@ -289,7 +290,8 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
         run_id = store.create_run(target=target, plan_name=plan.name, plan_source=plan_source,
                                   plan=plan.to_dict(), machine=machine.collect(),
                                   version=machine.tlsbench_revision(), keys=keys)
-        _log(f"run {run_id}: plan {plan.name!r}, results in {store.path}")
+        if not quiet:
+            _log(f"run {run_id}: plan {plan.name!r}, results in {store.path}")
     else:
         info = store.get_run(resume)
         if info.status == "complete":
@@ -297,7 +299,8 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
         plan = Plan.from_dict(info.plan)
         keys = info.keys
         run_id = resume
-        _log(f"resuming run {run_id} (plan {plan.name!r})")
+        if not quiet:
+            _log(f"resuming run {run_id} (plan {plan.name!r})")
 
     session = _Session(store, run_id, plan, keys, target, json_out)
     cases = expand(plan)
