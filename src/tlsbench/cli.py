@@ -7,6 +7,7 @@ import argparse
 import difflib
 import logging
 import sys
+import textwrap
 from pathlib import Path
 
 from . import build, certs, compare, doctor, fidelity, paths, report, runenv, runner, tls
@@ -206,7 +207,9 @@ def cmd_list(a: argparse.Namespace) -> int:
     elif what == "presets":
         for name, path in presets().items():
             plan, _ = load_preset(name)
-            print(f"{name:8}  {plan.description}\n          {path}")
+            print(name)
+            print(textwrap.fill(plan.description, width=110, initial_indent="    ", subsequent_indent="    "))
+            print(f"    {path}")
     return 0
 
 
