@@ -10,7 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from . import build, certs, compare, doctor, fidelity, paths, report, runenv, runner, tls
+from . import build, certs, compare, doctor, export, fidelity, html_report, paths, report, runenv, runner, tls
 from .catalog import ALGORITHMS, BENCH_OPS, KINDS, LIBRARIES
 from .errors import PlanError, TlsbenchError
 from .libraries import probe
@@ -124,11 +124,20 @@ def cmd_report(a: argparse.Namespace) -> int:
     store = Store(Path(a.db))
     try:
         run_id = a.run if a.run is not None else store.latest_run_id()
-        text = report.render(report.load(store, run_id), a.format, a.metric, a.view)
+        data = report.load(store, run_id)
     finally:
         store.close()
+    if a.format in export.FORMATS:
+        for path in export.export(data, a.format, a.output):
+            print(path)
+        return 0
+    text = html_report.render(data) if a.format == "html" else report.render(data, a.format, a.metric, a.view)
     if a.output:
-        Path(a.output).write_text(text)
+        try:
+            Path(a.output).write_text(text)
+        except OSError as e:
+            raise TlsbenchError(f"cannot write {a.output}: {e}") from e
+        print(f"{a.output}: {len(text.encode()):,} bytes", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return 0
@@ -284,8 +293,11 @@ def parser() -> argparse.ArgumentParser:
 
     rep = sub.add_parser("report", parents=[db], help="show a stored run")
     rep.add_argument("run", nargs="?", type=int, help="run id (default: the latest)")
-    rep.add_argument("--format", choices=report.FORMATS, default="table")
-    rep.add_argument("-o", "--output", help="write to this file")
+    rep.add_argument("--format", choices=(*report.FORMATS, "html", *export.FORMATS), default="table",
+                     help="table, markdown, csv, json; html (one self-contained page: context, charts, every"
+                          " table); svg, png (the charts, as files into the -o folder); md (Markdown tables with"
+                          " the charts as SVG files, into the -o folder)")
+    rep.add_argument("-o", "--output", help="write to this file (svg, png, md: this folder)")
     rep.add_argument("--view", choices=("cases", "tls", "interop"), default="cases",
                      help="cases (default: a row per case, a column per library), tls (a row per TLS case, a column"
                           " per metric and side) or interop (TLS over TCP: client library x server)")
