@@ -110,19 +110,21 @@ def _size_lines(data: RunData, kind: str) -> list[Chart]:
     return out
 
 
-def _tls_cases(data: RunData) -> list[dict]:
-    """Handshake cases (not capacity, not the TCP baseline, not foreign clients)."""
-    return [c for c in data.cases
-            if c["kind"] == "tls" and c["alg"] != "TCP" and not re.search(r"(^|[/+])clients?=", c["op"])]
+def _tls_cases(data: RunData, foreign_clients: bool) -> list[dict]:
+    """Handshake cases (not capacity, not the TCP baseline); with or without
+    those against a client tool (only their server side is measured)."""
+    pattern = r"(^|[/+])clients?=" if not foreign_clients else r"(^|[/+])clients="
+    return [c for c in data.cases if c["kind"] == "tls" and c["alg"] != "TCP" and not re.search(pattern, c["op"])]
 
 
 def _tls_charts(data: RunData) -> list[Chart]:
-    tls = _tls_cases(data)
+    own = _tls_cases(data, foreign_clients=False)
+    tls = _tls_cases(data, foreign_clients=True)
     out: list[Chart] = []
-    if tls:
-        libs = _libraries(tls)
-        by_key = {(c["alg"], c["op"], c["library"]): c for c in tls}
-        cats = list(dict.fromkeys((c["alg"], c["op"]) for c in tls))
+    if own:
+        libs = _libraries(own)
+        by_key = {(c["alg"], c["op"], c["library"]): c for c in own}
+        cats = list(dict.fromkeys((c["alg"], c["op"]) for c in own))
 
         def wall(case: dict | None) -> Point:
             if case and case["status"] == "ok" and "handshake_wall_ns" not in case["results"]:
@@ -140,6 +142,7 @@ def _tls_charts(data: RunData) -> list[Chart]:
                 "Over TCP the client's wall time to handshake complete; in memory the wall time of the handshake"
                 " and a 64-byte request/response. Bar the mean of the kept samples, whisker its 95% confidence"
                 " interval (as stored). The TCP baseline shows the plain TCP connect."), labels, series, fmt_time))
+    if tls:
         rows = [f"{c['library']} {c['alg']} {c['op']}" for c in tls]
         cpu = [[median(c, "client_cpu_ns", "n/m (foreign)"), median(c, "server_cpu_ns", "n/m (foreign)")]
                for c in tls]
