@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import json
 import logging
+import math
 import sys
 import textwrap
 from pathlib import Path
@@ -33,6 +35,16 @@ def _sizes(text: str) -> list[int]:
     if not sizes or sizes[0] < 1:
         raise PlanError("--sizes must list positive byte counts")
     return sizes
+
+
+def _percent(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a percentage, e.g. 5, got {text!r}") from None
+    if not 0 <= value < 1000 or math.isnan(value):
+        raise argparse.ArgumentTypeError(f"must be a percentage from 0 to 1000, got {text!r}")
+    return value
 
 
 def _choose(what: str, text: str, allowed: list[str], see: str) -> list[str]:
@@ -150,10 +162,27 @@ def cmd_compare(a: argparse.Namespace) -> int:
                                  min_effect=a.min_effect / 100)
     finally:
         store.close()
-    sys.stdout.write(compare.render(result, a.format, only_changes=a.changes))
+    if a.export == "ci-json":
+        text = json.dumps(compare.ci_json(result), indent=1) + "\n"
+    else:
+        text = compare.render(result, a.format, only_changes=a.changes)
+    if a.output:
+        try:
+            Path(a.output).write_text(text)
+        except OSError as e:
+            raise TlsbenchError(f"cannot write {a.output}: {e}") from e
+    else:
+        sys.stdout.write(text)
     if result.context_differences:
         print("note: the runs were made differently (see above); differences may not be the libraries'",
               file=sys.stderr)
+    if a.fail_on_regression is not None:
+        worse = compare.regressions(result, a.fail_on_regression)
+        for r in worse:
+            print(f"regression: {r.name}: B/A {r.ratio:.3f} ({r.verdict}, more than {a.fail_on_regression:g}%)",
+                  file=sys.stderr)
+        if worse:
+            return 1
     return 0
 
 
@@ -309,7 +338,14 @@ def parser() -> argparse.ArgumentParser:
     cmp.add_argument("run_a", type=int)
     cmp.add_argument("run_b", type=int)
     cmp.add_argument("--metric", default="wall_ns", help="wall_ns (default), cpu_ns, tsc, cycles, instructions")
-    cmp.add_argument("--format", choices=["table", "markdown", "json"], default="table")
+    cmp.add_argument("--format", choices=compare.FORMATS, default="table",
+                     help="table, markdown, json, html (one self-contained page)")
+    cmp.add_argument("-o", "--output", help="write to this file")
+    cmp.add_argument("--export", choices=["ci-json"],
+                     help="ci-json: run B's medians as a list of {name, unit, value, range, extra}"
+                          " (github-action-benchmark's customSmallerIsBetter), instead of --format")
+    cmp.add_argument("--fail-on-regression", dest="fail_on_regression", type=_percent, metavar="PCT",
+                     help="exit with code 1 when a case is significantly slower (a count: larger) by more than PCT%%")
     cmp.add_argument("--changes", action="store_true", help="show only the cases that changed")
     cmp.add_argument("--alpha", type=float, default=compare.ALPHA, help="significance level (default 0.01)")
     cmp.add_argument("--min-effect", dest="min_effect", type=float, default=100 * compare.MIN_EFFECT,
