@@ -19,8 +19,17 @@ def fmt_time(ns: float) -> str:
     return report._time(ns)
 
 
-def fmt_bytes(b: float) -> str:
+def fmt_size(b: float) -> str:
+    """Input sizes (powers of two): B, KiB, MiB."""
     for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if b >= scale:
+            return f"{b / scale:.3g} {unit}"
+    return f"{b:,.0f} B"
+
+
+def fmt_bytes(b: float) -> str:
+    """Memory and traffic: decimal kB and MB, so round axis steps read round."""
+    for unit, scale in (("MB", 1e6), ("kB", 1e3)):
         if b >= scale:
             return f"{b / scale:.3g} {unit}"
     return f"{b:,.0f} B"
@@ -72,9 +81,9 @@ def _primitive_bars(data: RunData, kind: str) -> Chart | None:
         size = max(c["size"] for c in cases)
         cases = [c for c in cases if c["size"] == size]
         metric, fmt = "throughput", fmt_rate
-        caption = (f"Throughput on {fmt_bytes(size)} inputs per algorithm and library: bar the mean of the kept"
+        caption = (f"Throughput on {fmt_size(size)} inputs per algorithm and library: bar the mean of the kept"
                    " samples, whisker its 95% confidence interval (as stored with the run).")
-        title = f"{KIND_TITLES[kind]}: throughput at {fmt_bytes(size)}"
+        title = f"{KIND_TITLES[kind]}: throughput at {fmt_size(size)}"
     else:
         metric, fmt = "wall_ns", fmt_time
         caption = ("Time per operation per algorithm and library: bar the mean of the kept samples, whisker its"
@@ -106,7 +115,7 @@ def _size_lines(data: RunData, kind: str) -> list[Chart]:
         out.append(charts.lines(
             _slug(kind, alg, "by-size"), f"{alg}: time per operation by input size", (
                 f"{alg}: median time of one operation against the input size, both axes logarithmic; a gap is a"
-                " size that was not measured."), sizes, series, "input size", fmt_bytes, fmt_time, groups, dashed))
+                " size that was not measured."), sizes, series, "input size", fmt_size, fmt_time, groups, dashed))
     return out
 
 
