@@ -5,7 +5,7 @@ correctly for checks, but its bench requests fail in chosen ways:
   sha224  -> hangs                   md5    -> a corrupted line (bad crc)
   sha384  -> a truncated last line   sha512 -> "end status=error"
   others  -> valid samples
-Its FAKE_MODE env var can make "hello" fail too.
+Its FAKE_MODE env var can make "hello" fail too (FAKE_MODE=hello-fails).
 """
 
 import hashlib
@@ -36,7 +36,9 @@ def main() -> None:
     for line in sys.stdin:
         parts = line.split()
         verb, f = parts[0], fields(parts[1:])
-        if verb == "hello":
+        if verb == "hello" and os.environ.get("FAKE_MODE") == "hello-fails":
+            out(rec("tb1 end status=error msg=hello%20refused%20by%20FAKE_MODE"))
+        elif verb == "hello":
             out(rec("tb1 hello proto=1 library=openssl version=fake%201.0 config=fake platform=host "
                     "counters=wall_ns,cpu_ns"))
             out(rec("tb1 end status=ok"))

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -46,3 +50,102 @@ def test_each_verdict(db_path: Path) -> None:
     assert c.context_differences == ["tlsbench: 1 -> 2"]
     text = compare.render(c, "markdown", only_changes=True)
     assert "| slower | slower |" in text and "| same |" not in text
+
+
+# ---- the ratio's interval, exact metrics, html, ci-json, --fail-on-regression ----
+
+BASE = [1000, 1010, 990, 1005, 995, 1002, 998, 1001, 999, 1003]
+
+
+def _run_with(store: Store, cases: dict[str, dict[str, list[int]]], version: str = "1") -> int:
+    """cases: name -> {counter: per-batch totals (10 iterations a batch)}, with a result row carrying the unit."""
+    run = store.create_run(target="host", plan_name="p", plan_source="", plan={"method": {}},
+                           machine={"cpu_model": "cpu"}, version=version, keys={})
+    for name, counters in cases.items():
+        samples = [(i, 0, 10, counter, t) for counter, totals in counters.items() for i, t in enumerate(totals)]
+        results = [(counter, "ns/op" if counter == "wall_ns" else "bytes", len(t), 0, sum(t) / len(t) / 10,
+                    sum(t) / len(t) / 10, None, min(t) / 10, max(t) / 10, None, None)
+                   for counter, t in counters.items()]
+        store.put_case(run, name=name, library="l", kind="tls", alg="a", op="o", size=None, params={},
+                       status="ok", reason="", iters=10, started=0, transcript="", samples=samples, results=results)
+    return run
+
+
+def test_a_known_shift_is_significant_and_its_interval_holds_it(db_path: Path) -> None:
+    store = Store(db_path)
+    a = _run_with(store, {"shifted": {"wall_ns": BASE}, "same": {"wall_ns": BASE}})
+    b = _run_with(store, {"shifted": {"wall_ns": [t * 12 // 10 for t in BASE]}, "same": {"wall_ns": BASE}})
+    c = compare.compare(store, a, b)
+    rows = {r.name: r for r in c.rows}
+    s = rows["shifted"]
+    assert s.verdict == "slower" and s.ratio == pytest.approx(1.2, abs=0.001)
+    assert 1.15 < s.ratio_low <= 1.2 <= s.ratio_high < 1.25
+    same = rows["same"]
+    assert same.verdict == "same" and same.ratio == 1.0 and same.p_value == 1.0
+    assert same.ratio_low <= 1.0 <= same.ratio_high
+    again = compare.compare(store, a, b)  # fixed seed: the same interval every time
+    assert [(r.ratio_low, r.ratio_high) for r in again.rows] == [(r.ratio_low, r.ratio_high) for r in c.rows]
+
+
+def test_too_few_samples_to_reach_alpha_is_said() -> None:
+    assert compare.smallest_p(5, 5) > 0.01 > compare.smallest_p(10, 10)
+    assert compare.bootstrap_ratio_ci([1.0, 2.0], [1.0, 2.0, 3.0]) is None
+
+
+def test_counts_compare_exactly(db_path: Path) -> None:
+    store = Store(db_path)
+    a = _run_with(store, {"x": {"wall_ns": BASE, "c2s_bytes": [5000] * 10, "s2c_bytes": [9000] * 10},
+                          "y": {"wall_ns": BASE, "c2s_bytes": [5000] * 10}})
+    b = _run_with(store, {"x": {"wall_ns": BASE, "c2s_bytes": [5160] * 10, "s2c_bytes": [9000] * 10},
+                          "y": {"wall_ns": BASE, "c2s_bytes": [5000] * 9 + [5010]}})
+    c = compare.compare(store, a, b, metric="c2s_bytes")
+    rows = {r.name: r for r in c.rows}
+    assert rows["x"].verdict == "changed" and rows["x"].median_b - rows["x"].median_a == 16  # per op: 10 iters
+    assert rows["x"].p_value is None and rows["x"].ratio_low is None and rows["x"].note == "exact"
+    assert rows["y"].verdict == "varies"  # the same median, but not the same value every time
+    assert "B: varies 500..501" in rows["y"].note
+    # with a timed metric, every count of both runs is still compared exactly
+    c = compare.compare(store, a, b)
+    exact = {(e.name, e.metric): e for e in c.exact}
+    assert exact[("x", "c2s_bytes")].verdict == "changed" and exact[("x", "c2s_bytes")].diff == 16
+    assert exact[("x", "s2c_bytes")].verdict == "same"
+    text = compare.render(c)
+    assert "deterministic metrics: 1 same, 2 not" in text and "+16" in text
+
+
+def _cli(db: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tlsbench", "--db", str(db), *args], capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_fail_on_regression_sets_the_exit_code(db_path: Path) -> None:
+    store = Store(db_path)
+    a = _run_with(store, {"x": {"wall_ns": BASE}, "y": {"wall_ns": BASE}})
+    b = _run_with(store, {"x": {"wall_ns": [2 * t for t in BASE]}, "y": {"wall_ns": BASE}})
+    same = _run_with(store, {"x": {"wall_ns": BASE}, "y": {"wall_ns": BASE}})
+    p = _cli(db_path, "compare", str(a), str(b), "--fail-on-regression", "10")
+    assert p.returncode == 1 and "regression: x: B/A 2.000" in p.stderr and "regression: y" not in p.stderr
+    assert _cli(db_path, "compare", str(a), str(b), "--fail-on-regression", "150").returncode == 0
+    assert _cli(db_path, "compare", str(a), str(same), "--fail-on-regression", "0").returncode == 0
+    assert _cli(db_path, "compare", str(b), str(a), "--fail-on-regression", "10").returncode == 0  # faster
+    bad = _cli(db_path, "compare", str(a), str(b), "--fail-on-regression", "ten")
+    assert bad.returncode == 2 and "must be a percentage" in bad.stderr
+
+
+def test_ci_json_and_html(db_path: Path, tmp_path: Path) -> None:
+    store = Store(db_path)
+    a = _run_with(store, {"x": {"wall_ns": BASE}})
+    b = _run_with(store, {"x": {"wall_ns": [t * 12 // 10 for t in BASE]}, "new": {"wall_ns": BASE}})
+    p = _cli(db_path, "compare", str(a), str(b), "--export", "ci-json")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert isinstance(doc, list) and all(set(e) == {"name", "unit", "value", "range", "extra"} for e in doc)
+    x = next(e for e in doc if e["name"] == "x wall_ns")
+    assert x["unit"] == "ns/op" and x["value"] == pytest.approx(120.05) and x["range"].startswith("B/A 1.")
+    assert "verdict: slower" in x["extra"]
+    out = tmp_path / "compare.html"
+    p = _cli(db_path, "compare", str(a), str(b), "--format", "html", "-o", str(out))
+    assert p.returncode == 0, p.stderr
+    page = out.read_text()
+    assert page.count("<svg") == 1 and '<table class="sortable"' in page and "only in B" in page
+    assert not re.search(r"<link|<img|src=|@import|url\(", page)

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import json
 import logging
+import math
 import sys
+import textwrap
 from pathlib import Path
 
-from . import build, certs, compare, doctor, fidelity, paths, report, runner, targets, tls
+from . import build, certs, compare, doctor, export, fidelity, html_report, paths, report, runenv, runner, targets, tls
 from .catalog import ALGORITHMS, BENCH_OPS, KINDS, LIBRARIES
 from .errors import PlanError, TlsbenchError
 from .libraries import probe
@@ -30,6 +33,16 @@ def _sizes(text: str) -> list[int]:
     if not sizes or sizes[0] < 1:
         raise PlanError("--sizes must list positive byte counts")
     return sizes
+
+
+def _percent(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a percentage, e.g. 5, got {text!r}") from None
+    if not 0 <= value < 1000 or math.isnan(value):
+        raise argparse.ArgumentTypeError(f"must be a percentage from 0 to 1000, got {text!r}")
+    return value
 
 
 def _choose(what: str, text: str, allowed: list[str], see: str) -> list[str]:
@@ -84,6 +97,9 @@ def _plan_from_args(a: argparse.Namespace) -> tuple[Plan, str]:
         parse_policy(a.outliers)
         m.outliers = a.outliers
         flags.append(f"--outliers {a.outliers}")
+    if a.env:
+        m.env = {**m.env, **runenv.parse_assignments(a.env)}
+        flags += [f"--env {item}" for item in a.env]
     validate(plan)
     if flags:
         source += "\n# overridden on the command line: " + " ".join(flags) + "\n"
@@ -92,17 +108,23 @@ def _plan_from_args(a: argparse.Namespace) -> tuple[Plan, str]:
 
 def cmd_run(a: argparse.Namespace) -> int:
     store = Store(Path(a.db))
+    show_progress = not (a.no_progress or a.quiet)
     try:
         if a.resume is not None:
-            run_id = runner.run(Plan(), "", store, resume=a.resume, json_out=sys.stdout if a.json else None,
-                                show_progress=not a.no_progress)
+            env = store.get_run(a.resume).plan.get("method", {}).get("env", {})
+            with runenv.applied(env):
+                run_id = runner.run(Plan(), "", store, resume=a.resume, json_out=sys.stdout if a.json else None,
+                                    show_progress=show_progress, quiet=a.quiet)
         else:
             target = targets.parse(a.target, a.board)
             if target.kind != "host" and not a.plan and not a.preset:
                 a.preset = "cortex-m"  # the default plan of a firmware target
             plan, source = _plan_from_args(a)
-            run_id = runner.run(plan, source, store, json_out=sys.stdout if a.json else None,
-                                show_progress=not a.no_progress, target=target)
+            with runenv.applied(plan.method.env):
+                run_id = runner.run(plan, source, store, json_out=sys.stdout if a.json else None,
+                                    show_progress=show_progress, quiet=a.quiet, target=target)
+        if a.quiet:
+            return 0
         if not a.json:
             print(report.render(report.load(store, run_id), "table"))
         print(f"run {run_id} stored in {store.path} (tlsbench report {run_id})", file=sys.stderr)
@@ -115,11 +137,20 @@ def cmd_report(a: argparse.Namespace) -> int:
     store = Store(Path(a.db))
     try:
         run_id = a.run if a.run is not None else store.latest_run_id()
-        text = report.render(report.load(store, run_id), a.format, a.metric, a.view)
+        data = report.load(store, run_id)
     finally:
         store.close()
+    if a.format in export.FORMATS:
+        for path in export.export(data, a.format, a.output):
+            print(path)
+        return 0
+    text = html_report.render(data) if a.format == "html" else report.render(data, a.format, a.metric, a.view)
     if a.output:
-        Path(a.output).write_text(text)
+        try:
+            Path(a.output).write_text(text)
+        except OSError as e:
+            raise TlsbenchError(f"cannot write {a.output}: {e}") from e
+        print(f"{a.output}: {len(text.encode()):,} bytes", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return 0
@@ -132,10 +163,27 @@ def cmd_compare(a: argparse.Namespace) -> int:
                                  min_effect=a.min_effect / 100)
     finally:
         store.close()
-    sys.stdout.write(compare.render(result, a.format, only_changes=a.changes))
+    if a.export == "ci-json":
+        text = json.dumps(compare.ci_json(result), indent=1) + "\n"
+    else:
+        text = compare.render(result, a.format, only_changes=a.changes)
+    if a.output:
+        try:
+            Path(a.output).write_text(text)
+        except OSError as e:
+            raise TlsbenchError(f"cannot write {a.output}: {e}") from e
+    else:
+        sys.stdout.write(text)
     if result.context_differences:
         print("note: the runs were made differently (see above); differences may not be the libraries'",
               file=sys.stderr)
+    if a.fail_on_regression is not None:
+        worse = compare.regressions(result, a.fail_on_regression)
+        for r in worse:
+            print(f"regression: {r.name}: B/A {r.ratio:.3f} ({r.verdict}, more than {a.fail_on_regression:g}%)",
+                  file=sys.stderr)
+        if worse:
+            return 1
     return 0
 
 
@@ -200,7 +248,9 @@ def cmd_list(a: argparse.Namespace) -> int:
     elif what == "presets":
         for name, path in presets().items():
             plan, _ = load_preset(name)
-            print(f"{name:8}  {plan.description}\n          {path}")
+            print(name)
+            print(textwrap.fill(plan.description, width=110, initial_indent="    ", subsequent_indent="    "))
+            print(f"    {path}")
     return 0
 
 
@@ -270,16 +320,24 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--min-sample-ms", dest="min_sample_ms", type=float)
     r.add_argument("--timeout-s", dest="timeout_s", type=float)
     r.add_argument("--json", action="store_true", help="print one JSON object per case result, nothing else")
+    r.add_argument("--env", action="append", metavar="NAME=VALUE",
+                   help="environment variable for every process of the run, recorded with it (repeatable),"
+                        " e.g. OPENSSL_ia32cap=~0x200000200000000 masks AES-NI in OpenSSL")
     r.add_argument("--no-progress", action="store_true")
     r.add_argument("--target", default="host",
                    help="host (default), qemu:BOARD or serial:DEVICE (see: tlsbench list targets)")
     r.add_argument("--board", help="the board behind a serial target, e.g. nucleo-f446re")
+    r.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress, no table, no notes: only errors on stderr (the run is stored)")
     r.set_defaults(func=cmd_run)
 
     rep = sub.add_parser("report", parents=[db], help="show a stored run")
     rep.add_argument("run", nargs="?", type=int, help="run id (default: the latest)")
-    rep.add_argument("--format", choices=report.FORMATS, default="table")
-    rep.add_argument("-o", "--output", help="write to this file")
+    rep.add_argument("--format", choices=(*report.FORMATS, "html", *export.FORMATS), default="table",
+                     help="table, markdown, csv, json; html (one self-contained page: context, charts, every"
+                          " table); svg, png (the charts, as files into the -o folder); md (Markdown tables with"
+                          " the charts as SVG files, into the -o folder)")
+    rep.add_argument("-o", "--output", help="write to this file (svg, png, md: this folder)")
     rep.add_argument("--view", choices=("cases", "tls", "interop"), default="cases",
                      help="cases (default: a row per case, a column per library), tls (a row per TLS case, a column"
                           " per metric and side) or interop (TLS over TCP: client library x server)")
@@ -291,7 +349,14 @@ def parser() -> argparse.ArgumentParser:
     cmp.add_argument("run_a", type=int)
     cmp.add_argument("run_b", type=int)
     cmp.add_argument("--metric", default="wall_ns", help="wall_ns (default), cpu_ns, tsc, cycles, instructions")
-    cmp.add_argument("--format", choices=["table", "markdown", "json"], default="table")
+    cmp.add_argument("--format", choices=compare.FORMATS, default="table",
+                     help="table, markdown, json, html (one self-contained page)")
+    cmp.add_argument("-o", "--output", help="write to this file")
+    cmp.add_argument("--export", choices=["ci-json"],
+                     help="ci-json: run B's medians as a list of {name, unit, value, range, extra}"
+                          " (github-action-benchmark's customSmallerIsBetter), instead of --format")
+    cmp.add_argument("--fail-on-regression", dest="fail_on_regression", type=_percent, metavar="PCT",
+                     help="exit with code 1 when a case is significantly slower (a count: larger) by more than PCT%%")
     cmp.add_argument("--changes", action="store_true", help="show only the cases that changed")
     cmp.add_argument("--alpha", type=float, default=compare.ALPHA, help="significance level (default 0.01)")
     cmp.add_argument("--min-effect", dest="min_effect", type=float, default=100 * compare.MIN_EFFECT,

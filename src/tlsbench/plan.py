@@ -33,6 +33,9 @@ class Method:
     min_sample_ms: float = 10.0
     timeout_s: float = 120.0
     rounds: int = 1
+    # environment of every process the run starts (agents, servers, client tools), recorded with the run;
+    # e.g. OPENSSL_ia32cap = "~0x200000200000000" masks AES-NI and PCLMULQDQ in OpenSSL
+    env: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -98,7 +101,9 @@ _METHOD_KEYS = {
     "min_sample_ms": "number > 0 (milliseconds one sample lasts at least)",
     "timeout_s": "number > 0 (seconds before a hanging case is killed)",
     "rounds": "integer 1..repeats (passes over the plan that share a case's repeats)",
+    "env": "table of environment variables (NAME = \"value\") for every process the run starts",
 }
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _TLS_KEYS = {
     "suites": "list of IANA suite names",
     "groups": "list of key-exchange groups",
@@ -257,8 +262,27 @@ def parse_plan(text: str, source: str = "<plan>") -> Plan:
         except PlanError as e:
             raise loc.error("method", "outliers", str(e)) from None
         m.outliers = method["outliers"]
+    if "env" in method:
+        try:
+            m.env = check_env(method["env"])
+        except PlanError as e:
+            raise loc.error("method", "env", str(e)) from None
     validate(plan, loc)
     return plan
+
+
+def check_env(value: object) -> dict[str, str]:
+    """An environment for the run's processes: names as in a shell, string values."""
+    if not isinstance(value, dict):
+        raise PlanError('must be a table of NAME = "value"')
+    for name, v in value.items():
+        if not ENV_NAME.fullmatch(name):
+            raise PlanError(f"{name!r} is not a valid environment variable name")
+        if not isinstance(v, str):
+            raise PlanError(f"{name}: the value must be a string, got {v!r}")
+        if name.startswith("TLSBENCH_"):
+            raise PlanError(f"{name}: tlsbench's own settings cannot be set by a plan")
+    return dict(value)
 
 
 def _parse_tls_numbers(loc: _Locator, tls: dict, t: TlsSelect) -> None:

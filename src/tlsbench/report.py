@@ -221,6 +221,9 @@ def _context(data: RunData, md: bool) -> list[str]:
         f" {method.get('rounds', 1)} round(s) over the plan, warm-up {method['warmup']} per round,"
         f" outliers {method['outliers']}, samples of >= {method['min_sample_ms']} ms",
     ]
+    if method.get("env"):
+        out.append(f"{bullet}environment of the run's processes: "
+                   + " ".join(f"{k}={v}" for k, v in sorted(method["env"].items())))
     for lib in data.libraries:
         out.append(f"{bullet}{lib['library']}: {lib['version']} [{lib['source']}]")
     missing: dict[str, str] = {}

@@ -311,8 +311,8 @@ def fit_to_target(plan: Plan, target: targets.Target) -> None:
 
 def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None,
         json_out: TextIO | None = None, show_progress: bool = True,
-        target: targets.Target = targets.HOST) -> int:
-    """Runs (or resumes) a plan; returns the run id."""
+        target: targets.Target = targets.HOST, quiet: bool = False) -> int:
+    """Runs (or resumes) a plan; returns the run id. ``quiet``: warnings and errors only on stderr."""
     if resume is None:
         fit_to_target(plan, target)
         keys = keys_mod.generate()
@@ -321,7 +321,8 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
         run_id = store.create_run(target=target.name, plan_name=plan.name, plan_source=plan_source,
                                   plan=plan.to_dict(), machine=machine.collect(target),
                                   version=machine.tlsbench_revision(), keys=keys)
-        _log(f"run {run_id}: plan {plan.name!r}, results in {store.path}")
+        if not quiet:
+            _log(f"run {run_id}: plan {plan.name!r}, results in {store.path}")
     else:
         info = store.get_run(resume)
         if info.status == "complete":
@@ -330,7 +331,8 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
         keys = info.keys
         run_id = resume
         target = targets.parse(info.target, info.machine.get("board"))
-        _log(f"resuming run {run_id} (plan {plan.name!r})")
+        if not quiet:
+            _log(f"resuming run {run_id} (plan {plan.name!r})")
 
     session = _Session(store, run_id, plan, keys, target, json_out)
     cases = expand(plan)

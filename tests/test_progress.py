@@ -1,0 +1,40 @@
+"""The progress line: a redrawn bar on a terminal, plain lines elsewhere,
+nothing when disabled."""
+
+from __future__ import annotations
+
+import io
+
+from tlsbench.progress import Progress
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_not_a_terminal_gets_plain_lines_without_carriage_returns() -> None:
+    out = io.StringIO()
+    p = Progress(3, stream=out)
+    for name in ("a", "b", "c"):
+        p.update(name)
+    text = out.getvalue()
+    assert "\r" not in text and "[" not in text
+    assert text.splitlines()[-1].startswith("progress: 3/3 cases (100%)")
+
+
+def test_a_terminal_gets_a_redrawn_bar() -> None:
+    out = _Tty()
+    p = Progress(2, stream=out)
+    p.update("first")
+    p.update("second")
+    text = out.getvalue()
+    assert text.count("\r") == 2 and "2/2 100%" in text and text.endswith("\n")
+
+
+def test_disabled_writes_nothing() -> None:
+    out = _Tty()
+    p = Progress(2, enabled=False, stream=out)
+    p.update("x")
+    p.update("y")
+    assert out.getvalue() == "" and p.done == 2
