@@ -328,11 +328,15 @@ static void emit(const char *type, uint64_t i, const result_t *r, uint64_t bulk_
 {
     const tb_wire *h = &r->hs_wire, *t = &r->total_wire;
     tb_rec_begin(type);
+    /* a counter the platform lacks is left out, never sent as a zero */
+    uint32_t have = tb_platform_counters();
     tb_rec_u64("i", i);
-    tb_rec_u64("wall_ns", r->wall_ns);
-    tb_rec_u64("client_cpu_ns", r->hs.cpu_ns[0]);
-    tb_rec_u64("server_cpu_ns", r->hs.cpu_ns[1]);
-    if (tb_platform_counters() & TB_CTR_INSTRUCTIONS) {
+    if (have & TB_CTR_WALL_NS) tb_rec_u64("wall_ns", r->wall_ns);
+    if (have & TB_CTR_CPU_NS) {
+        tb_rec_u64("client_cpu_ns", r->hs.cpu_ns[0]);
+        tb_rec_u64("server_cpu_ns", r->hs.cpu_ns[1]);
+    }
+    if (have & TB_CTR_INSTRUCTIONS) {
         tb_rec_u64("client_instructions", r->hs.instructions[0]);
         tb_rec_u64("server_instructions", r->hs.instructions[1]);
     }
@@ -351,15 +355,27 @@ static void emit(const char *type, uint64_t i, const result_t *r, uint64_t bulk_
         tb_rec_u64("client_heap_held", r->heap[0].held > 0 ? (uint64_t)r->heap[0].held : 0);
         tb_rec_u64("server_heap_held", r->heap[1].held > 0 ? (uint64_t)r->heap[1].held : 0);
     }
-    tb_rec_u64("app_client_cpu_ns", r->app.cpu_ns[0]);
-    tb_rec_u64("app_server_cpu_ns", r->app.cpu_ns[1]);
+    if (have & TB_CTR_CPU_NS) {
+        tb_rec_u64("app_client_cpu_ns", r->app.cpu_ns[0]);
+        tb_rec_u64("app_server_cpu_ns", r->app.cpu_ns[1]);
+    }
+    if (have & TB_CTR_INSTRUCTIONS) {
+        tb_rec_u64("app_client_instructions", r->app.instructions[0]);
+        tb_rec_u64("app_server_instructions", r->app.instructions[1]);
+    }
     tb_rec_u64("total_c2s_bytes", t->dir[0].bytes);
     tb_rec_u64("total_s2c_bytes", t->dir[1].bytes);
     if (bulk_bytes > 0) {
         tb_rec_u64("bulk_bytes", bulk_bytes);
-        tb_rec_u64("bulk_wall_ns", r->bulk_wall_ns);
-        tb_rec_u64("bulk_client_cpu_ns", r->bulk.cpu_ns[0]);
-        tb_rec_u64("bulk_server_cpu_ns", r->bulk.cpu_ns[1]);
+        if (have & TB_CTR_WALL_NS) tb_rec_u64("bulk_wall_ns", r->bulk_wall_ns);
+        if (have & TB_CTR_CPU_NS) {
+            tb_rec_u64("bulk_client_cpu_ns", r->bulk.cpu_ns[0]);
+            tb_rec_u64("bulk_server_cpu_ns", r->bulk.cpu_ns[1]);
+        }
+        if (have & TB_CTR_INSTRUCTIONS) {
+            tb_rec_u64("bulk_client_instructions", r->bulk.instructions[0]);
+            tb_rec_u64("bulk_server_instructions", r->bulk.instructions[1]);
+        }
     }
     tb_rec_end();
 }

@@ -25,14 +25,17 @@ _CRC = re.compile(r" crc=([0-9a-f]{8})\Z")
 _COUNTERS = {"?cpu_ns": "uint", "?tsc": "uint", "?cycles": "uint", "?instructions": "uint"}
 _BATCH = {"i": "uint", "iters": "uint", "?wall_ns": "uint", **_COUNTERS}
 _HANDSHAKE = {
-    "i": "uint", "wall_ns": "uint", "client_cpu_ns": "uint", "server_cpu_ns": "uint",
+    # time fields only where the platform has the clock (firmware: instructions instead)
+    "i": "uint", "?wall_ns": "uint", "?client_cpu_ns": "uint", "?server_cpu_ns": "uint",
     "?client_instructions": "uint", "?server_instructions": "uint",
     "?client_heap_peak": "uint", "?server_heap_peak": "uint", "?client_heap_held": "uint",
     "?server_heap_held": "uint",
     "c2s_bytes": "uint", "s2c_bytes": "uint", "c2s_records": "uint", "s2c_records": "uint",
-    "flights": "uint", "round_trips": "uint", "app_client_cpu_ns": "uint", "app_server_cpu_ns": "uint",
+    "flights": "uint", "round_trips": "uint", "?app_client_cpu_ns": "uint", "?app_server_cpu_ns": "uint",
+    "?app_client_instructions": "uint", "?app_server_instructions": "uint",
     "total_c2s_bytes": "uint", "total_s2c_bytes": "uint", "?resumed": "uint",
     "?bulk_bytes": "uint", "?bulk_wall_ns": "uint", "?bulk_client_cpu_ns": "uint", "?bulk_server_cpu_ns": "uint",
+    "?bulk_client_instructions": "uint", "?bulk_server_instructions": "uint",
 }
 # One side of one connection over a socket (each process reports its own side).
 _SIDE = {

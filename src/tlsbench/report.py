@@ -7,7 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .store import RunInfo, Store
 
@@ -21,6 +21,7 @@ class RunData:
     libraries: list[dict]
     checks: list[dict]
     cases: list[dict]  # each with "results": {metric: {...}}
+    code_sizes: list[dict] = field(default_factory=list)  # firmware runs: per library and component
 
 
 def load(store: Store, run_id: int) -> RunData:
@@ -35,6 +36,7 @@ def load(store: Store, run_id: int) -> RunData:
         libraries=[dict(r) for r in store.libraries(run_id)],
         checks=[dict(r) for r in store.checks(run_id)],
         cases=list(cases.values()),
+        code_sizes=[dict(r) for r in store.code_sizes(run_id)],
     )
 
 
@@ -66,6 +68,11 @@ def cell(case: dict, metric: str | None = None) -> str:
                 f" {res['total_c2s_bytes']['median']:.0f}+{res['total_s2c_bytes']['median']:.0f} B")
     if "transactions_per_s" in res:  # TLS server capacity
         return f"{res['transactions_per_s']['median']:,.0f} transactions/s"
+    if "c2s_bytes" in res and "client_instructions" in res:
+        # a TLS case on firmware: exact instructions per side, bytes each way
+        return (f"C {res['client_instructions']['median']:,.0f} / S {res['server_instructions']['median']:,.0f}"
+                f" instructions, {res['c2s_bytes']['median']:.0f}+{res['s2c_bytes']['median']:.0f} B"
+                + (f", {res['round_trips']['median']:.0f} RTT" if "round_trips" in res else ""))
     if "c2s_bytes" in res and ("client_cpu_ns" in res or "server_cpu_ns" in res):
         # a TLS case: CPU per side (a foreign peer's is not measured), bytes each way
         def side(metric: str) -> str:
@@ -79,11 +86,25 @@ def cell(case: dict, metric: str | None = None) -> str:
                 text += f", {_time(res[wall]['median'])} wall"
                 break
         return text
+    if "wall_ns" not in res and "instructions" in res:  # firmware: exact counts, no clock
+        n = res["instructions"]["median"]
+        per_byte = f" ({n / case['size']:,.1f}/B)" if case.get("size") else ""
+        return f"{n:,.0f} instructions{per_byte}"
+    if "wall_ns" not in res and "cycles" in res:  # a real board's cycle counter
+        return f"{res['cycles']['median']:,.0f} cycles"
     wall = res["wall_ns"]
     spread = f" ±{100 * wall['stdev'] / wall['median']:.1f}%" if wall["stdev"] is not None and wall["median"] else ""
     if "throughput" in res:
         return f"{_rate(res['throughput']['median'])}{spread}"
     return f"{_time(wall['median'])}{spread}"
+
+
+def code_size_table(data: RunData) -> tuple[list[str], list[list[str]]]:
+    """Firmware runs: flash (text + rodata + data) and static RAM (data +
+    bss) per library image, per component, from the linker map."""
+    header = ["library", "component", "flash bytes", "static RAM bytes"]
+    body = [[r["library"], r["component"], f"{r['flash_bytes']:,}", f"{r['ram_bytes']:,}"] for r in data.code_sizes]
+    return header, body
 
 
 def pivot(data: RunData, metric: str | None = None) -> tuple[list[str], list[list[str]]]:
@@ -149,9 +170,14 @@ def interop(data: RunData) -> tuple[list[str], list[list[str]]]:
     return header, body
 
 
-TLS_COLUMNS = (  # (header, metric, how to show it)
+TLS_TIME_COLUMNS = (  # (header, metric, how to show it)
     ("client CPU", "client_cpu_ns", "time"), ("server CPU", "server_cpu_ns", "time"),
     ("wall", ("handshake_wall_ns", "exchange_wall_ns"), "time"),
+)
+TLS_INSTRUCTION_COLUMNS = (  # firmware: exact counts instead of clocks
+    ("client instructions", "client_instructions", "count"), ("server instructions", "server_instructions", "count"),
+)
+TLS_COLUMNS = (*TLS_TIME_COLUMNS,
     ("C->S B", "c2s_bytes", "count"), ("S->C B", "s2c_bytes", "count"), ("RTT", "round_trips", "count"),
     ("C heap peak", "client_heap_peak_bytes", "count"), ("S heap peak", "server_heap_peak_bytes", "count"),
     ("C heap held", "client_heap_held_bytes", "count"), ("S heap held", "server_heap_held_bytes", "count"),
@@ -171,7 +197,10 @@ def _tls_value(res: dict, metric, how: str) -> str:
 def tls_table(data: RunData) -> tuple[list[str], list[list[str]]]:
     """A row per TLS case: medians per side (CPU, bytes, round trips, heap,
     stack, bulk throughput); a case that did not run says why."""
-    header = ["suite", "variant", "library", *(h for h, _m, _w in TLS_COLUMNS)]
+    firmware = any("client_instructions" in c["results"] and "client_cpu_ns" not in c["results"]
+                   for c in data.cases)
+    columns = (*TLS_INSTRUCTION_COLUMNS, *TLS_COLUMNS[len(TLS_TIME_COLUMNS):]) if firmware else TLS_COLUMNS
+    header = ["suite", "variant", "library", *(h for h, _m, _w in columns)]
     body = []
     for c in data.cases:
         if c["kind"] != "tls" or c["alg"] == "TCP" or "clients=" in c["op"]:
@@ -180,9 +209,9 @@ def tls_table(data: RunData) -> tuple[list[str], list[list[str]]]:
         if c["status"] != "ok":
             why = (c["reason"] or "").removeprefix("handshake failed: ")
             body.append(row + [f"{STATUS_TEXT.get(c['status'], c['status'])}: {why[:100]}"]
-                        + [""] * (len(TLS_COLUMNS) - 1))
+                        + [""] * (len(columns) - 1))
             continue
-        body.append(row + [_tls_value(c["results"], m, how) for _h, m, how in TLS_COLUMNS])
+        body.append(row + [_tls_value(c["results"], m, how) for _h, m, how in columns])
     return header, body
 
 
@@ -271,14 +300,22 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
         md = fmt == "markdown"
         table = _markdown(header, body) if md else _aligned(header, body)
         has_tls = any(c["kind"] == "tls" for c in data.cases)
-        legend = ("cells: median throughput for sized operations, otherwise median wall time per operation;"
+        firmware = any("instructions" in c["results"] and "wall_ns" not in c["results"] for c in data.cases)
+        legend = ("cells: exact instructions per operation (emulated: instructions, not cycles; identical in"
+                  " every repeat), per byte for sized operations" if firmware and metric is None else
+                  "cells: median throughput for sized operations, otherwise median wall time per operation;"
                   " ±: stdev/median of the kept samples"
                   + ("; tls: median CPU time per handshake of the client (C) and the server (S), handshake"
                      " bytes client->server + server->client, round trips" if has_tls else "")
                   if metric is None else
                   f"cells: median {metric} per operation (heap and stack from one untimed pass per round)")
         bullet = "- " if md else "  "
-        return "\n".join([*_context(data, md), bullet + legend]) + "\n\n" + table + "\n"
+        out = "\n".join([*_context(data, md), bullet + legend]) + "\n\n" + table + "\n"
+        if data.code_sizes:
+            sizes_table = _markdown(*code_size_table(data)) if md else _aligned(*code_size_table(data))
+            out += ("\n" + bullet + "code size of each firmware image, from its linker map (static RAM excludes"
+                    " heap and stack, which are measured per operation)\n\n" + sizes_table + "\n")
+        return out
     if fmt == "csv":
         buf = io.StringIO()
         cols = ["run", "case", "library", "library_version", "kind", "name", "op", "size", "status", "reason",

@@ -8,7 +8,7 @@ import sys
 import time
 from typing import TextIO
 
-from . import agent, machine, targets, tls_runner
+from . import agent, machine, sizes, targets, tls_runner
 from . import keys as keys_mod
 from .case import Case, Measured
 from .catalog import ALGORITHMS, BENCH_OPS, PKE_MESSAGE_SIZE, SIG_MESSAGE_SIZE, SIZED_KINDS
@@ -215,6 +215,9 @@ class _Session:
                                          f"(run: tlsbench build --target {self.target.name})")
                     i = self.infos[lib] = probe(lib, path=targets.write_launcher(self.target, lib), firmware=firmware,
                                                 timeout=60)
+                    parts = sizes.sizes(self.target.map_path(lib), lib)
+                    self.store.put_code_sizes(self.run_id, lib, [(p.component, p.flash_bytes, p.ram_bytes)
+                                                                 for p in parts])
             except TlsbenchError as e:
                 self.unavailable[lib] = str(e)
                 _log(f"warning: {lib} is unavailable and its cases are recorded as failed: {e}")

@@ -107,6 +107,17 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE cases ADD COLUMN rounds_done INTEGER NOT NULL DEFAULT 1;
     """,
+    # 3 -> 4: firmware code size per library and component, from the linker map
+    """
+    CREATE TABLE code_sizes (
+        run_id INTEGER NOT NULL REFERENCES runs(id),
+        library TEXT NOT NULL,
+        component TEXT NOT NULL,         -- library | adapter | tlsbench core + platform | C runtime ... | alignment
+        flash_bytes INTEGER NOT NULL,    -- text + rodata + initialised data
+        ram_bytes INTEGER NOT NULL,      -- data + bss (static RAM; heap and stack are measured per operation)
+        PRIMARY KEY (run_id, library, component)
+    );
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -215,6 +226,16 @@ class Store:
     def libraries(self, run_id: int) -> list[sqlite3.Row]:
         return self.db.execute(
             "SELECT * FROM run_libraries WHERE run_id=? ORDER BY library", (run_id,)
+        ).fetchall()
+
+    def put_code_sizes(self, run_id: int, library: str, parts: Iterable[tuple[str, int, int]]) -> None:
+        with self.db:
+            self.db.executemany("INSERT OR REPLACE INTO code_sizes VALUES (?,?,?,?,?)",
+                                [(run_id, library, *p) for p in parts])
+
+    def code_sizes(self, run_id: int) -> list[sqlite3.Row]:
+        return self.db.execute(
+            "SELECT * FROM code_sizes WHERE run_id=? ORDER BY library, rowid", (run_id,)
         ).fetchall()
 
     def put_checks(self, run_id: int, rows: Iterable[tuple[str, str, str, str, str]]) -> None:

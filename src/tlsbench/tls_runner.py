@@ -36,6 +36,10 @@ MEMORY_METRICS = {
     "client_heap_held": ("client_heap_held_bytes", "bytes"), "server_heap_held": ("server_heap_held_bytes", "bytes"),
     "bulk_wall_ns": ("bulk_wall_ns", "ns"), "bulk_client_cpu_ns": ("bulk_client_cpu_ns", "ns"),
     "bulk_server_cpu_ns": ("bulk_server_cpu_ns", "ns"),
+    "app_client_instructions": ("app_client_instructions", "instructions"),
+    "app_server_instructions": ("app_server_instructions", "instructions"),
+    "bulk_client_instructions": ("bulk_client_instructions", "instructions"),
+    "bulk_server_instructions": ("bulk_server_instructions", "instructions"),
 }
 STACK_METRICS = {"client_stack": ("client_stack_bytes", "bytes"), "server_stack": ("server_stack_bytes", "bytes")}
 # Over TCP each side reports its own record.
