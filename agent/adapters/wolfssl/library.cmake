@@ -68,9 +68,12 @@ if(_wolf_profile STREQUAL "x86-64-asm")
        sha256_asm.S sha512_asm.S sha3_asm.S chacha_asm.S poly1305_asm.S fe_x25519_asm.S)
   set(_wolf_asm "x86-64 asm: SP maths, AES-NI, AVX SHA/ChaCha/Poly1305/X25519")
 elseif(_wolf_profile STREQUAL "sp-asm")
-  list(APPEND _wolf_crypt_sources sp_cortexm.c port/arm/thumb2-aes-asm_c.c
-       port/arm/thumb2-sha256-asm_c.c port/arm/thumb2-sha512-asm_c.c port/arm/thumb2-sha3-asm_c.c
-       port/arm/thumb2-curve25519_c.c)
+  # As wolfSSL's own build lists them for a Thumb-2 target: the wc_* API of
+  # AES, SHA-256 and SHA-512 lives in port/arm/armv8-*.c (aes.c, sha256.c and
+  # sha512.c step aside under WOLFSSL_ARMASM), the asm in thumb2-*_c.c.
+  list(APPEND _wolf_crypt_sources sp_cortexm.c port/arm/armv8-aes.c port/arm/armv8-sha256.c
+       port/arm/armv8-sha512.c port/arm/thumb2-aes-asm_c.c port/arm/thumb2-sha256-asm_c.c
+       port/arm/thumb2-sha512-asm_c.c port/arm/thumb2-sha3-asm_c.c port/arm/thumb2-curve25519_c.c)
   set(_wolf_asm "Cortex-M Thumb-2 asm: SP maths (sp_cortexm.c), AES/GCM, SHA-256, SHA-512, SHA-3, Curve25519/Ed25519 field (port/arm/thumb2-*_c.c); ChaCha20/Poly1305 in C")
 else()
   # Fixed-size SP maths in C (the word size picks which file is live).
