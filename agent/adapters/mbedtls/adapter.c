@@ -9,18 +9,45 @@
 #include <mbedtls/ecp.h>
 #include <mbedtls/entropy.h>
 #include <mbedtls/error.h>
+#include <mbedtls/platform_time.h>
 #include <mbedtls/version.h>
+
+#include "tb/platform.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 
 static mbedtls_entropy_context entropy;
 static mbedtls_ctr_drbg_context drbg;
 
+/* The entropy module's only source (MBEDTLS_ENTROPY_HARDWARE_ALT, see
+ * tb_mbedtls_config.h): the platform's seed, the OS on the host and a
+ * deterministic test stream on firmware (tb_platform_seed_note() says which). */
+int mbedtls_hardware_poll(void *data, unsigned char *output, size_t len, size_t *olen);
+int mbedtls_hardware_poll(void *data, unsigned char *output, size_t len, size_t *olen)
+{
+    (void)data;
+    *olen = 0;
+    if (tb_platform_seed(output, len) != 0) return -1;
+    *olen = len;
+    return 0;
+}
+
+#if defined(MBEDTLS_PLATFORM_MS_TIME_ALT)
+/* Bare metal: Mbed TLS's millisecond clock (ticket ages, TLS 1.3) from the
+ * same frozen clock newlib's time() reads (gettimeofday). */
+mbedtls_ms_time_t mbedtls_ms_time(void)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (mbedtls_ms_time_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+#endif
+
 /* The one place the generator is seeded: CTR_DRBG from Mbed TLS's entropy
- * module, whose host source is the OS (getrandom or /dev/urandom). A
- * bare-metal port replaces this function with a deterministic test RNG. */
+ * module, whose one source is tb_platform_seed() (mbedtls_hardware_poll). */
 static tb_status seed_rng(void)
 {
     static const unsigned char personalisation[] = "tlsbench-agent-mbedtls";
@@ -88,18 +115,20 @@ static const char *adapter_config(void)
     aes = "AES: Armv8 crypto extension compiled in, selected at run time";
 #endif
     snprintf(text, sizeof(text),
-             "%s; config header tb_mbedtls_config.h (MBEDTLS_CONFIG_FILE, own host profile)"
+             "%s; config header tb_mbedtls_config.h (MBEDTLS_CONFIG_FILE) + profile '%s'"
+             " (profiles/%s.h: %s)"
              "; bignum %s, MPI window %d; ECP: Mbed TLS ecp (window %d, fixed-point comb %d%s"
              ", no p256-m/Everest)"
              "; %s"
              "; hash/HMAC via mbedtls_md, AEAD and CBC via mbedtls_cipher"
              "; ECDSA sign %s"
-             "; RNG CTR_DRBG (AES-%d) seeded from the entropy module (OS source)"
+             "; RNG CTR_DRBG (AES-%d) seeded from the entropy module, whose one source is"
+             " tb_platform_seed: %s"
              "; ffdhe: RFC 7919 primes from dhm.h, keygen private exponent uniform in"
              " [2, p-2] at full prime length (x_size = prime bytes, as Mbed TLS's TLS 1.2"
              " DHE does); public/derive from a given exponent by mbedtls_mpi_exp_mod"
              "; MBEDTLS_USE_PSA_CRYPTO %s",
-             TB_LIBRARY_CONFIG,
+             TB_LIBRARY_CONFIG, TB_MBEDTLS_PROFILE_NAME, TB_MBEDTLS_PROFILE_NAME, TB_MBEDTLS_PROFILE_SUMMARY,
 #if defined(MBEDTLS_HAVE_ASM)
              "with inline asm (MBEDTLS_HAVE_ASM)",
 #else
@@ -117,7 +146,7 @@ static const char *adapter_config(void)
 #else
              "randomised k",
 #endif
-             MBEDTLS_CTR_DRBG_KEYSIZE * 8,
+             MBEDTLS_CTR_DRBG_KEYSIZE * 8, tb_platform_seed_note(),
 #if defined(MBEDTLS_USE_PSA_CRYPTO)
              "on"
 #else

@@ -23,12 +23,25 @@ if(NOT _tb_mbedtls_ver MATCHES "^3\\.6\\.")
     "adapters/mbedtls and its configuration header are written for 3.6.x")
 endif()
 
+# Build profile (a benchmark dimension): profiles/<name>.h, included by
+# build_info.h after tb_mbedtls_config.h. Its name reaches the adapter's
+# config() string (TB_MBEDTLS_PROFILE_NAME, defined by the profile header).
+set(TB_MBEDTLS_PROFILE "default" CACHE STRING "Mbed TLS build profile: default or small (adapters/mbedtls/profiles/<name>.h)")
+set_property(CACHE TB_MBEDTLS_PROFILE PROPERTY STRINGS default small)
+set(_tb_mbedtls_profile "${CMAKE_CURRENT_LIST_DIR}/profiles/${TB_MBEDTLS_PROFILE}.h")
+if(NOT EXISTS "${_tb_mbedtls_profile}")
+  file(GLOB _tb_mbedtls_profiles RELATIVE "${CMAKE_CURRENT_LIST_DIR}/profiles" "${CMAKE_CURRENT_LIST_DIR}/profiles/*.h")
+  string(REPLACE ".h" "" _tb_mbedtls_profiles "${_tb_mbedtls_profiles}")
+  message(FATAL_ERROR "mbedtls: unknown TB_MBEDTLS_PROFILE '${TB_MBEDTLS_PROFILE}' "
+                      "(known: ${_tb_mbedtls_profiles})")
+endif()
+
 # Mbed TLS's own build options. Its CMakeLists predates policy CMP0077, so
 # plain variables would not override its option() defaults: use the cache.
 set(_tb_mbedtls_note "forced by adapters/mbedtls/library.cmake")
 set(MBEDTLS_CONFIG_FILE "${CMAKE_CURRENT_LIST_DIR}/tb_mbedtls_config.h"
   CACHE FILEPATH "${_tb_mbedtls_note}" FORCE)
-set(MBEDTLS_USER_CONFIG_FILE "" CACHE FILEPATH "${_tb_mbedtls_note}" FORCE)
+set(MBEDTLS_USER_CONFIG_FILE "${_tb_mbedtls_profile}" CACHE FILEPATH "${_tb_mbedtls_note}" FORCE)
 set(ENABLE_PROGRAMS OFF CACHE BOOL "${_tb_mbedtls_note}" FORCE)
 set(ENABLE_TESTING OFF CACHE BOOL "${_tb_mbedtls_note}" FORCE)
 set(USE_STATIC_MBEDTLS_LIBRARY ON CACHE BOOL "${_tb_mbedtls_note}" FORCE)
@@ -41,6 +54,14 @@ set(DISABLE_PACKAGE_CONFIG_AND_INSTALL ON CACHE BOOL "${_tb_mbedtls_note}" FORCE
 # Only the libraries the agent links get built.
 add_subdirectory("${_tb_mbedtls_src}" "${CMAKE_BINARY_DIR}/mbedtls" EXCLUDE_FROM_ALL)
 
+# The configuration header reads TB_BARE_METAL (no FS_IO, NET_C, OS entropy;
+# mbedtls_ms_time from the adapter): every library target and its users.
+if(TB_BARE_METAL)
+  foreach(_t mbedcrypto mbedx509 mbedtls)
+    target_compile_definitions(${_t} PUBLIC TB_BARE_METAL=1)
+  endforeach()
+endif()
+
 string(TOUPPER "${CMAKE_BUILD_TYPE}" _tb_mbedtls_bt)
 get_directory_property(_tb_mbedtls_opt DIRECTORY "${_tb_mbedtls_src}"
   DEFINITION CMAKE_C_FLAGS_${_tb_mbedtls_bt})
@@ -49,4 +70,4 @@ tb_add_agent(mbedtls
   SOURCES adapters/mbedtls/adapter.c adapters/mbedtls/sym.c adapters/mbedtls/tls.c
           adapters/mbedtls/kex.c adapters/mbedtls/pk.c
   LIBS MbedTLS::mbedtls MbedTLS::mbedx509 MbedTLS::mbedcrypto
-  CONFIG "Mbed TLS ${_tb_mbedtls_ver} built from source (${_tb_mbedtls_src}), static libraries built with Mbed TLS CMake flags for ${CMAKE_BUILD_TYPE}: ${_tb_mbedtls_opt}, configured by adapters/mbedtls/tb_mbedtls_config.h with TLS 1.2 and 1.3, TLS 1.2 key exchanges RSA, DHE-RSA, ECDHE-RSA, ECDHE-ECDSA, static ECDH-ECDSA, PSK, ECDHE-PSK, DHE-PSK (no anonymous suites in Mbed TLS), TLS 1.3 ephemeral / PSK / PSK-ephemeral modes, session tickets (TLS 1.2 and 1.3), TLS 1.2 session cache, 0-RTT early data")
+  CONFIG "Mbed TLS ${_tb_mbedtls_ver} built from source (${_tb_mbedtls_src}), static libraries built with Mbed TLS CMake flags for ${CMAKE_BUILD_TYPE}: ${_tb_mbedtls_opt}, configured by adapters/mbedtls/tb_mbedtls_config.h + profiles/${TB_MBEDTLS_PROFILE}.h with TLS 1.2 and 1.3, TLS 1.2 key exchanges RSA, DHE-RSA, ECDHE-RSA, ECDHE-ECDSA, static ECDH-ECDSA, PSK, ECDHE-PSK, DHE-PSK (no anonymous suites in Mbed TLS), TLS 1.3 ephemeral / PSK / PSK-ephemeral modes, session tickets (TLS 1.2 and 1.3), TLS 1.2 session cache, 0-RTT early data")

@@ -1,14 +1,18 @@
 /*
- * tlsbench's own Mbed TLS 3.6 configuration (MBEDTLS_CONFIG_FILE), host
- * profile: the full feature set the primitive benchmarks and the TLS 1.2 /
- * TLS 1.3 handshake benchmarks need, and nothing else (no DTLS, no self
- * tests, no debug output, no persistent PSA key storage).
+ * tlsbench's own Mbed TLS 3.6 configuration (MBEDTLS_CONFIG_FILE), the
+ * base of every build profile, host and Cortex-M: the full feature set the
+ * primitive benchmarks and the TLS 1.2 / TLS 1.3 handshake benchmarks need,
+ * and nothing else (no DTLS, no self tests, no debug output, no persistent
+ * PSA key storage).
  *
  * Written for tlsbench; it deliberately does not start from Mbed TLS's
  * include/mbedtls/mbedtls_config.h. Tunables that are not set here keep the
  * library's defaults (MBEDTLS_MPI_WINDOW_SIZE 3, MBEDTLS_ECP_WINDOW_SIZE 4,
- * MBEDTLS_ECP_FIXED_POINT_OPTIM 1, 256-bit CTR_DRBG key, 16 KiB records).
- * build_info.h adds the derived PSA_WANT_* symbols and runs check_config.h.
+ * MBEDTLS_ECP_FIXED_POINT_OPTIM 1, 256-bit CTR_DRBG key, 16 KiB records)
+ * unless a build profile changes them: library.cmake passes
+ * profiles/<TB_MBEDTLS_PROFILE>.h as MBEDTLS_USER_CONFIG_FILE, which
+ * build_info.h includes after this file. build_info.h then adds the derived
+ * PSA_WANT_* symbols and runs check_config.h.
  */
 #ifndef TB_MBEDTLS_CONFIG_H
 #define TB_MBEDTLS_CONFIG_H
@@ -17,17 +21,27 @@
 #define MBEDTLS_CONFIG_VERSION 0x03060000
 
 /* ---- System and platform ------------------------------------------------
- * Inline assembly for the bignum multiply loops and the AES-NI code; time
- * for session-ticket lifetimes and X.509 validity; the platform layer so a
- * later bare-metal profile can hook calloc/free; files for loading test
- * certificates and keys on the host. */
+ * Inline assembly for the bignum multiply loops (x86-64, and Thumb-2 UMAAL
+ * / UMLAL on Cortex-M3/M4/M7) and the AES-NI code; time for session-ticket
+ * lifetimes and X.509 validity; the platform layer. */
 #define MBEDTLS_HAVE_ASM
 #define MBEDTLS_HAVE_TIME
 #define MBEDTLS_HAVE_TIME_DATE
 #define MBEDTLS_PLATFORM_C
+#if !defined(TB_BARE_METAL)
+/* Host only: files for loading test certificates and keys, and sockets for
+ * handshakes against another library's peer over loopback. */
 #define MBEDTLS_FS_IO
-/* Sockets, for handshakes against another library's peer over loopback. */
 #define MBEDTLS_NET_C
+#else
+/* Bare metal (library.cmake defines TB_BARE_METAL for the library too): no
+ * filesystem, no sockets, no threads (MBEDTLS_THREADING_C is never set).
+ * time() / gmtime_r() come from newlib, whose gettimeofday is the
+ * firmware's frozen clock (the host's "clock unix=..." request); Mbed TLS's
+ * millisecond clock has no newlib source, so the adapter provides
+ * mbedtls_ms_time() from the same frozen clock. */
+#define MBEDTLS_PLATFORM_MS_TIME_ALT
+#endif
 
 /* Run-time version string and readable error texts for the adapter. */
 #define MBEDTLS_VERSION_C
@@ -37,10 +51,14 @@
 #define MBEDTLS_DEPRECATED_REMOVED
 
 /* ---- Random numbers -----------------------------------------------------
- * The entropy module (OS source: getrandom / /dev/urandom) seeds CTR_DRBG,
- * the generator the adapter and TLS use. HMAC_DRBG is needed for
- * deterministic ECDSA (RFC 6979) below. */
+ * The entropy module seeds CTR_DRBG, the generator the adapter and TLS use,
+ * and PSA's own DRBG. Its only source is tb_platform_seed() (the adapter's
+ * mbedtls_hardware_poll): the OS on the host, a deterministic test stream on
+ * firmware. Mbed TLS's built-in OS source is off, so there is one path on
+ * every platform. HMAC_DRBG is needed for deterministic ECDSA (RFC 6979). */
 #define MBEDTLS_ENTROPY_C
+#define MBEDTLS_NO_PLATFORM_ENTROPY
+#define MBEDTLS_ENTROPY_HARDWARE_ALT
 #define MBEDTLS_CTR_DRBG_C
 #define MBEDTLS_HMAC_DRBG_C
 

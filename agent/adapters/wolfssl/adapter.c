@@ -1,33 +1,23 @@
 /* wolfSSL adapter: the wolfCrypt primitives (wc_*) behind the tlsbench
  * contract (include/tb/adapter.h). Built with our user_settings.h. */
-#define _GNU_SOURCE
 #include "wolfssl_adapter.h"
+#include "tb/platform.h"
 #include "tb/util.h"
 
 #include <wolfssl/ssl.h>
 #include <wolfssl/wolfcrypt/cpuid.h>
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
-/* ---- Seeding: the one place the DRBG gets its entropy (user_settings.h
- * routes wolfSSL's wc_GenerateSeed here). Host: the OS; a bare-metal port
- * replaces this function with its deterministic test source. */
+/* ---- Seeding: the one place the DRBG gets its seed (user_settings.h
+ * routes wolfSSL's wc_GenerateSeed here): the platform's seed, the OS on
+ * the host, a deterministic test stream on firmware (tb_platform_seed_note
+ * says which, in config()). */
 int tb_wolfssl_seed(unsigned char *output, unsigned int sz)
 {
-    size_t done = 0;
-    while (done < sz) {
-        ssize_t n = getrandom(output + done, sz - done, 0);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return -1;
-        }
-        done += (size_t)n;
-    }
-    return 0;
+    return tb_platform_seed(output, sz) == 0 ? 0 : -1;
 }
 
 WC_RNG wolf_rng;
@@ -115,7 +105,7 @@ static const char *wolf_version(void)
 
 static const char *wolf_config(void)
 {
-    static char buf[1024];
+    static char buf[2048];
     if (buf[0] != '\0') return buf;
     const char *cpu = "";
 #ifdef HAVE_CPUID_INTEL
@@ -127,27 +117,35 @@ static const char *wolf_config(void)
     cpu = feats;
 #endif
     snprintf(buf, sizeof(buf),
-             "%s; config header user_settings.h (WOLFSSL_USER_SETTINGS)"
+             "%s; config header user_settings.h (WOLFSSL_USER_SETTINGS) + profile '%s'"
              "; maths sp_int (WOLFSSL_SP_MATH_ALL, SP_INT_BITS %d) + fixed-size SP RSA/DH 2048/3072 and P-256/P-384 in %s"
              "; AES %s"
 #ifdef USE_INTEL_SPEEDUP
              "; AVX1/AVX2 asm for SHA-2/SHA-3/ChaCha20/Poly1305/X25519 (USE_INTEL_SPEEDUP)"
 #endif
-             "; RNG Hash_DRBG seeded by getrandom()"
+             "; RNG Hash_DRBG seeded by tb_platform_seed: %s"
              "; ffdhe keygen private exponent: 29 bytes (232 bits) for 2048, 34 bytes (272 bits) for 3072"
              " (wolfSSL's table, no q); ffdhe 'public' = wc_DhAgree(priv, g)%s",
-             TB_LIBRARY_CONFIG, SP_INT_BITS,
-#ifdef WOLFSSL_SP_X86_64_ASM
+             TB_LIBRARY_CONFIG, TB_WOLFSSL_PROFILE_NAME, SP_INT_BITS,
+#if defined(WOLFSSL_SP_X86_64_ASM)
              "x86-64 asm",
+#elif defined(WOLFSSL_SP_ARM_CORTEX_M_ASM)
+             "Cortex-M Thumb-2 asm",
+#elif defined(WOLFSSL_SP_SMALL)
+             "C (WOLFSSL_SP_SMALL)",
 #else
              "C",
 #endif
-#ifdef WOLFSSL_AESNI
+#if defined(WOLFSSL_AESNI)
              "AES-NI + PCLMUL asm",
+#elif defined(WOLFSSL_ARMASM)
+             "Thumb-2 asm",
+#elif defined(GCM_SMALL)
+             "C with GCM without tables (GCM_SMALL)",
 #else
              "C with GCM 4-bit tables",
 #endif
-             cpu);
+             tb_platform_seed_note(), cpu);
     return buf;
 }
 

@@ -12,15 +12,45 @@ if(NOT EXISTS ${_wolf}/wolfssl/wolfcrypt/settings.h OR NOT EXISTS ${_wolf}/wolfc
 endif()
 set(_wolf_cfg ${CMAKE_CURRENT_SOURCE_DIR}/adapters/wolfssl)
 
-# x86-64 gets wolfSSL's assembly (SP maths, AES-NI, AVX SHA/ChaCha/Poly1305/
-# X25519); every other target builds portable C.
+# Build profile (a benchmark dimension): profiles/<name>.h, included at the
+# end of user_settings.h, plus the source files it needs.
+#   x86-64-asm   x86-64 assembly (SP maths, AES-NI, AVX SHA/ChaCha/Poly1305/
+#                X25519); x86-64 hosts only, their default
+#   c            generic C (SP C32/C64 code); the default elsewhere
+#   sp-asm       Cortex-M3/M4/M7 Thumb-2 assembly (sp_cortexm.c and
+#                port/arm/thumb2-*_c.c); Cortex-M only
+#   small-stack  generic C with WOLFSSL_SMALL_STACK, SP small, low-memory
+#                Curve25519/Ed25519, GCM without tables
 set(_wolf_x86_64 OFF)
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$" AND CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
   set(_wolf_x86_64 ON)
 endif()
-option(TB_WOLFSSL_ASM "Use wolfSSL's x86-64 assembly when building for x86-64" ON)
-if(NOT TB_WOLFSSL_ASM)
-  set(_wolf_x86_64 OFF)
+# Kept for existing build scripts: OFF picks profile "c" on x86-64.
+option(TB_WOLFSSL_ASM "Use wolfSSL's x86-64 assembly when building for x86-64 (default profile)" ON)
+if(_wolf_x86_64 AND TB_WOLFSSL_ASM)
+  set(_wolf_default_profile x86-64-asm)
+else()
+  set(_wolf_default_profile c)
+endif()
+set(TB_WOLFSSL_PROFILE "" CACHE STRING
+    "wolfSSL build profile: x86-64-asm, c, sp-asm or small-stack (empty: x86-64-asm on x86-64 hosts, else c)")
+set_property(CACHE TB_WOLFSSL_PROFILE PROPERTY STRINGS x86-64-asm c sp-asm small-stack)
+set(_wolf_profile "${TB_WOLFSSL_PROFILE}")
+if(_wolf_profile STREQUAL "")
+  set(_wolf_profile ${_wolf_default_profile})
+endif()
+if(NOT EXISTS ${_wolf_cfg}/profiles/${_wolf_profile}.h)
+  message(FATAL_ERROR "wolfssl: unknown TB_WOLFSSL_PROFILE '${_wolf_profile}' "
+                      "(known: x86-64-asm, c, sp-asm, small-stack)")
+endif()
+if(_wolf_profile STREQUAL "x86-64-asm" AND NOT _wolf_x86_64)
+  message(FATAL_ERROR "wolfssl: profile 'x86-64-asm' needs an x86-64 target with GCC or Clang "
+                      "(this build: ${CMAKE_SYSTEM_PROCESSOR}, ${CMAKE_C_COMPILER_ID}); use 'c'")
+endif()
+if(_wolf_profile STREQUAL "sp-asm" AND NOT (TB_BARE_METAL AND TB_CPU MATCHES "^cortex-m(3|4|7)"))
+  message(FATAL_ERROR "wolfssl: profile 'sp-asm' is wolfSSL's ARMv7-M (Thumb-2) assembly: it needs "
+                      "a Cortex-M3/M4/M7 firmware build (TB_PLATFORM=<board>, TB_CPU=cortex-m3/m4/m7); "
+                      "this build is TB_PLATFORM=${TB_PLATFORM} TB_CPU='${TB_CPU}'. Use 'c' or 'small-stack'")
 endif()
 
 # TLS layer (ssl.c #includes its helper files: bio.c, pk.c, x509.c, ...).
@@ -28,17 +58,31 @@ set(_wolf_tls_sources internal.c keys.c ssl.c tls.c tls13.c wolfio.c)
 # wolfCrypt (misc.c is #included by the files that need it).
 set(_wolf_crypt_sources
   aes.c asn.c chacha.c chacha20_poly1305.c coding.c cpuid.c curve25519.c curve448.c
-  dh.c ecc.c ed25519.c ed448.c error.c fe_448.c fe_operations.c ge_448.c
-  ge_operations.c hash.c hmac.c kdf.c logging.c md5.c memory.c poly1305.c pwdbased.c
-  random.c rsa.c sha.c sha256.c sha3.c sha512.c signature.c sp_int.c wc_encrypt.c
-  wc_port.c wolfmath.c)
-if(_wolf_x86_64)
+  dh.c ecc.c ed25519.c ed448.c error.c fe_448.c fe_low_mem.c fe_operations.c ge_448.c
+  ge_low_mem.c ge_operations.c hash.c hmac.c kdf.c logging.c md5.c memory.c poly1305.c
+  pwdbased.c random.c rsa.c sha.c sha256.c sha3.c sha512.c signature.c sp_int.c
+  wc_encrypt.c wc_port.c wolfmath.c)
+if(_wolf_profile STREQUAL "x86-64-asm")
   enable_language(ASM)
   list(APPEND _wolf_crypt_sources sp_x86_64.c sp_x86_64_asm.S aes_asm.S aes_gcm_asm.S
        sha256_asm.S sha512_asm.S sha3_asm.S chacha_asm.S poly1305_asm.S fe_x25519_asm.S)
+  set(_wolf_asm "x86-64 asm: SP maths, AES-NI, AVX SHA/ChaCha/Poly1305/X25519")
+elseif(_wolf_profile STREQUAL "sp-asm")
+  # As wolfSSL's own build lists them for a Thumb-2 target: the wc_* API of
+  # AES, SHA-256 and SHA-512 lives in port/arm/armv8-*.c (aes.c, sha256.c and
+  # sha512.c step aside under WOLFSSL_ARMASM), the asm in thumb2-*_c.c.
+  list(APPEND _wolf_crypt_sources sp_cortexm.c port/arm/armv8-aes.c port/arm/armv8-sha256.c
+       port/arm/armv8-sha512.c port/arm/thumb2-aes-asm_c.c port/arm/thumb2-sha256-asm_c.c
+       port/arm/thumb2-sha512-asm_c.c port/arm/thumb2-sha3-asm_c.c port/arm/thumb2-curve25519_c.c)
+  set(_wolf_asm "Cortex-M Thumb-2 asm: SP maths (sp_cortexm.c), AES/GCM, SHA-256, SHA-512, SHA-3, Curve25519/Ed25519 field (port/arm/thumb2-*_c.c); ChaCha20/Poly1305 in C")
 else()
   # Fixed-size SP maths in C (the word size picks which file is live).
   list(APPEND _wolf_crypt_sources sp_c32.c sp_c64.c)
+  if(_wolf_profile STREQUAL "small-stack")
+    set(_wolf_asm "portable C (no asm), WOLFSSL_SMALL_STACK + WOLFSSL_SP_SMALL + CURVED25519_SMALL + GCM_SMALL")
+  else()
+    set(_wolf_asm "portable C (no asm)")
+  endif()
 endif()
 
 set(_wolf_files)
@@ -52,29 +96,31 @@ endforeach()
 add_library(tb_wolfssl STATIC ${_wolf_files})
 target_include_directories(tb_wolfssl PUBLIC ${_wolf_cfg} ${_wolf})
 target_compile_definitions(tb_wolfssl PUBLIC WOLFSSL_USER_SETTINGS
-                           TB_WOLFSSL_X86_64_ASM=$<BOOL:${_wolf_x86_64}>)
+                           TB_WOLFSSL_PROFILE_HEADER="profiles/${_wolf_profile}.h")
+if(TB_BARE_METAL)
+  # user_settings.h drops threads, files, sockets and the OS random device
+  target_compile_definitions(tb_wolfssl PUBLIC TB_BARE_METAL=1)
+endif()
 # Third-party code: its own warnings never fail our build.
 target_compile_options(tb_wolfssl PRIVATE -w)
-if(_wolf_x86_64)
+if(_wolf_profile STREQUAL "x86-64-asm")
   # aes_asm.S does not read user_settings.h: it needs the target macro itself
   # (as wolfSSL's configure passes it to the assembler).
   target_compile_definitions(tb_wolfssl PRIVATE $<$<COMPILE_LANGUAGE:ASM>:WOLFSSL_X86_64_BUILD>)
   # AES-NI intrinsics in aes.c (key schedule) and GCM: AES, SSE4.1, PCLMUL.
   target_compile_options(tb_wolfssl PRIVATE $<$<COMPILE_LANGUAGE:C>:-maes -msse4.1 -mpclmul>)
 endif()
-find_package(Threads)
-if(Threads_FOUND)
-  target_link_libraries(tb_wolfssl PUBLIC Threads::Threads)
+if(NOT TB_BARE_METAL)
+  find_package(Threads)
+  if(Threads_FOUND)
+    target_link_libraries(tb_wolfssl PUBLIC Threads::Threads)
+  endif()
 endif()
 target_link_libraries(tb_wolfssl PUBLIC m)
 
-if(_wolf_x86_64)
-  set(_wolf_asm "x86-64 asm: SP maths, AES-NI, AVX SHA/ChaCha/Poly1305/X25519")
-else()
-  set(_wolf_asm "portable C (no asm)")
-endif()
 get_filename_component(_wolf_name ${_wolf} NAME)
 tb_add_agent(wolfssl
   SOURCES adapters/wolfssl/adapter.c adapters/wolfssl/run.c adapters/wolfssl/tls.c
   LIBS tb_wolfssl
-  CONFIG "wolfSSL built from source (${_wolf_name}); ${_wolf_asm}; TLS 1.2 PSK (static, DHE, ECDHE), static ECDH and DH_anon suites; session cache, tickets, 0-RTT enabled per endpoint")
+  # (no ';' in CONFIG: CMake would split the string into a list)
+  CONFIG "wolfSSL built from source (${_wolf_name}), profile ${_wolf_profile} (adapters/wolfssl/profiles/${_wolf_profile}.h): ${_wolf_asm}, TLS 1.2 PSK (static, DHE, ECDHE), static ECDH and DH_anon suites, session cache, tickets, 0-RTT enabled per endpoint")

@@ -465,7 +465,7 @@ static tb_status io_status(conn_t *c, int rc, const char *what)
 {
     int err = wolfSSL_get_error(c->ssl, rc);
     if (err == WOLFSSL_ERROR_WANT_READ) return TB_WANT_READ;
-    char text[160] = "", alert[96] = "", cert[200] = "";
+    char text[160] = "", alert[96] = "", cert[256] = "";
     error_text(err, text, sizeof(text));
     WOLFSSL_ALERT_HISTORY h;
     memset(&h, 0, sizeof(h));

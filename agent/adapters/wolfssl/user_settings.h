@@ -1,10 +1,10 @@
 /*
  * tlsbench's own wolfSSL configuration (compiled with WOLFSSL_USER_SETTINGS).
  *
- * Host profile: the full feature set the TLS handshake benchmarks need, with
- * the fast maths and AES code wolfSSL offers on x86-64. library.cmake
- * defines TB_WOLFSSL_X86_64_ASM=1 only when it builds the x86-64 assembly;
- * everywhere else (later: Cortex-M) this falls back to portable C.
+ * The base of every build profile, host and Cortex-M: the full feature set
+ * the primitive and TLS handshake benchmarks need. The maths and assembly
+ * choices are the profile's (profiles/<name>.h, included below): x86-64-asm
+ * (the host default on x86-64), c, sp-asm (Cortex-M), small-stack.
  *
  * This header is also included by wolfSSL's .S files, so it holds
  * preprocessor directives only (C declarations sit under __ASSEMBLER__).
@@ -86,30 +86,36 @@
 #define SP_INT_BITS 4096          /* RSA-4096 certificates still parse */
 
 /* ---- RNG: Hash DRBG (SHA-256). Its seed comes from one function of the
- * adapter (host: the OS; a bare-metal port swaps it). */
+ * adapter, which reads tb_platform_seed (host: the OS; firmware: a
+ * deterministic test stream, never an entropy source). */
 #define HAVE_HASHDRBG
 #define CUSTOM_RAND_GENERATE_SEED tb_wolfssl_seed
 #ifndef __ASSEMBLER__
 int tb_wolfssl_seed(unsigned char *output, unsigned int sz);
 #endif
 
-/* ---- Assembly: x86-64 only (library.cmake decides). SP maths in x86-64
- * asm (MULX/ADX paths chosen at run time), AES-NI + PCLMUL for AES and
- * GCM, and wolfSSL's "Intel speedup" (AVX1/AVX2 SHA-2, SHA-3, ChaCha20,
- * Poly1305, X25519), which is what makes it comparable to the system
- * libraries' assembly. CPU features are detected at run time (cpuid.c). */
-#if defined(TB_WOLFSSL_X86_64_ASM) && TB_WOLFSSL_X86_64_ASM
-#ifndef WOLFSSL_X86_64_BUILD /* library.cmake also gives it to the assembler */
-#define WOLFSSL_X86_64_BUILD
-#endif
-#define WOLFSSL_SP_X86_64
-#define WOLFSSL_SP_X86_64_ASM
-#define WOLFSSL_AESNI
-#define USE_INTEL_SPEEDUP
-#define WOLFSSL_USE_ALIGN
+/* ---- Build profile (a benchmark dimension): maths and assembly choices
+ * live in profiles/<TB_WOLFSSL_PROFILE>.h, which library.cmake names in
+ * TB_WOLFSSL_PROFILE_HEADER (with the source files it needs). */
+#if defined(TB_WOLFSSL_PROFILE_HEADER)
+#include TB_WOLFSSL_PROFILE_HEADER
 #endif
 
-/* ---- Host platform services: POSIX threads/mutexes, filesystem, BSD
- * sockets stay available (the TLS benchmark drives memory I/O callbacks). */
+/* ---- Platform services. Host: POSIX threads/mutexes, filesystem, BSD
+ * sockets stay available (the TLS benchmark drives memory I/O callbacks).
+ * Bare metal (library.cmake defines TB_BARE_METAL for the library too): no
+ * threads, files, sockets or OS random device; the adapter installs its own
+ * I/O callbacks and the seed (above) is tb_platform_seed. time() and
+ * gmtime() come from newlib, whose gettimeofday is the firmware's frozen
+ * clock (the host's "clock unix=..." request). */
+#if defined(TB_BARE_METAL)
+#define SINGLE_THREADED
+#define NO_FILESYSTEM
+#define WOLFSSL_USER_IO
+#define WOLFSSL_NO_SOCK
+#define NO_WRITEV
+#define NO_DEV_RANDOM
+#define WOLFSSL_NO_CURRDIR
+#endif
 
 #endif

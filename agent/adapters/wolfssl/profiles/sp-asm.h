@@ -1,0 +1,29 @@
+/*
+ * wolfSSL build profile "sp-asm" (TB_WOLFSSL_PROFILE=sp-asm, Cortex-M3/M4/M7
+ * only), included at the end of user_settings.h.
+ *
+ * wolfSSL's ARMv7-M / Thumb-2 assembly:
+ *  - SP maths: sp_cortexm.c (RSA 2048/3072, DH 2048/3072, P-256/P-384 in
+ *    Thumb-2 inline asm, UMULL/UMAAL multiply loops) instead of sp_c32.c;
+ *    sp_int.c's generic maths also uses its Cortex-M asm;
+ *  - other primitives (WOLFSSL_ARMASM on a Thumb-2 target, inline-asm C
+ *    files port/arm/thumb2-*_c.c): AES (ECB/CBC/CTR/GCM), SHA-256,
+ *    SHA-512, SHA-3 and Curve25519/Ed25519 field arithmetic. No NEON and no
+ *    Armv8 crypto instructions (a Cortex-M has neither). ChaCha20 and
+ *    Poly1305 have no Thumb-2 code in 5.7.2: they stay in C.
+ */
+#ifndef TB_WOLFSSL_PROFILE_H
+#define TB_WOLFSSL_PROFILE_H
+
+#define TB_WOLFSSL_PROFILE_NAME "sp-asm"
+
+#define WOLFSSL_SP_ARM_CORTEX_M_ASM
+#define WOLFSSL_SP_ASM
+
+#define WOLFSSL_ARMASM
+#define WOLFSSL_ARMASM_INLINE
+#define WOLFSSL_ARMASM_NO_HW_CRYPTO
+#define WOLFSSL_ARMASM_NO_NEON
+#define WOLFSSL_ARM_ARCH 7
+
+#endif
