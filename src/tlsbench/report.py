@@ -242,24 +242,34 @@ def _context(data: RunData, md: bool) -> list[str]:
     status = r.status if r.status == "complete" else f"{r.status} (incomplete: tlsbench run --resume {r.id})"
     bullet = "- " if md else "  "
     method = r.plan["method"]
+    firmware = "board" in m
+    sampling = ("one operation per sample (exact counts)" if firmware
+                else f"samples of >= {method['min_sample_ms']} ms")
     out = [
         f"{'## ' if md else ''}tlsbench run {r.id}: plan {r.plan_name}, target {r.target}, {status}",
-        f"{bullet}machine: {m.get('cpu_model')} ({m.get('cores')} cores; {', '.join(m.get('cpu_flags', []))}),"
-        f" {m.get('os')}, kernel {m.get('kernel')}",
-        f"{bullet}tlsbench {r.tlsbench_version}; method: {method['repeats']} repeats in"
-        f" {method.get('rounds', 1)} round(s) over the plan, warm-up {method['warmup']} per round,"
-        f" outliers {method['outliers']}, samples of >= {method['min_sample_ms']} ms",
+        f"{bullet}{'host ' if firmware else ''}machine: {m.get('cpu_model')} ({m.get('cores')} cores;"
+        f" {', '.join(m.get('cpu_flags', []))}), {m.get('os')}, kernel {m.get('kernel')}",
     ]
+    if firmware:
+        out.append(f"{bullet}board: {m['board']} ({m.get('board_cpu')}, {m.get('board_ram_bytes', 0) // 1024} KiB RAM),"
+                   f" counter: {m.get('board_counter')}"
+                   + (f"; {m['emulator']} {m.get('emulator_options', '')}" if "emulator" in m else "")
+                   + f"; built with {m.get('cross_compiler')}, newlib {m.get('newlib')}")
+    out.append(f"{bullet}tlsbench {r.tlsbench_version}; method: {method['repeats']} repeats in"
+               f" {method.get('rounds', 1)} round(s) over the plan, warm-up {method['warmup']} per round,"
+               f" outliers {method['outliers']}, {sampling}")
     if method.get("env"):
         out.append(f"{bullet}environment of the run's processes: "
                    + " ".join(f"{k}={v}" for k, v in sorted(method["env"].items())))
     for lib in data.libraries:
         out.append(f"{bullet}{lib['library']}: {lib['version']} [{lib['source']}]")
+        if firmware:  # the profile, optimisation and seed make firmware numbers what they are
+            out.append(f"{bullet}{lib['library']} build: {lib['config']}")
     missing: dict[str, str] = {}
     for lib in data.libraries:
         missing.update(json.loads(lib["counters_missing_json"]))
     for counter, why in sorted(missing.items()):
-        out.append(f"{bullet}{counter}: not measured on this machine ({why})")
+        out.append(f"{bullet}{counter}: not measured on this {'target' if firmware else 'machine'} ({why})")
     for c in data.checks:
         if c["status"] == "fail":
             out.append(f"{bullet}CHECK FAILED, not timed: {c['library']} {c['alg']}: {c['detail']}")
