@@ -21,10 +21,16 @@ import time
 from collections.abc import Iterable, Iterator
 
 from . import targets
+from .keys import FIRMWARE_CLOCK_ENV
 from .protocol import parse_line
 
 
 def clock_request(now: float | None = None) -> str:
+    """The firmware's frozen clock: the run's (TLSBENCH_FIRMWARE_CLOCK, set by
+    the runner from the reused test material), else this hour."""
+    fixed = os.environ.get(FIRMWARE_CLOCK_ENV, "")
+    if fixed.isdigit():
+        return f"clock unix={fixed}"
     t = int(now if now is not None else time.time())
     return f"clock unix={t - t % 3600}"
 

@@ -6,7 +6,11 @@ reader of the results use exactly the same material.
 
 from __future__ import annotations
 
+import datetime
+import json
 import secrets
+import time
+from pathlib import Path
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa, x448, x25519
@@ -96,3 +100,41 @@ def generate() -> dict[str, dict[str, dict[str, str]]]:
             "aes-128-cbc-hmac-sha256": {"key": secrets.token_bytes(16 + 32).hex()},
         },
     }
+
+
+# ---- material reused by deterministic (emulated) targets ----
+
+FIRMWARE_CLOCK_ENV = "TLSBENCH_FIRMWARE_CLOCK"
+MATERIAL_MAX_AGE_S = 20 * 86400  # test certificates are valid for 30 days
+
+
+def reusable(path: Path, now: float | None = None) -> dict:
+    """The keys and certificates of every emulated run made from this
+    checkout, generated once and reused for up to 20 days, so two runs of a
+    plan execute exactly the same instructions (a key's bits change what
+    scalar multiplication and RSA cost). ``keys["clock_unix"]`` is the time
+    the firmware's frozen clock shows: the hour they were made, inside every
+    certificate's validity."""
+    now = time.time() if now is None else now
+    try:
+        keys = json.loads(path.read_text())
+        if now - float(keys["clock_unix"]) < MATERIAL_MAX_AGE_S:
+            return keys
+    except (OSError, ValueError, KeyError, TypeError):
+        pass  # missing, unreadable or stale: made anew
+    keys = generate()
+    keys["clock_unix"] = int(now) - int(now) % 3600
+    save_reusable(path, keys)
+    return keys
+
+
+def save_reusable(path: Path, keys: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(keys))
+    tmp.replace(path)
+
+
+def clock_of(keys: dict) -> datetime.datetime | None:
+    t = keys.get("clock_unix")
+    return None if t is None else datetime.datetime.fromtimestamp(int(t), datetime.UTC)

@@ -4,11 +4,12 @@ own (never in parallel), summarised and stored before the next begins."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from typing import TextIO
 
-from . import agent, machine, sizes, targets, tls_runner
+from . import agent, machine, paths, sizes, targets, tls_runner
 from . import keys as keys_mod
 from .case import Case, Measured
 from .catalog import ALGORITHMS, BENCH_OPS, PKE_MESSAGE_SIZE, SIG_MESSAGE_SIZE, SIZED_KINDS
@@ -318,9 +319,16 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
     """Runs (or resumes) a plan; returns the run id. ``quiet``: warnings and errors only on stderr."""
     if resume is None:
         fit_to_target(plan, target)
-        keys = keys_mod.generate()
-        if "tls" in plan.kinds:  # the certificate chains, stored with the keys for a resume
-            tls_runner.prepare_material(plan, keys)
+        if target.deterministic:  # the same material every time: identical counts run after run
+            cache = paths.data_dir() / "firmware-material.json"
+            keys = keys_mod.reusable(cache)
+            if "tls" in plan.kinds:
+                tls_runner.prepare_material(plan, keys, now=keys_mod.clock_of(keys))
+                keys_mod.save_reusable(cache, keys)
+        else:
+            keys = keys_mod.generate()
+            if "tls" in plan.kinds:  # the certificate chains, stored with the keys for a resume
+                tls_runner.prepare_material(plan, keys)
         run_id = store.create_run(target=target.name, plan_name=plan.name, plan_source=plan_source,
                                   plan=plan.to_dict(), machine=machine.collect(target),
                                   version=machine.tlsbench_revision(), keys=keys)
@@ -337,6 +345,8 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
         if not quiet:
             _log(f"resuming run {run_id} (plan {plan.name!r})")
 
+    if "clock_unix" in keys:  # the firmware's frozen clock, inside the material's validity
+        os.environ[keys_mod.FIRMWARE_CLOCK_ENV] = str(keys["clock_unix"])
     session = _Session(store, run_id, plan, keys, target, json_out)
     cases = expand(plan)
     session.probe_libraries()

@@ -5,6 +5,7 @@ nobody here wrote."""
 
 from __future__ import annotations
 
+import datetime
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -174,9 +175,10 @@ def _pem_key(issued: Issued) -> str:
                                     serialization.NoEncryption()).decode()
 
 
-def material(keys: dict, cred: str, chain: str) -> dict[str, str]:
+def material(keys: dict, cred: str, chain: str, now: datetime.datetime | None = None) -> dict[str, str]:
     """The run's chain for this key type, with a client certificate under the
-    same root (generated on first use, stored with the run's keys)."""
+    same root (generated on first use, stored with the run's keys), valid
+    from an hour before ``now`` (default: the present)."""
     store = keys.setdefault("tls", {})
     if cred == tls_catalog.PSK_CRED:
         if "psk" not in store:
@@ -184,20 +186,20 @@ def material(keys: dict, cred: str, chain: str) -> dict[str, str]:
         return store["psk"]
     name = f"{cred}-{chain}"
     if name not in store or "client_chain" not in store[name]:
-        ch = certs.make_chain(cred, chain, "server")
-        client = certs.client_chain_for(ch)
+        ch = certs.make_chain(cred, chain, "server", now=now)
+        client = certs.client_chain_for(ch, now=now)
         store[name] = {"chain": _pem_chain(ch), "key": _pem_key(ch.leaf),
                        "trust": ch.root.cert.public_bytes(PEM).decode(),
                        "client_chain": _pem_chain(client), "client_key": _pem_key(client.leaf)}
     return store[name]
 
 
-def prepare_material(plan: Plan, keys: dict) -> None:
+def prepare_material(plan: Plan, keys: dict, now: datetime.datetime | None = None) -> None:
     for case in expand_tls(plan):
         if case.alg != BASELINE:
             v = TlsVariant.parse(case.op)
             if v.cred != tls_catalog.ANON_CRED:
-                material(keys, v.cred, v.chain)
+                material(keys, v.cred, v.chain, now)
 
 
 def _chain_from_pem(cred: str, kind: str, chain_pem: str, key_pem: str, trust_pem: str, role: str) -> Chain:
