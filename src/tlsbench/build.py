@@ -73,6 +73,8 @@ def build_firmware(target: targets.Target, libraries: list[str] | None = None, o
         configure += ["-G", "Ninja"]
     for lib, src in srcs.items():
         configure.append(f"-DTB_{lib.upper()}_SOURCE_DIR={src}")
+    for lib, profile in target.profiles:
+        configure.append(f"-DTB_{lib.upper()}_PROFILE={profile}")
     log(f"configuring firmware for {target.name} ({board.cpu}, -{opt}; {', '.join(libs) or 'selftest only'})")
     _run(configure, "cmake configure (firmware)")
     jobs = jobs or os.cpu_count() or 2

@@ -116,7 +116,7 @@ def cmd_run(a: argparse.Namespace) -> int:
                 run_id = runner.run(Plan(), "", store, resume=a.resume, json_out=sys.stdout if a.json else None,
                                     show_progress=show_progress, quiet=a.quiet)
         else:
-            target = targets.parse(a.target, a.board)
+            target = targets.parse(a.target, a.board, a.profile)
             if target.kind != "host" and not a.plan and not a.preset:
                 a.preset = "cortex-m"  # the default plan of a firmware target
             plan, source = _plan_from_args(a)
@@ -245,6 +245,8 @@ def cmd_list(a: argparse.Namespace) -> int:
         for b in targets.BOARDS.values():
             name = f"qemu:{b.name}" if b.machine else f"serial:PORT --board {b.name}"
             print(f"{name:28}  {b.description}; {b.ram_bytes // 1024} KiB RAM; counter: {b.counter}")
+        for lib in build.FIRMWARE_LIBRARIES:
+            print(f"{'':28}  --profile {lib}=" + "|".join(targets.available_profiles(lib)))
     elif what == "presets":
         for name, path in presets().items():
             plan, _ = load_preset(name)
@@ -270,7 +272,7 @@ def cmd_doctor(a: argparse.Namespace) -> int:
 def cmd_build(a: argparse.Namespace) -> int:
     libs = _csv(a.libraries) if a.libraries else None
     log = lambda m: print(m, file=sys.stderr)  # noqa: E731
-    target = targets.parse(a.target, a.board)
+    target = targets.parse(a.target, a.board, a.profile)
     if target.kind == "host":
         build.build_agents(libs, jobs=a.jobs, log=log)
     else:
@@ -327,6 +329,7 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--target", default="host",
                    help="host (default), qemu:BOARD or serial:DEVICE (see: tlsbench list targets)")
     r.add_argument("--board", help="the board behind a serial target, e.g. nucleo-f446re")
+    r.add_argument("--profile", help="firmware library build profiles, e.g. mbedtls=small,wolfssl=sp-asm")
     r.add_argument("-q", "--quiet", action="store_true",
                    help="no progress, no table, no notes: only errors on stderr (the run is stored)")
     r.set_defaults(func=cmd_run)
@@ -376,6 +379,7 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--jobs", type=int, help="parallel build jobs (default: all cores)")
     b.add_argument("--target", default="host", help="host (default) or qemu:BOARD / serial:DEVICE: the firmware")
     b.add_argument("--board", help="the board behind a serial target")
+    b.add_argument("--profile", help="firmware library build profiles, e.g. mbedtls=small,wolfssl=sp-asm")
     b.add_argument("--opt", default="Os", choices=list(build.OPT_LEVELS), help="firmware optimisation (default Os)")
     b.set_defaults(func=cmd_build)
     ce = sub.add_parser("certs", help="generate test certificate chains (root, intermediate, leaf)")

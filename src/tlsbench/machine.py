@@ -50,7 +50,7 @@ def _firmware(target) -> dict[str, object]:
     board = target.board
     out: dict[str, object] = {
         "board": board.name, "board_cpu": board.cpu, "board_ram_bytes": board.ram_bytes,
-        "board_counter": board.counter,
+        "board_counter": board.counter, "profiles": dict(target.profiles),
         "cross_compiler": (_cmd("arm-none-eabi-gcc", "--version").splitlines() or ["unknown"])[0],
         "newlib": _cmd("dpkg-query", "-W", "-f=${Version}", "libnewlib-arm-none-eabi") or "unknown",
     }

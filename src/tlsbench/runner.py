@@ -341,7 +341,8 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
         plan = Plan.from_dict(info.plan)
         keys = info.keys
         run_id = resume
-        target = targets.parse(info.target, info.machine.get("board"))
+        profiles = ",".join(f"{k}={v}" for k, v in (info.machine.get("profiles") or {}).items())
+        target = targets.parse(info.target, info.machine.get("board"), profiles or None)
         if not quiet:
             _log(f"resuming run {run_id} (plan {plan.name!r})")
 

@@ -50,6 +50,8 @@ class Target:
     kind: str  # host | qemu | serial
     board: Board | None = None
     port: str | None = None  # serial device
+    # library -> build profile (agent/adapters/<lib>/profiles/<name>.h), when not the library's default
+    profiles: tuple[tuple[str, str], ...] = ()
 
     @property
     def deterministic(self) -> bool:
@@ -61,7 +63,8 @@ class Target:
         shares its board's firmware build)."""
         if self.board is None:
             return "host"
-        return f"{'qemu' if self.board.machine else 'board'}-{self.board.name}"
+        suffix = "".join(f"-{lib}.{prof}" for lib, prof in self.profiles)
+        return f"{'qemu' if self.board.machine else 'board'}-{self.board.name}{suffix}"
 
     def build_dir(self) -> Path:
         return paths.root() / "build" / self.build_name
@@ -92,9 +95,32 @@ def known_names() -> list[str]:
     return ["host", *(f"qemu:{b}" for b, v in BOARDS.items() if v.machine), "serial:PORT --board BOARD"]
 
 
-def parse(name: str, board: str | None = None) -> Target:
-    """'host', 'qemu:<board>' or 'serial:<device>' (with board=...)."""
+def available_profiles(library: str) -> list[str]:
+    folder = paths.root() / "agent" / "adapters" / library / "profiles"
+    return sorted(p.stem for p in folder.glob("*.h")) if folder.is_dir() else []
+
+
+def parse_profiles(text: str | None) -> tuple[tuple[str, str], ...]:
+    """'mbedtls=small,wolfssl=sp-asm' -> sorted pairs; unknown names are errors."""
+    out = {}
+    for item in (t.strip() for t in (text or "").split(",") if t.strip()):
+        lib, sep, prof = item.partition("=")
+        known = available_profiles(lib)
+        if not sep or not known:
+            raise PlanError(f"--profile expects LIBRARY=PROFILE, e.g. mbedtls=small (got {item!r})")
+        if prof not in known:
+            raise PlanError(f"unknown {lib} profile {prof!r}; {lib} profiles: {', '.join(known)}")
+        out[lib] = prof
+    return tuple(sorted(out.items()))
+
+
+def parse(name: str, board: str | None = None, profiles: str | None = None) -> Target:
+    """'host', 'qemu:<board>' or 'serial:<device>' (with board=...); profiles
+    ('mbedtls=small,...') pick library build profiles for firmware."""
+    prof = parse_profiles(profiles)
     if name == "host":
+        if prof:
+            raise PlanError("--profile selects firmware builds; host agents use each library's host profile")
         return HOST
     kind, _, rest = name.partition(":")
     if kind == "qemu":
@@ -104,13 +130,13 @@ def parse(name: str, board: str | None = None) -> Target:
             near = difflib.get_close_matches(rest, emulated, n=3)
             hint = f" (did you mean {', '.join('qemu:' + n for n in near)}?)" if near else ""
             raise PlanError(f"unknown emulated board {rest!r}{hint}; known: {', '.join(emulated)}")
-        return Target(name, "qemu", b)
+        return Target(name, "qemu", b, profiles=prof)
     if kind == "serial":
         if not re.fullmatch(r"/dev/[A-Za-z0-9_./-]+", rest):
             raise PlanError(f"serial target needs a device path, e.g. serial:/dev/ttyACM0 (got {name!r})")
         if board is None or board not in BOARDS:
             raise PlanError(f"serial target needs --board, one of: {', '.join(BOARDS)}")
-        return Target(name, "serial", BOARDS[board], rest)
+        return Target(name, "serial", BOARDS[board], rest, profiles=prof)
     near = difflib.get_close_matches(name, known_names(), n=3)
     hint = f" (did you mean {', '.join(near)}?)" if near else ""
     raise PlanError(f"unknown target {name!r}{hint}; known: {', '.join(known_names())}")
