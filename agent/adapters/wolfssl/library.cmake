@@ -22,6 +22,7 @@ set(_wolf_cfg ${CMAKE_CURRENT_SOURCE_DIR}/adapters/wolfssl)
 #   small-stack  generic C with WOLFSSL_SMALL_STACK, SP small, low-memory
 #                Curve25519/Ed25519, GCM without tables
 set(_wolf_x86_64 OFF)
+set(_wolf_thumb2_armasm OFF)
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$" AND CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
   set(_wolf_x86_64 ON)
 endif()
@@ -68,13 +69,23 @@ if(_wolf_profile STREQUAL "x86-64-asm")
        sha256_asm.S sha512_asm.S sha3_asm.S chacha_asm.S poly1305_asm.S fe_x25519_asm.S)
   set(_wolf_asm "x86-64 asm: SP maths, AES-NI, AVX SHA/ChaCha/Poly1305/X25519")
 elseif(_wolf_profile STREQUAL "sp-asm")
-  # As wolfSSL's own build lists them for a Thumb-2 target: the wc_* API of
-  # AES, SHA-256 and SHA-512 lives in port/arm/armv8-*.c (aes.c, sha256.c and
-  # sha512.c step aside under WOLFSSL_ARMASM), the asm in thumb2-*_c.c.
-  list(APPEND _wolf_crypt_sources sp_cortexm.c port/arm/armv8-aes.c port/arm/armv8-sha256.c
-       port/arm/armv8-sha512.c port/arm/thumb2-aes-asm_c.c port/arm/thumb2-sha256-asm_c.c
-       port/arm/thumb2-sha512-asm_c.c port/arm/thumb2-sha3-asm_c.c port/arm/thumb2-curve25519_c.c)
-  set(_wolf_asm "Cortex-M Thumb-2 asm: SP maths (sp_cortexm.c), AES/GCM, SHA-256, SHA-512, SHA-3, Curve25519/Ed25519 field (port/arm/thumb2-*_c.c); ChaCha20/Poly1305 in C")
+  list(APPEND _wolf_crypt_sources sp_cortexm.c)
+  if(TB_CPU MATCHES "^cortex-m3")
+    # ARMv7-M has no UMAAL: the SP code has a UMULL/UMLAL variant, but
+    # wolfSSL 5.7.2's Thumb-2 Curve25519 needs UMAAL and WOLFSSL_ARMASM
+    # cannot leave Curve25519 out, so on M3 only the SP maths are asm.
+    set(_wolf_asm "Cortex-M3 Thumb-2 asm for the SP maths only (sp_cortexm.c without UMAAL), other primitives in C (the Thumb-2 Curve25519 of wolfSSL 5.7.2 needs UMAAL, ARMv7E-M)")
+  else()
+    # As wolfSSL's own build lists them for a Thumb-2 target: the wc_* API
+    # of AES, SHA-256 and SHA-512 lives in port/arm/armv8-*.c (aes.c,
+    # sha256.c and sha512.c step aside under WOLFSSL_ARMASM), the asm in
+    # thumb2-*_c.c. profiles/sp-asm.h reads TB_WOLFSSL_THUMB2_ARMASM.
+    list(APPEND _wolf_crypt_sources port/arm/armv8-aes.c port/arm/armv8-sha256.c
+         port/arm/armv8-sha512.c port/arm/thumb2-aes-asm_c.c port/arm/thumb2-sha256-asm_c.c
+         port/arm/thumb2-sha512-asm_c.c port/arm/thumb2-sha3-asm_c.c port/arm/thumb2-curve25519_c.c)
+    set(_wolf_thumb2_armasm ON)
+    set(_wolf_asm "Cortex-M Thumb-2 asm: SP maths (sp_cortexm.c), AES/GCM, SHA-256, SHA-512, SHA-3, Curve25519/Ed25519 field (port/arm/thumb2-*_c.c), ChaCha20/Poly1305 in C")
+  endif()
 else()
   # Fixed-size SP maths in C (the word size picks which file is live).
   list(APPEND _wolf_crypt_sources sp_c32.c sp_c64.c)
@@ -97,6 +108,9 @@ add_library(tb_wolfssl STATIC ${_wolf_files})
 target_include_directories(tb_wolfssl PUBLIC ${_wolf_cfg} ${_wolf})
 target_compile_definitions(tb_wolfssl PUBLIC WOLFSSL_USER_SETTINGS
                            TB_WOLFSSL_PROFILE_HEADER="profiles/${_wolf_profile}.h")
+if(_wolf_thumb2_armasm)
+  target_compile_definitions(tb_wolfssl PUBLIC TB_WOLFSSL_THUMB2_ARMASM=1)
+endif()
 if(TB_BARE_METAL)
   # user_settings.h drops threads, files, sockets and the OS random device
   target_compile_definitions(tb_wolfssl PUBLIC TB_BARE_METAL=1)
