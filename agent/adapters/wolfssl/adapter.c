@@ -142,8 +142,6 @@ static const char *wolf_config(void)
              "AES-NI + PCLMUL asm",
 #elif defined(WOLFSSL_ARMASM)
              "Thumb-2 asm",
-#elif defined(GCM_SMALL)
-             "C with GCM without tables (GCM_SMALL)",
 #else
              "C with GCM 4-bit tables",
 #endif

@@ -19,8 +19,7 @@ set(_wolf_cfg ${CMAKE_CURRENT_SOURCE_DIR}/adapters/wolfssl)
 #   c            generic C (SP C32/C64 code); the default elsewhere
 #   sp-asm       Cortex-M3/M4/M7 Thumb-2 assembly (sp_cortexm.c and
 #                port/arm/thumb2-*_c.c); Cortex-M only
-#   small-stack  generic C with WOLFSSL_SMALL_STACK, SP small, low-memory
-#                Curve25519/Ed25519, GCM without tables
+#   small-stack  generic C with WOLFSSL_SMALL_STACK and WOLFSSL_SP_SMALL
 set(_wolf_x86_64 OFF)
 set(_wolf_thumb2_armasm OFF)
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$" AND CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
@@ -59,10 +58,10 @@ set(_wolf_tls_sources internal.c keys.c ssl.c tls.c tls13.c wolfio.c)
 # wolfCrypt (misc.c is #included by the files that need it).
 set(_wolf_crypt_sources
   aes.c asn.c chacha.c chacha20_poly1305.c coding.c cpuid.c curve25519.c curve448.c
-  dh.c ecc.c ed25519.c ed448.c error.c fe_448.c fe_low_mem.c fe_operations.c ge_448.c
-  ge_low_mem.c ge_operations.c hash.c hmac.c kdf.c logging.c md5.c memory.c poly1305.c
-  pwdbased.c random.c rsa.c sha.c sha256.c sha3.c sha512.c signature.c sp_int.c
-  wc_encrypt.c wc_port.c wolfmath.c)
+  dh.c ecc.c ed25519.c ed448.c error.c fe_448.c fe_operations.c ge_448.c
+  ge_operations.c hash.c hmac.c kdf.c logging.c md5.c memory.c poly1305.c pwdbased.c
+  random.c rsa.c sha.c sha256.c sha3.c sha512.c signature.c sp_int.c wc_encrypt.c
+  wc_port.c wolfmath.c)
 if(_wolf_profile STREQUAL "x86-64-asm")
   enable_language(ASM)
   list(APPEND _wolf_crypt_sources sp_x86_64.c sp_x86_64_asm.S aes_asm.S aes_gcm_asm.S
@@ -90,7 +89,7 @@ else()
   # Fixed-size SP maths in C (the word size picks which file is live).
   list(APPEND _wolf_crypt_sources sp_c32.c sp_c64.c)
   if(_wolf_profile STREQUAL "small-stack")
-    set(_wolf_asm "portable C (no asm), WOLFSSL_SMALL_STACK + WOLFSSL_SP_SMALL + CURVED25519_SMALL + GCM_SMALL")
+    set(_wolf_asm "portable C (no asm), WOLFSSL_SMALL_STACK + WOLFSSL_SP_SMALL")
   else()
     set(_wolf_asm "portable C (no asm)")
   endif()
