@@ -47,7 +47,7 @@ if(_wolf_profile STREQUAL "x86-64-asm" AND NOT _wolf_x86_64)
   message(FATAL_ERROR "wolfssl: profile 'x86-64-asm' needs an x86-64 target with GCC or Clang "
                       "(this build: ${CMAKE_SYSTEM_PROCESSOR}, ${CMAKE_C_COMPILER_ID}); use 'c'")
 endif()
-if(_wolf_profile STREQUAL "sp-asm" AND NOT (TB_BARE_METAL AND TB_CPU MATCHES "^cortex-m(3|4|7)"))
+if(_wolf_profile STREQUAL "sp-asm" AND NOT (TB_BARE_METAL AND TB_CPU MATCHES "^cortex-m(3|4|7)$"))
   message(FATAL_ERROR "wolfssl: profile 'sp-asm' is wolfSSL's ARMv7-M (Thumb-2) assembly: it needs "
                       "a Cortex-M3/M4/M7 firmware build (TB_PLATFORM=<board>, TB_CPU=cortex-m3/m4/m7); "
                       "this build is TB_PLATFORM=${TB_PLATFORM} TB_CPU='${TB_CPU}'. Use 'c' or 'small-stack'")
@@ -69,7 +69,7 @@ if(_wolf_profile STREQUAL "x86-64-asm")
   set(_wolf_asm "x86-64 asm: SP maths, AES-NI, AVX SHA/ChaCha/Poly1305/X25519")
 elseif(_wolf_profile STREQUAL "sp-asm")
   list(APPEND _wolf_crypt_sources sp_cortexm.c)
-  if(TB_CPU MATCHES "^cortex-m3")
+  if(TB_CPU STREQUAL "cortex-m3")
     # ARMv7-M has no UMAAL: the SP code has a UMULL/UMLAL variant, but
     # wolfSSL 5.7.2's Thumb-2 Curve25519 needs UMAAL and WOLFSSL_ARMASM
     # cannot leave Curve25519 out, so on M3 only the SP maths are asm.
