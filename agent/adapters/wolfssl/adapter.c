@@ -129,8 +129,10 @@ static const char *wolf_config(void)
              TB_LIBRARY_CONFIG, TB_WOLFSSL_PROFILE_NAME, SP_INT_BITS,
 #if defined(WOLFSSL_SP_X86_64_ASM)
              "x86-64 asm",
+#elif defined(WOLFSSL_SP_ARM_CORTEX_M_ASM) && defined(WOLFSSL_SP_NO_UMAAL)
+             "Cortex-M Thumb-2 asm (UMULL/UMLAL, no UMAAL)",
 #elif defined(WOLFSSL_SP_ARM_CORTEX_M_ASM)
-             "Cortex-M Thumb-2 asm",
+             "Cortex-M Thumb-2 asm (UMAAL)",
 #elif defined(WOLFSSL_SP_SMALL)
              "C (WOLFSSL_SP_SMALL)",
 #else
@@ -140,8 +142,6 @@ static const char *wolf_config(void)
              "AES-NI + PCLMUL asm",
 #elif defined(WOLFSSL_ARMASM)
              "Thumb-2 asm",
-#elif defined(GCM_SMALL)
-             "C with GCM without tables (GCM_SMALL)",
 #else
              "C with GCM 4-bit tables",
 #endif

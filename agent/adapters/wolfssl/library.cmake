@@ -19,9 +19,9 @@ set(_wolf_cfg ${CMAKE_CURRENT_SOURCE_DIR}/adapters/wolfssl)
 #   c            generic C (SP C32/C64 code); the default elsewhere
 #   sp-asm       Cortex-M3/M4/M7 Thumb-2 assembly (sp_cortexm.c and
 #                port/arm/thumb2-*_c.c); Cortex-M only
-#   small-stack  generic C with WOLFSSL_SMALL_STACK, SP small, low-memory
-#                Curve25519/Ed25519, GCM without tables
+#   small-stack  generic C with WOLFSSL_SMALL_STACK and WOLFSSL_SP_SMALL
 set(_wolf_x86_64 OFF)
+set(_wolf_thumb2_armasm OFF)
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$" AND CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
   set(_wolf_x86_64 ON)
 endif()
@@ -47,7 +47,7 @@ if(_wolf_profile STREQUAL "x86-64-asm" AND NOT _wolf_x86_64)
   message(FATAL_ERROR "wolfssl: profile 'x86-64-asm' needs an x86-64 target with GCC or Clang "
                       "(this build: ${CMAKE_SYSTEM_PROCESSOR}, ${CMAKE_C_COMPILER_ID}); use 'c'")
 endif()
-if(_wolf_profile STREQUAL "sp-asm" AND NOT (TB_BARE_METAL AND TB_CPU MATCHES "^cortex-m(3|4|7)"))
+if(_wolf_profile STREQUAL "sp-asm" AND NOT (TB_BARE_METAL AND TB_CPU MATCHES "^cortex-m(3|4|7)$"))
   message(FATAL_ERROR "wolfssl: profile 'sp-asm' is wolfSSL's ARMv7-M (Thumb-2) assembly: it needs "
                       "a Cortex-M3/M4/M7 firmware build (TB_PLATFORM=<board>, TB_CPU=cortex-m3/m4/m7); "
                       "this build is TB_PLATFORM=${TB_PLATFORM} TB_CPU='${TB_CPU}'. Use 'c' or 'small-stack'")
@@ -58,28 +58,38 @@ set(_wolf_tls_sources internal.c keys.c ssl.c tls.c tls13.c wolfio.c)
 # wolfCrypt (misc.c is #included by the files that need it).
 set(_wolf_crypt_sources
   aes.c asn.c chacha.c chacha20_poly1305.c coding.c cpuid.c curve25519.c curve448.c
-  dh.c ecc.c ed25519.c ed448.c error.c fe_448.c fe_low_mem.c fe_operations.c ge_448.c
-  ge_low_mem.c ge_operations.c hash.c hmac.c kdf.c logging.c md5.c memory.c poly1305.c
-  pwdbased.c random.c rsa.c sha.c sha256.c sha3.c sha512.c signature.c sp_int.c
-  wc_encrypt.c wc_port.c wolfmath.c)
+  dh.c ecc.c ed25519.c ed448.c error.c fe_448.c fe_operations.c ge_448.c
+  ge_operations.c hash.c hmac.c kdf.c logging.c md5.c memory.c poly1305.c pwdbased.c
+  random.c rsa.c sha.c sha256.c sha3.c sha512.c signature.c sp_int.c wc_encrypt.c
+  wc_port.c wolfmath.c)
 if(_wolf_profile STREQUAL "x86-64-asm")
   enable_language(ASM)
   list(APPEND _wolf_crypt_sources sp_x86_64.c sp_x86_64_asm.S aes_asm.S aes_gcm_asm.S
        sha256_asm.S sha512_asm.S sha3_asm.S chacha_asm.S poly1305_asm.S fe_x25519_asm.S)
   set(_wolf_asm "x86-64 asm: SP maths, AES-NI, AVX SHA/ChaCha/Poly1305/X25519")
 elseif(_wolf_profile STREQUAL "sp-asm")
-  # As wolfSSL's own build lists them for a Thumb-2 target: the wc_* API of
-  # AES, SHA-256 and SHA-512 lives in port/arm/armv8-*.c (aes.c, sha256.c and
-  # sha512.c step aside under WOLFSSL_ARMASM), the asm in thumb2-*_c.c.
-  list(APPEND _wolf_crypt_sources sp_cortexm.c port/arm/armv8-aes.c port/arm/armv8-sha256.c
-       port/arm/armv8-sha512.c port/arm/thumb2-aes-asm_c.c port/arm/thumb2-sha256-asm_c.c
-       port/arm/thumb2-sha512-asm_c.c port/arm/thumb2-sha3-asm_c.c port/arm/thumb2-curve25519_c.c)
-  set(_wolf_asm "Cortex-M Thumb-2 asm: SP maths (sp_cortexm.c), AES/GCM, SHA-256, SHA-512, SHA-3, Curve25519/Ed25519 field (port/arm/thumb2-*_c.c); ChaCha20/Poly1305 in C")
+  list(APPEND _wolf_crypt_sources sp_cortexm.c)
+  if(TB_CPU STREQUAL "cortex-m3")
+    # ARMv7-M has no UMAAL: the SP code has a UMULL/UMLAL variant, but
+    # wolfSSL 5.7.2's Thumb-2 Curve25519 needs UMAAL and WOLFSSL_ARMASM
+    # cannot leave Curve25519 out, so on M3 only the SP maths are asm.
+    set(_wolf_asm "Cortex-M3 Thumb-2 asm for the SP maths only (sp_cortexm.c without UMAAL), other primitives in C (the Thumb-2 Curve25519 of wolfSSL 5.7.2 needs UMAAL, ARMv7E-M)")
+  else()
+    # As wolfSSL's own build lists them for a Thumb-2 target: the wc_* API
+    # of AES, SHA-256 and SHA-512 lives in port/arm/armv8-*.c (aes.c,
+    # sha256.c and sha512.c step aside under WOLFSSL_ARMASM), the asm in
+    # thumb2-*_c.c. profiles/sp-asm.h reads TB_WOLFSSL_THUMB2_ARMASM.
+    list(APPEND _wolf_crypt_sources port/arm/armv8-aes.c port/arm/armv8-sha256.c
+         port/arm/armv8-sha512.c port/arm/thumb2-aes-asm_c.c port/arm/thumb2-sha256-asm_c.c
+         port/arm/thumb2-sha512-asm_c.c port/arm/thumb2-sha3-asm_c.c port/arm/thumb2-curve25519_c.c)
+    set(_wolf_thumb2_armasm ON)
+    set(_wolf_asm "Cortex-M Thumb-2 asm: SP maths (sp_cortexm.c), AES/GCM, SHA-256, SHA-512, SHA-3, Curve25519/Ed25519 field (port/arm/thumb2-*_c.c), ChaCha20/Poly1305 in C")
+  endif()
 else()
   # Fixed-size SP maths in C (the word size picks which file is live).
   list(APPEND _wolf_crypt_sources sp_c32.c sp_c64.c)
   if(_wolf_profile STREQUAL "small-stack")
-    set(_wolf_asm "portable C (no asm), WOLFSSL_SMALL_STACK + WOLFSSL_SP_SMALL + CURVED25519_SMALL + GCM_SMALL")
+    set(_wolf_asm "portable C (no asm), WOLFSSL_SMALL_STACK + WOLFSSL_SP_SMALL")
   else()
     set(_wolf_asm "portable C (no asm)")
   endif()
@@ -97,6 +107,9 @@ add_library(tb_wolfssl STATIC ${_wolf_files})
 target_include_directories(tb_wolfssl PUBLIC ${_wolf_cfg} ${_wolf})
 target_compile_definitions(tb_wolfssl PUBLIC WOLFSSL_USER_SETTINGS
                            TB_WOLFSSL_PROFILE_HEADER="profiles/${_wolf_profile}.h")
+if(_wolf_thumb2_armasm)
+  target_compile_definitions(tb_wolfssl PUBLIC TB_WOLFSSL_THUMB2_ARMASM=1)
+endif()
 if(TB_BARE_METAL)
   # user_settings.h drops threads, files, sockets and the OS random device
   target_compile_definitions(tb_wolfssl PUBLIC TB_BARE_METAL=1)
