@@ -126,9 +126,6 @@ uint64_t tb_heap_process_peak(void)
 
 /* ---- stacks ---- */
 
-#ifndef TB_STACK_BYTES
-#define TB_STACK_BYTES (64u * 1024u)
-#endif
 #define PAINT 0xA5u
 #define GUARD 64u /* bytes at the bottom that must stay painted */
 
@@ -138,7 +135,7 @@ struct tb_stack {
 };
 
 /* One for primitives, one per handshake side. */
-static struct tb_stack stacks[3];
+static struct tb_stack stacks[TB_PAINTED_STACKS];
 
 /* Calls fn(arg) with the stack pointer at top (8-byte aligned), then
  * restores it. Thumb-1 instructions only, so it also runs on Cortex-M0. */

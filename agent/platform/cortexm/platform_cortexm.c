@@ -184,8 +184,30 @@ static void set_clock(const void *fields, size_t nf)
     tb_end(TB_OK, NULL);
 }
 
+/* What fits this firmware, so the host can say "does not fit" with the
+ * bytes a request needs (a request line longer than line_max is refused;
+ * an allocation beyond the heap arena fails and counts in heap_failures; a
+ * call deeper than stack_bytes overflows its painted stack). */
+static void limits(void)
+{
+    extern char _heap_limit[], _stack_top[];
+    tb_rec_begin("limits");
+    tb_rec_u64("line_max", TB_MAX_LINE - 1);
+    tb_rec_u64("heap_arena", tb_cortexm_heap_arena());
+    tb_rec_u64("stack_bytes", TB_STACK_BYTES);
+    tb_rec_u64("stacks", TB_PAINTED_STACKS);
+    tb_rec_u64("main_stack", (uint64_t)(_stack_top - _heap_limit));
+    tb_rec_u64("heap_failures", tb_cortexm_heap_failures());
+    tb_rec_end();
+    tb_end(TB_OK, NULL);
+}
+
 int tb_platform_verb(const char *verb, const void *fields, size_t n)
 {
+    if (strcmp(verb, "limits") == 0) {
+        limits();
+        return 1;
+    }
     if (strcmp(verb, "exit") == 0) {
         tb_end(TB_OK, NULL);
         tb_cortexm_exit(0);
