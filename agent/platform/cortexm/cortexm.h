@@ -10,12 +10,15 @@
 #define TB_TIMER_IRQ 8
 #endif
 /* The RAM budget a board sets in its board.cmake (CMake always defines
- * them for firmware; these are the defaults of core/agent.c and the MPS2). */
+ * them for firmware; these are the defaults of core/agent.c, core/protocol.c and the MPS2). */
 #ifndef TB_STACK_BYTES
 #define TB_STACK_BYTES (64u * 1024u)
 #endif
 #ifndef TB_MAX_LINE
 #define TB_MAX_LINE (1u << 16)
+#endif
+#ifndef TB_MAX_RECORD
+#define TB_MAX_RECORD (1u << 17)
 #endif
 #define TB_PAINTED_STACKS 3u /* one for primitives, one per handshake side */
 /* Emulated boards end through semihosting; real ones spin. */

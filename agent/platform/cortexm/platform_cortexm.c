@@ -26,6 +26,10 @@ void tb_platform_init(void)
     tb_read_counters(&b);
     read_cost = b.instructions - a.instructions; /* read_cost was 0 for both */
     reads = 0;
+    /* "Ready": one empty line (the host's reader skips empty lines). A host
+     * should send nothing before it: QEMU's STM32 USART model drops what
+     * arrives before the firmware has enabled it. */
+    tb_write("\n", 1);
 }
 
 uint32_t tb_platform_counters(void)
@@ -193,6 +197,7 @@ static void limits(void)
     extern char _heap_limit[], _stack_top[];
     tb_rec_begin("limits");
     tb_rec_u64("line_max", TB_MAX_LINE - 1);
+    tb_rec_u64("record_max", TB_MAX_RECORD);
     tb_rec_u64("heap_arena", tb_cortexm_heap_arena());
     tb_rec_u64("stack_bytes", TB_STACK_BYTES);
     tb_rec_u64("stacks", TB_PAINTED_STACKS);

@@ -38,8 +38,16 @@ void tb_cortexm_exit(int failed)
     for (;;) __asm__ volatile("wfi");
 }
 
+/* A board whose UART drops input until it is enabled (QEMU's STM32 USART)
+ * enables it here, before the thousands of instructions that set up RAM.
+ * It runs before .data and .bss exist: registers only. */
+__attribute__((weak)) void tb_board_early_init(void)
+{
+}
+
 void Reset_Handler(void)
 {
+    tb_board_early_init();
     uint32_t *src = &_sidata, *dst = &_sdata;
     if (src != dst) {
         while (dst < &_edata) *dst++ = *src++;
