@@ -131,11 +131,15 @@ uint64_t tb_heap_process_peak(void)
 
 struct tb_stack {
     uint8_t mem[TB_STACK_BYTES] __attribute__((aligned(8)));
-    int in_use;
 };
 
-/* One for primitives, one per handshake side. */
+/* One for primitives, one per handshake side. Nothing in them needs
+ * initialising (each is painted before use), so a linker script may place
+ * them (section .bss.stacks) outside the zeroed .bss: the boards put them
+ * at the bottom of RAM, below the main stack, so that overflow runs into
+ * idle stack space and then off RAM (a fault), never into live data. */
 static struct tb_stack stacks[TB_PAINTED_STACKS];
+static int in_use[TB_PAINTED_STACKS];
 
 /* Calls fn(arg) with the stack pointer at top (8-byte aligned), then
  * restores it. Thumb-1 instructions only, so it also runs on Cortex-M0. */
@@ -181,8 +185,8 @@ int tb_stack_run(void (*fn)(void *), void *arg, uint64_t *used)
 tb_stack *tb_stack_new(void)
 {
     for (size_t i = 1; i < sizeof(stacks) / sizeof(stacks[0]); i++) {
-        if (!stacks[i].in_use) {
-            stacks[i].in_use = 1;
+        if (!in_use[i]) {
+            in_use[i] = 1;
             memset(stacks[i].mem, PAINT, TB_STACK_BYTES);
             return &stacks[i];
         }
@@ -203,5 +207,5 @@ uint64_t tb_stack_peak(const tb_stack *s)
 
 void tb_stack_free(tb_stack *s)
 {
-    if (s != NULL) s->in_use = 0;
+    if (s != NULL) in_use[s - stacks] = 0;
 }

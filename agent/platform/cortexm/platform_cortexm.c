@@ -194,14 +194,14 @@ static void set_clock(const void *fields, size_t nf)
  * call deeper than stack_bytes overflows its painted stack). */
 static void limits(void)
 {
-    extern char _heap_limit[], _stack_top[];
+    extern char _main_stack_size[]; /* a linker script value, not an object */
     tb_rec_begin("limits");
     tb_rec_u64("line_max", TB_MAX_LINE - 1);
     tb_rec_u64("record_max", TB_MAX_RECORD);
     tb_rec_u64("heap_arena", tb_cortexm_heap_arena());
     tb_rec_u64("stack_bytes", TB_STACK_BYTES);
     tb_rec_u64("stacks", TB_PAINTED_STACKS);
-    tb_rec_u64("main_stack", (uint64_t)(_stack_top - _heap_limit));
+    tb_rec_u64("main_stack", (uint64_t)(uintptr_t)_main_stack_size);
     tb_rec_u64("heap_failures", tb_cortexm_heap_failures());
     tb_rec_end();
     tb_end(TB_OK, NULL);
