@@ -1,0 +1,11 @@
+# microbit (QEMU): 16 KiB of RAM. 3 painted stacks of 1.5 KiB, request
+# line 1 KiB + 512 B byte pool, 1.5 KiB record line, 2 KiB main stack,
+# 512 B handler stack (microbit.ld), 2.5 KiB of newlib's own data (its
+# reentrancy struct and malloc bins); the rest, about 2.7 KiB, is heap (the
+# "limits" request says exactly). Requests that need more are refused
+# ("request line too long") or fail: a heap failure (counted in "limits")
+# or a stack overflow (a "fault" record).
+set(TB_BOARD_CPUS cortex-m0)
+set(TB_BOARD_MAX_LINE 1024)
+set(TB_BOARD_MAX_RECORD 1536)
+set(TB_BOARD_STACK_BYTES 1536)
