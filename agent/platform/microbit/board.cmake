@@ -9,3 +9,7 @@ set(TB_BOARD_CPUS cortex-m0)
 set(TB_BOARD_MAX_LINE 1024)
 set(TB_BOARD_MAX_RECORD 1536)
 set(TB_BOARD_STACK_BYTES 1536)
+# newlib-nano: full newlib's malloc grows its arena in 4 KiB pages (more
+# than this heap: every allocation failed) and keeps 2.5 KiB of data;
+# nano's grows by what is asked and keeps a few hundred bytes.
+set(TB_BOARD_LINK_OPTIONS --specs=nano.specs)
