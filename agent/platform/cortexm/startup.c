@@ -20,6 +20,7 @@ void tb_timer_irq(void);
 /* ARM semihosting (QEMU -semihosting): only used to end the emulator. On a
  * board without a debugger attached it would fault, so boards that are not
  * emulated never call it (tb_cortexm_exit spins there). */
+#if TB_SEMIHOSTING
 #define SYS_EXIT 0x18
 #define ADP_STOPPED_APPLICATION_EXIT 0x20026
 #define ADP_STOPPED_RUNTIME_ERROR 0x20023
@@ -30,6 +31,7 @@ static void semihost_exit(uint32_t reason)
     register uint32_t r1 __asm__("r1") = reason;
     __asm__ volatile("bkpt 0xab" : "+r"(r0) : "r"(r1) : "memory");
 }
+#endif
 
 void tb_cortexm_exit(int failed)
 {
