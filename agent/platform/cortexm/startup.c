@@ -2,6 +2,7 @@
  * mode on PSP, copy .data, clear .bss, run the agent), fault reporting, semihosting exit and
  * the few newlib system calls a library can reach (_sbrk for malloc). */
 #include "cortexm.h"
+#include "tb/adapter.h"
 #include "tb/protocol.h"
 
 #include <errno.h>
@@ -141,11 +142,42 @@ __attribute__((section(".isr_vector"), used)) static const vector vectors[16 + 3
 static char *heap_end;
 static uint32_t heap_failures;
 
+static char *put_u32(char *p, uint32_t v)
+{
+    char d[10];
+    int n = 0;
+    do {
+        d[n++] = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v);
+    while (n) *p++ = d[--n];
+    return p;
+}
+
+/* Names the failure for the "end" record of a request whose library only
+ * says it failed (a library that sets its own error replaces this). Built
+ * by hand: no printf inside malloc. */
+static void heap_failure(ptrdiff_t incr)
+{
+    static char msg[96];
+    char *p = msg;
+    for (const char *t = "heap arena full: "; *t;) *p++ = *t++;
+    p = put_u32(p, (uint32_t)incr);
+    for (const char *t = " B more asked, "; *t;) *p++ = *t++;
+    p = put_u32(p, (uint32_t)((char *)&_heap_limit - heap_end));
+    for (const char *t = " B of "; *t;) *p++ = *t++;
+    p = put_u32(p, (uint32_t)tb_cortexm_heap_arena());
+    for (const char *t = " B left"; *t;) *p++ = *t++;
+    *p = '\0';
+    tb_set_error("%s", msg);
+}
+
 void *_sbrk(ptrdiff_t incr)
 {
     if (heap_end == NULL) heap_end = (char *)&_heap_start;
     if (incr > (char *)&_heap_limit - heap_end) {
         heap_failures++;
+        heap_failure(incr);
         errno = ENOMEM;
         return (void *)-1;
     }
