@@ -12,7 +12,9 @@
  * 2^32 ticks (4.19 G instructions); a read after a wrap sees a smaller
  * value and counts it, and a COMPARE[1] interrupt at the counter's half
  * way point reads it at least once per wrap (the model can raise that
- * event twice; an extra read is harmless). SysTick (24-bit) is not used.
+ * event twice; an extra read is harmless). A window that spans that
+ * interrupt includes its ~22 instructions (calibrate n=3e9: 2n + 47 instead
+ * of 2n + 3). SysTick (24-bit) is not used.
  *
  * I/O: the nRF51 UART (QEMU connects the first -serial to it), polled. The
  * model holds input until STARTRX, so nothing sent early is lost. The HFCLK
