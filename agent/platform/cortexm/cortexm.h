@@ -37,6 +37,7 @@ void tb_cortexm_exit(int failed);
 void tb_cortexm_flush_line(void);
 uint32_t tb_cortexm_heap_failures(void);
 size_t tb_cortexm_heap_arena(void);
+size_t tb_cortexm_primitive_stack(void);
 /* The clock libraries see (X.509 validity, ticket lifetimes): the time the
  * host sent with "clock", frozen, so runs stay deterministic. */
 void tb_cortexm_time(void *timeval);

@@ -191,7 +191,8 @@ static void set_clock(const void *fields, size_t nf)
 /* What fits this firmware, so the host can say "does not fit" with the
  * bytes a request needs (a request line longer than line_max is refused;
  * an allocation beyond the heap arena fails and counts in heap_failures; a
- * call deeper than stack_bytes overflows its painted stack). */
+ * primitive deeper than primitive_stack, or a handshake side deeper than
+ * stack_bytes, overflows: an error, or a fault once off RAM). */
 static void limits(void)
 {
     extern char _main_stack_size[]; /* a linker script value, not an object */
@@ -199,7 +200,8 @@ static void limits(void)
     tb_rec_u64("line_max", TB_MAX_LINE - 1);
     tb_rec_u64("record_max", TB_MAX_RECORD);
     tb_rec_u64("heap_arena", tb_cortexm_heap_arena());
-    tb_rec_u64("stack_bytes", TB_STACK_BYTES);
+    tb_rec_u64("stack_bytes", TB_STACK_BYTES); /* a handshake side's stack */
+    tb_rec_u64("primitive_stack", tb_cortexm_primitive_stack());
     tb_rec_u64("stacks", TB_PAINTED_STACKS);
     tb_rec_u64("main_stack", (uint64_t)(uintptr_t)_main_stack_size);
     tb_rec_u64("heap_failures", tb_cortexm_heap_failures());

@@ -13,3 +13,4 @@ set(TB_BOARD_STACK_BYTES 1536)
 # than this heap: every allocation failed) and keeps 2.5 KiB of data;
 # nano's grows by what is asked and keeps a few hundred bytes.
 set(TB_BOARD_LINK_OPTIONS --specs=nano.specs)
+set(TB_BOARD_LINK_RESERVE 1024) # per direction of an in-memory handshake (grows if a flight is larger)
