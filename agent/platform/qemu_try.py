@@ -13,18 +13,23 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 
 
 def session(machine: str, firmware: str, requests: list[str],
-            echo: Callable[[str], None] = lambda line: None) -> tuple[list[str], int]:
-    """The non-empty lines the firmware wrote, and QEMU's exit code."""
+            echo: Callable[[str], None] = lambda line: None, timeout: float | None = None) -> tuple[list[str], int]:
+    """The non-empty lines the firmware wrote, and QEMU's exit code (QEMU
+    is killed after timeout seconds: the code is then negative)."""
     todo = list(requests)
     proc = subprocess.Popen(
         ["qemu-system-arm", "-M", machine, "-display", "none", "-monitor", "none", "-serial", "stdio",
          "-semihosting-config", "enable=on,target=native", "-icount", "shift=7,sleep=off", "-kernel", firmware],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert proc.stdin is not None and proc.stdout is not None
+    watchdog = threading.Timer(timeout, proc.kill) if timeout else None
+    if watchdog:
+        watchdog.start()
     lines: list[str] = []
     ready = False
     for raw in proc.stdout:
@@ -40,7 +45,10 @@ def session(machine: str, firmware: str, requests: list[str],
                     proc.stdin.flush()
                 except BrokenPipeError:
                     break
-    return lines, proc.wait()
+    rc = proc.wait()
+    if watchdog:
+        watchdog.cancel()
+    return lines, rc
 
 
 def main() -> int:
