@@ -7,13 +7,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A board with little RAM sets smaller ones (its board.cmake). */
+#ifndef TB_MAX_LINE
 #define TB_MAX_LINE (1u << 16)
+#endif
+#ifndef TB_BYTES_POOL
+#define TB_BYTES_POOL (TB_MAX_LINE / 2)
+#endif
 #define TB_MAX_FIELDS 24
 
 typedef tb_field field;
 
 static char request[TB_MAX_LINE];
-static uint8_t bytes_pool[TB_MAX_LINE / 2];
+static uint8_t bytes_pool[TB_BYTES_POOL];
 static size_t bytes_used;
 
 static void end_record(tb_status s, const char *msg)

@@ -4,8 +4,12 @@
 
 #include <string.h>
 
-/* Records are built in one buffer so the CRC covers exactly what is sent. */
-static char line[1u << 17];
+/* Records are built in one buffer so the CRC covers exactly what is sent.
+ * A board with little RAM sets a smaller one (its board.cmake). */
+#ifndef TB_MAX_RECORD
+#define TB_MAX_RECORD (1u << 17)
+#endif
+static char line[TB_MAX_RECORD];
 static size_t line_len;
 static int overflow;
 

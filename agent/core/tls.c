@@ -269,6 +269,12 @@ static tb_status connection(const pair_t *pr, link_t *link, void *session, void 
     return st;
 }
 
+/* Bytes reserved per direction before a handshake (queues still grow if a
+ * flight is larger); a board with little RAM sets less (its board.cmake). */
+#ifndef TB_LINK_RESERVE
+#define TB_LINK_RESERVE (1u << 16)
+#endif
+
 static int link_open(link_t *link, int keep)
 {
     memset(link, 0, sizeof(*link));
@@ -276,8 +282,8 @@ static int link_open(link_t *link, int keep)
     link->keep = keep;
     /* room for a whole handshake up front: no transport allocation inside it */
     for (int d = 0; d < 2; d++) {
-        if (tb_queue_reserve(&link->q[d], 1u << 16) != 0 ||
-            (keep && tb_queue_reserve(&link->transcript[d], 1u << 16) != 0)) {
+        if (tb_queue_reserve(&link->q[d], TB_LINK_RESERVE) != 0 ||
+            (keep && tb_queue_reserve(&link->transcript[d], TB_LINK_RESERVE) != 0)) {
             tb_set_error("out of memory");
             return -1;
         }

@@ -2,6 +2,7 @@
  *   md5     allocates 100000 bytes, touches them, frees them   (heap peak)
  *   sha1    allocates 5000 bytes and keeps them                (heap held)
  *   sha224  uses a 30000-byte array on the stack               (stack)
+ *   sha512  firmware only: reads an address nothing answers    (fault record)
  * Its "digest" is 32 zero bytes. Never a library under test. */
 #include "tb/adapter.h"
 
@@ -33,6 +34,9 @@ static int which_of(const char *alg)
     if (strcmp(alg, "md5") == 0) return 0;
     if (strcmp(alg, "sha1") == 0) return 1;
     if (strcmp(alg, "sha224") == 0) return 2;
+#if TB_BARE_METAL
+    if (strcmp(alg, "sha512") == 0) return 3;
+#endif
     return -1;
 }
 
@@ -69,9 +73,11 @@ static tb_status st_run(void *p)
         free((void *)b);
     } else if (s->which == 1) {
         if (malloc(5000) == NULL) return TB_ERROR; /* kept on purpose: "held" */
-    } else {
+    } else if (s->which == 2) {
         use_stack(s->out);
         s->out[0] = 0;
+    } else { /* a bus fault: the firmware must end with a "fault" record */
+        s->out[0] = *(volatile const uint8_t *)(uintptr_t)0xDEAD0000u;
     }
     return TB_OK;
 }

@@ -7,6 +7,9 @@
 #include <stdint.h>
 
 void tb_board_init(void);
+/* Optional (a weak default does nothing): first thing at reset, before
+ * .data and .bss are set up; registers only. */
+void tb_board_early_init(void);
 const char *tb_board_name(void);
 /* Blocking byte I/O with the host (a UART). */
 void tb_board_putc(char c);

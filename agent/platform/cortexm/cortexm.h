@@ -9,6 +9,18 @@
 #ifndef TB_TIMER_IRQ
 #define TB_TIMER_IRQ 8
 #endif
+/* The RAM budget a board sets in its board.cmake (CMake always defines
+ * them for firmware; these are the defaults of core/agent.c, core/protocol.c and the MPS2). */
+#ifndef TB_STACK_BYTES
+#define TB_STACK_BYTES (64u * 1024u)
+#endif
+#ifndef TB_MAX_LINE
+#define TB_MAX_LINE (1u << 16)
+#endif
+#ifndef TB_MAX_RECORD
+#define TB_MAX_RECORD (1u << 17)
+#endif
+#define TB_PAINTED_STACKS 3u /* one for primitives, one per handshake side */
 /* Emulated boards end through semihosting; real ones spin. */
 #ifndef TB_SEMIHOSTING
 #define TB_SEMIHOSTING 1
@@ -25,6 +37,7 @@ void tb_cortexm_exit(int failed);
 void tb_cortexm_flush_line(void);
 uint32_t tb_cortexm_heap_failures(void);
 size_t tb_cortexm_heap_arena(void);
+size_t tb_cortexm_primitive_stack(void);
 /* The clock libraries see (X.509 validity, ticket lifetimes): the time the
  * host sent with "clock", frozen, so runs stay deterministic. */
 void tb_cortexm_time(void *timeval);

@@ -126,19 +126,22 @@ uint64_t tb_heap_process_peak(void)
 
 /* ---- stacks ---- */
 
-#ifndef TB_STACK_BYTES
-#define TB_STACK_BYTES (64u * 1024u)
-#endif
 #define PAINT 0xA5u
 #define GUARD 64u /* bytes at the bottom that must stay painted */
 
 struct tb_stack {
     uint8_t mem[TB_STACK_BYTES] __attribute__((aligned(8)));
-    int in_use;
 };
 
-/* One for primitives, one per handshake side. */
-static struct tb_stack stacks[3];
+/* One per handshake side, and the last, at the highest address, for
+ * primitives. Nothing in them needs initialising (each is painted before
+ * use), so a linker script may place them (section .bss.stacks) outside the
+ * zeroed .bss: the boards put them at the bottom of RAM, below the main
+ * stack, so that overflow runs into idle stack space and then off RAM (a
+ * fault), never into live data. */
+static struct tb_stack stacks[TB_PAINTED_STACKS];
+static int in_use[TB_PAINTED_STACKS];
+#define PRIMITIVE (TB_PAINTED_STACKS - 1u)
 
 /* Calls fn(arg) with the stack pointer at top (8-byte aligned), then
  * restores it. Thumb-1 instructions only, so it also runs on Cortex-M0. */
@@ -171,21 +174,35 @@ static int overflowed(const struct tb_stack *s)
     return 0;
 }
 
+/* A primitive runs on the top stack; when no handshake side holds the ones
+ * below, they are room it may run on into, so a call deeper than one stack
+ * still runs and is measured (its depth then exceeds TB_STACK_BYTES: on a
+ * small board the host compares it with the "limits" record). */
 int tb_stack_run(void (*fn)(void *), void *arg, uint64_t *used)
 {
-    struct tb_stack *s = &stacks[0];
-    call_on(s->mem + TB_STACK_BYTES, fn, arg); /* state a library makes on first use */
-    memset(s->mem, PAINT, TB_STACK_BYTES);
-    call_on(s->mem + TB_STACK_BYTES, fn, arg);
-    *used = deepest(s);
-    return overflowed(s) ? -1 : 0;
+    uint8_t *top = stacks[PRIMITIVE].mem + TB_STACK_BYTES;
+    uint8_t *low = stacks[PRIMITIVE].mem;
+    for (size_t i = PRIMITIVE; i > 0 && !in_use[i - 1]; i--) low = stacks[i - 1].mem;
+    size_t span = (size_t)(top - low), i = 0;
+    call_on(top, fn, arg); /* state a library makes on first use */
+    memset(low, PAINT, span);
+    call_on(top, fn, arg);
+    while (i < span && low[i] == PAINT) i++;
+    *used = span - i;
+    return i < GUARD ? -1 : 0;
+}
+
+/* The deepest call tb_stack_run can take (the "limits" record). */
+size_t tb_cortexm_primitive_stack(void)
+{
+    return TB_PAINTED_STACKS * TB_STACK_BYTES - GUARD;
 }
 
 tb_stack *tb_stack_new(void)
 {
-    for (size_t i = 1; i < sizeof(stacks) / sizeof(stacks[0]); i++) {
-        if (!stacks[i].in_use) {
-            stacks[i].in_use = 1;
+    for (size_t i = 0; i < PRIMITIVE; i++) {
+        if (!in_use[i]) {
+            in_use[i] = 1;
             memset(stacks[i].mem, PAINT, TB_STACK_BYTES);
             return &stacks[i];
         }
@@ -206,5 +223,5 @@ uint64_t tb_stack_peak(const tb_stack *s)
 
 void tb_stack_free(tb_stack *s)
 {
-    if (s != NULL) s->in_use = 0;
+    if (s != NULL) in_use[s - stacks] = 0;
 }

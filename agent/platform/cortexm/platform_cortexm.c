@@ -26,6 +26,10 @@ void tb_platform_init(void)
     tb_read_counters(&b);
     read_cost = b.instructions - a.instructions; /* read_cost was 0 for both */
     reads = 0;
+    /* "Ready": one empty line (the host's reader skips empty lines). A host
+     * should send nothing before it: QEMU's STM32 USART model drops what
+     * arrives before the firmware has enabled it. */
+    tb_write("\n", 1);
 }
 
 uint32_t tb_platform_counters(void)
@@ -184,8 +188,33 @@ static void set_clock(const void *fields, size_t nf)
     tb_end(TB_OK, NULL);
 }
 
+/* What fits this firmware, so the host can say "does not fit" with the
+ * bytes a request needs (a request line longer than line_max is refused;
+ * an allocation beyond the heap arena fails and counts in heap_failures; a
+ * primitive deeper than primitive_stack, or a handshake side deeper than
+ * stack_bytes, overflows: an error, or a fault once off RAM). */
+static void limits(void)
+{
+    extern char _main_stack_size[]; /* a linker script value, not an object */
+    tb_rec_begin("limits");
+    tb_rec_u64("line_max", TB_MAX_LINE - 1);
+    tb_rec_u64("record_max", TB_MAX_RECORD);
+    tb_rec_u64("heap_arena", tb_cortexm_heap_arena());
+    tb_rec_u64("stack_bytes", TB_STACK_BYTES); /* a handshake side's stack */
+    tb_rec_u64("primitive_stack", tb_cortexm_primitive_stack());
+    tb_rec_u64("stacks", TB_PAINTED_STACKS);
+    tb_rec_u64("main_stack", (uint64_t)(uintptr_t)_main_stack_size);
+    tb_rec_u64("heap_failures", tb_cortexm_heap_failures());
+    tb_rec_end();
+    tb_end(TB_OK, NULL);
+}
+
 int tb_platform_verb(const char *verb, const void *fields, size_t n)
 {
+    if (strcmp(verb, "limits") == 0) {
+        limits();
+        return 1;
+    }
     if (strcmp(verb, "exit") == 0) {
         tb_end(TB_OK, NULL);
         tb_cortexm_exit(0);

@@ -1,7 +1,8 @@
-/* Cortex-M start-up shared by every board: the vector table, reset (copy
- * .data, clear .bss, run the agent), fault reporting, semihosting exit and
+/* Cortex-M start-up shared by every board: the vector table, reset (thread
+ * mode on PSP, copy .data, clear .bss, run the agent), fault reporting, semihosting exit and
  * the few newlib system calls a library can reach (_sbrk for malloc). */
 #include "cortexm.h"
+#include "tb/adapter.h"
 #include "tb/protocol.h"
 
 #include <errno.h>
@@ -10,12 +11,17 @@
 #include <sys/stat.h>
 
 extern uint32_t _sidata, _sdata, _edata, _sbss, _ebss, _stack_top, _heap_start, _heap_limit;
+/* From the board's linker script: its RAM, and a small stack of its own for
+ * exception handlers (MSP; the agent runs on PSP from _stack_top), so that
+ * a fault raised by a stack overflow can still be reported. */
+extern uint32_t _ram_start, _ram_end, _handler_stack_top;
 int main(void);
 void tb_timer_irq(void);
 
 /* ARM semihosting (QEMU -semihosting): only used to end the emulator. On a
  * board without a debugger attached it would fault, so boards that are not
  * emulated never call it (tb_cortexm_exit spins there). */
+#if TB_SEMIHOSTING
 #define SYS_EXIT 0x18
 #define ADP_STOPPED_APPLICATION_EXIT 0x20026
 #define ADP_STOPPED_RUNTIME_ERROR 0x20023
@@ -26,6 +32,7 @@ static void semihost_exit(uint32_t reason)
     register uint32_t r1 __asm__("r1") = reason;
     __asm__ volatile("bkpt 0xab" : "+r"(r0) : "r"(r1) : "memory");
 }
+#endif
 
 void tb_cortexm_exit(int failed)
 {
@@ -38,14 +45,37 @@ void tb_cortexm_exit(int failed)
     for (;;) __asm__ volatile("wfi");
 }
 
-void Reset_Handler(void)
+/* A board whose UART drops input until it is enabled (QEMU's STM32 USART)
+ * enables it here, before the thousands of instructions that set up RAM.
+ * It runs before .data and .bss exist: registers only. */
+__attribute__((weak)) void tb_board_early_init(void)
 {
+}
+
+static void __attribute__((noreturn, used)) reset_c(void)
+{
+    tb_board_early_init();
     uint32_t *src = &_sidata, *dst = &_sdata;
     if (src != dst) {
         while (dst < &_edata) *dst++ = *src++;
     }
     for (dst = &_sbss; dst < &_ebss; dst++) *dst = 0;
     tb_cortexm_exit(main() != 0);
+    for (;;) {
+    }
+}
+
+/* Thread mode on PSP (from _stack_top), handlers on MSP (from the vector
+ * table's _handler_stack_top). Thumb-1 only, for Cortex-M0 too. */
+__attribute__((naked, noreturn)) void Reset_Handler(void)
+{
+    __asm__ volatile("ldr r0, =_stack_top\n"
+                     "msr psp, r0\n"
+                     "movs r0, #2\n" /* CONTROL.SPSEL: thread mode uses PSP */
+                     "msr control, r0\n"
+                     "isb\n"
+                     "bl reset_c\n"
+                     ".ltorg\n");
 }
 
 /* A fault ends the firmware with a "fault" record naming it, so the host
@@ -53,12 +83,19 @@ void Reset_Handler(void)
 void tb_fault_report(const uint32_t *frame, uint32_t exc)
 {
     static const char *const names[] = {"", "", "NMI", "HardFault", "MemManage", "BusFault", "UsageFault"};
+    /* A frame outside RAM: the stack overflowed off the bottom of RAM and
+     * the core could not push the frame, so pc and lr are unknown (0). */
+    int lost = (uintptr_t)frame < (uintptr_t)&_ram_start || (uintptr_t)(frame + 8) > (uintptr_t)&_ram_end;
     tb_cortexm_flush_line();
     tb_rec_begin("fault");
-    tb_rec_str("what", exc < 7 ? names[exc] : "unexpected interrupt");
+    if (lost) {
+        tb_rec_str("what", "stack overflow (frame not in RAM: pc, lr unknown)");
+    } else {
+        tb_rec_str("what", exc < 7 ? names[exc] : "unexpected interrupt");
+    }
     tb_rec_u64("exception", exc);
-    tb_rec_u64("pc", frame[6]);
-    tb_rec_u64("lr", frame[5]);
+    tb_rec_u64("pc", lost ? 0 : frame[6]);
+    tb_rec_u64("lr", lost ? 0 : frame[5]);
 #if TB_HAVE_FAULT_STATUS
     tb_rec_u64("cfsr", *(volatile uint32_t *)0xE000ED28u);
     tb_rec_u64("hfsr", *(volatile uint32_t *)0xE000ED2Cu);
@@ -68,11 +105,18 @@ void tb_fault_report(const uint32_t *frame, uint32_t exc)
     tb_cortexm_exit(1);
 }
 
-/* Every fault and unexpected interrupt lands here; IPSR names it. */
+/* Every fault and unexpected interrupt lands here; EXC_RETURN (lr) says
+ * which stack holds the frame, IPSR names the exception. Thumb-1 only. */
 __attribute__((naked)) void Fault_Handler(void)
 {
-    __asm__ volatile("mrs r0, msp\n"
-                     "mrs r1, ipsr\n"
+    __asm__ volatile("mov r0, lr\n"
+                     "movs r1, #4\n"
+                     "tst r0, r1\n"
+                     "beq 1f\n"
+                     "mrs r0, psp\n"
+                     "b 2f\n"
+                     "1: mrs r0, msp\n"
+                     "2: mrs r1, ipsr\n"
                      "bl tb_fault_report\n");
 }
 
@@ -85,7 +129,7 @@ typedef void (*vector)(void);
 #define TB_TIMER_IRQ_SLOT (16 + TB_TIMER_IRQ)
 
 __attribute__((section(".isr_vector"), used)) static const vector vectors[16 + 32] = {
-    [0] = (vector)(uintptr_t)&_stack_top,
+    [0] = (vector)(uintptr_t)&_handler_stack_top,
     [1] = Reset_Handler,
     [2 ... 15] = Fault_Handler,
     [16 ... TB_TIMER_IRQ_SLOT - 1] = Fault_Handler,
@@ -98,11 +142,42 @@ __attribute__((section(".isr_vector"), used)) static const vector vectors[16 + 3
 static char *heap_end;
 static uint32_t heap_failures;
 
+static char *put_u32(char *p, uint32_t v)
+{
+    char d[10];
+    int n = 0;
+    do {
+        d[n++] = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v);
+    while (n) *p++ = d[--n];
+    return p;
+}
+
+/* Names the failure for the "end" record of a request whose library only
+ * says it failed (a library that sets its own error replaces this). Built
+ * by hand: no printf inside malloc. */
+static void heap_failure(ptrdiff_t incr)
+{
+    static char msg[96];
+    char *p = msg;
+    for (const char *t = "heap arena full: "; *t;) *p++ = *t++;
+    p = put_u32(p, (uint32_t)incr);
+    for (const char *t = " B more asked, "; *t;) *p++ = *t++;
+    p = put_u32(p, (uint32_t)((char *)&_heap_limit - heap_end));
+    for (const char *t = " B of "; *t;) *p++ = *t++;
+    p = put_u32(p, (uint32_t)tb_cortexm_heap_arena());
+    for (const char *t = " B left"; *t;) *p++ = *t++;
+    *p = '\0';
+    tb_set_error("%s", msg);
+}
+
 void *_sbrk(ptrdiff_t incr)
 {
     if (heap_end == NULL) heap_end = (char *)&_heap_start;
     if (incr > (char *)&_heap_limit - heap_end) {
         heap_failures++;
+        heap_failure(incr);
         errno = ENOMEM;
         return (void *)-1;
     }

@@ -1,0 +1,121 @@
+/* ST NUCLEO-F446RE, a real board (no emulator): STM32F446RE, Cortex-M4,
+ * left on its reset clock, the 16 MHz HSI RC oscillator (no PLL, AHB and
+ * APB undivided, flash with 0 wait states and the ART accelerator off as at
+ * reset): the simplest clock tree, named in the board name.
+ *
+ * Counter: DWT CYCCNT (core cycles; TRCENA in DEMCR, then CYCCNTENA). It
+ * wraps every 2^32 cycles (268 s at 16 MHz); a read after a wrap sees a
+ * smaller value and counts it, and TIM2's update interrupt (every 2^31
+ * cycles, 134 s) reads it at least twice per wrap, so the count is 64 bits.
+ * A window that spans that interrupt includes its few dozen cycles.
+ *
+ * I/O: USART2 on PA2 (TX) / PA3 (RX), AF7, wired to the ST-LINK virtual COM
+ * port, 115200 8N1 from the 16 MHz APB1 clock; the USART code is the one
+ * netduinoplus2 runs under QEMU (platform/stm32/usart_stm32.c). No
+ * semihosting (no debugger need be attached): "exit" and a fault end by
+ * spinning.
+ *
+ * Tested only in emulation (netduinoplus2 under QEMU): the USART register
+ * code. Not tested at all (no board here): this file's clock, GPIO and RCC
+ * set-up, DWT CYCCNT, the TIM2 interrupt, and the baud rate on a wire. */
+#include "board.h"
+#include "tb/platform.h"
+#include "../stm32/usart_stm32.h"
+
+#define REG(addr) (*(volatile uint32_t *)(addr))
+
+#define RCC_AHB1ENR REG(0x40023830u)
+#define RCC_APB1ENR REG(0x40023840u)
+#define GPIOA_MODER REG(0x40020000u)
+#define GPIOA_AFRL REG(0x40020020u)
+#define USART2 0x40004400u
+#define HSI_HZ 16000000u
+
+#define TIM2 0x40000000u
+#define TIM2_CR1 REG(TIM2 + 0x00u)
+#define TIM2_DIER REG(TIM2 + 0x0Cu)
+#define TIM2_SR REG(TIM2 + 0x10u)
+#define TIM2_EGR REG(TIM2 + 0x14u)
+#define TIM2_PSC REG(TIM2 + 0x28u)
+#define TIM2_ARR REG(TIM2 + 0x2Cu)
+#define TIM2_IRQ 28u /* TB_TIMER_IRQ in board.cmake */
+#define NVIC_ISER0 REG(0xE000E100u)
+
+#define DEMCR REG(0xE000EDFCu)
+#define DWT_CTRL REG(0xE0001000u)
+#define DWT_CYCCNT REG(0xE0001004u)
+
+static uint32_t last, wraps;
+
+void tb_board_init(void)
+{
+    RCC_AHB1ENR |= 1u << 0;                 /* GPIOA */
+    RCC_APB1ENR |= (1u << 17) | (1u << 0); /* USART2, TIM2 */
+    (void)RCC_APB1ENR;                      /* two cycles before the first register access */
+    GPIOA_MODER = (GPIOA_MODER & ~(0xFu << 4)) | (0xAu << 4); /* PA2, PA3: alternate function */
+    GPIOA_AFRL = (GPIOA_AFRL & ~(0xFFu << 8)) | (0x77u << 8);  /* AF7: USART2 */
+    tb_usart_init(USART2, HSI_HZ, 115200u);
+
+    DEMCR |= 1u << 24; /* TRCENA */
+    DWT_CYCCNT = 0;
+    DWT_CTRL |= 1u;    /* CYCCNTENA */
+
+    TIM2_CR1 = 0;
+    TIM2_PSC = 0;
+    TIM2_ARR = 0x7FFFFFFFu;
+    TIM2_EGR = 1u; /* load PSC and ARR */
+    TIM2_SR = 0;
+    TIM2_DIER = 1u; /* update interrupt */
+    NVIC_ISER0 = 1u << TIM2_IRQ;
+    TIM2_CR1 = 1u;
+}
+
+/* The 64-bit cycle count; call with interrupts off. */
+static uint64_t cycles(void)
+{
+    uint32_t v = DWT_CYCCNT;
+    if (v < last) wraps++;
+    last = v;
+    return ((uint64_t)wraps << 32) | v;
+}
+
+void tb_timer_irq(void)
+{
+    TIM2_SR = 0;
+    (void)cycles();
+}
+
+const char *tb_board_name(void)
+{
+    return "board:nucleo-f446re:hsi-16mhz";
+}
+
+void tb_board_putc(char c)
+{
+    tb_usart_putc(USART2, c);
+}
+
+int tb_board_getc(void)
+{
+    return tb_usart_getc(USART2);
+}
+
+uint64_t tb_board_count(void)
+{
+    __asm__ volatile("cpsid i" ::: "memory");
+    uint64_t c = cycles();
+    __asm__ volatile("cpsie i" ::: "memory");
+    return c;
+}
+
+uint32_t tb_board_counter(void)
+{
+    return TB_CTR_CYCLES;
+}
+
+const char *tb_board_counter_note(uint32_t counter)
+{
+    if (counter == TB_CTR_CYCLES) return "";
+    if (counter == TB_CTR_INSTRUCTIONS) return "Cortex-M4 has no retired-instruction counter: cycles only";
+    return "core cycles of the 16 MHz HSI clock (62.5 ns each; HSI is +-1 %): not converted to time";
+}

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Runs a firmware under QEMU by hand: waits for the firmware's ready line
+(one empty line), then sends the request lines given on stdin, one at a
+time, each after the previous one's "end" record; prints every line and
+exits with QEMU's code. (tlsbench's bridge is the real host side; this is
+for trying a board, and for tests/test_boards.py.)
+
+    printf 'hello\\ncalibrate n=1000\\nexit\\n' | \\
+        agent/platform/qemu_try.py -M netduinoplus2 build/tlsbench-agent-selftest
+"""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+
+
+def session(machine: str, firmware: str, requests: list[str],
+            echo: Callable[[str], None] = lambda line: None, timeout: float | None = None) -> tuple[list[str], int]:
+    """The non-empty lines the firmware wrote, and QEMU's exit code (QEMU
+    is killed after timeout seconds: the code is then negative)."""
+    todo = list(requests)
+    proc = subprocess.Popen(
+        ["qemu-system-arm", "-M", machine, "-display", "none", "-monitor", "none", "-serial", "stdio",
+         "-semihosting-config", "enable=on,target=native", "-icount", "shift=7,sleep=off", "-kernel", firmware],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert proc.stdin is not None and proc.stdout is not None
+    watchdog = threading.Timer(timeout, proc.kill) if timeout else None
+    if watchdog:
+        watchdog.start()
+    lines: list[str] = []
+    ready = False
+    for raw in proc.stdout:
+        line = raw.decode("latin-1").rstrip("\r\n")
+        if line:
+            lines.append(line)
+            echo(line)
+        if (not ready and not line) or line.startswith("tb1 end "):
+            ready = True
+            if todo:
+                try:
+                    proc.stdin.write((todo.pop(0) + "\n").encode())
+                    proc.stdin.flush()
+                except BrokenPipeError:
+                    break
+    rc = proc.wait()
+    if watchdog:
+        watchdog.cancel()
+    return lines, rc
+
+
+def main() -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("-M", dest="machine", required=True)
+    p.add_argument("firmware")
+    a = p.parse_args()
+    requests = [r for r in sys.stdin.read().splitlines() if r.strip()]
+    _, rc = session(a.machine, a.firmware, requests, echo=lambda line: print(line, flush=True))
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
