@@ -5,6 +5,7 @@ agent/cmake/arm-none-eabi.cmake."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 
@@ -79,8 +80,32 @@ def build_firmware(target: targets.Target, libraries: list[str] | None = None, o
     _run(configure, "cmake configure (firmware)")
     jobs = jobs or os.cpu_count() or 2
     log(f"building firmware with {jobs} jobs")
-    _run(["cmake", "--build", str(build), "--parallel", str(jobs)], "cmake build (firmware)")
-    return libs
+    built = []
+    # one image at a time: an image too big for the board is a finding ("does
+    # not fit", with the bytes), not a failed build of the others
+    for lib in ["selftest", *libs]:
+        exe = f"tlsbench-agent-{lib}"
+        marker = build / f"{exe}.does-not-fit"
+        marker.unlink(missing_ok=True)
+        try:
+            _run(["cmake", "--build", str(build), "--parallel", str(jobs), "--target", exe],
+                 f"cmake build (firmware {lib})")
+        except SetupError as e:
+            overflow = _overflows(str(e))
+            if not overflow:
+                raise
+            marker.write_text(f"does not fit {board.name}: {overflow}")
+            log(f"{lib}: does not fit {board.name}: {overflow}")
+            continue
+        if lib != "selftest":
+            built.append(lib)
+    return built
+
+
+def _overflows(text: str) -> str:
+    """The linker's "region `RAM' overflowed by N bytes" lines, summarised."""
+    found = re.findall(r"region `([A-Za-z0-9_]+)' overflowed by (\d+) bytes", text)
+    return ", ".join(f"{region} short by {int(n):,} bytes" for region, n in dict(found).items())
 
 
 def _run(cmd: list[str], what: str) -> None:
@@ -92,5 +117,6 @@ def _run(cmd: list[str], what: str) -> None:
         f.flush()
         proc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT)
     if proc.returncode != 0:
-        tail = log_file.read_text().strip().splitlines()[-15:]
+        tail = [line for line in log_file.read_text().strip().splitlines()[-60:]
+                if "overflowed by" in line][-4:] + log_file.read_text().strip().splitlines()[-15:]
         raise SetupError(f"{what} failed (full log: {log_file}):\n" + "\n".join(tail))

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from .store import RunInfo, Store
 
 FORMATS = ("table", "markdown", "csv", "json")
-STATUS_TEXT = {"unsupported": "unsupported", "check_failed": "check failed", "failed": "failed"}
+STATUS_TEXT = {"unsupported": "unsupported", "check_failed": "check failed", "failed": "failed",
+               "does_not_fit": "does not fit"}
 
 
 @dataclass
@@ -273,6 +274,12 @@ def _context(data: RunData, md: bool) -> list[str]:
     for c in data.checks:
         if c["status"] == "fail":
             out.append(f"{bullet}CHECK FAILED, not timed: {c['library']} {c['alg']}: {c['detail']}")
+    no_room: dict[str, list[str]] = {}  # reason -> cases: a too-big image is one reason for many cases
+    for c in data.cases:
+        if c["status"] == "does_not_fit":
+            no_room.setdefault(f"{c['library']}: {c['reason']}", []).append(c["name"])
+    for why, names in list(no_room.items())[:20]:
+        out.append(f"{bullet}DOES NOT FIT: {why}" + (f" ({len(names)} cases)" if len(names) > 1 else f" ({names[0]})"))
     failed = [c for c in data.cases if c["status"] == "failed"]
     for c in failed[:20]:
         out.append(f"{bullet}FAILED: {c['name']}: {c['reason']}")

@@ -43,7 +43,9 @@ METRIC_UNITS = {**COUNTER_UNITS, **dict(MEMORY_METRICS.values()), **tls_runner.M
 def _noisy(metric: str) -> bool:
     """Times get the outlier policy; counts (bytes, records, memory) never lose a value."""
     return metric in COUNTER_UNITS or metric.endswith(("_ns", "_per_s"))
-TERMINAL = ("ok", "unsupported", "check_failed")
+TERMINAL = ("ok", "unsupported", "check_failed", "does_not_fit")
+# a firmware that ran out of the board's heap or stack: the case does not fit, with the bytes
+_NO_ROOM = ("heap arena full", "stack overflow", "request line too long")
 NO_OUTLIERS = OutlierPolicy("none")
 
 
@@ -202,6 +204,7 @@ class _Session:
         self.target, self.json_out = target, json_out
         self.infos: dict[str, LibraryInfo] = {}
         self.unavailable: dict[str, str] = {}
+        self.does_not_fit: dict[str, str] = {}  # firmware too big for the board: why, in bytes
         self.verdict: dict[tuple[str, str, str], str] = {}
 
     def probe_libraries(self) -> None:
@@ -211,6 +214,11 @@ class _Session:
                     i = self.infos[lib] = probe(lib)
                 else:
                     firmware = self.target.firmware_path(lib)
+                    too_big = firmware.parent / f"{firmware.name}.does-not-fit"
+                    if too_big.exists():
+                        self.does_not_fit[lib] = too_big.read_text().strip()
+                        _log(f"note: {lib}: {self.does_not_fit[lib]}")
+                        continue
                     if not firmware.exists():
                         raise AgentError(f"no {lib} firmware for {self.target.name} "
                                          f"(run: tlsbench build --target {self.target.name})")
@@ -238,6 +246,8 @@ class _Session:
                 _log(f"check failed, not timed: {c.library} {c.alg}: {c.detail}")
 
     def _decide(self, case: Case, rnd: int) -> Measured:
+        if case.library in self.does_not_fit:
+            return Measured("does_not_fit", self.does_not_fit[case.library], None, "", [], [])
         if case.library in self.unavailable:
             return Measured("failed", f"agent unavailable: {self.unavailable[case.library]}", None, "", [], [])
         if case.kind == "tls":  # the agent itself says what its TLS cannot do
@@ -254,6 +264,8 @@ class _Session:
         started = time.time()
         rounds = self.plan.method.rounds
         measured = self._decide(case, rnd)
+        if measured.status == "failed" and any(k in measured.reason for k in _NO_ROOM):
+            measured.status = "does_not_fit"
         status = measured.status
         if status == "ok":
             if rnd < rounds - 1:

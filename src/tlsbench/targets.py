@@ -41,6 +41,14 @@ BOARDS: dict[str, Board] = {b.name: b for b in (
           "Arm MPS2 AN386, Cortex-M4 (QEMU; exact instruction counts)"),
     Board("mps2-an500", "mps2", "cortex-m7", "mps2-an500", 4 << 20, "instructions",
           "Arm MPS2 AN500, Cortex-M7 (QEMU; exact instruction counts)"),
+    Board("netduinoplus2", "netduinoplus2", "cortex-m4", "netduinoplus2", 128 << 10, "instructions",
+          "Netduino Plus 2, STM32F405 Cortex-M4 (QEMU, through its USART; exact instruction counts)"),
+    Board("microbit", "microbit", "cortex-m0", "microbit", 16 << 10, "instructions",
+          "BBC micro:bit, nRF51822 Cortex-M0, 16 KiB RAM (QEMU; exact instruction counts; what does not fit"
+          " is reported with the bytes it needed)"),
+    Board("nucleo-f446re", "nucleo-f446re", "cortex-m4", None, 128 << 10, "cycles",
+          "ST Nucleo-F446RE, STM32F446RE Cortex-M4 at 16 MHz (HSI), a real board over its ST-LINK serial port"
+          " (DWT cycle counter)"),
 )}
 
 
@@ -161,7 +169,8 @@ def write_launcher(target: Target, library: str) -> Path:
     if target.kind == "qemu":
         args = ["qemu", "--board", target.board.name, "--firmware", str(target.firmware_path(library))]
     else:
-        args = ["serial", "--port", target.port, "--board", target.board.name]
+        args = ["serial", "--port", target.port, "--board", target.board.name, "--library", library,
+                "--firmware", str(target.firmware_path(library))]
     path.write_text(
         f"#!{sys.executable}\n"
         "# Written by tlsbench build: runs this firmware's agent behind a pipe.\n"
