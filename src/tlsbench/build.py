@@ -46,9 +46,10 @@ FIRMWARE_LIBRARIES = ("mbedtls", "wolfssl")
 
 
 def build_firmware(target: targets.Target, libraries: list[str] | None = None, opt: str = "Os",
-                   jobs: int | None = None, log=print) -> list[str]:
+                   jobs: int | None = None, log=print, size_probes: bool = False) -> list[str]:
     """Cross-compiles the firmware agents of target's board; returns the
-    libraries built (the selftest double is always built too)."""
+    libraries built (the selftest double is always built too). size_probes:
+    the per-primitive size probes too (agent/sizeprobe; tlsbench sizes)."""
     board = target.board
     assert board is not None
     libs = list(FIRMWARE_LIBRARIES if libraries is None else libraries)
@@ -69,6 +70,7 @@ def build_firmware(target: targets.Target, libraries: list[str] | None = None, o
         f"-DCMAKE_TOOLCHAIN_FILE={agent_dir / 'cmake' / 'arm-none-eabi.cmake'}",
         f"-DCMAKE_BUILD_TYPE={OPT_LEVELS[opt]}", f"-DTB_CPU={board.cpu}", f"-DTB_PLATFORM={board.platform}",
         f"-DTB_MACHINE={board.name}", f"-DTB_LIBRARIES={';'.join(libs)}",
+        f"-DTB_SIZE_PROBES={'ON' if size_probes else 'OFF'}",
     ]
     if shutil.which("ninja") and not (build / "Makefile").exists():
         configure += ["-G", "Ninja"]

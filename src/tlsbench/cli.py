@@ -280,6 +280,24 @@ def cmd_build(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_sizes(a: argparse.Namespace) -> int:
+    from . import sizeprobes
+
+    target = targets.parse(a.target, a.board, a.profile)
+    if target.kind == "host":
+        raise PlanError("tlsbench sizes measures firmware images: give --target qemu:BOARD (tlsbench list targets)")
+    libs = _csv(a.libraries) if a.libraries else None
+    store = Store(Path(a.db))
+    try:
+        run_id = sizeprobes.run(target, store, libs, opt=a.opt, jobs=a.jobs, log=lambda m: print(m, file=sys.stderr))
+        text = report.render(report.load(store, run_id), a.format)
+    finally:
+        store.close()
+    sys.stdout.write(text)
+    print(f"run {run_id} stored in {store.path} (tlsbench report {run_id})", file=sys.stderr)
+    return 0
+
+
 def cmd_fidelity(a: argparse.Namespace) -> int:
     rows = fidelity.compare(a.rounds)
     print(fidelity.render(rows))
@@ -382,6 +400,16 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--profile", help="firmware library build profiles, e.g. mbedtls=small,wolfssl=sp-asm")
     b.add_argument("--opt", default="Os", choices=list(build.OPT_LEVELS), help="firmware optimisation (default Os)")
     b.set_defaults(func=cmd_build)
+    sz = sub.add_parser("sizes", parents=[db], help="code size per primitive: minimal firmware images minus an"
+                        " empty one, stored as a run")
+    sz.add_argument("--target", required=True, help="qemu:BOARD or serial:DEVICE (the board's firmware build)")
+    sz.add_argument("--board", help="the board behind a serial target")
+    sz.add_argument("--profile", help="firmware library build profiles, e.g. mbedtls=small,wolfssl=small-stack")
+    sz.add_argument("--libraries", help="comma-separated (default: every firmware library)")
+    sz.add_argument("--opt", default="Os", choices=list(build.OPT_LEVELS), help="firmware optimisation (default Os)")
+    sz.add_argument("--jobs", type=int, help="parallel build jobs (default: all cores)")
+    sz.add_argument("--format", choices=("table", "markdown", "json"), default="table")
+    sz.set_defaults(func=cmd_sizes)
     ce = sub.add_parser("certs", help="generate test certificate chains (root, intermediate, leaf)")
     ce.add_argument("--out", required=True, help="folder for the PEM/DER files")
     ce.add_argument("--key-types", dest="key_types", default=",".join(certs.KEY_TYPES))

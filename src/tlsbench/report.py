@@ -63,6 +63,8 @@ def cell(case: dict, metric: str | None = None) -> str:
         if r["unit"] == "bytes":
             return f"{r['median']:,.0f} B"
         return f"{r['median']:.4g} {r['unit']}"
+    if "flash_bytes" in res and "ram_bytes" in res:  # a size probe (tlsbench sizes)
+        return f"{res['flash_bytes']['median']:,.0f} B flash, {res['ram_bytes']['median']:,.0f} B RAM"
     if case["alg"] == "TCP" and "transaction_wall_ns" in res:  # the plain TCP baseline
         return (f"TCP {_time(res['transaction_wall_ns']['median'])} per request/response"
                 f" ({_time(res['connect_wall_ns']['median'])} connect),"
@@ -256,9 +258,12 @@ def _context(data: RunData, md: bool) -> list[str]:
                    f" counter: {m.get('board_counter')}"
                    + (f"; {m['emulator']} {m.get('emulator_options', '')}" if "emulator" in m else "")
                    + f"; built with {m.get('cross_compiler')}, newlib {m.get('newlib')}")
-    out.append(f"{bullet}tlsbench {r.tlsbench_version}; method: {method['repeats']} repeats in"
-               f" {method.get('rounds', 1)} round(s) over the plan, warm-up {method['warmup']} per round,"
-               f" outliers {method['outliers']}, {sampling}")
+    if "size_probes" in method:  # tlsbench sizes: no sampling, images measured
+        out.append(f"{bullet}tlsbench {r.tlsbench_version}; method: {method['size_probes']}")
+    else:
+        out.append(f"{bullet}tlsbench {r.tlsbench_version}; method: {method['repeats']} repeats in"
+                   f" {method.get('rounds', 1)} round(s) over the plan, warm-up {method['warmup']} per round,"
+                   f" outliers {method['outliers']}, {sampling}")
     if method.get("env"):
         out.append(f"{bullet}environment of the run's processes: "
                    + " ".join(f"{k}={v}" for k, v in sorted(method["env"].items())))
@@ -318,7 +323,11 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
         table = _markdown(header, body) if md else _aligned(header, body)
         has_tls = any(c["kind"] == "tls" for c in data.cases)
         firmware = any("instructions" in c["results"] and "wall_ns" not in c["results"] for c in data.cases)
-        legend = ("cells: exact instructions per operation (emulated: instructions, not cycles; identical in"
+        sizes = any("flash_bytes" in c["results"] for c in data.cases)
+        legend = ("cells: flash (text + rodata + data) and static RAM (data + bss) the primitive adds to an"
+                  " empty image: library code and tables, and the C runtime and platform code it reaches;"
+                  " heap and stack are measured per operation elsewhere" if sizes and metric is None else
+                  "cells: exact instructions per operation (emulated: instructions, not cycles; identical in"
                   " every repeat), per byte for sized operations" if firmware and metric is None else
                   "cells: median throughput for sized operations, otherwise median wall time per operation;"
                   " ±: stdev/median of the kept samples"

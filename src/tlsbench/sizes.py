@@ -41,6 +41,8 @@ def component_of(path: str, library: str) -> str:
     base = archive.rsplit("/", 1)[-1]
     if base in LIBRARY_ARCHIVES.get(library, ()):
         return "library"
+    if "/sizeprobe/" in path:  # a size probe's own object (agent/sizeprobe)
+        return "size probe"
     if f"/adapters/{library}/" in path:
         return "adapter"
     if base == "libtb_core.a" or "/platform/" in path:
