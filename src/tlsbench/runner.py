@@ -45,7 +45,7 @@ def _noisy(metric: str) -> bool:
     return metric in COUNTER_UNITS or metric.endswith(("_ns", "_per_s"))
 TERMINAL = ("ok", "unsupported", "check_failed", "does_not_fit")
 # a firmware that ran out of the board's heap or stack: the case does not fit, with the bytes
-_NO_ROOM = ("heap arena full", "stack overflow", "request line too long")
+_NO_ROOM = ("heap arena full", "stack overflow", "request line too long", "out of memory")
 NO_OUTLIERS = OutlierPolicy("none")
 
 
@@ -205,6 +205,7 @@ class _Session:
         self.infos: dict[str, LibraryInfo] = {}
         self.unavailable: dict[str, str] = {}
         self.does_not_fit: dict[str, str] = {}  # firmware too big for the board: why, in bytes
+        self.no_room: dict[tuple[str, str, str], str] = {}  # checks that ran out of the board's memory
         self.verdict: dict[tuple[str, str, str], str] = {}
 
     def probe_libraries(self) -> None:
@@ -242,7 +243,11 @@ class _Session:
         for c in checks:
             if c.status != "pass":
                 self.verdict[(c.library, c.kind, c.alg)] = c.detail
-            if c.status == "fail":
+            if c.status == "fail" and self.target.kind != "host" and any(k in c.detail for k in _NO_ROOM):
+                # the check could not run in the board's memory: that says nothing against the library
+                self.no_room[(c.library, c.kind, c.alg)] = c.detail
+                _log(f"does not fit {self.target.name}: {c.library} {c.alg}: {c.detail}")
+            elif c.status == "fail":
                 _log(f"check failed, not timed: {c.library} {c.alg}: {c.detail}")
 
     def _decide(self, case: Case, rnd: int) -> Measured:
@@ -254,6 +259,9 @@ class _Session:
             return measure(self.infos[case.library], case, self.keys, self.plan, rnd)
         if (case.kind, case.alg, case.op) not in self.infos[case.library].support:
             return Measured("unsupported", "not supported by this library build", None, "", [], [])
+        no_room = self.no_room.get((case.library, case.kind, case.alg))
+        if no_room is not None:
+            return Measured("does_not_fit", f"its check: {no_room}", None, "", [], [])
         failed_check = self.verdict.get((case.library, case.kind, case.alg))
         if failed_check is not None:
             return Measured("check_failed", failed_check, None, "", [], [])
