@@ -21,8 +21,7 @@ pytestmark = pytest.mark.skipif(
 
 def selftest_firmware(board: str) -> Path:
     t = targets.parse(f"qemu:{board}")
-    if not t.firmware_path("selftest").exists():
-        build.build_firmware(t, [], log=lambda m: None)
+    build.build_firmware(t, [], log=lambda m: None)  # up to date in a second when nothing changed
     return targets.write_launcher(t, "selftest")
 
 

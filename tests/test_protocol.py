@@ -31,7 +31,7 @@ def test_percent_escapes_are_decoded() -> None:
         (line("tb1 sample i=3 iters=100 wall_ns=12345")[:-1] + "0", "crc mismatch"),
         (line("tb2 end status=ok"), "not a tb1 record"),
         (line("tb1 bogus x=1"), "unknown record type"),
-        (line("tb1 sample i=3 iters=100"), "lacks wall_ns"),
+        (line("tb1 sample i=3 wall_ns=100"), "lacks iters"),
         (line("tb1 sample i=x iters=100 wall_ns=1"), "not an unsigned integer"),
         (line("tb1 out data=abc"), "not hex"),
         (line("tb1 end status=ok status=ok"), "duplicate field"),
