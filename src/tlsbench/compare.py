@@ -2,8 +2,9 @@
 
 Per case (matched by name), on one metric: the two medians, their ratio, and
 a Mann-Whitney U test on the raw per-operation samples. A change is called
-only when it is both significant (two-sided p < alpha) and at least
-``min_effect`` large; a test that cannot be made (too few samples) is "not
+only when it is significant (two-sided p < alpha), at least ``min_effect``
+large, and the 95% bootstrap interval of B/A lies wholly beyond
+``min_effect``; a test that cannot be made (too few samples) is "not
 significant", never "significant". Cases on one side only, or not measured
 on one side, are listed as such. Differences in what made the runs (machine,
 library versions, tlsbench) are reported first: such runs are compared, but
@@ -216,7 +217,13 @@ def compare(store: Store, run_a: int, run_b: int, metric: str = "wall_ns", alpha
         med_a, med_b = _median(va), _median(vb)
         ratio = med_b / med_a if med_a else None
         p = mann_whitney_p(va, vb)
-        significant = p is not None and p < alpha and ratio is not None and abs(ratio - 1) >= min_effect
+        ci = bootstrap_ratio_ci(va, vb)
+        # a change is called when the test says the samples differ AND the
+        # whole 95% interval of B/A lies beyond the minimum effect: a shift
+        # of a few percent with a wide interval is the machine, not the code
+        beyond = ci is not None and (ci[1] <= 1 - min_effect or ci[0] >= 1 + min_effect)
+        significant = (p is not None and p < alpha and ratio is not None and abs(ratio - 1) >= min_effect
+                       and beyond)
         verdict = ("slower" if ratio > 1 else "faster") if significant else "same"
         if p is None:
             note = "too few samples for a test"
@@ -224,7 +231,6 @@ def compare(store: Store, run_a: int, run_b: int, metric: str = "wall_ns", alpha
             note = f"{len(va)} and {len(vb)} samples cannot reach p < {alpha:g}: measure more repeats"
         else:
             note = ""
-        ci = bootstrap_ratio_ci(va, vb)
         result.rows.append(Row(name, verdict, med_a, med_b, ratio, p, note,
                                ci[0] if ci else None, ci[1] if ci else None, unit))
     result.exact = _exact_all(store, run_a, run_b)
@@ -293,8 +299,9 @@ FORMATS = ("table", "markdown", "json", "html")
 
 
 def header_lines(c: Comparison) -> list[str]:
-    lines = [f"verdict: B is faster/slower when Mann-Whitney p < {c.alpha:g} and the medians differ by >= "
-             f"{100 * c.min_effect:g}%; otherwise same. B/A 95%: bootstrap interval of the ratio of medians "
+    lines = [f"verdict: B is faster/slower when Mann-Whitney p < {c.alpha:g}, the medians differ by >= "
+             f"{100 * c.min_effect:g}% and the whole B/A 95% interval lies beyond that; otherwise same."
+             " B/A 95%: bootstrap interval of the ratio of medians "
              f"({BOOTSTRAP_ROUNDS} resamples, fixed seed). Counts (bytes, instructions, heap, stack) compare "
              "exactly: same or changed."]
     if c.context_differences:
