@@ -41,6 +41,9 @@ def diagnose() -> list[Finding]:
         _tool("apt-get", "apt (Debian only; elsewhere set TLSBENCH_<LIB>_SOURCE)"), _tool("openssl", "openssl"),
         _pkgconfig("libcrypto", "libssl-dev"), _pkgconfig("gnutls", "libgnutls28-dev"),
         _pkgconfig("nettle", "nettle-dev"),
+        # firmware targets and the HTML report's screenshot/PNG path
+        _tool("arm-none-eabi-gcc", "gcc-arm-none-eabi libnewlib-arm-none-eabi"),
+        _tool("qemu-system-arm", "qemu-system-arm"), _tool("chromium", "chromium"),
     ]
     try:
         pins = sources.load_lock()
