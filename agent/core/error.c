@@ -31,6 +31,12 @@ void tb_set_error(const char *fmt, ...)
     va_end(ap);
 }
 
+void tb_set_error_text(const char *text)
+{
+    strncpy(message, text, sizeof(message) - 1);
+    message[sizeof(message) - 1] = '\0';
+}
+
 const char *tb_last_error(void)
 {
     return message;

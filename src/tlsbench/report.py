@@ -326,10 +326,11 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
         firmware = any("instructions" in c["results"] and "wall_ns" not in c["results"] for c in data.cases)
         sizes = any("flash_bytes" in c["results"] for c in data.cases)
         legend = ("cells: flash (text + rodata + data) and static RAM (data + bss) the primitive adds to an"
-                  " empty image: library code and tables, and the C runtime and platform code it reaches;"
-                  " heap and stack are measured per operation elsewhere" if sizes and metric is None else
-                  "cells: exact instructions per operation (emulated: instructions, not cycles; identical in"
-                  " every repeat), per byte for sized operations" if firmware and metric is None else
+                  " empty image: library code and tables, and the C runtime it reaches (not tlsbench's own"
+                  " platform code); heap and stack are measured per operation elsewhere" if sizes and metric is None
+                  else "cells: instructions per operation, median of the repeats (exact counts, identical in every"
+                  " run; emulated: instructions, not cycles), per byte for sized operations"
+                  if firmware and metric is None else
                   "cells: median throughput for sized operations, otherwise median wall time per operation;"
                   " ±: stdev/median of the kept samples"
                   + ("; tls: median CPU time per handshake of the client (C) and the server (S), handshake"

@@ -115,6 +115,9 @@ void tb_set_error(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
+/* The same without formatting (no printf: usable inside malloc, and it
+ * keeps printf out of minimal size-probe images). */
+void tb_set_error_text(const char *text);
 const char *tb_last_error(void);
 void tb_clear_error(void);
 

@@ -8,6 +8,7 @@
  * the stack pointer), scanned afterwards for the deepest byte touched.
  */
 #include "cortexm.h"
+#include "tb/heap_account.h"
 #include "tb/platform.h"
 
 #include <malloc.h>
@@ -19,34 +20,14 @@ void *__real_calloc(size_t n, size_t size);
 void *__real_realloc(void *p, size_t n);
 void __real_free(void *p);
 
-static uint64_t level, peak, allocs, process_peak, window_start, window_allocs;
-static int side = -1;
-static int64_t side_level[2], side_peak[2], side_blocks[2];
-
 static void counted(void *p)
 {
-    if (p == NULL) return;
-    size_t n = malloc_usable_size(p);
-    level += n;
-    if (level > peak) peak = level;
-    if (level > process_peak) process_peak = level;
-    allocs++;
-    if (side >= 0) {
-        side_level[side] += (int64_t)n;
-        side_blocks[side]++;
-        if (side_level[side] > side_peak[side]) side_peak[side] = side_level[side];
-    }
+    if (p != NULL) tb_heap_account_alloc(malloc_usable_size(p));
 }
 
 static void uncounted(void *p)
 {
-    if (p == NULL) return;
-    size_t n = malloc_usable_size(p);
-    level -= n;
-    if (side >= 0) {
-        side_level[side] -= (int64_t)n;
-        side_blocks[side]--;
-    }
+    if (p != NULL) tb_heap_account_free(malloc_usable_size(p));
 }
 
 void *__wrap_malloc(size_t n)
@@ -83,45 +64,9 @@ uint32_t tb_platform_memory(void)
     return TB_MEM_HEAP | TB_MEM_STACK;
 }
 
-void tb_heap_begin(void)
-{
-    window_start = level;
-    window_allocs = allocs;
-    peak = window_start;
-}
-
-void tb_heap_end(tb_heap_usage *u)
-{
-    u->peak = peak - window_start;
-    u->held = level > window_start ? level - window_start : 0;
-    u->allocs = allocs - window_allocs;
-}
-
-void tb_heap_sides_reset(void)
-{
-    for (int i = 0; i < 2; i++) side_level[i] = side_peak[i] = side_blocks[i] = 0;
-}
-
-void tb_heap_side(int s)
-{
-    side = s;
-}
-
-void tb_heap_side_read(int s, tb_heap_side_usage *u)
-{
-    u->peak = side_peak[s] > 0 ? (uint64_t)side_peak[s] : 0;
-    u->held = side_level[s];
-    u->blocks = side_blocks[s];
-}
-
 uint64_t tb_heap_system_in_use(void)
 {
     return (uint64_t)mallinfo().uordblks;
-}
-
-uint64_t tb_heap_process_peak(void)
-{
-    return process_peak;
 }
 
 /* ---- stacks ---- */

@@ -169,7 +169,7 @@ static void heap_failure(ptrdiff_t incr)
     p = put_u32(p, (uint32_t)tb_cortexm_heap_arena());
     for (const char *t = " B left"; *t;) *p++ = *t++;
     *p = '\0';
-    tb_set_error("%s", msg);
+    tb_set_error_text(msg);
 }
 
 void *_sbrk(ptrdiff_t incr)

@@ -10,6 +10,7 @@
  * is painted with a pattern before the call and scanned after it.
  */
 #define _GNU_SOURCE
+#include "tb/heap_account.h"
 #include "tb/platform.h"
 
 #include <errno.h>
@@ -25,41 +26,14 @@ extern void *__libc_realloc(void *p, size_t n);
 extern void *__libc_memalign(size_t align, size_t n);
 extern void __libc_free(void *p);
 
-/* The agent measures on one thread at a time (the stack worker runs while
- * the main thread waits for it), so plain counters do: no atomic operation
- * is added to every allocation of a timed batch. */
-static uint64_t level, peak, allocs;
-static uint64_t process_peak; /* never reset: the whole process's high-water mark */
-
-/* Per-side accounting for TLS handshakes: what the calls of one side allocate
- * and free (net), its peak, and how many of its blocks are alive. */
-static int side = -1;
-static int64_t side_level[2], side_peak[2], side_blocks[2];
-
 static void counted(void *p)
 {
-    if (p == NULL) return;
-    size_t n = malloc_usable_size(p);
-    level += n;
-    if (level > peak) peak = level;
-    if (level > process_peak) process_peak = level;
-    allocs++;
-    if (side >= 0) {
-        side_level[side] += (int64_t)n;
-        side_blocks[side]++;
-        if (side_level[side] > side_peak[side]) side_peak[side] = side_level[side];
-    }
+    if (p != NULL) tb_heap_account_alloc(malloc_usable_size(p));
 }
 
 static void uncounted(void *p)
 {
-    if (p == NULL) return;
-    size_t n = malloc_usable_size(p);
-    level -= n;
-    if (side >= 0) {
-        side_level[side] -= (int64_t)n;
-        side_blocks[side]--;
-    }
+    if (p != NULL) tb_heap_account_free(malloc_usable_size(p));
 }
 
 void *malloc(size_t n)
@@ -116,39 +90,6 @@ int posix_memalign(void **out, size_t align, size_t n)
 uint32_t tb_platform_memory(void)
 {
     return TB_MEM_HEAP | TB_MEM_STACK;
-}
-
-static uint64_t window_start, window_allocs;
-
-void tb_heap_begin(void)
-{
-    window_start = level;
-    window_allocs = allocs;
-    peak = window_start;
-}
-
-void tb_heap_end(tb_heap_usage *u)
-{
-    u->peak = peak - window_start;
-    u->held = level > window_start ? level - window_start : 0;
-    u->allocs = allocs - window_allocs;
-}
-
-void tb_heap_sides_reset(void)
-{
-    for (int i = 0; i < 2; i++) side_level[i] = side_peak[i] = side_blocks[i] = 0;
-}
-
-void tb_heap_side(int s)
-{
-    side = s;
-}
-
-void tb_heap_side_read(int s, tb_heap_side_usage *u)
-{
-    u->peak = side_peak[s] > 0 ? (uint64_t)side_peak[s] : 0;
-    u->held = side_level[s];
-    u->blocks = side_blocks[s];
 }
 
 uint64_t tb_heap_system_in_use(void)
@@ -267,7 +208,3 @@ void tb_stack_free(tb_stack *s)
     free(s);
 }
 
-uint64_t tb_heap_process_peak(void)
-{
-    return process_peak;
-}

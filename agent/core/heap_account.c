@@ -1,0 +1,73 @@
+/* Heap accounting shared by every platform: the platform's allocation hooks
+ * report each block's usable size here; the heap windows, per-side levels
+ * and the process peak are kept the same way everywhere.
+ *
+ * The agent measures on one thread at a time (a stack worker runs while the
+ * caller waits), so plain counters do: no atomic operation is added to the
+ * allocations of a timed batch. */
+#include "tb/heap_account.h"
+#include "tb/platform.h"
+
+static uint64_t level, peak, allocs, process_peak, window_start, window_allocs;
+/* Per-side accounting for TLS handshakes: what the calls of one side
+ * allocate and free (net), its peak, and how many of its blocks are alive. */
+static int side = -1;
+static int64_t side_level[2], side_peak[2], side_blocks[2];
+
+void tb_heap_account_alloc(size_t n)
+{
+    level += n;
+    if (level > peak) peak = level;
+    if (level > process_peak) process_peak = level;
+    allocs++;
+    if (side >= 0) {
+        side_level[side] += (int64_t)n;
+        side_blocks[side]++;
+        if (side_level[side] > side_peak[side]) side_peak[side] = side_level[side];
+    }
+}
+
+void tb_heap_account_free(size_t n)
+{
+    level -= n;
+    if (side >= 0) {
+        side_level[side] -= (int64_t)n;
+        side_blocks[side]--;
+    }
+}
+
+void tb_heap_begin(void)
+{
+    window_start = level;
+    window_allocs = allocs;
+    peak = window_start;
+}
+
+void tb_heap_end(tb_heap_usage *u)
+{
+    u->peak = peak - window_start;
+    u->held = level > window_start ? level - window_start : 0;
+    u->allocs = allocs - window_allocs;
+}
+
+void tb_heap_sides_reset(void)
+{
+    for (int i = 0; i < 2; i++) side_level[i] = side_peak[i] = side_blocks[i] = 0;
+}
+
+void tb_heap_side(int s)
+{
+    side = s;
+}
+
+void tb_heap_side_read(int s, tb_heap_side_usage *u)
+{
+    u->peak = side_peak[s] > 0 ? (uint64_t)side_peak[s] : 0;
+    u->held = side_level[s];
+    u->blocks = side_blocks[s];
+}
+
+uint64_t tb_heap_process_peak(void)
+{
+    return process_peak;
+}
