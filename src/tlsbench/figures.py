@@ -72,12 +72,27 @@ def _libraries(cases: list[dict]) -> list[str]:
     return list(dict.fromkeys(c["library"] for c in cases))
 
 
+def _clockless(data: RunData) -> bool:
+    """A firmware run: exact instruction counts, no clock (charts show counts, never a time)."""
+    ok = [c for c in data.cases if c["status"] == "ok" and c["kind"] != "tls"]
+    return bool(ok) and all("wall_ns" not in c["results"] and "instructions" in c["results"] for c in ok)
+
+
 def _primitive_bars(data: RunData, kind: str) -> Chart | None:
     cases = [c for c in data.cases if c["kind"] == kind]
     if not cases:
         return None
     libs = _libraries(cases)
-    if kind in SIZED_KINDS:  # throughput at the largest size
+    if _clockless(data):  # firmware: instructions per operation (at the largest size for sized kinds)
+        size = max((c["size"] for c in cases if c["size"]), default=None)
+        if size:
+            cases = [c for c in cases if c["size"] == size]
+        metric, fmt = "instructions", fmt_count
+        at = f" at {fmt_size(size)}" if size else ""
+        caption = (f"Instructions per operation{at} per algorithm and library (exact counts under QEMU -icount:"
+                   " instructions, not cycles); median of the repeats.")
+        title = f"{KIND_TITLES[kind]}: instructions per operation{at}"
+    elif kind in SIZED_KINDS:  # throughput at the largest size
         size = max(c["size"] for c in cases)
         cases = [c for c in cases if c["size"] == size]
         metric, fmt = "throughput", fmt_rate
@@ -98,6 +113,8 @@ def _primitive_bars(data: RunData, kind: str) -> Chart | None:
 def _size_lines(data: RunData, kind: str) -> list[Chart]:
     cases = [c for c in data.cases if c["kind"] == kind and c["size"] is not None]
     out = []
+    metric, fmt, what = ("instructions", fmt_count, "instructions") if _clockless(data) else ("wall_ns", fmt_time,
+                                                                                              "time")
     for alg in dict.fromkeys(c["alg"] for c in cases):
         mine = [c for c in cases if c["alg"] == alg]
         sizes = sorted({c["size"] for c in mine})
@@ -109,13 +126,13 @@ def _size_lines(data: RunData, kind: str) -> list[Chart]:
         for li, lib in enumerate(_libraries(mine)):
             for oi, op in enumerate(ops):
                 name = lib if len(ops) == 1 else f"{lib} {op}"
-                series[name] = [median(by_key.get((lib, op, s)), "wall_ns") for s in sizes]
+                series[name] = [median(by_key.get((lib, op, s)), metric) for s in sizes]
                 groups.append(li)
                 dashed.append(oi > 0)
         out.append(charts.lines(
-            _slug(kind, alg, "by-size"), f"{alg}: time per operation by input size", (
-                f"{alg}: median time of one operation against the input size, both axes logarithmic; a gap is a"
-                " size that was not measured."), sizes, series, "input size", fmt_size, fmt_time, groups, dashed))
+            _slug(kind, alg, "by-size"), f"{alg}: {what} per operation by input size", (
+                f"{alg}: median {what} of one operation against the input size, both axes logarithmic; a gap is a"
+                " size that was not measured."), sizes, series, "input size", fmt_size, fmt, groups, dashed))
     return out
 
 
@@ -130,7 +147,8 @@ def _tls_charts(data: RunData) -> list[Chart]:
     own = _tls_cases(data, foreign_clients=False)
     tls = _tls_cases(data, foreign_clients=True)
     out: list[Chart] = []
-    if own:
+    clockless = _clockless(data)
+    if own and not clockless:
         libs = _libraries(own)
         by_key = {(c["alg"], c["op"], c["library"]): c for c in own}
         cats = list(dict.fromkeys((c["alg"], c["op"]) for c in own))
@@ -153,12 +171,19 @@ def _tls_charts(data: RunData) -> list[Chart]:
                 " interval (as stored). The TCP baseline shows the plain TCP connect."), labels, series, fmt_time))
     if tls:
         rows = [f"{c['library']} {c['alg']} {c['op']}" for c in tls]
-        cpu = [[median(c, "client_cpu_ns", "n/m (foreign)"), median(c, "server_cpu_ns", "n/m (foreign)")]
-               for c in tls]
-        out.append(charts.stacked(
-            "tls-cpu-per-side", "TLS: CPU time per handshake, client + server", (
-                "Median thread CPU time per handshake in each side's library, stacked; n/m: not measured (the side"
-                " of a peer nobody here wrote)."), rows, ["client CPU", "server CPU"], cpu, fmt_time))
+        if clockless:
+            ins = [[median(c, "client_instructions", "n/m"), median(c, "server_instructions", "n/m")] for c in tls]
+            out.append(charts.stacked(
+                "tls-instructions-per-side", "TLS: instructions per handshake, client + server", (
+                    "Median instructions per handshake on each side (exact counts under QEMU -icount: instructions,"
+                    " not cycles), stacked."), rows, ["client", "server"], ins, fmt_count))
+        else:
+            cpu = [[median(c, "client_cpu_ns", "n/m (foreign)"), median(c, "server_cpu_ns", "n/m (foreign)")]
+                   for c in tls]
+            out.append(charts.stacked(
+                "tls-cpu-per-side", "TLS: CPU time per handshake, client + server", (
+                    "Median thread CPU time per handshake in each side's library, stacked; n/m: not measured (the"
+                    " side of a peer nobody here wrote)."), rows, ["client CPU", "server CPU"], cpu, fmt_time))
         heap = [[median(c, "client_heap_peak_bytes", "n/m"), median(c, "server_heap_peak_bytes", "n/m")]
                 for c in tls]
         if any(p.value is not None for row in heap for p in row):

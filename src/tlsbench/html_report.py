@@ -127,16 +127,23 @@ def context(data: RunData) -> str:
     r = data.run
     m = r.machine
     method = r.plan.get("method", {})
+    firmware = "board" in m
+    sampling = ("one operation per sample (exact counts)" if firmware
+                else f"samples of >= {method.get('min_sample_ms')} ms")
     items = [
         ("run", f"{r.id} ({r.status})"), ("plan", r.plan_name), ("target", r.target),
         ("started", _when(r.created)), ("finished", _when(r.finished)),
-        ("machine", f"{m.get('cpu_model')}, {m.get('cores')} cores"),
+        *([("board", f"{m['board']} ({m.get('board_cpu')}, {m.get('board_ram_bytes', 0) // 1024} KiB RAM),"
+                     f" counter: {m.get('board_counter')}"),
+           ("emulator", f"{m.get('emulator', 'none (a real board)')} {m.get('emulator_options', '')}"),
+           ("cross-compiler", f"{m.get('cross_compiler')}, newlib {m.get('newlib')}")] if firmware else []),
+        ("host machine" if firmware else "machine", f"{m.get('cpu_model')}, {m.get('cores')} cores"),
         ("CPU flags", ", ".join(m.get("cpu_flags", [])) or "none recorded"),
         ("system", f"{m.get('os')}, kernel {m.get('kernel')}"),
         ("tlsbench", r.tlsbench_version),
         ("method", f"{method.get('repeats')} repeats in {method.get('rounds', 1)} round(s), warm-up"
-                   f" {method.get('warmup')} per round, outliers {method.get('outliers')}, samples of >="
-                   f" {method.get('min_sample_ms')} ms, timeout {method.get('timeout_s')} s"),
+                   f" {method.get('warmup')} per round, outliers {method.get('outliers')}, {sampling},"
+                   f" timeout {method.get('timeout_s')} s"),
         ("environment", " ".join(f"{k}={v}" for k, v in sorted(method.get("env", {}).items())) or "as inherited"),
     ]
     out = ['<dl class="context">'] + [f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in items] + ["</dl>"]
