@@ -31,7 +31,7 @@ target_compile_definitions(tb_sizeprobe_platform_main PRIVATE main=tb_sizeprobe_
 foreach(_t tb_sizeprobe_platform tb_sizeprobe_platform_main)
   target_include_directories(${_t} PRIVATE include platform/cortexm)
   target_compile_definitions(${_t} PRIVATE TB_BARE_METAL=1 TB_MACHINE_NAME=${TB_MACHINE})
-  target_compile_options(${_t} PRIVATE ${TB_WARNINGS})
+  target_compile_options(${_t} PRIVATE ${TB_WARNINGS} -masm-syntax-unified)  # as the agents (Thumb-1 asm)
 endforeach()
 
 set(_tb_manifest "")
@@ -49,8 +49,10 @@ foreach(lib IN LISTS TB_LIBRARIES)
     target_compile_definitions(${exe} PRIVATE TB_BARE_METAL=1 TB_PROBE_${_def}=1)
     target_compile_options(${exe} PRIVATE ${TB_WARNINGS})
     target_link_libraries(${exe} PRIVATE tb_core ${TB_SIZEPROBE_LIBS_${lib}})
-    target_link_options(${exe} PRIVATE -T${TB_LINKER_SCRIPT} -Wl,-Map=${CMAKE_CURRENT_BINARY_DIR}/${exe}.map
-      -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free)
+    # exactly the agents' link (board script and its shared layout, C library choice)
+    target_link_options(${exe} PRIVATE -T${TB_LINKER_SCRIPT} -L${CMAKE_CURRENT_SOURCE_DIR}/platform/cortexm
+      -Wl,-Map=${CMAKE_CURRENT_BINARY_DIR}/${exe}.map
+      -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free ${TB_BOARD_LINK_OPTIONS})
     set_target_properties(${exe} PROPERTIES LINK_DEPENDS ${TB_LINKER_SCRIPT})
     string(APPEND _tb_manifest "${lib} ${probe} ${exe}\n")
   endforeach()

@@ -93,7 +93,7 @@ def build_firmware(target: targets.Target, libraries: list[str] | None = None, o
             _run(["cmake", "--build", str(build), "--parallel", str(jobs), "--target", exe],
                  f"cmake build (firmware {lib})")
         except SetupError as e:
-            overflow = _overflows(str(e))
+            overflow = overflows(str(e))
             if not overflow:
                 raise
             marker.write_text(f"does not fit {board.name}: {overflow}")
@@ -107,26 +107,40 @@ def build_firmware(target: targets.Target, libraries: list[str] | None = None, o
             _run(["cmake", "--build", str(build), "--parallel", str(jobs), "--", *keep_going],
                  "cmake build (size probes)")
         except SetupError as e:
-            if not _overflows(str(e)):
+            # only images too big for the board may be missing: any compile error is an error
+            if not overflows(str(e)) or "error:" in _compile_errors(str(e)):
                 raise
     return built
 
 
-def _overflows(text: str) -> str:
-    """The linker's "region `RAM' overflowed by N bytes" lines, summarised."""
+def _compile_errors(text: str) -> str:
+    """Compiler/assembler errors in a build log excerpt (linker overflows aside)."""
+    return "\n".join(line for line in text.splitlines()
+                     if ("error:" in line.lower() or "Error:" in line) and "ld returned" not in line
+                     and "collect2" not in line and "overflowed" not in line)
+
+
+def overflows(text: str) -> str:
+    """Why an image does not fit, from the linker's output: its "region `RAM'
+    overflowed by N bytes" lines and the board scripts' own assertions
+    (e.g. "less than 1 KiB of RAM left for the heap"), summarised."""
     found = re.findall(r"region `([A-Za-z0-9_]+)' overflowed by (\d+) bytes", text)
-    return ", ".join(f"{region} short by {int(n):,} bytes" for region, n in dict(found).items())
+    out = [f"{region} short by {int(n):,} bytes" for region, n in dict(found).items()]
+    out += sorted(set(re.findall(r"ld: (less than [^\n]*? left for the heap)", text)))
+    return ", ".join(out)
 
 
 def _run(cmd: list[str], what: str) -> None:
+    """Runs a build step, its output appended to the build log; a failure
+    names the step and quotes this step's own output (the linker's overflow
+    lines first: they say by how much an image misses its board)."""
     log_dir = paths.data_dir() / "logs"
     log_dir.mkdir(parents=True, exist_ok=True)
     log_file = log_dir / "build.log"
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
     with log_file.open("a") as f:
-        f.write("$ " + " ".join(cmd) + "\n")
-        f.flush()
-        proc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT)
+        f.write("$ " + " ".join(cmd) + "\n" + proc.stdout)
     if proc.returncode != 0:
-        tail = [line for line in log_file.read_text().strip().splitlines()[-60:]
-                if "overflowed by" in line][-4:] + log_file.read_text().strip().splitlines()[-15:]
-        raise SetupError(f"{what} failed (full log: {log_file}):\n" + "\n".join(tail))
+        lines = proc.stdout.strip().splitlines()
+        overflow = [line for line in lines if "overflowed by" in line or "left for the heap" in line]
+        raise SetupError(f"{what} failed (full log: {log_file}):\n" + "\n".join(overflow + lines[-15:]))

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import build, machine, sources, targets
+from . import build, machine, paths, sources, targets
 from .errors import SetupError, TlsbenchError
 from .sizes import parse_map
 from .store import Store
@@ -57,6 +57,7 @@ UNSUPPORTED: dict[tuple[str, str], str] = {
 EMPTY = "empty"
 PROBE_COMPONENT = "size probe"  # the probe's own object: left out of every figure
 HARNESS_COMPONENT = "tlsbench core + platform"  # the harness's own code: left out of a figure
+NO_ROOM: dict[tuple[str, str], str] = {}  # (library, probe) -> why its image does not fit the board
 
 
 @dataclass
@@ -141,11 +142,33 @@ def delta(image: Image, empty: Image) -> Delta:
                  sum(r for _, r in counted.values()), parts, own, image.size_tool)
 
 
+def too_big(exe: str) -> str:
+    """Why a probe image is missing: the linker's overflow lines for it in the
+    build log ("does not fit", with the bytes), or '' when none is found."""
+    try:
+        log = (paths.data_dir() / "logs" / "build.log").read_text()
+    except OSError:
+        return ""
+    start = log.rfind(f"FAILED: {exe}")
+    if start < 0:
+        return ""
+    block = log[start:].split("\nFAILED: ", 1)[0]
+    return build.overflows(block)
+
+
 def measure(target: targets.Target) -> tuple[dict[str, dict[str, Delta]], dict[str, Image]]:
-    """library -> probe -> Delta, and each library's empty image."""
+    """library -> probe -> Delta, and each library's empty image; a probe whose
+    image was too big for the board is recorded in NO_ROOM (library, probe) -> why."""
     cmake_dir = target.cmake_dir()
     images: dict[str, dict[str, Image]] = {}
+    NO_ROOM.clear()
     for library, probe, exe in manifest(cmake_dir):
+        if not (cmake_dir / exe).exists():
+            why = too_big(exe)
+            if not why:
+                raise TlsbenchError(f"size probe {library}/{probe} was not built (see .tlsbench/logs/build.log)")
+            NO_ROOM[(library, probe)] = f"does not fit {target.board.name}: {why}"
+            continue
         images.setdefault(library, {})[probe] = measure_image(cmake_dir, library, probe, exe)
     out: dict[str, dict[str, Delta]] = {}
     empties = {}
@@ -175,7 +198,9 @@ def run(target: targets.Target, store: Store, libraries: list[str] | None = None
     """Builds the probes, measures them and stores a "code-size" run; returns its id."""
     from . import __version__
 
-    libs = build.build_firmware(target, libraries, opt=opt, jobs=jobs, log=log, size_probes=True)
+    build.build_firmware(target, libraries, opt=opt, jobs=jobs, log=log, size_probes=True)
+    # the probes of every library, also where its whole agent does not fit the board
+    libs = list(build.FIRMWARE_LIBRARIES if libraries is None else libraries)
     deltas, empties = measure(target)
     missing = [lib for lib in libs if lib not in deltas]
     if missing:
@@ -205,6 +230,11 @@ def run(target: targets.Target, store: Store, libraries: list[str] | None = None
                       "profile": profiles.get(lib, "default"), "library_config": config}
             name = f"{lib}/size/{probe}/image"
             d = deltas[lib].get(probe)
+            if d is None and (lib, probe) in NO_ROOM:
+                store.put_case(run_id, name=name, library=lib, kind="size", alg=probe, op="image", size=None,
+                               params=params, status="does_not_fit", reason=NO_ROOM[(lib, probe)], iters=None,
+                               started=started, transcript="")
+                continue
             if d is None:
                 why = UNSUPPORTED.get((lib, probe))
                 if why is None:

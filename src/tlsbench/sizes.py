@@ -22,7 +22,7 @@ LIBRARY_ARCHIVES = {
 RUNTIME = re.compile(r"(^|/)(libc|libg|libgcc|libm|libnosys|libc_nano)\.a$|(^|/)crt[^/]*\.o$")
 FLASH_ONLY = (".text", ".ARM.exidx", ".rodata")
 FLASH_AND_RAM = (".data",)
-RAM_ONLY = (".bss",)
+RAM_ONLY = (".bss", ".stacks")  # .stacks: the painted stacks some boards place below the main stack
 
 _OUTPUT = re.compile(r"^(\.[A-Za-z0-9_.]+)\s+0x[0-9a-f]+\s+0x([0-9a-f]+)")
 _INPUT = re.compile(r"^ (\S+)\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S.*)$")
