@@ -196,7 +196,6 @@ def library_config(target: targets.Target, library: str) -> str:
 def run(target: targets.Target, store: Store, libraries: list[str] | None = None, opt: str = "Os",
         jobs: int | None = None, log=print) -> int:
     """Builds the probes, measures them and stores a "code-size" run; returns its id."""
-    from . import __version__
 
     build.build_firmware(target, libraries, opt=opt, jobs=jobs, log=log, size_probes=True)
     # the probes of every library, also where its whole agent does not fit the board
@@ -217,7 +216,7 @@ def run(target: targets.Target, store: Store, libraries: list[str] | None = None
                                   " (its calls and test vectors) left out"},
     }
     run_id = store.create_run(target=target.name, plan_name="code-size", plan_source=source, plan=plan,
-                              machine=machine.collect(target), version=__version__, keys={})
+                              machine=machine.collect(target), version=machine.tlsbench_revision(), keys={})
     for lib in libs:
         config = library_config(target, lib)
         version = sources.load_lock().get(lib)
