@@ -14,6 +14,7 @@
  * module, whose one source is tb_platform_seed. */
 #include "tb/adapter.h"
 #include "tb/platform.h"
+#include "probe.h"
 #include "vectors.h"
 
 #include <string.h>
@@ -33,26 +34,6 @@
 #include <mbedtls/sha256.h>
 #include <mbedtls/sha3.h>
 #include <mbedtls/sha512.h>
-
-volatile unsigned char tb_probe_sink;
-
-/* The agent's core is linked (the platform layer calls into it) but never
- * run: it needs an adapter to link, this empty one, which the linker drops. */
-const tb_adapter tb_library;
-
-#define TB_UNUSED __attribute__((unused)) /* not every probe uses every input */
-static TB_UNUSED unsigned char key[32] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
-                                17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32};
-static TB_UNUSED unsigned char iv[16] = {0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8, 0xa9, 0xaa, 0xab};
-static TB_UNUSED unsigned char in[64] = "the size probes' one fixed message, sixty-four bytes long......";
-static TB_UNUSED unsigned char out[512], back[512], tag[16];
-
-static TB_UNUSED void keep(const unsigned char *p, size_t n)
-{
-    unsigned char x = 0;
-    for (size_t i = 0; i < n; i++) x ^= p[i];
-    tb_probe_sink ^= x;
-}
 
 /* Referenced only where the library needs them (entropy, TLS timers): the
  * linker drops them from every other probe. */
