@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -45,3 +46,13 @@ def env_without_agent_dir() -> dict[str, str]:
     env = dict(os.environ)
     env.pop("TLSBENCH_AGENT_DIR", None)
     return env
+
+
+def needs_tools(*tools: str) -> pytest.MarkDecorator:
+    """Skips a test module when a tool scripts/setup installs is missing on a
+    developer's machine; under CI (CI=true) a missing tool fails instead of
+    skipping, so a broken setup cannot pass as skipped tests."""
+    missing = [t for t in tools if shutil.which(t) is None]
+    if missing and os.environ.get("CI") == "true":
+        raise RuntimeError(f"CI: {', '.join(missing)} missing (scripts/setup should have installed them)")
+    return pytest.mark.skipif(bool(missing), reason=f"needs {', '.join(missing)} (installed by scripts/setup)")

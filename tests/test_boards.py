@@ -9,18 +9,15 @@ from __future__ import annotations
 
 import importlib.util
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import needs_tools
 
 AGENT = Path(__file__).resolve().parent.parent / "agent"
 
-pytestmark = pytest.mark.skipif(
-    any(shutil.which(t) is None for t in ("qemu-system-arm", "arm-none-eabi-gcc", "cmake", "ninja")),
-    reason="needs qemu-system-arm, gcc-arm-none-eabi, cmake and ninja",
-)
+pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc", "cmake", "ninja")
 
 # board -> (TB_CPU, QEMU machine or None, flash bytes, RAM bytes)
 BOARDS = {

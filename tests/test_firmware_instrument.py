@@ -5,18 +5,15 @@ The tests build the firmware themselves (selftest only: seconds)."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
+from conftest import needs_tools
 
 from tlsbench import agent, build, targets
 from tlsbench.errors import PlanError
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("qemu-system-arm") is None or shutil.which("arm-none-eabi-gcc") is None,
-    reason="needs qemu-system-arm and gcc-arm-none-eabi (installed by scripts/setup)",
-)
+pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
 
 
 def selftest_firmware(board: str) -> Path:

@@ -6,20 +6,17 @@ the code-size parts must add up to what arm-none-eabi-size says."""
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import needs_tools
 
 from tlsbench import build, report, runner, sizes, targets
 from tlsbench.plan import parse_plan
 from tlsbench.store import Store
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("qemu-system-arm") is None or shutil.which("arm-none-eabi-gcc") is None,
-    reason="needs qemu-system-arm and gcc-arm-none-eabi (installed by scripts/setup)",
-)
+pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
 
 M4 = targets.parse("qemu:mps2-an386")
 PLAN = """

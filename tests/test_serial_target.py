@@ -10,20 +10,17 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from conftest import needs_tools
 
 from tlsbench import build, targets
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("qemu-system-arm") is None or shutil.which("arm-none-eabi-gcc") is None,
-    reason="needs qemu-system-arm and gcc-arm-none-eabi (installed by scripts/setup)",
-)
+pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
 BOARD = targets.BOARDS["netduinoplus2"]
 
 
