@@ -45,7 +45,7 @@ def _noisy(metric: str) -> bool:
     return metric in COUNTER_UNITS or metric.endswith(("_ns", "_per_s"))
 TERMINAL = ("ok", "unsupported", "check_failed", "does_not_fit")
 # a firmware that ran out of the board's heap or stack: the case does not fit, with the bytes
-_NO_ROOM = ("heap arena full", "stack overflow", "request line too long", "out of memory")
+_NO_ROOM = ("heap arena full", "stack overflow", "request line too long", "out of memory", "memory allocation failed")
 NO_OUTLIERS = OutlierPolicy("none")
 
 
@@ -243,7 +243,7 @@ class _Session:
         for c in checks:
             if c.status != "pass":
                 self.verdict[(c.library, c.kind, c.alg)] = c.detail
-            if c.status == "fail" and self.target.kind != "host" and any(k in c.detail for k in _NO_ROOM):
+            if c.status == "fail" and self.target.kind != "host" and any(k in c.detail.lower() for k in _NO_ROOM):
                 # the check could not run in the board's memory: that says nothing against the library
                 self.no_room[(c.library, c.kind, c.alg)] = c.detail
                 _log(f"does not fit {self.target.name}: {c.library} {c.alg}: {c.detail}")
@@ -272,7 +272,7 @@ class _Session:
         started = time.time()
         rounds = self.plan.method.rounds
         measured = self._decide(case, rnd)
-        if measured.status == "failed" and any(k in measured.reason for k in _NO_ROOM):
+        if measured.status == "failed" and any(k in measured.reason.lower() for k in _NO_ROOM):
             measured.status = "does_not_fit"
         status = measured.status
         if status == "ok":
