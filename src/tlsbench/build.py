@@ -108,7 +108,7 @@ def build_firmware(target: targets.Target, libraries: list[str] | None = None, o
                  "cmake build (size probes)")
         except SetupError as e:
             # only images too big for the board may be missing: any compile error is an error
-            if not overflows(str(e)) or "error:" in _compile_errors(str(e)):
+            if not overflows(str(e)) or _compile_errors(str(e)):
                 raise
     return built
 
