@@ -180,17 +180,21 @@ static void serve(char *line)
         tb_tls_serve(fields, nfields);
         return;
     }
+    if (strcmp(verb, "reference") == 0) {
+        tb_reference(fields, nfields);
+        return;
+    }
     if (tb_platform_verb(verb, fields, nfields)) return; /* e.g. the host's socket sides */
     int bench = strcmp(verb, "bench") == 0;
     if (!bench && strcmp(verb, "compute") != 0) {
-        end_record(TB_BAD_INPUT, "unknown request (expected hello, list, compute, bench, handshake, tls-server or tls-client)");
+        end_record(TB_BAD_INPUT, "unknown request (expected hello, list, compute, bench, reference, handshake, tls-server or tls-client)");
         return;
     }
 
     tb_job job;
     memset(&job, 0, sizeof(job));
     job.kind = TB_KIND_COUNT;
-    tb_bench_cfg cfg = {0, 2, 10, 10000000u, 100000000u};
+    tb_bench_cfg cfg = {0, 2, 10, 10000000u, 100000000u, 0, 0, 0};
     static const struct {
         const char *name;
         size_t offset;
@@ -206,6 +210,8 @@ static void serve(char *line)
         {"size", offsetof(tb_bench_cfg, size)},       {"warmup", offsetof(tb_bench_cfg, warmup)},
         {"repeats", offsetof(tb_bench_cfg, repeats)}, {"min_ns", offsetof(tb_bench_cfg, min_ns)},
         {"max_iters", offsetof(tb_bench_cfg, max_iters)},
+        {"stack_shift", offsetof(tb_bench_cfg, stack_shift)}, {"heap_shift", offsetof(tb_bench_cfg, heap_shift)},
+        {"count_timed", offsetof(tb_bench_cfg, count_timed)},
     };
 
     for (size_t i = 0; i < nfields; i++) {
@@ -258,6 +264,12 @@ static void serve(char *line)
     }
     if (cfg.repeats == 0 || cfg.max_iters == 0) {
         end_record(TB_BAD_INPUT, "repeats and max_iters must be positive");
+        return;
+    }
+    if (cfg.stack_shift > TB_MAX_STACK_SHIFT || cfg.heap_shift > TB_MAX_HEAP_SHIFT || cfg.count_timed > 1) {
+        tb_set_error("stack_shift must be 0..%u, heap_shift 0..%u, count_timed 0 or 1", TB_MAX_STACK_SHIFT,
+                     TB_MAX_HEAP_SHIFT);
+        end_record(TB_BAD_INPUT, tb_last_error());
         return;
     }
     if (!tb_library.supports(job.kind, job.alg, job.op)) {

@@ -33,14 +33,17 @@ MEMORY_METRICS = {
     "round_trips": ("round_trips", "round trips"), "app_client_cpu_ns": ("app_client_cpu_ns", "ns"),
     "app_server_cpu_ns": ("app_server_cpu_ns", "ns"), "total_c2s_bytes": ("total_c2s_bytes", "bytes"),
     "total_s2c_bytes": ("total_s2c_bytes", "bytes"),
-    "client_heap_peak": ("client_heap_peak_bytes", "bytes"), "server_heap_peak": ("server_heap_peak_bytes", "bytes"),
-    "client_heap_held": ("client_heap_held_bytes", "bytes"), "server_heap_held": ("server_heap_held_bytes", "bytes"),
     "bulk_wall_ns": ("bulk_wall_ns", "ns"), "bulk_client_cpu_ns": ("bulk_client_cpu_ns", "ns"),
     "bulk_server_cpu_ns": ("bulk_server_cpu_ns", "ns"),
     "app_client_instructions": ("app_client_instructions", "instructions"),
     "app_server_instructions": ("app_server_instructions", "instructions"),
     "bulk_client_instructions": ("bulk_client_instructions", "instructions"),
     "bulk_server_instructions": ("bulk_server_instructions", "instructions"),
+}
+# the memory pass: one counted connection per round (the timed ones count nothing)
+HEAP_METRICS = {
+    "client_heap_peak": ("client_heap_peak_bytes", "bytes"), "server_heap_peak": ("server_heap_peak_bytes", "bytes"),
+    "client_heap_held": ("client_heap_held_bytes", "bytes"), "server_heap_held": ("server_heap_held_bytes", "bytes"),
 }
 STACK_METRICS = {"client_stack": ("client_stack_bytes", "bytes"), "server_stack": ("server_stack_bytes", "bytes")}
 # Over TCP each side reports its own record.
@@ -70,7 +73,7 @@ FOREIGN_CLIENT_METRICS = {**TCP_SERVER_METRICS, "sent_bytes": ("s2c_bytes", "byt
 BASELINE_METRICS = {k: TCP_CLIENT_METRICS[k] for k in ("connect_ns", "transaction_ns", "total_sent_bytes",
                                                        "total_recv_bytes")}
 DERIVED = {"bulk_throughput_per_s": "B/s", "transactions_per_s": "transactions/s"}
-METRIC_UNITS = {m: u for table in (MEMORY_METRICS, STACK_METRICS, TCP_CLIENT_METRICS, TCP_SERVER_METRICS,
+METRIC_UNITS = {m: u for table in (MEMORY_METRICS, HEAP_METRICS, STACK_METRICS, TCP_CLIENT_METRICS, TCP_SERVER_METRICS,
                                     FOREIGN_CLIENT_METRICS)
                 for m, u in table.values()} | DERIVED
 
@@ -329,6 +332,8 @@ def _measure_memory(client: Path, case: Case, tc: TlsCase, n: int, first: int, w
     samples = _samples(handshakes, MEMORY_METRICS, first)
     for rec in resp.of_type("tls_stack"):  # one untimed pass per round
         samples += [(rnd, 0, 1, metric, int(rec[f])) for f, (metric, _u) in STACK_METRICS.items()]
+    for rec in resp.of_type("tls_memory"):  # and one counted, untimed connection
+        samples += [(rnd, 0, 1, metric, int(rec[f])) for f, (metric, _u) in HEAP_METRICS.items() if f in rec.fields]
     return Measured("ok", "", 1, res.stdout, samples, [])
 
 

@@ -10,7 +10,17 @@ typedef struct {
     uint64_t repeats;   /* measured batches */
     uint64_t min_ns;    /* a batch repeats the operation at least this long */
     uint64_t max_iters; /* upper bound on operations per batch */
+    /* Layout sampled on purpose: the timed passes run this many bytes
+     * deeper in the stack, and with a block of heap_shift bytes allocated
+     * before the state is prepared (both 0 on firmware: exact counts). */
+    uint64_t stack_shift;
+    uint64_t heap_shift;
+    uint64_t count_timed; /* 1: the allocation hooks keep counting in timed passes (what they cost) */
 } tb_bench_cfg;
+
+/* Limits of the layout fields (a request beyond them is bad input). */
+#define TB_MAX_STACK_SHIFT 65536u
+#define TB_MAX_HEAP_SHIFT (1u << 20)
 
 typedef struct {
     char *key;
@@ -26,6 +36,10 @@ void tb_end(tb_status s, const char *msg);
 
 /* The "handshake" request (core/tls.c). */
 void tb_tls_serve(const tb_field *fields, size_t n);
+
+/* The "reference" request: a fixed integer workload, timed (how fast the
+ * machine is right now, compared between the rounds of a run). */
+void tb_reference(const tb_field *fields, size_t n);
 
 /* Serves requests from the input line by line until end of input. */
 int tb_agent_main(void);
