@@ -194,7 +194,7 @@ static void serve(char *line)
     tb_job job;
     memset(&job, 0, sizeof(job));
     job.kind = TB_KIND_COUNT;
-    tb_bench_cfg cfg = {0, 2, 10, 10000000u, 100000000u, 0, 0, 0};
+    tb_bench_cfg cfg = {0, 2, 10, 10000000u, 100000000u, 0, 0, TB_STACK_PAGE, 0};
     static const struct {
         const char *name;
         size_t offset;
@@ -211,7 +211,7 @@ static void serve(char *line)
         {"repeats", offsetof(tb_bench_cfg, repeats)}, {"min_ns", offsetof(tb_bench_cfg, min_ns)},
         {"max_iters", offsetof(tb_bench_cfg, max_iters)},
         {"stack_shift", offsetof(tb_bench_cfg, stack_shift)}, {"heap_shift", offsetof(tb_bench_cfg, heap_shift)},
-        {"count_timed", offsetof(tb_bench_cfg, count_timed)},
+        {"stack_at", offsetof(tb_bench_cfg, stack_at)}, {"count_timed", offsetof(tb_bench_cfg, count_timed)},
     };
 
     for (size_t i = 0; i < nfields; i++) {
@@ -266,9 +266,10 @@ static void serve(char *line)
         end_record(TB_BAD_INPUT, "repeats and max_iters must be positive");
         return;
     }
-    if (cfg.stack_shift > TB_MAX_STACK_SHIFT || cfg.heap_shift > TB_MAX_HEAP_SHIFT || cfg.count_timed > 1) {
-        tb_set_error("stack_shift must be 0..%u, heap_shift 0..%u, count_timed 0 or 1", TB_MAX_STACK_SHIFT,
-                     TB_MAX_HEAP_SHIFT);
+    if (cfg.stack_shift > TB_MAX_STACK_SHIFT || cfg.heap_shift > TB_MAX_HEAP_SHIFT || cfg.count_timed > 1 ||
+        cfg.stack_at > TB_STACK_PAGE || (cfg.stack_at < TB_STACK_PAGE && cfg.stack_shift)) {
+        tb_set_error("stack_shift must be 0..%u, stack_at 0..%u (not both), heap_shift 0..%u, count_timed 0 or 1",
+                     TB_MAX_STACK_SHIFT, TB_STACK_PAGE - 1, TB_MAX_HEAP_SHIFT);
         end_record(TB_BAD_INPUT, tb_last_error());
         return;
     }

@@ -114,6 +114,8 @@ typedef struct {
     const tb_bench_cfg *cfg;
     uint64_t iters;
     tb_status status;
+    uint64_t at; /* the low 12 bits of the timed passes' frame address */
+    int probe;   /* only note `at`: where the frame lands for a shift */
 } timed_args;
 
 /* Calibration, warm-up and samples: the timed passes. Nothing of ours runs
@@ -121,6 +123,8 @@ typedef struct {
 static __attribute__((noinline)) void timed_passes(timed_args *t)
 {
     const tb_bench_cfg *cfg = t->cfg;
+    t->at = (uint64_t)(uintptr_t)__builtin_frame_address(0) % TB_STACK_PAGE;
+    if (t->probe) return;
     /* Calibrate: grow the batch until it lasts min_ns (these batches also
      * warm caches and branch predictors). */
     uint64_t iters = 1;
@@ -216,11 +220,19 @@ tb_status tb_bench(const tb_job *job_in, const tb_bench_cfg *cfg)
         }
         heap_pad[0] = 0;
     }
-    timed_args t = {state, cfg, 0, TB_OK};
+    timed_args t = {state, cfg, 0, TB_OK, 0, 0};
+    uint64_t shift = cfg->stack_shift;
+    if (cfg->stack_at < TB_STACK_PAGE) {
+        /* where the frame lands with the smallest shift, then the distance
+         * down to stack_at (the stack grows down; whole 16-byte steps) */
+        timed_args p = {state, cfg, 0, TB_OK, 0, 1};
+        shifted(&p, 16);
+        shift = 16 + (p.at + TB_STACK_PAGE - cfg->stack_at) % TB_STACK_PAGE / 16 * 16;
+    }
     uint64_t calls_before = tb_timed_heap_calls();
     tb_timed_begin(cfg->count_timed != 0);
-    if (cfg->stack_shift) {
-        shifted(&t, cfg->stack_shift);
+    if (shift) {
+        shifted(&t, shift);
     } else {
         timed_passes(&t);
     }
@@ -232,7 +244,8 @@ tb_status tb_bench(const tb_job *job_in, const tb_bench_cfg *cfg)
     tb_rec_u64("iters", t.iters);
     /* the accounting reached inside the timed passes (0: they ran clean) */
     tb_rec_u64("timed_heap_calls", tb_timed_heap_calls() - calls_before);
-    tb_rec_u64("stack_shift", cfg->stack_shift);
+    tb_rec_u64("stack_shift", shift);
+    tb_rec_u64("stack_at", t.at);
     tb_rec_u64("heap_shift", cfg->heap_shift);
     tb_rec_end();
     s = measure_memory(state, &setup);

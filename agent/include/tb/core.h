@@ -15,12 +15,17 @@ typedef struct {
      * before the state is prepared (both 0 on firmware: exact counts). */
     uint64_t stack_shift;
     uint64_t heap_shift;
+    /* Or a place: the timed passes' frame starts at an address whose low 12
+     * bits are stack_at (a shift computed from where the stack is now, so
+     * the process's own randomised stack start does not blur it). */
+    uint64_t stack_at;
     uint64_t count_timed; /* 1: the allocation hooks keep counting in timed passes (what they cost) */
 } tb_bench_cfg;
 
 /* Limits of the layout fields (a request beyond them is bad input). */
 #define TB_MAX_STACK_SHIFT 65536u
 #define TB_MAX_HEAP_SHIFT (1u << 20)
+#define TB_STACK_PAGE 4096u /* stack_at is taken modulo this (0..4095) */
 
 typedef struct {
     char *key;
