@@ -27,3 +27,5 @@ class Measured:
     transcript: str
     samples: list[tuple[int, int, int, str, int]]
     results: list[tuple]
+    # host rounds: placement and pace (layout.py, pacing.py), stored in case_rounds
+    round_info: dict | None = None
