@@ -383,6 +383,9 @@ def parser() -> argparse.ArgumentParser:
     cmp.add_argument("--min-effect", dest="min_effect", type=float, default=100 * compare.MIN_EFFECT,
                      help="smallest change in percent that counts (default 5; raise it on a noisy machine)")
     cmp.set_defaults(func=cmd_compare)
+    from . import stability  # the command lives in its own module
+
+    stability.add_parser(sub, db)
 
     sub.add_parser("runs", parents=[db], help="list stored runs").set_defaults(func=cmd_runs)
 
