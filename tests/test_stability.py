@@ -43,6 +43,7 @@ def test_the_command_runs_the_plan_twice_and_reports_the_pair(fake_agent_dir: Pa
     js = subprocess.run([*tlsbench_cmd(), "--db", str(db), "stability", "--runs", "1", "2", "--format", "json"],
                         capture_output=True, text=True, check=True).stdout
     assert '"cases": 2' in js and '"2%": 2' in js
+    assert "by estimator (share within 2%/5%/10%): median 100%/100%/100%; min 100%/100%/100%; mean" in out
 
 
 def test_no_plan_and_no_runs_is_one_clear_error(tmp_path: Path) -> None:

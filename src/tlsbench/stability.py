@@ -21,6 +21,9 @@ from .errors import PlanError
 from .store import Store
 
 BANDS = (0.02, 0.05, 0.10)
+# the stored estimators whose agreement is reported side by side (the evidence
+# for the one reports use: the median; docs/method.md "Which estimator")
+ESTIMATORS = ("median", "min", "mean")
 WORST = 10
 
 
@@ -34,6 +37,7 @@ class Stability:
     worst: list[dict] = field(default_factory=list)  # name, median_a, median_b, spread
     verdicts: dict[str, int] = field(default_factory=dict)  # compare's calls, inconclusive apart
     slow_rounds: dict[str, int] = field(default_factory=dict)  # per run: rounds still slow after retries
+    by_estimator: dict[str, dict[str, int]] = field(default_factory=dict)  # estimator -> band -> cases within
 
     def share(self, band: str) -> float | None:
         return self.within[band] / self.cases if self.cases else None
@@ -72,8 +76,8 @@ def verdict_counts(c: compare.Comparison) -> dict[str, int]:
     return out
 
 
-def _medians(store: Store, run_id: int, metric: str) -> dict[str, float]:
-    return {r["name"]: float(r["median"]) for r in store.results(run_id)
+def _values(store: Store, run_id: int, metric: str, estimator: str = "median") -> dict[str, float]:
+    return {r["name"]: float(r[estimator]) for r in store.results(run_id)
             if r["metric"] == metric and r["status"] == "ok"}
 
 
@@ -82,10 +86,11 @@ def _slow_rounds(store: Store, run_id: int) -> int:
 
 
 def assess(store: Store, run_a: int, run_b: int, metric: str = "wall_ns") -> Stability:
-    n, within, rows = agreement(_medians(store, run_a, metric), _medians(store, run_b, metric))
+    n, within, rows = agreement(_values(store, run_a, metric), _values(store, run_b, metric))
     verdicts = verdict_counts(compare.compare(store, run_a, run_b, metric=metric))
+    by = {e: agreement(_values(store, run_a, metric, e), _values(store, run_b, metric, e))[1] for e in ESTIMATORS}
     return Stability(run_a, run_b, metric, n, within, rows[:WORST], verdicts,
-                     {str(run_a): _slow_rounds(store, run_a), str(run_b): _slow_rounds(store, run_b)})
+                     {str(run_a): _slow_rounds(store, run_a), str(run_b): _slow_rounds(store, run_b)}, by)
 
 
 def render(s: Stability, fmt: str = "table") -> str:
@@ -98,6 +103,9 @@ def render(s: Stability, fmt: str = "table") -> str:
     v = s.verdicts
     lines.append(f"compare {s.run_a} {s.run_b}: {v['slower']} slower, {v['faster']} faster, {v['same']} same, "
                  f"{v['inconclusive']} inconclusive")
+    if s.cases:
+        lines.append("by estimator (share within " + "/".join(s.within) + "): " + "; ".join(
+            f"{e} " + "/".join(f"{c / s.cases:.0%}" for c in bands.values()) for e, bands in s.by_estimator.items()))
     lines.append("rounds still slow after measuring again: "
                  + ", ".join(f"run {k}: {n}" for k, n in s.slow_rounds.items()))
     if s.worst:
