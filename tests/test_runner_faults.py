@@ -76,11 +76,11 @@ def test_rounds_share_the_repeats_and_resume_mid_way(fake_agent_dir: Path, db_pa
     real = runner.measure
     calls = []
 
-    def interrupted(info, case, keys, plan, rnd=0, place=None):
+    def interrupted(info, case, keys, plan, rnd=0, place=None, paced=False):
         calls.append((case.size, rnd))
         if len(calls) == 4:  # round 2 of the second case... the run dies here
             raise KeyboardInterrupt
-        return real(info, case, keys, plan, rnd, place)
+        return real(info, case, keys, plan, rnd, place, paced)
 
     monkeypatch.setattr(runner, "measure", interrupted)
     try:

@@ -36,15 +36,25 @@ def xorshift_chain(steps: int) -> int:
     return x
 
 
-def reference_ns(path: Path, timeout: float = 30) -> int:
-    """One timed reference workload in a fresh agent: its wall time in ns."""
-    resp = agent.call(path, [f"reference steps={STEPS}"], timeout, "reference workload").responses[0]
+REQUEST = f"reference steps={STEPS}"
+
+
+def parse(resp: agent.Response) -> int:
+    """The wall time (ns) of an answered reference request, its result checked."""
     if resp.status != "ok":
         raise AgentError(f"reference workload: {resp.status}: {resp.message}")
-    (rec,) = resp.of_type("reference")
-    if int(rec["result"]) != RESULT:
-        raise AgentError(f"reference workload computed {rec['result']}, expected {RESULT}")
-    return int(rec["wall_ns"])
+    recs = resp.of_type("reference")
+    if len(recs) != 1 or "wall_ns" not in recs[0].fields:
+        raise AgentError("reference workload: no timed reference record")
+    if int(recs[0]["result"]) != RESULT:
+        raise AgentError(f"reference workload computed {recs[0]['result']}, expected {RESULT}")
+    return int(recs[0]["wall_ns"])
+
+
+def reference_ns(path: Path, timeout: float = 30) -> int:
+    """One timed reference workload in a fresh agent: its wall time in ns.
+    (A primitive's round runs it in the same process as the bench request.)"""
+    return parse(agent.call(path, [REQUEST], timeout, "reference workload").responses[0])
 
 
 @dataclass

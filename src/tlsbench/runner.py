@@ -114,9 +114,11 @@ def split_repeats(repeats: int, rounds: int) -> list[int]:
 
 
 def measure(info: LibraryInfo, case: Case, keys: dict, plan: Plan, rnd: int = 0,
-            place: layout.Placement | None = None) -> Measured:
+            place: layout.Placement | None = None, paced: bool = False) -> Measured:
     """One round of a case in a fresh agent: its raw batches, indexed after
-    those of the earlier rounds; ``place``: where its timed loop sits (host)."""
+    those of the earlier rounds; ``place``: where its timed loop sits (host);
+    ``paced``: the reference workload runs first in the same process (its
+    time in round_info["reference_ns"], None if it failed)."""
     if case.kind == "tls":
         return tls_runner.measure_tls(info.path, case, keys, plan, rnd)
     m = plan.method
@@ -127,13 +129,20 @@ def measure(info: LibraryInfo, case: Case, keys: dict, plan: Plan, rnd: int = 0,
         "bench", kind=case.kind, alg=case.alg, op=case.op, warmup=m.warmup, repeats=repeats,
         min_ns=int(m.min_sample_ms * 1e6), **bench_fields(case, keys), **(place.fields() if place else {}),
     )
+    requests = [pacing.REQUEST, request] if paced else [request]
     try:
-        res = agent.call(info.path, [request], m.timeout_s, case.name)
+        res = agent.call(info.path, requests, m.timeout_s, case.name)
     except agent.AgentCallError as e:
         p = e.partial
         return Measured("failed", str(e), None, p.stdout + ("\n--- stderr ---\n" + p.stderr if p.stderr else ""),
                         [], [])
-    resp = res.responses[0]
+    reference = None
+    if paced:
+        try:
+            reference = pacing.parse(res.responses[0])
+        except AgentError as e:
+            _log(f"warning: {case.name}: {e}")
+    resp = res.responses[-1]
     if resp.status == "unsupported":
         return Measured("unsupported", resp.message or "not supported", None, res.stdout, [], [])
     if resp.status != "ok":
@@ -158,9 +167,11 @@ def measure(info: LibraryInfo, case: Case, keys: dict, plan: Plan, rnd: int = 0,
                 samples.append((rnd, 0, 1, metric, int(rec[field_name])))
     measured = Measured("ok", "", int(batches[0]["iters"]), res.stdout, samples, [])
     calib = resp.of_type("calib")
+    info_: dict = {"reference_ns": reference} if paced else {}
     if place is not None and calib:  # where the frame really landed, as the agent saw it
-        measured.round_info = {"stack_at": int(calib[0].get("stack_at", place.stack_at)),
-                               "heap_shift": int(calib[0].get("heap_shift", place.heap_shift))}
+        info_.update(stack_at=int(calib[0].get("stack_at", place.stack_at)),
+                     heap_shift=int(calib[0].get("heap_shift", place.heap_shift)))
+    measured.round_info = info_ or None
     return measured
 
 
@@ -290,28 +301,41 @@ class _Session:
             if not self.pace.seen:
                 for _ in range(pacing.PRIME):
                     self.pace.note(pacing.reference_ns(info.path))
-            kept: tuple[int, Measured] | None = None
-            attempts = 0
-            while attempts <= pacing.MAX_AGAIN:
-                ref = pacing.reference_ns(info.path)
-                self.pace.note(ref)
-                m = measure(info, case, self.keys, self.plan, rnd, place)
-                attempts += 1
-                if kept is None or kept[1].status != "ok" or (m.status == "ok" and ref < kept[0]):
-                    kept = (ref, m)
-                if m.status != "ok" or not self.pace.slow(ref):
-                    break
-        except TlsbenchError as e:  # no pace to go by: the round is measured as it comes, and says so
+        except TlsbenchError as e:  # no pace to go by: the round is measured as it comes
             _log(f"warning: {case.name}: reference workload failed ({e}); round measured without pacing")
-            m = measure(info, case, self.keys, self.plan, rnd, place)
-            m.round_info = {**(m.round_info or {}), "attempts": 1}
-            return m
+            return measure(info, case, self.keys, self.plan, rnd, place)
+        kept: tuple[int | None, Measured] | None = None
+        attempts = 0
+        while attempts <= pacing.MAX_AGAIN:
+            m, ref = self._attempt(info, case, rnd, place)
+            attempts += 1
+            if ref is not None:
+                self.pace.note(ref)
+            better = ref is not None and (kept is None or kept[0] is None or ref < kept[0])
+            if kept is None or kept[1].status != "ok" or (m.status == "ok" and better):
+                kept = (ref, m)
+            if m.status != "ok" or ref is None or not self.pace.slow(ref):
+                break
         ref, m = kept
         info_ = m.round_info or {}
         info_.update(reference_ns=ref, best_reference_ns=self.pace.best_ns, attempts=attempts,
-                     slow=self.pace.slow(ref))
+                     slow=ref is not None and self.pace.slow(ref))
         m.round_info = info_
         return m
+
+    def _attempt(self, case_info: LibraryInfo, case: Case, rnd: int,
+                 place: layout.Placement | None) -> tuple[Measured, int | None]:
+        """One measurement of a round and the reference before it (a
+        primitive's in the same process; a handshake's in one of its own)."""
+        if case.kind != "tls":
+            m = measure(case_info, case, self.keys, self.plan, rnd, place, paced=True)
+            return m, (m.round_info or {}).get("reference_ns")
+        try:
+            ref: int | None = pacing.reference_ns(case_info.path)
+        except TlsbenchError as e:
+            _log(f"warning: {case.name}: reference workload failed ({e})")
+            ref = None
+        return measure(case_info, case, self.keys, self.plan, rnd, place), ref
 
     def run_round(self, case: Case, rnd: int, entry: tuple[int, str, int] | None) -> tuple[int, str, int]:
         """Measures and stores one round of a case; returns its new progress."""
