@@ -121,3 +121,9 @@ def test_a_round_in_a_slow_phase_is_measured_again(fake_agent_dir: Path, db_path
     # only the kept attempt's samples are stored
     (case,) = [c for c in store.cases(run_id) if c["name"] == "openssl/hash/sha256/hash/64"]
     assert len([s for s in store.samples(case["id"]) if s["counter"] == "wall_ns"]) == 2
+    # and the report says so, in one line of its context
+    from tlsbench import report
+
+    text = report.render(report.load(store, run_id), "table")
+    assert "SLOW PHASE: 1 of 2 rounds ran while the reference workload was slow (after measuring again)," \
+           " in 1 cases: openssl/hash/sha256/hash/64" in text
