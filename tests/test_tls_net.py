@@ -117,6 +117,20 @@ def test_a_silent_peer_times_out(agents, chain) -> None:
     assert end.status == "error" and "did not answer within 500 ms" in end.message
 
 
+@pytest.mark.parametrize("workers, ok", [(64, True), (65, False), (0, False)])
+def test_server_workers_are_bounded(agents, chain, workers, ok) -> None:
+    """A capacity server forks one process per worker: the count is capped."""
+    from tlsbench import agent
+
+    req = encode_request("tls-server", **case_fields(TlsCase(13, T13, "x25519", chain)),
+                         repeats=1, workers=workers, wait_ms=1)
+    end = agent.call(agents["openssl"], [req], 30, "workers").responses[0]
+    if ok:  # it listened, forked its workers, then nobody connected
+        assert end.status == "error" and "no client connected" in end.message
+    else:
+        assert end.status == "bad_input" and end.message == "field workers is malformed"
+
+
 def test_a_server_lacking_the_suite_is_reported_not_run(agents, chain) -> None:
     case = TlsCase(12, "TLS_ECDHE_ECDSA_WITH_AES_512_GCM_SHA1024", "p256", chain)
     r = run_over_tcp(agents["openssl"], agents["openssl"], case, repeats=1)
