@@ -13,6 +13,7 @@ the field.
 from __future__ import annotations
 
 import datetime
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -130,9 +131,20 @@ class Chain:
         files["chain"].write_bytes(b"".join(c.public_bytes(pem) for c in self.sent))
         files["leaf_der"].write_bytes(self.leaf.cert.public_bytes(serialization.Encoding.DER))
         for name, enc in (("key", pem), ("key_der", serialization.Encoding.DER)):
-            files[name].write_bytes(self.leaf.key.private_bytes(
+            write_private(files[name], self.leaf.key.private_bytes(
                 enc, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
         return files
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """A private key file readable by its owner only (0600), also when it
+    replaces an older, more open file."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        os.write(fd, data)
+    finally:
+        os.close(fd)
 
 
 def make_chain(key_type: str, kind: str = "full", role: str = "server",

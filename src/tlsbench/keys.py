@@ -15,6 +15,7 @@ from pathlib import Path
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa, x448, x25519
 
+from .certs import write_private
 from .vectors import FFDHE_PRIMES
 
 # RFC 7919 appendix A: exponents of at least twice the security strength.
@@ -131,7 +132,7 @@ def reusable(path: Path, now: float | None = None) -> dict:
 def save_reusable(path: Path, keys: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(keys))
+    write_private(tmp, json.dumps(keys).encode())  # private keys: the owner's only
     tmp.replace(path)
 
 
