@@ -18,7 +18,11 @@ PREFIX = "tb1"
 
 _KEY = re.compile(r"[a-z0-9_]+\Z")
 _HEX = re.compile(r"(?:[0-9a-f]{2})*\Z")
-_UINT = re.compile(r"[0-9]+\Z")
+_UINT = re.compile(r"[0-9]{1,20}\Z")  # fits 64 bits when <= UINT64_MAX
+UINT64_MAX = (1 << 64) - 1
+# the longest line an agent may send (the host agent's record buffer)
+MAX_LINE = 1 << 17
+_ESCAPE = re.compile(r"[0-9a-fA-F]{2}\Z")
 _CRC = re.compile(r" crc=([0-9a-f]{8})\Z")
 
 # type -> {field: "str" | "uint" | "hex"}; "?" marks optional fields
@@ -96,13 +100,13 @@ class Record:
 def _unescape(value: str, line: str) -> str:
     out = bytearray()
     i = 0
-    raw = value.encode("ascii", "strict")
+    raw = value.encode("ascii")  # parse_line let only ASCII through
     while i < len(raw):
         if raw[i] == 0x25:  # '%'
-            try:
-                out.append(int(raw[i + 1 : i + 3].decode(), 16))
-            except ValueError:
-                raise ProtocolError(f"bad %-escape in {line!r}") from None
+            digits = raw[i + 1 : i + 3].decode()
+            if not _ESCAPE.match(digits):
+                raise ProtocolError(f"bad %-escape in {line[:120]!r}")
+            out.append(int(digits, 16))
             i += 3
         else:
             out.append(raw[i])
@@ -112,6 +116,10 @@ def _unescape(value: str, line: str) -> str:
 
 def parse_line(line: str) -> Record:
     """Parses and validates one record line (without its newline)."""
+    if len(line) > MAX_LINE:
+        raise ProtocolError(f"record longer than {MAX_LINE} characters: {line[:120]!r}")
+    if not line.isascii():
+        raise ProtocolError(f"record has non-ASCII characters: {line[:120]!r}")
     m = _CRC.search(line)
     if not m:
         raise ProtocolError(f"record has no crc (truncated?): {line[:120]!r}")
@@ -136,8 +144,8 @@ def parse_line(line: str) -> Record:
         if key in rec.fields:
             raise ProtocolError(f"duplicate field {key!r} in {rtype} record")
         if kind == "uint":
-            if not _UINT.match(value):
-                raise ProtocolError(f"field {key} is not an unsigned integer: {value[:40]!r}")
+            if not _UINT.match(value) or int(value) > UINT64_MAX:
+                raise ProtocolError(f"field {key} is not an unsigned 64-bit integer: {value[:40]!r}")
             rec.fields[key] = int(value)
         elif kind == "hex":
             if not _HEX.match(value):
