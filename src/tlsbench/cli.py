@@ -16,7 +16,18 @@ from . import build, certs, compare, doctor, export, fidelity, html_report, path
 from .catalog import ALGORITHMS, BENCH_OPS, KINDS, LIBRARIES
 from .errors import PlanError, TlsbenchError
 from .libraries import probe
-from .plan import PLAN_KINDS, Plan, all_ops, load_plan, load_preset, presets, validate
+from .plan import (
+    MAX_SIZE,
+    METHOD_BOUNDS,
+    PLAN_KINDS,
+    Plan,
+    all_ops,
+    load_plan,
+    load_preset,
+    method_value_problem,
+    presets,
+    validate,
+)
 from .stats import parse_policy
 from .store import Store
 
@@ -30,8 +41,8 @@ def _sizes(text: str) -> list[int]:
         sizes = sorted({int(t) for t in _csv(text)})
     except ValueError:
         raise PlanError(f"--sizes must be a comma-separated list of integers, got {text!r}") from None
-    if not sizes or sizes[0] < 1:
-        raise PlanError("--sizes must list positive byte counts")
+    if not sizes or sizes[0] < 1 or sizes[-1] > MAX_SIZE:
+        raise PlanError(f"--sizes must list byte counts 1..{MAX_SIZE}, got {text!r}")
     return sizes
 
 
@@ -85,20 +96,23 @@ def _plan_from_args(a: argparse.Namespace) -> tuple[Plan, str]:
         plan.sizes = _sizes(a.sizes)
         flags.append(f"--sizes {a.sizes}")
     m = plan.method
-    for name in ("warmup", "repeats", "min_sample_ms", "timeout_s", "rounds"):
+    for name in METHOD_BOUNDS:
         value = getattr(a, name)
         if value is not None:
-            least = 1 if name in ("repeats", "rounds") else 0
-            if value < least:
-                raise PlanError(f"--{name.replace('_', '-')} must be >= {least}")
+            problem = method_value_problem(name, value)
+            if problem:
+                raise PlanError(f"--{name.replace('_', '-')} {problem}")
             setattr(m, name, value)
             flags.append(f"--{name.replace('_', '-')} {value}")
+    if a.allow_loader_env:
+        m.allow_loader_env = True
+        flags.append("--allow-loader-env")
     if a.outliers:
         parse_policy(a.outliers)
         m.outliers = a.outliers
         flags.append(f"--outliers {a.outliers}")
     if a.env:
-        m.env = {**m.env, **runenv.parse_assignments(a.env)}
+        m.env = {**m.env, **runenv.parse_assignments(a.env, m.allow_loader_env)}
         flags += [f"--env {item}" for item in a.env]
     validate(plan)
     if flags:
@@ -343,6 +357,8 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--env", action="append", metavar="NAME=VALUE",
                    help="environment variable for every process of the run, recorded with it (repeatable),"
                         " e.g. OPENSSL_ia32cap=~0x200000200000000 masks AES-NI in OpenSSL")
+    r.add_argument("--allow-loader-env", action="store_true",
+                   help="let --env (or the plan's env) set LD_* and PATH, which change what code is measured")
     r.add_argument("--no-progress", action="store_true")
     r.add_argument("--target", default="host",
                    help="host (default), qemu:BOARD or serial:DEVICE (see: tlsbench list targets)")

@@ -12,6 +12,7 @@ error naming the file, the line and the allowed values.
 from __future__ import annotations
 
 import difflib
+import math
 import re
 import tomllib
 from dataclasses import asdict, dataclass, field
@@ -36,6 +37,8 @@ class Method:
     # environment of every process the run starts (agents, servers, client tools), recorded with the run;
     # e.g. OPENSSL_ia32cap = "~0x200000200000000" masks AES-NI and PCLMULQDQ in OpenSSL
     env: dict[str, str] = field(default_factory=dict)
+    # LD_* and PATH in env change which code runs: only with this set
+    allow_loader_env: bool = False
 
 
 @dataclass
@@ -95,14 +98,26 @@ _SELECT_KEYS = {
     "sizes": "list of message sizes in bytes",
 }
 _METHOD_KEYS = {
-    "warmup": "integer >= 0",
-    "repeats": "integer >= 1",
+    "warmup": "integer 0..1000",
+    "repeats": "integer 1..100000",
     "outliers": POLICY_HELP,
-    "min_sample_ms": "number > 0 (milliseconds one sample lasts at least)",
-    "timeout_s": "number > 0 (seconds before a hanging case is killed)",
-    "rounds": "integer 1..repeats (passes over the plan that share a case's repeats)",
+    "min_sample_ms": "number > 0 and <= 60000 (milliseconds one sample lasts at least)",
+    "timeout_s": "number > 0 and <= 86400 (seconds before a hanging case is killed)",
+    "rounds": "integer 1..repeats, at most 1000 (passes over the plan that share a case's repeats)",
     "env": "table of environment variables (NAME = \"value\") for every process the run starts",
+    "allow_loader_env": "boolean: let env set LD_* and PATH (they change which code is measured)",
 }
+# [method] numbers, for plan files and command-line flags alike:
+# name -> (integer, lowest, lowest itself allowed, highest)
+METHOD_BOUNDS: dict[str, tuple[bool, float, bool, float]] = {
+    "warmup": (True, 0, True, 1000),
+    "repeats": (True, 1, True, 100_000),
+    "rounds": (True, 1, True, 1000),
+    "min_sample_ms": (False, 0, False, 60_000),
+    "timeout_s": (False, 0, False, 86_400),
+}
+# variables that change which code a process loads and runs
+LOADER_ENV = re.compile(r"LD_[A-Za-z0-9_]*|PATH")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _TLS_KEYS = {
     "suites": "list of IANA suite names",
@@ -117,7 +132,7 @@ _TLS_KEYS = {
     "bulk_kib": "integer 0..65536 (KiB sent after the response, for throughput)",
     "baseline": "boolean (tcp: plain TCP baseline)",
     "capacity_clients": "list of client counts (tcp transactions per second)",
-    "capacity_seconds": "number > 0 (seconds per capacity measurement)",
+    "capacity_seconds": "number > 0 and <= 3600 (seconds per capacity measurement)",
 }
 _TOP_KEYS = {"name": "string", "description": "string", "select": "table", "method": "table", "tls": "table"}
 
@@ -194,10 +209,11 @@ def _check_unknown(loc: _Locator, table: str | None, got: dict, allowed: dict[st
 
 
 def _number(loc: _Locator, key: str, value: object, integer: bool, minimum: float, strict: bool,
-            table: str = "method") -> float:
+            table: str = "tls") -> float:
     ok_type = isinstance(value, int) if integer else isinstance(value, (int, float))
-    if isinstance(value, bool) or not ok_type or value < minimum or (strict and value == minimum):
-        what = (_METHOD_KEYS if table == "method" else _TLS_KEYS)[key]
+    if (isinstance(value, bool) or not ok_type or not math.isfinite(value)  # type: ignore[arg-type]
+            or value < minimum or (strict and value == minimum)):  # type: ignore[operator]
+        what = _TLS_KEYS[key]
         raise loc.error(table, key, f"must be {what}, got {value!r}")
     return value
 
@@ -206,8 +222,10 @@ def parse_plan(text: str, source: str = "<plan>") -> Plan:
     loc = _Locator(source, text)
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
+    except ValueError as e:  # TOMLDecodeError, and dates out of range
         raise PlanError(f"{source}: not valid TOML: {e}") from e
+    except RecursionError:
+        raise PlanError(f"{source}: not a plan: arrays or tables nested too deeply") from None
     _check_unknown(loc, None, data, _TOP_KEYS)
     plan = Plan()
     for key in ("name", "description"):
@@ -244,16 +262,16 @@ def parse_plan(text: str, source: str = "<plan>") -> Plan:
     if "sizes" in select:
         plan.sizes = _check_sizes(loc, "select", select["sizes"])
     m = plan.method
-    if "warmup" in method:
-        m.warmup = int(_number(loc, "warmup", method["warmup"], True, 0, False))
-    if "repeats" in method:
-        m.repeats = int(_number(loc, "repeats", method["repeats"], True, 1, False))
-    if "min_sample_ms" in method:
-        m.min_sample_ms = float(_number(loc, "min_sample_ms", method["min_sample_ms"], False, 0, True))
-    if "timeout_s" in method:
-        m.timeout_s = float(_number(loc, "timeout_s", method["timeout_s"], False, 0, True))
-    if "rounds" in method:
-        m.rounds = int(_number(loc, "rounds", method["rounds"], True, 1, False))
+    for key in METHOD_BOUNDS:
+        if key in method:
+            problem = method_value_problem(key, method[key])
+            if problem:
+                raise loc.error("method", key, problem)
+            setattr(m, key, method[key] if METHOD_BOUNDS[key][0] else float(method[key]))
+    if "allow_loader_env" in method:
+        if not isinstance(method["allow_loader_env"], bool):
+            raise loc.error("method", "allow_loader_env", "must be true or false")
+        m.allow_loader_env = method["allow_loader_env"]
     if "outliers" in method:
         if not isinstance(method["outliers"], str):
             raise loc.error("method", "outliers", f"must be a string: {POLICY_HELP}")
@@ -264,14 +282,24 @@ def parse_plan(text: str, source: str = "<plan>") -> Plan:
         m.outliers = method["outliers"]
     if "env" in method:
         try:
-            m.env = check_env(method["env"])
+            m.env = check_env(method["env"], m.allow_loader_env)
         except PlanError as e:
             raise loc.error("method", "env", str(e)) from None
     validate(plan, loc)
     return plan
 
 
-def check_env(value: object) -> dict[str, str]:
+def method_value_problem(key: str, value: object) -> str | None:
+    """Why a [method] number is not allowed (None when it is)."""
+    integer, lowest, lowest_ok, highest = METHOD_BOUNDS[key]
+    ok_type = isinstance(value, int) if integer else isinstance(value, (int, float))
+    if (isinstance(value, bool) or not ok_type or not math.isfinite(value)  # type: ignore[arg-type]
+            or not lowest <= value <= highest or (value == lowest and not lowest_ok)):  # type: ignore[operator]
+        return f"must be {_METHOD_KEYS[key]}, got {value!r}"
+    return None
+
+
+def check_env(value: object, allow_loader: bool = False) -> dict[str, str]:
     """An environment for the run's processes: names as in a shell, string values."""
     if not isinstance(value, dict):
         raise PlanError('must be a table of NAME = "value"')
@@ -280,8 +308,13 @@ def check_env(value: object) -> dict[str, str]:
             raise PlanError(f"{name!r} is not a valid environment variable name")
         if not isinstance(v, str):
             raise PlanError(f"{name}: the value must be a string, got {v!r}")
+        if "\0" in v:
+            raise PlanError(f"{name}: the value contains a NUL character")
         if name.startswith("TLSBENCH_"):
             raise PlanError(f"{name}: tlsbench's own settings cannot be set by a plan")
+        if LOADER_ENV.fullmatch(name) and not allow_loader:
+            raise PlanError(f"{name} changes which code runs and is measured: refused unless allowed "
+                            "([method] allow_loader_env = true, or --allow-loader-env)")
     return dict(value)
 
 
@@ -302,11 +335,23 @@ def _parse_tls_numbers(loc: _Locator, tls: dict, t: TlsSelect) -> None:
         t.capacity_clients = sorted(set(v))
     if "capacity_seconds" in tls:
         t.capacity_seconds = float(_number(loc, "capacity_seconds", tls["capacity_seconds"], False, 0, True, "tls"))
+        if t.capacity_seconds > 3600:
+            raise loc.error("tls", "capacity_seconds", "must be at most 3600")
 
 
 def validate(plan: Plan, loc: _Locator | None = None) -> None:
     """Cross-field checks, shared by plan files and command-line flags."""
     loc = loc or _Locator("<command line>", "")
+    for key in METHOD_BOUNDS:
+        problem = method_value_problem(key, getattr(plan.method, key))
+        if problem:
+            raise loc.error("method", key, problem)
+    if not plan.libraries:
+        raise loc.error("select", "libraries", f"must name at least one library; allowed: {', '.join(LIBRARIES)}")
+    if not plan.kinds:
+        raise loc.error("select", "kinds", f"must name at least one kind; allowed: {', '.join(PLAN_KINDS)}")
+    if not plan.sizes or not all(1 <= n <= MAX_SIZE for n in plan.sizes):
+        raise loc.error("select", "sizes", f"must be a non-empty list of integers 1..{MAX_SIZE}")
     primitive_kinds = [k for k in plan.kinds if k in KINDS]
     for alg in plan.algorithms:
         if not any(alg in ALGORITHMS[k] for k in primitive_kinds):
@@ -320,10 +365,20 @@ def validate(plan: Plan, loc: _Locator | None = None) -> None:
 
 def load_plan(path: Path) -> Plan:
     try:
-        text = path.read_text()
+        data = path.read_bytes()
     except OSError as e:
         raise PlanError(f"cannot read plan {path}: {e}") from e
-    return parse_plan(text, str(path))
+    return parse_plan(decode_plan(data, str(path)), str(path))
+
+
+def decode_plan(data: bytes, source: str) -> str:
+    """A plan file's text: TOML is UTF-8."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise PlanError(f"{source}:{line}: not UTF-8 text (byte 0x{data[e.start]:02x}); "
+                        "a plan is a UTF-8 TOML file") from None
 
 
 def presets() -> dict[str, Path]:

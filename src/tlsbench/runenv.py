@@ -24,7 +24,7 @@ NO_AESNI = {
 }
 
 
-def parse_assignments(items: list[str]) -> dict[str, str]:
+def parse_assignments(items: list[str], allow_loader: bool = False) -> dict[str, str]:
     """NAME=VALUE strings from the command line."""
     env: dict[str, str] = {}
     for item in items:
@@ -34,7 +34,7 @@ def parse_assignments(items: list[str]) -> dict[str, str]:
         if name in env:
             raise PlanError(f"--env sets {name} twice")
         env[name] = value
-    return check_env(env)
+    return check_env(env, allow_loader)
 
 
 @contextmanager
