@@ -8,13 +8,30 @@ import difflib
 import json
 import logging
 import math
+import os
+import shlex
 import sys
 import textwrap
 from pathlib import Path
 
-from . import build, certs, compare, doctor, export, fidelity, html_report, paths, report, runenv, runner, targets, tls
+from . import (
+    build,
+    certs,
+    compare,
+    doctor,
+    export,
+    fidelity,
+    html_report,
+    machine,
+    paths,
+    report,
+    runenv,
+    runner,
+    targets,
+    tls,
+)
 from .catalog import ALGORITHMS, BENCH_OPS, KINDS, LIBRARIES
-from .errors import PlanError, TlsbenchError
+from .errors import PlanError, RunInterrupted, TlsbenchError
 from .libraries import probe
 from .plan import (
     MAX_SIZE,
@@ -332,6 +349,7 @@ def cmd_certs(a: argparse.Namespace) -> int:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tlsbench", description="Benchmarks of TLS libraries and their cryptography.")
+    p.add_argument("--version", action=_Version, help="print tlsbench's version (and its git revision) and exit")
     p.add_argument("--db", default=str(paths.default_database()), help="results database (SQLite)")
     # --db is accepted after the subcommand too (tlsbench run --db X)
     db = argparse.ArgumentParser(add_help=False)
@@ -439,6 +457,18 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+class _Version(argparse.Action):
+    """--version, with the git revision looked up only when asked."""
+
+    def __init__(self, option_strings: list[str], dest: str, help: str | None = None):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: object, values: object,
+                 option_string: str | None = None) -> None:
+        print(f"tlsbench {machine.tlsbench_revision()}")
+        parser.exit()
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     log_dir = paths.data_dir() / "logs"
@@ -449,14 +479,26 @@ def main(argv: list[str] | None = None) -> int:
     except OSError:
         pass
     try:
-        return args.func(args)
+        rc = args.func(args)
+        sys.stdout.flush()  # a closed pipe shows here, not as a traceback at exit
+        return rc
+    except RunInterrupted as e:
+        db = [] if getattr(args, "db", None) == str(paths.default_database()) else ["--db", str(args.db)]
+        again = shlex.join(["tlsbench", "run", *db, "--resume", str(e.run_id)])
+        print(f"tlsbench: interrupted: run {e.run_id} keeps what it measured; finish it with: {again}",
+              file=sys.stderr)
+        return 130
     except TlsbenchError as e:
         logging.exception("command failed")
         print(f"tlsbench: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("tlsbench: interrupted; what was measured is stored (tlsbench runs)", file=sys.stderr)
+        print("tlsbench: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # e.g. `tlsbench list presets | head -1`: the reader has what it wanted
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

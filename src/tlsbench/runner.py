@@ -14,7 +14,7 @@ from . import keys as keys_mod
 from .case import Case, Measured
 from .catalog import ALGORITHMS, BENCH_OPS, PKE_MESSAGE_SIZE, SIG_MESSAGE_SIZE, SIZED_KINDS
 from .checks import CBC_IV, TLS_AAD, run_checks
-from .errors import AgentError, TlsbenchError
+from .errors import AgentError, RunInterrupted, TlsbenchError
 from .libraries import LibraryInfo, probe
 from .plan import Plan
 from .progress import Progress
@@ -380,10 +380,13 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
     # its samples meet the machine in different moods (slow phases last seconds)
     pending = [(r, c) for r in range(plan.method.rounds) for c in cases if _needs_round(progress_of.get(c.name), r)]
     progress = Progress(len(pending), enabled=show_progress)
-    for rnd, case in pending:
-        entry = progress_of.get(case.name)
-        if entry is None or entry[1] == "partial":  # not decided in an earlier round of this session
-            progress_of[case.name] = session.run_round(case, rnd, entry)
-        progress.update(case.name)
+    try:
+        for rnd, case in pending:
+            entry = progress_of.get(case.name)
+            if entry is None or entry[1] == "partial":  # not decided in an earlier round of this session
+                progress_of[case.name] = session.run_round(case, rnd, entry)
+            progress.update(case.name)
+    except KeyboardInterrupt:  # every finished round is already stored
+        raise RunInterrupted(run_id) from None
     store.finish_run(run_id)
     return run_id
