@@ -11,8 +11,8 @@ import pytest
 from cryptography import x509
 from cryptography.x509.oid import ExtendedKeyUsageOID
 
-from tlsbench.certs import HOSTS, KEY_TYPES, make_chain
 from tlsbench.errors import PlanError
+from tlsbench.families.tls.certs import HOSTS, KEY_TYPES, make_chain
 
 
 def _openssl_verify(files: dict[str, Path], purpose: str) -> subprocess.CompletedProcess:

@@ -12,13 +12,22 @@ import sys
 import textwrap
 from pathlib import Path
 
-from . import build, certs, compare, doctor, export, fidelity, html_report, paths, report, runenv, runner, targets, tls
-from .catalog import ALGORITHMS, BENCH_OPS, KINDS, LIBRARIES
-from .errors import PlanError, TlsbenchError
-from .libraries import probe
-from .plan import PLAN_KINDS, Plan, all_ops, load_plan, load_preset, presets, validate
-from .stats import parse_policy
-from .store import Store
+from tlsbench import doctor, fidelity, paths
+from tlsbench.engine import runner
+from tlsbench.engine.stats import parse_policy
+from tlsbench.engine.store import Store
+from tlsbench.errors import PlanError, TlsbenchError
+from tlsbench.families.primitive.catalog import ALGORITHMS, BENCH_OPS, KINDS, LIBRARIES
+from tlsbench.families.tls import cases as tls
+from tlsbench.families.tls import certs
+from tlsbench.plans import runenv
+from tlsbench.plans.plan import PLAN_KINDS, Plan, all_ops, load_plan, load_preset, presets, validate
+from tlsbench.report import compare, export
+from tlsbench.report import html as html_report
+from tlsbench.report import tables as report
+from tlsbench.targets import build
+from tlsbench.targets import target as targets
+from tlsbench.targets.libraries import probe
 
 
 def _csv(text: str) -> list[str]:
@@ -281,7 +290,7 @@ def cmd_build(a: argparse.Namespace) -> int:
 
 
 def cmd_sizes(a: argparse.Namespace) -> int:
-    from . import sizeprobes
+    from tlsbench.families.size import probes as sizeprobes
 
     target = targets.parse(a.target, a.board, a.profile)
     if target.kind == "host":

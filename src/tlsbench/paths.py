@@ -41,4 +41,4 @@ def lock_file() -> Path:
 
 
 def presets_dir() -> Path:
-    return Path(__file__).resolve().parent / "presets"
+    return Path(__file__).resolve().parent / "plans" / "presets"
