@@ -120,7 +120,7 @@ def test_every_record_up_to_the_boards_limit_keeps_its_crc(firmware: dict[str, P
     field name of k '%' characters (3 bytes each once escaped) makes records
     of 47 + 3k bytes, swept across the limit. Each line keeps its whole CRC
     trailer: a record that fits is sent whole, one that does not says so."""
-    from tlsbench.protocol import parse_line
+    from tlsbench.engine.protocol import parse_line
 
     ks = range(480, 498)
     lines, rc = run("microbit", firmware["microbit"], [f"compute {'%' * k}=00" for k in ks] + ["exit"])

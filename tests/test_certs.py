@@ -11,8 +11,8 @@ import pytest
 from cryptography import x509
 from cryptography.x509.oid import ExtendedKeyUsageOID
 
-from tlsbench.certs import HOSTS, KEY_TYPES, make_chain
 from tlsbench.errors import PlanError
+from tlsbench.families.tls.certs import HOSTS, KEY_TYPES, make_chain
 
 
 def _openssl_verify(files: dict[str, Path], purpose: str) -> subprocess.CompletedProcess:
@@ -72,7 +72,7 @@ def test_unknown_key_type_is_a_clear_error() -> None:
 def test_private_keys_are_written_for_the_owner_only(tmp_path: Path) -> None:
     import stat
 
-    from tlsbench.keys import generate, save_reusable
+    from tlsbench.families.primitive.keys import generate, save_reusable
 
     (tmp_path / "rsa2048-full-server-key.pem").write_bytes(b"old")
     (tmp_path / "rsa2048-full-server-key.pem").chmod(0o644)  # an older, open file is closed too

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tlsbench.errors import PlanError
-from tlsbench.plan import load_plan, load_preset, parse_plan, presets
+from tlsbench.plans.plan import load_plan, load_preset, parse_plan, presets
 
 
 def test_presets_are_valid() -> None:

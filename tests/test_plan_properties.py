@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tlsbench.errors import PlanError
-from tlsbench.plan import load_plan, presets
+from tlsbench.plans.plan import load_plan, presets
 
 EXAMPLES = int(os.environ.get("TLSBENCH_FUZZ_EXAMPLES", "300"))
 PRESETS = [p.read_bytes() for p in presets().values()]

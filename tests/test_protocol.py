@@ -6,8 +6,8 @@ import zlib
 
 import pytest
 
+from tlsbench.engine.protocol import encode_request, parse_line
 from tlsbench.errors import ProtocolError
-from tlsbench.protocol import encode_request, parse_line
 
 
 def line(body: str) -> str:

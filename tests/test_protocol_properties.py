@@ -11,8 +11,8 @@ import zlib
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tlsbench.engine.protocol import SCHEMA, parse_line
 from tlsbench.errors import ProtocolError
-from tlsbench.protocol import SCHEMA, parse_line
 
 EXAMPLES = int(os.environ.get("TLSBENCH_FUZZ_EXAMPLES", "300"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,

@@ -14,26 +14,16 @@ import sys
 import textwrap
 from pathlib import Path
 
-from . import (
-    build,
-    certs,
-    compare,
-    doctor,
-    export,
-    fidelity,
-    html_report,
-    machine,
-    paths,
-    report,
-    runenv,
-    runner,
-    targets,
-    tls,
-)
-from .catalog import ALGORITHMS, BENCH_OPS, KINDS, LIBRARIES
-from .errors import PlanError, RunInterrupted, TlsbenchError
-from .libraries import probe
-from .plan import (
+from tlsbench import doctor, fidelity, paths
+from tlsbench.engine import machine, runner
+from tlsbench.engine.stats import parse_policy
+from tlsbench.engine.store import Store
+from tlsbench.errors import PlanError, RunInterrupted, TlsbenchError
+from tlsbench.families.primitive.catalog import ALGORITHMS, BENCH_OPS, KINDS, LIBRARIES
+from tlsbench.families.tls import cases as tls
+from tlsbench.families.tls import certs
+from tlsbench.plans import runenv
+from tlsbench.plans.plan import (
     MAX_SIZE,
     METHOD_BOUNDS,
     PLAN_KINDS,
@@ -45,8 +35,12 @@ from .plan import (
     presets,
     validate,
 )
-from .stats import parse_policy
-from .store import Store
+from tlsbench.report import compare, export
+from tlsbench.report import html as html_report
+from tlsbench.report import tables as report
+from tlsbench.targets import build
+from tlsbench.targets import target as targets
+from tlsbench.targets.libraries import probe
 
 
 def _csv(text: str) -> list[str]:
@@ -312,7 +306,7 @@ def cmd_build(a: argparse.Namespace) -> int:
 
 
 def cmd_sizes(a: argparse.Namespace) -> int:
-    from . import sizeprobes
+    from tlsbench.families.size import probes as sizeprobes
 
     target = targets.parse(a.target, a.board, a.profile)
     if target.kind == "host":
