@@ -7,6 +7,7 @@ from pathlib import Path
 
 from tlsbench.engine import runner
 from tlsbench.engine.store import Store
+from tlsbench.errors import RunInterrupted
 from tlsbench.plans.plan import Method, Plan
 
 
@@ -85,7 +86,7 @@ def test_rounds_share_the_repeats_and_resume_mid_way(fake_agent_dir: Path, db_pa
     monkeypatch.setattr(runner, "measure", interrupted)
     try:
         runner.run(plan, "test", store, show_progress=False)
-    except KeyboardInterrupt:
+    except RunInterrupted:  # Ctrl-C: stored, and the run says how to resume
         pass
     assert calls == [(64, 0), (128, 0), (64, 1), (128, 1)]  # round-major: rounds spread over the run
     run_id = store.latest_run_id()
