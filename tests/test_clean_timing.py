@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from tlsbench import agent, layout, pacing, paths, runner
-from tlsbench.plan import Method, Plan
-from tlsbench.protocol import encode_request
-from tlsbench.store import Store
+from tlsbench import paths
+from tlsbench.engine import agent, layout, pacing, runner
+from tlsbench.engine.protocol import encode_request
+from tlsbench.engine.store import Store
+from tlsbench.plans.plan import Method, Plan
 
 LIBS = ("mbedtls", "wolfssl", "openssl", "gnutls")
 X25519_BASE = (9).to_bytes(32, "little")  # a valid peer public key for every library
@@ -43,8 +44,8 @@ def test_timed_passes_reach_no_accounting(agents, library: str) -> None:
 
 @pytest.mark.parametrize("library", LIBS)
 def test_timed_handshakes_reach_no_accounting(agents, library: str) -> None:
-    from tlsbench.certs import make_chain
-    from tlsbench.tls import TlsCase, handshake_request
+    from tlsbench.families.tls.cases import TlsCase, handshake_request
+    from tlsbench.families.tls.certs import make_chain
 
     req = handshake_request(TlsCase(13, "TLS_AES_128_GCM_SHA256", "x25519", make_chain("ecdsa-p256")),
                             repeats=2, warmup=1)
@@ -122,7 +123,7 @@ def test_a_round_in_a_slow_phase_is_measured_again(fake_agent_dir: Path, db_path
     (case,) = [c for c in store.cases(run_id) if c["name"] == "openssl/hash/sha256/hash/64"]
     assert len([s for s in store.samples(case["id"]) if s["counter"] == "wall_ns"]) == 2
     # and the report says so, in one line of its context
-    from tlsbench import report
+    from tlsbench.report import tables as report
 
     text = report.render(report.load(store, run_id), "table")
     assert "SLOW PHASE: 1 of 2 rounds ran while the reference workload was slow (after measuring again)," \

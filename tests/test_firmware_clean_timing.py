@@ -10,8 +10,10 @@ from __future__ import annotations
 import pytest
 from conftest import needs_tools
 
-from tlsbench import agent, build, targets
-from tlsbench.protocol import encode_request
+from tlsbench.engine import agent
+from tlsbench.engine.protocol import encode_request
+from tlsbench.targets import build
+from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
 
@@ -53,8 +55,8 @@ def test_the_hooks_cost_nothing_inside_the_timed_passes(mbedtls_m4) -> None:
 
 
 def test_timed_handshakes_on_the_m4_reach_no_accounting(mbedtls_m4) -> None:
-    from tlsbench.certs import make_chain
-    from tlsbench.tls import TlsCase, handshake_request
+    from tlsbench.families.tls.cases import TlsCase, handshake_request
+    from tlsbench.families.tls.certs import make_chain
 
     # a chain valid now; the firmware's frozen clock is this hour (bridge.clock_request)
     req = handshake_request(TlsCase(13, "TLS_AES_128_GCM_SHA256", "x25519", make_chain("ecdsa-p256")),

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from conftest import tlsbench_cmd
 
-from tlsbench import stability
-from tlsbench.store import Store
+from tlsbench.engine.store import Store
+from tlsbench.report import stability
 
 
 def test_shares_within_each_band_and_worst_first() -> None:
