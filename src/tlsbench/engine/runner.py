@@ -437,7 +437,7 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
         fit_to_target(plan, target)
         if target.deterministic:  # the same material every time: identical counts run after run
             cache = paths.data_dir() / "firmware-material.json"
-            keys = keys_mod.reusable(cache)
+            keys = keys_mod.seeded(cache)
             if "tls" in plan.kinds:
                 tls_runner.prepare_material(plan, keys, now=keys_mod.clock_of(keys))
                 keys_mod.save_reusable(cache, keys)
