@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import re
 
+from tlsbench.engine.metrics import format_time
 from tlsbench.families.primitive.catalog import SIZED_KINDS
+from tlsbench.families.tls import names
 from tlsbench.report import charts
 from tlsbench.report import tables as report
 from tlsbench.report.charts import Chart, Point
@@ -17,7 +19,7 @@ KIND_TITLES = {"hash": "Hashes", "mac": "MACs", "aead": "Record protection (AEAD
 
 
 def fmt_time(ns: float) -> str:
-    return report._time(ns)
+    return format_time(ns)
 
 
 def fmt_size(b: float) -> str:
@@ -140,8 +142,9 @@ def _size_lines(data: RunData, kind: str) -> list[Chart]:
 def _tls_cases(data: RunData, foreign_clients: bool) -> list[dict]:
     """Handshake cases (not capacity, not the TCP baseline); with or without
     those against a client tool (only their server side is measured)."""
-    pattern = r"(^|[/+])clients?=" if not foreign_clients else r"(^|[/+])clients="
-    return [c for c in data.cases if c["kind"] == "tls" and c["alg"] != "TCP" and not re.search(pattern, c["op"])]
+    return [c for c in data.cases
+            if c["kind"] == "tls" and not names.is_baseline(c["alg"]) and not names.is_capacity(c["alg"], c["op"])
+            and (foreign_clients or names.client_of(c["alg"], c["op"], c["library"]) == c["library"])]
 
 
 def _tls_charts(data: RunData) -> list[Chart]:
@@ -160,7 +163,7 @@ def _tls_charts(data: RunData) -> list[Chart]:
             return mean_ci(case, "handshake_wall_ns")
         series = {lib: [wall(by_key.get((a, o, lib))) for a, o in cats] for lib in libs}
         labels = [f"{a} {o}" for a, o in cats]
-        base = {c["library"]: c for c in data.cases if c["kind"] == "tls" and c["alg"] == "TCP"}
+        base = {c["library"]: c for c in data.cases if c["kind"] == "tls" and names.is_baseline(c["alg"])}
         if base:  # the plain TCP baseline: its connect time, beside the handshakes
             labels.append("TCP without TLS: connect")
             for lib in libs:
@@ -199,7 +202,7 @@ def _tls_charts(data: RunData) -> list[Chart]:
                     "Peak stack of each side (painted stack, one untimed pass per round), stacked; n/m: not"
                     " measured for that side (over TCP the stack is not measured)."),
                 rows, ["client stack", "server stack"], stack, fmt_bytes))
-    cap = [c for c in data.cases if c["kind"] == "tls" and "clients=" in c["op"]]
+    cap = [c for c in data.cases if c["kind"] == "tls" and names.is_capacity(c["alg"], c["op"])]
     if cap:
         libs = _libraries(cap)
         by_key = {(c["alg"], c["op"], c["library"]): c for c in cap}
