@@ -109,13 +109,6 @@ class Summary:
     ci95_low: float | None
     ci95_high: float | None
 
-    @property
-    def rel_spread(self) -> float | None:
-        """stdev / median: the relative spread a reader should check."""
-        if self.stdev is None or self.median == 0:
-            return None
-        return self.stdev / self.median
-
 
 def summarize(values: list[float], policy: OutlierPolicy) -> Summary:
     if not values:

@@ -252,13 +252,6 @@ class Store:
         ).fetchall()
 
     # ---- cases ----
-    def done_cases(self, run_id: int, statuses: tuple[str, ...]) -> set[str]:
-        marks = ",".join("?" * len(statuses))
-        rows = self.db.execute(
-            f"SELECT name FROM cases WHERE run_id=? AND status IN ({marks})", (run_id, *statuses)
-        )
-        return {r[0] for r in rows}
-
     def forget_failed(self, run_id: int) -> None:
         """Drops failed cases (with their samples) so a resume measures them again."""
         with self.db:
