@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tlsbench.engine import stats
-from tlsbench.engine.case import Sample
+from tlsbench.engine.case import Result, Sample
 from tlsbench.engine.store import Store
 from tlsbench.report import compare, compare_text
 
@@ -66,8 +66,8 @@ def _run_with(store: Store, cases: dict[str, dict[str, list[int]]], version: str
     for name, counters in cases.items():
         samples = [Sample(i, False, 10, counter, t)
                    for counter, totals in counters.items() for i, t in enumerate(totals)]
-        results = [(counter, "ns/op" if counter == "wall_ns" else "bytes", len(t), 0, sum(t) / len(t) / 10,
-                    sum(t) / len(t) / 10, None, min(t) / 10, max(t) / 10, None, None)
+        results = [Result(counter, "ns/op" if counter == "wall_ns" else "bytes", len(t), 0, sum(t) / len(t) / 10,
+                          sum(t) / len(t) / 10, None, min(t) / 10, max(t) / 10, None, None)
                    for counter, t in counters.items()]
         store.put_case(run, name=name, library="l", kind="tls", alg="a", op="o", size=None, params={},
                        status="ok", reason="", iters=10, started=0, transcript="", samples=samples, results=results)

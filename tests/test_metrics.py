@@ -63,7 +63,8 @@ def test_the_outlier_policy_applies_to_noisy_metrics_only() -> None:
     # the same values as wall time and as an instruction count: Tukey drops the far one from the time only
     values = [100, 101, 102, 100, 101, 5000]
     samples = [Sample(i, False, 1, m, v) for m in ("wall_ns", "instructions") for i, v in enumerate(values)]
-    rows = {r[0]: r for r in summarize_samples(samples, None, "tukey")}
-    assert rows["wall_ns"][1:4] == ("ns/op", 5, 1)  # unit, n, removed
-    assert rows["instructions"][1:4] == ("instructions/op", 6, 0)
-    assert rows["instructions"][8] == 5000  # the max is kept
+    rows = {r.metric: r for r in summarize_samples(samples, None, "tukey")}
+    wall, ins = rows["wall_ns"], rows["instructions"]
+    assert (wall.unit, wall.n, wall.removed) == ("ns/op", 5, 1)
+    assert (ins.unit, ins.n, ins.removed) == ("instructions/op", 6, 0)
+    assert rows["instructions"].max == 5000  # the far value is kept

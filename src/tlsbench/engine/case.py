@@ -1,4 +1,5 @@
-"""What the runner measures: a case, one raw sample, and one round's outcome."""
+"""What the runner measures: a case, one raw sample, one round's outcome and
+a metric's stored summary."""
 
 from __future__ import annotations
 
@@ -36,6 +37,28 @@ class Sample:
         return Sample(idx, False, 1, counter, total)
 
 
+@dataclass(frozen=True)
+class Result:
+    """A case's summary of one metric over every kept sample, as stored."""
+
+    metric: str
+    unit: str
+    n: int
+    removed: int  # samples the outlier policy dropped
+    median: float
+    mean: float
+    stdev: float | None
+    min: float
+    max: float
+    ci95_low: float | None
+    ci95_high: float | None
+
+    @staticmethod
+    def exact(metric: str, unit: str, value: float) -> Result:
+        """One value measured once (a size, a count): no spread, no interval."""
+        return Result(metric, unit, 1, 0, value, value, None, value, value, None, None)
+
+
 @dataclass
 class Measured:
     status: str
@@ -43,7 +66,7 @@ class Measured:
     iters: int | None
     transcript: str
     samples: list[Sample]
-    results: list[tuple]
+    results: list[Result]
 
     @staticmethod
     def not_run(status: str, reason: str, transcript: str = "") -> Measured:

@@ -8,13 +8,14 @@ import json
 import os
 import sys
 import time
+from dataclasses import asdict
 from typing import TextIO
 
 from tlsbench import paths
 from tlsbench.engine import machine, metrics
-from tlsbench.engine.case import Case, Measured, Sample
+from tlsbench.engine.case import Case, Measured, Result, Sample
 from tlsbench.engine.progress import Progress
-from tlsbench.engine.stats import OutlierPolicy, parse_policy, summarize
+from tlsbench.engine.stats import OutlierPolicy, Summary, parse_policy, summarize
 from tlsbench.engine.store import Store
 from tlsbench.errors import AgentError, TlsbenchError
 from tlsbench.families import registry
@@ -48,9 +49,13 @@ def measure(info: LibraryInfo, case: Case, keys: dict, plan: Plan, rnd: int = 0)
     return registry.family_of(case.kind).measure(case, Context(info, keys, plan), rnd)
 
 
-def summarize_samples(samples: list[Sample], size: int | None, outliers: str) -> list[tuple]:
-    """Result rows (metric, unit, n, removed, median, mean, stdev, min, max,
-    ci95_low, ci95_high) from a case's stored batches of every round."""
+def _result(metric: str, s: Summary) -> Result:
+    return Result(metric, metrics.unit(metric), s.n, s.removed, s.median, s.mean, s.stdev, s.min, s.max,
+                  s.ci95_low, s.ci95_high)
+
+
+def summarize_samples(samples: list[Sample], size: int | None, outliers: str) -> list[Result]:
+    """A case's results, one per metric, from its stored batches of every round."""
     policy = parse_policy(outliers)
     measured = sorted((s.idx, s.iters, s.counter, s.total) for s in samples if not s.warmup)
     by_counter: dict[str, list[tuple[int, int]]] = {}
@@ -60,13 +65,11 @@ def summarize_samples(samples: list[Sample], size: int | None, outliers: str) ->
     for counter, rows in by_counter.items():
         # exact counts (bytes, instructions, memory) are not noisy times: no value is dropped from them
         s = summarize([total / iters for iters, total in rows], NO_OUTLIERS if metrics.is_exact(counter) else policy)
-        results.append((counter, metrics.unit(counter), s.n, s.removed, s.median, s.mean, s.stdev, s.min, s.max,
-                        s.ci95_low, s.ci95_high))
+        results.append(_result(counter, s))
     wall = by_counter.get("wall_ns", [])
     if size and wall and all(total for _, total in wall):
         s = summarize([size * iters * 1e9 / total for iters, total in wall], policy)
-        results.append(("throughput", metrics.unit("throughput"), s.n, s.removed, s.median, s.mean, s.stdev,
-                        s.min, s.max, s.ci95_low, s.ci95_high))
+        results.append(_result("throughput", s))
     return results
 
 
@@ -79,8 +82,7 @@ def json_rows(run_id: int, target: str, info_version: str, case: Case, measured:
     if measured.status != "ok":
         return [{**base, "reason": measured.reason, "metric": None, "unit": None, "n": 0,
                  **dict.fromkeys(("median", "mean", "stdev", "min", "max", "ci95_low", "ci95_high"))}]
-    keys = ("metric", "unit", "n", "removed", "median", "mean", "stdev", "min", "max", "ci95_low", "ci95_high")
-    return [{**base, **dict(zip(keys, r, strict=False))} for r in measured.results]
+    return [{**base, **asdict(r)} for r in measured.results]
 
 
 class _Session:

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tlsbench.engine.case import Sample
+from tlsbench.engine.case import Result, Sample
 from tlsbench.errors import StoreError
 
 # Each migration takes the schema from version i to i+1. Never edit one that
@@ -265,7 +265,7 @@ class Store:
                  size: int | None, params: dict, status: str, reason: str, iters: int | None,
                  started: float, transcript: str,
                  samples: Iterable[Sample] = (),
-                 results: Iterable[tuple] = (), rounds_done: int = 1) -> int:
+                 results: Iterable[Result] = (), rounds_done: int = 1) -> int:
         """One transaction per case (or round): all of it is stored, or none of it."""
         with self.db:
             cur = self.db.execute(
@@ -277,14 +277,11 @@ class Store:
             )
             case_id = int(cur.lastrowid)
             self._put_samples(case_id, samples)
-            self.db.executemany(
-                "INSERT INTO results VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                [(case_id, *r) for r in results],
-            )
+            self._put_results(case_id, results)
         return case_id
 
     def add_round(self, case_id: int, *, status: str, reason: str, transcript: str,
-                  samples: Iterable[Sample], results: Iterable[tuple], rounds_done: int) -> None:
+                  samples: Iterable[Sample], results: Iterable[Result], rounds_done: int) -> None:
         """A later round of a case: its batches, the case's new state and (after
         the last round) its results, in one transaction."""
         with self.db:
@@ -296,9 +293,7 @@ class Store:
             )
             self._put_samples(case_id, samples)
             self.db.execute("DELETE FROM results WHERE case_id=?", (case_id,))
-            self.db.executemany(
-                "INSERT INTO results VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", [(case_id, *r) for r in results]
-            )
+            self._put_results(case_id, results)
 
     def case_progress(self, run_id: int) -> dict[str, tuple[int, str, int]]:
         return {
@@ -309,6 +304,13 @@ class Store:
     def _put_samples(self, case_id: int, samples: Iterable[Sample]) -> None:
         self.db.executemany("INSERT INTO samples (case_id, idx, warmup, iters, counter, total) VALUES (?,?,?,?,?,?)",
                             [(case_id, s.idx, int(s.warmup), s.iters, s.counter, s.total) for s in samples])
+
+    def _put_results(self, case_id: int, results: Iterable[Result]) -> None:
+        self.db.executemany(
+            "INSERT INTO results (case_id, metric, unit, n, removed, median, mean, stdev, min, max, ci95_low,"
+            " ci95_high) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            [(case_id, r.metric, r.unit, r.n, r.removed, r.median, r.mean, r.stdev, r.min, r.max, r.ci95_low,
+              r.ci95_high) for r in results])
 
     def case_samples(self, case_id: int) -> list[Sample]:
         return [Sample(idx, bool(warm), iters, counter, total) for idx, warm, iters, counter, total in self.db.execute(
