@@ -171,7 +171,7 @@ def run_peer(exe: str, peer: Peer, timeout: float = 600) -> dict[tuple[str, str]
 def ours(library: str, pair: Pair, keys: dict) -> float:
     """Our figure over about one second of samples: B/s for sized kinds,
     op/s otherwise (total work over total time, like the peer programs)."""
-    from tlsbench.engine.runner import bench_fields
+    from tlsbench.families.primitive.family import bench_fields
 
     case = Case(library, pair.kind, pair.alg, pair.op, SIZE if pair.sized else None)
     req = encode_request("bench", kind=pair.kind, alg=pair.alg, op=pair.op, warmup=2, repeats=50,
