@@ -186,11 +186,11 @@ class _Session:
         pacing.MAX_AGAIN times) while the reference before it says the machine
         is slow; the attempt after the fastest reference is kept."""
         info = self.infos[case.library]
-        family = registry.family_of(case.kind).name
+        family = registry.family_of(case.kind)
         place = None
-        if self.pace is not None and family == "primitive":
+        if self.pace is not None and family.placed:
             place = layout.placement(self.run_id, case.name, rnd, self.plan.method.rounds)
-        if self.pace is None or family not in ("primitive", "tls"):  # timed families only
+        if self.pace is None or not family.timed:
             return measure(info, case, self.keys, self.plan, rnd, place)
         try:
             if not self.pace.seen:
@@ -222,7 +222,7 @@ class _Session:
                  place: layout.Placement | None) -> tuple[Measured, int | None]:
         """One measurement of a round and the reference before it (a
         primitive's in the same process; a handshake's in one of its own)."""
-        if registry.family_of(case.kind).name == "primitive":
+        if registry.family_of(case.kind).placed:  # its agent runs the reference first, in the same process
             m = measure(case_info, case, self.keys, self.plan, rnd, place, paced=True)
             return m, (m.round_info or {}).get("reference_ns")
         try:
