@@ -188,9 +188,10 @@ class _Session:
         info = self.infos[case.library]
         family = registry.family_of(case.kind)
         place = None
-        if self.pace is not None and family.placed:
+        timed, placed = getattr(family, "timed", False), getattr(family, "placed", False)  # older families: neither
+        if self.pace is not None and placed:
             place = layout.placement(self.run_id, case.name, rnd, self.plan.method.rounds)
-        if self.pace is None or not family.timed:
+        if self.pace is None or not timed:
             return measure(info, case, self.keys, self.plan, rnd, place)
         try:
             if not self.pace.seen:
@@ -222,7 +223,7 @@ class _Session:
                  place: layout.Placement | None) -> tuple[Measured, int | None]:
         """One measurement of a round and the reference before it (a
         primitive's in the same process; a handshake's in one of its own)."""
-        if registry.family_of(case.kind).placed:  # its agent runs the reference first, in the same process
+        if getattr(registry.family_of(case.kind), "placed", False):  # its agent runs the reference first
             m = measure(case_info, case, self.keys, self.plan, rnd, place, paced=True)
             return m, (m.round_info or {}).get("reference_ns")
         try:
