@@ -3,7 +3,7 @@
 #ifndef TB_TLS_REQUEST_H
 #define TB_TLS_REQUEST_H
 
-#include "tb/core.h"
+#include "tb/request.h"
 #include "tb/tls.h"
 
 #define TB_APP_BYTES 64 /* the classic IoT request and response */
