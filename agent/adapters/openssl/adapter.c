@@ -27,12 +27,12 @@ typedef struct {
     const EVP_MD *md;
     EVP_MD *fetched;
     EVP_MAC_CTX *mac;
-    /* aead / cbc */
+    /* aead */
     const EVP_CIPHER *cipher;
     EVP_CIPHER_CTX *cctx;
-    int ccm, cbc;
+    int ccm;
     uint8_t key[64];
-    size_t enc_key_len, mac_key_len;
+    size_t enc_key_len;
     uint8_t nonce[16];
     size_t nonce_len;
     uint8_t *aad, *msg;
@@ -119,6 +119,8 @@ static int openssl_supports(tb_kind kind, const char *alg, const char *op)
     }
     case TB_KIND_MAC:
     case TB_KIND_AEAD:
+        /* the CBC + HMAC record is composed by the core from tb_library_prims */
+        return strncmp(alg, "aes-128-cbc-hmac", 16) != 0;
     case TB_KIND_KEX:
     case TB_KIND_SIG:
     case TB_KIND_PKE:
@@ -183,7 +185,7 @@ static tb_status run_mac(state_t *s)
     return TB_OK;
 }
 
-/* ---------- AEAD and the TLS 1.2 CBC + HMAC shape ---------- */
+/* ---------- AEAD ---------- */
 
 static tb_status prepare_aead(state_t *s, const tb_job *job)
 {
@@ -201,22 +203,19 @@ static tb_status prepare_aead(state_t *s, const tb_job *job)
         s->cipher = EVP_chacha20_poly1305();
         key_len = 32;
     } else {
-        s->cipher = EVP_aes_128_cbc();
-        s->cbc = 1;
-        s->md = strcmp(alg, "aes-128-cbc-hmac-sha1") == 0 ? EVP_sha1() : EVP_sha256();
-        s->mac_key_len = (size_t)EVP_MD_get_size(s->md);
+        tb_set_error("%s is not an AEAD of this adapter", alg);
+        return TB_UNSUPPORTED;
     }
     s->enc_key_len = key_len;
-    if (job->key.len != key_len + s->mac_key_len) {
-        tb_set_error("key must be %zu bytes", key_len + s->mac_key_len);
+    if (job->key.len != key_len) {
+        tb_set_error("key must be %zu bytes", key_len);
         return TB_BAD_INPUT;
     }
-    size_t want_nonce = s->cbc ? 16 : 12;
-    if (s->ccm ? (job->nonce.len < 7 || job->nonce.len > 13) : job->nonce.len != want_nonce) {
-        tb_set_error("nonce must be %s bytes", s->ccm ? "7..13" : (s->cbc ? "16" : "12"));
+    if (s->ccm ? (job->nonce.len < 7 || job->nonce.len > 13) : job->nonce.len != 12) {
+        tb_set_error("nonce must be %s bytes", s->ccm ? "7..13" : "12");
         return TB_BAD_INPUT;
     }
-    if (s->op == OP_DEC && !s->cbc && job->msg.len < 16) {
+    if (s->op == OP_DEC && job->msg.len < 16) {
         tb_set_error("ciphertext shorter than the tag");
         return TB_BAD_INPUT;
     }
@@ -232,12 +231,11 @@ static tb_status prepare_aead(state_t *s, const tb_job *job)
     int enc = s->op == OP_ENC;
     /* Key schedule once, here; run() only sets the IV. */
     if (EVP_CipherInit_ex(s->cctx, s->cipher, NULL, NULL, NULL, enc) != 1) return ossl_fail("EVP_CipherInit_ex");
-    if (!s->cbc && EVP_CIPHER_CTX_ctrl(s->cctx, EVP_CTRL_AEAD_SET_IVLEN, (int)s->nonce_len, NULL) != 1)
+    if (EVP_CIPHER_CTX_ctrl(s->cctx, EVP_CTRL_AEAD_SET_IVLEN, (int)s->nonce_len, NULL) != 1)
         return ossl_fail("EVP_CTRL_AEAD_SET_IVLEN");
     if (s->ccm && EVP_CIPHER_CTX_ctrl(s->cctx, EVP_CTRL_AEAD_SET_TAG, 16, NULL) != 1)
         return ossl_fail("EVP_CTRL_AEAD_SET_TAG");
     if (EVP_CipherInit_ex(s->cctx, NULL, NULL, s->key, NULL, enc) != 1) return ossl_fail("EVP_CipherInit_ex key");
-    if (s->cbc) EVP_CIPHER_CTX_set_padding(s->cctx, 0);
     return reserve_out(s, s->msg_len + 128);
 }
 
@@ -297,78 +295,107 @@ static tb_status run_aead_dec(state_t *s)
     return TB_OK;
 }
 
-static tb_status hmac_once(state_t *s, const uint8_t *data, size_t len, uint8_t *tag)
+/* ---------- primitives the core composes (tb_prim_ops) ---------- */
+
+typedef struct {
+    EVP_CIPHER_CTX *ctx;
+    int decrypt;
+} cipher_t;
+
+static int prim_supports(const char *alg)
 {
-    /* One HMAC over header || data, as TLS 1.2's MAC-then-encrypt. */
-    EVP_MAC_CTX *m = s->mac;
+    return strcmp(alg, "aes-128-cbc") == 0 || strcmp(alg, "hmac-sha1") == 0 || strcmp(alg, "hmac-sha256") == 0;
+}
+
+static void prim_cipher_free(void *p)
+{
+    cipher_t *c = p;
+    if (c == NULL) return;
+    EVP_CIPHER_CTX_free(c->ctx);
+    free(c);
+}
+
+static tb_status prim_cipher_new(const char *alg, tb_bytes key, int decrypt, void **out)
+{
+    if (strcmp(alg, "aes-128-cbc") != 0 || key.len != 16) {
+        tb_set_error("%s with a %zu-byte key is not a primitive here", alg, key.len);
+        return TB_UNSUPPORTED;
+    }
+    cipher_t *c = tb_zalloc(sizeof(*c));
+    if (c == NULL) return TB_ERROR;
+    c->decrypt = decrypt;
+    c->ctx = EVP_CIPHER_CTX_new();
+    /* Key schedule once, here; run() only sets the IV. The TLS record code
+     * pads itself: no EVP padding. */
+    if (c->ctx == NULL || EVP_CipherInit_ex(c->ctx, EVP_aes_128_cbc(), NULL, key.data, NULL, !decrypt) != 1 ||
+        EVP_CIPHER_CTX_set_padding(c->ctx, 0) != 1) {
+        prim_cipher_free(c);
+        return ossl_fail("EVP_CipherInit_ex (AES-128-CBC)");
+    }
+    *out = c;
+    return TB_OK;
+}
+
+static tb_status prim_cipher_run(void *p, const uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len)
+{
+    cipher_t *c = p;
+    int n = 0;
+    if (c->decrypt) {
+        if (EVP_DecryptInit_ex(c->ctx, NULL, NULL, NULL, iv) != 1) return ossl_fail("EVP_DecryptInit_ex");
+        if (EVP_DecryptUpdate(c->ctx, out, &n, in, (int)len) != 1) return ossl_fail("EVP_DecryptUpdate");
+    } else {
+        if (EVP_EncryptInit_ex(c->ctx, NULL, NULL, NULL, iv) != 1) return ossl_fail("EVP_EncryptInit_ex");
+        if (EVP_EncryptUpdate(c->ctx, out, &n, in, (int)len) != 1) return ossl_fail("EVP_EncryptUpdate");
+    }
+    return TB_OK;
+}
+
+static void prim_mac_free(void *p)
+{
+    EVP_MAC_CTX_free(p);
+}
+
+static tb_status prim_mac_new(const char *alg, tb_bytes key, void **out)
+{
+    const char *md = strcmp(alg, "hmac-sha1") == 0 ? "SHA1" : strcmp(alg, "hmac-sha256") == 0 ? "SHA256" : NULL;
+    if (md == NULL) {
+        tb_set_error("%s is not a primitive here", alg);
+        return TB_UNSUPPORTED;
+    }
+    EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
+    if (mac == NULL) return ossl_fail("EVP_MAC_fetch");
+    EVP_MAC_CTX *m = EVP_MAC_CTX_new(mac);
+    EVP_MAC_free(mac);
+    if (m == NULL) return ossl_fail("EVP_MAC_CTX_new");
+    OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)md, 0), OSSL_PARAM_END};
+    if (EVP_MAC_init(m, key.data, key.len, params) != 1) {
+        EVP_MAC_CTX_free(m);
+        return ossl_fail("EVP_MAC_init");
+    }
+    *out = m;
+    return TB_OK;
+}
+
+static tb_status prim_mac_run(void *p, tb_bytes a, tb_bytes b, uint8_t *tag)
+{
+    EVP_MAC_CTX *m = p;
     size_t got = 0;
-    if (EVP_MAC_init(m, NULL, 0, NULL) != 1 || EVP_MAC_update(m, s->aad, s->aad_len) != 1 ||
-        EVP_MAC_update(m, data, len) != 1 || EVP_MAC_final(m, tag, &got, EVP_MAX_MD_SIZE) != 1)
+    /* Re-init with the same key: one complete MAC per call. */
+    if (EVP_MAC_init(m, NULL, 0, NULL) != 1 || EVP_MAC_update(m, a.data, a.len) != 1 ||
+        EVP_MAC_update(m, b.data, b.len) != 1 || EVP_MAC_final(m, tag, &got, EVP_MAX_MD_SIZE) != 1)
         return ossl_fail("EVP_MAC (HMAC)");
     return TB_OK;
 }
 
-static tb_status prepare_cbc_mac(state_t *s)
-{
-    EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
-    if (mac == NULL) return ossl_fail("EVP_MAC_fetch");
-    s->mac = EVP_MAC_CTX_new(mac);
-    EVP_MAC_free(mac);
-    if (s->mac == NULL) return ossl_fail("EVP_MAC_CTX_new");
-    OSSL_PARAM params[] = {
-        OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)EVP_MD_get0_name(s->md), 0), OSSL_PARAM_END};
-    if (EVP_MAC_init(s->mac, s->key + s->enc_key_len, s->mac_key_len, params) != 1) return ossl_fail("EVP_MAC_init");
-    return TB_OK;
-}
-
-static tb_status run_cbc_enc(state_t *s)
-{
-    /* plaintext || MAC || padding, then CBC over the whole */
-    size_t body = s->msg_len + s->mac_key_len;
-    size_t pad = 16 - body % 16; /* pad bytes including the length byte */
-    size_t total = body + pad;
-    memcpy(s->out, s->msg, s->msg_len);
-    tb_status st = hmac_once(s, s->msg, s->msg_len, s->out + s->msg_len);
-    if (st != TB_OK) return st;
-    memset(s->out + body, (int)(pad - 1), pad);
-    int n = 0;
-    if (EVP_EncryptInit_ex(s->cctx, NULL, NULL, NULL, s->nonce) != 1) return ossl_fail("EVP_EncryptInit_ex");
-    if (EVP_EncryptUpdate(s->cctx, s->out, &n, s->out, (int)total) != 1) return ossl_fail("EVP_EncryptUpdate");
-    s->out_len = total;
-    return TB_OK;
-}
-
-static tb_status run_cbc_dec(state_t *s)
-{
-    if (s->msg_len == 0 || s->msg_len % 16 != 0 || s->msg_len < s->mac_key_len + 1) {
-        tb_set_error("bad record length");
-        return TB_REJECT;
-    }
-    int n = 0;
-    if (EVP_DecryptInit_ex(s->cctx, NULL, NULL, NULL, s->nonce) != 1) return ossl_fail("EVP_DecryptInit_ex");
-    if (EVP_DecryptUpdate(s->cctx, s->out, &n, s->msg, (int)s->msg_len) != 1) return ossl_fail("EVP_DecryptUpdate");
-    size_t pad = (size_t)s->out[s->msg_len - 1] + 1;
-    if (pad + s->mac_key_len > s->msg_len) {
-        tb_set_error("bad padding");
-        return TB_REJECT;
-    }
-    for (size_t i = 0; i < pad; i++) {
-        if (s->out[s->msg_len - 1 - i] != pad - 1) {
-            tb_set_error("bad padding");
-            return TB_REJECT;
-        }
-    }
-    size_t pt_len = s->msg_len - pad - s->mac_key_len;
-    uint8_t tag[EVP_MAX_MD_SIZE];
-    tb_status st = hmac_once(s, s->out, pt_len, tag);
-    if (st != TB_OK) return st;
-    if (CRYPTO_memcmp(tag, s->out + pt_len, s->mac_key_len) != 0) {
-        tb_set_error("MAC mismatch");
-        return TB_REJECT;
-    }
-    s->out_len = pt_len;
-    return TB_OK;
-}
+const tb_prim_ops tb_library_prims = {
+    .supports = prim_supports,
+    .cipher_new = prim_cipher_new,
+    .cipher_run = prim_cipher_run,
+    .cipher_free = prim_cipher_free,
+    .mac_new = prim_mac_new,
+    .mac_run = prim_mac_run,
+    .mac_free = prim_mac_free,
+};
 
 /* ---------- key exchange ---------- */
 
@@ -755,7 +782,6 @@ static tb_status openssl_prepare(const tb_job *job, void **out)
         break;
     case TB_KIND_AEAD:
         st = prepare_aead(s, job);
-        if (st == TB_OK && s->cbc) st = prepare_cbc_mac(s);
         break;
     case TB_KIND_KEX:
         st = prepare_kex(s, job);
@@ -786,7 +812,6 @@ static tb_status openssl_run(void *p)
     case TB_KIND_MAC:
         return run_mac(s);
     case TB_KIND_AEAD:
-        if (s->cbc) return s->op == OP_ENC ? run_cbc_enc(s) : run_cbc_dec(s);
         return s->op == OP_ENC ? run_aead_enc(s) : run_aead_dec(s);
     case TB_KIND_KEX:
         return run_kex(s, s->alg);
