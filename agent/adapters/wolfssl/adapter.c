@@ -39,8 +39,6 @@ static const alg_info algs[] = {
     {TB_KIND_AEAD, "aes-256-gcm", F_GCM, 0, 32, 0},
     {TB_KIND_AEAD, "aes-128-ccm", F_CCM, 0, 16, 0},
     {TB_KIND_AEAD, "chacha20-poly1305", F_CHACHAPOLY, 0, 32, 0},
-    {TB_KIND_AEAD, "aes-128-cbc-hmac-sha1", F_CBC_HMAC, WC_SHA, 16, WC_SHA_DIGEST_SIZE},
-    {TB_KIND_AEAD, "aes-128-cbc-hmac-sha256", F_CBC_HMAC, WC_SHA256, 16, WC_SHA256_DIGEST_SIZE},
     {TB_KIND_KEX, "x25519", F_X25519, 0, CURVE25519_KEYSIZE, 0},
     {TB_KIND_KEX, "x448", F_X448, 0, CURVE448_KEY_SIZE, 0},
     {TB_KIND_KEX, "p256", F_ECDH, 0, 32, ECC_SECP256R1},
@@ -163,10 +161,6 @@ static void wolf_release(void *p)
         case F_HMAC: wc_HmacFree(&s->u.hmac); break;
         case F_GCM:
         case F_CCM: wc_AesFree(&s->u.aes); break;
-        case F_CBC_HMAC:
-            if (s->u.mte.aes_live) wc_AesFree(&s->u.mte.aes);
-            if (s->u.mte.hmac_live) wc_HmacFree(&s->u.mte.hmac);
-            break;
         case F_X25519:
             wc_curve25519_free(&s->u.x25519.k);
             wc_curve25519_free(&s->u.x25519.peer);
@@ -236,22 +230,15 @@ static tb_status prep_hash_mac(state *s, const tb_job *job)
 static tb_status prep_aead(state *s, const tb_job *job)
 {
     const alg_info *a = s->alg;
-    size_t mac_len = a->fam == F_CBC_HMAC ? (size_t)a->param : 0;
     size_t n = job->nonce.len, len = job->msg.len;
     int ret;
 
-    if (job->key.len != (size_t)a->size + mac_len) {
-        return bad_len("key", job->key.len, a->fam == F_CBC_HMAC ? "enc_key(16) || mac_key" : "the cipher's key size");
-    }
+    if (job->key.len != (size_t)a->size) return bad_len("key", job->key.len, "the cipher's key size");
     if (a->fam == F_GCM && n == 0) return bad_len("nonce", n, "at least 1");
     if (a->fam == F_CCM && (n < 7 || n > 13)) return bad_len("nonce", n, "7 to 13");
     if (a->fam == F_CHACHAPOLY && n != CHACHA20_POLY1305_AEAD_IV_SIZE) return bad_len("nonce", n, "12");
-    if (a->fam == F_CBC_HMAC && n != AES_BLOCK_SIZE) return bad_len("nonce (IV)", n, "16");
-    if (s->op == OP_DEC && a->fam == F_CBC_HMAC && (len % AES_BLOCK_SIZE != 0 || len < (mac_len / 16 + 1) * 16)) {
-        return bad_len("ciphertext", len, "a multiple of 16 holding the MAC and padding");
-    }
-    if (s->op == OP_DEC && a->fam != F_CBC_HMAC && len < 16) return bad_len("ciphertext", len, "at least the 16-byte tag");
-    if (alloc_out(s, len + mac_len + 2 * AES_BLOCK_SIZE) != TB_OK) return TB_ERROR;
+    if (s->op == OP_DEC && len < 16) return bad_len("ciphertext", len, "at least the 16-byte tag");
+    if (alloc_out(s, len + 2 * AES_BLOCK_SIZE) != TB_OK) return TB_ERROR;
 
     switch (a->fam) {
     case F_GCM:
@@ -265,24 +252,11 @@ static tb_status prep_aead(state *s, const tb_job *job)
         }
         ret = wc_AesCcmSetKey(&s->u.aes, job->key.data, (word32)job->key.len);
         return ret == 0 ? TB_OK : lib_fail("wc_AesCcmSetKey", ret);
-    case F_CHACHAPOLY:
+    default: /* F_CHACHAPOLY */
         /* wolfCrypt's ChaCha20-Poly1305 is one-shot: the key schedule is a
          * copy of the key, the Poly1305 key is per nonce anyway. */
         memcpy(s->key, job->key.data, CHACHA20_POLY1305_AEAD_KEYSIZE);
         return TB_OK;
-    default: /* F_CBC_HMAC */
-        s->live = 1;
-        ret = wc_AesInit(&s->u.mte.aes, NULL, INVALID_DEVID);
-        if (ret != 0) return lib_fail("wc_AesInit", ret);
-        s->u.mte.aes_live = 1;
-        ret = wc_AesSetKey(&s->u.mte.aes, job->key.data, AES_BLOCK_SIZE, job->nonce.data,
-                           s->op == OP_ENC ? AES_ENCRYPTION : AES_DECRYPTION);
-        if (ret != 0) return lib_fail("wc_AesSetKey", ret);
-        ret = wc_HmacInit(&s->u.mte.hmac, NULL, INVALID_DEVID);
-        if (ret != 0) return lib_fail("wc_HmacInit", ret);
-        s->u.mte.hmac_live = 1;
-        ret = wc_HmacSetKey(&s->u.mte.hmac, a->hash, job->key.data + AES_BLOCK_SIZE, (word32)mac_len);
-        return ret == 0 ? TB_OK : lib_fail("wc_HmacSetKey", ret);
     }
 }
 
@@ -455,8 +429,7 @@ static tb_status wolf_prepare(const tb_job *job, void **out)
         case F_HMAC: st = prep_hash_mac(s, job); break;
         case F_GCM:
         case F_CCM:
-        case F_CHACHAPOLY:
-        case F_CBC_HMAC: st = prep_aead(s, job); break;
+        case F_CHACHAPOLY: st = prep_aead(s, job); break;
         case F_X25519:
         case F_X448:
         case F_ECDH:

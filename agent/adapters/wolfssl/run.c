@@ -2,64 +2,11 @@
  * repeats on one prepared state (IVs and nonces are set on every call). */
 #include "wolfssl_adapter.h"
 
-/* TLS 1.2 MAC-then-encrypt: AES-CBC(IV, msg || HMAC(aad || msg) || pad). */
-static tb_status run_mte(state *s)
-{
-    Aes *aes = &s->u.mte.aes;
-    Hmac *h = &s->u.mte.hmac;
-    size_t m = (size_t)s->alg->param, len = s->msg.len;
-    uint8_t tail[2 * AES_BLOCK_SIZE + WC_MAX_DIGEST_SIZE], mac[WC_MAX_DIGEST_SIZE];
-    int ret = wc_AesSetIV(aes, s->nonce.data);
-    if (ret != 0) return lib_fail("wc_AesSetIV", ret);
-
-    if (s->op == OP_ENC) {
-        size_t full = len - len % AES_BLOCK_SIZE, rest = len - full;
-        if ((ret = wc_HmacUpdate(h, s->aad.data, (word32)s->aad.len)) != 0 ||
-            (ret = wc_HmacUpdate(h, s->msg.data, (word32)len)) != 0 || (ret = wc_HmacFinal(h, tail + rest)) != 0) {
-            return lib_fail("wc_Hmac", ret);
-        }
-        memcpy(tail, s->msg.data + full, rest);
-        size_t t = rest + m, pad = AES_BLOCK_SIZE - 1 - t % AES_BLOCK_SIZE;
-        memset(tail + t, (int)pad, pad + 1);
-        t += pad + 1;
-        if (full != 0 && (ret = wc_AesCbcEncrypt(aes, s->out, s->msg.data, (word32)full)) != 0) {
-            return lib_fail("wc_AesCbcEncrypt", ret);
-        }
-        ret = wc_AesCbcEncrypt(aes, s->out + full, tail, (word32)t);
-        if (ret != 0) return lib_fail("wc_AesCbcEncrypt", ret);
-        s->out_len = full + t;
-        return TB_OK;
-    }
-
-    ret = wc_AesCbcDecrypt(aes, s->out, s->msg.data, (word32)len);
-    if (ret != 0) return lib_fail("wc_AesCbcDecrypt", ret);
-    size_t pad = s->out[len - 1];
-    if (pad + 1 + m > len) {
-        tb_set_error("bad TLS padding");
-        return TB_REJECT;
-    }
-    uint8_t diff = 0;
-    for (size_t i = 0; i <= pad; i++) diff |= (uint8_t)(s->out[len - 1 - i] ^ pad);
-    size_t pt = len - pad - 1 - m;
-    if ((ret = wc_HmacUpdate(h, s->aad.data, (word32)s->aad.len)) != 0 ||
-        (ret = wc_HmacUpdate(h, s->out, (word32)pt)) != 0 || (ret = wc_HmacFinal(h, mac)) != 0) {
-        return lib_fail("wc_Hmac", ret);
-    }
-    for (size_t i = 0; i < m; i++) diff |= (uint8_t)(mac[i] ^ s->out[pt + i]);
-    if (diff != 0) {
-        tb_set_error("bad TLS padding or record MAC");
-        return TB_REJECT;
-    }
-    s->out_len = pt;
-    return TB_OK;
-}
-
 static tb_status run_aead(state *s)
 {
     const uint8_t *in = s->msg.data, *n = s->nonce.data, *aad = s->aad.data;
     word32 nl = (word32)s->nonce.len, al = (word32)s->aad.len;
     int ret;
-    if (s->alg->fam == F_CBC_HMAC) return run_mte(s);
     if (s->op == OP_ENC) {
         word32 len = (word32)s->msg.len;
         uint8_t *tag = s->out + len;
@@ -372,8 +319,7 @@ tb_status wolf_run(void *p)
         return TB_OK;
     case F_GCM:
     case F_CCM:
-    case F_CHACHAPOLY:
-    case F_CBC_HMAC: return run_aead(s);
+    case F_CHACHAPOLY: return run_aead(s);
     case F_X25519: return run_x25519(s);
     case F_X448: return run_x448(s);
     case F_ECDH: return run_ecdh(s);

@@ -25,7 +25,7 @@
 /* ---- Algorithm table ---- */
 
 typedef enum {
-    F_HASH, F_HMAC, F_GCM, F_CCM, F_CHACHAPOLY, F_CBC_HMAC,
+    F_HASH, F_HMAC, F_GCM, F_CCM, F_CHACHAPOLY,
     F_X25519, F_X448, F_ECDH, F_FFDHE,
     F_RSA_PKCS1, F_RSA_PSS, F_ECDSA, F_ED25519, F_RSA_PKE
 } family;
@@ -38,7 +38,7 @@ typedef struct {
     family fam;
     int hash;   /* enum wc_HashType (hash, MAC, signature digest) */
     int size;   /* key bytes (AEAD), element/scalar bytes (kex, ECDSA), modulus bits (RSA) */
-    int param;  /* ECC curve id, ffdhe group, MtE MAC key length */
+    int param;  /* ECC curve id, ffdhe group */
 } alg_info;
 
 /* ---- Job state ---- */
@@ -56,11 +56,6 @@ typedef struct {
     union {
         Hmac hmac;
         Aes aes;
-        struct {
-            Aes aes;
-            Hmac hmac;
-            int aes_live, hmac_live;
-        } mte;
         struct {
             curve25519_key k, peer;
         } x25519;
