@@ -29,6 +29,9 @@ tb_status gt_bad(const char *msg);
 void gt_nettle_rnd(void *ctx, size_t len, uint8_t *dst);
 int gt_rng_failed(void);
 
+int gt_sym_supports(tb_kind kind, const char *alg);
+tb_status gt_sym_prepare(const tb_job *job, gt_job **out);
+
 int gt_pk_supports(tb_kind kind, const char *alg);
 tb_status gt_pk_prepare(const tb_job *job, gt_job **out);
 
