@@ -1,7 +1,7 @@
 /* GnuTLS adapter: entry points, the RNG and the helpers its files share.
  * Hashes, HMAC, AEADs and the primitives the core composes are in sym.c,
  * signatures and RSA encryption in pk.c, key agreement in kex.c. */
-#include "gt.h"
+#include "gnutls_adapter.h"
 #include "tb/catalog.h"
 
 #include <gnutls/crypto.h>
@@ -12,13 +12,13 @@
 
 /* ---- shared helpers ---------------------------------------------------- */
 
-tb_status gt_fail(const char *fn, int err)
+tb_status tb_gnutls_fail(const char *fn, int err)
 {
     tb_set_error("%s: %s (%d)", fn, gnutls_strerror(err), err);
     return TB_ERROR;
 }
 
-tb_status gt_bad(const char *msg)
+tb_status tb_gnutls_bad(const char *msg)
 {
     tb_set_error("%s", msg);
     return TB_BAD_INPUT;
@@ -26,13 +26,13 @@ tb_status gt_bad(const char *msg)
 
 static int rng_failed;
 
-void gt_nettle_rnd(void *ctx, size_t len, uint8_t *dst)
+void tb_gnutls_nettle_rnd(void *ctx, size_t len, uint8_t *dst)
 {
     (void)ctx;
     if (gnutls_rnd(GNUTLS_RND_RANDOM, dst, len) < 0) rng_failed = 1;
 }
 
-int gt_rng_failed(void)
+int tb_gnutls_rng_failed(void)
 {
     int f = rng_failed;
     rng_failed = 0;
@@ -47,7 +47,7 @@ static tb_status seed_rng(void)
 {
     uint8_t probe[16];
     int r = gnutls_rnd(GNUTLS_RND_RANDOM, probe, sizeof(probe));
-    if (r < 0) return gt_fail("gnutls_rnd", r);
+    if (r < 0) return tb_gnutls_fail("gnutls_rnd", r);
     return TB_OK;
 }
 
@@ -55,10 +55,10 @@ static tb_status seed_rng(void)
 
 static char config_text[1024];
 
-static tb_status gt_init(void)
+static tb_status adapter_init(void)
 {
     int r = gnutls_global_init();
-    if (r < 0) return gt_fail("gnutls_global_init", r);
+    if (r < 0) return tb_gnutls_fail("gnutls_global_init", r);
     tb_status s = seed_rng();
     if (s != TB_OK) return s;
     const char *cpuid = getenv("GNUTLS_CPUID_OVERRIDE");
@@ -67,22 +67,22 @@ static tb_status gt_init(void)
              "hardware acceleration as compiled into the distribution library (lib/accelerated x86: "
              "AES-NI/PCLMUL/SSSE3/SHA-NI, chosen by CPUID at run time%s%s); FIPS-140 mode %s; RNG: GnuTLS DRBG "
              "seeded from the OS",
-             TB_LIBRARY_CONFIG, GNUTLS_VERSION, gt_kex_config(), cpuid ? ", GNUTLS_CPUID_OVERRIDE=" : "",
+             TB_LIBRARY_CONFIG, GNUTLS_VERSION, tb_gnutls_kex_config(), cpuid ? ", GNUTLS_CPUID_OVERRIDE=" : "",
              cpuid ? cpuid : "", gnutls_fips140_mode_enabled() ? "on" : "off");
     return TB_OK;
 }
 
-static const char *gt_version(void)
+static const char *adapter_version(void)
 {
     return gnutls_check_version(NULL);
 }
 
-static const char *gt_config(void)
+static const char *adapter_config(void)
 {
     return config_text;
 }
 
-static int gt_supports(tb_kind kind, const char *alg, const char *op)
+static int adapter_supports(tb_kind kind, const char *alg, const char *op)
 {
     const tb_catalog_entry *e = tb_catalog_find(kind, alg);
     if (e == NULL || !tb_catalog_has_op(e, op)) return 0;
@@ -90,34 +90,34 @@ static int gt_supports(tb_kind kind, const char *alg, const char *op)
     case TB_KIND_HASH:
     case TB_KIND_MAC:
     case TB_KIND_AEAD:
-        return gt_sym_supports(kind, alg);
+        return tb_gnutls_sym_supports(kind, alg);
     case TB_KIND_KEX:
-        return gt_kex_supports(alg);
+        return tb_gnutls_kex_supports(alg);
     case TB_KIND_SIG:
     case TB_KIND_PKE:
-        return gt_pk_supports(kind, alg);
+        return tb_gnutls_pk_supports(kind, alg);
     default:
         return 0;
     }
 }
 
-static tb_status gt_prepare(const tb_job *job, void **state)
+static tb_status adapter_prepare(const tb_job *job, void **state)
 {
-    gt_job *j = NULL;
+    tb_gnutls_job *j = NULL;
     tb_status s;
     *state = NULL;
     switch (job->kind) {
     case TB_KIND_HASH:
     case TB_KIND_MAC:
     case TB_KIND_AEAD:
-        s = gt_sym_prepare(job, &j);
+        s = tb_gnutls_sym_prepare(job, &j);
         break;
     case TB_KIND_KEX:
-        s = gt_kex_prepare(job, &j);
+        s = tb_gnutls_kex_prepare(job, &j);
         break;
     case TB_KIND_SIG:
     case TB_KIND_PKE:
-        s = gt_pk_prepare(job, &j);
+        s = tb_gnutls_pk_prepare(job, &j);
         break;
     default:
         return TB_UNSUPPORTED;
@@ -126,26 +126,26 @@ static tb_status gt_prepare(const tb_job *job, void **state)
     return s;
 }
 
-static tb_status gt_run(void *state)
+static tb_status adapter_run(void *state)
 {
-    gt_job *j = state;
+    tb_gnutls_job *j = state;
     return j->run(j);
 }
 
-static tb_status gt_result(void *state, tb_bytes *out)
+static tb_status adapter_result(void *state, tb_bytes *out)
 {
-    gt_job *j = state;
+    tb_gnutls_job *j = state;
     out->data = j->out;
     out->len = j->out_len;
     return TB_OK;
 }
 
-static void gt_release(void *state)
+static void adapter_release(void *state)
 {
-    gt_job *j = state;
+    tb_gnutls_job *j = state;
     if (j != NULL) j->release(j);
 }
 
 const tb_adapter tb_library = {
-    "gnutls", gt_init, gt_version, gt_config, gt_supports, gt_prepare, gt_run, gt_result, gt_release,
+    "gnutls", adapter_init, adapter_version, adapter_config, adapter_supports, adapter_prepare, adapter_run, adapter_result, adapter_release,
 };

@@ -1,7 +1,7 @@
 /* GnuTLS adapter: hashes, HMAC, the AEADs and the primitives the core
  * composes (AES-CBC, HMAC), all through GnuTLS's public crypto API
  * (gnutls/crypto.h). */
-#include "gt.h"
+#include "gnutls_adapter.h"
 
 #include <gnutls/crypto.h>
 #include <stdlib.h>
@@ -87,7 +87,7 @@ static int find_aead(const char *alg)
 /* ---- hash and HMAC: one handle per job, *_output() resets it ----------- */
 
 typedef struct {
-    gt_job base;
+    tb_gnutls_job base;
     gnutls_hash_hd_t hash;
     gnutls_hmac_hd_t hmac;
     uint8_t *msg;
@@ -95,25 +95,25 @@ typedef struct {
     uint8_t digest[64];
 } digest_job;
 
-static tb_status run_hash(gt_job *j)
+static tb_status run_hash(tb_gnutls_job *j)
 {
     digest_job *s = (digest_job *)j;
     int r = gnutls_hash(s->hash, s->msg, s->msg_len);
-    if (r < 0) return gt_fail("gnutls_hash", r);
+    if (r < 0) return tb_gnutls_fail("gnutls_hash", r);
     gnutls_hash_output(s->hash, s->digest);
     return TB_OK;
 }
 
-static tb_status run_hmac(gt_job *j)
+static tb_status run_hmac(tb_gnutls_job *j)
 {
     digest_job *s = (digest_job *)j;
     int r = gnutls_hmac(s->hmac, s->msg, s->msg_len);
-    if (r < 0) return gt_fail("gnutls_hmac", r);
+    if (r < 0) return tb_gnutls_fail("gnutls_hmac", r);
     gnutls_hmac_output(s->hmac, s->digest);
     return TB_OK;
 }
 
-static void release_digest(gt_job *j)
+static void release_digest(tb_gnutls_job *j)
 {
     digest_job *s = (digest_job *)j;
     if (s->hash) gnutls_hash_deinit(s->hash, NULL);
@@ -122,7 +122,7 @@ static void release_digest(gt_job *j)
     free(s);
 }
 
-static tb_status prepare_digest(const tb_job *job, gt_job **out)
+static tb_status prepare_digest(const tb_job *job, tb_gnutls_job **out)
 {
     digest_job *s = tb_zalloc(sizeof(*s));
     if (s == NULL) return TB_ERROR;
@@ -142,7 +142,7 @@ static tb_status prepare_digest(const tb_job *job, gt_job **out)
         r = gnutls_hash_init(&s->hash, d);
         if (r < 0) {
             release_digest(&s->base);
-            return gt_fail("gnutls_hash_init", r);
+            return tb_gnutls_fail("gnutls_hash_init", r);
         }
     } else {
         s->base.run = run_hmac;
@@ -151,7 +151,7 @@ static tb_status prepare_digest(const tb_job *job, gt_job **out)
                              job->key.len);
         if (r < 0) {
             release_digest(&s->base);
-            return gt_fail("gnutls_hmac_init", r);
+            return tb_gnutls_fail("gnutls_hmac_init", r);
         }
     }
     *out = &s->base;
@@ -161,7 +161,7 @@ static tb_status prepare_digest(const tb_job *job, gt_job **out)
 /* ---- AEADs ----------------------------------------------------------- */
 
 typedef struct {
-    gt_job base;
+    tb_gnutls_job base;
     int decrypt;
     gnutls_aead_cipher_hd_t aead;
     uint8_t nonce[16];
@@ -170,7 +170,7 @@ typedef struct {
     size_t aad_len, msg_len, buf_len;
 } aead_job;
 
-static tb_status run_aead(gt_job *j)
+static tb_status run_aead(tb_gnutls_job *j)
 {
     aead_job *s = (aead_job *)j;
     size_t n = s->buf_len;
@@ -178,7 +178,7 @@ static tb_status run_aead(gt_job *j)
     if (!s->decrypt) {
         r = gnutls_aead_cipher_encrypt(s->aead, s->nonce, s->nonce_len, s->aad, s->aad_len, TAG_LEN, s->msg,
                                        s->msg_len, s->buf, &n);
-        if (r < 0) return gt_fail("gnutls_aead_cipher_encrypt", r);
+        if (r < 0) return tb_gnutls_fail("gnutls_aead_cipher_encrypt", r);
     } else {
         r = gnutls_aead_cipher_decrypt(s->aead, s->nonce, s->nonce_len, s->aad, s->aad_len, TAG_LEN, s->msg,
                                        s->msg_len, s->buf, &n);
@@ -186,13 +186,13 @@ static tb_status run_aead(gt_job *j)
             tb_set_error("gnutls_aead_cipher_decrypt: %s", gnutls_strerror(r));
             return TB_REJECT;
         }
-        if (r < 0) return gt_fail("gnutls_aead_cipher_decrypt", r);
+        if (r < 0) return tb_gnutls_fail("gnutls_aead_cipher_decrypt", r);
     }
     s->base.out_len = n;
     return TB_OK;
 }
 
-static void release_aead(gt_job *j)
+static void release_aead(tb_gnutls_job *j)
 {
     aead_job *s = (aead_job *)j;
     if (s->aead) gnutls_aead_cipher_deinit(s->aead);
@@ -214,11 +214,11 @@ static tb_status check_aead_input(const tb_job *job, int a, int decrypt)
         tb_set_error("%s: nonce length %zu not supported", job->alg, nl);
         return TB_BAD_INPUT;
     }
-    if (decrypt && job->msg.len < TAG_LEN) return gt_bad("ciphertext shorter than the 16-byte tag");
+    if (decrypt && job->msg.len < TAG_LEN) return tb_gnutls_bad("ciphertext shorter than the 16-byte tag");
     return TB_OK;
 }
 
-static tb_status prepare_aead(const tb_job *job, gt_job **out)
+static tb_status prepare_aead(const tb_job *job, tb_gnutls_job **out)
 {
     int a = find_aead(job->alg);
     int decrypt = strcmp(job->op, "decrypt") == 0;
@@ -249,14 +249,14 @@ static tb_status prepare_aead(const tb_job *job, gt_job **out)
     r = gnutls_aead_cipher_init(&s->aead, aeads[a].cipher, &key);
     if (r < 0) {
         release_aead(&s->base);
-        return gt_fail("gnutls_aead_cipher_init", r);
+        return tb_gnutls_fail("gnutls_aead_cipher_init", r);
     }
     *out = &s->base;
     return TB_OK;
 }
 
 
-int gt_sym_supports(tb_kind kind, const char *alg)
+int tb_gnutls_sym_supports(tb_kind kind, const char *alg)
 {
     switch (kind) {
     case TB_KIND_HASH: {
@@ -274,7 +274,7 @@ int gt_sym_supports(tb_kind kind, const char *alg)
     }
 }
 
-tb_status gt_sym_prepare(const tb_job *job, gt_job **out)
+tb_status tb_gnutls_sym_prepare(const tb_job *job, tb_gnutls_job **out)
 {
     return job->kind == TB_KIND_AEAD ? prepare_aead(job, out) : prepare_digest(job, out);
 }
@@ -311,7 +311,7 @@ static void prim_cipher_free(void *ctx)
 static tb_status prim_cipher_new(const char *alg, tb_bytes key, int decrypt, void **out)
 {
     static const uint8_t zero_iv[CBC_BLOCK];
-    if (strcmp(alg, "aes-128-cbc") != 0 || key.len != 16) return gt_bad("aes-128-cbc needs a 16-byte key");
+    if (strcmp(alg, "aes-128-cbc") != 0 || key.len != 16) return tb_gnutls_bad("aes-128-cbc needs a 16-byte key");
     cipher_t *c = tb_zalloc(sizeof(*c));
     if (c == NULL) return TB_ERROR;
     c->decrypt = decrypt;
@@ -320,7 +320,7 @@ static tb_status prim_cipher_new(const char *alg, tb_bytes key, int decrypt, voi
     if (r < 0) {
         c->h = NULL;
         prim_cipher_free(c);
-        return gt_fail("gnutls_cipher_init", r);
+        return tb_gnutls_fail("gnutls_cipher_init", r);
     }
     *out = c;
     return TB_OK;
@@ -336,7 +336,7 @@ static tb_status prim_cipher_run(void *ctx, const uint8_t *iv, const uint8_t *in
     } else {
         r = in == out ? gnutls_cipher_encrypt(c->h, out, len) : gnutls_cipher_encrypt2(c->h, in, len, out, len);
     }
-    return r < 0 ? gt_fail(c->decrypt ? "gnutls_cipher_decrypt" : "gnutls_cipher_encrypt", r) : TB_OK;
+    return r < 0 ? tb_gnutls_fail(c->decrypt ? "gnutls_cipher_decrypt" : "gnutls_cipher_encrypt", r) : TB_OK;
 }
 
 static void prim_mac_free(void *ctx)
@@ -347,10 +347,10 @@ static void prim_mac_free(void *ctx)
 static tb_status prim_mac_new(const char *alg, tb_bytes key, void **out)
 {
     gnutls_mac_algorithm_t m = prim_mac_alg(alg);
-    if (m == GNUTLS_MAC_UNKNOWN) return gt_bad("the HMACs here are hmac-sha1 and hmac-sha256");
+    if (m == GNUTLS_MAC_UNKNOWN) return tb_gnutls_bad("the HMACs here are hmac-sha1 and hmac-sha256");
     gnutls_hmac_hd_t h;
     int r = gnutls_hmac_init(&h, m, key.data, key.len);
-    if (r < 0) return gt_fail("gnutls_hmac_init", r);
+    if (r < 0) return tb_gnutls_fail("gnutls_hmac_init", r);
     *out = h;
     return TB_OK;
 }
@@ -360,7 +360,7 @@ static tb_status prim_mac_run(void *ctx, tb_bytes a, tb_bytes b, uint8_t *tag)
 {
     int r;
     if ((r = gnutls_hmac(ctx, a.data, a.len)) < 0 || (r = gnutls_hmac(ctx, b.data, b.len)) < 0) {
-        return gt_fail("gnutls_hmac", r);
+        return tb_gnutls_fail("gnutls_hmac", r);
     }
     gnutls_hmac_output(ctx, tag);
     return TB_OK;

@@ -2,7 +2,7 @@
  * HMAC) through the generic layers the Mbed TLS record code itself uses:
  * mbedtls_md (hash, HMAC) and mbedtls_cipher (GCM, CCM, ChaCha20-Poly1305,
  * AES-CBC). */
-#include "mbt.h"
+#include "mbedtls_adapter.h"
 
 #include <mbedtls/cipher.h>
 #include <mbedtls/md.h>
@@ -40,7 +40,7 @@ static const mbedtls_md_info_t *hmac_info(const char *alg)
 }
 
 typedef struct {
-    mbt_state base;
+    tb_mbedtls_state base;
     int hmac;
     mbedtls_md_context_t md;
     uint8_t *msg;
@@ -58,22 +58,22 @@ static int mac_supports(const char *alg, const char *op)
     return strcmp(op, "mac") == 0 && hmac_info(alg) != NULL;
 }
 
-static tb_status md_prepare(const tb_job *job, mbt_state **out, int hmac)
+static tb_status md_prepare(const tb_job *job, tb_mbedtls_state **out, int hmac)
 {
     md_state *st = tb_zalloc(sizeof(*st));
     if (st == NULL) return TB_ERROR;
-    st->base.fam = hmac ? &mbt_mac : &mbt_hash;
+    st->base.fam = hmac ? &tb_mbedtls_mac : &tb_mbedtls_hash;
     st->hmac = hmac;
     mbedtls_md_init(&st->md);
     *out = &st->base;
 
     const mbedtls_md_info_t *info = hmac ? hmac_info(job->alg) : hash_info(job->alg);
     int ret = mbedtls_md_setup(&st->md, info, hmac);
-    if (ret != 0) return mbt_fail("mbedtls_md_setup", ret);
+    if (ret != 0) return tb_mbedtls_fail("mbedtls_md_setup", ret);
     if (hmac) {
         static const unsigned char empty[1];
         ret = mbedtls_md_hmac_starts(&st->md, job->key.len ? job->key.data : empty, job->key.len);
-        if (ret != 0) return mbt_fail("mbedtls_md_hmac_starts", ret);
+        if (ret != 0) return tb_mbedtls_fail("mbedtls_md_hmac_starts", ret);
     }
     st->msg = tb_dup(job->msg);
     if (st->msg == NULL) return TB_ERROR;
@@ -83,41 +83,41 @@ static tb_status md_prepare(const tb_job *job, mbt_state **out, int hmac)
     return TB_OK;
 }
 
-static tb_status hash_prepare(const tb_job *job, mbt_state **out)
+static tb_status hash_prepare(const tb_job *job, tb_mbedtls_state **out)
 {
     return md_prepare(job, out, 0);
 }
 
-static tb_status mac_prepare(const tb_job *job, mbt_state **out)
+static tb_status mac_prepare(const tb_job *job, tb_mbedtls_state **out)
 {
     return md_prepare(job, out, 1);
 }
 
-static tb_status hash_run(mbt_state *base)
+static tb_status hash_run(tb_mbedtls_state *base)
 {
     md_state *st = (md_state *)base;
     int ret = mbedtls_md_starts(&st->md);
-    if (ret != 0) return mbt_fail("mbedtls_md_starts", ret);
+    if (ret != 0) return tb_mbedtls_fail("mbedtls_md_starts", ret);
     ret = mbedtls_md_update(&st->md, st->msg, st->msg_len);
-    if (ret != 0) return mbt_fail("mbedtls_md_update", ret);
+    if (ret != 0) return tb_mbedtls_fail("mbedtls_md_update", ret);
     ret = mbedtls_md_finish(&st->md, st->digest);
-    return ret == 0 ? TB_OK : mbt_fail("mbedtls_md_finish", ret);
+    return ret == 0 ? TB_OK : tb_mbedtls_fail("mbedtls_md_finish", ret);
 }
 
 /* The key schedule (ipad/opad) is done once in prepare; each run is
  * reset + update + finish, as the TLS record MAC does. */
-static tb_status mac_run(mbt_state *base)
+static tb_status mac_run(tb_mbedtls_state *base)
 {
     md_state *st = (md_state *)base;
     int ret = mbedtls_md_hmac_reset(&st->md);
-    if (ret != 0) return mbt_fail("mbedtls_md_hmac_reset", ret);
+    if (ret != 0) return tb_mbedtls_fail("mbedtls_md_hmac_reset", ret);
     ret = mbedtls_md_hmac_update(&st->md, st->msg, st->msg_len);
-    if (ret != 0) return mbt_fail("mbedtls_md_hmac_update", ret);
+    if (ret != 0) return tb_mbedtls_fail("mbedtls_md_hmac_update", ret);
     ret = mbedtls_md_hmac_finish(&st->md, st->digest);
-    return ret == 0 ? TB_OK : mbt_fail("mbedtls_md_hmac_finish", ret);
+    return ret == 0 ? TB_OK : tb_mbedtls_fail("mbedtls_md_hmac_finish", ret);
 }
 
-static void md_release(mbt_state *base)
+static void md_release(tb_mbedtls_state *base)
 {
     md_state *st = (md_state *)base;
     mbedtls_md_free(&st->md);
@@ -125,8 +125,8 @@ static void md_release(mbt_state *base)
     free(st);
 }
 
-const mbt_family mbt_hash = {hash_supports, hash_prepare, hash_run, md_release};
-const mbt_family mbt_mac = {mac_supports, mac_prepare, mac_run, md_release};
+const tb_mbedtls_family tb_mbedtls_hash = {hash_supports, hash_prepare, hash_run, md_release};
+const tb_mbedtls_family tb_mbedtls_mac = {mac_supports, mac_prepare, mac_run, md_release};
 
 /* ---- aead -------------------------------------------------------------- */
 
@@ -161,7 +161,7 @@ static int aead_supports(const char *alg, const char *op)
 }
 
 typedef struct {
-    mbt_state base;
+    tb_mbedtls_state base;
     const aead_alg *a;
     int decrypt;
     mbedtls_cipher_context_t cipher;
@@ -170,11 +170,11 @@ typedef struct {
     uint8_t *buf; /* result */
 } aead_state;
 
-static tb_status aead_prepare(const tb_job *job, mbt_state **out)
+static tb_status aead_prepare(const tb_job *job, tb_mbedtls_state **out)
 {
     aead_state *st = tb_zalloc(sizeof(*st));
     if (st == NULL) return TB_ERROR;
-    st->base.fam = &mbt_aead;
+    st->base.fam = &tb_mbedtls_aead;
     mbedtls_cipher_init(&st->cipher);
     *out = &st->base;
 
@@ -198,10 +198,10 @@ static tb_status aead_prepare(const tb_job *job, mbt_state **out)
     }
 
     int ret = mbedtls_cipher_setup(&st->cipher, mbedtls_cipher_info_from_type(a->cipher));
-    if (ret != 0) return mbt_fail("mbedtls_cipher_setup", ret);
+    if (ret != 0) return tb_mbedtls_fail("mbedtls_cipher_setup", ret);
     ret = mbedtls_cipher_setkey(&st->cipher, job->key.data, (int)(a->key_len * 8),
                                 st->decrypt ? MBEDTLS_DECRYPT : MBEDTLS_ENCRYPT);
-    if (ret != 0) return mbt_fail("mbedtls_cipher_setkey", ret);
+    if (ret != 0) return tb_mbedtls_fail("mbedtls_cipher_setkey", ret);
 
     st->nonce = tb_dup(job->nonce);
     st->aad = tb_dup(job->aad);
@@ -224,7 +224,7 @@ static tb_status aead_seal(aead_state *st)
     int ret = mbedtls_cipher_auth_encrypt_ext(&st->cipher, st->nonce, st->nonce_len, st->aad,
                                               st->aad_len, st->in, st->in_len, st->buf,
                                               st->in_len + TAG_LEN, &olen, TAG_LEN);
-    if (ret != 0) return mbt_fail("mbedtls_cipher_auth_encrypt_ext", ret);
+    if (ret != 0) return tb_mbedtls_fail("mbedtls_cipher_auth_encrypt_ext", ret);
     st->base.out_len = olen;
     return TB_OK;
 }
@@ -235,19 +235,19 @@ static tb_status aead_open(aead_state *st)
     int ret = mbedtls_cipher_auth_decrypt_ext(&st->cipher, st->nonce, st->nonce_len, st->aad,
                                               st->aad_len, st->in, st->in_len, st->buf,
                                               st->in_len - TAG_LEN, &olen, TAG_LEN);
-    if (ret == MBEDTLS_ERR_CIPHER_AUTH_FAILED) return mbt_reject("mbedtls_cipher_auth_decrypt_ext", ret);
-    if (ret != 0) return mbt_fail("mbedtls_cipher_auth_decrypt_ext", ret);
+    if (ret == MBEDTLS_ERR_CIPHER_AUTH_FAILED) return tb_mbedtls_reject("mbedtls_cipher_auth_decrypt_ext", ret);
+    if (ret != 0) return tb_mbedtls_fail("mbedtls_cipher_auth_decrypt_ext", ret);
     st->base.out_len = olen;
     return TB_OK;
 }
 
-static tb_status aead_run(mbt_state *base)
+static tb_status aead_run(tb_mbedtls_state *base)
 {
     aead_state *st = (aead_state *)base;
     return st->decrypt ? aead_open(st) : aead_seal(st);
 }
 
-static void aead_release(mbt_state *base)
+static void aead_release(tb_mbedtls_state *base)
 {
     aead_state *st = (aead_state *)base;
     mbedtls_cipher_free(&st->cipher);
@@ -258,7 +258,7 @@ static void aead_release(mbt_state *base)
     free(st);
 }
 
-const mbt_family mbt_aead = {aead_supports, aead_prepare, aead_run, aead_release};
+const tb_mbedtls_family tb_mbedtls_aead = {aead_supports, aead_prepare, aead_run, aead_release};
 
 /* ---- primitives the core composes (tb_prim_ops) ------------------------ */
 
@@ -294,7 +294,7 @@ static tb_status prim_cipher_new(const char *alg, tb_bytes key, int decrypt, voi
     if (ret != 0) {
         prim_cipher_free(c);
         *out = NULL;
-        return mbt_fail("mbedtls_cipher_setup/setkey", ret);
+        return tb_mbedtls_fail("mbedtls_cipher_setup/setkey", ret);
     }
     return TB_OK;
 }
@@ -303,7 +303,7 @@ static tb_status prim_cipher_run(void *ctx, const uint8_t *iv, const uint8_t *in
 {
     size_t olen = 0;
     int ret = mbedtls_cipher_crypt(ctx, iv, 16, in, len, out, &olen);
-    return ret == 0 ? TB_OK : mbt_fail("mbedtls_cipher_crypt", ret);
+    return ret == 0 ? TB_OK : tb_mbedtls_fail("mbedtls_cipher_crypt", ret);
 }
 
 static void prim_mac_free(void *ctx)
@@ -328,7 +328,7 @@ static tb_status prim_mac_new(const char *alg, tb_bytes key, void **out)
     if (ret == 0) ret = mbedtls_md_hmac_starts(m, key.data, key.len);
     if (ret != 0) {
         prim_mac_free(m);
-        return mbt_fail("mbedtls_md_setup/hmac_starts", ret);
+        return tb_mbedtls_fail("mbedtls_md_setup/hmac_starts", ret);
     }
     *out = m;
     return TB_OK;
@@ -340,7 +340,7 @@ static tb_status prim_mac_run(void *ctx, tb_bytes a, tb_bytes b, uint8_t *tag)
     if (ret == 0) ret = mbedtls_md_hmac_update(ctx, a.data, a.len);
     if (ret == 0) ret = mbedtls_md_hmac_update(ctx, b.data, b.len);
     if (ret == 0) ret = mbedtls_md_hmac_finish(ctx, tag);
-    return ret == 0 ? TB_OK : mbt_fail("mbedtls_md_hmac", ret);
+    return ret == 0 ? TB_OK : tb_mbedtls_fail("mbedtls_md_hmac", ret);
 }
 
 const tb_prim_ops tb_library_prims = {
