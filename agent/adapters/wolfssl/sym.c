@@ -1,9 +1,125 @@
-/* wolfSSL adapter: the primitives the core composes (tb_prim_ops): AES-CBC
- * and HMAC from wolfCrypt, as wolfSSL's own TLS 1.2 record code calls them. */
+/* wolfSSL adapter: hashes, HMAC, the AEADs, and the primitives the core
+ * composes (tb_prim_ops: AES-CBC and HMAC from wolfCrypt, as wolfSSL's own
+ * TLS 1.2 record code calls them). */
 #include "wolfssl_adapter.h"
 #include "tb/util.h"
 
 #include <stdlib.h>
+
+/* ---- hash, HMAC, AEAD ---- */
+
+tb_status tb_wolfssl_hash_prepare(state *s, const tb_job *job)
+{
+    if (tb_wolfssl_alloc_out(s, WC_MAX_DIGEST_SIZE) != TB_OK) return TB_ERROR;
+    if (s->alg->fam == F_HASH) return TB_OK;
+    int ret = wc_HmacInit(&s->u.hmac, NULL, INVALID_DEVID);
+    if (ret != 0) return lib_fail("wc_HmacInit", ret);
+    s->live = 1;
+    ret = wc_HmacSetKey(&s->u.hmac, s->alg->hash, job->key.data, (word32)job->key.len);
+    return ret == 0 ? TB_OK : lib_fail("wc_HmacSetKey", ret);
+}
+
+tb_status tb_wolfssl_aead_prepare(state *s, const tb_job *job)
+{
+    const alg_info *a = s->alg;
+    size_t n = job->nonce.len, len = job->msg.len;
+    int ret;
+
+    if (job->key.len != (size_t)a->size) return bad_len("key", job->key.len, "the cipher's key size");
+    if (a->fam == F_GCM && n == 0) return bad_len("nonce", n, "at least 1");
+    if (a->fam == F_CCM && (n < 7 || n > 13)) return bad_len("nonce", n, "7 to 13");
+    if (a->fam == F_CHACHAPOLY && n != CHACHA20_POLY1305_AEAD_IV_SIZE) return bad_len("nonce", n, "12");
+    if (s->op == OP_DEC && len < 16) return bad_len("ciphertext", len, "at least the 16-byte tag");
+    if (tb_wolfssl_alloc_out(s, len + 2 * AES_BLOCK_SIZE) != TB_OK) return TB_ERROR;
+
+    switch (a->fam) {
+    case F_GCM:
+    case F_CCM:
+        ret = wc_AesInit(&s->u.aes, NULL, INVALID_DEVID);
+        if (ret != 0) return lib_fail("wc_AesInit", ret);
+        s->live = 1;
+        if (a->fam == F_GCM) {
+            ret = wc_AesGcmSetKey(&s->u.aes, job->key.data, (word32)job->key.len);
+            return ret == 0 ? TB_OK : lib_fail("wc_AesGcmSetKey", ret);
+        }
+        ret = wc_AesCcmSetKey(&s->u.aes, job->key.data, (word32)job->key.len);
+        return ret == 0 ? TB_OK : lib_fail("wc_AesCcmSetKey", ret);
+    default: /* F_CHACHAPOLY */
+        /* wolfCrypt's ChaCha20-Poly1305 is one-shot: the key schedule is a
+         * copy of the key, the Poly1305 key is per nonce anyway. */
+        memcpy(s->key, job->key.data, CHACHA20_POLY1305_AEAD_KEYSIZE);
+        return TB_OK;
+    }
+}
+
+tb_status tb_wolfssl_hash_run(state *s)
+{
+    int ret;
+    if (s->alg->fam == F_HASH) {
+        ret = wc_Hash((enum wc_HashType)s->alg->hash, s->msg.data, (word32)s->msg.len, s->out, WC_MAX_DIGEST_SIZE);
+        if (ret != 0) return lib_fail("wc_Hash", ret);
+        s->out_len = (size_t)hash_size(s->alg->hash);
+        return TB_OK;
+    }
+    if ((ret = wc_HmacUpdate(&s->u.hmac, s->msg.data, (word32)s->msg.len)) != 0) {
+        return lib_fail("wc_HmacUpdate", ret);
+    }
+    if ((ret = wc_HmacFinal(&s->u.hmac, s->out)) != 0) return lib_fail("wc_HmacFinal", ret);
+    s->out_len = WC_SHA256_DIGEST_SIZE;
+    return TB_OK;
+}
+
+tb_status tb_wolfssl_aead_run(state *s)
+{
+    const uint8_t *in = s->msg.data, *n = s->nonce.data, *aad = s->aad.data;
+    word32 nl = (word32)s->nonce.len, al = (word32)s->aad.len;
+    int ret;
+    if (s->op == OP_ENC) {
+        word32 len = (word32)s->msg.len;
+        uint8_t *tag = s->out + len;
+        switch (s->alg->fam) {
+        case F_GCM:
+            ret = wc_AesGcmEncrypt(&s->u.aes, s->out, in, len, n, nl, tag, 16, aad, al);
+            if (ret != 0) return lib_fail("wc_AesGcmEncrypt", ret);
+            break;
+        case F_CCM:
+            ret = wc_AesCcmEncrypt(&s->u.aes, s->out, in, len, n, nl, tag, 16, aad, al);
+            if (ret != 0) return lib_fail("wc_AesCcmEncrypt", ret);
+            break;
+        default:
+            ret = wc_ChaCha20Poly1305_Encrypt(s->key, n, aad, al, in, len, s->out, tag);
+            if (ret != 0) return lib_fail("wc_ChaCha20Poly1305_Encrypt", ret);
+            break;
+        }
+        s->out_len = len + 16;
+        return TB_OK;
+    }
+    word32 len = (word32)s->msg.len - 16;
+    const uint8_t *tag = in + len;
+    switch (s->alg->fam) {
+    case F_GCM:
+        ret = wc_AesGcmDecrypt(&s->u.aes, s->out, in, len, n, nl, tag, 16, aad, al);
+        if (ret == AES_GCM_AUTH_E) return check_fail("wc_AesGcmDecrypt", ret);
+        if (ret != 0) return lib_fail("wc_AesGcmDecrypt", ret);
+        break;
+    case F_CCM:
+        ret = wc_AesCcmDecrypt(&s->u.aes, s->out, in, len, n, nl, tag, 16, aad, al);
+        if (ret == AES_CCM_AUTH_E) return check_fail("wc_AesCcmDecrypt", ret);
+        if (ret != 0) return lib_fail("wc_AesCcmDecrypt", ret);
+        break;
+    default:
+        ret = wc_ChaCha20Poly1305_Decrypt(s->key, n, aad, al, in, len, tag, s->out);
+        if (ret == MAC_CMP_FAILED_E) return check_fail("wc_ChaCha20Poly1305_Decrypt", ret);
+        if (ret != 0) return lib_fail("wc_ChaCha20Poly1305_Decrypt", ret);
+        break;
+    }
+    s->out_len = len;
+    return TB_OK;
+}
+
+/* A received key share the TLS code would refuse (it answers with
+ * ECC_PEERKEY_ERROR / PEER_KEY_ERROR): the job's peer value is bad. */
+/* ---- primitives the core composes (tb_prim_ops) ---- */
 
 static int hmac_type(const char *alg)
 {
