@@ -146,6 +146,4 @@ static void adapter_release(void *state)
     if (j != NULL) j->release(j);
 }
 
-const tb_adapter tb_library = {
-    "gnutls", adapter_init, adapter_version, adapter_config, adapter_supports, adapter_prepare, adapter_run, adapter_result, adapter_release,
-};
+TB_DEFINE_ADAPTER("gnutls");

@@ -950,17 +950,4 @@ static tb_status early_recv(void *p, uint8_t *buf, size_t cap, size_t *got)
     return TB_OK;
 }
 
-const tb_tls_ops tb_library_tls = {
-    .endpoint_new = endpoint_new,
-    .endpoint_free = free_endpoint,
-    .conn_new = conn_new,
-    .step = step,
-    .send = tls_send,
-    .recv = tls_recv,
-    .conn_free = conn_free,
-    .session_get = session_get,
-    .session_free = session_free,
-    .resumed = resumed,
-    .early_send = early_send,
-    .early_recv = early_recv,
-};
+TB_DEFINE_TLS_OPS();

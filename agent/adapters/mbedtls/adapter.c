@@ -214,14 +214,4 @@ static void adapter_release(void *state)
     if (st != NULL) st->fam->release(st);
 }
 
-const tb_adapter tb_library = {
-    .name = "mbedtls",
-    .init = adapter_init,
-    .version = adapter_version,
-    .config = adapter_config,
-    .supports = adapter_supports,
-    .prepare = adapter_prepare,
-    .run = adapter_run,
-    .result = adapter_result,
-    .release = adapter_release,
-};
+TB_DEFINE_ADAPTER("mbedtls");

@@ -156,14 +156,4 @@ static tb_status adapter_result(void *p, tb_bytes *out)
     return TB_OK;
 }
 
-const tb_adapter tb_library = {
-    .name = "openssl",
-    .init = adapter_init,
-    .version = adapter_version,
-    .config = adapter_config,
-    .supports = adapter_supports,
-    .prepare = adapter_prepare,
-    .run = adapter_run,
-    .result = adapter_result,
-    .release = adapter_release,
-};
+TB_DEFINE_ADAPTER("openssl");

@@ -305,12 +305,4 @@ static tb_status prim_mac_run(void *p, tb_bytes a, tb_bytes b, uint8_t *tag)
     return TB_OK;
 }
 
-const tb_prim_ops tb_library_prims = {
-    .supports = prim_supports,
-    .cipher_new = prim_cipher_new,
-    .cipher_run = prim_cipher_run,
-    .cipher_free = prim_cipher_free,
-    .mac_new = prim_mac_new,
-    .mac_run = prim_mac_run,
-    .mac_free = prim_mac_free,
-};
+TB_DEFINE_PRIMS();

@@ -108,8 +108,14 @@ typedef struct tb_adapter {
     void (*release)(void *state);
 } tb_adapter;
 
-/* Each adapter file defines exactly this one object. */
+/* Each adapter defines exactly this one object, in its adapter.c, with
+ * TB_DEFINE_ADAPTER("<name>") from static functions adapter_<member>
+ * (adapter_init, adapter_version, ... adapter_release): one shape for every
+ * library (agent/adapters/README.md). */
 extern const tb_adapter tb_library;
+#define TB_DEFINE_ADAPTER(name)                                                                                    \
+    const tb_adapter tb_library = {(name),           adapter_init,   adapter_version, adapter_config, adapter_supports, \
+                                   adapter_prepare, adapter_run,    adapter_result,  adapter_release}
 
 /*
  * Primitives the core composes (core/composite.c builds the TLS 1.2
@@ -136,9 +142,13 @@ typedef struct {
     void (*mac_free)(void *ctx);
 } tb_prim_ops;
 
-/* Each adapter defines this object; the core links a weak empty default
- * for those without, whose composites are then unsupported. */
+/* Each adapter defines this object in its sym.c with TB_DEFINE_PRIMS() from
+ * static functions prim_<member>; the core links a weak empty default for
+ * those without, whose composites are then unsupported. */
 extern const tb_prim_ops tb_library_prims;
+#define TB_DEFINE_PRIMS()                                                                                          \
+    const tb_prim_ops tb_library_prims = {prim_supports, prim_cipher_new, prim_cipher_run, prim_cipher_free,       \
+                                          prim_mac_new,  prim_mac_run,    prim_mac_free}
 
 /* Adapters report why a call failed; the core sends it with the result. */
 void tb_set_error(const char *fmt, ...)
