@@ -100,7 +100,7 @@ static const char *group_name(const char *g)
 
 /* OpenSSL names TLS 1.2 suites its own way: find the one whose standard
  * (IANA) name is the one asked for. */
-static const char *openssl_suite_name(SSL_CTX *ctx, const char *iana)
+static const char *library_suite_name(SSL_CTX *ctx, const char *iana)
 {
     STACK_OF(SSL_CIPHER) *all = SSL_CTX_get_ciphers(ctx);
     for (int i = 0; i < sk_SSL_CIPHER_num(all); i++) {
@@ -292,7 +292,7 @@ static tb_status set_suite(endpoint_t *e, const tb_tls_config *cfg)
     int anon = strstr(cfg->suite, "_anon_") != NULL;
     /* anonymous suites exist only below security level 1: list them first */
     if (anon && SSL_CTX_set_cipher_list(e->ctx, "ALL:aNULL:@SECLEVEL=0") != 1) return tb_openssl_fail("cipher list");
-    const char *name = openssl_suite_name(e->ctx, cfg->suite);
+    const char *name = library_suite_name(e->ctx, cfg->suite);
     char list[128];
     snprintf(list, sizeof(list), "%s%s", name ? name : "", anon ? ":@SECLEVEL=0" : "");
     if (name == NULL || SSL_CTX_set_cipher_list(e->ctx, list) != 1) {
