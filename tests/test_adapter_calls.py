@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from tlsbench import agent
-from tlsbench.adapter_calls import CallCounts, count_calls
-from tlsbench.catalog import LIBRARIES
-from tlsbench.protocol import encode_request
-from tlsbench.vectors import cbc_hmac_seal
+from tlsbench.engine import agent
+from tlsbench.engine.protocol import encode_request
+from tlsbench.families.primitive.calls import CallCounts, count_calls
+from tlsbench.families.primitive.catalog import LIBRARIES
+from tlsbench.families.primitive.vectors import cbc_hmac_seal
 
 MAC_LEN = {"aes-128-cbc-hmac-sha1": 20, "aes-128-cbc-hmac-sha256": 32}
 IV = bytes(range(16))

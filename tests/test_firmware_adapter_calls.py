@@ -9,9 +9,10 @@ from __future__ import annotations
 import pytest
 from conftest import needs_tools
 
-from tlsbench import build, targets
-from tlsbench.adapter_calls import CallCounts, count_calls
-from tlsbench.vectors import cbc_hmac_seal
+from tlsbench.families.primitive.calls import CallCounts, count_calls
+from tlsbench.families.primitive.vectors import cbc_hmac_seal
+from tlsbench.targets import build
+from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
 
