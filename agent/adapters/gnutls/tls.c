@@ -694,12 +694,7 @@ static tb_status endpoint_new(tb_side side, const tb_tls_config *cfg, void **out
     st = set_priority(e, prio, &su);
     if (st == TB_OK) st = load_credentials(e, cfg, &su);
     if (st == TB_OK && side == TB_SIDE_SERVER) st = server_resumption(e);
-    if (st != TB_OK) {
-        free_endpoint(e);
-        return st;
-    }
-    *out = e;
-    return TB_OK;
+    return tb_settle(st, e, free_endpoint, out);
 }
 
 /* ---- connections ------------------------------------------------------- */

@@ -459,12 +459,7 @@ static tb_status endpoint_new(tb_side side, const tb_tls_config *cfg, void **out
     mbedtls_ssl_ticket_init(&e->ticket);
     mbedtls_ssl_cache_init(&e->cache);
     tb_status st = configure(e, cfg);
-    if (st != TB_OK) {
-        free_endpoint(e);
-        return st;
-    }
-    *out = e;
-    return TB_OK;
+    return tb_settle(st, e, free_endpoint, out);
 }
 
 /* ---- connections ---- */

@@ -122,12 +122,7 @@ static tb_status adapter_prepare(const tb_job *job, void **out)
     default:
         st = TB_UNSUPPORTED;
     }
-    if (st != TB_OK) {
-        adapter_release(s);
-        return st;
-    }
-    *out = s;
-    return TB_OK;
+    return tb_settle(st, s, adapter_release, out);
 }
 
 static tb_status adapter_run(void *p)

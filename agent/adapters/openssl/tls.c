@@ -347,12 +347,7 @@ static tb_status endpoint_new(tb_side side, const tb_tls_config *cfg, void **out
     if (st == TB_OK && cfg->group != NULL) st = set_group(e->ctx, side, cfg);
     if (st == TB_OK) st = set_authentication(e, cfg);
     if (st == TB_OK) st = set_resumption(e, cfg);
-    if (st != TB_OK) {
-        free_endpoint(e);
-        return st;
-    }
-    *out = e;
-    return TB_OK;
+    return tb_settle(st, e, free_endpoint, out);
 }
 
 static void conn_free(void *p)

@@ -248,12 +248,7 @@ static tb_status adapter_prepare(const tb_job *job, void **out)
         case F_ED25519: st = tb_wolfssl_ed25519_prepare(s, job); break;
         }
     }
-    if (st != TB_OK) {
-        adapter_release(s);
-        return st;
-    }
-    *out = s;
-    return TB_OK;
+    return tb_settle(st, s, adapter_release, out);
 }
 
 static tb_status adapter_run(void *p)

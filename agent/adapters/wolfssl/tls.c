@@ -394,12 +394,7 @@ static tb_status endpoint_new(tb_side side, const tb_tls_config *cfg, void **out
     if (st == TB_OK && (cfg->group != NULL || cfg->client_share != NULL)) st = set_groups(e, cfg);
     if (st == TB_OK) st = set_dh_params(e, cfg);
     if (st == TB_OK) st = set_resumption(e, cfg);
-    if (st != TB_OK) {
-        free_endpoint(e);
-        return st;
-    }
-    *out = e;
-    return TB_OK;
+    return tb_settle(st, e, free_endpoint, out);
 }
 
 /* ---- connections ---- */
