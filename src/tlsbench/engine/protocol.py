@@ -57,6 +57,9 @@ SCHEMA: dict[str, dict[str, str]] = {
     "counter_missing": {"counter": "str", "reason": "str"},
     "alg": {"kind": "str", "alg": "str", "op": "str", "supported": "uint"},
     "out": {"data": "hex"},
+    # calls one run() makes through the adapter interface (the "calls" request)
+    "calls": {"adapter_run": "uint", "cipher_run": "uint", "cipher_bytes": "uint", "mac_run": "uint",
+              "mac_bytes": "uint", "total": "uint"},
     "calib": {"iters": "uint"},
     "warmup": _BATCH,
     "sample": _BATCH,
