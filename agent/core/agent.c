@@ -104,7 +104,7 @@ static void serve_job(const tb_field *fields, size_t nfields, job_verb verb)
     tb_job job;
     memset(&job, 0, sizeof(job));
     job.kind = TB_KIND_COUNT;
-    tb_bench_cfg cfg = {0, 2, 10, 10000000u, 100000000u};
+    tb_bench_cfg cfg = {0, 2, 10, 10000000u, 100000000u, 0, 0, TB_STACK_PAGE, 0};
     static const struct {
         const char *name;
         size_t offset;
@@ -120,6 +120,8 @@ static void serve_job(const tb_field *fields, size_t nfields, job_verb verb)
         {"size", offsetof(tb_bench_cfg, size)},       {"warmup", offsetof(tb_bench_cfg, warmup)},
         {"repeats", offsetof(tb_bench_cfg, repeats)}, {"min_ns", offsetof(tb_bench_cfg, min_ns)},
         {"max_iters", offsetof(tb_bench_cfg, max_iters)},
+        {"stack_shift", offsetof(tb_bench_cfg, stack_shift)}, {"heap_shift", offsetof(tb_bench_cfg, heap_shift)},
+        {"stack_at", offsetof(tb_bench_cfg, stack_at)}, {"count_timed", offsetof(tb_bench_cfg, count_timed)},
     };
 
     for (size_t i = 0; i < nfields; i++) {
@@ -174,6 +176,13 @@ static void serve_job(const tb_field *fields, size_t nfields, job_verb verb)
         tb_end(TB_BAD_INPUT, "repeats and max_iters must be positive");
         return;
     }
+    if (cfg.stack_shift > TB_MAX_STACK_SHIFT || cfg.heap_shift > TB_MAX_HEAP_SHIFT || cfg.count_timed > 1 ||
+        cfg.stack_at > TB_STACK_PAGE || (cfg.stack_at < TB_STACK_PAGE && cfg.stack_shift)) {
+        tb_set_error("stack_shift must be 0..%u, stack_at 0..%u (not both), heap_shift 0..%u, count_timed 0 or 1",
+                     TB_MAX_STACK_SHIFT, TB_STACK_PAGE - 1, TB_MAX_HEAP_SHIFT);
+        tb_end(TB_BAD_INPUT, tb_last_error());
+        return;
+    }
     if (!tb_job_adapter(job.kind, job.alg)->supports(job.kind, job.alg, job.op)) {
         tb_end(TB_UNSUPPORTED, "not supported by this library build");
         return;
@@ -203,7 +212,7 @@ static const struct {
     void (*serve)(const tb_field *fields, size_t n);
 } verbs[] = {
     {"hello", do_hello},   {"list", do_list},   {"compute", do_compute_verb},
-    {"bench", do_bench},   {"calls", do_calls}, {"handshake", tb_tls_serve},
+    {"bench", do_bench},   {"calls", do_calls}, {"handshake", tb_tls_serve}, {"reference", tb_reference},
 };
 
 static void serve(char *line)
@@ -237,7 +246,7 @@ static void serve(char *line)
         }
     }
     if (tb_platform_verb(verb, fields, nfields)) return; /* e.g. the host's socket sides */
-    tb_end(TB_BAD_INPUT, "unknown request (expected hello, list, compute, bench, calls, handshake, tls-server or tls-client)");
+    tb_end(TB_BAD_INPUT, "unknown request (expected hello, list, compute, bench, calls, reference, handshake, tls-server or tls-client)");
 }
 
 int tb_agent_main(void)

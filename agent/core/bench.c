@@ -114,6 +114,66 @@ static tb_status make_input(const tb_job *job, const char *op, uint8_t **out, si
     return s;
 }
 
+typedef struct {
+    void *state;
+    const tb_bench_cfg *cfg;
+    uint64_t iters;
+    tb_status status;
+    uint64_t at; /* the low 12 bits of the timed passes' frame address */
+    int probe;   /* only note `at`: where the frame lands for a shift */
+} timed_args;
+
+/* Calibration, warm-up and samples: the timed passes. Nothing of ours runs
+ * inside a batch; the allocation hooks only forward (tb_timed_begin). */
+static __attribute__((noinline)) void timed_passes(timed_args *t)
+{
+    const tb_bench_cfg *cfg = t->cfg;
+    t->at = (uint64_t)(uintptr_t)__builtin_frame_address(0) % TB_STACK_PAGE;
+    if (t->probe) return;
+    /* Calibrate: grow the batch until it lasts min_ns (these batches also
+     * warm caches and branch predictors). */
+    uint64_t iters = 1;
+    tb_reading d;
+    tb_status s;
+    /* Without a clock (an emulator's exact instruction count) one operation
+     * per batch is exact: no batch needs to outlast a clock's resolution. */
+    int clocked = (tb_platform_counters() & TB_CTR_WALL_NS) != 0;
+    for (;;) {
+        s = run_batch(t->state, iters, &d);
+        if (s != TB_OK) goto done;
+        if (!clocked || d.wall_ns >= cfg->min_ns || iters >= cfg->max_iters) break;
+        uint64_t grow = d.wall_ns ? (cfg->min_ns * 5 / 4) / d.wall_ns + 1 : 100;
+        if (grow < 2) grow = 2;
+        if (grow > 100) grow = 100;
+        iters = iters * grow > cfg->max_iters ? cfg->max_iters : iters * grow;
+    }
+    t->iters = iters;
+    for (uint64_t w = 0; w < cfg->warmup; w++) {
+        s = run_batch(t->state, iters, &d);
+        if (s != TB_OK) goto done;
+        emit_batch("warmup", w, iters, &d);
+    }
+    for (uint64_t r = 0; r < cfg->repeats; r++) {
+        s = run_batch(t->state, iters, &d);
+        if (s != TB_OK) goto done;
+        emit_batch("sample", r, iters, &d);
+    }
+done:
+    t->status = s;
+}
+
+/* The timed passes with the stack pointer `shift` bytes lower: where the
+ * stack lands moves a loop's data against cache sets and alignment, which
+ * can change its speed (Mytkowicz et al., ASPLOS 2009), so each round draws
+ * its own offset and the rounds together sample the layouts. */
+static __attribute__((noinline)) void shifted(timed_args *t, uint64_t shift)
+{
+    volatile uint8_t *pad = __builtin_alloca((size_t)shift);
+    pad[0] = 0; /* the block is used: it cannot be dropped */
+    timed_passes(t);
+    pad[0] = 1;
+}
+
 tb_status tb_bench(const tb_job *job_in, const tb_bench_cfg *cfg)
 {
     tb_job job = *job_in;
@@ -153,36 +213,47 @@ tb_status tb_bench(const tb_job *job_in, const tb_bench_cfg *cfg)
     tb_heap_end(&setup);
     if (s != TB_OK) goto out;
 
-    /* Calibrate: grow the batch until it lasts min_ns (these batches also
-     * warm caches and branch predictors). */
-    uint64_t iters = 1;
-    tb_reading d;
-    /* Without a clock (an emulator's exact instruction count) one operation
-     * per batch is exact: no batch needs to outlast a clock's resolution. */
-    int clocked = (tb_platform_counters() & TB_CTR_WALL_NS) != 0;
-    for (;;) {
-        s = run_batch(state, iters, &d);
-        if (s != TB_OK) goto out_state;
-        if (!clocked || d.wall_ns >= cfg->min_ns || iters >= cfg->max_iters) break;
-        uint64_t grow = d.wall_ns ? (cfg->min_ns * 5 / 4) / d.wall_ns + 1 : 100;
-        if (grow < 2) grow = 2;
-        if (grow > 100) grow = 100;
-        iters = iters * grow > cfg->max_iters ? cfg->max_iters : iters * grow;
+    /* Held over the timed passes only: what the operation allocates lands
+     * elsewhere; the memory pass runs without it, so its figures do not
+     * depend on the round's layout. */
+    uint8_t *heap_pad = NULL;
+    if (cfg->heap_shift) {
+        heap_pad = malloc((size_t)cfg->heap_shift);
+        if (heap_pad == NULL) {
+            s = TB_ERROR;
+            tb_set_error("out of memory for a %llu-byte heap shift", (unsigned long long)cfg->heap_shift);
+            goto out_state;
+        }
+        heap_pad[0] = 0;
     }
+    timed_args t = {state, cfg, 0, TB_OK, 0, 0};
+    uint64_t shift = cfg->stack_shift;
+    if (cfg->stack_at < TB_STACK_PAGE) {
+        /* where the frame lands with the smallest shift, then the distance
+         * down to stack_at (the stack grows down; whole 16-byte steps) */
+        timed_args p = {state, cfg, 0, TB_OK, 0, 1};
+        shifted(&p, 16);
+        shift = 16 + (p.at + TB_STACK_PAGE - cfg->stack_at) % TB_STACK_PAGE / 16 * 16;
+    }
+    uint64_t calls_before = tb_timed_heap_calls();
+    tb_timed_begin(cfg->count_timed != 0);
+    if (shift) {
+        shifted(&t, shift);
+    } else {
+        timed_passes(&t);
+    }
+    tb_timed_end();
+    free(heap_pad);
+    s = t.status;
+    if (s != TB_OK) goto out_state;
     tb_rec_begin("calib");
-    tb_rec_u64("iters", iters);
+    tb_rec_u64("iters", t.iters);
+    /* the accounting reached inside the timed passes (0: they ran clean) */
+    tb_rec_u64("timed_heap_calls", tb_timed_heap_calls() - calls_before);
+    tb_rec_u64("stack_shift", shift);
+    tb_rec_u64("stack_at", t.at);
+    tb_rec_u64("heap_shift", cfg->heap_shift);
     tb_rec_end();
-
-    for (uint64_t w = 0; w < cfg->warmup; w++) {
-        s = run_batch(state, iters, &d);
-        if (s != TB_OK) goto out_state;
-        emit_batch("warmup", w, iters, &d);
-    }
-    for (uint64_t r = 0; r < cfg->repeats; r++) {
-        s = run_batch(state, iters, &d);
-        if (s != TB_OK) goto out_state;
-        emit_batch("sample", r, iters, &d);
-    }
     s = measure_memory(state, &setup);
     if (s != TB_OK) goto out_state;
     if (dec) {

@@ -60,7 +60,9 @@ SCHEMA: dict[str, dict[str, str]] = {
     # calls one run() makes through the adapter interface (the "calls" request)
     "calls": {"adapter_run": "uint", "cipher_run": "uint", "cipher_bytes": "uint", "mac_run": "uint",
               "mac_bytes": "uint", "total": "uint"},
-    "calib": {"iters": "uint"},
+    "calib": {"iters": "uint", "?timed_heap_calls": "uint", "?stack_shift": "uint", "?stack_at": "uint",
+              "?heap_shift": "uint"},
+    "reference": {"steps": "uint", "result": "uint", "?wall_ns": "uint", "?cpu_ns": "uint", "?instructions": "uint"},
     "warmup": _BATCH,
     "sample": _BATCH,
     "memory": {
@@ -72,7 +74,10 @@ SCHEMA: dict[str, dict[str, str]] = {
     "wire": {"from": "str", "data": "hex"},
     "heap_check": {"system_delta": "uint", "held": "uint", "blocks": "uint"},
     "tls_stack": {"client_stack": "uint", "server_stack": "uint"},
-    "process_heap": {"peak": "uint"},
+    "tls_memory": {"?client_heap_peak": "uint", "?server_heap_peak": "uint", "?client_heap_held": "uint",
+                   "?server_heap_held": "uint", "c2s_bytes": "uint", "s2c_bytes": "uint", "c2s_records": "uint",
+                   "s2c_records": "uint", "total_c2s_bytes": "uint", "total_s2c_bytes": "uint"},
+    "process_heap": {"peak": "uint", "?timed_heap_calls": "uint"},
     "listening": {"port": "uint"},
     "tls_side": _SIDE,
     "tls_side_warmup": _SIDE,
