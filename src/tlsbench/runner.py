@@ -9,7 +9,7 @@ import sys
 import time
 from typing import TextIO
 
-from . import agent, machine, paths, sizes, targets, tls_runner
+from . import agent, cyclemodel, machine, paths, sizes, targets, tls_runner
 from . import keys as keys_mod
 from .case import Case, Measured
 from .catalog import ALGORITHMS, BENCH_OPS, PKE_MESSAGE_SIZE, SIG_MESSAGE_SIZE, SIZED_KINDS
@@ -28,6 +28,7 @@ PKE_MESSAGE = bytes(range(1, PKE_MESSAGE_SIZE + 1))
 COUNTER_UNITS = {
     "wall_ns": "ns/op", "cpu_ns": "ns/op", "tsc": "tsc-ticks/op",
     "cycles": "cycles/op", "instructions": "instructions/op",
+    "model_cycles": "model-cycles/op",  # a board profile's cycle model, not a counter (cyclemodel.py)
 }
 # memory record field -> (metric, unit): one untimed pass per round
 MEMORY_METRICS = {
@@ -283,6 +284,7 @@ class _Session:
                 earlier = self.store.case_samples(entry[0]) if entry else []
                 measured.results = summarize_samples(earlier + measured.samples, case.size,
                                                      self.plan.method.outliers)
+                measured.results += cyclemodel.derived_results(measured.results)
         elif rnd > 0:
             measured.reason = f"round {rnd + 1} of {rounds}: {measured.reason}"
         if entry is None:

@@ -41,6 +41,9 @@ MEMORY_METRICS = {
     "app_server_instructions": ("app_server_instructions", "instructions"),
     "bulk_client_instructions": ("bulk_client_instructions", "instructions"),
     "bulk_server_instructions": ("bulk_server_instructions", "instructions"),
+    # a board profile's cycle model (cyclemodel.py): a model's figures, not measured cycles
+    **{f"{p}{s}_model_cycles": (f"{p}{s}_model_cycles", "model cycles")
+       for p in ("", "app_", "bulk_") for s in ("client", "server")},
 }
 STACK_METRICS = {"client_stack": ("client_stack_bytes", "bytes"), "server_stack": ("server_stack_bytes", "bytes")}
 # Over TCP each side reports its own record.
