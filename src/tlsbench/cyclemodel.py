@@ -166,6 +166,21 @@ def active_profile() -> Profile | None:
 
 # ---- results ----
 
+def legend(env: dict[str, str]) -> str | None:
+    """What a run's model figures are, for a table's legend (None: no model)."""
+    name = env.get(MODEL_ENV)
+    if not name:
+        return None
+    from . import boardprofiles
+
+    try:
+        profile = boardprofiles.load(name)
+    except PlanError as e:
+        return f"model: board profile {name} (cannot be read now: {e})"
+    return (f"model: cycles and time (cycles / clock) from the cycle model of board profile {profile.summary()}"
+            " (docs/cycle-model.md): a model from the Arm TRM tables and the board's wait states, not a"
+            " measurement on the board")
+
 def derived_results(rows: list[tuple], profile: Profile | None = None) -> list[tuple]:
     """model_time_ns (and model_energy_nj) rows from every *model_cycles
     result row (metric, unit, n, removed, median, mean, stdev, min, max,
