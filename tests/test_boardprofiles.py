@@ -1,4 +1,4 @@
-"""Board profiles (src/tlsbench/boards/*.toml): the shipped ones are valid
+"""Board profiles (src/tlsbench/targets/boards/*.toml): the shipped ones are valid
 and sourced; a bad one is refused with its file, line and what is allowed."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tlsbench import boardprofiles
 from tlsbench.errors import PlanError
+from tlsbench.targets import boardprofiles
 
 SHIPPED = ["esp32-c3-class", "nrf5340-app", "nucleo-f103rb", "nucleo-f446re", "nucleo-f746zg", "nucleo-l053r8",
            "nucleo-l073rz", "stm32f217", "stm32f405"]

@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 from conftest import needs_tools
 
-from tlsbench import agent, boardprofiles, build, cyclemodel, targets
+from tlsbench.engine import agent
+from tlsbench.targets import boardprofiles, build, cyclemodel
+from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc", "cc")
 

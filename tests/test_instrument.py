@@ -16,8 +16,8 @@ import statistics
 from collections.abc import Callable
 from pathlib import Path
 
-from tlsbench import agent
-from tlsbench.protocol import encode_request
+from tlsbench.engine import agent
+from tlsbench.engine.protocol import encode_request
 
 X25519_DERIVE = dict(kind="kex", alg="x25519", op="derive",
                      key=bytes.fromhex("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a"),

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tlsbench import runner
-from tlsbench.plan import Method, Plan
-from tlsbench.store import Store
+from tlsbench.engine import runner
+from tlsbench.engine.store import Store
+from tlsbench.plans.plan import Method, Plan
 
 
 def _plan() -> Plan:
