@@ -198,3 +198,15 @@ def test_a_profile_must_fit_the_emulated_core() -> None:
         cyclemodel.check_target(boardprofiles.load("nucleo-l073rz"), m4)
     with pytest.raises(PlanError, match="esp32-c3-class .rv32imc. is unsupported: no emulated target"):
         cyclemodel.check_target(boardprofiles.load("esp32-c3-class"), m4)
+
+
+def test_a_run_with_a_profile_of_another_core_is_refused_in_one_line(capsys: pytest.CaptureFixture,
+                                                                      tmp_path: Path) -> None:
+    from tlsbench.cli import main
+
+    rc = main(["--db", str(tmp_path / "r.sqlite"), "run", "--target", "qemu:mps2-an386", "--board", "nucleo-l073rz",
+               "--preset", "quick"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc != 0
+    assert err == ["tlsbench: error: board profile nucleo-l073rz is a cortex-m0plus; qemu:mps2-an386 emulates a"
+                   " cortex-m4 (use qemu:microbit)"]

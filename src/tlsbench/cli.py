@@ -281,6 +281,11 @@ def cmd_list(a: argparse.Namespace) -> int:
             print(f"{name:28}  {b.description}; {b.ram_bytes // 1024} KiB RAM; counter: {b.counter}")
         for lib in build.FIRMWARE_LIBRARIES:
             print(f"{'':28}  --profile {lib}=" + "|".join(targets.available_profiles(lib)))
+        from tlsbench.targets import boardprofiles
+
+        print("cycle model (tlsbench run --target qemu:BOARD --board PROFILE; docs/cycle-model.md):")
+        for name in boardprofiles.names():
+            print(f"  --board {name:19}  {boardprofiles.load(name).summary().split(': ', 1)[1]}")
     elif what == "presets":
         for name, path in presets().items():
             plan, _ = load_preset(name)

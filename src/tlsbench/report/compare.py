@@ -30,7 +30,8 @@ ALPHA = 0.01
 MIN_EFFECT = 0.05
 BOOTSTRAP_ROUNDS = 2000
 BOOTSTRAP_SEED = 20240601
-EXACT_SUFFIXES = ("_bytes", "_records", "instructions", "allocations", "round_trips", "flights")
+EXACT_SUFFIXES = ("_bytes", "_records", "instructions", "allocations", "round_trips", "flights",
+                  "model_cycles", "model_time_ns", "model_energy_nj")  # a deterministic model: exact
 
 
 def is_deterministic(metric: str) -> bool:
