@@ -10,6 +10,7 @@ import logging
 import math
 import os
 import shlex
+import sqlite3
 import sys
 import textwrap
 from pathlib import Path
@@ -18,6 +19,7 @@ from tlsbench import doctor, fidelity, paths
 from tlsbench.engine import machine, runner
 from tlsbench.engine.stats import parse_policy
 from tlsbench.engine.store import Store
+from tlsbench.engine.store_faults import explain
 from tlsbench.errors import PlanError, RunInterrupted, TlsbenchError
 from tlsbench.families.primitive.catalog import ALGORITHMS, BENCH_OPS, KINDS, LIBRARIES
 from tlsbench.families.tls import cases as tls
@@ -241,6 +243,21 @@ def cmd_runs(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_db_check(a: argparse.Namespace) -> int:
+    store = Store(Path(a.db))
+    try:
+        damage = store.check(quick=False)
+    finally:
+        store.close()
+    if damage:
+        print(f"{a.db}: damaged ({len(damage)} finding(s)); restore a copy or start another --db:", file=sys.stderr)
+        for line in damage[:20]:
+            print(f"  {line}", file=sys.stderr)
+        return 1
+    print(f"{a.db}: ok (SQLite integrity_check)")
+    return 0
+
+
 def cmd_list(a: argparse.Namespace) -> int:
     what = a.what
     if what == "libraries":
@@ -433,6 +450,11 @@ def parser() -> argparse.ArgumentParser:
 
     sub.add_parser("runs", parents=[db], help="list stored runs").set_defaults(func=cmd_runs)
 
+    dbp = sub.add_parser("db", help="the results database")
+    dbsub = dbp.add_subparsers(dest="db_command", required=True)
+    dbsub.add_parser("check", parents=[db], help="check the database file for damage (SQLite integrity_check)"
+                     ).set_defaults(func=cmd_db_check)
+
     ls = sub.add_parser("list", help="libraries, algorithms, suites, targets or presets")
     ls.add_argument("what", choices=["libraries", "algorithms", "suites", "targets", "presets"])
     ls.set_defaults(func=cmd_list)
@@ -504,6 +526,10 @@ def main(argv: list[str] | None = None) -> int:
     except TlsbenchError as e:
         logging.exception("command failed")
         print(f"tlsbench: error: {e}", file=sys.stderr)
+        return 2
+    except sqlite3.Error as e:  # outside a run (a run says how to resume itself)
+        logging.exception("database error")
+        print(f"tlsbench: error: {explain(e, getattr(args, 'db', '?'))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("tlsbench: interrupted", file=sys.stderr)

@@ -16,7 +16,8 @@ from tlsbench.engine.progress import Progress
 from tlsbench.engine.protocol import encode_request
 from tlsbench.engine.stats import OutlierPolicy, parse_policy, summarize
 from tlsbench.engine.store import Store
-from tlsbench.errors import AgentError, RunInterrupted, TlsbenchError
+from tlsbench.engine.store_faults import translated
+from tlsbench.errors import AgentError, RunInterrupted, StoreError, TlsbenchError
 from tlsbench.families.primitive import keys as keys_mod
 from tlsbench.families.primitive.catalog import ALGORITHMS, BENCH_OPS, PKE_MESSAGE_SIZE, SIG_MESSAGE_SIZE, SIZED_KINDS
 from tlsbench.families.primitive.checks import CBC_IV, TLS_AAD, run_checks
@@ -213,6 +214,7 @@ class _Session:
         self.does_not_fit: dict[str, str] = {}  # firmware too big for the board: why, in bytes
         self.no_room: dict[tuple[str, str, str], str] = {}  # checks that ran out of the board's memory
         self.verdict: dict[tuple[str, str, str], str] = {}
+        self.resuming = False
 
     def probe_libraries(self) -> None:
         for lib in self.plan.libraries:
@@ -238,8 +240,22 @@ class _Session:
                 self.unavailable[lib] = str(e)
                 _log(f"warning: {lib} is unavailable and its cases are recorded as failed: {e}")
                 continue
+            if self.resuming:
+                self._refuse_another_build(lib, i)
             self.store.put_library(self.run_id, lib, i.version, i.config, i.source, i.agent_sha256,
                                    ",".join(i.counters), i.counters_missing)
+
+    def _refuse_another_build(self, lib: str, info: LibraryInfo) -> None:
+        """A resumed run measures with the very binaries it started with:
+        two builds in one run would make its figures a mix."""
+        recorded = {r["library"]: r["agent_sha256"] for r in self.store.libraries(self.run_id)}
+        before = recorded.get(lib)
+        if before is not None and before != info.agent_sha256:
+            what = "firmware" if self.target.kind != "host" else "agent"
+            raise TlsbenchError(
+                f"run {self.run_id} was measured with a {lib} {what} of SHA-256 {before[:16]}, the one now built is "
+                f"{info.agent_sha256[:16]} ({info.path}): resuming would mix two builds in one run; "
+                "start a new run instead")
 
     def check(self, selected: set[tuple[str, str]]) -> None:
         checks = run_checks({n: i.path for n, i in self.infos.items()},
@@ -277,7 +293,10 @@ class _Session:
         """Measures and stores one round of a case; returns its new progress."""
         started = time.time()
         rounds = self.plan.method.rounds
-        measured = self._decide(case, rnd)
+        try:
+            measured = self._decide(case, rnd)
+        except (TlsbenchError, OSError) as e:  # an agent's failure fails its case, never the run
+            measured = Measured("failed", str(e), None, "", [], [])
         board = self.target.kind != "host"  # a board's memory is the budget; on the host an error stays one
         if measured.status == "failed" and board and any(k in measured.reason.lower() for k in _NO_ROOM):
             measured.status = "does_not_fit"
@@ -349,7 +368,7 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
         fit_to_target(plan, target)
         if target.deterministic:  # the same material every time: identical counts run after run
             cache = paths.data_dir() / "firmware-material.json"
-            keys = keys_mod.reusable(cache)
+            keys = keys_mod.seeded(cache)
             if "tls" in plan.kinds:
                 tls_runner.prepare_material(plan, keys, now=keys_mod.clock_of(keys))
                 keys_mod.save_reusable(cache, keys)
@@ -363,6 +382,10 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
         if not quiet:
             _log(f"run {run_id}: plan {plan.name!r}, results in {store.path}")
     else:
+        damage = store.check()
+        if damage:
+            raise StoreError(f"results database {store.path} is damaged ({damage[0]}): resume refused; "
+                             "see `tlsbench db check`")
         info = store.get_run(resume)
         if info.status == "complete":
             raise TlsbenchError(f"run {resume} is already complete")
@@ -376,7 +399,16 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
 
     if "clock_unix" in keys:  # the firmware's frozen clock, inside the material's validity
         os.environ[keys_mod.FIRMWARE_CLOCK_ENV] = str(keys["clock_unix"])
+    with store.lock_run(run_id):  # a second `--resume` of this run is refused while it measures
+        with translated(store.path, f"; what was measured is kept: tlsbench run --resume {run_id}"):
+            _measure_run(store, run_id, plan, keys, target, json_out, show_progress, resume is not None)
+    return run_id
+
+
+def _measure_run(store: Store, run_id: int, plan: Plan, keys: dict, target: targets.Target,
+                 json_out: TextIO | None, show_progress: bool, resuming: bool) -> None:
     session = _Session(store, run_id, plan, keys, target, json_out)
+    session.resuming = resuming
     cases = expand(plan)
     session.probe_libraries()
     session.check(selected_algorithms(cases))
@@ -396,4 +428,3 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
     except KeyboardInterrupt:  # every finished round is already stored
         raise RunInterrupted(run_id) from None
     store.finish_run(run_id)
-    return run_id

@@ -11,9 +11,12 @@ import json
 import sqlite3
 import time
 from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
+from tlsbench import paths
+from tlsbench.engine.store_faults import check_integrity, run_lock, translated
 from tlsbench.errors import StoreError
 
 # Each migration takes the schema from version i to i+1. Never edit one that
@@ -120,6 +123,8 @@ MIGRATIONS: list[str] = [
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
+# how long a write waits for another process holding the database
+BUSY_TIMEOUT_S = 30.0
 
 
 @dataclass
@@ -156,14 +161,23 @@ def migrate(db: sqlite3.Connection, migrations: list[str] = MIGRATIONS) -> None:
 class Store:
     def __init__(self, path: Path):
         self.path = path
-        try:
+        if path == paths.default_database():
             path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(path, timeout=30)
+        elif not path.parent.is_dir():  # a mistyped --db path is not quietly made
+            raise StoreError(f"results database {path}: its folder {path.parent} does not exist")
+        with translated(path):
+            self.db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S)
             self.db.row_factory = sqlite3.Row
             self.db.execute("PRAGMA foreign_keys = ON")
             migrate(self.db)
-        except sqlite3.DatabaseError as e:
-            raise StoreError(f"cannot open results database {path}: {e}") from e
+
+    def check(self, quick: bool = True) -> list[str]:
+        """[] when the file is sound, else SQLite's findings."""
+        return check_integrity(self.db, self.path, quick)
+
+    def lock_run(self, run_id: int) -> AbstractContextManager[None]:
+        """Held while this process measures the run (a second one is refused)."""
+        return run_lock(self.path, run_id)
 
     def close(self) -> None:
         self.db.close()
@@ -195,9 +209,16 @@ class Store:
         return RunInfo(
             id=row["id"], created=row["created"], finished=row["finished"], status=row["status"],
             target=row["target"], plan_name=row["plan_name"], plan_source=row["plan_source"],
-            plan=json.loads(row["plan_json"]), machine=json.loads(row["machine_json"]),
-            tlsbench_version=row["tlsbench_version"], keys=json.loads(row["keys_json"]),
+            plan=self._json(row, "plan_json"), machine=self._json(row, "machine_json"),
+            tlsbench_version=row["tlsbench_version"], keys=self._json(row, "keys_json"),
         )
+
+    def _json(self, row: sqlite3.Row, column: str) -> dict:
+        try:
+            return json.loads(row[column])
+        except (ValueError, TypeError):
+            raise StoreError(f"results database {self.path}: run {row['id']} is damaged ({column} is not JSON): "
+                             "see `tlsbench db check`") from None
 
     def latest_run_id(self) -> int:
         row = self.db.execute("SELECT max(id) FROM runs").fetchone()
