@@ -83,6 +83,12 @@ reset:
     ldr r3, lit
     ldr r4, lit
     bl mark
+    /* four independent single-cycle ALU instructions (Cortex-M7: dual issue in pairs) */
+    adds r1, #1
+    adds r2, #1
+    adds r3, #1
+    adds r4, #1
+    bl mark
     /* the end: semihosting SYS_EXIT, ADP_Stopped_ApplicationExit */
     movs r0, #0x18
     ldr r1, =0x20026
