@@ -14,6 +14,7 @@ import pytest
 from conftest import needs_tools
 
 from tlsbench.engine import agent
+from tlsbench.engine.case import Result
 from tlsbench.targets import boardprofiles, build, cyclemodel
 from tlsbench.targets import target as targets
 
@@ -181,14 +182,15 @@ def test_model_time_and_energy_are_the_cycles_scaled_by_the_profile(tmp_path: Pa
     text += 'run_current_ma = "a test figure"\nsupply_v = "a test figure"\n'
     path.write_text(text)
     profile = boardprofiles.parse(path)
-    row = ("model_cycles", "model-cycles/op", 3, 0, 1800.0, 1800.0, 0.0, 1800.0, 1800.0, 1800.0, 1800.0)
-    derived = {r[0]: r for r in cyclemodel.derived_results([row], profile)}
-    assert derived["model_time_ns"][1] == "model-ns/op"
-    assert derived["model_time_ns"][4] == pytest.approx(10_000.0)  # 1800 cycles at 180 MHz
+    row = Result("model_cycles", "model-cycles/op", 3, 0, 1800.0, 1800.0, 0.0, 1800.0, 1800.0, 1800.0, 1800.0)
+    derived = {r.metric: r for r in cyclemodel.derived_results([row], profile)}
+    assert derived["model_time_ns"].unit == "model-ns/op"
+    assert derived["model_time_ns"].median == pytest.approx(10_000.0)  # 1800 cycles at 180 MHz
     # 3.0 V * 30 mA / 180 MHz = 0.5 nJ per cycle
-    assert derived["model_energy_nj"][4] == pytest.approx(900.0)
-    side = ("client_model_cycles", "model cycles", 1, 0, *([360.0] * 7))
-    assert cyclemodel.derived_results([side], profile)[0][:2] == ("client_model_time_ns", "model-ns")
+    assert derived["model_energy_nj"].median == pytest.approx(900.0)
+    side = Result("client_model_cycles", "model cycles", 1, 0, *([360.0] * 7))
+    first = cyclemodel.derived_results([side], profile)[0]
+    assert (first.metric, first.unit) == ("client_model_time_ns", "model-ns")
 
 
 def test_a_profile_must_fit_the_emulated_core() -> None:
@@ -214,3 +216,19 @@ def test_a_run_with_a_profile_of_another_core_is_refused_in_one_line(capsys: pyt
     assert rc != 0
     assert err == ["tlsbench: error: board profile nucleo-l073rz is a cortex-m0plus; qemu:mps2-an386 emulates a"
                    " cortex-m4 (use qemu:microbit)"]
+
+
+def test_code_placement_does_not_change_the_cycles(plugin: Path, tmp_path: Path) -> None:
+    """QEMU ends a translation block at a 1 KiB page boundary; eight
+    independent loads straddling one still pipeline (2 + 7), as in one block."""
+    image = tmp_path / "straddle.elf"
+    subprocess.run(["arm-none-eabi-gcc", "-mcpu=cortex-m4", "-mthumb", "-nostdlib", "-nostartfiles", "-Wl,-Ttext=0",
+                    "-e", "reset", "-o", str(image), str(KERNELS.with_name("cyclemodel_straddle.S"))], check=True)
+    log = tmp_path / "log"
+    subprocess.run(["qemu-system-arm", "-M", "mps2-an386", "-display", "none", "-monitor", "none",
+                    "-semihosting-config", "enable=on,target=native", "-icount", targets.ICOUNT, "-kernel", str(image),
+                    "-plugin", f"{plugin},core=cortex-m4,mark={cyclemodel_symbol(image, 'mark'):#x},log={log}"],
+                   check=True, timeout=60)
+    marks = [int(line.split()[0]) for line in log.read_text().splitlines() if not line.startswith("exit")]
+    empty, loads = marks[1] - marks[0], marks[2] - marks[1]
+    assert loads - empty == 2 + 9  # B to the loads (1 + P) + the eight loads

@@ -55,13 +55,35 @@ typedef struct {
 static cond_branch pending;
 static int have_pending;
 
+/* A translation block: where it starts and falls through, its first and
+ * last instruction, and what its first instruction was charged without a
+ * predecessor. QEMU also ends blocks where no branch is (a 1 KiB guest page
+ * boundary, its instruction limit): when execution falls from one block
+ * into the next, the first instruction is charged again with the previous
+ * block's last one before it (load pipelining, the address stall), so the
+ * cycles do not depend on where the code happens to be placed. */
+typedef struct {
+    uint64_t pc, end;
+    cm_insn first, last;
+    uint32_t first_alone;
+} block_info;
+
+static const block_info *prev_block;
+
 static void on_block(unsigned int vcpu, void *udata)
 {
     (void)vcpu;
+    const block_info *b = udata;
     if (have_pending) {
-        if ((uint64_t)(uintptr_t)udata != pending.fallthrough) cycles += pending.taken_extra;
+        if (b->pc != pending.fallthrough) cycles += pending.taken_extra;
         have_pending = 0;
     }
+    if (prev_block != NULL && prev_block->end == b->pc) {
+        int paired = 0;
+        cm_cost c = cm_cost_of(&cfg, &b->first, &prev_block->last, &paired);
+        cycles += (uint64_t)((int64_t)c.base - (int64_t)b->first_alone); /* may be negative: modular */
+    }
+    prev_block = b;
 }
 
 static void on_cond_branch(unsigned int vcpu, void *udata)
@@ -99,9 +121,13 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     cm_insn prev;
     cm_insn_none(&prev);
     int prev_paired = 0;
-    /* the block's start, to resolve the previous block's conditional branch */
-    qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, QEMU_PLUGIN_CB_NO_REGS,
-                                         (void *)(uintptr_t)qemu_plugin_tb_vaddr(tb));
+    /* lives as long as the translation: never freed (a flushed block's few bytes) */
+    block_info *info = calloc(1, sizeof(*info));
+    if (info == NULL) abort();
+    info->pc = qemu_plugin_tb_vaddr(tb);
+    /* the block's start: resolves the previous block's conditional branch
+     * and charges a fall-through's first instruction after its predecessor */
+    qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, QEMU_PLUGIN_CB_NO_REGS, info);
     for (size_t i = 0; i < n; i++) {
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
         uint64_t pc = qemu_plugin_insn_vaddr(insn);
@@ -110,6 +136,12 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         cm_classify(text ? text : "", &cur);
         free(text);
         cm_cost cost = cm_cost_of(&cfg, &cur, &prev, &prev_paired);
+        if (i == 0) {
+            info->first = cur;
+            info->first_alone = cost.base;
+        }
+        info->last = cur;
+        info->end = pc + qemu_plugin_insn_size(insn);
         qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &insns, 1);
         if (cost.base) qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &cycles, cost.base);
         if (cost.taken_extra) {

@@ -41,9 +41,10 @@
  *    forwarding path for this scenario").
  *  - Conditional instructions cost the same whether or not they pass
  *    (a not-taken conditional branch costs 1).
- * Pipelining and stalls look only at the previous instruction of the same
- * translation block: at a block's start (after a branch, which refills the
- * pipeline anyway) there is none. */
+ * Pipelining and stalls look at the previous instruction: within a
+ * translation block here, and across a fall-through from one block into the
+ * next in the plugin (cyclemodel.c, on_block); after a taken branch, which
+ * refills the pipeline anyway, there is none. */
 #include "cyclemodel_tables.h"
 
 #include <ctype.h>

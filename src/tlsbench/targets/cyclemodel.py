@@ -22,6 +22,8 @@ import tempfile
 from pathlib import Path
 
 from tlsbench import paths
+from tlsbench.engine import metrics
+from tlsbench.engine.case import Result
 from tlsbench.errors import PlanError, SetupError
 from tlsbench.targets import sources
 from tlsbench.targets import target as targets
@@ -183,23 +185,26 @@ def legend(env: dict[str, str]) -> str | None:
             " (docs/cycle-model.md): a model from the Arm TRM tables and the board's wait states, not a"
             " measurement on the board")
 
-def derived_results(rows: list[tuple], profile: Profile | None = None) -> list[tuple]:
-    """model_time_ns (and model_energy_nj) rows from every *model_cycles
-    result row (metric, unit, n, removed, median, mean, stdev, min, max,
-    ci95_low, ci95_high): a fixed scale of each statistic."""
+def derived_results(results: list[Result], profile: Profile | None = None) -> list[Result]:
+    """model_time_ns (and model_energy_nj) results from every *model_cycles
+    result: a fixed scale of each of its statistics (units from the metric
+    registry)."""
     profile = profile or active_profile()
     if profile is None:
         return []
-    out = []
-    scales = [("model_time_ns", "model-ns/op", 1e9 / profile.clock_hz)]
+    scales = [("model_time_ns", 1e9 / profile.clock_hz)]
     if profile.energy_nj_per_cycle is not None:
-        scales.append(("model_energy_nj", "model-nJ/op", profile.energy_nj_per_cycle))
-    for row in rows:
-        metric = row[0]
-        if not metric.endswith("model_cycles"):
+        scales.append(("model_energy_nj", profile.energy_nj_per_cycle))
+    out = []
+    for r in results:
+        if not r.metric.endswith("model_cycles"):
             continue
-        for name, unit, k in scales:
-            stats = [None if v is None else v * k for v in row[4:]]
-            unit = unit if str(row[1]).endswith("/op") else unit.removesuffix("/op")
-            out.append((metric.replace("model_cycles", name), unit, row[2], row[3], *stats))
+        for suffix, k in scales:
+            name = r.metric.replace("model_cycles", suffix)
+
+            def scaled(v: float | None, k: float = k) -> float | None:
+                return None if v is None else v * k
+
+            out.append(Result(name, metrics.unit(name), r.n, r.removed, r.median * k, r.mean * k, scaled(r.stdev),
+                              r.min * k, r.max * k, scaled(r.ci95_low), scaled(r.ci95_high)))
     return out
