@@ -11,6 +11,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 SRC = Path(__file__).resolve().parents[1] / "src"
 PACKAGE = SRC / "tlsbench"
 TOOL = Path("/work/shared/tools/import-cycles")
@@ -104,7 +106,7 @@ def test_no_import_circle() -> None:
 
 def test_the_shared_circle_tool_agrees() -> None:
     if not TOOL.exists() or shutil.which("python3") is None:
-        return  # a clean clone: the ast check above is the check
+        pytest.skip("no shared import-cycles tool here: the ast check above is the check")
     p = subprocess.run([str(TOOL), str(SRC)], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stdout + p.stderr
 
