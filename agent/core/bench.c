@@ -1,10 +1,15 @@
 /* Shared measuring code: the same loop for every library and family. */
+#include "tb/composite.h"
 #include "tb/core.h"
 #include "tb/platform.h"
 #include "tb/protocol.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* Who does the job: the library's adapter, or a core composite of its
+ * primitives (tb_job_adapter); set at the start of each tb_bench. */
+static const tb_adapter *lib;
 
 static void emit_batch(const char *type, uint64_t index, uint64_t iters, const tb_reading *d)
 {
@@ -17,6 +22,7 @@ static void emit_batch(const char *type, uint64_t index, uint64_t iters, const t
     if (have & TB_CTR_TSC) tb_rec_u64("tsc", d->tsc);
     if (have & TB_CTR_CYCLES) tb_rec_u64("cycles", d->cycles);
     if (have & TB_CTR_INSTRUCTIONS) tb_rec_u64("instructions", d->instructions);
+    if (have & TB_CTR_MODEL_CYCLES) tb_rec_u64("model_cycles", d->model_cycles);
     tb_rec_end();
 }
 
@@ -27,7 +33,7 @@ static tb_status run_batch(void *state, uint64_t iters, tb_reading *d)
     tb_status st = TB_OK;
     tb_read_counters(&a);
     for (uint64_t i = 0; i < iters && st == TB_OK; i++) {
-        st = tb_library.run(state);
+        st = lib->run(state);
     }
     tb_read_counters(&b);
     d->wall_ns = b.wall_ns - a.wall_ns;
@@ -35,6 +41,7 @@ static tb_status run_batch(void *state, uint64_t iters, tb_reading *d)
     d->tsc = b.tsc - a.tsc;
     d->cycles = b.cycles - a.cycles;
     d->instructions = b.instructions - a.instructions;
+    d->model_cycles = b.model_cycles - a.model_cycles;
     return st;
 }
 
@@ -46,7 +53,7 @@ typedef struct {
 static void call_run(void *arg)
 {
     stack_call *c = arg;
-    c->status = tb_library.run(c->state);
+    c->status = lib->run(c->state);
 }
 
 /* One untimed pass with the memory instruments (a counting allocator and a
@@ -59,7 +66,7 @@ static tb_status measure_memory(void *state, const tb_heap_usage *setup)
     if (have & TB_MEM_HEAP) {
         tb_heap_usage h;
         tb_heap_begin();
-        tb_status s = tb_library.run(state);
+        tb_status s = lib->run(state);
         tb_heap_end(&h);
         if (s != TB_OK) return s;
         tb_rec_u64("setup_heap_peak", setup->peak);
@@ -90,11 +97,11 @@ static tb_status make_input(const tb_job *job, const char *op, uint8_t **out, si
     pre.op = op;
     pre.sig.len = 0;
     void *st = NULL;
-    tb_status s = tb_library.prepare(&pre, &st);
+    tb_status s = lib->prepare(&pre, &st);
     if (s != TB_OK) return s;
-    s = tb_library.run(st);
+    s = lib->run(st);
     tb_bytes r = {0};
-    if (s == TB_OK) s = tb_library.result(st, &r);
+    if (s == TB_OK) s = lib->result(st, &r);
     if (s == TB_OK) {
         *out = malloc(r.len ? r.len : 1);
         if (*out == NULL) {
@@ -105,7 +112,7 @@ static tb_status make_input(const tb_job *job, const char *op, uint8_t **out, si
             *out_len = r.len;
         }
     }
-    tb_library.release(st);
+    lib->release(st);
     return s;
 }
 
@@ -172,6 +179,7 @@ static __attribute__((noinline)) void shifted(timed_args *t, uint64_t shift)
 tb_status tb_bench(const tb_job *job_in, const tb_bench_cfg *cfg)
 {
     tb_job job = *job_in;
+    lib = tb_job_adapter(job.kind, job.alg);
     uint8_t *fill = NULL, *made = NULL;
     size_t made_len = 0;
     tb_status s = TB_OK;
@@ -203,7 +211,7 @@ tb_status tb_bench(const tb_job *job_in, const tb_bench_cfg *cfg)
     void *state = NULL;
     tb_heap_usage setup = {0, 0, 0};
     tb_heap_begin();
-    if (s == TB_OK) s = tb_library.prepare(&job, &state);
+    if (s == TB_OK) s = lib->prepare(&job, &state);
     tb_heap_end(&setup);
     if (s != TB_OK) goto out;
 
@@ -253,14 +261,14 @@ tb_status tb_bench(const tb_job *job_in, const tb_bench_cfg *cfg)
     if (dec) {
         /* The measured decryption must give back the original message. */
         tb_bytes out = {0};
-        s = tb_library.result(state, &out);
+        s = lib->result(state, &out);
         if (s == TB_OK && (out.len != plain.len || memcmp(out.data, plain.data, plain.len) != 0)) {
             tb_set_error("decryption did not return the original message");
             s = TB_ERROR;
         }
     }
 out_state:
-    tb_library.release(state);
+    lib->release(state);
 out:
     free(fill);
     free(made);

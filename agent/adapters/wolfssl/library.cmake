@@ -133,7 +133,7 @@ target_link_libraries(tb_wolfssl PUBLIC m)
 
 get_filename_component(_wolf_name ${_wolf} NAME)
 tb_add_agent(wolfssl
-  SOURCES adapters/wolfssl/adapter.c adapters/wolfssl/run.c adapters/wolfssl/tls.c
+  SOURCES adapters/wolfssl/adapter.c adapters/wolfssl/sym.c adapters/wolfssl/kex.c adapters/wolfssl/pk.c adapters/wolfssl/tls.c
   LIBS tb_wolfssl
   # (no ';' in CONFIG: CMake would split the string into a list)
   CONFIG "wolfSSL built from source (${_wolf_name}), profile ${_wolf_profile} (adapters/wolfssl/profiles/${_wolf_profile}.h): ${_wolf_asm}, TLS 1.2 PSK (static, DHE, ECDHE), static ECDH and DH_anon suites, session cache, tickets, 0-RTT enabled per endpoint")

@@ -1,8 +1,9 @@
-/* The agent core: request parsing and the shared measuring code. */
+/* The agent core: the request loop and the shared measuring code. */
 #ifndef TB_CORE_H
 #define TB_CORE_H
 
 #include "tb/adapter.h"
+#include "tb/request.h"
 
 typedef struct {
     uint64_t size;      /* message size for sized operations (0: not sized) */
@@ -27,18 +28,6 @@ typedef struct {
 #define TB_MAX_HEAP_SHIFT (1u << 20)
 #define TB_STACK_PAGE 4096u /* stack_at is taken modulo this (0..4095) */
 
-typedef struct {
-    char *key;
-    char *value;
-} tb_field;
-
-/* Decodes a hex field value into the request's byte pool (valid until the
- * next request). Returns 0 on success. */
-int tb_field_bytes(const char *hex, tb_bytes *out);
-int tb_field_u64(const char *text, uint64_t *out);
-/* Ends a request with the final "end" record. */
-void tb_end(tb_status s, const char *msg);
-
 /* The "handshake" request (core/tls.c). */
 void tb_tls_serve(const tb_field *fields, size_t n);
 
@@ -52,5 +41,9 @@ int tb_agent_main(void);
 /* Measures one job; emits calib/warmup/sample records and returns a status
  * for the final "end" record. */
 tb_status tb_bench(const tb_job *job, const tb_bench_cfg *cfg);
+
+/* The "calls" request (core/calls.c): one untimed run() of the job with
+ * every call through the adapter interface counted; emits a "calls" record. */
+tb_status tb_count_calls(const tb_job *job);
 
 #endif
