@@ -144,7 +144,7 @@ static tb_status do_compute(const tb_job *job)
     return s;
 }
 
-static void serve(char *line)
+void tb_agent_serve_line(char *line)
 {
     field fields[TB_MAX_FIELDS];
     size_t nfields = 0;
@@ -285,7 +285,7 @@ int tb_agent_main(void)
             end_record(TB_BAD_INPUT, "request line too long");
             continue;
         }
-        serve(request);
+        tb_agent_serve_line(request);
     }
     return 0;
 }
