@@ -1,9 +1,10 @@
 """The agent core under libFuzzer (agent/fuzz): request lines from the
 fuzzer, served with the selftest double, under AddressSanitizer and
 UndefinedBehaviorSanitizer; every record is checked (format, CRC, exactly
-one "end" per request). The test builds the fuzzer itself (seconds) and
-runs it for a bounded time: any crash, leak, timeout or broken record fails
-it, with the input libFuzzer saved."""
+one "end" per request). A second target feeds TLS request fields straight
+into tb_tls_request_parse and checks what it accepts. The test builds the
+fuzzers itself (seconds) and runs them for a bounded time: any crash, leak,
+timeout or broken record fails it, with the input libFuzzer saved."""
 
 from __future__ import annotations
 
@@ -22,28 +23,35 @@ pytestmark = needs_tools("clang-14", "cmake", "ninja")
 
 FUZZ_DIR = paths.root() / "agent" / "fuzz"
 SEEDS = FUZZ_DIR / "corpus"
-FUZZ_SECONDS = 60
+TLS_SEEDS = FUZZ_DIR / "corpus-tls"
+FUZZ_SECONDS = 45  # request lines; the TLS fields target gets a third of it
+TARGETS = ("tlsbench-fuzz-request", "tlsbench-fuzz-tls-request")
 
 
-def build_fuzzer() -> Path:
+def build_fuzzers() -> Path:
     build = paths.root() / "build" / "fuzz"
     configure = ["cmake", "-S", str(paths.root() / "agent"), "-B", str(build), "-G", "Ninja",
                  "-DCMAKE_C_COMPILER=clang-14", "-DTB_FUZZ=ON", "-DTB_LIBRARIES=", "-DTB_SELFTEST=OFF"]
     if (build / "CMakeCache.txt").exists() and not (build / "build.ninja").exists():
         shutil.rmtree(build)  # another generator's folder
-    for cmd in (configure, ["cmake", "--build", str(build), "--parallel", "2", "--target", "tlsbench-fuzz-request"]):
+    for cmd in (configure, ["cmake", "--build", str(build), "--parallel", "2", "--target", *TARGETS]):
         proc = subprocess.run(cmd, capture_output=True, text=True)
         assert proc.returncode == 0, f"{' '.join(cmd)}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
-    return build / "tlsbench-fuzz-request"
+    return build
 
 
 @pytest.fixture(scope="module")
-def fuzzer() -> Path:
-    return build_fuzzer()
+def fuzz_build() -> Path:
+    return build_fuzzers()
+
+
+@pytest.fixture(scope="module")
+def fuzzer(fuzz_build: Path) -> Path:
+    return fuzz_build / "tlsbench-fuzz-request"
 
 
 def run_fuzzer(fuzzer: Path, work: Path, *args: str,
-               inputs: list[Path]) -> tuple[subprocess.CompletedProcess, list[Path]]:
+               inputs: list[Path]) -> tuple[subprocess.CompletedProcess[str], list[Path]]:
     """Runs the fuzzer in work/; returns its result and the inputs it saved
     as findings (crash-, leak-, timeout-, oom-, slow-unit-)."""
     artifacts = work / "artifacts"
@@ -88,13 +96,35 @@ def test_an_over_long_line_is_answered_once(fuzzer: Path, tmp_path: Path) -> Non
     assert found == []
 
 
-def test_fuzzing_the_request_handling_finds_nothing(fuzzer: Path, tmp_path: Path) -> None:
-    corpus = tmp_path / "corpus"
-    shutil.copytree(SEEDS, corpus)  # libFuzzer adds its new inputs here, never to the seeds
-    proc, found = run_fuzzer(fuzzer, tmp_path, f"-max_total_time={FUZZ_SECONDS}", inputs=[corpus])
+def fuzz(fuzzer: Path, seeds: Path, work: Path, seconds: int) -> None:
+    corpus = work / "corpus"
+    shutil.copytree(seeds, corpus)  # libFuzzer adds its new inputs here, never to the seeds
+    proc, found = run_fuzzer(fuzzer, work, f"-max_total_time={seconds}", inputs=[corpus])
     n = executions(proc.stderr)
-    print(f"\nlibFuzzer: {n} executions in {FUZZ_SECONDS} s, corpus {len(list(corpus.iterdir()))} inputs")
+    print(f"\n{fuzzer.name}: {n} executions in {seconds} s, corpus {len(list(corpus.iterdir()))} inputs")
     assert found == [], [(p.name, p.read_bytes()[:200]) for p in found]
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert "ERROR: AddressSanitizer" not in proc.stderr and "runtime error:" not in proc.stderr
     assert n > 1000  # it ran (a loaded 2-core machine still does thousands a second)
+
+
+def test_fuzzing_the_request_handling_finds_nothing(fuzzer: Path, tmp_path: Path) -> None:
+    fuzz(fuzzer, SEEDS, tmp_path, FUZZ_SECONDS)
+
+
+def test_fuzzing_the_tls_request_fields_finds_nothing(fuzz_build: Path, tmp_path: Path) -> None:
+    """Fields straight into tb_tls_request_parse (spaces, empty keys): a
+    refused request ends once, an accepted one holds only values the
+    drivers accept (port, workers, wait_ms, version, warmup + repeats...)."""
+    fuzz(fuzz_build / "tlsbench-fuzz-tls-request", TLS_SEEDS, tmp_path, FUZZ_SECONDS // 3)
+
+
+def test_the_tls_fields_target_refuses_what_the_parser_must(fuzz_build: Path, tmp_path: Path) -> None:
+    """Its seeds once each, and a request the parser refuses (an early-data
+    request without resumption), both clean."""
+    refused = tmp_path / "refused"
+    refused.write_text("version=13\nsuite=TLS_AES_128_GCM_SHA256\nname=a\npsk=00\npsk_identity=i\nearly=1\n")
+    inputs = [*sorted(TLS_SEEDS.iterdir()), refused]
+    proc, found = run_fuzzer(fuzz_build / "tlsbench-fuzz-tls-request", tmp_path, inputs=inputs)
+    assert proc.returncode == 0 and found == [], proc.stderr[-4000:]
+    assert proc.stderr.count("Running: ") == len(inputs)

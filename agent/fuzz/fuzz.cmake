@@ -19,10 +19,15 @@ target_compile_options(tb_core_fuzz PRIVATE ${TB_WARNINGS} ${TB_FUZZ_FLAGS} -fsa
 
 set(_gen ${CMAKE_CURRENT_BINARY_DIR}/generated/fuzz)
 file(WRITE ${_gen}/tb_build_config.h "#define TB_LIBRARY_CONFIG \"selftest double, fuzzing build\"\n")
-add_executable(tlsbench-fuzz-request fuzz/fuzz_request.c fuzz/platform_fuzz.c
-               adapters/selftest/adapter.c adapters/selftest/tls.c)
-target_include_directories(tlsbench-fuzz-request PRIVATE ${_gen})
-target_compile_options(tlsbench-fuzz-request PRIVATE -include tb_build_config.h ${TB_WARNINGS} ${TB_FUZZ_FLAGS}
-                       -fsanitize=fuzzer)
-target_link_options(tlsbench-fuzz-request PRIVATE -fsanitize=fuzzer,address,undefined)
-target_link_libraries(tlsbench-fuzz-request PRIVATE tb_core_fuzz)
+# tlsbench-fuzz-request: request lines; tlsbench-fuzz-tls-request: TLS
+# request fields straight into tb_tls_request_parse.
+foreach(_t request tls-request)
+  string(REPLACE "-" "_" _src ${_t})
+  add_executable(tlsbench-fuzz-${_t} fuzz/fuzz_${_src}.c fuzz/platform_fuzz.c
+                 adapters/selftest/adapter.c adapters/selftest/tls.c)
+  target_include_directories(tlsbench-fuzz-${_t} PRIVATE ${_gen})
+  target_compile_options(tlsbench-fuzz-${_t} PRIVATE -include tb_build_config.h ${TB_WARNINGS} ${TB_FUZZ_FLAGS}
+                         -fsanitize=fuzzer)
+  target_link_options(tlsbench-fuzz-${_t} PRIVATE -fsanitize=fuzzer,address,undefined)
+  target_link_libraries(tlsbench-fuzz-${_t} PRIVATE tb_core_fuzz)
+endforeach()

@@ -39,6 +39,11 @@ void tb_fuzz_request_begin(void)
     last_was_end = 0;
 }
 
+size_t tb_fuzz_records(void)
+{
+    return records;
+}
+
 void tb_fuzz_request_check(const char *line)
 {
     if (ends != 1 || !last_was_end) {
