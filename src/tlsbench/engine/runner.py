@@ -291,7 +291,10 @@ class _Session:
         """Measures and stores one round of a case; returns its new progress."""
         started = time.time()
         rounds = self.plan.method.rounds
-        measured = self._decide(case, rnd)
+        try:
+            measured = self._decide(case, rnd)
+        except (TlsbenchError, OSError) as e:  # an agent's failure fails its case, never the run
+            measured = Measured("failed", str(e), None, "", [], [])
         board = self.target.kind != "host"  # a board's memory is the budget; on the host an error stays one
         if measured.status == "failed" and board and any(k in measured.reason.lower() for k in _NO_ROOM):
             measured.status = "does_not_fit"
@@ -362,7 +365,7 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
         fit_to_target(plan, target)
         if target.deterministic:  # the same material every time: identical counts run after run
             cache = paths.data_dir() / "firmware-material.json"
-            keys = keys_mod.reusable(cache)
+            keys = keys_mod.seeded(cache)
             if "tls" in plan.kinds:
                 tls_runner.prepare_material(plan, keys, now=keys_mod.clock_of(keys))
                 keys_mod.save_reusable(cache, keys)

@@ -1,4 +1,5 @@
-"""Test key material, generated fresh for each run (never real keys).
+"""Test key material: fresh for each host run, derived from one documented
+seed for emulated targets (never real keys).
 
 Keys are stored with the run (hex in runs.keys_json), so a resumed run and a
 reader of the results use exactly the same material.
@@ -8,13 +9,20 @@ from __future__ import annotations
 
 import datetime
 import json
-import secrets
-import time
 from pathlib import Path
 
 from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa, x448, x25519
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519, x448, x25519
 
+from tlsbench.families.primitive.randomness import (
+    MATERIAL_SEED,
+    ORDERS,
+    Source,
+    ec_key,
+    ed25519_key,
+    montgomery_key,
+    rsa_key,
+)
 from tlsbench.families.primitive.vectors import FFDHE_PRIMES
 from tlsbench.paths import write_private
 
@@ -25,17 +33,16 @@ _RAW = serialization.Encoding.Raw, serialization.PublicFormat.Raw
 _X962 = serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
 
 
-def _rsa(bits: int) -> dict[str, str]:
-    k = rsa.generate_private_key(public_exponent=65537, key_size=bits)
-    der = k.private_bytes(
+def _rsa(bits: int, src: Source, label: str) -> dict[str, str]:
+    der = rsa_key(bits, src, label).private_bytes(
         serialization.Encoding.DER, serialization.PrivateFormat.TraditionalOpenSSL,
         serialization.NoEncryption(),
     )
     return {"key": der.hex()}
 
 
-def _ec(curve: str) -> dict[str, str]:
-    k = ec.generate_private_key(_CURVES[curve])
+def _ec(curve: str, src: Source, label: str) -> dict[str, str]:
+    k = ec_key(_CURVES[curve], ORDERS[curve], src, label)
     size = (k.curve.key_size + 7) // 8
     return {
         "key": k.private_numbers().private_value.to_bytes(size, "big").hex(),
@@ -43,88 +50,82 @@ def _ec(curve: str) -> dict[str, str]:
     }
 
 
-def _ed25519() -> dict[str, str]:
-    k = ed25519.Ed25519PrivateKey.generate()
+def _raw_pair(k: ed25519.Ed25519PrivateKey | x25519.X25519PrivateKey | x448.X448PrivateKey) -> dict[str, str]:
     raw = k.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw,
                           serialization.NoEncryption())
     return {"key": raw.hex(), "pub": k.public_key().public_bytes(*_RAW).hex()}
 
 
-def _montgomery(alg: str) -> dict[str, str]:
-    cls = x25519.X25519PrivateKey if alg == "x25519" else x448.X448PrivateKey
-    k = cls.generate()
-    raw = k.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw,
-                          serialization.NoEncryption())
-    return {"key": raw.hex(), "pub": k.public_key().public_bytes(*_RAW).hex()}
-
-
-def _ffdhe(alg: str) -> dict[str, str]:
+def _ffdhe(alg: str, src: Source, label: str) -> dict[str, str]:
     p = FFDHE_PRIMES[alg]
     bits = FFDHE_EXPONENT_BITS[alg]
-    x = secrets.randbits(bits) | (1 << (bits - 1))
+    x = int.from_bytes(src.bytes(label, bits // 8), "big") | (1 << (bits - 1))
     plen = (p.bit_length() + 7) // 8
     return {"key": x.to_bytes(bits // 8, "big").hex(), "pub": pow(2, x, p).to_bytes(plen, "big").hex()}
 
 
-def kex_pair(alg: str) -> dict[str, str]:
+def kex_pair(alg: str, src: Source | None = None, label: str = "") -> dict[str, str]:
+    src = src or Source()
+    label = label or f"kex/{alg}"
     if alg in ("x25519", "x448"):
-        return _montgomery(alg)
+        return _raw_pair(montgomery_key(alg, src, label))
     if alg in _CURVES:
-        return _ec(alg)
-    return _ffdhe(alg)
+        return _ec(alg, src, label)
+    return _ffdhe(alg, src, label)
 
 
-def generate() -> dict[str, dict[str, dict[str, str]]]:
-    """kind -> algorithm -> {key, pub, ...} for every algorithm that needs keys."""
-    rsa2048, rsa3072 = _rsa(2048), _rsa(3072)
+def generate(seed: str | None = None) -> dict:
+    """kind -> algorithm -> {key, pub, ...} for every algorithm that needs keys;
+    from the system's randomness, or all derived from ``seed`` (recorded
+    under "seed", so the TLS material made later derives from it too)."""
+    src = Source(seed)
+    rsa2048, rsa3072 = _rsa(2048, src, "rsa2048"), _rsa(3072, src, "rsa3072")
     sig = {
         "rsa2048-pkcs1-sha256": rsa2048, "rsa2048-pss-sha256": rsa2048,
         "rsa3072-pkcs1-sha256": rsa3072, "rsa3072-pss-sha256": rsa3072,
-        "ecdsa-p256-sha256": _ec("p256"), "ecdsa-p384-sha384": _ec("p384"),
-        "ed25519": _ed25519(),
+        "ecdsa-p256-sha256": _ec("p256", src, "sig/ecdsa-p256"),
+        "ecdsa-p384-sha384": _ec("p384", src, "sig/ecdsa-p384"),
+        "ed25519": _raw_pair(ed25519_key(src, "sig/ed25519")),
     }
     kex = {}
     for alg in ("x25519", "x448", "p256", "p384", "ffdhe2048", "ffdhe3072"):
-        own, peer = kex_pair(alg), kex_pair(alg)
+        own, peer = kex_pair(alg, src, f"kex/{alg}/own"), kex_pair(alg, src, f"kex/{alg}/peer")
         kex[alg] = {"key": own["key"], "pub": own["pub"], "peer": peer["pub"], "peer_key": peer["key"]}
-    return {
+    sym = {"aes-128-gcm": 16, "aes-256-gcm": 32, "aes-128-ccm": 16, "chacha20-poly1305": 32,
+           "aes-128-cbc-hmac-sha1": 16 + 20, "aes-128-cbc-hmac-sha256": 16 + 32}
+    keys: dict = {
         "sig": sig,
         "pke": {"rsa2048-pkcs1v15": rsa2048, "rsa3072-pkcs1v15": rsa3072},
         "kex": kex,
-        "mac": {"hmac-sha256": {"key": secrets.token_bytes(32).hex()}},
-        "aead": {
-            "aes-128-gcm": {"key": secrets.token_bytes(16).hex()},
-            "aes-256-gcm": {"key": secrets.token_bytes(32).hex()},
-            "aes-128-ccm": {"key": secrets.token_bytes(16).hex()},
-            "chacha20-poly1305": {"key": secrets.token_bytes(32).hex()},
-            "aes-128-cbc-hmac-sha1": {"key": secrets.token_bytes(16 + 20).hex()},
-            "aes-128-cbc-hmac-sha256": {"key": secrets.token_bytes(16 + 32).hex()},
-        },
+        "mac": {"hmac-sha256": {"key": src.bytes("mac/hmac-sha256", 32).hex()}},
+        "aead": {alg: {"key": src.bytes(f"aead/{alg}", n).hex()} for alg, n in sym.items()},
     }
+    if seed is not None:
+        keys["seed"] = seed
+    return keys
 
 
-# ---- material reused by deterministic (emulated) targets ----
+# ---- material of deterministic (emulated) targets ----
 
 FIRMWARE_CLOCK_ENV = "TLSBENCH_FIRMWARE_CLOCK"
-MATERIAL_MAX_AGE_S = 20 * 86400  # test certificates are valid for 30 days
+# The firmware's frozen clock: inside the fixed validity of seeded certificates.
+FIRMWARE_CLOCK = datetime.datetime(2026, 6, 1, tzinfo=datetime.UTC)
 
 
-def reusable(path: Path, now: float | None = None) -> dict:
-    """The keys and certificates of every emulated run made from this
-    checkout, generated once and reused for up to 20 days, so two runs of a
-    plan execute exactly the same instructions (a key's bits change what
-    scalar multiplication and RSA cost). ``keys["clock_unix"]`` is the time
-    the firmware's frozen clock shows: the hour they were made, inside every
-    certificate's validity."""
-    now = time.time() if now is None else now
+def seeded(path: Path) -> dict:
+    """The keys of every emulated run, derived from MATERIAL_SEED: the same
+    on every machine and checkout, so two runs of a plan execute exactly the
+    same instructions. Cached in ``path`` (deriving RSA primes takes
+    seconds); a cache from another seed or version is made anew.
+    ``keys["clock_unix"]`` is the time the firmware's frozen clock shows."""
     try:
         keys = json.loads(path.read_text())
-        if now - float(keys["clock_unix"]) < MATERIAL_MAX_AGE_S:
+        if keys.get("seed") == MATERIAL_SEED and keys.get("clock_unix") == int(FIRMWARE_CLOCK.timestamp()):
             return keys
-    except (OSError, ValueError, KeyError, TypeError):
-        pass  # missing, unreadable or stale: made anew
-    keys = generate()
-    keys["clock_unix"] = int(now) - int(now) % 3600
+    except (OSError, ValueError, AttributeError):
+        pass  # missing, unreadable or another seed: made anew
+    keys = generate(MATERIAL_SEED)
+    keys["clock_unix"] = int(FIRMWARE_CLOCK.timestamp())
     save_reusable(path, keys)
     return keys
 

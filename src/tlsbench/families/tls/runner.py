@@ -6,7 +6,6 @@ nobody here wrote."""
 from __future__ import annotations
 
 import datetime
-import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from tlsbench import paths
 from tlsbench.engine import agent
 from tlsbench.engine.case import Case, Measured
 from tlsbench.engine.protocol import Record, encode_request
+from tlsbench.families.primitive.randomness import Source
 from tlsbench.families.tls import catalog as tls_catalog
 from tlsbench.families.tls import certs
 from tlsbench.families.tls.cases import TlsCase
@@ -183,14 +183,15 @@ def material(keys: dict, cred: str, chain: str, now: datetime.datetime | None = 
     same root (generated on first use, stored with the run's keys), valid
     from an hour before ``now`` (default: the present)."""
     store = keys.setdefault("tls", {})
+    src = Source(keys.get("seed"))  # seeded keys: seeded chains and PSK too
     if cred == tls_catalog.PSK_CRED:
         if "psk" not in store:
-            store["psk"] = {"psk": os.urandom(32).hex()}  # a random test key, never a real one
+            store["psk"] = {"psk": src.bytes("tls/psk", 32).hex()}  # a test key, never a real one
         return store["psk"]
     name = f"{cred}-{chain}"
     if name not in store or "client_chain" not in store[name]:
-        ch = certs.make_chain(cred, chain, "server", now=now)
-        client = certs.client_chain_for(ch, now=now)
+        ch = certs.make_chain(cred, chain, "server", now=now, src=src)
+        client = certs.client_chain_for(ch, now=now, src=src)
         store[name] = {"chain": _pem_chain(ch), "key": _pem_key(ch.leaf),
                        "trust": ch.root.cert.public_bytes(PEM).decode(),
                        "client_chain": _pem_chain(client), "client_key": _pem_key(client.leaf)}
