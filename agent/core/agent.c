@@ -217,7 +217,7 @@ static const struct {
     {"bench", do_bench},   {"calls", do_calls}, {"handshake", tb_tls_serve}, {"reference", tb_reference},
 };
 
-static void serve(char *line)
+void tb_agent_serve_line(char *line)
 {
     field fields[TB_MAX_FIELDS];
     size_t nfields = 0;
@@ -267,7 +267,7 @@ int tb_agent_main(void)
             tb_end(TB_BAD_INPUT, "request line too long");
             continue;
         }
-        serve(request);
+        tb_agent_serve_line(request);
     }
     return 0;
 }
