@@ -9,7 +9,7 @@ import re
 import shutil
 import subprocess
 
-from . import paths, sources, targets
+from . import firmware, paths, sources, targets
 from .catalog import LIBRARIES
 from .errors import SetupError
 
@@ -98,7 +98,9 @@ def build_firmware(target: targets.Target, libraries: list[str] | None = None, o
                 raise
             marker.write_text(f"does not fit {board.name}: {overflow}")
             log(f"{lib}: does not fit {board.name}: {overflow}")
+            firmware.write_stamp(target, lib, opt)  # a finding from these inputs: not built again for them
             continue
+        firmware.write_stamp(target, lib, opt)
         if lib != "selftest":
             built.append(lib)
     if size_probes:  # every probe image; one too big for the board is simply absent (said by sizes)

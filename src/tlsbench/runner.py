@@ -9,7 +9,8 @@ import sys
 import time
 from typing import TextIO
 
-from . import agent, machine, paths, sizes, targets, tls_runner
+from . import agent, build, machine, paths, sizes, targets, tls_runner
+from . import firmware as firmware_mod
 from . import keys as keys_mod
 from .case import Case, Measured
 from .catalog import ALGORITHMS, BENCH_OPS, PKE_MESSAGE_SIZE, SIG_MESSAGE_SIZE, SIZED_KINDS
@@ -209,7 +210,15 @@ class _Session:
         self.verdict: dict[tuple[str, str, str], str] = {}
 
     def probe_libraries(self) -> None:
+        try:  # an emulated board's images are built here when missing or stale
+            firmware_mod.ensure(self.target, self.plan.libraries, _log, build.build_firmware)
+        except TlsbenchError as e:
+            for lib in self.plan.libraries:
+                self.unavailable[lib] = f"building its firmware failed: {e}"
+            _log(f"warning: building the firmware for {self.target.name} failed: {e}")
         for lib in self.plan.libraries:
+            if lib in self.unavailable:
+                continue
             try:
                 if self.target.kind == "host":
                     i = self.infos[lib] = probe(lib)
