@@ -3,6 +3,7 @@
 #include "tb/core.h"
 #include "tb/platform.h"
 #include "tb/protocol.h"
+#include "tb/tls_device.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -180,10 +181,14 @@ static void serve(char *line)
         tb_tls_serve(fields, nfields);
         return;
     }
+    if (strcmp(verb, "tls-device") == 0) { /* one side here, its peer on the host */
+        tb_tls_device_serve(fields, nfields);
+        return;
+    }
     if (tb_platform_verb(verb, fields, nfields)) return; /* e.g. the host's socket sides */
     int bench = strcmp(verb, "bench") == 0;
     if (!bench && strcmp(verb, "compute") != 0) {
-        end_record(TB_BAD_INPUT, "unknown request (expected hello, list, compute, bench, handshake, tls-server or tls-client)");
+        end_record(TB_BAD_INPUT, "unknown request (expected hello, list, compute, bench, handshake, tls-device, tls-server or tls-client)");
         return;
     }
 

@@ -84,6 +84,9 @@ def _plan_from_args(a: argparse.Namespace) -> tuple[Plan, str]:
     if a.sizes:
         plan.sizes = _sizes(a.sizes)
         flags.append(f"--sizes {a.sizes}")
+    if a.device_side:
+        plan.tls.device_side = a.device_side
+        flags.append(f"--device-side {a.device_side}")
     m = plan.method
     for name in ("warmup", "repeats", "min_sample_ms", "timeout_s", "rounds"):
         value = getattr(a, name)
@@ -348,6 +351,9 @@ def parser() -> argparse.ArgumentParser:
                    help="host (default), qemu:BOARD or serial:DEVICE (see: tlsbench list targets)")
     r.add_argument("--board", help="the board behind a serial target, e.g. nucleo-f446re")
     r.add_argument("--profile", help="firmware library build profiles, e.g. mbedtls=small,wolfssl=sp-asm")
+    r.add_argument("--device-side", dest="device_side", choices=("client", "server"),
+                   help="firmware: only this side of each handshake on the device, its peer the host agent of"
+                        " the same library (the case name says device=SIDE)")
     r.add_argument("-q", "--quiet", action="store_true",
                    help="no progress, no table, no notes: only errors on stderr (the run is stored)")
     r.set_defaults(func=cmd_run)

@@ -9,7 +9,7 @@ import sys
 import time
 from typing import TextIO
 
-from . import agent, build, machine, paths, sizes, targets, tls_runner
+from . import agent, build, device_tls, machine, paths, sizes, targets, tls_runner
 from . import firmware as firmware_mod
 from . import keys as keys_mod
 from .case import Case, Measured
@@ -264,6 +264,10 @@ class _Session:
             return Measured("does_not_fit", self.does_not_fit[case.library], None, "", [], [])
         if case.library in self.unavailable:
             return Measured("failed", f"agent unavailable: {self.unavailable[case.library]}", None, "", [], [])
+        if case.kind == "tls" and device_tls.is_device_case(case):  # one side on the device, its peer here
+            per_round = split_repeats(self.plan.method.repeats, self.plan.method.rounds)
+            return device_tls.measure(self.target, case, self.keys, self.plan, rnd, sum(per_round[:rnd]),
+                                      per_round[rnd])
         if case.kind == "tls":  # the agent itself says what its TLS cannot do
             return measure(self.infos[case.library], case, self.keys, self.plan, rnd)
         if (case.kind, case.alg, case.op) not in self.infos[case.library].support:
@@ -326,6 +330,9 @@ def fit_to_target(plan: Plan, target: targets.Target) -> None:
     exact: one round and a few repeats show them (identical) without the
     rounds and repeats that a noisy clock needs."""
     if target.kind == "host":
+        if plan.tls.device_side and "tls" in plan.kinds:
+            raise TlsbenchError("[tls] device_side (--device-side) puts one side on a device: give a firmware "
+                                "target (--target qemu:BOARD)")
         return
     from .build import FIRMWARE_LIBRARIES
 

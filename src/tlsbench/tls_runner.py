@@ -89,6 +89,7 @@ class TlsVariant:
     server: str = "same"  # tcp: the server side
     client: str = "same"  # tcp: an external client tool (the case's library is then the server)
     capacity: int = 0  # tcp: transactions/s with this many clients
+    device: str = ""  # firmware: only this side ("client" / "server") on the device, its peer on the host
 
     def op(self, suite: str) -> str:
         base = f"{self.group or tls_catalog.no_group_label(suite)}/{self.cred}-{self.chain}"
@@ -99,6 +100,7 @@ class TlsVariant:
             f"server={self.server}" if self.server != "same" else "",
             f"client={self.client}" if self.client != "same" else "",
             f"clients={self.capacity}" if self.capacity else "",
+            f"device={self.device}" if self.device else "",
         ) if o]
         return base + ("/" + "+".join(opts) if opts else "")
 
@@ -121,6 +123,8 @@ class TlsVariant:
                 v = replace(v, client=opt[7:])
             elif opt.startswith("clients="):
                 v = replace(v, capacity=int(opt[8:]))
+            elif opt.startswith("device="):
+                v = replace(v, device=opt[7:])
             else:
                 raise ValueError(f"unknown TLS case option {opt!r} in {op!r}")
         return v
@@ -155,7 +159,7 @@ def expand_tls(plan: Plan) -> list[Case]:
 def _transports(t, base: TlsVariant) -> list[TlsVariant]:
     out = []
     if "memory" in t.transports:
-        out.append(base)
+        out.append(replace(base, device=t.device_side))
     if "tcp" in t.transports:
         out += [replace(base, transport="tcp", server=s) for s in t.servers]
         out += [replace(base, transport="tcp", client=c) for c in t.clients]
