@@ -70,7 +70,7 @@ def build_firmware(target: targets.Target, libraries: list[str] | None = None, o
         f"-DCMAKE_TOOLCHAIN_FILE={agent_dir / 'cmake' / 'arm-none-eabi.cmake'}",
         f"-DCMAKE_BUILD_TYPE={OPT_LEVELS[opt]}", f"-DTB_CPU={board.cpu}", f"-DTB_PLATFORM={board.platform}",
         f"-DTB_MACHINE={board.name}", f"-DTB_LIBRARIES={';'.join(libs)}",
-        f"-DTB_SIZE_PROBES={'ON' if size_probes else 'OFF'}",
+        f"-DTB_SIZE_PROBES={'ON' if size_probes else 'OFF'}", f"-DTB_ONE_SIDE={'ON' if target.one_side else 'OFF'}",
     ]
     if shutil.which("ninja") and not (build / "Makefile").exists():
         configure += ["-G", "Ninja"]
@@ -78,7 +78,8 @@ def build_firmware(target: targets.Target, libraries: list[str] | None = None, o
         configure.append(f"-DTB_{lib.upper()}_SOURCE_DIR={src}")
     for lib, profile in target.profiles:
         configure.append(f"-DTB_{lib.upper()}_PROFILE={profile}")
-    log(f"configuring firmware for {target.name} ({board.cpu}, -{opt}; {', '.join(libs) or 'selftest only'})")
+    lean = ", one-side image" if target.one_side else ""
+    log(f"configuring firmware for {target.name} ({board.cpu}, -{opt}{lean}; {', '.join(libs) or 'selftest only'})")
     _run(configure, "cmake configure (firmware)")
     jobs = jobs or os.cpu_count() or 2
     log(f"building firmware with {jobs} jobs")

@@ -4,6 +4,7 @@ once and printed as one line on stderr with a non-zero exit."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import difflib
 import json
 import logging
@@ -277,8 +278,11 @@ def cmd_build(a: argparse.Namespace) -> int:
     log = lambda m: print(m, file=sys.stderr)  # noqa: E731
     target = targets.parse(a.target, a.board, a.profile)
     if target.kind == "host":
+        if a.one_side:
+            raise PlanError("--one-side is a firmware image: give --target qemu:BOARD")
         build.build_agents(libs, jobs=a.jobs, log=log)
     else:
+        target = dataclasses.replace(target, one_side=a.one_side)
         build.build_firmware(target, libs, opt=a.opt, jobs=a.jobs, log=log)
     return 0
 
@@ -405,6 +409,9 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--board", help="the board behind a serial target")
     b.add_argument("--profile", help="firmware library build profiles, e.g. mbedtls=small,wolfssl=sp-asm")
     b.add_argument("--opt", default="Os", choices=list(build.OPT_LEVELS), help="firmware optimisation (default Os)")
+    b.add_argument("--one-side", dest="one_side", action="store_true",
+                   help="the lean image of device-side runs (one side of each handshake on the device; a run with"
+                        " --device-side builds it itself)")
     b.set_defaults(func=cmd_build)
     sz = sub.add_parser("sizes", parents=[db], help="code size per primitive: minimal firmware images minus an"
                         " empty one, stored as a run")

@@ -74,7 +74,7 @@ def cmake_options(target: targets.Target, opt: str) -> str:
     board = target.board
     assert board is not None
     return (f"opt={opt} cpu={board.cpu} platform={board.platform} "
-            f"machine={board.name}")
+            f"machine={board.name} one_side={target.one_side}")
 
 
 def inputs(target: targets.Target, library: str, opt: str, agent_hash: str | None = None,

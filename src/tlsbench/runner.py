@@ -3,6 +3,7 @@ own (never in parallel), summarised and stored before the next begins."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -350,12 +351,21 @@ def fit_to_target(plan: Plan, target: targets.Target) -> None:
         plan.method.outliers = "none"
 
 
+def image_for(plan: Plan, target: targets.Target) -> targets.Target:
+    """A plan with one side of its handshakes on the device runs on the
+    board's one-side image (every case of it: primitives too)."""
+    if target.kind != "host" and plan.tls.device_side and "tls" in plan.kinds:
+        return dataclasses.replace(target, one_side=True)
+    return target
+
+
 def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None,
         json_out: TextIO | None = None, show_progress: bool = True,
         target: targets.Target = targets.HOST, quiet: bool = False) -> int:
     """Runs (or resumes) a plan; returns the run id. ``quiet``: warnings and errors only on stderr."""
     if resume is None:
         fit_to_target(plan, target)
+        target = image_for(plan, target)
         if target.deterministic:  # the same material every time: identical counts run after run
             cache = paths.data_dir() / "firmware-material.json"
             keys = keys_mod.reusable(cache)
@@ -379,7 +389,7 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
         keys = info.keys
         run_id = resume
         profiles = ",".join(f"{k}={v}" for k, v in (info.machine.get("profiles") or {}).items())
-        target = targets.parse(info.target, info.machine.get("board"), profiles or None)
+        target = image_for(plan, targets.parse(info.target, info.machine.get("board"), profiles or None))
         if not quiet:
             _log(f"resuming run {run_id} (plan {plan.name!r})")
 
