@@ -28,6 +28,7 @@
 #include "tb/tls_request.h"
 #include "tb/wire.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Bytes per tx record and per rx line: the hex of a chunk fits the board's
@@ -38,7 +39,9 @@
 #define RX_LINE (2u * TB_DEVICE_CHUNK + 48u)
 #define MAX_WAITS 256 /* peer lines a connection may wait for before it has failed */
 
-static char rx_line[RX_LINE];
+/* Taken from the heap for the request's duration (not the side's: it is
+ * the transport's), so images that never serve tls-device pay no RAM. */
+static char *rx_line;
 
 typedef struct {
     int side; /* ours */
@@ -104,7 +107,7 @@ static int wait_peer(dev_link *l)
     tb_rec_begin("want");
     tb_rec_u64("max", TB_DEVICE_CHUNK);
     tb_rec_end();
-    long len = tb_read_line(rx_line, sizeof(rx_line));
+    long len = tb_read_line(rx_line, RX_LINE);
     if (len < 0) {
         tb_set_error(len == -1 ? "input ended while waiting for the peer" : "rx line longer than %u bytes",
                      (unsigned)RX_LINE - 1u);
@@ -409,6 +412,10 @@ void tb_tls_device_serve(const tb_field *fields, size_t n)
         tb_set_error("0-RTT early data is not measured with one side on the device");
         st = TB_UNSUPPORTED;
     }
+    if (st == TB_OK && (rx_line = malloc(RX_LINE)) == NULL) {
+        tb_set_error("out of memory for the %u-byte rx line", (unsigned)RX_LINE);
+        st = TB_ERROR;
+    }
     if (st == TB_OK) st = ops->endpoint_new((tb_side)req.side, &req.cfg, &d.endpoint);
     for (uint64_t i = 0; st == TB_OK && i < req.warmup + req.repeats; i++) {
         if (i == req.warmup && req.stack && (tb_platform_memory() & TB_MEM_STACK)) {
@@ -422,5 +429,7 @@ void tb_tls_device_serve(const tb_field *fields, size_t n)
         }
     }
     if (d.endpoint != NULL) ops->endpoint_free(d.endpoint);
+    free(rx_line);
+    rx_line = NULL;
     tb_end(st == TB_WANT_READ ? TB_ERROR : st, st == TB_OK ? NULL : tb_last_error());
 }
