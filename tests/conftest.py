@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tlsbench import build, paths
-from tlsbench.catalog import LIBRARIES
+from tlsbench import paths
+from tlsbench.families.primitive.catalog import LIBRARIES
+from tlsbench.targets import build
 
 FAKE_AGENT = Path(__file__).parent / "fake_agent.py"
 

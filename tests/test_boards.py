@@ -113,3 +113,21 @@ def test_a_stack_overflow_off_ram_ends_with_a_fault_record(firmware: dict[str, P
                     ["bench kind=hash alg=sha224 op=hash size=64 repeats=1 warmup=0", "exit"])
     fault = fields(next(x for x in lines if x.startswith("tb1 fault ")))
     assert fault["what"].startswith("stack%20overflow") and rc == 1
+
+
+def test_every_record_up_to_the_boards_limit_keeps_its_crc(firmware: dict[str, Path]) -> None:
+    """microbit (records of at most 1536 B): an error message that echoes a
+    field name of k '%' characters (3 bytes each once escaped) makes records
+    of 47 + 3k bytes, swept across the limit. Each line keeps its whole CRC
+    trailer: a record that fits is sent whole, one that does not says so."""
+    from tlsbench.engine.protocol import parse_line
+
+    ks = range(480, 498)
+    lines, rc = run("microbit", firmware["microbit"], [f"compute {'%' * k}=00" for k in ks] + ["exit"])
+    ends = [parse_line(x) for x in lines if x.startswith("tb1 end ")][:len(ks)]  # then exit's
+    assert len(ends) == len(ks) and rc == 0
+    for k, end in zip(ks, ends, strict=True):
+        if 47 + 3 * k <= 1536 - 14:
+            assert end["msg"] == "unknown field " + "%" * k
+        else:
+            assert end["status"] == "error" and end["msg"] == "record too long"

@@ -11,8 +11,8 @@ import pytest
 from cryptography import x509
 from cryptography.x509.oid import ExtendedKeyUsageOID
 
-from tlsbench.certs import HOSTS, KEY_TYPES, make_chain
 from tlsbench.errors import PlanError
+from tlsbench.families.tls.certs import HOSTS, KEY_TYPES, make_chain
 
 
 def _openssl_verify(files: dict[str, Path], purpose: str) -> subprocess.CompletedProcess:
@@ -67,3 +67,17 @@ def test_leaf_carries_web_pki_extensions() -> None:
 def test_unknown_key_type_is_a_clear_error() -> None:
     with pytest.raises(PlanError, match="unknown key type 'dsa1024'; known: rsa2048"):
         make_chain("dsa1024")
+
+
+def test_private_keys_are_written_for_the_owner_only(tmp_path: Path) -> None:
+    import stat
+
+    from tlsbench.families.primitive.keys import generate, save_reusable
+
+    (tmp_path / "rsa2048-full-server-key.pem").write_bytes(b"old")
+    (tmp_path / "rsa2048-full-server-key.pem").chmod(0o644)  # an older, open file is closed too
+    files = make_chain("rsa2048").write(tmp_path)
+    for name in ("key", "key_der"):
+        assert stat.S_IMODE(files[name].stat().st_mode) == 0o600
+    save_reusable(tmp_path / "material.json", generate())
+    assert stat.S_IMODE((tmp_path / "material.json").stat().st_mode) == 0o600

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tlsbench import checks, keys
-from tlsbench.catalog import ALGORITHMS, LIBRARIES
-from tlsbench.libraries import probe
+from tlsbench.families.primitive import checks, keys
+from tlsbench.families.primitive.catalog import ALGORITHMS, LIBRARIES
+from tlsbench.targets.libraries import probe
 
 ALL = {(kind, alg) for kind, algs in ALGORITHMS.items() for alg in algs}
 
@@ -54,7 +54,7 @@ def test_a_wrong_answer_is_caught(infos, run_keys, monkeypatch: pytest.MonkeyPat
 
 
 def test_the_c_catalog_matches_the_python_catalog(infos) -> None:
-    from tlsbench import agent
+    from tlsbench.engine import agent
 
     res = agent.call(infos["openssl"].path, ["list"], 30, "list")
     listed = {(r["kind"], r["alg"], r["op"]) for r in res.responses[0].of_type("alg")}

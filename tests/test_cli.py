@@ -98,3 +98,40 @@ def test_a_killed_run_keeps_its_cases_and_resumes(agents, db_path: Path) -> None
     assert len(after) == 2 * 9 * 3  # every case exactly once, both rounds done
     assert all(after[name] == case_id for name, case_id in before.items())  # kept, not re-measured
     assert n == {4}  # 2 + 2 batches per case, whether its rounds ran before or after the kill
+
+
+def test_ctrl_c_stores_the_run_and_names_the_resume_command(agents, db_path: Path) -> None:
+    args = [*tlsbench_cmd(), "--db", str(db_path), "run", "--libraries", "openssl", "--kinds", "hash",
+            "--sizes", "64,256,1024", "--repeats", "3", "--warmup", "0", "--min-sample-ms", "5", "--no-progress"]
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            env=env_without_agent_dir())
+    deadline = time.monotonic() + 120
+    finished = 0
+    while time.monotonic() < deadline and finished < 2:
+        time.sleep(0.1)
+        try:
+            with sqlite3.connect(db_path) as db:
+                finished = db.execute("SELECT count(*) FROM cases WHERE status='ok'").fetchone()[0]
+        except sqlite3.OperationalError:
+            pass
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert f"run 1 keeps what it measured; finish it with: tlsbench run --db {db_path} --resume 1" in err
+    assert "Traceback" not in err
+    assert tlsbench(db_path, "run", "--resume", "1", "--no-progress").returncode == 0
+
+
+def test_a_closed_pipe_ends_quietly(db_path: Path) -> None:
+    proc = subprocess.Popen([*tlsbench_cmd(), "--db", str(db_path), "list", "algorithms"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env_without_agent_dir())
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.readline()
+    proc.stdout.close()  # like `| head -1`
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 0 and err == ""
+
+
+def test_version() -> None:
+    p = subprocess.run([*tlsbench_cmd(), "--version"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and p.stdout.startswith("tlsbench 0.")

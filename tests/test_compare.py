@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tlsbench import compare
-from tlsbench.store import Store
+from tlsbench.engine.store import Store
+from tlsbench.report import compare
 
 
 def test_mann_whitney_against_a_hand_computed_value() -> None:

@@ -16,12 +16,16 @@ from pathlib import Path
 import pytest
 from conftest import needs_tools
 
-from tlsbench import build, device_tls, report, runner, targets
+from tlsbench.engine import runner
+from tlsbench.engine.store import Store
 from tlsbench.errors import PlanError, TlsbenchError
-from tlsbench.plan import parse_plan
-from tlsbench.store import Store
-from tlsbench.tls import parse_records, run_handshakes
-from tlsbench.tls_runner import TlsVariant, tls_case
+from tlsbench.families.tls import device as device_tls
+from tlsbench.families.tls.cases import parse_records, run_handshakes
+from tlsbench.families.tls.runner import TlsVariant, tls_case
+from tlsbench.plans.plan import parse_plan
+from tlsbench.report import tables as report
+from tlsbench.targets import build
+from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
 

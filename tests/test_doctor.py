@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tlsbench import doctor
-from tlsbench.catalog import LIBRARIES
+from tlsbench.families.primitive.catalog import LIBRARIES
 
 
 def test_doctor_finds_everything_after_setup(agents) -> None:
@@ -30,7 +30,7 @@ def test_doctor_says_how_to_get_a_missing_agent(tmp_path: Path, monkeypatch: pyt
 def test_progress_bar_on_a_terminal_and_plain_lines_elsewhere() -> None:
     import io
 
-    from tlsbench.progress import Progress
+    from tlsbench.engine.progress import Progress
 
     class Tty(io.StringIO):
         def isatty(self) -> bool:

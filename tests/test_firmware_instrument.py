@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 from conftest import needs_tools
 
-from tlsbench import agent, build, targets
+from tlsbench.engine import agent
 from tlsbench.errors import PlanError
+from tlsbench.targets import build
+from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
 

@@ -12,9 +12,13 @@ from pathlib import Path
 import pytest
 from conftest import needs_tools
 
-from tlsbench import build, firmware, paths, report, runner, targets
-from tlsbench.plan import parse_plan
-from tlsbench.store import Store
+from tlsbench import paths
+from tlsbench.engine import runner
+from tlsbench.engine.store import Store
+from tlsbench.plans.plan import parse_plan
+from tlsbench.report import tables as report
+from tlsbench.targets import build, firmware
+from tlsbench.targets import target as targets
 
 M3 = targets.parse("qemu:mps2-an385")
 

@@ -12,9 +12,13 @@ from pathlib import Path
 import pytest
 from conftest import needs_tools
 
-from tlsbench import build, report, runner, sizes, targets
-from tlsbench.plan import parse_plan
-from tlsbench.store import Store
+from tlsbench.engine import runner
+from tlsbench.engine.store import Store
+from tlsbench.families.size import maps as sizes
+from tlsbench.plans.plan import parse_plan
+from tlsbench.report import tables as report
+from tlsbench.targets import build
+from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
 

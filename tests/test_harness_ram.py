@@ -12,7 +12,10 @@ from pathlib import Path
 import pytest
 from conftest import needs_tools
 
-from tlsbench import build, harness_ram, paths, targets
+from tlsbench import paths
+from tlsbench.families.size import harness as harness_ram
+from tlsbench.targets import build
+from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("arm-none-eabi-gcc")
 

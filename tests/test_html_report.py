@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 from conftest import env_without_agent_dir, tlsbench_cmd
 
-from tlsbench import chromium, export, figures, html_report, report
-from tlsbench.store import Store
+from tlsbench.engine.store import Store
+from tlsbench.report import chromium, export, figures
+from tlsbench.report import html as html_report
+from tlsbench.report import tables as report
 
 
 def _r(metric: str, unit: str, median: float, mean: float | None = None, half: float | None = None) -> tuple:

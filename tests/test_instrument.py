@@ -16,8 +16,8 @@ import statistics
 from collections.abc import Callable
 from pathlib import Path
 
-from tlsbench import agent
-from tlsbench.protocol import encode_request
+from tlsbench.engine import agent
+from tlsbench.engine.protocol import encode_request
 
 X25519_DERIVE = dict(kind="kex", alg="x25519", op="derive",
                      key=bytes.fromhex("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a"),
@@ -60,11 +60,21 @@ def _eventually(measure: Callable[[], tuple[bool, object]], attempts: int = 3) -
     raise AssertionError(f"failed {attempts} times: {seen}")
 
 
-def test_thread_cpu_time_agrees_with_wall_time(agents) -> None:
+def test_thread_cpu_time_agrees_with_the_kernels_accounting(agents) -> None:
+    """The batches' CPU time against an independent reference, the kernel's
+    own account of the agent process (getrusage of the finished child), and
+    against wall time, which it can never exceed. Both hold however busy the
+    machine is: another process's share shows in neither."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     s = _bench(agents["openssl"], kind="hash", alg="sha256", op="hash", size=16384, min_ns=20_000_000)
-    # single-threaded and compute-bound: each batch's CPU time is its wall time
-    ratios = [c / w for c, w in zip(_per_op(s, "cpu_ns"), _per_op(s), strict=True)]
-    assert abs(statistics.median(ratios) - 1) < 0.05
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    process_ns = ((after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)) * 1e9
+    batches_ns = sum(int(x["cpu_ns"]) for x in s)
+    # the measured batches are most of the process's work (calibration, warm-up and start-up the rest)
+    assert 0.5 * process_ns < batches_ns <= process_ns * 1.01 + 2e7, (batches_ns, process_ns)
+    assert all(int(x["cpu_ns"]) <= int(x["wall_ns"]) * 1.01 for x in s)
 
 
 def test_tsc_ticks_are_proportional_to_time(agents) -> None:

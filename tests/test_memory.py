@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from tlsbench import agent, checks, keys
-from tlsbench.catalog import ALGORITHMS, LIBRARIES
-from tlsbench.libraries import probe
+from tlsbench.engine import agent
+from tlsbench.families.primitive import checks, keys
+from tlsbench.families.primitive.catalog import ALGORITHMS, LIBRARIES
+from tlsbench.targets.libraries import probe
 
 ALL = {(kind, alg) for kind, algs in ALGORITHMS.items() for alg in algs}
 VALGRIND = ("valgrind", "-q", "--error-exitcode=99", "--leak-check=no")
@@ -30,9 +31,10 @@ def test_process_heap_peak_agrees_with_valgrind_massif(agents, tmp_path, library
     massif requested ones: within 10%."""
     import re
 
-    from tlsbench import agent, paths
-    from tlsbench.certs import make_chain
-    from tlsbench.tls import TlsCase, handshake_request
+    from tlsbench import paths
+    from tlsbench.engine import agent
+    from tlsbench.families.tls.cases import TlsCase, handshake_request
+    from tlsbench.families.tls.certs import make_chain
 
     req = handshake_request(TlsCase(13, "TLS_AES_128_GCM_SHA256", "x25519", make_chain("ecdsa-p256")),
                             repeats=1, warmup=0) + " stack=0"

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tlsbench import agent, paths
-from tlsbench.protocol import encode_request
+from tlsbench import paths
+from tlsbench.engine import agent
+from tlsbench.engine.protocol import encode_request
 
 
 def _memory(path: Path, **fields) -> dict:
@@ -62,8 +63,8 @@ def test_handshake_instruments_against_a_double_of_known_cost(agents) -> None:
     40000 B of stack, allocates 9000 B and frees 2000 B; 100 B and 300 B
     records; one round trip (agent/adapters/selftest/tls.c)."""
     from tlsbench import paths
-    from tlsbench.certs import make_chain
-    from tlsbench.tls import TlsCase, run_handshakes
+    from tlsbench.families.tls.cases import TlsCase, run_handshakes
+    from tlsbench.families.tls.certs import make_chain
 
     r = run_handshakes(paths.agent_path("selftest"), TlsCase(13, "TLS_AES_128_GCM_SHA256", "x25519",
                                                              make_chain("ecdsa-p256")), repeats=3)

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from tlsbench import runner, tls_catalog
-from tlsbench.plan import load_preset, presets
+from tlsbench.engine import runner
+from tlsbench.families.tls import catalog as tls_catalog
+from tlsbench.plans.plan import load_preset, presets
 
 STUDY_PRESETS = ("handshake-by-suite", "tls13-vs-tls12", "kex-transactions", "tls12-suites-cost", "hash-by-size")
 

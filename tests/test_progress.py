@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 
-from tlsbench.progress import Progress
+from tlsbench.engine.progress import Progress
 
 
 class _Tty(io.StringIO):

@@ -6,8 +6,8 @@ import zlib
 
 import pytest
 
+from tlsbench.engine.protocol import encode_request, parse_line
 from tlsbench.errors import ProtocolError
-from tlsbench.protocol import encode_request, parse_line
 
 
 def line(body: str) -> str:
@@ -32,7 +32,7 @@ def test_percent_escapes_are_decoded() -> None:
         (line("tb2 end status=ok"), "not a tb1 record"),
         (line("tb1 bogus x=1"), "unknown record type"),
         (line("tb1 sample i=3 wall_ns=100"), "lacks iters"),
-        (line("tb1 sample i=x iters=100 wall_ns=1"), "not an unsigned integer"),
+        (line("tb1 sample i=x iters=100 wall_ns=1"), "not an unsigned 64-bit integer"),
         (line("tb1 out data=abc"), "not hex"),
         (line("tb1 end status=ok status=ok"), "duplicate field"),
         (line("tb1 end status=maybe"), "unknown end status"),
@@ -63,3 +63,24 @@ def test_the_c_encoder_and_crc_agree_with_the_reader(agents) -> None:
     ends = [r for r in recs if r.type == "end"]
     assert [e["status"] for e in ends] == ["ok", "bad_input", "bad_input"]
     assert "unknown request" in ends[1]["msg"] and "required" in ends[2]["msg"]
+
+
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        (line("tb1 end status=error msg=caf\u00e9"), "non-ASCII"),
+        (line("tb1 end status=error msg=\u20ac"), "non-ASCII"),
+        (line("tb1 sample i=1 iters=" + "9" * 5000), "not an unsigned 64-bit integer"),
+        (line(f"tb1 sample i=1 iters={1 << 64}"), "not an unsigned 64-bit integer"),
+        (line("tb1 end status=error msg=a%+1"), "bad %-escape"),
+        (line("tb1 end status=error msg=a%f"), "bad %-escape"),
+        ("tb1 out data=" + "00" * (1 << 17) + " crc=00000000", "longer than"),
+    ],
+)
+def test_hostile_lines_are_protocol_errors(text: str, reason: str) -> None:
+    with pytest.raises(ProtocolError, match=reason):
+        parse_line(text)
+
+
+def test_the_largest_64_bit_count_is_accepted() -> None:
+    assert parse_line(line(f"tb1 sample i=0 iters={(1 << 64) - 1}"))["iters"] == (1 << 64) - 1

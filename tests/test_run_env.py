@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tlsbench import runenv
+from tlsbench.engine.store import Store
 from tlsbench.errors import PlanError
-from tlsbench.plan import parse_plan
-from tlsbench.store import Store
+from tlsbench.plans import runenv
+from tlsbench.plans.plan import parse_plan
 
 HASH_PLAN = """
 name = "env-test"

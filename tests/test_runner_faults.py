@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tlsbench import runner
-from tlsbench.plan import Method, Plan
-from tlsbench.store import Store
+from tlsbench.engine import runner
+from tlsbench.engine.store import Store
+from tlsbench.errors import RunInterrupted
+from tlsbench.plans.plan import Method, Plan
 
 
 def _plan() -> Plan:
@@ -85,7 +86,7 @@ def test_rounds_share_the_repeats_and_resume_mid_way(fake_agent_dir: Path, db_pa
     monkeypatch.setattr(runner, "measure", interrupted)
     try:
         runner.run(plan, "test", store, show_progress=False)
-    except KeyboardInterrupt:
+    except RunInterrupted:  # Ctrl-C: stored, and the run says how to resume
         pass
     assert calls == [(64, 0), (128, 0), (64, 1), (128, 1)]  # round-major: rounds spread over the run
     run_id = store.latest_run_id()
@@ -102,3 +103,27 @@ def test_rounds_share_the_repeats_and_resume_mid_way(fake_agent_dir: Path, db_pa
         assert walls == [(0, 1000), (1, 1001), (2, 1000), (3, 1001), (4, 1000)]
     n = {r["name"]: r["n"] for r in store.results(run_id) if r["metric"] == "wall_ns"}
     assert set(n.values()) == {5}
+
+
+def test_an_agent_error_outside_the_call_fails_only_its_case(fake_agent_dir: Path, db_path: Path,
+                                                             monkeypatch) -> None:
+    """Whatever an agent's failure raises (here a protocol error while its
+    answer is interpreted), its case fails with the reason and the run ends."""
+    from tlsbench.errors import ProtocolError
+
+    real = runner.measure
+
+    def garbled(info, case, keys, plan, rnd=0):
+        if case.alg == "sha384":
+            raise ProtocolError("record lacks iters")
+        return real(info, case, keys, plan, rnd)
+
+    monkeypatch.setattr(runner, "measure", garbled)
+    store = Store(db_path)
+    plan = _plan()
+    plan.algorithms = ["sha256", "sha384"]
+    run_id = runner.run(plan, "test", store, show_progress=False)
+    cases = {c["alg"]: c for c in store.cases(run_id)}
+    assert store.get_run(run_id).status == "complete"
+    assert cases["sha256"]["status"] == "ok"
+    assert cases["sha384"]["status"] == "failed" and cases["sha384"]["reason"] == "record lacks iters"

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 from conftest import needs_tools
 
-from tlsbench import build, targets
+from tlsbench.targets import build
+from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
 BOARD = targets.BOARDS["netduinoplus2"]

@@ -12,8 +12,11 @@ from pathlib import Path
 import pytest
 from conftest import needs_tools
 
-from tlsbench import compare, report, sizeprobes, targets
-from tlsbench.store import Store
+from tlsbench.engine.store import Store
+from tlsbench.families.size import probes as sizeprobes
+from tlsbench.report import compare
+from tlsbench.report import tables as report
+from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
 

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tlsbench import paths, sources
+from tlsbench import paths
 from tlsbench.errors import SetupError
+from tlsbench.targets import sources
 
 
 def test_lock_file_pins_both_embedded_libraries() -> None:

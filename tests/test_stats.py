@@ -6,8 +6,8 @@ import math
 
 import pytest
 
+from tlsbench.engine.stats import OutlierPolicy, apply_policy, parse_policy, summarize, t975
 from tlsbench.errors import PlanError
-from tlsbench.stats import OutlierPolicy, apply_policy, parse_policy, summarize, t975
 
 
 def test_summary_of_one_to_ten() -> None:

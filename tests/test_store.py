@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tlsbench.engine.store import MIGRATIONS, SCHEMA_VERSION, Store, migrate
 from tlsbench.errors import StoreError
-from tlsbench.store import MIGRATIONS, SCHEMA_VERSION, Store, migrate
 
 
 def _new_run(store: Store) -> int:

@@ -11,8 +11,8 @@ import statistics
 import pytest
 from cryptography.hazmat.primitives import serialization
 
-from tlsbench.certs import client_chain_for, make_chain
-from tlsbench.tls import TlsCase, parse_records, run_handshakes
+from tlsbench.families.tls.cases import TlsCase, parse_records, run_handshakes
+from tlsbench.families.tls.certs import client_chain_for, make_chain
 
 LIBS = ("mbedtls", "wolfssl", "openssl", "gnutls")
 T13 = "TLS_AES_128_GCM_SHA256"

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from cryptography.hazmat.primitives import serialization
 
-from tlsbench.certs import make_chain
-from tlsbench.tls import TlsCase, parse_records, run_handshakes
+from tlsbench.families.tls.cases import TlsCase, parse_records, run_handshakes
+from tlsbench.families.tls.certs import make_chain
 
 TLS13 = ("TLS_AES_128_GCM_SHA256", 13)
 TLS12 = ("TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", 12)
@@ -66,9 +66,9 @@ def test_a_library_without_tls_says_so(agents, p256_chain) -> None:
 
 
 def test_a_tls_plan_runs_and_stores_per_side_results(agents, tmp_path) -> None:
-    from tlsbench import runner
-    from tlsbench.plan import parse_plan
-    from tlsbench.store import Store
+    from tlsbench.engine import runner
+    from tlsbench.engine.store import Store
+    from tlsbench.plans.plan import parse_plan
 
     plan = parse_plan('[select]\nlibraries = ["openssl"]\nkinds = ["tls"]\n'
                       '[tls]\nsuites = ["TLS_AES_128_GCM_SHA256", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"]\n'
@@ -94,8 +94,8 @@ def test_a_tls_plan_runs_and_stores_per_side_results(agents, tmp_path) -> None:
 
 def test_openssl_completes_every_suite_of_the_catalog(agents) -> None:
     """`tlsbench list suites`: a real handshake per library and suite."""
-    from tlsbench.catalog import LIBRARIES
-    from tlsbench.tls import support_matrix
+    from tlsbench.families.primitive.catalog import LIBRARIES
+    from tlsbench.families.tls.cases import support_matrix
 
     header, body = support_matrix()
     col = header.index("openssl")
@@ -140,8 +140,8 @@ def test_per_side_heap_agrees_with_the_system_allocator(agents, p256_chain, libr
     equals glibc's own count of bytes in use (mallinfo2), to the byte: glibc
     counts each live chunk's 8-byte header on top of its usable size. The
     thread cache is turned off so freed chunks are not counted as in use."""
-    from tlsbench import agent
-    from tlsbench.tls import handshake_request
+    from tlsbench.engine import agent
+    from tlsbench.families.tls.cases import handshake_request
 
     req = handshake_request(TlsCase(13, TLS13[0], "x25519", p256_chain), repeats=2, transcript=True)
     resp = agent.call(agents[library], [req], 60, "heap", wrapper=("env", "GLIBC_TUNABLES=glibc.malloc.tcache_count=0"))

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from tlsbench import report, runner, tls_runner
+from tlsbench.engine import runner
+from tlsbench.engine.store import Store
 from tlsbench.errors import PlanError
-from tlsbench.plan import parse_plan
-from tlsbench.store import Store
+from tlsbench.families.tls import runner as tls_runner
+from tlsbench.plans.plan import parse_plan
+from tlsbench.report import tables as report
 
 PLAN = """
 [select]
@@ -81,7 +83,7 @@ def test_a_full_tls_matrix_runs_and_stores_what_it_measured(agents, tmp_path) ->
 
 
 def test_a_failing_handshake_is_recorded_and_the_run_goes_on(agents, tmp_path, monkeypatch) -> None:
-    from tlsbench import certs
+    from tlsbench.families.tls import certs
 
     plan = parse_plan('[select]\nlibraries = ["openssl", "gnutls"]\nkinds = ["tls"]\n'
                       '[tls]\nsuites = ["TLS_AES_128_GCM_SHA256"]\ngroups = ["x25519"]\ncerts = ["ecdsa-p256"]\n'

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from tlsbench.vectors import FFDHE_PRIMES
+from tlsbench.families.primitive.vectors import FFDHE_PRIMES
 
 
 def _probably_prime(n: int, rounds: int = 16) -> bool:

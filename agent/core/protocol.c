@@ -9,6 +9,7 @@
 #ifndef TB_MAX_RECORD
 #define TB_MAX_RECORD (1u << 17)
 #endif
+static const char hexdig[] = "0123456789abcdef";
 static char line[TB_MAX_RECORD];
 static size_t line_len;
 static int overflow;
@@ -26,9 +27,12 @@ uint32_t tb_crc32(uint32_t crc, const void *data, size_t len)
     return ~crc;
 }
 
+/* " crc=" + 8 hex digits + "\n": always has room after the body. */
+#define TRAILER 14u
+
 static void put(const char *s, size_t n)
 {
-    if (line_len + n >= sizeof(line) - 32) {
+    if (n > sizeof(line) - TRAILER - line_len) {
         overflow = 1;
         return;
     }
@@ -36,12 +40,20 @@ static void put(const char *s, size_t n)
     line_len += n;
 }
 
+/* The trailer goes into the room put() keeps free for it. */
+static void put_trailer(uint32_t crc)
+{
+    static const char tag[] = " crc=";
+    memcpy(line + line_len, tag, sizeof(tag) - 1);
+    line_len += sizeof(tag) - 1;
+    for (int shift = 28; shift >= 0; shift -= 4) line[line_len++] = hexdig[(crc >> shift) & 15];
+    line[line_len++] = '\n';
+}
+
 static void put_str(const char *s)
 {
     put(s, strlen(s));
 }
-
-static const char hexdig[] = "0123456789abcdef";
 
 void tb_rec_begin(const char *type)
 {
@@ -100,12 +112,7 @@ void tb_rec_end(void)
         overflow = 0;
         put_str("tb1 end status=error msg=record%20too%20long");
     }
-    uint32_t crc = tb_crc32(0, line, line_len);
-    put_str(" crc=");
-    for (int shift = 28; shift >= 0; shift -= 4) {
-        put(&hexdig[(crc >> shift) & 15], 1);
-    }
-    put("\n", 1);
+    put_trailer(tb_crc32(0, line, line_len));
     tb_write(line, line_len);
     tb_flush();
 }

@@ -50,7 +50,7 @@ int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
         else if (strcmp(k, "stack") == 0) bad = tb_field_u64(v, &req->stack);
         else if (strcmp(k, "port") == 0) bad = tb_field_u64(v, &req->port) || req->port > 65535;
         else if (strcmp(k, "duration_ms") == 0) bad = tb_field_u64(v, &req->duration_ms);
-        else if (strcmp(k, "workers") == 0) bad = tb_field_u64(v, &req->workers) || req->workers == 0;
+        else if (strcmp(k, "workers") == 0) bad = tb_field_u64(v, &req->workers) || req->workers == 0 || req->workers > TB_TLS_MAX_WORKERS;
         else if (strcmp(k, "plain") == 0) bad = tb_field_u64(v, &req->plain);
         else if (strcmp(k, "foreign") == 0) bad = tb_field_u64(v, &req->foreign);
         else if (strcmp(k, "wait_ms") == 0) bad = tb_field_u64(v, &req->wait_ms) || req->wait_ms == 0 || req->wait_ms > 600000;

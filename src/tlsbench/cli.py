@@ -9,17 +9,41 @@ import difflib
 import json
 import logging
 import math
+import os
+import shlex
+import sqlite3
 import sys
 import textwrap
 from pathlib import Path
 
-from . import build, certs, compare, doctor, export, fidelity, html_report, paths, report, runenv, runner, targets, tls
-from .catalog import ALGORITHMS, BENCH_OPS, KINDS, LIBRARIES
-from .errors import PlanError, TlsbenchError
-from .libraries import probe
-from .plan import PLAN_KINDS, Plan, all_ops, load_plan, load_preset, presets, validate
-from .stats import parse_policy
-from .store import Store
+from tlsbench import doctor, fidelity, paths
+from tlsbench.engine import machine, runner
+from tlsbench.engine.stats import parse_policy
+from tlsbench.engine.store import Store
+from tlsbench.engine.store_faults import explain
+from tlsbench.errors import PlanError, RunInterrupted, TlsbenchError
+from tlsbench.families.primitive.catalog import ALGORITHMS, BENCH_OPS, KINDS, LIBRARIES
+from tlsbench.families.tls import cases as tls
+from tlsbench.families.tls import certs
+from tlsbench.plans import runenv
+from tlsbench.plans.plan import (
+    MAX_SIZE,
+    METHOD_BOUNDS,
+    PLAN_KINDS,
+    Plan,
+    all_ops,
+    load_plan,
+    load_preset,
+    method_value_problem,
+    presets,
+    validate,
+)
+from tlsbench.report import compare, export
+from tlsbench.report import html as html_report
+from tlsbench.report import tables as report
+from tlsbench.targets import build
+from tlsbench.targets import target as targets
+from tlsbench.targets.libraries import probe
 
 
 def _csv(text: str) -> list[str]:
@@ -31,8 +55,8 @@ def _sizes(text: str) -> list[int]:
         sizes = sorted({int(t) for t in _csv(text)})
     except ValueError:
         raise PlanError(f"--sizes must be a comma-separated list of integers, got {text!r}") from None
-    if not sizes or sizes[0] < 1:
-        raise PlanError("--sizes must list positive byte counts")
+    if not sizes or sizes[0] < 1 or sizes[-1] > MAX_SIZE:
+        raise PlanError(f"--sizes must list byte counts 1..{MAX_SIZE}, got {text!r}")
     return sizes
 
 
@@ -89,20 +113,23 @@ def _plan_from_args(a: argparse.Namespace) -> tuple[Plan, str]:
         plan.tls.device_side = a.device_side
         flags.append(f"--device-side {a.device_side}")
     m = plan.method
-    for name in ("warmup", "repeats", "min_sample_ms", "timeout_s", "rounds"):
+    for name in METHOD_BOUNDS:
         value = getattr(a, name)
         if value is not None:
-            least = 1 if name in ("repeats", "rounds") else 0
-            if value < least:
-                raise PlanError(f"--{name.replace('_', '-')} must be >= {least}")
+            problem = method_value_problem(name, value)
+            if problem:
+                raise PlanError(f"--{name.replace('_', '-')} {problem}")
             setattr(m, name, value)
             flags.append(f"--{name.replace('_', '-')} {value}")
+    if a.allow_loader_env:
+        m.allow_loader_env = True
+        flags.append("--allow-loader-env")
     if a.outliers:
         parse_policy(a.outliers)
         m.outliers = a.outliers
         flags.append(f"--outliers {a.outliers}")
     if a.env:
-        m.env = {**m.env, **runenv.parse_assignments(a.env)}
+        m.env = {**m.env, **runenv.parse_assignments(a.env, m.allow_loader_env)}
         flags += [f"--env {item}" for item in a.env]
     validate(plan)
     if flags:
@@ -211,6 +238,21 @@ def cmd_runs(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_db_check(a: argparse.Namespace) -> int:
+    store = Store(Path(a.db))
+    try:
+        damage = store.check(quick=False)
+    finally:
+        store.close()
+    if damage:
+        print(f"{a.db}: damaged ({len(damage)} finding(s)); restore a copy or start another --db:", file=sys.stderr)
+        for line in damage[:20]:
+            print(f"  {line}", file=sys.stderr)
+        return 1
+    print(f"{a.db}: ok (SQLite integrity_check)")
+    return 0
+
+
 def cmd_list(a: argparse.Namespace) -> int:
     what = a.what
     if what == "libraries":
@@ -288,7 +330,7 @@ def cmd_build(a: argparse.Namespace) -> int:
 
 
 def cmd_sizes(a: argparse.Namespace) -> int:
-    from . import sizeprobes
+    from tlsbench.families.size import probes as sizeprobes
 
     target = targets.parse(a.target, a.board, a.profile)
     if target.kind == "host":
@@ -325,6 +367,7 @@ def cmd_certs(a: argparse.Namespace) -> int:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tlsbench", description="Benchmarks of TLS libraries and their cryptography.")
+    p.add_argument("--version", action=_Version, help="print tlsbench's version (and its git revision) and exit")
     p.add_argument("--db", default=str(paths.default_database()), help="results database (SQLite)")
     # --db is accepted after the subcommand too (tlsbench run --db X)
     db = argparse.ArgumentParser(add_help=False)
@@ -350,6 +393,8 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--env", action="append", metavar="NAME=VALUE",
                    help="environment variable for every process of the run, recorded with it (repeatable),"
                         " e.g. OPENSSL_ia32cap=~0x200000200000000 masks AES-NI in OpenSSL")
+    r.add_argument("--allow-loader-env", action="store_true",
+                   help="let --env (or the plan's env) set LD_* and PATH, which change what code is measured")
     r.add_argument("--no-progress", action="store_true")
     r.add_argument("--target", default="host",
                    help="host (default), qemu:BOARD or serial:DEVICE (see: tlsbench list targets)")
@@ -396,6 +441,11 @@ def parser() -> argparse.ArgumentParser:
 
     sub.add_parser("runs", parents=[db], help="list stored runs").set_defaults(func=cmd_runs)
 
+    dbp = sub.add_parser("db", help="the results database")
+    dbsub = dbp.add_subparsers(dest="db_command", required=True)
+    dbsub.add_parser("check", parents=[db], help="check the database file for damage (SQLite integrity_check)"
+                     ).set_defaults(func=cmd_db_check)
+
     ls = sub.add_parser("list", help="libraries, algorithms, suites, targets or presets")
     ls.add_argument("what", choices=["libraries", "algorithms", "suites", "targets", "presets"])
     ls.set_defaults(func=cmd_list)
@@ -436,6 +486,18 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+class _Version(argparse.Action):
+    """--version, with the git revision looked up only when asked."""
+
+    def __init__(self, option_strings: list[str], dest: str, help: str | None = None):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: object, values: object,
+                 option_string: str | None = None) -> None:
+        print(f"tlsbench {machine.tlsbench_revision()}")
+        parser.exit()
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     log_dir = paths.data_dir() / "logs"
@@ -446,14 +508,30 @@ def main(argv: list[str] | None = None) -> int:
     except OSError:
         pass
     try:
-        return args.func(args)
+        rc = args.func(args)
+        sys.stdout.flush()  # a closed pipe shows here, not as a traceback at exit
+        return rc
+    except RunInterrupted as e:
+        db = [] if getattr(args, "db", None) == str(paths.default_database()) else ["--db", str(args.db)]
+        again = shlex.join(["tlsbench", "run", *db, "--resume", str(e.run_id)])
+        print(f"tlsbench: interrupted: run {e.run_id} keeps what it measured; finish it with: {again}",
+              file=sys.stderr)
+        return 130
     except TlsbenchError as e:
         logging.exception("command failed")
         print(f"tlsbench: error: {e}", file=sys.stderr)
         return 2
+    except sqlite3.Error as e:  # outside a run (a run says how to resume itself)
+        logging.exception("database error")
+        print(f"tlsbench: error: {explain(e, getattr(args, 'db', '?'))}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
-        print("tlsbench: interrupted; what was measured is stored (tlsbench runs)", file=sys.stderr)
+        print("tlsbench: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # e.g. `tlsbench list presets | head -1`: the reader has what it wanted
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

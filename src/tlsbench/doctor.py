@@ -6,10 +6,11 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 
-from . import paths, sources
-from .catalog import LIBRARIES
-from .errors import TlsbenchError
-from .libraries import probe
+from tlsbench import paths
+from tlsbench.errors import TlsbenchError
+from tlsbench.families.primitive.catalog import LIBRARIES
+from tlsbench.targets import sources
+from tlsbench.targets.libraries import probe
 
 
 @dataclass

@@ -25,3 +25,11 @@ class StoreError(TlsbenchError):
 
 class SetupError(TlsbenchError):
     """A dependency (library source, build, tool) is missing or broken."""
+
+
+class RunInterrupted(TlsbenchError):
+    """Ctrl-C during a run: what was measured is stored, the run can be resumed."""
+
+    def __init__(self, run_id: int):
+        super().__init__(f"run {run_id} was interrupted")
+        self.run_id = run_id

@@ -13,9 +13,10 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 
-from . import agent, paths
-from .errors import SetupError
-from .protocol import encode_request
+from tlsbench import paths
+from tlsbench.engine import agent
+from tlsbench.engine.protocol import encode_request
+from tlsbench.errors import SetupError
 
 SIZE = 16384
 # our (kind, alg, op) -> openssl speed -evp name

@@ -41,4 +41,15 @@ def lock_file() -> Path:
 
 
 def presets_dir() -> Path:
-    return Path(__file__).resolve().parent / "presets"
+    return Path(__file__).resolve().parent / "plans" / "presets"
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """A private key file readable by its owner only (0600), also when it
+    replaces an older, more open file."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        os.write(fd, data)
+    finally:
+        os.close(fd)

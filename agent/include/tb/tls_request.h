@@ -3,6 +3,10 @@
 #ifndef TB_TLS_REQUEST_H
 #define TB_TLS_REQUEST_H
 
+/* A request cannot fork more server processes than this (a capacity run
+ * needs one per client; the host has a few cores). */
+#define TB_TLS_MAX_WORKERS 64u
+
 #include "tb/core.h"
 #include "tb/tls.h"
 
@@ -19,7 +23,7 @@ typedef struct {
     /* sockets only */
     uint64_t port;        /* server: 0 = any free port; client: where to connect */
     uint64_t duration_ms; /* client: run transactions this long (capacity) */
-    uint64_t workers;     /* server: processes accepting in parallel (capacity) */
+    uint64_t workers;     /* server: processes accepting in parallel (capacity), 1..TB_TLS_MAX_WORKERS */
     uint64_t plain;       /* no TLS at all: the TCP baseline */
     uint64_t foreign;     /* the peer is not a tlsbench agent (any response is fine) */
     uint64_t wait_ms;     /* a peer silent this long has failed (default 20000) */

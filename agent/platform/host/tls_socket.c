@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define BULK_CHUNK 16384
@@ -421,11 +422,22 @@ static void server(const tb_tls_request *req)
     }
     /* capacity: more processes accept on the same socket; they die with us */
     int child = 0;
+    pid_t workers[TB_TLS_MAX_WORKERS];
+    size_t started = 0;
     for (uint64_t w = 1; st == TB_OK && w < req->workers && !child; w++) {
         pid_t pid = fork();
         if (pid == 0) {
             child = 1;
             prctl(PR_SET_PDEATHSIG, SIGKILL);
+        } else if (pid > 0) {
+            workers[started++] = pid;
+        } else {
+            tb_set_error("cannot start server worker %llu of %llu: %s", (unsigned long long)w + 1,
+                         (unsigned long long)req->workers, strerror(errno));
+            st = TB_ERROR;
+            /* the workers already started would serve on without us */
+            for (size_t i = 0; i < started; i++) kill(workers[i], SIGKILL);
+            for (size_t i = 0; i < started; i++) waitpid(workers[i], NULL, 0);
         }
     }
     uint64_t total = req->repeats; /* connections to serve; 0: until killed */

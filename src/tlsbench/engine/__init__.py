@@ -1,0 +1,1 @@
+"""The engine: runs cases through agents, summarises samples, stores runs."""

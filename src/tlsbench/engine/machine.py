@@ -1,0 +1,89 @@
+"""What machine made a run: collected once per run, stored with it."""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+from pathlib import Path
+
+from tlsbench import __version__, paths
+from tlsbench.targets.target import ICOUNT
+
+# CPU flags that change what crypto costs
+_FLAGS = ("aes", "vaes", "pclmulqdq", "vpclmulqdq", "sha_ni", "avx", "avx2", "avx512f", "bmi2", "adx",
+          "asimd", "pmull", "sha2", "sha3")
+
+
+def _read(path: str) -> str:
+    try:
+        return Path(path).read_text()
+    except OSError:
+        return ""
+
+
+def _cpuinfo() -> dict[str, str]:
+    info: dict[str, str] = {}
+    for line in _read("/proc/cpuinfo").splitlines():
+        key, _, value = line.partition(":")
+        key = key.strip()
+        if key and key not in info:
+            info[key] = value.strip()
+    return info
+
+
+def _cmd(*args: str) -> str:
+    try:
+        return subprocess.run(args, capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+
+
+def tlsbench_revision() -> str:
+    rev = _cmd("git", "-C", str(paths.root()), "describe", "--always", "--dirty", "--abbrev=12")
+    return f"{__version__}+{rev}" if rev else __version__
+
+
+def _firmware(target) -> dict[str, object]:
+    """What makes firmware numbers what they are: the board, its core, the
+    cross-compiler and newlib, the emulator and its instruction counting."""
+    board = target.board
+    out: dict[str, object] = {
+        "board": board.name, "board_cpu": board.cpu, "board_ram_bytes": board.ram_bytes,
+        "board_counter": board.counter, "profiles": dict(target.profiles),
+        "one_side_image": target.one_side,  # the lean image of device-side runs
+        "cross_compiler": (_cmd("arm-none-eabi-gcc", "--version").splitlines() or ["unknown"])[0],
+        "newlib": _cmd("dpkg-query", "-W", "-f=${Version}", "libnewlib-arm-none-eabi") or "unknown",
+    }
+    if target.kind == "qemu":
+        out["emulator"] = (_cmd("qemu-system-arm", "--version").splitlines() or ["unknown"])[0]
+        out["emulator_options"] = f"-M {board.machine} -icount {ICOUNT}"
+    return out
+
+
+def collect(target=None) -> dict[str, object]:
+    cpu = _cpuinfo()
+    flags = set((cpu.get("flags") or cpu.get("Features") or "").split())
+    os_release = dict(
+        line.split("=", 1) for line in _read("/etc/os-release").splitlines() if "=" in line
+    )
+    governor = _read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor").strip()
+    mem_kb = next(
+        (int(line.split()[1]) for line in _read("/proc/meminfo").splitlines() if line.startswith("MemTotal")),
+        0,
+    )
+    return {
+        "hostname": platform.node(),
+        "cpu_model": cpu.get("model name") or cpu.get("CPU part") or platform.processor(),
+        "cpu_flags": sorted(f for f in _FLAGS if f in flags),
+        "cores": os.cpu_count(),
+        "memory_mib": mem_kb // 1024,
+        "arch": platform.machine(),
+        "kernel": platform.release(),
+        "os": os_release.get("PRETTY_NAME", "").strip('"'),
+        "cpu_governor": governor or "unknown (no cpufreq)",
+        "compiler": _cmd("cc", "--version").splitlines()[0] if _cmd("cc", "--version") else "unknown",
+        "python": platform.python_version(),
+        "tlsbench": tlsbench_revision(),
+        **(_firmware(target) if target is not None and target.kind != "host" else {}),
+    }

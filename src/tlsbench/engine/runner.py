@@ -1,0 +1,456 @@
+"""The runner: a plan becomes cases; each case is checked, measured on its
+own (never in parallel), summarised and stored before the next begins."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+import time
+from typing import TextIO
+
+from tlsbench import paths
+from tlsbench.engine import agent, machine
+from tlsbench.engine.case import Case, Measured
+from tlsbench.engine.progress import Progress
+from tlsbench.engine.protocol import encode_request
+from tlsbench.engine.stats import OutlierPolicy, parse_policy, summarize
+from tlsbench.engine.store import Store
+from tlsbench.engine.store_faults import translated
+from tlsbench.errors import AgentError, RunInterrupted, StoreError, TlsbenchError
+from tlsbench.families.primitive import keys as keys_mod
+from tlsbench.families.primitive.catalog import ALGORITHMS, BENCH_OPS, PKE_MESSAGE_SIZE, SIG_MESSAGE_SIZE, SIZED_KINDS
+from tlsbench.families.primitive.checks import CBC_IV, TLS_AAD, run_checks
+from tlsbench.families.size import maps as sizes
+from tlsbench.families.tls import device as device_tls
+from tlsbench.families.tls import runner as tls_runner
+from tlsbench.plans.plan import Plan
+from tlsbench.targets import firmware as firmware_mod
+from tlsbench.targets import target as targets
+from tlsbench.targets.libraries import LibraryInfo, probe
+
+AEAD_NONCE = bytes.fromhex("000102030405060708090a0b")
+SIG_MESSAGE = bytes(range(SIG_MESSAGE_SIZE))
+PKE_MESSAGE = bytes(range(1, PKE_MESSAGE_SIZE + 1))
+COUNTER_UNITS = {
+    "wall_ns": "ns/op", "cpu_ns": "ns/op", "tsc": "tsc-ticks/op",
+    "cycles": "cycles/op", "instructions": "instructions/op",
+}
+# memory record field -> (metric, unit): one untimed pass per round
+MEMORY_METRICS = {
+    "heap_peak": ("heap_peak_bytes", "bytes"),
+    "heap_held": ("heap_held_bytes", "bytes"),
+    "allocs": ("allocations", "allocations/op"),
+    "stack": ("stack_bytes", "bytes"),
+    "setup_heap_held": ("state_heap_bytes", "bytes"),
+}
+METRIC_UNITS = {**COUNTER_UNITS, **dict(MEMORY_METRICS.values()), **tls_runner.METRIC_UNITS}
+
+
+def _noisy(metric: str) -> bool:
+    """Times get the outlier policy; counts (bytes, records, memory) never lose a value."""
+    return metric in COUNTER_UNITS or metric.endswith(("_ns", "_per_s"))
+TERMINAL = ("ok", "unsupported", "check_failed", "does_not_fit")
+# a firmware that ran out of the board's heap or stack: the case does not fit, with the bytes
+_NO_ROOM = ("heap arena full", "stack overflow", "request line too long", "out of memory", "memory allocation failed")
+NO_OUTLIERS = OutlierPolicy("none")
+
+
+def expand(plan: Plan) -> list[Case]:
+    """Cases in comparison order: the libraries of one comparison run back to back."""
+    cases = []
+    for kind in (k for k in plan.kinds if k in ALGORITHMS):
+        for alg in ALGORITHMS[kind]:
+            if plan.algorithms and alg not in plan.algorithms:
+                continue
+            for op in BENCH_OPS[kind]:
+                if plan.ops and op not in plan.ops:
+                    continue
+                for size in plan.sizes if kind in SIZED_KINDS else [None]:
+                    for lib in plan.libraries:
+                        cases.append(Case(lib, kind, alg, op, size))
+    if "tls" in plan.kinds:
+        cases += tls_runner.expand_tls(plan)
+    names = [c.name for c in cases]
+    assert len(names) == len(set(names)), "case names must be unique"
+    return cases
+
+
+def selected_algorithms(cases: list[Case]) -> set[tuple[str, str]]:
+    return {(c.kind, c.alg) for c in cases if c.kind != "tls"}
+
+
+def bench_fields(case: Case, keys: dict) -> dict[str, bytes | int | None]:
+    k = keys.get(case.kind, {}).get(case.alg, {})
+    raw = {name: bytes.fromhex(v) for name, v in k.items() if name != "peer_key"}
+    if case.kind == "hash":
+        return {"size": case.size}
+    if case.kind == "mac":
+        return {"size": case.size, "key": raw["key"]}
+    if case.kind == "aead":
+        cbc = "cbc" in case.alg
+        return {"size": case.size, "key": raw["key"], "nonce": CBC_IV if cbc else AEAD_NONCE, "aad": TLS_AAD}
+    if case.kind == "kex":
+        if case.op == "keygen":
+            return {}
+        if case.op == "exchange":
+            return {"peer": raw["peer"]}
+        return {"key": raw["key"], "peer": raw["peer"]}
+    if case.kind == "sig":
+        return {"key": raw["key"], "pub": raw.get("pub"), "msg": SIG_MESSAGE}
+    return {"key": raw["key"], "msg": PKE_MESSAGE}
+
+
+def _validate_batches(batches: list, repeats: int, counters: list[str], case: Case) -> None:
+    if len(batches) != repeats:
+        raise AgentError(f"{case.name}: agent sent {len(batches)} samples, {repeats} were asked for")
+    for i, rec in enumerate(batches):
+        if rec["i"] != i:
+            raise AgentError(f"{case.name}: sample {i} arrived out of order")
+        lacking = [c for c in counters if c not in rec.fields]
+        if lacking:
+            raise AgentError(f"{case.name}: sample {i} lacks {', '.join(lacking)}")
+        if rec["iters"] == 0:
+            raise AgentError(f"{case.name}: sample {i} has zero iterations")
+
+
+def split_repeats(repeats: int, rounds: int) -> list[int]:
+    """Measured batches per round: as even as possible, the extra ones first."""
+    base, extra = divmod(repeats, rounds)
+    return [base + (1 if r < extra else 0) for r in range(rounds)]
+
+
+def measure(info: LibraryInfo, case: Case, keys: dict, plan: Plan, rnd: int = 0) -> Measured:
+    """One round of a case in a fresh agent: its raw batches, indexed after
+    those of the earlier rounds."""
+    if case.kind == "tls":
+        return tls_runner.measure_tls(info.path, case, keys, plan, rnd)
+    m = plan.method
+    per_round = split_repeats(m.repeats, m.rounds)
+    repeats = per_round[rnd]
+    first = sum(per_round[:rnd])
+    request = encode_request(
+        "bench", kind=case.kind, alg=case.alg, op=case.op, warmup=m.warmup, repeats=repeats,
+        min_ns=int(m.min_sample_ms * 1e6), **bench_fields(case, keys),
+    )
+    try:
+        res = agent.call(info.path, [request], m.timeout_s, case.name)
+    except agent.AgentCallError as e:
+        p = e.partial
+        return Measured("failed", str(e), None, p.stdout + ("\n--- stderr ---\n" + p.stderr if p.stderr else ""),
+                        [], [])
+    resp = res.responses[0]
+    if resp.status == "unsupported":
+        return Measured("unsupported", resp.message or "not supported", None, res.stdout, [], [])
+    if resp.status != "ok":
+        return Measured("failed", f"{resp.status}: {resp.message}", None, res.stdout, [], [])
+    batches = resp.of_type("sample")
+    warm = resp.of_type("warmup")
+    counters = [c for c in info.counters if c in COUNTER_UNITS]
+    try:
+        _validate_batches(batches, repeats, counters, case)
+    except AgentError as e:
+        return Measured("failed", str(e), None, res.stdout, [], [])
+    samples = [
+        (offset + int(rec["i"]), is_warm, int(rec["iters"]), c, int(rec[c]))
+        for is_warm, recs, offset in ((1, warm, rnd * m.warmup), (0, batches, first))
+        for rec in recs
+        for c in counters
+    ]
+    # the memory pass: one value per round, stored as a one-operation sample
+    for rec in resp.of_type("memory"):
+        for field_name, (metric, _unit) in MEMORY_METRICS.items():
+            if field_name in rec.fields:
+                samples.append((rnd, 0, 1, metric, int(rec[field_name])))
+    return Measured("ok", "", int(batches[0]["iters"]), res.stdout, samples, [])
+
+
+def summarize_samples(samples: list[tuple[int, int, int, str, int]], size: int | None,
+                      outliers: str) -> list[tuple]:
+    """Result rows (metric, unit, n, removed, median, mean, stdev, min, max,
+    ci95_low, ci95_high) from a case's stored batches of every round."""
+    policy = parse_policy(outliers)
+    measured = sorted((idx, iters, counter, total) for idx, warm, iters, counter, total in samples if not warm)
+    by_counter: dict[str, list[tuple[int, int]]] = {}
+    for _idx, iters, counter, total in measured:
+        by_counter.setdefault(counter, []).append((iters, total))
+    results = []
+    for counter, rows in by_counter.items():
+        # memory figures are counts, not noisy times: no outlier is dropped from them
+        s = summarize([total / iters for iters, total in rows], policy if _noisy(counter) else NO_OUTLIERS)
+        results.append((counter, METRIC_UNITS[counter], s.n, s.removed, s.median, s.mean, s.stdev, s.min, s.max,
+                        s.ci95_low, s.ci95_high))
+    wall = by_counter.get("wall_ns", [])
+    if size and wall and all(total for _, total in wall):
+        s = summarize([size * iters * 1e9 / total for iters, total in wall], policy)
+        results.append(("throughput", "B/s", s.n, s.removed, s.median, s.mean, s.stdev, s.min, s.max,
+                        s.ci95_low, s.ci95_high))
+    return results
+
+
+def json_rows(run_id: int, target: str, info_version: str, case: Case, measured: Measured) -> list[dict]:
+    base = {
+        "run": run_id, "target": target, "library": case.library, "library_version": info_version,
+        "kind": case.kind, "name": case.alg, "params": {"op": case.op, "size": case.size},
+        "case": case.name, "status": measured.status,
+    }
+    if measured.status != "ok":
+        return [{**base, "reason": measured.reason, "metric": None, "unit": None, "n": 0,
+                 **dict.fromkeys(("median", "mean", "stdev", "min", "max", "ci95_low", "ci95_high"))}]
+    keys = ("metric", "unit", "n", "removed", "median", "mean", "stdev", "min", "max", "ci95_low", "ci95_high")
+    return [{**base, **dict(zip(keys, r, strict=False))} for r in measured.results]
+
+
+class _Session:
+    """What one run (or resume) needs while it measures: the libraries, the
+    checks' verdicts, where results go."""
+
+    def __init__(self, store: Store, run_id: int, plan: Plan, keys: dict, target: targets.Target,
+                 json_out: TextIO | None):
+        self.store, self.run_id, self.plan, self.keys = store, run_id, plan, keys
+        self.target, self.json_out = target, json_out
+        self.infos: dict[str, LibraryInfo] = {}
+        self.unavailable: dict[str, str] = {}
+        self.does_not_fit: dict[str, str] = {}  # firmware too big for the board: why, in bytes
+        self.no_room: dict[tuple[str, str, str], str] = {}  # checks that ran out of the board's memory
+        self.verdict: dict[tuple[str, str, str], str] = {}
+        self.resuming = False
+
+    def probe_libraries(self) -> None:
+        try:  # an emulated board's images are built here when missing or stale
+            from tlsbench.targets.build import build_firmware
+
+            firmware_mod.ensure(self.target, self.plan.libraries, _log, build_firmware)
+        except TlsbenchError as e:
+            for lib in self.plan.libraries:
+                self.unavailable[lib] = f"building its firmware failed: {e}"
+            _log(f"warning: building the firmware for {self.target.name} failed: {e}")
+        for lib in self.plan.libraries:
+            if lib in self.unavailable:
+                continue
+            try:
+                if self.target.kind == "host":
+                    i = self.infos[lib] = probe(lib)
+                else:
+                    firmware = self.target.firmware_path(lib)
+                    too_big = firmware.parent / f"{firmware.name}.does-not-fit"
+                    if too_big.exists():
+                        self.does_not_fit[lib] = too_big.read_text().strip()
+                        _log(f"note: {lib}: {self.does_not_fit[lib]}")
+                        continue
+                    if not firmware.exists():
+                        raise AgentError(f"no {lib} firmware for {self.target.name} "
+                                         f"(run: tlsbench build --target {self.target.name})")
+                    i = self.infos[lib] = probe(lib, path=targets.write_launcher(self.target, lib), firmware=firmware,
+                                                timeout=60)
+                    parts = sizes.sizes(self.target.map_path(lib), lib)
+                    self.store.put_code_sizes(self.run_id, lib, [(p.component, p.flash_bytes, p.ram_bytes)
+                                                                 for p in parts])
+            except TlsbenchError as e:
+                self.unavailable[lib] = str(e)
+                _log(f"warning: {lib} is unavailable and its cases are recorded as failed: {e}")
+                continue
+            if self.resuming:
+                self._refuse_another_build(lib, i)
+            self.store.put_library(self.run_id, lib, i.version, i.config, i.source, i.agent_sha256,
+                                   ",".join(i.counters), i.counters_missing)
+
+    def _refuse_another_build(self, lib: str, info: LibraryInfo) -> None:
+        """A resumed run measures with the very binaries it started with:
+        two builds in one run would make its figures a mix."""
+        recorded = {r["library"]: r["agent_sha256"] for r in self.store.libraries(self.run_id)}
+        before = recorded.get(lib)
+        if before is not None and before != info.agent_sha256:
+            what = "firmware" if self.target.kind != "host" else "agent"
+            raise TlsbenchError(
+                f"run {self.run_id} was measured with a {lib} {what} of SHA-256 {before[:16]}, the one now built is "
+                f"{info.agent_sha256[:16]} ({info.path}): resuming would mix two builds in one run; "
+                "start a new run instead")
+
+    def check(self, selected: set[tuple[str, str]]) -> None:
+        checks = run_checks({n: i.path for n, i in self.infos.items()},
+                            {n: i.support for n, i in self.infos.items()},
+                            self.keys, selected, self.plan.method.timeout_s)
+        self.store.put_checks(self.run_id, [(c.library, c.kind, c.alg, c.status, c.detail) for c in checks])
+        for c in checks:
+            if c.status != "pass":
+                self.verdict[(c.library, c.kind, c.alg)] = c.detail
+            if c.status == "fail" and self.target.kind != "host" and any(k in c.detail.lower() for k in _NO_ROOM):
+                # the check could not run in the board's memory: that says nothing against the library
+                self.no_room[(c.library, c.kind, c.alg)] = c.detail
+                _log(f"does not fit {self.target.name}: {c.library} {c.alg}: {c.detail}")
+            elif c.status == "fail":
+                _log(f"check failed, not timed: {c.library} {c.alg}: {c.detail}")
+
+    def _decide(self, case: Case, rnd: int) -> Measured:
+        if case.library in self.does_not_fit:
+            return Measured("does_not_fit", self.does_not_fit[case.library], None, "", [], [])
+        if case.library in self.unavailable:
+            return Measured("failed", f"agent unavailable: {self.unavailable[case.library]}", None, "", [], [])
+        if case.kind == "tls" and device_tls.is_device_case(case):  # one side on the device, its peer here
+            per_round = split_repeats(self.plan.method.repeats, self.plan.method.rounds)
+            return device_tls.measure(self.target, case, self.keys, self.plan, rnd, sum(per_round[:rnd]),
+                                      per_round[rnd])
+        if case.kind == "tls":  # the agent itself says what its TLS cannot do
+            return measure(self.infos[case.library], case, self.keys, self.plan, rnd)
+        if (case.kind, case.alg, case.op) not in self.infos[case.library].support:
+            return Measured("unsupported", "not supported by this library build", None, "", [], [])
+        no_room = self.no_room.get((case.library, case.kind, case.alg))
+        if no_room is not None:
+            return Measured("does_not_fit", f"its check: {no_room}", None, "", [], [])
+        failed_check = self.verdict.get((case.library, case.kind, case.alg))
+        if failed_check is not None:
+            return Measured("check_failed", failed_check, None, "", [], [])
+        return measure(self.infos[case.library], case, self.keys, self.plan, rnd)
+
+    def run_round(self, case: Case, rnd: int, entry: tuple[int, str, int] | None) -> tuple[int, str, int]:
+        """Measures and stores one round of a case; returns its new progress."""
+        started = time.time()
+        rounds = self.plan.method.rounds
+        try:
+            measured = self._decide(case, rnd)
+        except (TlsbenchError, OSError) as e:  # an agent's failure fails its case, never the run
+            measured = Measured("failed", str(e), None, "", [], [])
+        board = self.target.kind != "host"  # a board's memory is the budget; on the host an error stays one
+        if measured.status == "failed" and board and any(k in measured.reason.lower() for k in _NO_ROOM):
+            measured.status = "does_not_fit"
+        status = measured.status
+        if status == "ok":
+            if rnd < rounds - 1:
+                status = "partial"
+            else:  # the last round: summarise every round's batches, stored with it
+                earlier = self.store.case_samples(entry[0]) if entry else []
+                measured.results = summarize_samples(earlier + measured.samples, case.size,
+                                                     self.plan.method.outliers)
+        elif rnd > 0:
+            measured.reason = f"round {rnd + 1} of {rounds}: {measured.reason}"
+        if entry is None:
+            case_id = self.store.put_case(
+                self.run_id, name=case.name, library=case.library, kind=case.kind, alg=case.alg, op=case.op,
+                size=case.size, params={"op": case.op, "size": case.size}, status=status,
+                reason=measured.reason, iters=measured.iters, started=started, transcript=measured.transcript,
+                samples=measured.samples, results=measured.results, rounds_done=rnd + 1)
+        else:
+            case_id = entry[0]
+            self.store.add_round(case_id, status=status, reason=measured.reason, transcript=measured.transcript,
+                                 samples=measured.samples, results=measured.results, rounds_done=rnd + 1)
+        if self.json_out is not None and status != "partial":
+            version = self.infos[case.library].version if case.library in self.infos else "unavailable"
+            for row in json_rows(self.run_id, self.target.name, version, case, measured):
+                self.json_out.write(json.dumps(row) + "\n")
+            self.json_out.flush()
+        return case_id, status, rnd + 1
+
+
+def _needs_round(entry: tuple[int, str, int] | None, rnd: int) -> bool:
+    """entry: (case id, status, rounds done) as stored, or None when not started."""
+    return entry is None or (entry[1] not in TERMINAL and entry[2] <= rnd)
+
+
+def _log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def fit_to_target(plan: Plan, target: targets.Target) -> None:
+    """A firmware target runs the embedded libraries only, and its counts are
+    exact: one round and a few repeats show them (identical) without the
+    rounds and repeats that a noisy clock needs."""
+    if target.kind == "host":
+        if plan.tls.device_side and "tls" in plan.kinds:
+            raise TlsbenchError("[tls] device_side (--device-side) puts one side on a device: give a firmware "
+                                "target (--target qemu:BOARD)")
+        return
+    from tlsbench.targets.build import FIRMWARE_LIBRARIES
+
+    dropped = [lib for lib in plan.libraries if lib not in FIRMWARE_LIBRARIES]
+    plan.libraries = [lib for lib in plan.libraries if lib in FIRMWARE_LIBRARIES]
+    if dropped:
+        _log(f"note: {', '.join(dropped)} run on the host only (no firmware build): not on {target.name}")
+    if not plan.libraries:
+        raise TlsbenchError(f"no library of this plan has firmware for {target.name}; "
+                            f"firmware libraries: {', '.join(FIRMWARE_LIBRARIES)}")
+    if target.deterministic:
+        plan.method.rounds = 1
+        plan.method.repeats = min(plan.method.repeats, 3)
+        plan.method.warmup = min(plan.method.warmup, 1)
+        plan.method.outliers = "none"
+
+
+def image_for(plan: Plan, target: targets.Target) -> targets.Target:
+    """A plan with one side of its handshakes on the device runs on the
+    board's one-side image (every case of it: primitives too)."""
+    if target.kind != "host" and plan.tls.device_side and "tls" in plan.kinds:
+        return dataclasses.replace(target, one_side=True)
+    return target
+
+
+def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None,
+        json_out: TextIO | None = None, show_progress: bool = True,
+        target: targets.Target = targets.HOST, quiet: bool = False) -> int:
+    """Runs (or resumes) a plan; returns the run id. ``quiet``: warnings and errors only on stderr."""
+    if resume is None:
+        fit_to_target(plan, target)
+        target = image_for(plan, target)
+        if target.deterministic:  # the same material every time: identical counts run after run
+            cache = paths.data_dir() / "firmware-material.json"
+            keys = keys_mod.seeded(cache)
+            if "tls" in plan.kinds:
+                tls_runner.prepare_material(plan, keys, now=keys_mod.clock_of(keys))
+                keys_mod.save_reusable(cache, keys)
+        else:
+            keys = keys_mod.generate()
+            if "tls" in plan.kinds:  # the certificate chains, stored with the keys for a resume
+                tls_runner.prepare_material(plan, keys)
+        run_id = store.create_run(target=target.name, plan_name=plan.name, plan_source=plan_source,
+                                  plan=plan.to_dict(), machine=machine.collect(target),
+                                  version=machine.tlsbench_revision(), keys=keys)
+        if not quiet:
+            _log(f"run {run_id}: plan {plan.name!r}, results in {store.path}")
+    else:
+        damage = store.check()
+        if damage:
+            raise StoreError(f"results database {store.path} is damaged ({damage[0]}): resume refused; "
+                             "see `tlsbench db check`")
+        info = store.get_run(resume)
+        if info.status == "complete":
+            raise TlsbenchError(f"run {resume} is already complete")
+        plan = Plan.from_dict(info.plan)
+        keys = info.keys
+        run_id = resume
+        profiles = ",".join(f"{k}={v}" for k, v in (info.machine.get("profiles") or {}).items())
+        target = image_for(plan, targets.parse(info.target, info.machine.get("board"), profiles or None))
+        if not quiet:
+            _log(f"resuming run {run_id} (plan {plan.name!r})")
+
+    if "clock_unix" in keys:  # the firmware's frozen clock, inside the material's validity
+        os.environ[keys_mod.FIRMWARE_CLOCK_ENV] = str(keys["clock_unix"])
+    with store.lock_run(run_id):  # a second `--resume` of this run is refused while it measures
+        with translated(store.path, f"; what was measured is kept: tlsbench run --resume {run_id}"):
+            _measure_run(store, run_id, plan, keys, target, json_out, show_progress, resume is not None)
+    return run_id
+
+
+def _measure_run(store: Store, run_id: int, plan: Plan, keys: dict, target: targets.Target,
+                 json_out: TextIO | None, show_progress: bool, resuming: bool) -> None:
+    session = _Session(store, run_id, plan, keys, target, json_out)
+    session.resuming = resuming
+    cases = expand(plan)
+    session.probe_libraries()
+    session.check(selected_algorithms(cases))
+
+    store.forget_failed(run_id)  # failed cases are measured again on resume
+    progress_of = store.case_progress(run_id)  # name -> (case id, status, rounds done)
+    # round-major order: each case's rounds are spread over the whole run, so
+    # its samples meet the machine in different moods (slow phases last seconds)
+    pending = [(r, c) for r in range(plan.method.rounds) for c in cases if _needs_round(progress_of.get(c.name), r)]
+    progress = Progress(len(pending), enabled=show_progress)
+    try:
+        for rnd, case in pending:
+            entry = progress_of.get(case.name)
+            if entry is None or entry[1] == "partial":  # not decided in an earlier round of this session
+                progress_of[case.name] = session.run_round(case, rnd, entry)
+            progress.update(case.name)
+    except KeyboardInterrupt:  # every finished round is already stored
+        raise RunInterrupted(run_id) from None
+    store.finish_run(run_id)

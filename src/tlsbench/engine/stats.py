@@ -1,0 +1,141 @@
+"""Summary statistics with an explicit outlier policy.
+
+Policies:
+  none      keep every sample;
+  trim:K    drop the K samples farthest from the median (the published
+            embedded studies' "10 runs, 2 outliers tossed");
+  tukey     drop samples outside Tukey's fences, [Q1 - 1.5 IQR, Q3 + 1.5 IQR].
+The 95% confidence interval is Student's t interval for the mean of the kept
+samples; with one sample there is none (reported as missing, not as zero).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from dataclasses import dataclass
+
+from tlsbench.errors import PlanError
+
+# Two-sided 95% quantiles of Student's t, by degrees of freedom.
+_T975 = {
+    1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
+    9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131,
+    16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093, 20: 2.086, 21: 2.080, 22: 2.074,
+    23: 2.069, 24: 2.064, 25: 2.060, 26: 2.056, 27: 2.052, 28: 2.048, 29: 2.045,
+    30: 2.042, 40: 2.021, 60: 2.000, 120: 1.980,
+}
+
+
+def t975(df: int) -> float:
+    """95% two-sided Student t quantile (table, linear in 1/df between rows)."""
+    if df < 1:
+        raise ValueError("df must be >= 1")
+    if df in _T975:
+        return _T975[df]
+    if df > 120:
+        lo, hi = 120, math.inf
+        t_lo, t_hi = _T975[120], 1.960
+    else:
+        lo = max(k for k in _T975 if k < df)
+        hi = min(k for k in _T975 if k > df)
+        t_lo, t_hi = _T975[lo], _T975[hi]
+    # interpolate in 1/df, which is how the quantile behaves
+    x, x_lo, x_hi = 1 / df, 1 / lo, (0.0 if hi == math.inf else 1 / hi)
+    return t_hi + (t_lo - t_hi) * (x - x_hi) / (x_lo - x_hi)
+
+
+@dataclass(frozen=True)
+class OutlierPolicy:
+    name: str  # "none", "trim", "tukey"
+    k: int = 0
+
+    def __str__(self) -> str:
+        return f"trim:{self.k}" if self.name == "trim" else self.name
+
+
+POLICY_HELP = "none, tukey or trim:K (K a non-negative integer)"
+
+
+def parse_policy(text: str) -> OutlierPolicy:
+    text = text.strip()
+    if text in ("none", "tukey"):
+        return OutlierPolicy(text)
+    m = re.fullmatch(r"trim:(\d+)", text)
+    if m:
+        return OutlierPolicy("trim", int(m.group(1)))
+    raise PlanError(f"unknown outlier policy {text!r}; allowed: {POLICY_HELP}")
+
+
+def _quantile(sorted_values: list[float], q: float) -> float:
+    """Linear interpolation between order statistics (numpy's default)."""
+    pos = (len(sorted_values) - 1) * q
+    lo = math.floor(pos)
+    hi = math.ceil(pos)
+    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
+
+
+def apply_policy(values: list[float], policy: OutlierPolicy) -> tuple[list[float], list[float]]:
+    """Returns (kept, removed), each in the original order."""
+    if policy.name == "none" or len(values) < 3:
+        return list(values), []
+    if policy.name == "trim":
+        k = min(policy.k, len(values) - 1)
+        med = statistics.median(values)
+        by_distance = sorted(range(len(values)), key=lambda i: (abs(values[i] - med), i))
+        drop = set(by_distance[len(values) - k :]) if k else set()
+    else:
+        s = sorted(values)
+        q1, q3 = _quantile(s, 0.25), _quantile(s, 0.75)
+        iqr = q3 - q1
+        lo, hi = q1 - 1.5 * iqr, q3 + 1.5 * iqr
+        drop = {i for i, v in enumerate(values) if v < lo or v > hi}
+    kept = [v for i, v in enumerate(values) if i not in drop]
+    removed = [v for i, v in enumerate(values) if i in drop]
+    return kept, removed
+
+
+@dataclass(frozen=True)
+class Summary:
+    n: int
+    removed: int
+    median: float
+    mean: float
+    stdev: float | None
+    min: float
+    max: float
+    ci95_low: float | None
+    ci95_high: float | None
+
+    @property
+    def rel_spread(self) -> float | None:
+        """stdev / median: the relative spread a reader should check."""
+        if self.stdev is None or self.median == 0:
+            return None
+        return self.stdev / self.median
+
+
+def summarize(values: list[float], policy: OutlierPolicy) -> Summary:
+    if not values:
+        raise ValueError("no samples to summarize")
+    kept, removed = apply_policy(values, policy)
+    n = len(kept)
+    mean = statistics.fmean(kept)
+    stdev = statistics.stdev(kept) if n > 1 else None
+    if stdev is not None:
+        half = t975(n - 1) * stdev / math.sqrt(n)
+        ci = (mean - half, mean + half)
+    else:
+        ci = (None, None)
+    return Summary(
+        n=n,
+        removed=len(removed),
+        median=statistics.median(kept),
+        mean=mean,
+        stdev=stdev,
+        min=min(kept),
+        max=max(kept),
+        ci95_low=ci[0],
+        ci95_high=ci[1],
+    )

@@ -1,0 +1,92 @@
+"""What goes wrong with a results database, said in one line, and the lock
+that keeps two processes from measuring the same run.
+
+SQLite's own messages ("database is locked", "file is not a database") do
+not say which file or what to do; these do. The run lock is a file lock
+(flock) next to the database: the kernel releases it when its process dies,
+so a killed run never leaves a stale lock behind.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import socket
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from tlsbench.errors import StoreError
+
+# SQLite message fragment -> what the user can do about it
+_ADVICE = (
+    ("database is locked", "another process is writing to it; wait for it to finish or use another --db"),
+    ("readonly database", "the file or its folder is read-only; fix the permissions or use another --db"),
+    ("disk is full", "the disk is full; free space, then resume the run (tlsbench run --resume N)"),
+    ("disk i/o error", "the disk reported an error; check it, then resume the run (tlsbench run --resume N)"),
+    ("not a database", "the file is not a tlsbench database (or is damaged); use another --db"),
+    ("malformed", "the file is damaged; check it with `tlsbench db check`, restore a copy or use another --db"),
+    ("unable to open", "it cannot be opened; check that its folder exists and is writable"),
+)
+
+
+def explain(e: sqlite3.Error, path: Path | str, then: str = "") -> StoreError:
+    """One line naming the database, what SQLite said and what to do."""
+    said = str(e) or type(e).__name__
+    advice = next((a for frag, a in _ADVICE if frag in said.lower()), "")
+    return StoreError(f"results database {path}: {said}" + (f": {advice}" if advice else "") + then)
+
+
+@contextmanager
+def translated(path: Path | str, then: str = "") -> Iterator[None]:
+    """Inside: any SQLite error becomes a StoreError from explain() (then:
+    what to add, e.g. how to resume)."""
+    try:
+        yield
+    except sqlite3.Error as e:
+        raise explain(e, path, then) from e
+
+
+def check_integrity(db: sqlite3.Connection, path: Path | str, quick: bool = True) -> list[str]:
+    """SQLite's own consistency check: [] when the file is sound, else its
+    findings (quick_check skips the index-content cross-check: fast enough
+    to run before every resume)."""
+    pragma = "quick_check" if quick else "integrity_check"
+    with translated(path):
+        rows = [r[0] for r in db.execute(f"PRAGMA {pragma}")]
+    return [] if rows == ["ok"] else rows
+
+
+def lock_path(db_path: Path, run_id: int) -> Path:
+    return db_path.with_name(f"{db_path.name}.run-{run_id}.lock")
+
+
+@contextmanager
+def run_lock(db_path: Path, run_id: int) -> Iterator[None]:
+    """Held while a process measures run_id; a second holder is refused,
+    told which process has it."""
+    path = lock_path(db_path, run_id)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as e:
+        raise StoreError(f"cannot create the run lock {path}: {e.strerror}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as e:
+            if e.errno not in (errno.EWOULDBLOCK, errno.EACCES):
+                raise StoreError(f"cannot lock {path}: {e.strerror}") from None
+            holder = os.pread(fd, 200, 0).decode(errors="replace").strip() or "another process"
+            raise StoreError(f"run {run_id} is being measured by {holder}; wait for it to finish "
+                             f"(lock: {path})") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"process {os.getpid()} on {socket.gethostname()}".encode(), 0)
+        try:
+            yield
+        finally:
+            os.ftruncate(fd, 0)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)

@@ -1,0 +1,1 @@
+"""Case families: primitives, TLS handshakes and code-size probes."""

@@ -1,0 +1,1 @@
+"""The primitive family: hashes, MACs, AEADs, key exchange, signatures, PKE."""

@@ -1,0 +1,1 @@
+"""The size family: flash and RAM per primitive from minimal firmware images."""

@@ -1,0 +1,1 @@
+"""The TLS family: handshakes and transfers between two agents."""

@@ -1,0 +1,132 @@
+"""TLS handshakes through the agent (the start of issue 3): a request for
+one configuration and its per-repeat measurements."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography.hazmat.primitives import serialization
+
+from tlsbench.engine import agent
+from tlsbench.engine.protocol import Record, encode_request
+from tlsbench.errors import TlsbenchError
+from tlsbench.families.primitive.catalog import LIBRARIES
+from tlsbench.families.tls import catalog as tls_catalog
+from tlsbench.families.tls import certs
+from tlsbench.families.tls.certs import HOSTS, Chain
+from tlsbench.targets.libraries import probe
+
+PEM = serialization.Encoding.PEM
+
+
+RESUMPTIONS = ("none", "session-id", "ticket", "psk-only")
+
+
+@dataclass(frozen=True)
+class TlsCase:
+    version: int  # 12 or 13
+    suite: str  # IANA name
+    group: str | None
+    chain: Chain | None  # None for PSK suites
+    client_chain: Chain | None = None  # mutual authentication
+    client_share: str | None = None  # TLS 1.3: the client's first key share (HelloRetryRequest)
+    resume: str = "none"  # one of RESUMPTIONS
+    early: bool = False  # the request as 0-RTT early data
+    psk: bytes | None = None  # TLS 1.2 PSK suites: the shared key (identity "client.tlsbench.test")
+    bulk: int = 0  # bytes client -> server after the response
+
+
+def _pem_key(issued) -> bytes:
+    return issued.key.private_bytes(PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+
+
+def case_fields(case: TlsCase) -> dict[str, object]:
+    """The request fields that describe a TLS configuration (both transports)."""
+    f: dict[str, object] = {"version": case.version, "suite": case.suite, "group": case.group,
+                            "name": HOSTS["server"]}
+    if case.chain is not None:
+        f.update(chain=b"".join(c.public_bytes(PEM) for c in case.chain.sent), key=_pem_key(case.chain.leaf),
+                 trust=case.chain.root.cert.public_bytes(PEM))
+    if case.client_chain is not None:
+        f.update(client_chain=b"".join(c.public_bytes(PEM) for c in case.client_chain.sent),
+                 client_key=_pem_key(case.client_chain.leaf))
+    if case.psk is not None:
+        f.update(psk=case.psk, psk_identity=HOSTS["client"])
+    if case.client_share is not None:
+        f["client_share"] = case.client_share
+    if case.resume != "none":
+        f["resume"] = case.resume
+    if case.early:
+        f.update(early=1, max_early=16384)
+    if case.bulk:
+        f["bulk"] = case.bulk
+    return f
+
+
+def handshake_request(case: TlsCase, repeats: int = 10, warmup: int = 1, transcript: bool = False) -> str:
+    return encode_request("handshake", **case_fields(case), repeats=repeats, warmup=warmup,
+                          transcript=1 if transcript else None)
+
+
+@dataclass
+class HandshakeResult:
+    status: str
+    message: str
+    samples: list[Record]
+    wire: dict[str, bytes]  # "client" / "server" -> every byte it sent (first measured repeat)
+    stack: Record | None = None  # per-side peak stack (one extra connection)
+
+
+def run_handshakes(path: Path, case: TlsCase, repeats: int = 10, warmup: int = 1, transcript: bool = False,
+                   timeout: float = 120) -> HandshakeResult:
+    res = agent.call(path, [handshake_request(case, repeats, warmup, transcript)], timeout,
+                     f"handshake {case.version} {case.suite}")
+    resp = res.responses[0]
+    wire = {str(r["from"]): bytes(r["data"]) for r in resp.of_type("wire")}
+    stack = resp.of_type("tls_stack")
+    return HandshakeResult(resp.status, resp.message, resp.of_type("tls"), wire, stack[0] if stack else None)
+
+
+def parse_records(data: bytes) -> list[tuple[int, bytes]]:
+    """TLS records (content type, fragment) of a byte stream, independently of
+    the agent's counter; a truncated record is an error."""
+    out = []
+    i = 0
+    while i < len(data):
+        if i + 5 > len(data):
+            raise ValueError("truncated record header")
+        length = int.from_bytes(data[i + 3 : i + 5], "big")
+        if i + 5 + length > len(data):
+            raise ValueError("truncated record")
+        out.append((data[i], data[i + 5 : i + 5 + length]))
+        i += 5 + length
+    return out
+
+
+def support_matrix() -> tuple[list[str], list[list[str]]]:
+    """`tlsbench list suites`: each library's answer for each suite, from one
+    real handshake per pair (with the suite's first group and credential)."""
+    from tlsbench.families.tls.runner import TlsVariant, tls_case
+
+    keys: dict = {}  # one chain per key type and one PSK, made once
+    cols: dict[str, dict[str, str]] = {}
+    for lib in LIBRARIES:
+        cols[lib] = {}
+        try:
+            path = probe(lib, timeout=20).path
+        except TlsbenchError:
+            continue
+        for suite in tls_catalog.SUITES:
+            cred = tls_catalog.certs_for(suite)[0]
+            variant = TlsVariant(tls_catalog.groups_for(suite)[0], cred, "full" if cred in certs.KEY_TYPES else "none")
+            r = run_handshakes(path, tls_case(suite, variant, keys, 0), repeats=1, warmup=0, timeout=60)
+            cols[lib][suite] = {"ok": "yes", "unsupported": "unsupported"}.get(r.status, f"fails: {r.message[:40]}")
+    header = ["suite", "version", "tested with", *LIBRARIES]
+    body = []
+    for suite in tls_catalog.SUITES:
+        group = tls_catalog.groups_for(suite)[0]
+        row = [suite, "1.3" if tls_catalog.version_of(suite) == 13 else "1.2",
+               f"{group or tls_catalog.no_group_label(suite)}, {tls_catalog.certs_for(suite)[0]}"]
+        body.append(row + [cols[lib].get(suite, "not built") for lib in LIBRARIES])
+    return header, body

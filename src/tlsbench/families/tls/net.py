@@ -1,0 +1,485 @@
+"""TLS over real loopback sockets: the server and the client in separate
+processes (the classic method, the kernel in the path). The server is a
+tlsbench agent of any library, or a tool nobody here wrote (`openssl
+s_server`); the client is an agent. Each process reports its own side; the
+two are joined by connection number."""
+
+from __future__ import annotations
+
+import os
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cryptography.hazmat.primitives import serialization
+
+from tlsbench.engine import agent
+from tlsbench.engine.protocol import Record, encode_request, parse_line
+from tlsbench.errors import AgentError
+from tlsbench.families.tls.cases import TlsCase, case_fields
+from tlsbench.families.tls.catalog import EXTERNAL_CLIENTS, EXTERNAL_SERVERS
+from tlsbench.families.tls.certs import HOSTS
+
+STARTUP_S = 15.0
+
+
+@dataclass
+class NetResult:
+    status: str
+    message: str
+    client: list[Record] = field(default_factory=list)  # measured connections, client side
+    server: dict[int, Record] = field(default_factory=dict)  # by connection number
+    capacity: Record | None = None
+
+    def pairs(self) -> list[tuple[Record, Record | None]]:
+        return [(c, self.server.get(int(c["i"]))) for c in self.client]
+
+
+class AgentServer:
+    """A server agent: started with its request, it prints the port it
+    listens on (127.0.0.1 only), serves, and ends its response."""
+
+    def __init__(self, path: Path, fields: dict[str, object], connections: int, workers: int = 1):
+        if not path.exists():
+            raise AgentError(f"agent {path} is not built (run: tlsbench build)")
+        request = encode_request("tls-server", **fields, repeats=connections, workers=workers)
+        self.proc = subprocess.Popen([str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, start_new_session=True)
+        assert self.proc.stdin is not None
+        self.proc.stdin.write((request + "\n").encode())
+        self.proc.stdin.close()
+        self.proc.stdin = None  # closed: the agent ends after this one request
+        self.lines: list[str] = []
+        self.port: int | None = None
+        self._buf = b""
+
+    def wait_listening(self, timeout: float = STARTUP_S) -> Record | None:
+        """The port, or the end record if the server refused to start."""
+        deadline = time.monotonic() + timeout
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                break
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            self._buf += chunk
+            while b"\n" in self._buf:
+                line, self._buf = self._buf.split(b"\n", 1)
+                rec = parse_line(line.decode("latin-1"))
+                if rec.type == "listening":
+                    self.port = int(rec["port"])
+                    return None
+                if rec.type == "end":
+                    return rec
+        self.kill()
+        raise AgentError(f"server agent did not start listening within {timeout:g} s")
+
+    def finish(self, timeout: float) -> tuple[list[Record], Record]:
+        try:
+            out, _err = self.proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            out, _err = self.proc.communicate()
+            text = (self._buf + out).decode("latin-1")
+            recs = [parse_line(x) for x in text.splitlines() if x.strip()]
+            hung = Record("end", {"status": "error", "msg": f"server hung, killed after {timeout:g} s"})
+            return [r for r in recs if r.type != "end"], hung
+        text = (self._buf + out).decode("latin-1")
+        recs = [parse_line(x) for x in text.splitlines() if x.strip()]
+        ends = [r for r in recs if r.type == "end"]
+        end = ends[0] if ends else Record("end", {"status": "error",
+                                                  "msg": f"server agent died ({self.proc.returncode})"})
+        return [r for r in recs if r.type != "end"], end
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_connectable(port: int, proc: subprocess.Popen, timeout: float = STARTUP_S) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AgentError(f"the peer exited before listening (code {proc.returncode})")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise AgentError(f"the peer did not listen on 127.0.0.1:{port} within {timeout:g} s")
+
+
+class OpenSSLServer:
+    """`openssl s_server` on 127.0.0.1 as an echo server (-rev): a server
+    nobody here wrote. It serves `connections` connections, then exits."""
+
+    def __init__(self, case: TlsCase, connections: int):
+        exe = shutil.which("openssl")
+        if exe is None:
+            raise PeerUnsupported("openssl (the command) is not installed")
+        if case.early:
+            raise PeerUnsupported("openssl s_server cannot echo (-rev) and accept early data together")
+        self.dir = tempfile.TemporaryDirectory(prefix="tlsbench-peer-")
+        d = Path(self.dir.name)
+        self.port = free_port()
+        args = [exe, "s_server", "-accept", f"127.0.0.1:{self.port}", "-naccept", str(connections), "-rev", "-quiet"]
+        args += _credentials(case, d)
+        args += ["-tls1_3"] if case.version == 13 else ["-tls1_2"]
+        if case.version == 13:
+            args += ["-ciphersuites", case.suite]
+        else:
+            anon = "_anon_" in case.suite
+            args += ["-cipher", _openssl_name(case.suite) + (":@SECLEVEL=0" if anon else "")]
+        if case.group:
+            groups = [case.group]
+            if case.version == 12 and case.client_chain is not None and not case.group.startswith("ffdhe"):
+                # s_server checks the client certificate's curve against its groups
+                # (tls12_check_peer_sigalg); with server preference the pinned one is still used
+                groups += [g for g in ("p256", "p384") if g != case.group]
+                args += ["-serverpref"]
+            names = {"x25519": "X25519", "x448": "X448", "p256": "P-256", "p384": "P-384"}
+            args += ["-groups", ":".join(names.get(g, g) for g in groups)]
+        # resumption as the case asks: none, the session cache (ID), or one ticket
+        args += {"none": ["-no_ticket", "-num_tickets", "0", "-no_cache"], "session-id": ["-no_ticket"],
+                 "ticket": ["-num_tickets", "1"], "psk-only": ["-allow_no_dhe_kex", "-num_tickets", "1"]}[case.resume]
+        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, start_new_session=True)
+        wait_connectable(self.port, self.proc)
+
+    def close(self) -> str:
+        try:
+            _out, err = self.proc.communicate(timeout=5)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            _out, err = self.proc.communicate()
+        self.dir.cleanup()
+        return err.decode("utf-8", "replace")
+
+
+class PeerUnsupported(AgentError):
+    """The external peer cannot do what the case asks."""
+
+
+def _credentials(case: TlsCase, d: Path) -> list[str]:
+    """s_server arguments for the server's certificate chain (or PSK, or
+    nothing) and, in mutual authentication, the client's trust anchor."""
+    pem = serialization.Encoding.PEM
+    if case.psk is not None:
+        return ["-nocert", "-psk", case.psk.hex(), "-psk_identity", HOSTS["client"]]
+    if case.chain is None:
+        return ["-nocert"]
+    files = case.chain.write(d)
+    leaf, extra = d / "leaf.pem", d / "extra.pem"
+    leaf.write_bytes(case.chain.leaf.cert.public_bytes(pem))
+    args = ["-cert", str(leaf), "-key", str(files["key"])]
+    if case.chain.intermediate is not None:
+        extra.write_bytes(b"".join(c.public_bytes(pem) for c in case.chain.sent[1:]))
+        args += ["-cert_chain", str(extra)]
+    if case.client_chain is not None:
+        args += ["-Verify", "3", "-CAfile", str(files["root"])]  # a client certificate is required
+    return args
+
+
+def _openssl_name(iana: str) -> str:
+    out = subprocess.run(["openssl", "ciphers", "-stdname", "ALL:@SECLEVEL=0"], capture_output=True, text=True,
+                         check=False).stdout
+    for line in out.splitlines():
+        parts = line.split(" - ")
+        if len(parts) >= 2 and parts[0].strip() == iana:
+            return parts[1].strip()
+    raise PeerUnsupported(f"openssl s_server has no suite {iana}")
+
+
+def connections_for(case: TlsCase, warmup: int, repeats: int) -> int:
+    """Connections the server sees: a resumed handshake is preceded by the full one it resumes."""
+    return (warmup + repeats) * (2 if case.resume != "none" else 1)
+
+
+def run_over_tcp(client: Path, server: Path | str, case: TlsCase, repeats: int = 10, warmup: int = 1,
+                 timeout: float = 120, plain: bool = False, via_port=None) -> NetResult:
+    """One configuration over loopback: `server` is an agent path or the name
+    of an external server (EXTERNAL_SERVERS). `via_port` (tests) maps the
+    server's port to the one the client should use (a counting relay)."""
+    fields = case_fields(case) if not plain else {"name": HOSTS["server"]}
+    if plain:
+        fields["plain"] = 1
+    n = connections_for(case, warmup, repeats)
+    if isinstance(server, str):
+        if server not in EXTERNAL_SERVERS:
+            raise AgentError(f"unknown external server {server!r}; known: {', '.join(EXTERNAL_SERVERS)}")
+        try:
+            peer = OpenSSLServer(case, n + 1)  # + the readiness probe's connection
+        except PeerUnsupported as e:
+            return NetResult("unsupported", str(e))
+        except AgentError as e:
+            return NetResult("error", str(e))
+        port, foreign = peer.port, True
+    else:
+        peer = AgentServer(server, fields, n)
+        refused = peer.wait_listening()
+        if refused is not None:  # e.g. the server library lacks the suite
+            return NetResult(str(refused["status"]), f"server: {refused.get('msg', '')}")
+        assert peer.port is not None
+        port, foreign = peer.port, False
+    if via_port is not None:
+        port = via_port(port)
+    request = encode_request("tls-client", **fields, port=port, repeats=repeats, warmup=warmup,
+                             foreign=1 if foreign else None)
+    try:
+        res = agent.call(client, [request], timeout, f"tls-client {case.suite}")
+        resp = res.responses[0]
+        status, message, records = resp.status, resp.message, resp.records
+    except agent.AgentCallError as e:
+        status, message, records = "error", str(e), []
+    if isinstance(peer, AgentServer):
+        srv_records, srv_end = peer.finish(timeout=30)
+        server_side = {int(r["i"]): r for r in srv_records if r.type == "tls_side"}
+        if status == "ok" and srv_end["status"] != "ok":
+            status, message = str(srv_end["status"]), f"server: {srv_end.get('msg', '')}"
+        elif status != "ok" and srv_end["status"] != "ok":
+            message = f"client: {message}; server: {srv_end.get('msg', '')}"
+    else:
+        err = peer.close()
+        server_side = {}
+        if status != "ok" and err.strip():
+            message = f"{message}; openssl s_server: {err.strip().splitlines()[-1][:200]}"
+    client_side = [r for r in records if r.type == "tls_side"]
+    return NetResult(status, message, client_side, server_side)
+
+
+def run_capacity(client: Path, server: Path, case: TlsCase, clients: int, seconds: float,
+                 timeout: float = 120) -> NetResult:
+    """Full transactions per second (connect, handshake, request, response,
+    close) with `clients` client processes against `clients` server workers."""
+    fields = case_fields(case)
+    peer = AgentServer(server, fields, 0, workers=clients)
+    refused = peer.wait_listening()
+    if refused is not None:
+        return NetResult(str(refused["status"]), f"server: {refused.get('msg', '')}")
+    request = encode_request("tls-client", **fields, port=peer.port, duration_ms=int(seconds * 1000))
+    procs = [subprocess.Popen([str(client)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, start_new_session=True) for _ in range(clients)]
+    outs = []
+    try:
+        for p in procs:
+            assert p.stdin is not None
+            p.stdin.write((request + "\n").encode())
+            p.stdin.close()
+            p.stdin = None
+        for p in procs:
+            try:
+                out, _ = p.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                out, _ = p.communicate()
+            outs.append(out.decode("latin-1"))
+    finally:
+        peer.kill()
+        peer.proc.communicate()
+    total = fails = 0
+    wall = 0
+    errors = []
+    for text in outs:
+        recs = [parse_line(x) for x in text.splitlines() if x.strip()]
+        cap = [r for r in recs if r.type == "capacity"]
+        if not cap:
+            ends = [r for r in recs if r.type == "end"]
+            errors.append(str(ends[0].get("msg", "")) if ends else "client died")
+            continue
+        total += int(cap[0]["transactions"])
+        fails += int(cap[0]["failures"])
+        wall = max(wall, int(cap[0]["wall_ns"]))
+        if "error" in cap[0].fields:
+            errors.append(str(cap[0]["error"]))
+    if errors and total == 0:
+        return NetResult("error", errors[0])
+    rec = Record("capacity", {"transactions": total, "failures": fails, "wall_ns": wall,
+                              "clients": clients, **({"error": errors[0]} if errors else {})})
+    return NetResult("ok", "", capacity=rec)
+
+
+# ---- clients nobody here wrote, against a tlsbench server agent ----
+
+REQUEST_LINE = b"q" * 63 + b"\n"  # what the agent's foreign-peer exchange expects
+_GNUTLS_BULK = {"AES_128_GCM": "AES-128-GCM", "AES_256_GCM": "AES-256-GCM", "AES_128_CCM": "AES-128-CCM",
+                "CHACHA20_POLY1305": "CHACHA20-POLY1305", "AES_128_CBC": "AES-128-CBC", "AES_256_CBC": "AES-256-CBC"}
+_GNUTLS_GROUPS = {"x25519": "X25519", "x448": "X448", "p256": "SECP256R1", "p384": "SECP384R1",
+                  "ffdhe2048": "FFDHE2048", "ffdhe3072": "FFDHE3072"}
+
+
+def gnutls_priority(case: TlsCase) -> str:
+    """A gnutls-cli priority string that offers exactly the case's suite."""
+    body = case.suite.removeprefix("TLS_")
+    kx, _, rest = body.partition("_WITH_") if case.version == 12 else ("", "", body)
+    bulk = next((v for k, v in _GNUTLS_BULK.items() if rest.startswith(k)), None)
+    if bulk is None:
+        raise PeerUnsupported(f"gnutls-cli: no priority for {case.suite}")
+    mac = "AEAD" if "GCM" in rest or "CCM" in rest or "CHACHA" in rest else (
+        "SHA256" if rest.endswith("SHA256") else "SHA1")
+    prio = f"NONE:+VERS-TLS1.{3 if case.version == 13 else 2}:+{bulk}:+{mac}:+COMP-NULL:+SIGN-ALL:+CTYPE-X509"
+    if case.version == 12:
+        prio += ":+" + kx.replace("_", "-").replace("ECDHE-PSK", "ECDHE-PSK")
+    groups = [g for g in (case.client_share, case.group) if g]
+    if case.version == 12 and case.group and not case.group.startswith("ffdhe"):
+        groups += [g for g in ("p256", "p384") if g != case.group]  # the certificate curves it accepts
+    prio += "".join(f":+GROUP-{_GNUTLS_GROUPS[g]}" for g in groups) or ":+GROUP-ALL"
+    if case.version == 13 and case.resume == "psk-only":
+        prio += ":+PSK"
+    return prio
+
+
+def _tool_args(tool: str, case: TlsCase, port: int, d: Path, resume: str | None) -> list[str]:
+    """The client tool's command line; resume is None, "save" or "use"."""
+    pem = serialization.Encoding.PEM
+    files: dict[str, Path] = {}
+    if case.chain is not None:
+        files["root"] = d / "root.pem"
+        files["root"].write_bytes(case.chain.root.cert.public_bytes(pem))
+    if case.client_chain is not None:
+        files.update(case.client_chain.write(d))
+    name = HOSTS["server"]
+    if tool == "openssl-s_client":
+        exe = shutil.which("openssl")
+        if exe is None:
+            raise PeerUnsupported("openssl (the command) is not installed")
+        args = [exe, "s_client", "-connect", f"127.0.0.1:{port}", "-servername", name, "-quiet"]
+        if case.chain is not None:
+            args += ["-CAfile", str(files["root"]), "-verify_return_error", "-verify_hostname", name]
+        if case.psk is not None:
+            args += ["-psk", case.psk.hex(), "-psk_identity", HOSTS["client"]]
+        if case.client_chain is not None:
+            leaf = d / "client-leaf.pem"
+            leaf.write_bytes(case.client_chain.leaf.cert.public_bytes(pem))
+            args += ["-cert", str(leaf), "-key", str(files["key"])]
+            if case.client_chain.intermediate is not None:
+                extra = d / "client-extra.pem"
+                extra.write_bytes(case.client_chain.intermediate.cert.public_bytes(pem))
+                args += ["-cert_chain", str(extra)]
+        if case.version == 13:
+            args += ["-tls1_3", "-ciphersuites", case.suite]
+        else:
+            args += ["-tls1_2", "-cipher", _openssl_name(case.suite) + (":@SECLEVEL=0" if "_anon_" in case.suite
+                                                                          else "")]
+        groups = [g for g in (case.client_share, case.group) if g]
+        if case.version == 12 and case.group and not case.group.startswith("ffdhe"):
+            groups += [g for g in ("p256", "p384") if g != case.group]  # the certificate curves it accepts
+        if groups:
+            names = {"x25519": "X25519", "x448": "X448", "p256": "P-256", "p384": "P-384"}
+            args += ["-groups", ":".join(names.get(g, g) for g in groups)]
+        if resume == "save":
+            args += ["-sess_out", str(d / "session.pem")]
+        elif resume == "use":
+            args += ["-sess_in", str(d / "session.pem")]
+        if case.resume == "session-id":
+            args += ["-no_ticket"]
+        return args
+    exe = shutil.which("gnutls-cli")
+    if exe is None:
+        raise PeerUnsupported("gnutls-cli is not installed")
+    if resume is not None:
+        raise PeerUnsupported("gnutls-cli resumes only inside one process (-r), without a request on the "
+                              "first connection")
+    args = [exe, "-p", str(port), "--sni-hostname", name, "--priority", gnutls_priority(case)]
+    if case.chain is not None:
+        args += ["--x509cafile", str(files["root"]), "--verify-hostname", name]
+    else:
+        args += ["--insecure"]  # PSK / anonymous: nothing to verify
+    if case.psk is not None:
+        args += ["--pskusername", HOSTS["client"], "--pskkey", case.psk.hex()]
+    if case.client_chain is not None:
+        args += ["--x509certfile", str(files["chain"]), "--x509keyfile", str(files["key"])]
+    return [*args, "127.0.0.1"]
+
+
+def _one_foreign_connection(args: list[str], timeout: float) -> str | None:
+    """Runs the tool for one connection: sends the request line, waits for the
+    response, then lets the tool finish. Returns None, or why it failed."""
+    proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    assert proc.stdin is not None and proc.stdout is not None
+    got = b""
+    deadline = time.monotonic() + timeout
+    try:
+        proc.stdin.write(REQUEST_LINE)
+        proc.stdin.flush()
+        fd = proc.stdout.fileno()
+        while b"r" * 64 not in got and time.monotonic() < deadline:
+            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+            chunk = os.read(fd, 65536) if ready else b""
+            if not chunk:
+                break
+            got += chunk
+        proc.stdin.close()
+    except OSError:
+        pass
+    proc.stdin = None  # closed: the tool ends its connection
+    try:
+        _out, err = proc.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        _out, err = proc.communicate()
+    if b"r" * 64 in got:
+        return None
+    tail = err.decode("utf-8", "replace").strip().splitlines()
+    last = tail[-1][:200] if tail else ""
+    if proc.returncode is not None and proc.returncode < 0:  # the tool itself died
+        how = signal.Signals(-proc.returncode).name if -proc.returncode in signal.valid_signals() else "a signal"
+        return f"no response: the tool crashed ({how}){': ' + last if last else ''}"
+    return f"no response (exit {proc.returncode}){': ' + last if last else ''}"
+
+
+def run_external_client(server: Path, tool: str, case: TlsCase, repeats: int = 10, warmup: int = 1,
+                        timeout: float = 120) -> NetResult:
+    """A tlsbench server agent against a client tool nobody here wrote: only
+    the server side is measured. Connection k of the server is the tool's
+    k-th run (with resumption: a saving run, then the resuming one)."""
+    if tool not in EXTERNAL_CLIENTS:
+        raise AgentError(f"unknown external client {tool!r}; known: {', '.join(EXTERNAL_CLIENTS)}")
+    if case.early:
+        return NetResult("unsupported", f"{tool}: 0-RTT from an external client is not measured")
+    n = connections_for(case, warmup, repeats)
+    resumed = case.resume != "none"
+    with tempfile.TemporaryDirectory(prefix="tlsbench-peer-") as tmp:
+        d = Path(tmp)
+        try:  # what the tool cannot do is known before any server starts
+            _tool_args(tool, case, 0, d, "use" if resumed else None)
+        except PeerUnsupported as e:
+            return NetResult("unsupported", str(e))
+        peer = AgentServer(server, {**case_fields(case), "foreign": 1}, n)
+        refused = peer.wait_listening()
+        if refused is not None:
+            return NetResult(str(refused["status"]), f"server: {refused.get('msg', '')}")
+        assert peer.port is not None
+        failure = None
+        for k in range(n):
+            args = _tool_args(tool, case, peer.port, d, ("use" if k % 2 else "save") if resumed else None)
+            failure = _one_foreign_connection(args, min(timeout, 30))
+            if failure is not None:
+                break
+        if failure is not None:
+            peer.kill()
+        records, end = peer.finish(timeout=30)
+    if failure is not None:
+        srv = f"; server: {end.get('msg', '')}" if end["status"] != "ok" else ""
+        return NetResult("error", f"{tool}: {failure}{srv}")
+    if end["status"] != "ok":
+        return NetResult(str(end["status"]), f"server: {end.get('msg', '')}")
+    step = 2 if resumed else 1
+    measured = {int(r["i"]): r for r in records if r.type == "tls_side" and int(r["i"]) >= warmup * step
+                and (not resumed or int(r["i"]) % 2 == 1)}
+    return NetResult("ok", "", [], measured)

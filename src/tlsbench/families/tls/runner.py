@@ -1,0 +1,344 @@
+"""TLS cases of a plan: the matrix they expand to, the material they use
+(certificate chains, client certificates, a PSK: generated, stored with the
+run), and one round of measurement over memory, TCP, or against a server
+nobody here wrote."""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from cryptography import x509
+from cryptography.hazmat.primitives import serialization
+
+from tlsbench import paths
+from tlsbench.engine import agent
+from tlsbench.engine.case import Case, Measured
+from tlsbench.engine.protocol import Record, encode_request
+from tlsbench.families.primitive.randomness import Source
+from tlsbench.families.tls import catalog as tls_catalog
+from tlsbench.families.tls import certs
+from tlsbench.families.tls.cases import TlsCase
+from tlsbench.families.tls.certs import Chain, Issued
+from tlsbench.plans.plan import Plan
+
+PEM = serialization.Encoding.PEM
+BASELINE = "TCP"  # the suite name of the plain TCP baseline
+
+# record field -> (metric, unit). In memory: both sides in one record.
+MEMORY_METRICS = {
+    "wall_ns": ("exchange_wall_ns", "ns"), "client_cpu_ns": ("client_cpu_ns", "ns"),
+    "server_cpu_ns": ("server_cpu_ns", "ns"), "client_instructions": ("client_instructions", "instructions"),
+    "server_instructions": ("server_instructions", "instructions"), "c2s_bytes": ("c2s_bytes", "bytes"),
+    "s2c_bytes": ("s2c_bytes", "bytes"), "c2s_records": ("c2s_records", "records"),
+    "s2c_records": ("s2c_records", "records"), "flights": ("flights", "flights"),
+    "round_trips": ("round_trips", "round trips"), "app_client_cpu_ns": ("app_client_cpu_ns", "ns"),
+    "app_server_cpu_ns": ("app_server_cpu_ns", "ns"), "total_c2s_bytes": ("total_c2s_bytes", "bytes"),
+    "total_s2c_bytes": ("total_s2c_bytes", "bytes"),
+    "client_heap_peak": ("client_heap_peak_bytes", "bytes"), "server_heap_peak": ("server_heap_peak_bytes", "bytes"),
+    "client_heap_held": ("client_heap_held_bytes", "bytes"), "server_heap_held": ("server_heap_held_bytes", "bytes"),
+    "bulk_wall_ns": ("bulk_wall_ns", "ns"), "bulk_client_cpu_ns": ("bulk_client_cpu_ns", "ns"),
+    "bulk_server_cpu_ns": ("bulk_server_cpu_ns", "ns"),
+    "app_client_instructions": ("app_client_instructions", "instructions"),
+    "app_server_instructions": ("app_server_instructions", "instructions"),
+    "bulk_client_instructions": ("bulk_client_instructions", "instructions"),
+    "bulk_server_instructions": ("bulk_server_instructions", "instructions"),
+}
+STACK_METRICS = {"client_stack": ("client_stack_bytes", "bytes"), "server_stack": ("server_stack_bytes", "bytes")}
+# Over TCP each side reports its own record.
+TCP_CLIENT_METRICS = {
+    "connect_ns": ("connect_wall_ns", "ns"), "handshake_ns": ("handshake_wall_ns", "ns"),
+    "transaction_ns": ("transaction_wall_ns", "ns"), "cpu_ns": ("client_cpu_ns", "ns"),
+    "instructions": ("client_instructions", "instructions"),
+    "sent_bytes": ("c2s_bytes", "bytes"), "recv_bytes": ("s2c_bytes", "bytes"),
+    "sent_records": ("c2s_records", "records"), "recv_records": ("s2c_records", "records"),
+    "round_trips": ("round_trips", "round trips"), "app_cpu_ns": ("app_client_cpu_ns", "ns"),
+    "total_sent_bytes": ("total_c2s_bytes", "bytes"), "total_recv_bytes": ("total_s2c_bytes", "bytes"),
+    "heap_peak": ("client_heap_peak_bytes", "bytes"), "heap_held": ("client_heap_held_bytes", "bytes"),
+    "bulk_wall_ns": ("bulk_wall_ns", "ns"), "bulk_cpu_ns": ("bulk_client_cpu_ns", "ns"),
+}
+TCP_SERVER_METRICS = {
+    "cpu_ns": ("server_cpu_ns", "ns"), "instructions": ("server_instructions", "instructions"),
+    "app_cpu_ns": ("app_server_cpu_ns", "ns"),
+    "heap_peak": ("server_heap_peak_bytes", "bytes"), "heap_held": ("server_heap_held_bytes", "bytes"),
+    "bulk_cpu_ns": ("bulk_server_cpu_ns", "ns"),
+}
+# against a foreign client only the server side is ours to measure
+FOREIGN_CLIENT_METRICS = {**TCP_SERVER_METRICS, "sent_bytes": ("s2c_bytes", "bytes"),
+                          "recv_bytes": ("c2s_bytes", "bytes"), "sent_records": ("s2c_records", "records"),
+                          "recv_records": ("c2s_records", "records"),
+                          "handshake_ns": ("server_handshake_wall_ns", "ns")}
+# no TLS: no library CPU, records or round trips to speak of (never a 0 standing for "none")
+BASELINE_METRICS = {k: TCP_CLIENT_METRICS[k] for k in ("connect_ns", "transaction_ns", "total_sent_bytes",
+                                                       "total_recv_bytes")}
+DERIVED = {"bulk_throughput_per_s": "B/s", "transactions_per_s": "transactions/s"}
+METRIC_UNITS = {m: u for table in (MEMORY_METRICS, STACK_METRICS, TCP_CLIENT_METRICS, TCP_SERVER_METRICS,
+                                    FOREIGN_CLIENT_METRICS)
+                for m, u in table.values()} | DERIVED
+
+
+@dataclass(frozen=True)
+class TlsVariant:
+    """Everything about a TLS case but its suite and library, as its op string:
+    "<group>/<credential>-<chain>[/<option>+<option>...]"."""
+
+    group: str | None
+    cred: str  # certificate key type, or psk / anon
+    chain: str  # full | leaf | none
+    auth: str = "server"
+    handshake: str = "full"
+    transport: str = "memory"
+    server: str = "same"  # tcp: the server side
+    client: str = "same"  # tcp: an external client tool (the case's library is then the server)
+    capacity: int = 0  # tcp: transactions/s with this many clients
+    device: str = ""  # firmware: only this side ("client" / "server") on the device, its peer on the host
+
+    def op(self, suite: str) -> str:
+        base = f"{self.group or tls_catalog.no_group_label(suite)}/{self.cred}-{self.chain}"
+        opts = [o for o in (
+            "mutual" if self.auth == "mutual" else "",
+            self.handshake if self.handshake != "full" else "",
+            "tcp" if self.transport == "tcp" else "",
+            f"server={self.server}" if self.server != "same" else "",
+            f"client={self.client}" if self.client != "same" else "",
+            f"clients={self.capacity}" if self.capacity else "",
+            f"device={self.device}" if self.device else "",
+        ) if o]
+        return base + ("/" + "+".join(opts) if opts else "")
+
+    @staticmethod
+    def parse(op: str) -> TlsVariant:
+        parts = op.split("/")
+        group = None if parts[0] in ("rsa-kx", "psk-kx", "cert-curve") else parts[0]
+        cred, chain = parts[1].rsplit("-", 1)
+        v = TlsVariant(group, cred, chain)
+        for opt in parts[2].split("+") if len(parts) > 2 else []:
+            if opt == "mutual":
+                v = replace(v, auth="mutual")
+            elif opt in tls_catalog.HANDSHAKES:
+                v = replace(v, handshake=opt)
+            elif opt == "tcp":
+                v = replace(v, transport="tcp")
+            elif opt.startswith("server="):
+                v = replace(v, server=opt[7:])
+            elif opt.startswith("client="):
+                v = replace(v, client=opt[7:])
+            elif opt.startswith("clients="):
+                v = replace(v, capacity=int(opt[8:]))
+            elif opt.startswith("device="):
+                v = replace(v, device=opt[7:])
+            else:
+                raise ValueError(f"unknown TLS case option {opt!r} in {op!r}")
+        return v
+
+
+def expand_tls(plan: Plan) -> list[Case]:
+    t = plan.tls
+    cases: list[Case] = []
+    for suite in t.suites:
+        for group in tls_catalog.groups_for(suite):
+            if group is not None and group not in t.groups:
+                continue
+            for cred in tls_catalog.certs_for(suite):
+                if cred in tls_catalog.KEY_TYPES and cred not in t.certs:
+                    continue
+                for chain in t.chains if cred in tls_catalog.KEY_TYPES else ["none"]:
+                    for auth in t.auth:
+                        if auth == "mutual" and cred not in tls_catalog.KEY_TYPES:
+                            continue  # PSK and anonymous suites have no certificates to present
+                        for hs in t.handshakes:
+                            if not tls_catalog.handshake_fits(hs, suite, group):
+                                continue
+                            base = TlsVariant(group, cred, chain, auth, hs)
+                            for v in _transports(t, base):
+                                for lib in plan.libraries:
+                                    cases.append(Case(lib, "tls", suite, v.op(suite), None))
+    if t.baseline and "tcp" in t.transports:
+        cases += [Case(lib, "tls", BASELINE, "tcp", None) for lib in plan.libraries]
+    return cases
+
+
+def _transports(t, base: TlsVariant) -> list[TlsVariant]:
+    out = []
+    if "memory" in t.transports:
+        out.append(replace(base, device=t.device_side))
+    if "tcp" in t.transports:
+        out += [replace(base, transport="tcp", server=s) for s in t.servers]
+        out += [replace(base, transport="tcp", client=c) for c in t.clients]
+        if base.handshake == "full" and base.auth == "server":
+            out += [replace(base, transport="tcp", capacity=n) for n in t.capacity_clients]
+    return out
+
+
+# ---- material: generated once per run, stored with its keys ----
+
+def _pem_chain(ch: Chain) -> str:
+    return b"".join(c.public_bytes(PEM) for c in ch.sent).decode()
+
+
+def _pem_key(issued: Issued) -> str:
+    return issued.key.private_bytes(PEM, serialization.PrivateFormat.PKCS8,
+                                    serialization.NoEncryption()).decode()
+
+
+def material(keys: dict, cred: str, chain: str, now: datetime.datetime | None = None) -> dict[str, str]:
+    """The run's chain for this key type, with a client certificate under the
+    same root (generated on first use, stored with the run's keys), valid
+    from an hour before ``now`` (default: the present)."""
+    store = keys.setdefault("tls", {})
+    src = Source(keys.get("seed"))  # seeded keys: seeded chains and PSK too
+    if cred == tls_catalog.PSK_CRED:
+        if "psk" not in store:
+            store["psk"] = {"psk": src.bytes("tls/psk", 32).hex()}  # a test key, never a real one
+        return store["psk"]
+    name = f"{cred}-{chain}"
+    if name not in store or "client_chain" not in store[name]:
+        ch = certs.make_chain(cred, chain, "server", now=now, src=src)
+        client = certs.client_chain_for(ch, now=now, src=src)
+        store[name] = {"chain": _pem_chain(ch), "key": _pem_key(ch.leaf),
+                       "trust": ch.root.cert.public_bytes(PEM).decode(),
+                       "client_chain": _pem_chain(client), "client_key": _pem_key(client.leaf)}
+    return store[name]
+
+
+def prepare_material(plan: Plan, keys: dict, now: datetime.datetime | None = None) -> None:
+    for case in expand_tls(plan):
+        if case.alg != BASELINE:
+            v = TlsVariant.parse(case.op)
+            if v.cred != tls_catalog.ANON_CRED:
+                material(keys, v.cred, v.chain, now)
+
+
+def _chain_from_pem(cred: str, kind: str, chain_pem: str, key_pem: str, trust_pem: str, role: str) -> Chain:
+    sent = x509.load_pem_x509_certificates(chain_pem.encode())
+    key = serialization.load_pem_private_key(key_pem.encode(), None)
+    root = Issued(None, x509.load_pem_x509_certificate(trust_pem.encode()))
+    inter = Issued(None, sent[1]) if len(sent) > 1 else None
+    return Chain(cred, kind, role, root, inter, Issued(key, sent[0]))
+
+
+def tls_case(suite: str, v: TlsVariant, keys: dict, bulk: int) -> TlsCase:
+    version = tls_catalog.version_of(suite)
+    chain = client = None
+    psk = None
+    if v.cred == tls_catalog.PSK_CRED:
+        psk = bytes.fromhex(material(keys, v.cred, v.chain)["psk"])
+    elif v.cred != tls_catalog.ANON_CRED:
+        m = material(keys, v.cred, v.chain)
+        chain = _chain_from_pem(v.cred, v.chain, m["chain"], m["key"], m["trust"], "server")
+        if v.auth == "mutual":
+            client = _chain_from_pem(v.cred, v.chain, m["client_chain"], m["client_key"], m["trust"], "client")
+    resume = {"resume-id": "session-id", "resume-ticket": "ticket", "resume-psk-only": "psk-only",
+              "0rtt": "ticket"}.get(v.handshake, "none")
+    return TlsCase(version, suite, v.group, chain, client_chain=client,
+                   client_share=tls_catalog.hrr_first_share(v.group) if v.handshake == "hrr" and v.group else None,
+                   resume=resume, early=v.handshake == "0rtt", psk=psk, bulk=bulk)
+
+
+# ---- one round ----
+
+def _samples(records: list[Record], table: dict, first: int, position: dict[int, int] | None = None,
+             throughput: bool = True) -> list[tuple[int, int, int, str, int]]:
+    """Samples indexed from `first`, by the record's i (or its position among
+    the measured connections, over TCP)."""
+    out = []
+    for r in records:
+        idx = first + (position[int(r["i"])] if position is not None else int(r["i"]))
+        for name, (metric, _unit) in table.items():
+            if name in r.fields:
+                out.append((idx, 0, 1, metric, int(r[name])))
+        if throughput and "bulk_bytes" in r.fields and int(r.get("bulk_wall_ns", 0)) > 0:
+            rate = int(r["bulk_bytes"]) * 1_000_000_000 // int(r["bulk_wall_ns"])
+            out.append((idx, 0, 1, "bulk_throughput_per_s", rate))
+    return out
+
+
+def _failed(status: str, message: str, transcript: str = "") -> Measured:
+    if status == "unsupported":
+        return Measured("unsupported", message or "not supported", None, transcript, [], [])
+    # a handshake that fails is a result too: recorded with its reason
+    return Measured("failed", f"handshake failed: {message}", None, transcript, [], [])
+
+
+def _server_path(v: TlsVariant, client_lib: str) -> Path | str:
+    if v.server in tls_catalog.EXTERNAL_SERVERS:
+        return v.server
+    return paths.agent_path(client_lib if v.server == "same" else v.server)
+
+
+def measure_tls(client: Path, case: Case, keys: dict, plan: Plan, rnd: int) -> Measured:
+    """One round of a TLS case: each repeat a fresh connection (after the full
+    handshake it resumes, for resumed kinds)."""
+    from tlsbench.engine.runner import split_repeats
+    from tlsbench.families.tls import net as tls_net  # sockets are only needed for tcp cases
+
+    m = plan.method
+    per_round = split_repeats(m.repeats, m.rounds)
+    first, n = sum(per_round[:rnd]), per_round[rnd]
+    bulk = plan.tls.bulk_kib * 1024
+    if case.alg == BASELINE:
+        dummy = TlsCase(13, BASELINE, None, None)
+        r = tls_net.run_over_tcp(client, client, dummy, repeats=n, warmup=m.warmup, timeout=m.timeout_s,
+                                 plain=True)
+        if r.status != "ok":
+            return _failed(r.status, r.message)
+        pos = {int(c["i"]): k for k, c in enumerate(r.client)}
+        return Measured("ok", "", 1, "", _samples(r.client, BASELINE_METRICS, first, pos), [])
+    v = TlsVariant.parse(case.op)
+    tc = tls_case(case.alg, v, keys, bulk)
+    if v.transport == "memory":
+        return _measure_memory(client, case, tc, n, first, m.warmup, m.timeout_s, rnd)
+    if v.client != "same":  # a tool nobody here wrote against this library's server: server side only
+        r = tls_net.run_external_client(client, v.client, tc, repeats=n, warmup=m.warmup, timeout=m.timeout_s)
+        if r.status != "ok":
+            return _failed(r.status, r.message)
+        pos = {i: k for k, i in enumerate(sorted(r.server))}
+        return Measured("ok", "", 1, "", _samples(list(r.server.values()), FOREIGN_CLIENT_METRICS, first, pos,
+                                                   False), [])
+    server = _server_path(v, case.library)
+    if v.capacity:
+        if isinstance(server, str):
+            return Measured("unsupported", "capacity is measured against tlsbench server agents", None, "", [], [])
+        r = tls_net.run_capacity(client, server, tc, v.capacity, plan.tls.capacity_seconds, m.timeout_s)
+        if r.status != "ok" or r.capacity is None:
+            return _failed(r.status, r.message)
+        cap = r.capacity
+        rate = int(cap["transactions"]) * 1_000_000_000 // max(1, int(cap["wall_ns"]))
+        reason = f"{cap['failures']} failed transactions: {cap.get('error', '')}" if cap["failures"] else ""
+        return Measured("ok", reason, 1, "", [(rnd, 0, 1, "transactions_per_s", rate)], [])
+    r = tls_net.run_over_tcp(client, server, tc, repeats=n, warmup=m.warmup, timeout=m.timeout_s)
+    if r.status != "ok":
+        return _failed(r.status, r.message)
+    if len(r.client) != n:
+        return Measured("failed", f"client reported {len(r.client)} connections, {n} were asked for", None, "", [], [])
+    # connection numbers count warm-ups and priming handshakes: samples are numbered by position
+    pos = {int(c["i"]): k for k, c in enumerate(r.client)}
+    samples = _samples(r.client, TCP_CLIENT_METRICS, first, pos)
+    samples += _samples([s for _c, s in r.pairs() if s is not None], TCP_SERVER_METRICS, first, pos, False)
+    return Measured("ok", "", 1, "", samples, [])
+
+
+def _measure_memory(client: Path, case: Case, tc: TlsCase, n: int, first: int, warmup: int, timeout: float,
+                    rnd: int) -> Measured:
+    from tlsbench.families.tls.cases import handshake_request
+
+    try:
+        res = agent.call(client, [handshake_request(tc, repeats=n, warmup=warmup)], timeout, case.name)
+    except agent.AgentCallError as e:
+        return Measured("failed", str(e), None, e.partial.stdout, [], [])
+    resp = res.responses[0]
+    if resp.status != "ok":
+        return _failed(resp.status, resp.message, res.stdout)
+    handshakes = resp.of_type("tls")
+    if len(handshakes) != n:
+        return Measured("failed", f"agent sent {len(handshakes)} handshakes, {n} were asked for",
+                        None, res.stdout, [], [])
+    samples = _samples(handshakes, MEMORY_METRICS, first)
+    for rec in resp.of_type("tls_stack"):  # one untimed pass per round
+        samples += [(rnd, 0, 1, metric, int(rec[f])) for f, (metric, _u) in STACK_METRICS.items()]
+    return Measured("ok", "", 1, res.stdout, samples, [])
+
+
+__all__ = ["BASELINE", "METRIC_UNITS", "TlsVariant", "encode_request", "expand_tls", "measure_tls",
+           "prepare_material", "tls_case"]

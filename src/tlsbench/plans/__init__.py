@@ -1,0 +1,1 @@
+"""Plans: what to measure (plan files, presets, flags) and the run environment."""

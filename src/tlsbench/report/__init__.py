@@ -1,0 +1,1 @@
+"""Reports of stored runs: tables, comparisons, HTML, charts and exports."""

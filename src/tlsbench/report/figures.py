@@ -1,0 +1,253 @@
+"""Which charts a stored run gets, and their figures: read from the run's
+stored results (mean and 95% CI of the mean, or medians), never computed
+anew; a case that was not measured is drawn as its status."""
+
+from __future__ import annotations
+
+import re
+
+from tlsbench.families.primitive.catalog import SIZED_KINDS
+from tlsbench.report import charts
+from tlsbench.report import tables as report
+from tlsbench.report.charts import Chart, Point
+from tlsbench.report.tables import STATUS_TEXT, RunData
+
+KIND_TITLES = {"hash": "Hashes", "mac": "MACs", "aead": "Record protection (AEAD, CBC + HMAC)",
+               "kex": "Key exchange", "sig": "Signatures", "pke": "RSA encryption"}
+
+
+def fmt_time(ns: float) -> str:
+    return report._time(ns)
+
+
+def fmt_size(b: float) -> str:
+    """Input sizes (powers of two): B, KiB, MiB."""
+    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if b >= scale:
+            return f"{b / scale:.3g} {unit}"
+    return f"{b:,.0f} B"
+
+
+def fmt_bytes(b: float) -> str:
+    """Memory and traffic: decimal kB and MB, so round axis steps read round."""
+    for unit, scale in (("MB", 1e6), ("kB", 1e3)):
+        if b >= scale:
+            return f"{b / scale:.3g} {unit}"
+    return f"{b:,.0f} B"
+
+
+def fmt_rate(bps: float) -> str:
+    return f"{bps / 1e6:,.4g} MB/s"
+
+
+def fmt_count(v: float) -> str:
+    return f"{v:,.4g}"
+
+
+def _slug(*parts: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", "-".join(parts).lower()).strip("-")
+
+
+def _missing(case: dict | None, what: str = "not measured") -> Point:
+    if case is None:
+        return Point(None, note="not in this run")
+    if case["status"] != "ok":
+        return Point(None, note=STATUS_TEXT.get(case["status"], case["status"]))
+    return Point(None, note=what)
+
+
+def mean_ci(case: dict | None, metric: str) -> Point:
+    """The stored mean with its stored 95% CI (none with one sample)."""
+    r = case["results"].get(metric) if case and case["status"] == "ok" else None
+    if r is None:
+        return _missing(case)
+    return Point(r["mean"], r["ci95_low"], r["ci95_high"])
+
+
+def median(case: dict | None, metric: str, what: str = "not measured") -> Point:
+    r = case["results"].get(metric) if case and case["status"] == "ok" else None
+    return Point(r["median"]) if r is not None else _missing(case, what)
+
+
+def _libraries(cases: list[dict]) -> list[str]:
+    return list(dict.fromkeys(c["library"] for c in cases))
+
+
+def _clockless(data: RunData) -> bool:
+    """A firmware run: exact instruction counts, no clock (charts show counts, never a time)."""
+    ok = [c for c in data.cases if c["status"] == "ok" and c["kind"] != "tls"]
+    return bool(ok) and all("wall_ns" not in c["results"] and "instructions" in c["results"] for c in ok)
+
+
+def _primitive_bars(data: RunData, kind: str) -> Chart | None:
+    cases = [c for c in data.cases if c["kind"] == kind]
+    if not cases:
+        return None
+    libs = _libraries(cases)
+    if _clockless(data):  # firmware: instructions per operation (at the largest size for sized kinds)
+        size = max((c["size"] for c in cases if c["size"]), default=None)
+        if size:
+            cases = [c for c in cases if c["size"] == size]
+        metric, fmt = "instructions", fmt_count
+        at = f" at {fmt_size(size)}" if size else ""
+        caption = (f"Instructions per operation{at} per algorithm and library (exact counts under QEMU -icount:"
+                   " instructions, not cycles); median of the repeats.")
+        title = f"{KIND_TITLES[kind]}: instructions per operation{at}"
+    elif kind in SIZED_KINDS:  # throughput at the largest size
+        size = max(c["size"] for c in cases)
+        cases = [c for c in cases if c["size"] == size]
+        metric, fmt = "throughput", fmt_rate
+        caption = (f"Throughput on {fmt_size(size)} inputs per algorithm and library: bar the mean of the kept"
+                   " samples, whisker its 95% confidence interval (as stored with the run).")
+        title = f"{KIND_TITLES[kind]}: throughput at {fmt_size(size)}"
+    else:
+        metric, fmt = "wall_ns", fmt_time
+        caption = ("Time per operation per algorithm and library: bar the mean of the kept samples, whisker its"
+                   " 95% confidence interval (as stored with the run).")
+        title = f"{KIND_TITLES[kind]}: time per operation"
+    by_key = {(c["alg"], c["op"], c["library"]): c for c in cases}
+    cats = list(dict.fromkeys((c["alg"], c["op"]) for c in cases))
+    series = {lib: [mean_ci(by_key.get((a, o, lib)), metric) for a, o in cats] for lib in libs}
+    return charts.bars(_slug(kind, metric), title, caption, [f"{a} {o}" for a, o in cats], series, fmt)
+
+
+def _size_lines(data: RunData, kind: str) -> list[Chart]:
+    cases = [c for c in data.cases if c["kind"] == kind and c["size"] is not None]
+    out = []
+    metric, fmt, what = ("instructions", fmt_count, "instructions") if _clockless(data) else ("wall_ns", fmt_time,
+                                                                                              "time")
+    for alg in dict.fromkeys(c["alg"] for c in cases):
+        mine = [c for c in cases if c["alg"] == alg]
+        sizes = sorted({c["size"] for c in mine})
+        if len(sizes) < 2:
+            continue
+        ops = list(dict.fromkeys(c["op"] for c in mine))
+        by_key = {(c["library"], c["op"], c["size"]): c for c in mine}
+        series, groups, dashed = {}, [], []
+        for li, lib in enumerate(_libraries(mine)):
+            for oi, op in enumerate(ops):
+                name = lib if len(ops) == 1 else f"{lib} {op}"
+                series[name] = [median(by_key.get((lib, op, s)), metric) for s in sizes]
+                groups.append(li)
+                dashed.append(oi > 0)
+        out.append(charts.lines(
+            _slug(kind, alg, "by-size"), f"{alg}: {what} per operation by input size", (
+                f"{alg}: median {what} of one operation against the input size, both axes logarithmic; a gap is a"
+                " size that was not measured."), sizes, series, "input size", fmt_size, fmt, groups, dashed))
+    return out
+
+
+def _tls_cases(data: RunData, foreign_clients: bool) -> list[dict]:
+    """Handshake cases (not capacity, not the TCP baseline); with or without
+    those against a client tool (only their server side is measured)."""
+    pattern = r"(^|[/+])clients?=" if not foreign_clients else r"(^|[/+])clients="
+    return [c for c in data.cases if c["kind"] == "tls" and c["alg"] != "TCP" and not re.search(pattern, c["op"])]
+
+
+def _tls_charts(data: RunData) -> list[Chart]:
+    own = _tls_cases(data, foreign_clients=False)
+    tls = _tls_cases(data, foreign_clients=True)
+    out: list[Chart] = []
+    clockless = _clockless(data)
+    if own and not clockless:
+        libs = _libraries(own)
+        by_key = {(c["alg"], c["op"], c["library"]): c for c in own}
+        cats = list(dict.fromkeys((c["alg"], c["op"]) for c in own))
+
+        def wall(case: dict | None) -> Point:
+            if case and case["status"] == "ok" and "handshake_wall_ns" not in case["results"]:
+                return mean_ci(case, "exchange_wall_ns")
+            return mean_ci(case, "handshake_wall_ns")
+        series = {lib: [wall(by_key.get((a, o, lib))) for a, o in cats] for lib in libs}
+        labels = [f"{a} {o}" for a, o in cats]
+        base = {c["library"]: c for c in data.cases if c["kind"] == "tls" and c["alg"] == "TCP"}
+        if base:  # the plain TCP baseline: its connect time, beside the handshakes
+            labels.append("TCP without TLS: connect")
+            for lib in libs:
+                series[lib].append(mean_ci(base.get(lib), "connect_wall_ns"))
+        out.append(charts.bars(
+            "tls-handshake-wall", "TLS: handshake time per suite and variant", (
+                "Over TCP the client's wall time to handshake complete; in memory the wall time of the handshake"
+                " and a 64-byte request/response. Bar the mean of the kept samples, whisker its 95% confidence"
+                " interval (as stored). The TCP baseline shows the plain TCP connect."), labels, series, fmt_time))
+    if tls:
+        rows = [f"{c['library']} {c['alg']} {c['op']}" for c in tls]
+        if clockless:
+            ins = [[median(c, "client_instructions", "n/m"), median(c, "server_instructions", "n/m")] for c in tls]
+            out.append(charts.stacked(
+                "tls-instructions-per-side", "TLS: instructions per handshake, client + server", (
+                    "Median instructions per handshake on each side (exact counts under QEMU -icount: instructions,"
+                    " not cycles), stacked."), rows, ["client", "server"], ins, fmt_count))
+        else:
+            cpu = [[median(c, "client_cpu_ns", "n/m (foreign)"), median(c, "server_cpu_ns", "n/m (foreign)")]
+                   for c in tls]
+            out.append(charts.stacked(
+                "tls-cpu-per-side", "TLS: CPU time per handshake, client + server", (
+                    "Median thread CPU time per handshake in each side's library, stacked; n/m: not measured (the"
+                    " side of a peer nobody here wrote)."), rows, ["client CPU", "server CPU"], cpu, fmt_time))
+        heap = [[median(c, "client_heap_peak_bytes", "n/m"), median(c, "server_heap_peak_bytes", "n/m")]
+                for c in tls]
+        if any(p.value is not None for row in heap for p in row):
+            out.append(charts.stacked(
+                "tls-heap-per-side", "TLS: peak heap per side, client + server", (
+                    "Median peak heap of each side during a handshake, stacked; n/m: not measured for that side."),
+                rows, ["client heap peak", "server heap peak"], heap, fmt_bytes))
+        stack = [[median(c, "client_stack_bytes", "n/m"), median(c, "server_stack_bytes", "n/m")] for c in tls]
+        if any(p.value is not None for row in stack for p in row):
+            out.append(charts.stacked(
+                "tls-stack-per-side", "TLS: peak stack per side, client + server", (
+                    "Peak stack of each side (painted stack, one untimed pass per round), stacked; n/m: not"
+                    " measured for that side (over TCP the stack is not measured)."),
+                rows, ["client stack", "server stack"], stack, fmt_bytes))
+    cap = [c for c in data.cases if c["kind"] == "tls" and "clients=" in c["op"]]
+    if cap:
+        libs = _libraries(cap)
+        by_key = {(c["alg"], c["op"], c["library"]): c for c in cap}
+        cats = list(dict.fromkeys((c["alg"], c["op"]) for c in cap))
+        series = {lib: [mean_ci(by_key.get((a, o, lib)), "transactions_per_s") for a, o in cats] for lib in libs}
+        out.append(charts.bars(
+            "tls-transactions", "TLS: transactions per second", (
+                "Full handshakes with a 64-byte request/response per second, with N concurrent clients (clients=N);"
+                " bar the mean over the rounds, whisker its 95% confidence interval (as stored)."),
+            [f"{a} {o}" for a, o in cats], series, lambda v: f"{v:,.0f}/s"))
+    return out
+
+
+def _interop_chart(data: RunData) -> Chart | None:
+    header, body = report.interop(data)
+    if not body:
+        return None
+    servers = header[3:]
+    rows, cells = [], {}
+    for line in body:
+        row = f"{line[0]} {line[1]} — client {line[2]}"
+        rows.append(row)
+        for server, text in zip(servers, line[3:], strict=True):
+            if text == "-":
+                continue
+            state = "ok" if text.startswith("ok") else "unsupported" if text.startswith("unsupported") else "fails"
+            cells[(row, server)] = (text, state)
+    return charts.grid("interop", "Interop: client library x server", (
+        "Each client against each server over loopback TCP: ok with the median handshake wall time, or the failure"
+        " (hover a cell for the whole reason; the interop table below has it too)."), rows, servers, cells)
+
+
+def figures(data: RunData) -> list[Chart]:
+    out: list[Chart] = []
+    kinds = list(dict.fromkeys(c["kind"] for c in data.cases))
+    for kind in kinds:
+        if kind == "tls":
+            continue
+        bar = _primitive_bars(data, kind)
+        if bar:
+            out.append(bar)
+        if kind in SIZED_KINDS:
+            out += _size_lines(data, kind)
+    if "tls" in kinds:
+        out += _tls_charts(data)
+        grid = _interop_chart(data)
+        if grid:
+            out.append(grid)
+    slugs = [c.slug for c in out]
+    assert len(slugs) == len(set(slugs)), "chart names must be unique"
+    return out

@@ -1,0 +1,373 @@
+"""Reports of a stored run: read -> arrange -> render (terminal, Markdown,
+CSV, JSON). Every figure comes from the store; a case that was not measured
+shows why (unsupported, check failed, failed), never a zero."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+
+from tlsbench.engine.store import RunInfo, Store
+
+FORMATS = ("table", "markdown", "csv", "json")
+STATUS_TEXT = {"unsupported": "unsupported", "check_failed": "check failed", "failed": "failed",
+               "does_not_fit": "does not fit"}
+
+
+@dataclass
+class RunData:
+    run: RunInfo
+    libraries: list[dict]
+    checks: list[dict]
+    cases: list[dict]  # each with "results": {metric: {...}}
+    code_sizes: list[dict] = field(default_factory=list)  # firmware runs: per library and component
+
+
+def load(store: Store, run_id: int) -> RunData:
+    run = store.get_run(run_id)
+    cases = {c["name"]: {**dict(c), "results": {}} for c in store.cases(run_id)}
+    for r in store.results(run_id):
+        cases[r["name"]]["results"][r["metric"]] = dict(r)
+    for c in cases.values():
+        c.pop("transcript", None)
+    return RunData(
+        run=run,
+        libraries=[dict(r) for r in store.libraries(run_id)],
+        checks=[dict(r) for r in store.checks(run_id)],
+        cases=list(cases.values()),
+        code_sizes=[dict(r) for r in store.code_sizes(run_id)],
+    )
+
+
+def _time(ns: float) -> str:
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if ns >= scale:
+            return f"{ns / scale:.3g} {unit}"
+    return f"{ns:.3g} ns"
+
+
+def _rate(bps: float) -> str:
+    return f"{bps / 1e6:,.1f} MB/s"
+
+
+def cell(case: dict, metric: str | None = None) -> str:
+    if case["status"] != "ok":
+        return STATUS_TEXT.get(case["status"], case["status"])
+    res = case["results"]
+    if metric is not None:
+        r = res.get(metric)
+        if r is None:
+            return "not measured"
+        if r["unit"] == "bytes":
+            return f"{r['median']:,.0f} B"
+        return f"{r['median']:.4g} {r['unit']}"
+    if "flash_bytes" in res and "ram_bytes" in res:  # a size probe (tlsbench sizes)
+        return f"{res['flash_bytes']['median']:,.0f} B flash, {res['ram_bytes']['median']:,.0f} B RAM"
+    if case["alg"] == "TCP" and "transaction_wall_ns" in res:  # the plain TCP baseline
+        return (f"TCP {_time(res['transaction_wall_ns']['median'])} per request/response"
+                f" ({_time(res['connect_wall_ns']['median'])} connect),"
+                f" {res['total_c2s_bytes']['median']:.0f}+{res['total_s2c_bytes']['median']:.0f} B")
+    if "transactions_per_s" in res:  # TLS server capacity
+        return f"{res['transactions_per_s']['median']:,.0f} transactions/s"
+    if "c2s_bytes" in res and ("client_instructions" in res or "server_instructions" in res):
+        # a TLS case on firmware: exact instructions per side (one side on the device: the other is the host's,
+        # not measured), bytes each way
+        def count(metric: str) -> str:
+            return f"{res[metric]['median']:,.0f}" if metric in res else "host"
+        return (f"C {count('client_instructions')} / S {count('server_instructions')}"
+                f" instructions, {res['c2s_bytes']['median']:.0f}+{res['s2c_bytes']['median']:.0f} B"
+                + (f", {res['round_trips']['median']:.0f} RTT" if "round_trips" in res else ""))
+    if "c2s_bytes" in res and ("client_cpu_ns" in res or "server_cpu_ns" in res):
+        # a TLS case: CPU per side (a foreign peer's is not measured), bytes each way
+        def side(metric: str) -> str:
+            return _time(res[metric]["median"]) if metric in res else "not measured (foreign)"
+        text = (f"C {side('client_cpu_ns')} / S {side('server_cpu_ns')},"
+                f" {res['c2s_bytes']['median']:.0f}+{res['s2c_bytes']['median']:.0f} B")
+        if "round_trips" in res:
+            text += f", {res['round_trips']['median']:.0f} RTT"
+        for wall in ("handshake_wall_ns", "server_handshake_wall_ns"):  # over TCP: to handshake complete
+            if wall in res:
+                text += f", {_time(res[wall]['median'])} wall"
+                break
+        return text
+    if "wall_ns" not in res and "instructions" in res:  # firmware: exact counts, no clock
+        n = res["instructions"]["median"]
+        per_byte = f" ({n / case['size']:,.1f}/B)" if case.get("size") else ""
+        return f"{n:,.0f} instructions{per_byte}"
+    if "wall_ns" not in res and "cycles" in res:  # a real board's cycle counter
+        return f"{res['cycles']['median']:,.0f} cycles"
+    wall = res["wall_ns"]
+    spread = f" ±{100 * wall['stdev'] / wall['median']:.1f}%" if wall["stdev"] is not None and wall["median"] else ""
+    if "throughput" in res:
+        return f"{_rate(res['throughput']['median'])}{spread}"
+    return f"{_time(wall['median'])}{spread}"
+
+
+def code_size_table(data: RunData) -> tuple[list[str], list[list[str]]]:
+    """Firmware runs: flash (text + rodata + data) and static RAM (data +
+    bss) per library image, per component, from the linker map."""
+    header = ["library", "component", "flash bytes", "static RAM bytes"]
+    body = [[r["library"], r["component"], f"{r['flash_bytes']:,}", f"{r['ram_bytes']:,}"] for r in data.code_sizes]
+    return header, body
+
+
+def pivot(data: RunData, metric: str | None = None) -> tuple[list[str], list[list[str]]]:
+    """Rows: kind/alg/op/size; columns: libraries. Cells: median throughput
+    (sized operations) or median time per operation, with stdev/median; or
+    the median of another metric (heap_peak_bytes, stack_bytes, ...)."""
+    libs = list(dict.fromkeys(c["library"] for c in data.cases))
+    rows: dict[tuple, dict[str, str]] = {}
+    for c in data.cases:
+        key = (c["kind"], c["alg"], c["op"], c["size"])
+        rows.setdefault(key, {})[c["library"]] = cell(c, metric)
+    header = ["kind", "algorithm", "op", "size"] + libs
+    body = [
+        [k[0], k[1], k[2], "" if k[3] is None else str(k[3])] + [cells.get(lib, "-") for lib in libs]
+        for k, cells in rows.items()
+    ]
+    return header, body
+
+
+def _server_of(case: dict) -> str | None:
+    """The server side of a TCP case (None for in-memory cases)."""
+    parts = case["op"].split("/")
+    opts = parts[2].split("+") if len(parts) > 2 else []
+    if "tcp" not in opts:
+        return None
+    named = [o[7:] for o in opts if o.startswith("server=")]
+    return named[0] if named else case["library"]
+
+
+def _client_of(case: dict) -> str:
+    parts = case["op"].split("/")
+    opts = parts[2].split("+") if len(parts) > 2 else []
+    named = [o[7:] for o in opts if o.startswith("client=")]
+    return named[0] if named else case["library"]
+
+
+def interop(data: RunData) -> tuple[list[str], list[list[str]]]:
+    """The interop matrix of TCP cases: a row per suite, variant and client
+    library, a column per server; a cell says ok (with the client's handshake
+    wall time) or why it failed."""
+    servers: list[str] = []
+    rows: dict[tuple, dict[str, str]] = {}
+    for c in data.cases:
+        server = _server_of(c)
+        if server is None or "clients=" in c["op"]:
+            continue
+        if server not in servers:
+            servers.append(server)
+        variant = "/".join(p for p in c["op"].split("/")[:2])
+        opts = [o for o in c["op"].split("/")[2].split("+")
+                if o != "tcp" and not o.startswith(("server=", "client="))]
+        key = (c["alg"], variant + ("/" + "+".join(opts) if opts else ""), _client_of(c))
+        if c["status"] == "ok":
+            wall = c["results"].get("handshake_wall_ns") or c["results"].get("server_handshake_wall_ns")
+            text = "ok" + (f" {_time(wall['median'])}" if wall else "")
+        elif c["status"] == "unsupported":
+            text = "unsupported: " + (c["reason"] or "")[:60]
+        else:
+            text = "FAILS: " + (c["reason"] or "").removeprefix("handshake failed: ")[:80]
+        rows.setdefault(key, {})[server] = text
+    header = ["suite", "variant", "client \\ server", *servers]
+    body = [[*k, *(cells.get(s, "-") for s in servers)] for k, cells in rows.items()]
+    return header, body
+
+
+TLS_TIME_COLUMNS = (  # (header, metric, how to show it)
+    ("client CPU", "client_cpu_ns", "time"), ("server CPU", "server_cpu_ns", "time"),
+    ("wall", ("handshake_wall_ns", "exchange_wall_ns"), "time"),
+)
+TLS_INSTRUCTION_COLUMNS = (  # firmware: exact counts instead of clocks
+    ("client instructions", "client_instructions", "count"), ("server instructions", "server_instructions", "count"),
+)
+TLS_COLUMNS = (*TLS_TIME_COLUMNS,
+    ("C->S B", "c2s_bytes", "count"), ("S->C B", "s2c_bytes", "count"), ("RTT", "round_trips", "count"),
+    ("C heap peak", "client_heap_peak_bytes", "count"), ("S heap peak", "server_heap_peak_bytes", "count"),
+    ("C heap held", "client_heap_held_bytes", "count"), ("S heap held", "server_heap_held_bytes", "count"),
+    ("C stack", "client_stack_bytes", "count"), ("S stack", "server_stack_bytes", "count"),
+    ("bulk", "bulk_throughput_per_s", "rate"),
+)
+
+
+def _tls_value(res: dict, metric, how: str) -> str:
+    for m in (metric,) if isinstance(metric, str) else metric:
+        if m in res:
+            v = res[m]["median"]
+            return _time(v) if how == "time" else _rate(v) if how == "rate" else f"{v:,.0f}"
+    return "n/m"  # not measured for this case (e.g. a foreign server's side)
+
+
+def tls_table(data: RunData) -> tuple[list[str], list[list[str]]]:
+    """A row per TLS case: medians per side (CPU, bytes, round trips, heap,
+    stack, bulk throughput); a case that did not run says why."""
+    firmware = any("client_instructions" in c["results"] and "client_cpu_ns" not in c["results"]
+                   for c in data.cases)
+    columns = (*TLS_INSTRUCTION_COLUMNS, *TLS_COLUMNS[len(TLS_TIME_COLUMNS):]) if firmware else TLS_COLUMNS
+    header = ["suite", "variant", "library", *(h for h, _m, _w in columns)]
+    body = []
+    for c in data.cases:
+        if c["kind"] != "tls" or c["alg"] == "TCP" or "clients=" in c["op"]:
+            continue
+        row = [c["alg"], c["op"], c["library"]]
+        if c["status"] != "ok":
+            why = (c["reason"] or "").removeprefix("handshake failed: ")
+            body.append(row + [f"{STATUS_TEXT.get(c['status'], c['status'])}: {why[:100]}"]
+                        + [""] * (len(columns) - 1))
+            continue
+        body.append(row + [_tls_value(c["results"], m, how) for _h, m, how in columns])
+    return header, body
+
+
+def tls_extras(data: RunData) -> tuple[list[str], list[list[str]]]:
+    """Capacity and TCP baseline cases: a line each."""
+    body = []
+    for c in data.cases:
+        if c["kind"] == "tls" and (c["alg"] == "TCP" or "clients=" in c["op"]):
+            body.append([c["alg"], c["op"], c["library"], cell(c)])
+    return ["suite", "variant", "library", "result"], body
+
+
+def _aligned(header: list[str], body: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
+    fmt = lambda r: "  ".join(v.ljust(w) for v, w in zip(r, widths, strict=False)).rstrip()  # noqa: E731
+    return "\n".join([fmt(header), fmt(["-" * w for w in widths]), *map(fmt, body)])
+
+
+def _markdown(header: list[str], body: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in body]
+    return "\n".join(lines)
+
+
+def _context(data: RunData, md: bool) -> list[str]:
+    r = data.run
+    m = r.machine
+    status = r.status if r.status == "complete" else f"{r.status} (incomplete: tlsbench run --resume {r.id})"
+    bullet = "- " if md else "  "
+    method = r.plan["method"]
+    firmware = "board" in m
+    sampling = ("one operation per sample (exact counts)" if firmware
+                else f"samples of >= {method['min_sample_ms']} ms")
+    out = [
+        f"{'## ' if md else ''}tlsbench run {r.id}: plan {r.plan_name}, target {r.target}, {status}",
+        f"{bullet}{'host ' if firmware else ''}machine: {m.get('cpu_model')} ({m.get('cores')} cores;"
+        f" {', '.join(m.get('cpu_flags', []))}), {m.get('os')}, kernel {m.get('kernel')}",
+    ]
+    if firmware:
+        out.append(f"{bullet}board: {m['board']} ({m.get('board_cpu')}, {m.get('board_ram_bytes', 0) // 1024} KiB RAM),"
+                   f" counter: {m.get('board_counter')}"
+                   + (f"; {m['emulator']} {m.get('emulator_options', '')}" if "emulator" in m else "")
+                   + f"; built with {m.get('cross_compiler')}, newlib {m.get('newlib')}")
+    if "size_probes" in method:  # tlsbench sizes: no sampling, images measured
+        out.append(f"{bullet}tlsbench {r.tlsbench_version}; method: {method['size_probes']}")
+    else:
+        out.append(f"{bullet}tlsbench {r.tlsbench_version}; method: {method['repeats']} repeats in"
+                   f" {method.get('rounds', 1)} round(s) over the plan, warm-up {method['warmup']} per round,"
+                   f" outliers {method['outliers']}, {sampling}")
+    if method.get("env"):
+        out.append(f"{bullet}environment of the run's processes: "
+                   + " ".join(f"{k}={v}" for k, v in sorted(method["env"].items())))
+    for lib in data.libraries:
+        out.append(f"{bullet}{lib['library']}: {lib['version']} [{lib['source']}]")
+        if firmware:  # the profile, optimisation and seed make firmware numbers what they are
+            out.append(f"{bullet}{lib['library']} build: {lib['config']}")
+    missing: dict[str, str] = {}
+    for lib in data.libraries:
+        missing.update(json.loads(lib["counters_missing_json"]))
+    for counter, why in sorted(missing.items()):
+        out.append(f"{bullet}{counter}: not measured on this {'target' if firmware else 'machine'} ({why})")
+    no_room_checks = {(c["library"], c["alg"]) for c in data.cases if c["status"] == "does_not_fit"}
+    for c in data.checks:
+        if c["status"] == "fail" and (c["library"], c["alg"]) not in no_room_checks:
+            out.append(f"{bullet}CHECK FAILED, not timed: {c['library']} {c['alg']}: {c['detail']}")
+    no_room: dict[str, list[str]] = {}  # reason -> cases: a too-big image is one reason for many cases
+    for c in data.cases:
+        if c["status"] == "does_not_fit":
+            no_room.setdefault(f"{c['library']}: {c['reason']}", []).append(c["name"])
+    for why, names in list(no_room.items())[:20]:
+        out.append(f"{bullet}DOES NOT FIT: {why}" + (f" ({len(names)} cases)" if len(names) > 1 else f" ({names[0]})"))
+    failed = [c for c in data.cases if c["status"] == "failed"]
+    for c in failed[:20]:
+        out.append(f"{bullet}FAILED: {c['name']}: {c['reason']}")
+    if len(failed) > 20:
+        out.append(f"{bullet}... and {len(failed) - 20} more failed cases")
+    return out
+
+
+def render(data: RunData, fmt: str, metric: str | None = None, view: str = "cases") -> str:
+    if view == "tls" and fmt in ("table", "markdown"):
+        md = fmt == "markdown"
+        bullet = "- " if md else "  "
+        render_t = _markdown if md else _aligned
+        legend = (f"{bullet}TLS cases: medians per handshake; CPU is each side's thread CPU time in the library,"
+                  " wall is the client's time to handshake complete (TCP) or of the handshake and 64-byte"
+                  " request/response (memory); bytes and round trips from the exchange; heap and stack per side"
+                  " (n/m: not measured for this case, e.g. the side of a foreign server)")
+        out = "\n".join([*_context(data, md), legend]) + "\n\n" + render_t(*tls_table(data)) + "\n"
+        extras = tls_extras(data)
+        if extras[1]:
+            out += "\n" + render_t(*extras) + "\n"
+        return out
+    if view == "interop" and fmt in ("table", "markdown"):
+        header, body = interop(data)
+        md = fmt == "markdown"
+        table = _markdown(header, body) if md else _aligned(header, body)
+        bullet = "- " if md else "  "
+        legend = (f"{bullet}interop over loopback TCP: each client library against each server;"
+                  " ok with the median handshake wall time (the client's; the server's against a client tool),"
+                  " or the failure with its reason")
+        table = table if body else "(no TCP cases in this run)"
+        return "\n".join([*_context(data, md), legend]) + "\n\n" + table + "\n"
+    if fmt in ("table", "markdown"):
+        header, body = pivot(data, metric)
+        md = fmt == "markdown"
+        table = _markdown(header, body) if md else _aligned(header, body)
+        has_tls = any(c["kind"] == "tls" for c in data.cases)
+        firmware = any("instructions" in c["results"] and "wall_ns" not in c["results"] for c in data.cases)
+        sizes = any("flash_bytes" in c["results"] for c in data.cases)
+        legend = ("cells: flash (text + rodata + data) and static RAM (data + bss) the primitive adds to an"
+                  " empty image: library code and tables, and the C runtime it reaches (not tlsbench's own"
+                  " platform code); heap and stack are measured per operation elsewhere" if sizes and metric is None
+                  else "cells: instructions per operation, median of the repeats (exact counts, identical in every"
+                  " run; emulated: instructions, not cycles), per byte for sized operations"
+                  if firmware and metric is None else
+                  "cells: median throughput for sized operations, otherwise median wall time per operation;"
+                  " ±: stdev/median of the kept samples"
+                  + ("; tls: median CPU time per handshake of the client (C) and the server (S), handshake"
+                     " bytes client->server + server->client, round trips" if has_tls else "")
+                  if metric is None else
+                  f"cells: median {metric} per operation (heap and stack from one untimed pass per round)")
+        bullet = "- " if md else "  "
+        out = "\n".join([*_context(data, md), bullet + legend]) + "\n\n" + table + "\n"
+        if data.code_sizes:
+            sizes_table = _markdown(*code_size_table(data)) if md else _aligned(*code_size_table(data))
+            out += ("\n" + bullet + "code size of each firmware image, from its linker map (static RAM excludes"
+                    " heap and stack, which are measured per operation)\n\n" + sizes_table + "\n")
+        return out
+    if fmt == "csv":
+        buf = io.StringIO()
+        cols = ["run", "case", "library", "library_version", "kind", "name", "op", "size", "status", "reason",
+                "metric", "unit", "n", "removed", "median", "mean", "stdev", "min", "max", "ci95_low", "ci95_high"]
+        w = csv.writer(buf)
+        w.writerow(cols)
+        versions = {lib["library"]: lib["version"] for lib in data.libraries}
+        for c in data.cases:
+            base = [data.run.id, c["name"], c["library"], versions.get(c["library"], ""), c["kind"], c["alg"],
+                    c["op"], c["size"] if c["size"] is not None else "", c["status"], c["reason"]]
+            if not c["results"]:
+                w.writerow(base + [""] * 11)
+            for metric, r in c["results"].items():
+                w.writerow(base + [metric] + [r[k] if r[k] is not None else "" for k in cols[11:]])
+        return buf.getvalue()
+    if fmt == "json":
+        r = data.run
+        doc = {
+            "run": r.id, "status": r.status, "target": r.target, "plan": r.plan, "machine": r.machine,
+            "tlsbench_version": r.tlsbench_version, "libraries": data.libraries, "checks": data.checks,
+            "cases": data.cases,
+        }
+        return json.dumps(doc, indent=1, default=str) + "\n"
+    raise ValueError(f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")

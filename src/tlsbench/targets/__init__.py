@@ -1,0 +1,1 @@
+"""Where agents run and how they are built: host, QEMU boards, serial boards."""

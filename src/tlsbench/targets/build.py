@@ -1,0 +1,151 @@
+"""Building the agents with CMake (both cores; reuses the build dir): the
+host executables, or the firmware of a Cortex-M board cross-compiled with
+agent/cmake/arm-none-eabi.cmake."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+
+from tlsbench import paths
+from tlsbench.errors import SetupError
+from tlsbench.families.primitive.catalog import LIBRARIES
+from tlsbench.targets import firmware, sources
+from tlsbench.targets import target as targets
+
+
+def build_agents(libraries: list[str] | None = None, jobs: int | None = None, log=print) -> None:
+    libs = list(libraries or LIBRARIES)
+    unknown = [lib for lib in libs if lib not in LIBRARIES]
+    if unknown:
+        raise SetupError(f"unknown library {unknown[0]!r}; known: {', '.join(LIBRARIES)}")
+    if shutil.which("cmake") is None:
+        raise SetupError("cmake not found (apt-get install cmake)")
+    srcs = sources.ensure_sources([lib for lib in libs if lib in ("mbedtls", "wolfssl")])
+    build = paths.build_dir("host")
+    build.mkdir(parents=True, exist_ok=True)
+    configure = [
+        "cmake", "-S", str(paths.root() / "agent"), "-B", str(build),
+        "-DCMAKE_BUILD_TYPE=Release",
+        f"-DTB_LIBRARIES={';'.join(libs)}",
+    ]
+    if shutil.which("ninja") and not (build / "Makefile").exists():
+        configure += ["-G", "Ninja"]
+    for lib, src in srcs.items():
+        configure.append(f"-DTB_{lib.upper()}_SOURCE_DIR={src}")
+    log(f"configuring agents ({', '.join(libs)}) in {build}")
+    _run(configure, "cmake configure")
+    jobs = jobs or os.cpu_count() or 2
+    log(f"building agents with {jobs} jobs")
+    _run(["cmake", "--build", str(build), "--parallel", str(jobs)], "cmake build")
+
+
+OPT_LEVELS = {"Os": "MinSizeRel", "O2": "RelWithDebInfo", "O3": "Release"}
+# Firmware libraries: the embedded ones (OpenSSL and GnuTLS are the PC side).
+FIRMWARE_LIBRARIES = ("mbedtls", "wolfssl")
+
+
+def build_firmware(target: targets.Target, libraries: list[str] | None = None, opt: str = "Os",
+                   jobs: int | None = None, log=print, size_probes: bool = False) -> list[str]:
+    """Cross-compiles the firmware agents of target's board; returns the
+    libraries built (the selftest double is always built too). size_probes:
+    the per-primitive size probes too (agent/sizeprobe; tlsbench sizes)."""
+    board = target.board
+    assert board is not None
+    libs = list(FIRMWARE_LIBRARIES if libraries is None else libraries)
+    bad = [lib for lib in libs if lib not in FIRMWARE_LIBRARIES]
+    if bad:
+        raise SetupError(f"{bad[0]!r} has no firmware build; firmware libraries: {', '.join(FIRMWARE_LIBRARIES)}")
+    if opt not in OPT_LEVELS:
+        raise SetupError(f"unknown optimisation level {opt!r}; one of: {', '.join(OPT_LEVELS)}")
+    for tool in ("cmake", "arm-none-eabi-gcc"):
+        if shutil.which(tool) is None:
+            raise SetupError(f"{tool} not found (apt-get install cmake gcc-arm-none-eabi libnewlib-arm-none-eabi)")
+    srcs = sources.ensure_sources(libs)
+    build = target.cmake_dir()
+    build.mkdir(parents=True, exist_ok=True)
+    agent_dir = paths.root() / "agent"
+    configure = [
+        "cmake", "-S", str(agent_dir), "-B", str(build),
+        f"-DCMAKE_TOOLCHAIN_FILE={agent_dir / 'cmake' / 'arm-none-eabi.cmake'}",
+        f"-DCMAKE_BUILD_TYPE={OPT_LEVELS[opt]}", f"-DTB_CPU={board.cpu}", f"-DTB_PLATFORM={board.platform}",
+        f"-DTB_MACHINE={board.name}", f"-DTB_LIBRARIES={';'.join(libs)}",
+        f"-DTB_SIZE_PROBES={'ON' if size_probes else 'OFF'}", f"-DTB_ONE_SIDE={'ON' if target.one_side else 'OFF'}",
+    ]
+    if shutil.which("ninja") and not (build / "Makefile").exists():
+        configure += ["-G", "Ninja"]
+    for lib, src in srcs.items():
+        configure.append(f"-DTB_{lib.upper()}_SOURCE_DIR={src}")
+    for lib, profile in target.profiles:
+        configure.append(f"-DTB_{lib.upper()}_PROFILE={profile}")
+    lean = ", one-side image" if target.one_side else ""
+    log(f"configuring firmware for {target.name} ({board.cpu}, -{opt}{lean}; {', '.join(libs) or 'selftest only'})")
+    _run(configure, "cmake configure (firmware)")
+    jobs = jobs or os.cpu_count() or 2
+    log(f"building firmware with {jobs} jobs")
+    built = []
+    # one image at a time: an image too big for the board is a finding ("does
+    # not fit", with the bytes), not a failed build of the others
+    for lib in ["selftest", *libs]:
+        exe = f"tlsbench-agent-{lib}"
+        marker = build / f"{exe}.does-not-fit"
+        marker.unlink(missing_ok=True)
+        try:
+            _run(["cmake", "--build", str(build), "--parallel", str(jobs), "--target", exe],
+                 f"cmake build (firmware {lib})")
+        except SetupError as e:
+            overflow = overflows(str(e))
+            if not overflow:
+                raise
+            marker.write_text(f"does not fit {board.name}: {overflow}")
+            log(f"{lib}: does not fit {board.name}: {overflow}")
+            firmware.write_stamp(target, lib, opt)  # a finding from these inputs: not built again for them
+            continue
+        firmware.write_stamp(target, lib, opt)
+        if lib != "selftest":
+            built.append(lib)
+    if size_probes:  # every probe image; one too big for the board is simply absent (said by sizes)
+        keep_going = ["-k", "0"] if (build / "build.ninja").exists() else ["-k"]
+        try:
+            _run(["cmake", "--build", str(build), "--parallel", str(jobs), "--", *keep_going],
+                 "cmake build (size probes)")
+        except SetupError as e:
+            # only images too big for the board may be missing: any compile error is an error
+            if not overflows(str(e)) or _compile_errors(str(e)):
+                raise
+    return built
+
+
+def _compile_errors(text: str) -> str:
+    """Compiler/assembler errors in a build log excerpt (linker overflows aside)."""
+    return "\n".join(line for line in text.splitlines()
+                     if ("error:" in line.lower() or "Error:" in line) and "ld returned" not in line
+                     and "collect2" not in line and "overflowed" not in line)
+
+
+def overflows(text: str) -> str:
+    """Why an image does not fit, from the linker's output: its "region `RAM'
+    overflowed by N bytes" lines and the board scripts' own assertions
+    (e.g. "less than 1 KiB of RAM left for the heap"), summarised."""
+    found = re.findall(r"region `([A-Za-z0-9_]+)' overflowed by (\d+) bytes", text)
+    out = [f"{region} short by {int(n):,} bytes" for region, n in dict(found).items()]
+    out += sorted(set(re.findall(r"ld: (less than [^\n]*? left for the heap)", text)))
+    return ", ".join(out)
+
+
+def _run(cmd: list[str], what: str) -> None:
+    """Runs a build step, its output appended to the build log; a failure
+    names the step and quotes this step's own output (the linker's overflow
+    lines first: they say by how much an image misses its board)."""
+    log_dir = paths.data_dir() / "logs"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    log_file = log_dir / "build.log"
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
+    with log_file.open("a") as f:
+        f.write("$ " + " ".join(cmd) + "\n" + proc.stdout)
+    if proc.returncode != 0:
+        lines = proc.stdout.strip().splitlines()
+        overflow = [line for line in lines if "overflowed by" in line or "left for the heap" in line]
+        raise SetupError(f"{what} failed (full log: {log_file}):\n" + "\n".join(overflow + lines[-15:]))

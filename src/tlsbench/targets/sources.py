@@ -1,0 +1,219 @@
+"""Fetching the pinned library sources from Debian source packages.
+
+apt-get runs with a private source list and a private state folder under
+third_party/apt, so the system's package configuration is never touched;
+the mirror is read from the system's own apt configuration. Every
+downloaded file must match the SHA-256 in libraries.lock.toml.
+
+A user on another distribution points tlsbench at an unpacked upstream
+release instead: TLSBENCH_MBEDTLS_SOURCE=/path, TLSBENCH_WOLFSSL_SOURCE=/path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import tarfile
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from tlsbench import paths
+from tlsbench.errors import SetupError
+
+VERIFIED_MARK = ".tlsbench-verified"
+# libraries taken from the system, and the development package that brings them
+SYSTEM_PACKAGES = {"openssl": "libssl-dev", "gnutls": "libgnutls28-dev"}
+
+
+def _dpkg_version(package: str) -> str:
+    try:
+        proc = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package], capture_output=True, text=True)
+    except OSError:
+        return ""
+    return proc.stdout.strip() if proc.returncode == 0 else ""
+
+
+@dataclass(frozen=True)
+class PinnedSource:
+    library: str
+    package: str
+    version: str
+    suite: str
+    upstream: str
+    archive: str
+    source_dir: str
+    marker: str
+    sha256: dict[str, str]
+
+
+def load_lock(path: Path | None = None) -> dict[str, PinnedSource]:
+    path = path or paths.lock_file()
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise SetupError(f"cannot read lock file {path}: {e}") from e
+    pins = {}
+    for lib, entry in data.items():
+        try:
+            pins[lib] = PinnedSource(library=lib, **entry)
+        except TypeError as e:
+            raise SetupError(f"{path}: entry [{lib}] is malformed: {e}") from e
+        if entry["archive"] not in entry["sha256"]:
+            raise SetupError(f"{path}: [{lib}] archive {entry['archive']} has no sha256")
+    return pins
+
+
+def sha256_of(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def system_mirror() -> str:
+    """The Debian mirror the system's apt configuration uses."""
+    override = os.environ.get("TLSBENCH_DEBIAN_MIRROR")
+    if override:
+        return override
+    candidates: list[Path] = [Path("/etc/apt/sources.list")]
+    d = Path("/etc/apt/sources.list.d")
+    if d.is_dir():
+        candidates += sorted(p for p in d.iterdir() if p.suffix in (".list", ".sources"))
+    for p in candidates:
+        try:
+            text = p.read_text()
+        except OSError:
+            continue
+        for line in text.splitlines():
+            line = line.strip()
+            m = re.match(r"URIs:\s*(\S+)", line) or re.match(r"deb(?:-src)?\s+(?:\[[^]]*\]\s+)?(\S+)", line)
+            if m and "/debian" in m.group(1) and "security" not in m.group(1):
+                return m.group(1).rstrip("/")
+    raise SetupError(
+        "no Debian mirror found in /etc/apt/sources.list(.d); set TLSBENCH_DEBIAN_MIRROR, "
+        "or point TLSBENCH_MBEDTLS_SOURCE / TLSBENCH_WOLFSSL_SOURCE at unpacked releases"
+    )
+
+
+def _apt_options(state: Path) -> list[str]:
+    return [
+        "-o", f"Dir::Etc::sourcelist={state / 'sources.list'}",
+        "-o", "Dir::Etc::sourceparts=-",
+        "-o", f"Dir::State::Lists={state / 'lists'}",
+        "-o", f"Dir::Cache={state / 'cache'}",
+        "-o", "Dir::State::status=/var/lib/dpkg/status",
+        "-o", "APT::Sandbox::User=root",
+    ]
+
+
+def _run(cmd: list[str], cwd: Path, what: str) -> None:
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-5:])
+        raise SetupError(f"{what} failed (exit {proc.returncode}):\n{tail}")
+
+
+def _download(pins: list[PinnedSource], downloads: Path) -> None:
+    if shutil.which("apt-get") is None:
+        raise SetupError(
+            "apt-get not found: on a non-Debian system set TLSBENCH_MBEDTLS_SOURCE and "
+            "TLSBENCH_WOLFSSL_SOURCE to unpacked upstream releases"
+        )
+    state = paths.third_party() / "apt"
+    for sub in ("lists/partial", "cache/archives/partial"):
+        (state / sub).mkdir(parents=True, exist_ok=True)
+    mirror = system_mirror()
+    suites = sorted({p.suite for p in pins})
+    keyring = "/usr/share/keyrings/debian-archive-keyring.gpg"
+    lines = [f"deb-src [signed-by={keyring}] {mirror} {s} main" for s in suites]
+    (state / "sources.list").write_text("\n".join(lines) + "\n")
+    opts = _apt_options(state)
+    _run(["apt-get", *opts, "update"], downloads, "apt-get update (private state)")
+    wanted = [f"{p.package}={p.version}" for p in pins]
+    _run(["apt-get", *opts, "source", "--download-only", *wanted], downloads, "apt-get source")
+
+
+def _verify(pin: PinnedSource, downloads: Path) -> None:
+    for name, want in pin.sha256.items():
+        f = downloads / name
+        if not f.exists():
+            raise SetupError(f"{pin.library}: {f} is missing after download")
+        got = sha256_of(f)
+        if got != want:
+            raise SetupError(
+                f"{pin.library}: checksum mismatch for {name}: expected {want}, got {got}. "
+                "The file was not used; delete it to fetch again."
+            )
+
+
+def _extract(pin: PinnedSource, downloads: Path, dest_root: Path) -> Path:
+    dest = dest_root / pin.source_dir
+    mark = dest / VERIFIED_MARK
+    want = pin.sha256[pin.archive]
+    if mark.exists() and mark.read_text().strip() == want:
+        return dest
+    if dest.exists():
+        shutil.rmtree(dest)
+    with tarfile.open(downloads / pin.archive) as tar:
+        tar.extractall(dest_root, filter="data")
+    if not (dest / pin.marker).exists():
+        raise SetupError(f"{pin.library}: {pin.archive} did not unpack to {dest}")
+    mark.write_text(want + "\n")
+    return dest
+
+
+def user_source(library: str) -> Path | None:
+    value = os.environ.get(f"TLSBENCH_{library.upper()}_SOURCE")
+    return Path(value) if value else None
+
+
+def ensure_sources(libraries: list[str] | None = None) -> dict[str, Path]:
+    """Returns library -> unpacked source tree, fetching what is missing."""
+    pins = load_lock()
+    wanted = [pins[lib] for lib in (libraries or list(pins)) if lib in pins]
+    result: dict[str, Path] = {}
+    fetch: list[PinnedSource] = []
+    downloads = paths.third_party() / "downloads"
+    for pin in wanted:
+        custom = user_source(pin.library)
+        if custom is not None:
+            if not (custom / pin.marker).exists():
+                raise SetupError(
+                    f"TLSBENCH_{pin.library.upper()}_SOURCE={custom} does not look like a "
+                    f"{pin.library} source tree (no {pin.marker})"
+                )
+            result[pin.library] = custom
+        elif not all((downloads / n).exists() for n in pin.sha256):
+            fetch.append(pin)
+    if fetch:
+        downloads.mkdir(parents=True, exist_ok=True)
+        _download(fetch, downloads)
+    src_root = paths.third_party() / "src"
+    src_root.mkdir(parents=True, exist_ok=True)
+    for pin in wanted:
+        if pin.library in result:
+            continue
+        _verify(pin, downloads)
+        result[pin.library] = _extract(pin, downloads, src_root)
+    return result
+
+
+def describe(library: str) -> str:
+    """Where a library's source comes from, for the record."""
+    custom = user_source(library)
+    if custom is not None:
+        return f"user-supplied source tree {custom} (not checksum-verified)"
+    pin = load_lock().get(library)
+    if pin is None:
+        package = SYSTEM_PACKAGES.get(library, library)
+        version = _dpkg_version(package)
+        return f"system package {package} {version}" if version else "system library"
+    return (
+        f"Debian source package {pin.package} {pin.version} ({pin.suite}), "
+        f"{pin.archive} sha256 {pin.sha256[pin.archive][:16]}..."
+    )

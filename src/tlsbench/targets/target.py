@@ -1,0 +1,185 @@
+"""Where agents run: the host, an emulated Cortex-M board under QEMU, or a
+real board over a serial port.
+
+Every target looks the same to the runner: an executable that reads request
+lines on stdin and answers records on stdout. For the host that is the
+agent itself; for firmware it is a small launcher (written next to the
+firmware by ``tlsbench build --target ...``) that runs ``tlsbench.targets.bridge``,
+which carries the same lines over the emulated or real UART.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from tlsbench import paths
+from tlsbench.errors import PlanError
+
+# QEMU's -icount shift: every instruction advances virtual time by 2**7 ns.
+ICOUNT = "shift=7,sleep=off"
+
+
+@dataclass(frozen=True)
+class Board:
+    name: str
+    platform: str  # agent/platform/<platform>
+    cpu: str  # -mcpu
+    machine: str | None  # qemu-system-arm -M (None: a real board)
+    ram_bytes: int
+    counter: str  # instructions (exact, emulated) | cycles (a real core's counter)
+    description: str
+
+
+BOARDS: dict[str, Board] = {b.name: b for b in (
+    Board("mps2-an385", "mps2", "cortex-m3", "mps2-an385", 4 << 20, "instructions",
+          "Arm MPS2 AN385, Cortex-M3 (QEMU; exact instruction counts)"),
+    Board("mps2-an386", "mps2", "cortex-m4", "mps2-an386", 4 << 20, "instructions",
+          "Arm MPS2 AN386, Cortex-M4 (QEMU; exact instruction counts)"),
+    Board("mps2-an500", "mps2", "cortex-m7", "mps2-an500", 4 << 20, "instructions",
+          "Arm MPS2 AN500, Cortex-M7 (QEMU; exact instruction counts)"),
+    Board("netduinoplus2", "netduinoplus2", "cortex-m4", "netduinoplus2", 128 << 10, "instructions",
+          "Netduino Plus 2, STM32F405 Cortex-M4 (QEMU, through its USART; exact instruction counts)"),
+    Board("microbit", "microbit", "cortex-m0", "microbit", 16 << 10, "instructions",
+          "BBC micro:bit, nRF51822 Cortex-M0, 16 KiB RAM (QEMU; exact instruction counts; what does not fit"
+          " is reported with the bytes it needed)"),
+    Board("nucleo-f446re", "nucleo-f446re", "cortex-m4", None, 128 << 10, "cycles",
+          "ST Nucleo-F446RE, STM32F446RE Cortex-M4 at 16 MHz (HSI), a real board over its ST-LINK serial port"
+          " (DWT cycle counter)"),
+)}
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str  # "host", "qemu:mps2-an386", "serial:/dev/ttyACM0"
+    kind: str  # host | qemu | serial
+    board: Board | None = None
+    port: str | None = None  # serial device
+    # library -> build profile (agent/adapters/<lib>/profiles/<name>.h), when not the library's default
+    profiles: tuple[tuple[str, str], ...] = ()
+    # the lean image for one side of a handshake on the device (tls-device): one painted stack, no in-memory
+    # link, a request line and records sized for one side's chunks (agent/CMakeLists.txt, TB_ONE_SIDE)
+    one_side: bool = False
+
+    @property
+    def deterministic(self) -> bool:
+        return self.kind == "qemu"
+
+    @property
+    def build_name(self) -> str:
+        """The build folder under build/: one per board (a serial target
+        shares its board's firmware build)."""
+        if self.board is None:
+            return "host"
+        suffix = "".join(f"-{lib}.{prof}" for lib, prof in self.profiles) + ("-oneside" if self.one_side else "")
+        return f"{'qemu' if self.board.machine else 'board'}-{self.board.name}{suffix}"
+
+    def build_dir(self) -> Path:
+        return paths.root() / "build" / self.build_name
+
+    def agent_path(self, library: str) -> Path:
+        """The executable the runner starts for this library (a launcher for firmware)."""
+        if self.kind == "host":
+            return paths.agent_path(library)
+        if self.kind == "serial":
+            port = re.sub(r"[^A-Za-z0-9]+", "_", self.port or "")
+            return self.build_dir() / f"serial{port}" / f"tlsbench-agent-{library}"
+        return self.build_dir() / f"tlsbench-agent-{library}"
+
+    def cmake_dir(self) -> Path:
+        return self.build_dir() / "cmake"
+
+    def firmware_path(self, library: str) -> Path:
+        return self.cmake_dir() / f"tlsbench-agent-{library}"
+
+    def map_path(self, library: str) -> Path:
+        return self.cmake_dir() / f"tlsbench-agent-{library}.map"
+
+
+HOST = Target("host", "host")
+
+
+def known_names() -> list[str]:
+    return ["host", *(f"qemu:{b}" for b, v in BOARDS.items() if v.machine), "serial:PORT --board BOARD"]
+
+
+def available_profiles(library: str) -> list[str]:
+    folder = paths.root() / "agent" / "adapters" / library / "profiles"
+    return sorted(p.stem for p in folder.glob("*.h")) if folder.is_dir() else []
+
+
+def parse_profiles(text: str | None) -> tuple[tuple[str, str], ...]:
+    """'mbedtls=small,wolfssl=sp-asm' -> sorted pairs; unknown names are errors."""
+    out = {}
+    for item in (t.strip() for t in (text or "").split(",") if t.strip()):
+        lib, sep, prof = item.partition("=")
+        known = available_profiles(lib)
+        if not sep or not known:
+            raise PlanError(f"--profile expects LIBRARY=PROFILE, e.g. mbedtls=small (got {item!r})")
+        if prof not in known:
+            raise PlanError(f"unknown {lib} profile {prof!r}; {lib} profiles: {', '.join(known)}")
+        out[lib] = prof
+    return tuple(sorted(out.items()))
+
+
+def parse(name: str, board: str | None = None, profiles: str | None = None) -> Target:
+    """'host', 'qemu:<board>' or 'serial:<device>' (with board=...); profiles
+    ('mbedtls=small,...') pick library build profiles for firmware."""
+    prof = parse_profiles(profiles)
+    if name == "host":
+        if prof:
+            raise PlanError("--profile selects firmware builds; host agents use each library's host profile")
+        return HOST
+    kind, _, rest = name.partition(":")
+    if kind == "qemu":
+        b = BOARDS.get(rest)
+        if b is None or b.machine is None:
+            emulated = [n for n, v in BOARDS.items() if v.machine]
+            near = difflib.get_close_matches(rest, emulated, n=3)
+            hint = f" (did you mean {', '.join('qemu:' + n for n in near)}?)" if near else ""
+            raise PlanError(f"unknown emulated board {rest!r}{hint}; known: {', '.join(emulated)}")
+        return Target(name, "qemu", b, profiles=prof)
+    if kind == "serial":
+        if not re.fullmatch(r"/dev/[A-Za-z0-9_./-]+", rest):
+            raise PlanError(f"serial target needs a device path, e.g. serial:/dev/ttyACM0 (got {name!r})")
+        if board is None or board not in BOARDS:
+            raise PlanError(f"serial target needs --board, one of: {', '.join(BOARDS)}")
+        return Target(name, "serial", BOARDS[board], rest, profiles=prof)
+    near = difflib.get_close_matches(name, known_names(), n=3)
+    hint = f" (did you mean {', '.join(near)}?)" if near else ""
+    raise PlanError(f"unknown target {name!r}{hint}; known: {', '.join(known_names())}")
+
+
+def qemu_command(board: Board, firmware: Path, serial: str = "stdio") -> list[str]:
+    """The emulator command line: no display or monitor, the UART on
+    ``serial``, semihosting for the firmware's exit, and instruction counting
+    that makes virtual time a pure function of the instructions run."""
+    assert board.machine is not None
+    return ["qemu-system-arm", "-M", board.machine, "-display", "none", "-monitor", "none",
+            "-serial", serial, "-semihosting-config", "enable=on,target=native",
+            "-icount", ICOUNT, "-kernel", str(firmware)]
+
+
+def write_launcher(target: Target, library: str) -> Path:
+    """The executable the runner starts: it runs tlsbench.targets.bridge for this
+    target and firmware. Built from our own fixed values, never from input
+    (repr() quotes them)."""
+    path = target.agent_path(library)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if target.kind == "qemu":
+        args = ["qemu", "--board", target.board.name, "--firmware", str(target.firmware_path(library))]
+    else:
+        args = ["serial", "--port", target.port, "--board", target.board.name, "--library", library,
+                "--firmware", str(target.firmware_path(library))]
+    path.write_text(
+        f"#!{sys.executable}\n"
+        "# Written by tlsbench build: runs this firmware's agent behind a pipe.\n"
+        "import sys\n"
+        "from tlsbench.targets import bridge\n"
+        f"sys.exit(bridge.main({args!r}))\n"
+    )
+    path.chmod(0o755)
+    return path

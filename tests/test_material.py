@@ -1,0 +1,59 @@
+"""Test material of emulated runs is derived from one documented seed: the
+same keys, certificates and PSK on any machine, checkout and day, so exact
+counts are exact everywhere. Host runs get fresh material every run."""
+
+from __future__ import annotations
+
+import json
+import stat
+import subprocess
+from pathlib import Path
+
+from cryptography.hazmat.primitives import serialization
+
+from tlsbench.families.primitive.keys import FIRMWARE_CLOCK, MATERIAL_SEED, generate, seeded
+from tlsbench.families.primitive.randomness import Source, _probable_prime, rsa_key
+from tlsbench.families.tls import certs
+from tlsbench.families.tls.runner import material
+
+
+def test_seeded_keys_are_the_same_every_time_and_fresh_ones_are_not() -> None:
+    assert generate("a seed")["kex"] == generate("a seed")["kex"]
+    assert generate("a seed")["aead"] != generate("another seed")["aead"]
+    assert generate()["kex"]["x25519"] != generate()["kex"]["x25519"]
+
+
+def test_a_seeded_rsa_key_is_a_valid_key_of_its_size() -> None:
+    k = rsa_key(2048, Source("a seed"), "rsa")
+    n = k.private_numbers()
+    assert k.key_size == 2048 and n.p * n.q == n.public_numbers.n
+    assert _probable_prime(n.p) and _probable_prime(n.q) and not _probable_prime(n.p * n.q)
+    assert rsa_key(2048, Source("a seed"), "rsa").private_numbers() == n
+
+
+def test_seeded_chains_are_byte_identical_and_verify(tmp_path: Path) -> None:
+    a = certs.make_chain("ecdsa-p256", "full", src=Source(MATERIAL_SEED))
+    b = certs.make_chain("ecdsa-p256", "full", src=Source(MATERIAL_SEED))
+    der = serialization.Encoding.DER
+    assert [c.public_bytes(der) for c in a.sent] == [c.public_bytes(der) for c in b.sent]
+    assert a.leaf.cert.not_valid_before_utc <= FIRMWARE_CLOCK <= a.leaf.cert.not_valid_after_utc
+    files = a.write(tmp_path)
+    p = subprocess.run(["openssl", "verify", "-attime", str(int(FIRMWARE_CLOCK.timestamp())), "-CAfile",
+                        str(files["root"]), "-untrusted", str(files["chain"]), str(files["chain"])],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+
+
+def test_the_emulated_material_is_cached_and_private(tmp_path: Path) -> None:
+    cache = tmp_path / "material.json"
+    keys = seeded(cache)
+    material(keys, "ecdsa-p256", "full")
+    material(keys, "psk", "full")
+    again = generate(MATERIAL_SEED)
+    material(again, "ecdsa-p256", "full")
+    material(again, "psk", "full")
+    assert keys["tls"] == again["tls"] and keys["sig"] == again["sig"]
+    assert stat.S_IMODE(cache.stat().st_mode) == 0o600
+    assert json.loads(cache.read_text())["seed"] == MATERIAL_SEED
+    cache.write_text(json.dumps({**keys, "seed": "an older seed"}))
+    assert seeded(cache)["seed"] == MATERIAL_SEED  # another seed's cache is made anew
