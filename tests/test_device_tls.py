@@ -138,3 +138,19 @@ def test_device_side_is_checked_where_it_is_given() -> None:
         parse_plan(bad, "test plan")
     with pytest.raises(TlsbenchError, match="give a firmware target"):
         runner.fit_to_target(parse_plan(PLAN, "test plan"), targets.HOST)
+
+
+@pytest.mark.parametrize("library", build.FIRMWARE_LIBRARIES)
+def test_the_server_on_the_device_counts_what_the_in_image_server_does(firmware, material, library: str) -> None:
+    suite, op, _signed = CASES[2]  # a PSK suite: no signature, every byte the same
+    tc = tls_case(suite, TlsVariant.parse(op), material, 0)
+    image = run_handshakes(targets.write_launcher(firmware, library), tc, repeats=1, warmup=0, timeout=300)
+    dev = device_tls.run(firmware, library, tc, "server", repeats=1, warmup=0)
+    assert image.status == "ok" and dev.status == "ok", (image.message, dev.message)
+    i, d = image.samples[0], dev.of_type("tls")[0]
+    assert d["side"] == "server" and d["server_instructions"] > 0 and "client_instructions" not in d.fields
+    assert "round_trips" not in d.fields  # the client's to count
+    for f in ("c2s_bytes", "s2c_bytes", "c2s_records", "s2c_records", "flights", "total_c2s_bytes",
+              "total_s2c_bytes"):
+        assert d[f] == i[f], (f, d[f], i[f])
+    assert dev.of_type("tls_stack")[0]["server_stack"] > 256

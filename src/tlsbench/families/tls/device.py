@@ -111,6 +111,7 @@ class _Peer:
             assert self.client.stdin is not None
             self.client.stdin.write((request + "\n").encode())
             self.client.stdin.close()
+            self.client.stdin = None  # closed: the agent ends after this one request
 
     def connect(self) -> socket.socket:
         if self.server is not None:
