@@ -31,10 +31,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Bytes per tx record and per rx line: the hex of a chunk fits the board's
- * record line, and the rx line buffer is sized from it. */
+/* Bytes per tx record and per rx line: 1 KiB, or less where the hex of a
+ * chunk would not fit the board's record line; the rx line is sized from it. */
+#ifndef TB_MAX_RECORD
+#define TB_MAX_RECORD (1u << 17) /* as core/protocol.c */
+#endif
 #ifndef TB_DEVICE_CHUNK
-#define TB_DEVICE_CHUNK 1024u
+#define TB_DEVICE_CHUNK ((TB_MAX_RECORD - 96u) / 2u < 1024u ? (TB_MAX_RECORD - 96u) / 2u : 1024u)
 #endif
 #define RX_LINE (2u * TB_DEVICE_CHUNK + 48u)
 #define MAX_WAITS 256 /* peer lines a connection may wait for before it has failed */

@@ -144,6 +144,32 @@ void tb_flush(void)
     fflush(stdout);
 }
 
+/* TLSBENCH_FIXED_CLOCK=<unix seconds>: the wall clock libraries read with
+ * time() is frozen there (a TLS 1.2 Mbed TLS server puts it in its random,
+ * which its signature covers), for the host peer of an emulated device whose
+ * own clock is frozen at the same second. Unset: the system's clock. This
+ * definition takes the place of the C library's for the whole agent. */
+time_t time(time_t *out)
+{
+    static long long fixed = -2;
+    if (fixed == -2) {
+        const char *v = getenv("TLSBENCH_FIXED_CLOCK");
+        char *end = NULL;
+        fixed = v != NULL && *v != '\0' ? strtoll(v, &end, 10) : -1;
+        if (end != NULL && *end != '\0') fixed = -1;
+    }
+    time_t now;
+    if (fixed >= 0) {
+        now = (time_t)fixed;
+    } else {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        now = ts.tv_sec;
+    }
+    if (out != NULL) *out = now;
+    return now;
+}
+
 /* TLSBENCH_FIXED_SEED=1: a fixed xorshift stream instead of the OS, for the
  * host peer of a handshake whose other side runs on an emulated device, so
  * that the device's counts are the same in every run (the device's own stream

@@ -41,11 +41,17 @@ from tlsbench.targets import target as targets
 from tlsbench.targets.bridge import Ended, Session, clock_request
 
 PEER_WAIT_S = 20.0  # a peer silent this long has failed
-# the host peer draws its randomness from a fixed test stream, as the device does: the device's counts
-# (which depend on the peer's key share and signature) are then the same in every run
-FIXED_SEED = {"TLSBENCH_FIXED_SEED": "1"}
 # the fields one side needs: a client the root it trusts, a server its chain and key
 _NOT_FOR = {"client": ("chain", "key"), "server": ("trust",)}
+
+
+def _peer_env() -> dict[str, str]:
+    """The host peer draws its randomness from a fixed test stream, as the
+    device does, and reads the device's frozen clock (a TLS 1.2 server random
+    carries the time, which its signature covers): the device's counts, which
+    depend on the peer's key share and signature, are then the same in every
+    run."""
+    return {"TLSBENCH_FIXED_SEED": "1", "TLSBENCH_FIXED_CLOCK": clock_request().removeprefix("clock unix=")}
 
 
 @dataclass
@@ -93,7 +99,7 @@ class _Peer:
         self.listener: socket.socket | None = None
         fields = case_fields(case)
         if side == "client":  # the host serves
-            with runenv.applied(FIXED_SEED):
+            with runenv.applied(_peer_env()):
                 self.server = AgentServer(path, fields, peer_connections(case, warmup, repeats, stack))
             refused = self.server.wait_listening()
             if refused is not None:
@@ -107,7 +113,7 @@ class _Peer:
                                      repeats=warmup + repeats + (1 if stack else 0))
             self.client = subprocess.Popen([str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                            stderr=subprocess.PIPE, start_new_session=True,
-                                           env={**os.environ, **FIXED_SEED})
+                                           env={**os.environ, **_peer_env()})
             assert self.client.stdin is not None
             self.client.stdin.write((request + "\n").encode())
             self.client.stdin.close()
