@@ -10,15 +10,17 @@ from pathlib import Path
 
 import pytest
 
+from tlsbench.engine import stats
+from tlsbench.engine.case import Result, Sample
 from tlsbench.engine.store import Store
-from tlsbench.report import compare
+from tlsbench.report import compare, compare_text
 
 
 def test_mann_whitney_against_a_hand_computed_value() -> None:
     # U = 0, mean 4.5, variance 3*3*7/12 = 5.25: z = (4.5 - 0.5) / sqrt(5.25) = 1.7457, p = 0.0809
-    assert compare.mann_whitney_p([1, 2, 3], [4, 5, 6]) == pytest.approx(0.0809, abs=1e-3)
-    assert compare.mann_whitney_p([1, 2], [3, 4]) is None  # too few: no test, never "significant"
-    assert compare.mann_whitney_p([5.0] * 5, [5.0] * 5) == 1.0
+    assert stats.mann_whitney_p([1, 2, 3], [4, 5, 6]) == pytest.approx(0.0809, abs=1e-3)
+    assert stats.mann_whitney_p([1, 2], [3, 4]) is None  # too few: no test, never "significant"
+    assert stats.mann_whitney_p([5.0] * 5, [5.0] * 5) == 1.0
 
 
 def _run(store: Store, cases: dict[str, tuple[str, list[int]]], version: str = "1") -> int:
@@ -27,7 +29,7 @@ def _run(store: Store, cases: dict[str, tuple[str, list[int]]], version: str = "
     for name, (status, totals) in cases.items():
         store.put_case(run, name=name, library="l", kind="hash", alg="a", op="hash", size=None, params={},
                        status=status, reason="", iters=10, started=0, transcript="",
-                       samples=[(i, 0, 10, "wall_ns", t) for i, t in enumerate(totals)])
+                       samples=[Sample(i, False, 10, "wall_ns", t) for i, t in enumerate(totals)])
     return run
 
 
@@ -48,7 +50,7 @@ def test_each_verdict(db_path: Path) -> None:
     assert tiny.p_value < 0.01 and tiny.ratio == pytest.approx(1.02, abs=0.001)
     assert next(r for r in c.rows if r.name == "slower").ratio == pytest.approx(2.0)
     assert c.context_differences == ["tlsbench: 1 -> 2"]
-    text = compare.render(c, "markdown", only_changes=True)
+    text = compare_text.render(c, "markdown", only_changes=True)
     assert "| slower | slower |" in text and "| same |" not in text
 
 
@@ -62,9 +64,10 @@ def _run_with(store: Store, cases: dict[str, dict[str, list[int]]], version: str
     run = store.create_run(target="host", plan_name="p", plan_source="", plan={"method": {}},
                            machine={"cpu_model": "cpu"}, version=version, keys={})
     for name, counters in cases.items():
-        samples = [(i, 0, 10, counter, t) for counter, totals in counters.items() for i, t in enumerate(totals)]
-        results = [(counter, "ns/op" if counter == "wall_ns" else "bytes", len(t), 0, sum(t) / len(t) / 10,
-                    sum(t) / len(t) / 10, None, min(t) / 10, max(t) / 10, None, None)
+        samples = [Sample(i, False, 10, counter, t)
+                   for counter, totals in counters.items() for i, t in enumerate(totals)]
+        results = [Result(counter, "ns/op" if counter == "wall_ns" else "bytes", len(t), 0, sum(t) / len(t) / 10,
+                          sum(t) / len(t) / 10, None, min(t) / 10, max(t) / 10, None, None)
                    for counter, t in counters.items()]
         store.put_case(run, name=name, library="l", kind="tls", alg="a", op="o", size=None, params={},
                        status="ok", reason="", iters=10, started=0, transcript="", samples=samples, results=results)
@@ -88,8 +91,8 @@ def test_a_known_shift_is_significant_and_its_interval_holds_it(db_path: Path) -
 
 
 def test_too_few_samples_to_reach_alpha_is_said() -> None:
-    assert compare.smallest_p(5, 5) > 0.01 > compare.smallest_p(10, 10)
-    assert compare.bootstrap_ratio_ci([1.0, 2.0], [1.0, 2.0, 3.0]) is None
+    assert stats.smallest_p(5, 5) > 0.01 > stats.smallest_p(10, 10)
+    assert stats.bootstrap_ratio_ci([1.0, 2.0], [1.0, 2.0, 3.0]) is None
 
 
 def test_counts_compare_exactly(db_path: Path) -> None:
@@ -109,7 +112,7 @@ def test_counts_compare_exactly(db_path: Path) -> None:
     exact = {(e.name, e.metric): e for e in c.exact}
     assert exact[("x", "c2s_bytes")].verdict == "changed" and exact[("x", "c2s_bytes")].diff == 16
     assert exact[("x", "s2c_bytes")].verdict == "same"
-    text = compare.render(c)
+    text = compare_text.render(c)
     assert "deterministic metrics: 1 same, 2 not" in text and "+16" in text
 
 

@@ -13,16 +13,17 @@ from pathlib import Path
 import pytest
 from conftest import env_without_agent_dir, tlsbench_cmd
 
+from tlsbench.engine.case import Result
 from tlsbench.engine.store import Store
 from tlsbench.report import chromium, export, figures
 from tlsbench.report import html as html_report
 from tlsbench.report import tables as report
 
 
-def _r(metric: str, unit: str, median: float, mean: float | None = None, half: float | None = None) -> tuple:
+def _r(metric: str, unit: str, median: float, mean: float | None = None, half: float | None = None) -> Result:
     mean = median if mean is None else mean
     lo, hi = (None, None) if half is None else (mean - half, mean + half)
-    return (metric, unit, 5, 0, median, mean, None if half is None else half, median, median, lo, hi)
+    return Result(metric, unit, 5, 0, median, mean, None if half is None else half, median, median, lo, hi)
 
 
 def make_tls_run(store: Store) -> int:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tlsbench.engine.case import Sample
 from tlsbench.engine.store import MIGRATIONS, SCHEMA_VERSION, Store, migrate
 from tlsbench.errors import StoreError
 
@@ -45,7 +46,7 @@ def test_a_case_is_stored_whole_or_not_at_all(db_path: Path) -> None:
         # the second sample duplicates the first's key: the whole case must roll back
         store.put_case(run, name="a", library="l", kind="hash", alg="sha256", op="hash", size=64, params={},
                        status="ok", reason="", iters=1, started=0, transcript="",
-                       samples=[(0, 0, 1, "wall_ns", 5), (0, 0, 1, "wall_ns", 6)])
+                       samples=[Sample.one(0, "wall_ns", 5), Sample.one(0, "wall_ns", 6)])
     assert store.cases(run) == []
 
 

@@ -95,7 +95,7 @@ def test_a_tls_plan_runs_and_stores_per_side_results(agents, tmp_path) -> None:
 def test_openssl_completes_every_suite_of_the_catalog(agents) -> None:
     """`tlsbench list suites`: a real handshake per library and suite."""
     from tlsbench.families.primitive.catalog import LIBRARIES
-    from tlsbench.families.tls.cases import support_matrix
+    from tlsbench.families.tls.support import support_matrix
 
     header, body = support_matrix()
     col = header.index("openssl")

@@ -10,6 +10,7 @@ from tlsbench.engine import runner
 from tlsbench.engine.store import Store
 from tlsbench.errors import PlanError
 from tlsbench.families.tls import runner as tls_runner
+from tlsbench.families.tls.names import TlsVariant
 from tlsbench.plans.plan import parse_plan
 from tlsbench.report import tables as report
 
@@ -119,11 +120,11 @@ def test_unknown_tls_names_are_clear_errors() -> None:
 
 
 def test_variant_names_round_trip() -> None:
-    v = tls_runner.TlsVariant("x25519", "rsa2048", "full", "mutual", "resume-ticket", "tcp", "openssl-s_server")
+    v = TlsVariant("x25519", "rsa2048", "full", "mutual", "resume-ticket", "tcp", "openssl-s_server")
     op = v.op("TLS_AES_128_GCM_SHA256")
     assert op == "x25519/rsa2048-full/mutual+resume-ticket+tcp+server=openssl-s_server"
-    assert tls_runner.TlsVariant.parse(op) == v
-    assert tls_runner.TlsVariant.parse("rsa-kx/rsa2048-leaf").group is None
+    assert TlsVariant.parse(op) == v
+    assert TlsVariant.parse("rsa-kx/rsa2048-leaf").group is None
 
 
 def test_report_cell_of_a_case_against_a_client_tool_names_the_unmeasured_side() -> None:

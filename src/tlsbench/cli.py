@@ -17,14 +17,14 @@ import textwrap
 from pathlib import Path
 
 from tlsbench import doctor, fidelity, paths
-from tlsbench.engine import machine, runner
+from tlsbench.engine import machine, metrics, runner
 from tlsbench.engine.stats import parse_policy
 from tlsbench.engine.store import Store
 from tlsbench.engine.store_faults import explain
 from tlsbench.errors import PlanError, RunInterrupted, TlsbenchError
 from tlsbench.families.primitive.catalog import ALGORITHMS, BENCH_OPS, KINDS, LIBRARIES
-from tlsbench.families.tls import cases as tls
 from tlsbench.families.tls import certs
+from tlsbench.families.tls import support as tls_support
 from tlsbench.plans import runenv
 from tlsbench.plans.plan import (
     MAX_SIZE,
@@ -38,7 +38,7 @@ from tlsbench.plans.plan import (
     presets,
     validate,
 )
-from tlsbench.report import compare, export
+from tlsbench.report import compare, compare_html, compare_text, export
 from tlsbench.report import html as html_report
 from tlsbench.report import tables as report
 from tlsbench.targets import build
@@ -165,6 +165,8 @@ def cmd_run(a: argparse.Namespace) -> int:
 
 
 def cmd_report(a: argparse.Namespace) -> int:
+    if a.metric is not None:
+        metrics.get(a.metric)  # an unknown name: the nearest known ones
     store = Store(Path(a.db))
     try:
         run_id = a.run if a.run is not None else store.latest_run_id()
@@ -195,9 +197,11 @@ def cmd_compare(a: argparse.Namespace) -> int:
     finally:
         store.close()
     if a.export == "ci-json":
-        text = json.dumps(compare.ci_json(result), indent=1) + "\n"
+        text = json.dumps(compare_text.ci_json(result), indent=1) + "\n"
+    elif a.format == "html":
+        text = compare_html.render(result, only_changes=a.changes)
     else:
-        text = compare.render(result, a.format, only_changes=a.changes)
+        text = compare_text.render(result, a.format, only_changes=a.changes)
     if a.output:
         try:
             Path(a.output).write_text(text)
@@ -283,9 +287,9 @@ def cmd_list(a: argparse.Namespace) -> int:
                         row.append("yes" if len(ops) == len(BENCH_OPS[kind]) else ("partial: " + ",".join(ops)
                                    if ops else "unsupported"))
                 body.append(row)
-        print(report._aligned(header, body))
+        print(report.aligned(header, body))
     elif what == "suites":
-        print(report._aligned(*tls.support_matrix()))
+        print(report.aligned(*tls_support.support_matrix()))
     elif what == "targets":
         print(f"{'host':28}  this machine, Linux (agents built by tlsbench build)")
         for b in targets.BOARDS.values():
@@ -293,6 +297,10 @@ def cmd_list(a: argparse.Namespace) -> int:
             print(f"{name:28}  {b.description}; {b.ram_bytes // 1024} KiB RAM; counter: {b.counter}")
         for lib in build.FIRMWARE_LIBRARIES:
             print(f"{'':28}  --profile {lib}=" + "|".join(targets.available_profiles(lib)))
+    elif what == "metrics":
+        rows = [[m.name, m.unit, "exact" if m.exact else "noisy", "lower" if m.lower_is_better else "higher", m.label]
+                for m in metrics.REGISTRY.values()]
+        print(report.aligned(["metric", "unit", "kind", "better", "what"], rows))
     elif what == "presets":
         for name, path in presets().items():
             plan, _ = load_preset(name)
@@ -425,7 +433,7 @@ def parser() -> argparse.ArgumentParser:
     cmp.add_argument("run_a", type=int)
     cmp.add_argument("run_b", type=int)
     cmp.add_argument("--metric", default="wall_ns", help="wall_ns (default), cpu_ns, tsc, cycles, instructions")
-    cmp.add_argument("--format", choices=compare.FORMATS, default="table",
+    cmp.add_argument("--format", choices=(*compare_text.FORMATS, "html"), default="table",
                      help="table, markdown, json, html (one self-contained page)")
     cmp.add_argument("-o", "--output", help="write to this file")
     cmp.add_argument("--export", choices=["ci-json"],
@@ -446,8 +454,8 @@ def parser() -> argparse.ArgumentParser:
     dbsub.add_parser("check", parents=[db], help="check the database file for damage (SQLite integrity_check)"
                      ).set_defaults(func=cmd_db_check)
 
-    ls = sub.add_parser("list", help="libraries, algorithms, suites, targets or presets")
-    ls.add_argument("what", choices=["libraries", "algorithms", "suites", "targets", "presets"])
+    ls = sub.add_parser("list", help="libraries, algorithms, suites, targets, presets or metrics")
+    ls.add_argument("what", choices=["libraries", "algorithms", "suites", "targets", "presets", "metrics"])
     ls.set_defaults(func=cmd_list)
 
     sub.add_parser("doctor", help="what is installed, what is missing").set_defaults(func=cmd_doctor)

@@ -63,6 +63,7 @@ if(TB_BARE_METAL)
 endif()
 
 string(TOUPPER "${CMAKE_BUILD_TYPE}" _tb_mbedtls_bt)
+get_filename_component(_tb_mbedtls_name "${_tb_mbedtls_src}" NAME) # never a path: images stay path-free
 get_directory_property(_tb_mbedtls_opt DIRECTORY "${_tb_mbedtls_src}"
   DEFINITION CMAKE_C_FLAGS_${_tb_mbedtls_bt})
 
@@ -70,4 +71,4 @@ tb_add_agent(mbedtls
   SOURCES adapters/mbedtls/adapter.c adapters/mbedtls/sym.c adapters/mbedtls/tls.c
           adapters/mbedtls/kex.c adapters/mbedtls/pk.c
   LIBS MbedTLS::mbedtls MbedTLS::mbedx509 MbedTLS::mbedcrypto
-  CONFIG "Mbed TLS ${_tb_mbedtls_ver} built from source (${_tb_mbedtls_src}), static libraries built with Mbed TLS CMake flags for ${CMAKE_BUILD_TYPE}: ${_tb_mbedtls_opt}, configured by adapters/mbedtls/tb_mbedtls_config.h + profiles/${TB_MBEDTLS_PROFILE}.h with TLS 1.2 and 1.3, TLS 1.2 key exchanges RSA, DHE-RSA, ECDHE-RSA, ECDHE-ECDSA, static ECDH-ECDSA, PSK, ECDHE-PSK, DHE-PSK (no anonymous suites in Mbed TLS), TLS 1.3 ephemeral / PSK / PSK-ephemeral modes, session tickets (TLS 1.2 and 1.3), TLS 1.2 session cache, 0-RTT early data")
+  CONFIG "Mbed TLS ${_tb_mbedtls_ver} built from source (${_tb_mbedtls_name}), static libraries built with Mbed TLS CMake flags for ${CMAKE_BUILD_TYPE}: ${_tb_mbedtls_opt}, configured by adapters/mbedtls/tb_mbedtls_config.h + profiles/${TB_MBEDTLS_PROFILE}.h with TLS 1.2 and 1.3, TLS 1.2 key exchanges RSA, DHE-RSA, ECDHE-RSA, ECDHE-ECDSA, static ECDH-ECDSA, PSK, ECDHE-PSK, DHE-PSK (no anonymous suites in Mbed TLS), TLS 1.3 ephemeral / PSK / PSK-ephemeral modes, session tickets (TLS 1.2 and 1.3), TLS 1.2 session cache, 0-RTT early data")

@@ -1,4 +1,5 @@
-"""What the runner measures: a case, and one round's outcome."""
+"""What the runner measures: a case, one raw sample, one round's outcome and
+a metric's stored summary."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ class Case:
     library: str
     kind: str
     alg: str  # algorithm, or the TLS suite
-    op: str  # operation, or for TLS "<group>/<cert key type>-<chain kind>"
+    op: str  # operation, or for TLS the variant (families.tls.names)
     size: int | None
 
     @property
@@ -19,11 +20,61 @@ class Case:
         return base if self.size is None else f"{base}/{self.size}"
 
 
+@dataclass(frozen=True)
+class Sample:
+    """One stored batch: ``total`` of ``counter`` over ``iters`` operations,
+    the ``idx``-th batch of its case (warm-ups numbered apart)."""
+
+    idx: int
+    warmup: bool
+    iters: int
+    counter: str
+    total: int
+
+    @staticmethod
+    def one(idx: int, counter: str, total: int) -> Sample:
+        """A measured value of one operation (a handshake, a memory pass)."""
+        return Sample(idx, False, 1, counter, total)
+
+
+@dataclass(frozen=True)
+class Result:
+    """A case's summary of one metric over every kept sample, as stored."""
+
+    metric: str
+    unit: str
+    n: int
+    removed: int  # samples the outlier policy dropped
+    median: float
+    mean: float
+    stdev: float | None
+    min: float
+    max: float
+    ci95_low: float | None
+    ci95_high: float | None
+
+    @staticmethod
+    def exact(metric: str, unit: str, value: float) -> Result:
+        """One value measured once (a size, a count): no spread, no interval."""
+        return Result(metric, unit, 1, 0, value, value, None, value, value, None, None)
+
+
 @dataclass
 class Measured:
     status: str
     reason: str
     iters: int | None
     transcript: str
-    samples: list[tuple[int, int, int, str, int]]
-    results: list[tuple]
+    samples: list[Sample]
+    results: list[Result]
+
+    @staticmethod
+    def not_run(status: str, reason: str, transcript: str = "") -> Measured:
+        """A case that ended without samples (unsupported, failed, ...): the reason is the result."""
+        return Measured(status, reason, None, transcript, [], [])
+
+
+def split_repeats(repeats: int, rounds: int) -> list[int]:
+    """Measured batches per round: as even as possible, the extra ones first."""
+    base, extra = divmod(repeats, rounds)
+    return [base + (1 if r < extra else 0) for r in range(rounds)]

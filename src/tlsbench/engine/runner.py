@@ -1,5 +1,6 @@
-"""The runner: a plan becomes cases; each case is checked, measured on its
-own (never in parallel), summarised and stored before the next begins."""
+"""The runner: a plan becomes cases (one family at a time, families.registry);
+each case is checked, measured on its own (never in parallel), summarised and
+stored before the next begins. The runner knows no family by name."""
 
 from __future__ import annotations
 
@@ -8,49 +9,27 @@ import json
 import os
 import sys
 import time
+from dataclasses import asdict
 from typing import TextIO
 
 from tlsbench import paths
-from tlsbench.engine import agent, machine
-from tlsbench.engine.case import Case, Measured
+from tlsbench.engine import machine, metrics
+from tlsbench.engine.case import Case, Measured, Result, Sample, split_repeats
 from tlsbench.engine.progress import Progress
-from tlsbench.engine.protocol import encode_request
-from tlsbench.engine.stats import OutlierPolicy, parse_policy, summarize
+from tlsbench.engine.stats import OutlierPolicy, Summary, parse_policy, summarize
 from tlsbench.engine.store import Store
 from tlsbench.engine.store_faults import translated
 from tlsbench.errors import AgentError, RunInterrupted, StoreError, TlsbenchError
+from tlsbench.families import registry
+from tlsbench.families.base import Context
 from tlsbench.families.primitive import keys as keys_mod
-from tlsbench.families.primitive.catalog import ALGORITHMS, BENCH_OPS, PKE_MESSAGE_SIZE, SIG_MESSAGE_SIZE, SIZED_KINDS
-from tlsbench.families.primitive.checks import CBC_IV, TLS_AAD, run_checks
 from tlsbench.families.size import maps as sizes
 from tlsbench.families.tls import device as device_tls
-from tlsbench.families.tls import runner as tls_runner
 from tlsbench.plans.plan import Plan
 from tlsbench.targets import firmware as firmware_mod
 from tlsbench.targets import target as targets
 from tlsbench.targets.libraries import LibraryInfo, probe
 
-AEAD_NONCE = bytes.fromhex("000102030405060708090a0b")
-SIG_MESSAGE = bytes(range(SIG_MESSAGE_SIZE))
-PKE_MESSAGE = bytes(range(1, PKE_MESSAGE_SIZE + 1))
-COUNTER_UNITS = {
-    "wall_ns": "ns/op", "cpu_ns": "ns/op", "tsc": "tsc-ticks/op",
-    "cycles": "cycles/op", "instructions": "instructions/op",
-}
-# memory record field -> (metric, unit): one untimed pass per round
-MEMORY_METRICS = {
-    "heap_peak": ("heap_peak_bytes", "bytes"),
-    "heap_held": ("heap_held_bytes", "bytes"),
-    "allocs": ("allocations", "allocations/op"),
-    "stack": ("stack_bytes", "bytes"),
-    "setup_heap_held": ("state_heap_bytes", "bytes"),
-}
-METRIC_UNITS = {**COUNTER_UNITS, **dict(MEMORY_METRICS.values()), **tls_runner.METRIC_UNITS}
-
-
-def _noisy(metric: str) -> bool:
-    """Times get the outlier policy; counts (bytes, records, memory) never lose a value."""
-    return metric in COUNTER_UNITS or metric.endswith(("_ns", "_per_s"))
 TERMINAL = ("ok", "unsupported", "check_failed", "does_not_fit")
 # a firmware that ran out of the board's heap or stack: the case does not fit, with the bytes
 _NO_ROOM = ("heap arena full", "stack overflow", "request line too long", "out of memory", "memory allocation failed")
@@ -58,134 +37,43 @@ NO_OUTLIERS = OutlierPolicy("none")
 
 
 def expand(plan: Plan) -> list[Case]:
-    """Cases in comparison order: the libraries of one comparison run back to back."""
-    cases = []
-    for kind in (k for k in plan.kinds if k in ALGORITHMS):
-        for alg in ALGORITHMS[kind]:
-            if plan.algorithms and alg not in plan.algorithms:
-                continue
-            for op in BENCH_OPS[kind]:
-                if plan.ops and op not in plan.ops:
-                    continue
-                for size in plan.sizes if kind in SIZED_KINDS else [None]:
-                    for lib in plan.libraries:
-                        cases.append(Case(lib, kind, alg, op, size))
-    if "tls" in plan.kinds:
-        cases += tls_runner.expand_tls(plan)
-    names = [c.name for c in cases]
-    assert len(names) == len(set(names)), "case names must be unique"
+    """Cases in comparison order (family by family): the libraries of one
+    comparison run back to back. A name is the comparison key: never twice."""
+    cases = [c for family in registry.FAMILIES for c in family.expand(plan)]
+    seen: set[str] = set()
+    for c in cases:
+        if c.name in seen:
+            raise TlsbenchError(f"the plan expands to case {c.name} twice")
+        seen.add(c.name)
     return cases
 
 
-def selected_algorithms(cases: list[Case]) -> set[tuple[str, str]]:
-    return {(c.kind, c.alg) for c in cases if c.kind != "tls"}
-
-
-def bench_fields(case: Case, keys: dict) -> dict[str, bytes | int | None]:
-    k = keys.get(case.kind, {}).get(case.alg, {})
-    raw = {name: bytes.fromhex(v) for name, v in k.items() if name != "peer_key"}
-    if case.kind == "hash":
-        return {"size": case.size}
-    if case.kind == "mac":
-        return {"size": case.size, "key": raw["key"]}
-    if case.kind == "aead":
-        cbc = "cbc" in case.alg
-        return {"size": case.size, "key": raw["key"], "nonce": CBC_IV if cbc else AEAD_NONCE, "aad": TLS_AAD}
-    if case.kind == "kex":
-        if case.op == "keygen":
-            return {}
-        if case.op == "exchange":
-            return {"peer": raw["peer"]}
-        return {"key": raw["key"], "peer": raw["peer"]}
-    if case.kind == "sig":
-        return {"key": raw["key"], "pub": raw.get("pub"), "msg": SIG_MESSAGE}
-    return {"key": raw["key"], "msg": PKE_MESSAGE}
-
-
-def _validate_batches(batches: list, repeats: int, counters: list[str], case: Case) -> None:
-    if len(batches) != repeats:
-        raise AgentError(f"{case.name}: agent sent {len(batches)} samples, {repeats} were asked for")
-    for i, rec in enumerate(batches):
-        if rec["i"] != i:
-            raise AgentError(f"{case.name}: sample {i} arrived out of order")
-        lacking = [c for c in counters if c not in rec.fields]
-        if lacking:
-            raise AgentError(f"{case.name}: sample {i} lacks {', '.join(lacking)}")
-        if rec["iters"] == 0:
-            raise AgentError(f"{case.name}: sample {i} has zero iterations")
-
-
-def split_repeats(repeats: int, rounds: int) -> list[int]:
-    """Measured batches per round: as even as possible, the extra ones first."""
-    base, extra = divmod(repeats, rounds)
-    return [base + (1 if r < extra else 0) for r in range(rounds)]
-
-
 def measure(info: LibraryInfo, case: Case, keys: dict, plan: Plan, rnd: int = 0) -> Measured:
-    """One round of a case in a fresh agent: its raw batches, indexed after
-    those of the earlier rounds."""
-    if case.kind == "tls":
-        return tls_runner.measure_tls(info.path, case, keys, plan, rnd)
-    m = plan.method
-    per_round = split_repeats(m.repeats, m.rounds)
-    repeats = per_round[rnd]
-    first = sum(per_round[:rnd])
-    request = encode_request(
-        "bench", kind=case.kind, alg=case.alg, op=case.op, warmup=m.warmup, repeats=repeats,
-        min_ns=int(m.min_sample_ms * 1e6), **bench_fields(case, keys),
-    )
-    try:
-        res = agent.call(info.path, [request], m.timeout_s, case.name)
-    except agent.AgentCallError as e:
-        p = e.partial
-        return Measured("failed", str(e), None, p.stdout + ("\n--- stderr ---\n" + p.stderr if p.stderr else ""),
-                        [], [])
-    resp = res.responses[0]
-    if resp.status == "unsupported":
-        return Measured("unsupported", resp.message or "not supported", None, res.stdout, [], [])
-    if resp.status != "ok":
-        return Measured("failed", f"{resp.status}: {resp.message}", None, res.stdout, [], [])
-    batches = resp.of_type("sample")
-    warm = resp.of_type("warmup")
-    counters = [c for c in info.counters if c in COUNTER_UNITS]
-    try:
-        _validate_batches(batches, repeats, counters, case)
-    except AgentError as e:
-        return Measured("failed", str(e), None, res.stdout, [], [])
-    samples = [
-        (offset + int(rec["i"]), is_warm, int(rec["iters"]), c, int(rec[c]))
-        for is_warm, recs, offset in ((1, warm, rnd * m.warmup), (0, batches, first))
-        for rec in recs
-        for c in counters
-    ]
-    # the memory pass: one value per round, stored as a one-operation sample
-    for rec in resp.of_type("memory"):
-        for field_name, (metric, _unit) in MEMORY_METRICS.items():
-            if field_name in rec.fields:
-                samples.append((rnd, 0, 1, metric, int(rec[field_name])))
-    return Measured("ok", "", int(batches[0]["iters"]), res.stdout, samples, [])
+    """One round of a case in a fresh agent, by its family."""
+    return registry.family_of(case.kind).measure(case, Context(info, keys, plan), rnd)
 
 
-def summarize_samples(samples: list[tuple[int, int, int, str, int]], size: int | None,
-                      outliers: str) -> list[tuple]:
-    """Result rows (metric, unit, n, removed, median, mean, stdev, min, max,
-    ci95_low, ci95_high) from a case's stored batches of every round."""
+def _result(metric: str, s: Summary) -> Result:
+    return Result(metric, metrics.unit(metric), s.n, s.removed, s.median, s.mean, s.stdev, s.min, s.max,
+                  s.ci95_low, s.ci95_high)
+
+
+def summarize_samples(samples: list[Sample], size: int | None, outliers: str) -> list[Result]:
+    """A case's results, one per metric, from its stored batches of every round."""
     policy = parse_policy(outliers)
-    measured = sorted((idx, iters, counter, total) for idx, warm, iters, counter, total in samples if not warm)
+    measured = sorted((s.idx, s.iters, s.counter, s.total) for s in samples if not s.warmup)
     by_counter: dict[str, list[tuple[int, int]]] = {}
     for _idx, iters, counter, total in measured:
         by_counter.setdefault(counter, []).append((iters, total))
     results = []
     for counter, rows in by_counter.items():
-        # memory figures are counts, not noisy times: no outlier is dropped from them
-        s = summarize([total / iters for iters, total in rows], policy if _noisy(counter) else NO_OUTLIERS)
-        results.append((counter, METRIC_UNITS[counter], s.n, s.removed, s.median, s.mean, s.stdev, s.min, s.max,
-                        s.ci95_low, s.ci95_high))
+        # exact counts (bytes, instructions, memory) are not noisy times: no value is dropped from them
+        s = summarize([total / iters for iters, total in rows], NO_OUTLIERS if metrics.is_exact(counter) else policy)
+        results.append(_result(counter, s))
     wall = by_counter.get("wall_ns", [])
     if size and wall and all(total for _, total in wall):
         s = summarize([size * iters * 1e9 / total for iters, total in wall], policy)
-        results.append(("throughput", "B/s", s.n, s.removed, s.median, s.mean, s.stdev, s.min, s.max,
-                        s.ci95_low, s.ci95_high))
+        results.append(_result("throughput", s))
     return results
 
 
@@ -198,8 +86,7 @@ def json_rows(run_id: int, target: str, info_version: str, case: Case, measured:
     if measured.status != "ok":
         return [{**base, "reason": measured.reason, "metric": None, "unit": None, "n": 0,
                  **dict.fromkeys(("median", "mean", "stdev", "min", "max", "ci95_low", "ci95_high"))}]
-    keys = ("metric", "unit", "n", "removed", "median", "mean", "stdev", "min", "max", "ci95_low", "ci95_high")
-    return [{**base, **dict(zip(keys, r, strict=False))} for r in measured.results]
+    return [{**base, **asdict(r)} for r in measured.results]
 
 
 class _Session:
@@ -268,10 +155,11 @@ class _Session:
                 f"{info.agent_sha256[:16]} ({info.path}): resuming would mix two builds in one run; "
                 "start a new run instead")
 
-    def check(self, selected: set[tuple[str, str]]) -> None:
-        checks = run_checks({n: i.path for n, i in self.infos.items()},
-                            {n: i.support for n, i in self.infos.items()},
-                            self.keys, selected, self.plan.method.timeout_s)
+    def check(self, cases: list[Case]) -> None:
+        agents = {n: i.path for n, i in self.infos.items()}
+        support = {n: i.support for n, i in self.infos.items()}
+        checks = [c for family in registry.FAMILIES
+                  for c in family.check(agents, support, self.keys, cases, self.plan.method.timeout_s)]
         self.store.put_checks(self.run_id, [(c.library, c.kind, c.alg, c.status, c.detail) for c in checks])
         for c in checks:
             if c.status != "pass":
@@ -285,23 +173,23 @@ class _Session:
 
     def _decide(self, case: Case, rnd: int) -> Measured:
         if case.library in self.does_not_fit:
-            return Measured("does_not_fit", self.does_not_fit[case.library], None, "", [], [])
+            return Measured.not_run("does_not_fit", self.does_not_fit[case.library])
         if case.library in self.unavailable:
-            return Measured("failed", f"agent unavailable: {self.unavailable[case.library]}", None, "", [], [])
+            return Measured.not_run("failed", f"agent unavailable: {self.unavailable[case.library]}")
         if case.kind == "tls" and device_tls.is_device_case(case):  # one side on the device, its peer here
             per_round = split_repeats(self.plan.method.repeats, self.plan.method.rounds)
             return device_tls.measure(self.target, case, self.keys, self.plan, rnd, sum(per_round[:rnd]),
                                       per_round[rnd])
-        if case.kind == "tls":  # the agent itself says what its TLS cannot do
+        if not registry.family_of(case.kind).needs_checks:  # the agent itself says what it cannot do
             return measure(self.infos[case.library], case, self.keys, self.plan, rnd)
         if (case.kind, case.alg, case.op) not in self.infos[case.library].support:
-            return Measured("unsupported", "not supported by this library build", None, "", [], [])
+            return Measured.not_run("unsupported", "not supported by this library build")
         no_room = self.no_room.get((case.library, case.kind, case.alg))
         if no_room is not None:
-            return Measured("does_not_fit", f"its check: {no_room}", None, "", [], [])
+            return Measured.not_run("does_not_fit", f"its check: {no_room}")
         failed_check = self.verdict.get((case.library, case.kind, case.alg))
         if failed_check is not None:
-            return Measured("check_failed", failed_check, None, "", [], [])
+            return Measured.not_run("check_failed", failed_check)
         return measure(self.infos[case.library], case, self.keys, self.plan, rnd)
 
     def run_round(self, case: Case, rnd: int, entry: tuple[int, str, int] | None) -> tuple[int, str, int]:
@@ -395,13 +283,13 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
         if target.deterministic:  # the same material every time: identical counts run after run
             cache = paths.data_dir() / "firmware-material.json"
             keys = keys_mod.seeded(cache)
-            if "tls" in plan.kinds:
-                tls_runner.prepare_material(plan, keys, now=keys_mod.clock_of(keys))
-                keys_mod.save_reusable(cache, keys)
+            for family in registry.FAMILIES:
+                family.prepare(plan, keys, keys_mod.clock_of(keys))
+            keys_mod.save_reusable(cache, keys)  # with what the families added, for the next run
         else:
             keys = keys_mod.generate()
-            if "tls" in plan.kinds:  # the certificate chains, stored with the keys for a resume
-                tls_runner.prepare_material(plan, keys)
+            for family in registry.FAMILIES:  # e.g. certificate chains, stored with the keys for a resume
+                family.prepare(plan, keys, None)
         run_id = store.create_run(target=target.name, plan_name=plan.name, plan_source=plan_source,
                                   plan=plan.to_dict(), machine=machine.collect(target),
                                   version=machine.tlsbench_revision(), keys=keys)
@@ -437,7 +325,7 @@ def _measure_run(store: Store, run_id: int, plan: Plan, keys: dict, target: targ
     session.resuming = resuming
     cases = expand(plan)
     session.probe_libraries()
-    session.check(selected_algorithms(cases))
+    session.check(cases)
 
     store.forget_failed(run_id)  # failed cases are measured again on resume
     progress_of = store.case_progress(run_id)  # name -> (case id, status, rounds done)

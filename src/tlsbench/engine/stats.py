@@ -12,6 +12,7 @@ samples; with one sample there is none (reported as missing, not as zero).
 from __future__ import annotations
 
 import math
+import random
 import re
 import statistics
 from dataclasses import dataclass
@@ -108,13 +109,6 @@ class Summary:
     ci95_low: float | None
     ci95_high: float | None
 
-    @property
-    def rel_spread(self) -> float | None:
-        """stdev / median: the relative spread a reader should check."""
-        if self.stdev is None or self.median == 0:
-            return None
-        return self.stdev / self.median
-
 
 def summarize(values: list[float], policy: OutlierPolicy) -> Summary:
     if not values:
@@ -139,3 +133,72 @@ def summarize(values: list[float], policy: OutlierPolicy) -> Summary:
         ci95_low=ci[0],
         ci95_high=ci[1],
     )
+
+
+# ---- two runs' samples: the tests compare uses ----
+
+BOOTSTRAP_ROUNDS = 2000
+BOOTSTRAP_SEED = 20240601
+
+
+def mann_whitney_p(a: list[float], b: list[float]) -> float | None:
+    """Two-sided p-value of the Mann-Whitney U test (normal approximation
+    with tie correction and continuity correction); None below 3 samples."""
+    n1, n2 = len(a), len(b)
+    if n1 < 3 or n2 < 3:
+        return None
+    values = sorted([(v, 0) for v in a] + [(v, 1) for v in b])
+    ranks = [0.0] * len(values)
+    ties = 0.0
+    i = 0
+    while i < len(values):
+        j = i
+        while j + 1 < len(values) and values[j + 1][0] == values[i][0]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[k] = (i + j) / 2 + 1
+        t = j - i + 1
+        ties += t**3 - t
+        i = j + 1
+    r1 = sum(r for r, (_, side) in zip(ranks, values, strict=True) if side == 0)
+    u = r1 - n1 * (n1 + 1) / 2
+    n = n1 + n2
+    mean = n1 * n2 / 2
+    var = n1 * n2 / 12 * ((n + 1) - ties / (n * (n - 1)))
+    if var <= 0:
+        return 1.0
+    z = (abs(u - mean) - 0.5) / math.sqrt(var)
+    return max(0.0, min(1.0, math.erfc(max(z, 0.0) / math.sqrt(2))))
+
+
+def bootstrap_ratio_ci(a: list[float], b: list[float], rounds: int = BOOTSTRAP_ROUNDS,
+                       seed: int = BOOTSTRAP_SEED) -> tuple[float, float] | None:
+    """95% percentile interval of median(B*)/median(A*) over resamples of the
+    raw samples; None below 3 samples a side or with a zero median."""
+    if len(a) < 3 or len(b) < 3:
+        return None
+    rng = random.Random(seed)
+    ratios = []
+    for _ in range(rounds):
+        ma = median(rng.choices(a, k=len(a)))
+        mb = median(rng.choices(b, k=len(b)))
+        if ma == 0:
+            return None
+        ratios.append(mb / ma)
+    ratios.sort()
+    return ratios[int(0.025 * (rounds - 1))], ratios[int(math.ceil(0.975 * (rounds - 1)))]
+
+
+def smallest_p(n1: int, n2: int) -> float:
+    """The smallest p-value mann_whitney_p can give with these sample counts
+    (every B sample beyond every A sample)."""
+    n = n1 + n2
+    z = (n1 * n2 / 2 - 0.5) / math.sqrt(n1 * n2 * (n + 1) / 12)
+    return math.erfc(z / math.sqrt(2))
+
+
+def median(values: list[float]) -> float:
+    """The median (statistics.median without its type juggling)."""
+    s = sorted(values)
+    mid = len(s) // 2
+    return s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tlsbench import paths
-from tlsbench.engine.store_faults import check_integrity, run_lock, translated
+from tlsbench.engine.case import Result, Sample
+from tlsbench.engine.store_faults import run_lock, translated
 from tlsbench.errors import StoreError
 
 # Each migration takes the schema from version i to i+1. Never edit one that
@@ -172,8 +173,13 @@ class Store:
             migrate(self.db)
 
     def check(self, quick: bool = True) -> list[str]:
-        """[] when the file is sound, else SQLite's findings."""
-        return check_integrity(self.db, self.path, quick)
+        """SQLite's own consistency check: [] when the file is sound, else its
+        findings (quick_check skips the index-content cross-check: fast
+        enough to run before every resume)."""
+        pragma = "quick_check" if quick else "integrity_check"
+        with translated(self.path):
+            rows = [r[0] for r in self.db.execute(f"PRAGMA {pragma}")]
+        return [] if rows == ["ok"] else rows
 
     def lock_run(self, run_id: int) -> AbstractContextManager[None]:
         """Held while this process measures the run (a second one is refused)."""
@@ -272,13 +278,6 @@ class Store:
         ).fetchall()
 
     # ---- cases ----
-    def done_cases(self, run_id: int, statuses: tuple[str, ...]) -> set[str]:
-        marks = ",".join("?" * len(statuses))
-        rows = self.db.execute(
-            f"SELECT name FROM cases WHERE run_id=? AND status IN ({marks})", (run_id, *statuses)
-        )
-        return {r[0] for r in rows}
-
     def forget_failed(self, run_id: int) -> None:
         """Drops failed cases (with their samples) so a resume measures them again."""
         with self.db:
@@ -291,8 +290,8 @@ class Store:
     def put_case(self, run_id: int, *, name: str, library: str, kind: str, alg: str, op: str,
                  size: int | None, params: dict, status: str, reason: str, iters: int | None,
                  started: float, transcript: str,
-                 samples: list[tuple[int, int, int, str, int]] = (),
-                 results: list[tuple] = (), rounds_done: int = 1) -> int:
+                 samples: Iterable[Sample] = (),
+                 results: Iterable[Result] = (), rounds_done: int = 1) -> int:
         """One transaction per case (or round): all of it is stored, or none of it."""
         with self.db:
             cur = self.db.execute(
@@ -303,17 +302,12 @@ class Store:
                  iters, started, time.time(), transcript, rounds_done),
             )
             case_id = int(cur.lastrowid)
-            self.db.executemany(
-                "INSERT INTO samples VALUES (?,?,?,?,?,?)", [(case_id, *s) for s in samples]
-            )
-            self.db.executemany(
-                "INSERT INTO results VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                [(case_id, *r) for r in results],
-            )
+            self._put_samples(case_id, samples)
+            self._put_results(case_id, results)
         return case_id
 
     def add_round(self, case_id: int, *, status: str, reason: str, transcript: str,
-                  samples: list[tuple[int, int, int, str, int]], results: list[tuple], rounds_done: int) -> None:
+                  samples: Iterable[Sample], results: Iterable[Result], rounds_done: int) -> None:
         """A later round of a case: its batches, the case's new state and (after
         the last round) its results, in one transaction."""
         with self.db:
@@ -323,11 +317,9 @@ class Store:
                 (status, reason, time.time(), rounds_done, f"\n--- round {rounds_done} ---\n" + transcript,
                  case_id),
             )
-            self.db.executemany("INSERT INTO samples VALUES (?,?,?,?,?,?)", [(case_id, *s) for s in samples])
+            self._put_samples(case_id, samples)
             self.db.execute("DELETE FROM results WHERE case_id=?", (case_id,))
-            self.db.executemany(
-                "INSERT INTO results VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", [(case_id, *r) for r in results]
-            )
+            self._put_results(case_id, results)
 
     def case_progress(self, run_id: int) -> dict[str, tuple[int, str, int]]:
         return {
@@ -335,9 +327,40 @@ class Store:
             for r in self.db.execute("SELECT id, name, status, rounds_done FROM cases WHERE run_id=?", (run_id,))
         }
 
-    def case_samples(self, case_id: int) -> list[tuple[int, int, int, str, int]]:
-        return [tuple(r) for r in self.db.execute(
+    def _put_samples(self, case_id: int, samples: Iterable[Sample]) -> None:
+        self.db.executemany("INSERT INTO samples (case_id, idx, warmup, iters, counter, total) VALUES (?,?,?,?,?,?)",
+                            [(case_id, s.idx, int(s.warmup), s.iters, s.counter, s.total) for s in samples])
+
+    def _put_results(self, case_id: int, results: Iterable[Result]) -> None:
+        self.db.executemany(
+            "INSERT INTO results (case_id, metric, unit, n, removed, median, mean, stdev, min, max, ci95_low,"
+            " ci95_high) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            [(case_id, r.metric, r.unit, r.n, r.removed, r.median, r.mean, r.stdev, r.min, r.max, r.ci95_low,
+              r.ci95_high) for r in results])
+
+    def case_samples(self, case_id: int) -> list[Sample]:
+        return [Sample(idx, bool(warm), iters, counter, total) for idx, warm, iters, counter, total in self.db.execute(
             "SELECT idx, warmup, iters, counter, total FROM samples WHERE case_id=?", (case_id,))]
+
+    def per_op_values(self, run_id: int, counter: str) -> dict[str, tuple[str, list[float]]]:
+        """case name -> (status, the per-operation values of its measured batches
+        of this counter, in batch order); every case of the run is there."""
+        out: dict[str, tuple[str, list[float]]] = {}
+        for name, status in self.db.execute("SELECT name, status FROM cases WHERE run_id=? ORDER BY id", (run_id,)):
+            out[name] = (status, [])
+        rows = self.db.execute(
+            "SELECT c.name, s.total, s.iters FROM samples s JOIN cases c ON c.id = s.case_id"
+            " WHERE c.run_id=? AND s.warmup=0 AND s.counter=? ORDER BY c.id, s.idx",
+            (run_id, counter),
+        )
+        for name, total, iters in rows:
+            out[name][1].append(total / iters)
+        return out
+
+    def sample_counters(self, run_id: int) -> set[str]:
+        """Every counter (metric) with a stored sample in this run."""
+        return {r[0] for r in self.db.execute(
+            "SELECT DISTINCT s.counter FROM samples s JOIN cases c ON c.id = s.case_id WHERE c.run_id=?", (run_id,))}
 
     def cases(self, run_id: int) -> list[sqlite3.Row]:
         return self.db.execute(

@@ -49,16 +49,6 @@ def translated(path: Path | str, then: str = "") -> Iterator[None]:
         raise explain(e, path, then) from e
 
 
-def check_integrity(db: sqlite3.Connection, path: Path | str, quick: bool = True) -> list[str]:
-    """SQLite's own consistency check: [] when the file is sound, else its
-    findings (quick_check skips the index-content cross-check: fast enough
-    to run before every resume)."""
-    pragma = "quick_check" if quick else "integrity_check"
-    with translated(path):
-        rows = [r[0] for r in db.execute(f"PRAGMA {pragma}")]
-    return [] if rows == ["ok"] else rows
-
-
 def lock_path(db_path: Path, run_id: int) -> Path:
     return db_path.with_name(f"{db_path.name}.run-{run_id}.lock")
 

@@ -15,14 +15,6 @@ from contextlib import contextmanager
 from tlsbench.errors import PlanError
 from tlsbench.plans.plan import check_env
 
-# Known switches worth a name in the docs and presets (what each one does).
-NO_AESNI = {
-    # OpenSSL: mask AES-NI (bit 57) and PCLMULQDQ (bit 33) of the capability vector
-    "OPENSSL_ia32cap": "~0x200000200000000",
-    # GnuTLS: 0x1 disables all run-time detected optimisations of its own accelerated code
-    "GNUTLS_CPUID_OVERRIDE": "0x1",
-}
-
 
 def parse_assignments(items: list[str], allow_loader: bool = False) -> dict[str, str]:
     """NAME=VALUE strings from the command line."""

@@ -8,7 +8,8 @@ import html
 
 from tlsbench.report import charts
 from tlsbench.report.charts import Point
-from tlsbench.report.compare import Comparison, exact_table, header_lines, main_table
+from tlsbench.report.compare import Comparison
+from tlsbench.report.compare_text import exact_table, header_lines, main_table
 from tlsbench.report.html import CSS, ERROR_TRAP, SCRIPT, table
 
 MAX_CHART_ROWS = 120

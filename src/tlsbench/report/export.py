@@ -55,7 +55,7 @@ def write_png(charts: list[Chart], folder: Path) -> list[Path]:
 
 
 def markdown(data: RunData, charts: list[Chart], image_ext: str = "svg") -> str:
-    out = ["\n".join(report._context(data, md=True)), ""]
+    out = ["\n".join(report.context_lines(data, md=True)), ""]
     if charts:
         out.append("### Charts\n")
         for c in charts:
@@ -64,13 +64,13 @@ def markdown(data: RunData, charts: list[Chart], image_ext: str = "svg") -> str:
     if primitive:
         sub = RunData(data.run, data.libraries, data.checks, primitive)
         out.append("### Cases: median time or throughput per library\n")
-        out.append(report._markdown(*report.pivot(sub)) + "\n")
+        out.append(report.markdown(*report.pivot(sub)) + "\n")
     for title, (header, body) in (("TLS: per side (medians; n/m: not measured for that side)", report.tls_table(data)),
                                   ("TLS: transactions per second and the TCP baseline", report.tls_extras(data)),
                                   ("Interop: client library x server", report.interop(data))):
         if body:
             out.append(f"### {title}\n")
-            out.append(report._markdown(header, body) + "\n")
+            out.append(report.markdown(header, body) + "\n")
     return "\n".join(out)
 
 

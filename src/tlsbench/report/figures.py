@@ -5,8 +5,12 @@ anew; a case that was not measured is drawn as its status."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
+from tlsbench.engine import metrics
+from tlsbench.engine.metrics import format_time
 from tlsbench.families.primitive.catalog import SIZED_KINDS
+from tlsbench.families.tls import names
 from tlsbench.report import charts
 from tlsbench.report import tables as report
 from tlsbench.report.charts import Chart, Point
@@ -17,7 +21,7 @@ KIND_TITLES = {"hash": "Hashes", "mac": "MACs", "aead": "Record protection (AEAD
 
 
 def fmt_time(ns: float) -> str:
-    return report._time(ns)
+    return format_time(ns)
 
 
 def fmt_size(b: float) -> str:
@@ -42,6 +46,14 @@ def fmt_rate(bps: float) -> str:
 
 def fmt_count(v: float) -> str:
     return f"{v:,.4g}"
+
+
+_AXIS = {"time": fmt_time, "bytes": fmt_bytes, "rate": fmt_rate, "count": fmt_count, "value": fmt_count}
+
+
+def axis_format(metric: str) -> Callable[[float], str]:
+    """How a chart labels values of this metric (the registry says what it is)."""
+    return _AXIS[metrics.display(metric)]
 
 
 def _slug(*parts: str) -> str:
@@ -88,7 +100,7 @@ def _primitive_bars(data: RunData, kind: str) -> Chart | None:
         size = max((c["size"] for c in cases if c["size"]), default=None)
         if size:
             cases = [c for c in cases if c["size"] == size]
-        metric, fmt = "instructions", fmt_count
+        metric = "instructions"
         at = f" at {fmt_size(size)}" if size else ""
         caption = (f"Instructions per operation{at} per algorithm and library (exact counts under QEMU -icount:"
                    " instructions, not cycles); median of the repeats.")
@@ -96,26 +108,27 @@ def _primitive_bars(data: RunData, kind: str) -> Chart | None:
     elif kind in SIZED_KINDS:  # throughput at the largest size
         size = max(c["size"] for c in cases)
         cases = [c for c in cases if c["size"] == size]
-        metric, fmt = "throughput", fmt_rate
+        metric = "throughput"
         caption = (f"Throughput on {fmt_size(size)} inputs per algorithm and library: bar the mean of the kept"
                    " samples, whisker its 95% confidence interval (as stored with the run).")
         title = f"{KIND_TITLES[kind]}: throughput at {fmt_size(size)}"
     else:
-        metric, fmt = "wall_ns", fmt_time
+        metric = "wall_ns"
         caption = ("Time per operation per algorithm and library: bar the mean of the kept samples, whisker its"
                    " 95% confidence interval (as stored with the run).")
         title = f"{KIND_TITLES[kind]}: time per operation"
     by_key = {(c["alg"], c["op"], c["library"]): c for c in cases}
     cats = list(dict.fromkeys((c["alg"], c["op"]) for c in cases))
     series = {lib: [mean_ci(by_key.get((a, o, lib)), metric) for a, o in cats] for lib in libs}
-    return charts.bars(_slug(kind, metric), title, caption, [f"{a} {o}" for a, o in cats], series, fmt)
+    return charts.bars(_slug(kind, metric), title, caption, [f"{a} {o}" for a, o in cats], series,
+                       axis_format(metric))
 
 
 def _size_lines(data: RunData, kind: str) -> list[Chart]:
     cases = [c for c in data.cases if c["kind"] == kind and c["size"] is not None]
     out = []
-    metric, fmt, what = ("instructions", fmt_count, "instructions") if _clockless(data) else ("wall_ns", fmt_time,
-                                                                                              "time")
+    metric, what = ("instructions", "instructions") if _clockless(data) else ("wall_ns", "time")
+    fmt = axis_format(metric)
     for alg in dict.fromkeys(c["alg"] for c in cases):
         mine = [c for c in cases if c["alg"] == alg]
         sizes = sorted({c["size"] for c in mine})
@@ -140,8 +153,9 @@ def _size_lines(data: RunData, kind: str) -> list[Chart]:
 def _tls_cases(data: RunData, foreign_clients: bool) -> list[dict]:
     """Handshake cases (not capacity, not the TCP baseline); with or without
     those against a client tool (only their server side is measured)."""
-    pattern = r"(^|[/+])clients?=" if not foreign_clients else r"(^|[/+])clients="
-    return [c for c in data.cases if c["kind"] == "tls" and c["alg"] != "TCP" and not re.search(pattern, c["op"])]
+    return [c for c in data.cases
+            if c["kind"] == "tls" and not names.is_baseline(c["alg"]) and not names.is_capacity(c["alg"], c["op"])
+            and (foreign_clients or names.client_of(c["alg"], c["op"], c["library"]) == c["library"])]
 
 
 def _tls_charts(data: RunData) -> list[Chart]:
@@ -160,7 +174,7 @@ def _tls_charts(data: RunData) -> list[Chart]:
             return mean_ci(case, "handshake_wall_ns")
         series = {lib: [wall(by_key.get((a, o, lib))) for a, o in cats] for lib in libs}
         labels = [f"{a} {o}" for a, o in cats]
-        base = {c["library"]: c for c in data.cases if c["kind"] == "tls" and c["alg"] == "TCP"}
+        base = {c["library"]: c for c in data.cases if c["kind"] == "tls" and names.is_baseline(c["alg"])}
         if base:  # the plain TCP baseline: its connect time, beside the handshakes
             labels.append("TCP without TLS: connect")
             for lib in libs:
@@ -177,29 +191,30 @@ def _tls_charts(data: RunData) -> list[Chart]:
             out.append(charts.stacked(
                 "tls-instructions-per-side", "TLS: instructions per handshake, client + server", (
                     "Median instructions per handshake on each side (exact counts under QEMU -icount: instructions,"
-                    " not cycles), stacked."), rows, ["client", "server"], ins, fmt_count))
+                    " not cycles), stacked."), rows, ["client", "server"], ins, axis_format("client_instructions")))
         else:
             cpu = [[median(c, "client_cpu_ns", "n/m (foreign)"), median(c, "server_cpu_ns", "n/m (foreign)")]
                    for c in tls]
             out.append(charts.stacked(
                 "tls-cpu-per-side", "TLS: CPU time per handshake, client + server", (
                     "Median thread CPU time per handshake in each side's library, stacked; n/m: not measured (the"
-                    " side of a peer nobody here wrote)."), rows, ["client CPU", "server CPU"], cpu, fmt_time))
+                    " side of a peer nobody here wrote)."), rows, ["client CPU", "server CPU"], cpu,
+                axis_format("client_cpu_ns")))
         heap = [[median(c, "client_heap_peak_bytes", "n/m"), median(c, "server_heap_peak_bytes", "n/m")]
                 for c in tls]
         if any(p.value is not None for row in heap for p in row):
             out.append(charts.stacked(
                 "tls-heap-per-side", "TLS: peak heap per side, client + server", (
                     "Median peak heap of each side during a handshake, stacked; n/m: not measured for that side."),
-                rows, ["client heap peak", "server heap peak"], heap, fmt_bytes))
+                rows, ["client heap peak", "server heap peak"], heap, axis_format("client_heap_peak_bytes")))
         stack = [[median(c, "client_stack_bytes", "n/m"), median(c, "server_stack_bytes", "n/m")] for c in tls]
         if any(p.value is not None for row in stack for p in row):
             out.append(charts.stacked(
                 "tls-stack-per-side", "TLS: peak stack per side, client + server", (
                     "Peak stack of each side (painted stack, one untimed pass per round), stacked; n/m: not"
                     " measured for that side (over TCP the stack is not measured)."),
-                rows, ["client stack", "server stack"], stack, fmt_bytes))
-    cap = [c for c in data.cases if c["kind"] == "tls" and "clients=" in c["op"]]
+                rows, ["client stack", "server stack"], stack, axis_format("client_stack_bytes")))
+    cap = [c for c in data.cases if c["kind"] == "tls" and names.is_capacity(c["alg"], c["op"])]
     if cap:
         libs = _libraries(cap)
         by_key = {(c["alg"], c["op"], c["library"]): c for c in cap}

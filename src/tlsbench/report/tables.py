@@ -9,7 +9,10 @@ import io
 import json
 from dataclasses import dataclass, field
 
+from tlsbench.engine import metrics
+from tlsbench.engine.metrics import format_rate, format_time
 from tlsbench.engine.store import RunInfo, Store
+from tlsbench.families.tls import names as tls_names
 
 FORMATS = ("table", "markdown", "csv", "json")
 STATUS_TEXT = {"unsupported": "unsupported", "check_failed": "check failed", "failed": "failed",
@@ -41,17 +44,6 @@ def load(store: Store, run_id: int) -> RunData:
     )
 
 
-def _time(ns: float) -> str:
-    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
-        if ns >= scale:
-            return f"{ns / scale:.3g} {unit}"
-    return f"{ns:.3g} ns"
-
-
-def _rate(bps: float) -> str:
-    return f"{bps / 1e6:,.1f} MB/s"
-
-
 def cell(case: dict, metric: str | None = None) -> str:
     if case["status"] != "ok":
         return STATUS_TEXT.get(case["status"], case["status"])
@@ -60,14 +52,14 @@ def cell(case: dict, metric: str | None = None) -> str:
         r = res.get(metric)
         if r is None:
             return "not measured"
-        if r["unit"] == "bytes":
+        if metrics.display(metric) == "bytes":
             return f"{r['median']:,.0f} B"
         return f"{r['median']:.4g} {r['unit']}"
     if "flash_bytes" in res and "ram_bytes" in res:  # a size probe (tlsbench sizes)
         return f"{res['flash_bytes']['median']:,.0f} B flash, {res['ram_bytes']['median']:,.0f} B RAM"
-    if case["alg"] == "TCP" and "transaction_wall_ns" in res:  # the plain TCP baseline
-        return (f"TCP {_time(res['transaction_wall_ns']['median'])} per request/response"
-                f" ({_time(res['connect_wall_ns']['median'])} connect),"
+    if tls_names.is_baseline(case["alg"]) and "transaction_wall_ns" in res:  # the plain TCP baseline
+        return (f"TCP {format_time(res['transaction_wall_ns']['median'])} per request/response"
+                f" ({format_time(res['connect_wall_ns']['median'])} connect),"
                 f" {res['total_c2s_bytes']['median']:.0f}+{res['total_s2c_bytes']['median']:.0f} B")
     if "transactions_per_s" in res:  # TLS server capacity
         return f"{res['transactions_per_s']['median']:,.0f} transactions/s"
@@ -82,14 +74,14 @@ def cell(case: dict, metric: str | None = None) -> str:
     if "c2s_bytes" in res and ("client_cpu_ns" in res or "server_cpu_ns" in res):
         # a TLS case: CPU per side (a foreign peer's is not measured), bytes each way
         def side(metric: str) -> str:
-            return _time(res[metric]["median"]) if metric in res else "not measured (foreign)"
+            return format_time(res[metric]["median"]) if metric in res else "not measured (foreign)"
         text = (f"C {side('client_cpu_ns')} / S {side('server_cpu_ns')},"
                 f" {res['c2s_bytes']['median']:.0f}+{res['s2c_bytes']['median']:.0f} B")
         if "round_trips" in res:
             text += f", {res['round_trips']['median']:.0f} RTT"
         for wall in ("handshake_wall_ns", "server_handshake_wall_ns"):  # over TCP: to handshake complete
             if wall in res:
-                text += f", {_time(res[wall]['median'])} wall"
+                text += f", {format_time(res[wall]['median'])} wall"
                 break
         return text
     if "wall_ns" not in res and "instructions" in res:  # firmware: exact counts, no clock
@@ -101,8 +93,8 @@ def cell(case: dict, metric: str | None = None) -> str:
     wall = res["wall_ns"]
     spread = f" ±{100 * wall['stdev'] / wall['median']:.1f}%" if wall["stdev"] is not None and wall["median"] else ""
     if "throughput" in res:
-        return f"{_rate(res['throughput']['median'])}{spread}"
-    return f"{_time(wall['median'])}{spread}"
+        return f"{format_rate(res['throughput']['median'])}{spread}"
+    return f"{format_time(wall['median'])}{spread}"
 
 
 def code_size_table(data: RunData) -> tuple[list[str], list[list[str]]]:
@@ -130,23 +122,6 @@ def pivot(data: RunData, metric: str | None = None) -> tuple[list[str], list[lis
     return header, body
 
 
-def _server_of(case: dict) -> str | None:
-    """The server side of a TCP case (None for in-memory cases)."""
-    parts = case["op"].split("/")
-    opts = parts[2].split("+") if len(parts) > 2 else []
-    if "tcp" not in opts:
-        return None
-    named = [o[7:] for o in opts if o.startswith("server=")]
-    return named[0] if named else case["library"]
-
-
-def _client_of(case: dict) -> str:
-    parts = case["op"].split("/")
-    opts = parts[2].split("+") if len(parts) > 2 else []
-    named = [o[7:] for o in opts if o.startswith("client=")]
-    return named[0] if named else case["library"]
-
-
 def interop(data: RunData) -> tuple[list[str], list[list[str]]]:
     """The interop matrix of TCP cases: a row per suite, variant and client
     library, a column per server; a cell says ok (with the client's handshake
@@ -154,18 +129,18 @@ def interop(data: RunData) -> tuple[list[str], list[list[str]]]:
     servers: list[str] = []
     rows: dict[tuple, dict[str, str]] = {}
     for c in data.cases:
-        server = _server_of(c)
-        if server is None or "clients=" in c["op"]:
+        if c["kind"] != "tls":
+            continue
+        server = tls_names.server_of(c["alg"], c["op"], c["library"])
+        if server is None or tls_names.is_capacity(c["alg"], c["op"]):
             continue
         if server not in servers:
             servers.append(server)
-        variant = "/".join(p for p in c["op"].split("/")[:2])
-        opts = [o for o in c["op"].split("/")[2].split("+")
-                if o != "tcp" and not o.startswith(("server=", "client="))]
-        key = (c["alg"], variant + ("/" + "+".join(opts) if opts else ""), _client_of(c))
+        variant = tls_names.TlsVariant.parse(c["op"]).peers_removed(c["alg"])
+        key = (c["alg"], variant, tls_names.client_of(c["alg"], c["op"], c["library"]))
         if c["status"] == "ok":
             wall = c["results"].get("handshake_wall_ns") or c["results"].get("server_handshake_wall_ns")
-            text = "ok" + (f" {_time(wall['median'])}" if wall else "")
+            text = "ok" + (f" {format_time(wall['median'])}" if wall else "")
         elif c["status"] == "unsupported":
             text = "unsupported: " + (c["reason"] or "")[:60]
         else:
@@ -176,27 +151,28 @@ def interop(data: RunData) -> tuple[list[str], list[list[str]]]:
     return header, body
 
 
-TLS_TIME_COLUMNS = (  # (header, metric, how to show it)
-    ("client CPU", "client_cpu_ns", "time"), ("server CPU", "server_cpu_ns", "time"),
-    ("wall", ("handshake_wall_ns", "exchange_wall_ns"), "time"),
+TLS_TIME_COLUMNS = (  # (header, metric or the first of these that was measured)
+    ("client CPU", "client_cpu_ns"), ("server CPU", "server_cpu_ns"),
+    ("wall", ("handshake_wall_ns", "exchange_wall_ns")),
 )
 TLS_INSTRUCTION_COLUMNS = (  # firmware: exact counts instead of clocks
-    ("client instructions", "client_instructions", "count"), ("server instructions", "server_instructions", "count"),
+    ("client instructions", "client_instructions"), ("server instructions", "server_instructions"),
 )
 TLS_COLUMNS = (*TLS_TIME_COLUMNS,
-    ("C->S B", "c2s_bytes", "count"), ("S->C B", "s2c_bytes", "count"), ("RTT", "round_trips", "count"),
-    ("C heap peak", "client_heap_peak_bytes", "count"), ("S heap peak", "server_heap_peak_bytes", "count"),
-    ("C heap held", "client_heap_held_bytes", "count"), ("S heap held", "server_heap_held_bytes", "count"),
-    ("C stack", "client_stack_bytes", "count"), ("S stack", "server_stack_bytes", "count"),
-    ("bulk", "bulk_throughput_per_s", "rate"),
+    ("C->S B", "c2s_bytes"), ("S->C B", "s2c_bytes"), ("RTT", "round_trips"),
+    ("C heap peak", "client_heap_peak_bytes"), ("S heap peak", "server_heap_peak_bytes"),
+    ("C heap held", "client_heap_held_bytes"), ("S heap held", "server_heap_held_bytes"),
+    ("C stack", "client_stack_bytes"), ("S stack", "server_stack_bytes"),
+    ("bulk", "bulk_throughput_per_s"),
 )
 
 
-def _tls_value(res: dict, metric, how: str) -> str:
+def _tls_value(res: dict, metric: str | tuple[str, ...]) -> str:
     for m in (metric,) if isinstance(metric, str) else metric:
         if m in res:
             v = res[m]["median"]
-            return _time(v) if how == "time" else _rate(v) if how == "rate" else f"{v:,.0f}"
+            how = metrics.display(m)
+            return format_time(v) if how == "time" else format_rate(v) if how == "rate" else f"{v:,.0f}"
     return "n/m"  # not measured for this case (e.g. a foreign server's side)
 
 
@@ -206,10 +182,10 @@ def tls_table(data: RunData) -> tuple[list[str], list[list[str]]]:
     firmware = any("client_instructions" in c["results"] and "client_cpu_ns" not in c["results"]
                    for c in data.cases)
     columns = (*TLS_INSTRUCTION_COLUMNS, *TLS_COLUMNS[len(TLS_TIME_COLUMNS):]) if firmware else TLS_COLUMNS
-    header = ["suite", "variant", "library", *(h for h, _m, _w in columns)]
+    header = ["suite", "variant", "library", *(h for h, _m in columns)]
     body = []
     for c in data.cases:
-        if c["kind"] != "tls" or c["alg"] == "TCP" or "clients=" in c["op"]:
+        if c["kind"] != "tls" or tls_names.is_baseline(c["alg"]) or tls_names.is_capacity(c["alg"], c["op"]):
             continue
         row = [c["alg"], c["op"], c["library"]]
         if c["status"] != "ok":
@@ -217,7 +193,7 @@ def tls_table(data: RunData) -> tuple[list[str], list[list[str]]]:
             body.append(row + [f"{STATUS_TEXT.get(c['status'], c['status'])}: {why[:100]}"]
                         + [""] * (len(columns) - 1))
             continue
-        body.append(row + [_tls_value(c["results"], m, how) for _h, m, how in columns])
+        body.append(row + [_tls_value(c["results"], m) for _h, m in columns])
     return header, body
 
 
@@ -225,24 +201,24 @@ def tls_extras(data: RunData) -> tuple[list[str], list[list[str]]]:
     """Capacity and TCP baseline cases: a line each."""
     body = []
     for c in data.cases:
-        if c["kind"] == "tls" and (c["alg"] == "TCP" or "clients=" in c["op"]):
+        if c["kind"] == "tls" and (tls_names.is_baseline(c["alg"]) or tls_names.is_capacity(c["alg"], c["op"])):
             body.append([c["alg"], c["op"], c["library"], cell(c)])
     return ["suite", "variant", "library", "result"], body
 
 
-def _aligned(header: list[str], body: list[list[str]]) -> str:
+def aligned(header: list[str], body: list[list[str]]) -> str:
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
     fmt = lambda r: "  ".join(v.ljust(w) for v, w in zip(r, widths, strict=False)).rstrip()  # noqa: E731
     return "\n".join([fmt(header), fmt(["-" * w for w in widths]), *map(fmt, body)])
 
 
-def _markdown(header: list[str], body: list[list[str]]) -> str:
+def markdown(header: list[str], body: list[list[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(r) + " |" for r in body]
     return "\n".join(lines)
 
 
-def _context(data: RunData, md: bool) -> list[str]:
+def context_lines(data: RunData, md: bool) -> list[str]:
     r = data.run
     m = r.machine
     status = r.status if r.status == "complete" else f"{r.status} (incomplete: tlsbench run --resume {r.id})"
@@ -301,12 +277,12 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
     if view == "tls" and fmt in ("table", "markdown"):
         md = fmt == "markdown"
         bullet = "- " if md else "  "
-        render_t = _markdown if md else _aligned
+        render_t = markdown if md else aligned
         legend = (f"{bullet}TLS cases: medians per handshake; CPU is each side's thread CPU time in the library,"
                   " wall is the client's time to handshake complete (TCP) or of the handshake and 64-byte"
                   " request/response (memory); bytes and round trips from the exchange; heap and stack per side"
                   " (n/m: not measured for this case, e.g. the side of a foreign server)")
-        out = "\n".join([*_context(data, md), legend]) + "\n\n" + render_t(*tls_table(data)) + "\n"
+        out = "\n".join([*context_lines(data, md), legend]) + "\n\n" + render_t(*tls_table(data)) + "\n"
         extras = tls_extras(data)
         if extras[1]:
             out += "\n" + render_t(*extras) + "\n"
@@ -314,17 +290,17 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
     if view == "interop" and fmt in ("table", "markdown"):
         header, body = interop(data)
         md = fmt == "markdown"
-        table = _markdown(header, body) if md else _aligned(header, body)
+        table = markdown(header, body) if md else aligned(header, body)
         bullet = "- " if md else "  "
         legend = (f"{bullet}interop over loopback TCP: each client library against each server;"
                   " ok with the median handshake wall time (the client's; the server's against a client tool),"
                   " or the failure with its reason")
         table = table if body else "(no TCP cases in this run)"
-        return "\n".join([*_context(data, md), legend]) + "\n\n" + table + "\n"
+        return "\n".join([*context_lines(data, md), legend]) + "\n\n" + table + "\n"
     if fmt in ("table", "markdown"):
         header, body = pivot(data, metric)
         md = fmt == "markdown"
-        table = _markdown(header, body) if md else _aligned(header, body)
+        table = markdown(header, body) if md else aligned(header, body)
         has_tls = any(c["kind"] == "tls" for c in data.cases)
         firmware = any("instructions" in c["results"] and "wall_ns" not in c["results"] for c in data.cases)
         sizes = any("flash_bytes" in c["results"] for c in data.cases)
@@ -341,9 +317,9 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
                   if metric is None else
                   f"cells: median {metric} per operation (heap and stack from one untimed pass per round)")
         bullet = "- " if md else "  "
-        out = "\n".join([*_context(data, md), bullet + legend]) + "\n\n" + table + "\n"
+        out = "\n".join([*context_lines(data, md), bullet + legend]) + "\n\n" + table + "\n"
         if data.code_sizes:
-            sizes_table = _markdown(*code_size_table(data)) if md else _aligned(*code_size_table(data))
+            sizes_table = markdown(*code_size_table(data)) if md else aligned(*code_size_table(data))
             out += ("\n" + bullet + "code size of each firmware image, from its linker map (static RAM excludes"
                     " heap and stack, which are measured per operation)\n\n" + sizes_table + "\n")
         return out

@@ -8,8 +8,7 @@ from pathlib import Path
 
 from tlsbench import paths
 from tlsbench.engine import agent
-from tlsbench.errors import AgentError, PlanError
-from tlsbench.families.primitive.catalog import LIBRARIES
+from tlsbench.errors import AgentError
 from tlsbench.targets import sources
 
 
@@ -25,12 +24,6 @@ class LibraryInfo:
     support: set[tuple[str, str, str]] = field(default_factory=set)
     source: str = ""
     agent_sha256: str = ""
-
-
-def check_names(names: list[str]) -> None:
-    for n in names:
-        if n not in LIBRARIES:
-            raise PlanError(f"unknown library {n!r}; known: {', '.join(LIBRARIES)}")
 
 
 def probe(name: str, timeout: float = 30.0, path: Path | None = None, firmware: Path | None = None) -> LibraryInfo:

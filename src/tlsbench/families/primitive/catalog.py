@@ -1,12 +1,10 @@
 """What can be measured: kinds, algorithms, operations and libraries.
 
-The agent's core/catalog.c holds the same table; tests/test_catalog.py
+The agent's core/catalog.c holds the same table; tests/test_checks.py
 checks that the two agree, so a new algorithm is added in both places.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 KINDS = ("hash", "mac", "aead", "kex", "sig", "pke")
 
@@ -62,21 +60,3 @@ SIG_MESSAGE_SIZE = 32
 PKE_MESSAGE_SIZE = 48
 
 LIBRARIES = ("mbedtls", "wolfssl", "openssl", "gnutls")
-
-
-@dataclass(frozen=True)
-class Algorithm:
-    kind: str
-    name: str
-    ops: tuple[str, ...]
-
-
-def all_algorithms() -> list[Algorithm]:
-    return [Algorithm(k, n, ops) for k, algs in ALGORITHMS.items() for n, ops in algs.items()]
-
-
-def kind_of(alg: str) -> str | None:
-    for kind, algs in ALGORITHMS.items():
-        if alg in algs:
-            return kind
-    return None

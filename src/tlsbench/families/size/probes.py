@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tlsbench import paths
-from tlsbench.engine import machine
+from tlsbench.engine import machine, metrics
+from tlsbench.engine.case import Result, Sample
 from tlsbench.engine.store import Store
 from tlsbench.errors import SetupError, TlsbenchError
 from tlsbench.families.size.maps import parse_map
@@ -250,9 +251,9 @@ def run(target: targets.Target, store: Store, libraries: list[str] | None = None
             params["empty_image"] = {"flash_bytes": empty.flash, "ram_bytes": empty.ram}
             transcript = (f"{empty.path.name}: arm-none-eabi-size text/data/bss {empty.size_tool}\n"
                           f"tb-sizeprobe-{lib}-{probe}: arm-none-eabi-size text/data/bss {d.size_tool}\n")
-            results = [(m, "bytes", 1, 0, v, v, None, v, v, None, None)
+            results = [Result.exact(m, metrics.unit(m), v)
                        for m, v in (("flash_bytes", d.flash_bytes), ("ram_bytes", d.ram_bytes))]
-            samples = [(0, 0, 1, m, v) for m, v in (("flash_bytes", d.flash_bytes), ("ram_bytes", d.ram_bytes))]
+            samples = [Sample.one(0, m, v) for m, v in (("flash_bytes", d.flash_bytes), ("ram_bytes", d.ram_bytes))]
             store.put_case(run_id, name=name, library=lib, kind="size", alg=probe, op="image", size=None,
                            params=params, status="ok", reason="", iters=1, started=started,
                            transcript=transcript, samples=samples, results=results)

@@ -1,5 +1,5 @@
-"""TLS handshakes through the agent (the start of issue 3): a request for
-one configuration and its per-repeat measurements."""
+"""TLS handshakes through the agent: a request for one configuration and
+its per-repeat measurements."""
 
 from __future__ import annotations
 
@@ -10,12 +10,7 @@ from cryptography.hazmat.primitives import serialization
 
 from tlsbench.engine import agent
 from tlsbench.engine.protocol import Record, encode_request
-from tlsbench.errors import TlsbenchError
-from tlsbench.families.primitive.catalog import LIBRARIES
-from tlsbench.families.tls import catalog as tls_catalog
-from tlsbench.families.tls import certs
 from tlsbench.families.tls.certs import HOSTS, Chain
-from tlsbench.targets.libraries import probe
 
 PEM = serialization.Encoding.PEM
 
@@ -102,31 +97,3 @@ def parse_records(data: bytes) -> list[tuple[int, bytes]]:
         out.append((data[i], data[i + 5 : i + 5 + length]))
         i += 5 + length
     return out
-
-
-def support_matrix() -> tuple[list[str], list[list[str]]]:
-    """`tlsbench list suites`: each library's answer for each suite, from one
-    real handshake per pair (with the suite's first group and credential)."""
-    from tlsbench.families.tls.runner import TlsVariant, tls_case
-
-    keys: dict = {}  # one chain per key type and one PSK, made once
-    cols: dict[str, dict[str, str]] = {}
-    for lib in LIBRARIES:
-        cols[lib] = {}
-        try:
-            path = probe(lib, timeout=20).path
-        except TlsbenchError:
-            continue
-        for suite in tls_catalog.SUITES:
-            cred = tls_catalog.certs_for(suite)[0]
-            variant = TlsVariant(tls_catalog.groups_for(suite)[0], cred, "full" if cred in certs.KEY_TYPES else "none")
-            r = run_handshakes(path, tls_case(suite, variant, keys, 0), repeats=1, warmup=0, timeout=60)
-            cols[lib][suite] = {"ok": "yes", "unsupported": "unsupported"}.get(r.status, f"fails: {r.message[:40]}")
-    header = ["suite", "version", "tested with", *LIBRARIES]
-    body = []
-    for suite in tls_catalog.SUITES:
-        group = tls_catalog.groups_for(suite)[0]
-        row = [suite, "1.3" if tls_catalog.version_of(suite) == 13 else "1.2",
-               f"{group or tls_catalog.no_group_label(suite)}, {tls_catalog.certs_for(suite)[0]}"]
-        body.append(row + [cols[lib].get(suite, "not built") for lib in LIBRARIES])
-    return header, body

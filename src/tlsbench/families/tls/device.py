@@ -29,11 +29,12 @@ import zlib
 from dataclasses import dataclass, field
 
 from tlsbench import paths
-from tlsbench.engine.case import Case, Measured
+from tlsbench.engine.case import Case, Measured, Sample
 from tlsbench.engine.protocol import Record, encode_request, parse_line
 from tlsbench.errors import AgentError, ProtocolError
 from tlsbench.families.tls import runner as tls_runner
 from tlsbench.families.tls.cases import TlsCase, case_fields
+from tlsbench.families.tls.names import BASELINE, TlsVariant
 from tlsbench.families.tls.net import AgentServer
 from tlsbench.plans import runenv
 from tlsbench.plans.plan import Plan
@@ -316,14 +317,14 @@ class _Inbound:
 # ---- a plan's device-side cases ----
 
 def is_device_case(case: Case) -> bool:
-    return case.alg != tls_runner.BASELINE and bool(tls_runner.TlsVariant.parse(case.op).device)
+    return case.alg != BASELINE and bool(TlsVariant.parse(case.op).device)
 
 
 def measure(target: targets.Target, case: Case, keys: dict, plan: Plan, rnd: int, first: int, n: int) -> Measured:
     """One round of a device-side case (n connections, numbered from first):
     the side's figures per connection, its stack from one more connection."""
     m = plan.method
-    v = tls_runner.TlsVariant.parse(case.op)
+    v = TlsVariant.parse(case.op)
     if v.transport != "memory":
         return Measured("unsupported", "one side on the device is for handshakes relayed by the host, not tcp",
                         None, "", [], [])
@@ -337,11 +338,11 @@ def measure(target: targets.Target, case: Case, keys: dict, plan: Plan, rnd: int
     if len(handshakes) != n:
         return Measured("failed", f"the device sent {len(handshakes)} handshakes, {n} were asked for", None,
                         r.transcript, [], [])
-    samples = [(first + int(rec["i"]), 0, 1, metric, int(rec[f]))  # type: ignore[arg-type]
-               for rec in handshakes for f, (metric, _u) in tls_runner.MEMORY_METRICS.items() if f in rec.fields]
+    samples = [Sample.one(first + int(rec["i"]), metric, int(rec[f]))  # type: ignore[arg-type]
+               for rec in handshakes for f, metric in tls_runner.MEMORY_METRICS.items() if f in rec.fields]
     for rec in r.of_type("tls_stack"):  # one untimed pass per round
-        samples += [(rnd, 0, 1, metric, int(rec[f]))  # type: ignore[arg-type]
-                    for f, (metric, _u) in tls_runner.STACK_METRICS.items() if f in rec.fields]
+        samples += [Sample.one(rnd, metric, int(rec[f]))  # type: ignore[arg-type]
+                    for f, metric in tls_runner.STACK_METRICS.items() if f in rec.fields]
     return Measured("ok", "", 1, r.transcript, samples, [])
 
 

@@ -6,7 +6,7 @@ nobody here wrote."""
 from __future__ import annotations
 
 import datetime
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from cryptography import x509
@@ -14,123 +14,64 @@ from cryptography.hazmat.primitives import serialization
 
 from tlsbench import paths
 from tlsbench.engine import agent
-from tlsbench.engine.case import Case, Measured
-from tlsbench.engine.protocol import Record, encode_request
+from tlsbench.engine.case import Case, Measured, Sample, split_repeats
+from tlsbench.engine.protocol import Record
 from tlsbench.families.primitive.randomness import Source
 from tlsbench.families.tls import catalog as tls_catalog
 from tlsbench.families.tls import certs
-from tlsbench.families.tls.cases import TlsCase
+from tlsbench.families.tls.cases import TlsCase, handshake_request
 from tlsbench.families.tls.certs import Chain, Issued
+from tlsbench.families.tls.names import BASELINE, BASELINE_OP, TlsVariant
 from tlsbench.plans.plan import Plan
 
 PEM = serialization.Encoding.PEM
-BASELINE = "TCP"  # the suite name of the plain TCP baseline
 
-# record field -> (metric, unit). In memory: both sides in one record.
+# record field -> metric (engine.metrics says what each is). In memory: both sides in one record.
 MEMORY_METRICS = {
-    "wall_ns": ("exchange_wall_ns", "ns"), "client_cpu_ns": ("client_cpu_ns", "ns"),
-    "server_cpu_ns": ("server_cpu_ns", "ns"), "client_instructions": ("client_instructions", "instructions"),
-    "server_instructions": ("server_instructions", "instructions"), "c2s_bytes": ("c2s_bytes", "bytes"),
-    "s2c_bytes": ("s2c_bytes", "bytes"), "c2s_records": ("c2s_records", "records"),
-    "s2c_records": ("s2c_records", "records"), "flights": ("flights", "flights"),
-    "round_trips": ("round_trips", "round trips"), "app_client_cpu_ns": ("app_client_cpu_ns", "ns"),
-    "app_server_cpu_ns": ("app_server_cpu_ns", "ns"), "total_c2s_bytes": ("total_c2s_bytes", "bytes"),
-    "total_s2c_bytes": ("total_s2c_bytes", "bytes"),
-    "client_heap_peak": ("client_heap_peak_bytes", "bytes"), "server_heap_peak": ("server_heap_peak_bytes", "bytes"),
-    "client_heap_held": ("client_heap_held_bytes", "bytes"), "server_heap_held": ("server_heap_held_bytes", "bytes"),
-    "bulk_wall_ns": ("bulk_wall_ns", "ns"), "bulk_client_cpu_ns": ("bulk_client_cpu_ns", "ns"),
-    "bulk_server_cpu_ns": ("bulk_server_cpu_ns", "ns"),
-    "app_client_instructions": ("app_client_instructions", "instructions"),
-    "app_server_instructions": ("app_server_instructions", "instructions"),
-    "bulk_client_instructions": ("bulk_client_instructions", "instructions"),
-    "bulk_server_instructions": ("bulk_server_instructions", "instructions"),
+    "wall_ns": "exchange_wall_ns", "client_cpu_ns": "client_cpu_ns",
+    "server_cpu_ns": "server_cpu_ns", "client_instructions": "client_instructions",
+    "server_instructions": "server_instructions", "c2s_bytes": "c2s_bytes",
+    "s2c_bytes": "s2c_bytes", "c2s_records": "c2s_records",
+    "s2c_records": "s2c_records", "flights": "flights",
+    "round_trips": "round_trips", "app_client_cpu_ns": "app_client_cpu_ns",
+    "app_server_cpu_ns": "app_server_cpu_ns", "total_c2s_bytes": "total_c2s_bytes",
+    "total_s2c_bytes": "total_s2c_bytes",
+    "client_heap_peak": "client_heap_peak_bytes", "server_heap_peak": "server_heap_peak_bytes",
+    "client_heap_held": "client_heap_held_bytes", "server_heap_held": "server_heap_held_bytes",
+    "bulk_wall_ns": "bulk_wall_ns", "bulk_client_cpu_ns": "bulk_client_cpu_ns",
+    "bulk_server_cpu_ns": "bulk_server_cpu_ns",
+    "app_client_instructions": "app_client_instructions",
+    "app_server_instructions": "app_server_instructions",
+    "bulk_client_instructions": "bulk_client_instructions",
+    "bulk_server_instructions": "bulk_server_instructions",
 }
-STACK_METRICS = {"client_stack": ("client_stack_bytes", "bytes"), "server_stack": ("server_stack_bytes", "bytes")}
+STACK_METRICS = {"client_stack": "client_stack_bytes", "server_stack": "server_stack_bytes"}
 # Over TCP each side reports its own record.
 TCP_CLIENT_METRICS = {
-    "connect_ns": ("connect_wall_ns", "ns"), "handshake_ns": ("handshake_wall_ns", "ns"),
-    "transaction_ns": ("transaction_wall_ns", "ns"), "cpu_ns": ("client_cpu_ns", "ns"),
-    "instructions": ("client_instructions", "instructions"),
-    "sent_bytes": ("c2s_bytes", "bytes"), "recv_bytes": ("s2c_bytes", "bytes"),
-    "sent_records": ("c2s_records", "records"), "recv_records": ("s2c_records", "records"),
-    "round_trips": ("round_trips", "round trips"), "app_cpu_ns": ("app_client_cpu_ns", "ns"),
-    "total_sent_bytes": ("total_c2s_bytes", "bytes"), "total_recv_bytes": ("total_s2c_bytes", "bytes"),
-    "heap_peak": ("client_heap_peak_bytes", "bytes"), "heap_held": ("client_heap_held_bytes", "bytes"),
-    "bulk_wall_ns": ("bulk_wall_ns", "ns"), "bulk_cpu_ns": ("bulk_client_cpu_ns", "ns"),
+    "connect_ns": "connect_wall_ns", "handshake_ns": "handshake_wall_ns",
+    "transaction_ns": "transaction_wall_ns", "cpu_ns": "client_cpu_ns",
+    "instructions": "client_instructions",
+    "sent_bytes": "c2s_bytes", "recv_bytes": "s2c_bytes",
+    "sent_records": "c2s_records", "recv_records": "s2c_records",
+    "round_trips": "round_trips", "app_cpu_ns": "app_client_cpu_ns",
+    "total_sent_bytes": "total_c2s_bytes", "total_recv_bytes": "total_s2c_bytes",
+    "heap_peak": "client_heap_peak_bytes", "heap_held": "client_heap_held_bytes",
+    "bulk_wall_ns": "bulk_wall_ns", "bulk_cpu_ns": "bulk_client_cpu_ns",
 }
 TCP_SERVER_METRICS = {
-    "cpu_ns": ("server_cpu_ns", "ns"), "instructions": ("server_instructions", "instructions"),
-    "app_cpu_ns": ("app_server_cpu_ns", "ns"),
-    "heap_peak": ("server_heap_peak_bytes", "bytes"), "heap_held": ("server_heap_held_bytes", "bytes"),
-    "bulk_cpu_ns": ("bulk_server_cpu_ns", "ns"),
+    "cpu_ns": "server_cpu_ns", "instructions": "server_instructions",
+    "app_cpu_ns": "app_server_cpu_ns",
+    "heap_peak": "server_heap_peak_bytes", "heap_held": "server_heap_held_bytes",
+    "bulk_cpu_ns": "bulk_server_cpu_ns",
 }
 # against a foreign client only the server side is ours to measure
-FOREIGN_CLIENT_METRICS = {**TCP_SERVER_METRICS, "sent_bytes": ("s2c_bytes", "bytes"),
-                          "recv_bytes": ("c2s_bytes", "bytes"), "sent_records": ("s2c_records", "records"),
-                          "recv_records": ("c2s_records", "records"),
-                          "handshake_ns": ("server_handshake_wall_ns", "ns")}
+FOREIGN_CLIENT_METRICS = {**TCP_SERVER_METRICS, "sent_bytes": "s2c_bytes",
+                          "recv_bytes": "c2s_bytes", "sent_records": "s2c_records",
+                          "recv_records": "c2s_records",
+                          "handshake_ns": "server_handshake_wall_ns"}
 # no TLS: no library CPU, records or round trips to speak of (never a 0 standing for "none")
 BASELINE_METRICS = {k: TCP_CLIENT_METRICS[k] for k in ("connect_ns", "transaction_ns", "total_sent_bytes",
                                                        "total_recv_bytes")}
-DERIVED = {"bulk_throughput_per_s": "B/s", "transactions_per_s": "transactions/s"}
-METRIC_UNITS = {m: u for table in (MEMORY_METRICS, STACK_METRICS, TCP_CLIENT_METRICS, TCP_SERVER_METRICS,
-                                    FOREIGN_CLIENT_METRICS)
-                for m, u in table.values()} | DERIVED
-
-
-@dataclass(frozen=True)
-class TlsVariant:
-    """Everything about a TLS case but its suite and library, as its op string:
-    "<group>/<credential>-<chain>[/<option>+<option>...]"."""
-
-    group: str | None
-    cred: str  # certificate key type, or psk / anon
-    chain: str  # full | leaf | none
-    auth: str = "server"
-    handshake: str = "full"
-    transport: str = "memory"
-    server: str = "same"  # tcp: the server side
-    client: str = "same"  # tcp: an external client tool (the case's library is then the server)
-    capacity: int = 0  # tcp: transactions/s with this many clients
-    device: str = ""  # firmware: only this side ("client" / "server") on the device, its peer on the host
-
-    def op(self, suite: str) -> str:
-        base = f"{self.group or tls_catalog.no_group_label(suite)}/{self.cred}-{self.chain}"
-        opts = [o for o in (
-            "mutual" if self.auth == "mutual" else "",
-            self.handshake if self.handshake != "full" else "",
-            "tcp" if self.transport == "tcp" else "",
-            f"server={self.server}" if self.server != "same" else "",
-            f"client={self.client}" if self.client != "same" else "",
-            f"clients={self.capacity}" if self.capacity else "",
-            f"device={self.device}" if self.device else "",
-        ) if o]
-        return base + ("/" + "+".join(opts) if opts else "")
-
-    @staticmethod
-    def parse(op: str) -> TlsVariant:
-        parts = op.split("/")
-        group = None if parts[0] in ("rsa-kx", "psk-kx", "cert-curve") else parts[0]
-        cred, chain = parts[1].rsplit("-", 1)
-        v = TlsVariant(group, cred, chain)
-        for opt in parts[2].split("+") if len(parts) > 2 else []:
-            if opt == "mutual":
-                v = replace(v, auth="mutual")
-            elif opt in tls_catalog.HANDSHAKES:
-                v = replace(v, handshake=opt)
-            elif opt == "tcp":
-                v = replace(v, transport="tcp")
-            elif opt.startswith("server="):
-                v = replace(v, server=opt[7:])
-            elif opt.startswith("client="):
-                v = replace(v, client=opt[7:])
-            elif opt.startswith("clients="):
-                v = replace(v, capacity=int(opt[8:]))
-            elif opt.startswith("device="):
-                v = replace(v, device=opt[7:])
-            else:
-                raise ValueError(f"unknown TLS case option {opt!r} in {op!r}")
-        return v
 
 
 def expand_tls(plan: Plan) -> list[Case]:
@@ -155,7 +96,7 @@ def expand_tls(plan: Plan) -> list[Case]:
                                 for lib in plan.libraries:
                                     cases.append(Case(lib, "tls", suite, v.op(suite), None))
     if t.baseline and "tcp" in t.transports:
-        cases += [Case(lib, "tls", BASELINE, "tcp", None) for lib in plan.libraries]
+        cases += [Case(lib, "tls", BASELINE, BASELINE_OP, None) for lib in plan.libraries]
     return cases
 
 
@@ -239,18 +180,18 @@ def tls_case(suite: str, v: TlsVariant, keys: dict, bulk: int) -> TlsCase:
 # ---- one round ----
 
 def _samples(records: list[Record], table: dict, first: int, position: dict[int, int] | None = None,
-             throughput: bool = True) -> list[tuple[int, int, int, str, int]]:
+             throughput: bool = True) -> list[Sample]:
     """Samples indexed from `first`, by the record's i (or its position among
     the measured connections, over TCP)."""
     out = []
     for r in records:
         idx = first + (position[int(r["i"])] if position is not None else int(r["i"]))
-        for name, (metric, _unit) in table.items():
+        for name, metric in table.items():
             if name in r.fields:
-                out.append((idx, 0, 1, metric, int(r[name])))
+                out.append(Sample.one(idx, metric, int(r[name])))
         if throughput and "bulk_bytes" in r.fields and int(r.get("bulk_wall_ns", 0)) > 0:
             rate = int(r["bulk_bytes"]) * 1_000_000_000 // int(r["bulk_wall_ns"])
-            out.append((idx, 0, 1, "bulk_throughput_per_s", rate))
+            out.append(Sample.one(idx, "bulk_throughput_per_s", rate))
     return out
 
 
@@ -270,7 +211,6 @@ def _server_path(v: TlsVariant, client_lib: str) -> Path | str:
 def measure_tls(client: Path, case: Case, keys: dict, plan: Plan, rnd: int) -> Measured:
     """One round of a TLS case: each repeat a fresh connection (after the full
     handshake it resumes, for resumed kinds)."""
-    from tlsbench.engine.runner import split_repeats
     from tlsbench.families.tls import net as tls_net  # sockets are only needed for tcp cases
 
     m = plan.method
@@ -306,7 +246,7 @@ def measure_tls(client: Path, case: Case, keys: dict, plan: Plan, rnd: int) -> M
         cap = r.capacity
         rate = int(cap["transactions"]) * 1_000_000_000 // max(1, int(cap["wall_ns"]))
         reason = f"{cap['failures']} failed transactions: {cap.get('error', '')}" if cap["failures"] else ""
-        return Measured("ok", reason, 1, "", [(rnd, 0, 1, "transactions_per_s", rate)], [])
+        return Measured("ok", reason, 1, "", [Sample.one(rnd, "transactions_per_s", rate)], [])
     r = tls_net.run_over_tcp(client, server, tc, repeats=n, warmup=m.warmup, timeout=m.timeout_s)
     if r.status != "ok":
         return _failed(r.status, r.message)
@@ -321,8 +261,6 @@ def measure_tls(client: Path, case: Case, keys: dict, plan: Plan, rnd: int) -> M
 
 def _measure_memory(client: Path, case: Case, tc: TlsCase, n: int, first: int, warmup: int, timeout: float,
                     rnd: int) -> Measured:
-    from tlsbench.families.tls.cases import handshake_request
-
     try:
         res = agent.call(client, [handshake_request(tc, repeats=n, warmup=warmup)], timeout, case.name)
     except agent.AgentCallError as e:
@@ -336,9 +274,8 @@ def _measure_memory(client: Path, case: Case, tc: TlsCase, n: int, first: int, w
                         None, res.stdout, [], [])
     samples = _samples(handshakes, MEMORY_METRICS, first)
     for rec in resp.of_type("tls_stack"):  # one untimed pass per round
-        samples += [(rnd, 0, 1, metric, int(rec[f])) for f, (metric, _u) in STACK_METRICS.items()]
+        samples += [Sample.one(rnd, metric, int(rec[f])) for f, metric in STACK_METRICS.items()]
     return Measured("ok", "", 1, res.stdout, samples, [])
 
 
-__all__ = ["BASELINE", "METRIC_UNITS", "TlsVariant", "encode_request", "expand_tls", "measure_tls",
-           "prepare_material", "tls_case"]
+__all__ = ["expand_tls", "measure_tls", "prepare_material", "tls_case"]

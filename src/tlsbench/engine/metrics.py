@@ -1,0 +1,159 @@
+"""What every metric is, in one place: its unit, whether it is an exact count
+or a noisy measurement, which direction is better, its label and how it is
+shown. The runner takes units and the outlier rule from here, compare takes
+exact-or-statistical from here, and every report formats through here, so a
+metric is never exact in one place and noisy in another.
+
+Exact metrics (bytes, records, round trips, instruction counts, heap, stack,
+allocations) never lose a value to the outlier policy and compare as equal or
+changed; noisy ones (times, cycle and TSC counts, rates) get the outlier
+policy and a statistical comparison.
+
+The TLS metrics of one side exist for the client and the server under the
+same rule: ``[app_|bulk_]<side>_<base>``; they are derived from one table
+below, not listed twice.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from tlsbench.errors import PlanError
+
+DISPLAYS = ("time", "count", "bytes", "rate", "value")
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    unit: str  # as stored with every result row
+    exact: bool  # a deterministic count: no outliers dropped, compared exactly
+    lower_is_better: bool
+    label: str
+    display: str  # one of DISPLAYS: how reports format a value
+
+
+def _m(name: str, unit: str, exact: bool, label: str, display: str, lower_is_better: bool = True) -> Metric:
+    return Metric(name, unit, exact, lower_is_better, label, display)
+
+
+# A primitive's counters, per operation (what the agent's samples carry).
+COUNTERS = (
+    _m("wall_ns", "ns/op", False, "wall time per operation", "time"),
+    _m("cpu_ns", "ns/op", False, "thread CPU time per operation", "time"),
+    _m("tsc", "tsc-ticks/op", False, "TSC ticks per operation", "value"),
+    _m("cycles", "cycles/op", False, "cycles per operation", "count"),
+    _m("instructions", "instructions/op", True, "instructions per operation", "count"),
+)
+# A primitive's memory pass: agent record field -> metric (one untimed pass per round).
+MEMORY_FIELDS = {
+    "heap_peak": "heap_peak_bytes", "heap_held": "heap_held_bytes", "allocs": "allocations",
+    "stack": "stack_bytes", "setup_heap_held": "state_heap_bytes",
+}
+MEMORY = (
+    _m("heap_peak_bytes", "bytes", True, "heap peak", "bytes"),
+    _m("heap_held_bytes", "bytes", True, "heap held after the operation", "bytes"),
+    _m("allocations", "allocations/op", True, "allocations per operation", "count"),
+    _m("stack_bytes", "bytes", True, "stack peak", "bytes"),
+    _m("state_heap_bytes", "bytes", True, "heap held by the set-up state", "bytes"),
+)
+PRIMITIVE_DERIVED = (
+    _m("throughput", "B/s", False, "throughput", "rate", lower_is_better=False),
+)
+
+# TLS: the same base for the client and the server side, in the phases it is measured in.
+SIDES = ("client", "server")
+_SIDED = (  # (base, unit, exact, label, display, phases)
+    ("cpu_ns", "ns", False, "CPU time", "time", ("", "app_", "bulk_")),
+    ("instructions", "instructions", True, "instructions", "count", ("", "app_", "bulk_")),
+    ("heap_peak_bytes", "bytes", True, "heap peak", "bytes", ("",)),
+    ("heap_held_bytes", "bytes", True, "heap held", "bytes", ("",)),
+    ("stack_bytes", "bytes", True, "stack peak", "bytes", ("",)),
+)
+_PHASE_LABEL = {"": "handshake", "app_": "request/response", "bulk_": "bulk transfer"}
+TLS_SIDED = tuple(
+    _m(f"{phase}{side}_{base}", unit, exact, f"{side} {label} ({_PHASE_LABEL[phase]})", display)
+    for base, unit, exact, label, display, phases in _SIDED
+    for phase in phases
+    for side in SIDES
+)
+TLS_SHARED = (
+    _m("exchange_wall_ns", "ns", False, "wall time of the handshake and request/response", "time"),
+    _m("connect_wall_ns", "ns", False, "TCP connect wall time", "time"),
+    _m("handshake_wall_ns", "ns", False, "client wall time to handshake complete", "time"),
+    _m("server_handshake_wall_ns", "ns", False, "server wall time to handshake complete", "time"),
+    _m("transaction_wall_ns", "ns", False, "wall time of one request/response transaction", "time"),
+    _m("bulk_wall_ns", "ns", False, "bulk transfer wall time", "time"),
+    _m("c2s_bytes", "bytes", True, "handshake bytes client to server", "bytes"),
+    _m("s2c_bytes", "bytes", True, "handshake bytes server to client", "bytes"),
+    _m("total_c2s_bytes", "bytes", True, "all bytes client to server", "bytes"),
+    _m("total_s2c_bytes", "bytes", True, "all bytes server to client", "bytes"),
+    _m("c2s_records", "records", True, "handshake records client to server", "count"),
+    _m("s2c_records", "records", True, "handshake records server to client", "count"),
+    _m("flights", "flights", True, "flights", "count"),
+    _m("round_trips", "round trips", True, "round trips", "count"),
+    _m("bulk_throughput_per_s", "B/s", False, "bulk throughput", "rate", lower_is_better=False),
+    _m("transactions_per_s", "transactions/s", False, "transactions per second", "rate", lower_is_better=False),
+)
+SIZE = (
+    _m("flash_bytes", "bytes", True, "flash (text + rodata + data)", "bytes"),
+    _m("ram_bytes", "bytes", True, "static RAM (data + bss)", "bytes"),
+)
+
+REGISTRY: dict[str, Metric] = {}
+for _metric in (*COUNTERS, *MEMORY, *PRIMITIVE_DERIVED, *TLS_SIDED, *TLS_SHARED, *SIZE):
+    assert _metric.name not in REGISTRY, f"metric {_metric.name} is registered twice"
+    assert _metric.display in DISPLAYS, _metric
+    REGISTRY[_metric.name] = _metric
+
+COUNTER_NAMES = tuple(m.name for m in COUNTERS)
+
+
+def get(name: str) -> Metric:
+    """The metric of this name; an unknown name is a PlanError with the nearest known names."""
+    m = REGISTRY.get(name)
+    if m is None:
+        near = difflib.get_close_matches(name, REGISTRY, n=3)
+        hint = f"; did you mean {' or '.join(near)}?" if near else ""
+        raise PlanError(f"unknown metric {name!r}{hint} (tlsbench list metrics)")
+    return m
+
+
+def unit(name: str) -> str:
+    return get(name).unit
+
+
+def is_exact(name: str) -> bool:
+    """Counts, not times: no outlier is dropped and two runs compare as equal or not.
+    A name not registered (a metric a newer agent sends) counts as noisy."""
+    m = REGISTRY.get(name)
+    return m is not None and m.exact
+
+
+def lower_is_better(name: str) -> bool:
+    m = REGISTRY.get(name)
+    return m is None or m.lower_is_better
+
+
+def display(name: str) -> str:
+    m = REGISTRY.get(name)
+    return m.display if m is not None else "value"
+
+
+def sided(base: str, side: str, phase: str = "") -> str:
+    """The name of one side's TLS metric: sided("cpu_ns", "client", "app_") -> app_client_cpu_ns."""
+    name = f"{phase}{side}_{base}"
+    get(name)
+    return name
+
+
+def format_time(ns: float) -> str:
+    for u, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if ns >= scale:
+            return f"{ns / scale:.3g} {u}"
+    return f"{ns:.3g} ns"
+
+
+def format_rate(per_s: float) -> str:
+    return f"{per_s / 1e6:,.1f} MB/s"

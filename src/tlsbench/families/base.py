@@ -1,0 +1,55 @@
+"""The interface every case family meets. The runner knows families only
+through it (families.registry lists them): adding a family is one module
+with a class like these and one line in the registry."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from tlsbench.engine.case import Case, Measured
+from tlsbench.engine.metrics import Metric
+from tlsbench.families.primitive.checks import CheckResult
+from tlsbench.plans.plan import Plan
+from tlsbench.targets.libraries import LibraryInfo
+
+
+@dataclass(frozen=True)
+class Context:
+    """What measuring one case needs besides the case."""
+
+    info: LibraryInfo  # the case's library agent on this target
+    keys: dict  # the run's material (keys, chains), stored with the run
+    plan: Plan
+
+
+class Family(Protocol):
+    name: str
+    kinds: tuple[str, ...]  # the case kinds (Case.kind) it owns
+    # whose cases are gated by the library's declared support and the
+    # known-answer checks (measured only when they pass)
+    needs_checks: bool
+
+    def expand(self, plan: Plan) -> list[Case]:
+        """The plan's cases of this family, in comparison order."""
+        ...
+
+    def metrics(self) -> tuple[Metric, ...]:
+        """The metrics its cases store (all in engine.metrics)."""
+        ...
+
+    def prepare(self, plan: Plan, keys: dict, now: datetime.datetime | None) -> None:
+        """Adds the material its cases need to the run's keys (before the run is stored)."""
+        ...
+
+    def check(self, agents: dict[str, Path], support: dict[str, set[tuple[str, str, str]]], keys: dict,
+              cases: Iterable[Case], timeout: float) -> list[CheckResult]:
+        """Known-answer checks of what its cases use, before anything is measured."""
+        ...
+
+    def measure(self, case: Case, ctx: Context, rnd: int) -> Measured:
+        """One round of one case in a fresh agent."""
+        ...

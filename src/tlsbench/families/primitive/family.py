@@ -1,0 +1,135 @@
+"""The primitive family: one case per library, algorithm, operation and
+message size; each measured in batches by the agent's own loop, after the
+known-answer checks of its algorithm have passed."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable
+from pathlib import Path
+
+from tlsbench.engine import agent, metrics
+from tlsbench.engine.case import Case, Measured, Sample, split_repeats
+from tlsbench.engine.protocol import encode_request
+from tlsbench.errors import AgentError
+from tlsbench.families.base import Context
+from tlsbench.families.primitive.catalog import (
+    ALGORITHMS,
+    BENCH_OPS,
+    KINDS,
+    PKE_MESSAGE_SIZE,
+    SIG_MESSAGE_SIZE,
+    SIZED_KINDS,
+)
+from tlsbench.families.primitive.checks import CBC_IV, TLS_AAD, CheckResult, run_checks
+from tlsbench.plans.plan import Plan
+
+AEAD_NONCE = bytes.fromhex("000102030405060708090a0b")
+SIG_MESSAGE = bytes(range(SIG_MESSAGE_SIZE))
+PKE_MESSAGE = bytes(range(1, PKE_MESSAGE_SIZE + 1))
+
+
+def bench_fields(case: Case, keys: dict) -> dict[str, bytes | int | None]:
+    k = keys.get(case.kind, {}).get(case.alg, {})
+    raw = {name: bytes.fromhex(v) for name, v in k.items() if name != "peer_key"}
+    if case.kind == "hash":
+        return {"size": case.size}
+    if case.kind == "mac":
+        return {"size": case.size, "key": raw["key"]}
+    if case.kind == "aead":
+        cbc = "cbc" in case.alg
+        return {"size": case.size, "key": raw["key"], "nonce": CBC_IV if cbc else AEAD_NONCE, "aad": TLS_AAD}
+    if case.kind == "kex":
+        if case.op == "keygen":
+            return {}
+        if case.op == "exchange":
+            return {"peer": raw["peer"]}
+        return {"key": raw["key"], "peer": raw["peer"]}
+    if case.kind == "sig":
+        return {"key": raw["key"], "pub": raw.get("pub"), "msg": SIG_MESSAGE}
+    return {"key": raw["key"], "msg": PKE_MESSAGE}
+
+
+def _validate_batches(batches: list, repeats: int, counters: list[str], case: Case) -> None:
+    if len(batches) != repeats:
+        raise AgentError(f"{case.name}: agent sent {len(batches)} samples, {repeats} were asked for")
+    for i, rec in enumerate(batches):
+        if rec["i"] != i:
+            raise AgentError(f"{case.name}: sample {i} arrived out of order")
+        lacking = [c for c in counters if c not in rec.fields]
+        if lacking:
+            raise AgentError(f"{case.name}: sample {i} lacks {', '.join(lacking)}")
+        if rec["iters"] == 0:
+            raise AgentError(f"{case.name}: sample {i} has zero iterations")
+
+
+class PrimitiveFamily:
+    name = "primitive"
+    kinds = KINDS
+    needs_checks = True
+
+    def expand(self, plan: Plan) -> list[Case]:
+        cases = []
+        for kind in (k for k in plan.kinds if k in ALGORITHMS):
+            for alg in ALGORITHMS[kind]:
+                if plan.algorithms and alg not in plan.algorithms:
+                    continue
+                for op in BENCH_OPS[kind]:
+                    if plan.ops and op not in plan.ops:
+                        continue
+                    for size in plan.sizes if kind in SIZED_KINDS else [None]:
+                        for lib in plan.libraries:
+                            cases.append(Case(lib, kind, alg, op, size))
+        return cases
+
+    def metrics(self) -> tuple[metrics.Metric, ...]:
+        return (*metrics.COUNTERS, *metrics.MEMORY, *metrics.PRIMITIVE_DERIVED)
+
+    def prepare(self, plan: Plan, keys: dict, now: datetime.datetime | None) -> None:
+        """Its keys are the run's own (engine keys): nothing more to make."""
+
+    def check(self, agents: dict[str, Path], support: dict[str, set[tuple[str, str, str]]], keys: dict,
+              cases: Iterable[Case], timeout: float) -> list[CheckResult]:
+        selected = {(c.kind, c.alg) for c in cases if c.kind in self.kinds}
+        return run_checks(agents, support, keys, selected, timeout)
+
+    def measure(self, case: Case, ctx: Context, rnd: int) -> Measured:
+        """One round: the agent's batches (warm-ups apart), indexed after those
+        of the earlier rounds, and one untimed memory pass."""
+        m = ctx.plan.method
+        per_round = split_repeats(m.repeats, m.rounds)
+        repeats = per_round[rnd]
+        first = sum(per_round[:rnd])
+        request = encode_request(
+            "bench", kind=case.kind, alg=case.alg, op=case.op, warmup=m.warmup, repeats=repeats,
+            min_ns=int(m.min_sample_ms * 1e6), **bench_fields(case, ctx.keys),
+        )
+        try:
+            res = agent.call(ctx.info.path, [request], m.timeout_s, case.name)
+        except agent.AgentCallError as e:
+            p = e.partial
+            return Measured.not_run("failed", str(e), p.stdout + ("\n--- stderr ---\n" + p.stderr if p.stderr else ""))
+        resp = res.responses[0]
+        if resp.status == "unsupported":
+            return Measured.not_run("unsupported", resp.message or "not supported", res.stdout)
+        if resp.status != "ok":
+            return Measured.not_run("failed", f"{resp.status}: {resp.message}", res.stdout)
+        batches = resp.of_type("sample")
+        warm = resp.of_type("warmup")
+        counters = [c for c in ctx.info.counters if c in metrics.COUNTER_NAMES]
+        try:
+            _validate_batches(batches, repeats, counters, case)
+        except AgentError as e:
+            return Measured.not_run("failed", str(e), res.stdout)
+        samples = [
+            Sample(offset + int(rec["i"]), is_warm, int(rec["iters"]), c, int(rec[c]))
+            for is_warm, recs, offset in ((True, warm, rnd * m.warmup), (False, batches, first))
+            for rec in recs
+            for c in counters
+        ]
+        # the memory pass: one value per round, stored as a one-operation sample
+        for rec in resp.of_type("memory"):
+            for field_name, metric in metrics.MEMORY_FIELDS.items():
+                if field_name in rec.fields:
+                    samples.append(Sample.one(rnd, metric, int(rec[field_name])))
+        return Measured("ok", "", int(batches[0]["iters"]), res.stdout, samples, [])

@@ -1,0 +1,40 @@
+"""The size family: flash and static RAM per library and primitive, from
+minimal firmware images (families.size.probes). Its cases are made by
+`tlsbench sizes`, which builds the images, not by a plan: a plan expands to
+none of them, and its metrics and reports come from the registry like any
+other family's."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable
+from pathlib import Path
+
+from tlsbench.engine import metrics
+from tlsbench.engine.case import Case, Measured
+from tlsbench.errors import TlsbenchError
+from tlsbench.families.base import Context
+from tlsbench.families.primitive.checks import CheckResult
+from tlsbench.plans.plan import Plan
+
+
+class SizeFamily:
+    name = "size"
+    kinds = ("size",)
+    needs_checks = False
+
+    def expand(self, plan: Plan) -> list[Case]:
+        return []
+
+    def metrics(self) -> tuple[metrics.Metric, ...]:
+        return metrics.SIZE
+
+    def prepare(self, plan: Plan, keys: dict, now: datetime.datetime | None) -> None:
+        """Images need no keys."""
+
+    def check(self, agents: dict[str, Path], support: dict[str, set[tuple[str, str, str]]], keys: dict,
+              cases: Iterable[Case], timeout: float) -> list[CheckResult]:
+        return []
+
+    def measure(self, case: Case, ctx: Context, rnd: int) -> Measured:
+        raise TlsbenchError(f"{case.name}: size probes are measured by `tlsbench sizes`, not by a plan")

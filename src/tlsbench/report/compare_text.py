@@ -1,0 +1,102 @@
+"""Renderers of a comparison (report.compare): terminal table, Markdown,
+JSON, and github-action-benchmark's JSON. The HTML page is report.compare_html."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+from tlsbench.engine import metrics
+from tlsbench.engine.stats import BOOTSTRAP_ROUNDS
+from tlsbench.report.compare import Comparison
+
+
+def ci_json(c: Comparison) -> list[dict]:
+    """Run B's figures in github-action-benchmark's shape (customSmallerIsBetter):
+    name, unit, value (median), range (95% bootstrap interval of B/A), extra."""
+    out = []
+    for r in c.rows:
+        if r.median_b is None:
+            continue
+        if r.ratio_low is not None and r.ratio_high is not None:
+            rng = f"B/A {r.ratio_low:.3f}..{r.ratio_high:.3f}"
+        else:
+            rng = "exact" if metrics.is_exact(c.metric) else "no interval"
+        extra = [f"run {c.run_b} vs run {c.run_a}", f"verdict: {r.verdict}"]
+        if r.median_a is not None:
+            extra.append(f"A median {r.median_a:.6g}")
+        if r.ratio is not None:
+            extra.append(f"B/A {r.ratio:.4f}")
+        if r.p_value is not None:
+            extra.append(f"Mann-Whitney p {r.p_value:.2g}")
+        if r.note:
+            extra.append(r.note)
+        out.append({"name": f"{r.name} {c.metric}", "unit": r.unit or c.metric, "value": r.median_b,
+                    "range": rng, "extra": "\n".join(extra)})
+    return out
+
+
+FORMATS = ("table", "markdown", "json")  # and html: report.compare_html
+
+
+def header_lines(c: Comparison) -> list[str]:
+    lines = [f"verdict: B is faster/slower when Mann-Whitney p < {c.alpha:g}, the medians differ by >= "
+             f"{100 * c.min_effect:g}% and the whole B/A 95% interval lies beyond that; otherwise same."
+             " B/A 95%: bootstrap interval of the ratio of medians "
+             f"({BOOTSTRAP_ROUNDS} resamples, fixed seed). Counts (bytes, instructions, heap, stack) compare "
+             "exactly: same or changed."]
+    if c.context_differences:
+        lines.append("the runs differ in what made them:")
+        lines += [f"  {d}" for d in c.context_differences]
+    counts = c.counts()
+    lines.append("summary: " + ", ".join(f"{n} {v}" for v, n in sorted(counts.items())))
+    changed = [e for e in c.exact if e.verdict != "same"]
+    lines.append(f"deterministic metrics: {len(c.exact) - len(changed)} same, {len(changed)} not")
+    return lines
+
+
+def _num(v: float | None, spec: str = ".4g") -> str:
+    return "" if v is None else format(v, spec)
+
+
+def main_table(c: Comparison, only_changes: bool = False) -> tuple[list[str], list[list[str]]]:
+    header = ["case", "verdict", "median A", "median B", "B/A", "B/A 95%", "p", "note"]
+    body = []
+    for r in c.rows:
+        if only_changes and r.verdict == "same":
+            continue
+        interval = f"{r.ratio_low:.3f}..{r.ratio_high:.3f}" if r.ratio_low is not None else ""
+        body.append([r.name, r.verdict, _num(r.median_a), _num(r.median_b), _num(r.ratio, ".3f"), interval,
+                     _num(r.p_value, ".2g"), r.note])
+    return header, body
+
+
+def exact_table(c: Comparison, only_changes: bool = True) -> tuple[list[str], list[list[str]]]:
+    header = ["case", "metric", "verdict", "A", "B", "B - A", "note"]
+    body = [[e.name, e.metric, e.verdict, _num(e.a, ",.0f"), _num(e.b, ",.0f"), _num(e.diff, "+,.0f"), e.note]
+            for e in c.exact if not (only_changes and e.verdict == "same")]
+    return header, body
+
+
+def _text_table(header: list[str], body: list[list[str]], md: bool) -> list[str]:
+    if md:
+        out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        return out + ["| " + " | ".join(row) + " |" for row in body]
+    widths = [max([len(header[i])] + [len(row[i]) for row in body]) for i in range(len(header))]
+    fmt = lambda row: "  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip()  # noqa: E731
+    return [fmt(header), *map(fmt, body)]
+
+
+def render(c: Comparison, fmt: str = "table", only_changes: bool = False) -> str:
+    if fmt == "json":
+        return json.dumps(asdict(c), indent=1) + "\n"
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")
+    md = fmt == "markdown"
+    title = f"{'## ' if md else ''}tlsbench compare: run {c.run_a} (A) -> run {c.run_b} (B), metric {c.metric}"
+    out = "\n".join([title, *header_lines(c)]) + "\n\n" + "\n".join(_text_table(*main_table(c, only_changes), md))
+    header, body = exact_table(c)
+    if body:
+        out += ("\n\n" + ("### " if md else "") + "deterministic metrics that are not the same\n\n"
+                + "\n".join(_text_table(header, body, md)))
+    return out + "\n"

@@ -1,0 +1,70 @@
+"""The metric registry: one answer per metric to what it is, used by the
+runner, compare and the reports."""
+
+from __future__ import annotations
+
+import pytest
+
+from tlsbench.engine import metrics
+from tlsbench.engine.case import Sample
+from tlsbench.engine.runner import summarize_samples
+from tlsbench.errors import PlanError
+from tlsbench.families import registry
+from tlsbench.families.tls import runner as tls_runner
+
+
+def test_an_unknown_metric_names_the_nearest() -> None:
+    with pytest.raises(PlanError, match=r"unknown metric 'heap_peak'; did you mean heap_peak_bytes"):
+        metrics.get("heap_peak")
+    with pytest.raises(PlanError, match=r"unknown metric 'zzz' \(tlsbench list metrics\)"):
+        metrics.get("zzz")
+
+
+def test_per_side_tls_metrics_come_in_pairs_by_rule() -> None:
+    sided = [m.name for m in metrics.TLS_SIDED]
+    assert len(sided) == 2 * 9  # cpu and instructions in three phases, heap peak/held and stack once; two sides
+    for name in sided:
+        other = name.replace("client_", "server_") if "client_" in name else name.replace("server_", "client_")
+        a, b = metrics.get(name), metrics.get(other)
+        assert (a.unit, a.exact, a.display) == (b.unit, b.exact, b.display)
+    assert metrics.sided("cpu_ns", "client", "app_") == "app_client_cpu_ns"
+    with pytest.raises(PlanError):
+        metrics.sided("stack_bytes", "client", "bulk_")
+
+
+def test_every_metric_a_family_stores_is_registered() -> None:
+    tables = (tls_runner.MEMORY_METRICS, tls_runner.STACK_METRICS, tls_runner.TCP_CLIENT_METRICS,
+              tls_runner.TCP_SERVER_METRICS, tls_runner.FOREIGN_CLIENT_METRICS, tls_runner.BASELINE_METRICS,
+              metrics.MEMORY_FIELDS)
+    stored = {m for table in tables for m in table.values()} | {"bulk_throughput_per_s", "transactions_per_s"}
+    stored |= set(metrics.COUNTER_NAMES)
+    assert stored - set(metrics.REGISTRY) == set()
+    owned = [m.name for f in registry.FAMILIES for m in f.metrics()]
+    assert sorted(owned) == sorted(metrics.REGISTRY)  # each metric belongs to one family
+
+
+def test_units_are_as_stored_by_earlier_versions() -> None:
+    """Units are stored with every result: renaming one would split a series."""
+    assert [metrics.unit(m) for m in ("wall_ns", "cpu_ns", "tsc", "cycles", "instructions", "allocations",
+                                      "throughput", "client_cpu_ns", "client_instructions", "round_trips",
+                                      "transactions_per_s", "flash_bytes")] == [
+        "ns/op", "ns/op", "tsc-ticks/op", "cycles/op", "instructions/op", "allocations/op", "B/s", "ns",
+        "instructions", "round trips", "transactions/s", "bytes"]
+
+
+def test_exact_and_direction() -> None:
+    assert [metrics.is_exact(m) for m in ("wall_ns", "cycles", "instructions", "c2s_bytes", "stack_bytes",
+                                          "bulk_throughput_per_s", "not-registered")] == [
+        False, False, True, True, True, False, False]
+    assert not metrics.lower_is_better("throughput") and metrics.lower_is_better("client_heap_peak_bytes")
+
+
+def test_the_outlier_policy_applies_to_noisy_metrics_only() -> None:
+    # the same values as wall time and as an instruction count: Tukey drops the far one from the time only
+    values = [100, 101, 102, 100, 101, 5000]
+    samples = [Sample(i, False, 1, m, v) for m in ("wall_ns", "instructions") for i, v in enumerate(values)]
+    rows = {r.metric: r for r in summarize_samples(samples, None, "tukey")}
+    wall, ins = rows["wall_ns"], rows["instructions"]
+    assert (wall.unit, wall.n, wall.removed) == ("ns/op", 5, 1)
+    assert (ins.unit, ins.n, ins.removed) == ("instructions/op", 6, 0)
+    assert rows["instructions"].max == 5000  # the far value is kept

@@ -1,0 +1,48 @@
+"""A database written before the Python side was reshaped still reports and
+compares, to the byte: tests/fixtures/old-db holds two runs of its plan.toml
+(a sized hash, a signature, an in-memory TLS handshake; transcripts and keys
+emptied to keep it small) dumped as SQL with schema version 4, and what
+`tlsbench report` and `tlsbench compare` printed for it then."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tlsbench.cli import main
+from tlsbench.engine.store import SCHEMA_VERSION
+
+FIXTURES = Path(__file__).parent / "fixtures" / "old-db"
+
+OUTPUTS = {
+    "report-1.md": ["report", "1", "--format", "markdown"],
+    "report-1.csv": ["report", "1", "--format", "csv"],
+    "report-1-tls.md": ["report", "1", "--format", "markdown", "--view", "tls"],
+    "report-2.json": ["report", "2", "--format", "json"],
+    "compare-1-2.txt": ["compare", "1", "2"],
+    "compare-1-2.json": ["compare", "1", "2", "--format", "json"],
+    "compare-1-2-c2s_bytes.txt": ["compare", "1", "2", "--metric", "c2s_bytes"],
+}
+
+
+@pytest.fixture
+def old_db(tmp_path: Path) -> Path:
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript((FIXTURES / "old-schema-v4.sql").read_text())
+    db.commit()
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 4
+    db.close()
+    return path
+
+
+def test_the_fixture_is_the_current_schema_or_older() -> None:
+    assert SCHEMA_VERSION >= 4
+
+
+@pytest.mark.parametrize("golden", sorted(OUTPUTS))
+def test_an_old_database_reports_and_compares_as_before(old_db: Path, golden: str, capsys) -> None:
+    assert main(["--db", str(old_db), *OUTPUTS[golden]]) == 0
+    assert capsys.readouterr().out == (FIXTURES / golden).read_bytes().decode()  # csv lines end in CRLF
