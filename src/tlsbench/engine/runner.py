@@ -14,7 +14,7 @@ from typing import TextIO
 
 from tlsbench import paths
 from tlsbench.engine import machine, metrics
-from tlsbench.engine.case import Case, Measured, Result, Sample, split_repeats
+from tlsbench.engine.case import Case, Measured, Result, Sample
 from tlsbench.engine.progress import Progress
 from tlsbench.engine.stats import OutlierPolicy, Summary, parse_policy, summarize
 from tlsbench.engine.store import Store
@@ -24,7 +24,6 @@ from tlsbench.families import registry
 from tlsbench.families.base import Context
 from tlsbench.families.primitive import keys as keys_mod
 from tlsbench.families.size import maps as sizes
-from tlsbench.families.tls import device as device_tls
 from tlsbench.plans.plan import Plan
 from tlsbench.targets import firmware as firmware_mod
 from tlsbench.targets import target as targets
@@ -48,9 +47,10 @@ def expand(plan: Plan) -> list[Case]:
     return cases
 
 
-def measure(info: LibraryInfo, case: Case, keys: dict, plan: Plan, rnd: int = 0) -> Measured:
+def measure(info: LibraryInfo, case: Case, keys: dict, plan: Plan, rnd: int = 0,
+            target: targets.Target = targets.HOST) -> Measured:
     """One round of a case in a fresh agent, by its family."""
-    return registry.family_of(case.kind).measure(case, Context(info, keys, plan), rnd)
+    return registry.family_of(case.kind).measure(case, Context(info, keys, plan, target), rnd)
 
 
 def _result(metric: str, s: Summary) -> Result:
@@ -176,12 +176,8 @@ class _Session:
             return Measured.not_run("does_not_fit", self.does_not_fit[case.library])
         if case.library in self.unavailable:
             return Measured.not_run("failed", f"agent unavailable: {self.unavailable[case.library]}")
-        if case.kind == "tls" and device_tls.is_device_case(case):  # one side on the device, its peer here
-            per_round = split_repeats(self.plan.method.repeats, self.plan.method.rounds)
-            return device_tls.measure(self.target, case, self.keys, self.plan, rnd, sum(per_round[:rnd]),
-                                      per_round[rnd])
         if not registry.family_of(case.kind).needs_checks:  # the agent itself says what it cannot do
-            return measure(self.infos[case.library], case, self.keys, self.plan, rnd)
+            return measure(self.infos[case.library], case, self.keys, self.plan, rnd, self.target)
         if (case.kind, case.alg, case.op) not in self.infos[case.library].support:
             return Measured.not_run("unsupported", "not supported by this library build")
         no_room = self.no_room.get((case.library, case.kind, case.alg))
@@ -190,7 +186,7 @@ class _Session:
         failed_check = self.verdict.get((case.library, case.kind, case.alg))
         if failed_check is not None:
             return Measured.not_run("check_failed", failed_check)
-        return measure(self.infos[case.library], case, self.keys, self.plan, rnd)
+        return measure(self.infos[case.library], case, self.keys, self.plan, rnd, self.target)
 
     def run_round(self, case: Case, rnd: int, entry: tuple[int, str, int] | None) -> tuple[int, str, int]:
         """Measures and stores one round of a case; returns its new progress."""
@@ -245,7 +241,7 @@ def fit_to_target(plan: Plan, target: targets.Target) -> None:
     exact: one round and a few repeats show them (identical) without the
     rounds and repeats that a noisy clock needs."""
     if target.kind == "host":
-        if plan.tls.device_side and "tls" in plan.kinds:
+        if plan.device_side:
             raise TlsbenchError("[tls] device_side (--device-side) puts one side on a device: give a firmware "
                                 "target (--target qemu:BOARD)")
         return
@@ -268,7 +264,7 @@ def fit_to_target(plan: Plan, target: targets.Target) -> None:
 def image_for(plan: Plan, target: targets.Target) -> targets.Target:
     """A plan with one side of its handshakes on the device runs on the
     board's one-side image (every case of it: primitives too)."""
-    if target.kind != "host" and plan.tls.device_side and "tls" in plan.kinds:
+    if target.kind != "host" and plan.device_side:
         return dataclasses.replace(target, one_side=True)
     return target
 

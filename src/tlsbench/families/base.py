@@ -15,6 +15,7 @@ from tlsbench.engine.metrics import Metric
 from tlsbench.families.primitive.checks import CheckResult
 from tlsbench.plans.plan import Plan
 from tlsbench.targets.libraries import LibraryInfo
+from tlsbench.targets.target import HOST, Target
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,7 @@ class Context:
     info: LibraryInfo  # the case's library agent on this target
     keys: dict  # the run's material (keys, chains), stored with the run
     plan: Plan
+    target: Target = HOST  # where the agent runs (a family may put part of a case on a device)
 
 
 class Family(Protocol):

@@ -83,6 +83,11 @@ class Plan:
     method: Method = field(default_factory=Method)
     tls: TlsSelect = field(default_factory=TlsSelect)
 
+    @property
+    def device_side(self) -> str:
+        """The side its handshakes put on a firmware device ("" none)."""
+        return self.tls.device_side if "tls" in self.kinds else ""
+
     def to_dict(self) -> dict:
         return asdict(self)
 
