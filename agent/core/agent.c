@@ -5,6 +5,7 @@
 #include "tb/core.h"
 #include "tb/platform.h"
 #include "tb/protocol.h"
+#include "tb/tls_device.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -215,6 +216,7 @@ static const struct {
 } verbs[] = {
     {"hello", do_hello},   {"list", do_list},   {"compute", do_compute_verb},
     {"bench", do_bench},   {"calls", do_calls}, {"handshake", tb_tls_serve}, {"reference", tb_reference},
+    {"tls-device", tb_tls_device_serve}, /* one side here, its peer on the host */
 };
 
 void tb_agent_serve_line(char *line)
@@ -248,7 +250,7 @@ void tb_agent_serve_line(char *line)
         }
     }
     if (tb_platform_verb(verb, fields, nfields)) return; /* e.g. the host's socket sides */
-    tb_end(TB_BAD_INPUT, "unknown request (expected hello, list, compute, bench, calls, reference, handshake, tls-server or tls-client)");
+    tb_end(TB_BAD_INPUT, "unknown request (expected hello, list, compute, bench, calls, reference, handshake, tls-device, tls-server or tls-client)");
 }
 
 int tb_agent_main(void)

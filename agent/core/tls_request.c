@@ -19,6 +19,14 @@ static int parse_resume(const char *v, tb_resume *out)
     return -1;
 }
 
+static int parse_side(const char *v, int *out)
+{
+    if (strcmp(v, "client") == 0) *out = 0;
+    else if (strcmp(v, "server") == 0) *out = 1;
+    else return -1;
+    return 0;
+}
+
 int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
 {
     tb_tls_config *cfg = &req->cfg;
@@ -29,6 +37,7 @@ int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
     req->workers = 1;
     req->wait_ms = 20000;
     req->stack = 1;
+    req->side = -1;
     for (size_t i = 0; i < n; i++) {
         const char *k = fields[i].key, *v = fields[i].value;
         int bad = 0;
@@ -58,6 +67,7 @@ int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
         else if (strcmp(k, "client_key") == 0) bad = tb_field_bytes(v, &cfg->client_key);
         else if (strcmp(k, "psk") == 0) bad = tb_field_bytes(v, &cfg->psk);
         else if (strcmp(k, "psk_identity") == 0) cfg->psk_identity = v;
+        else if (strcmp(k, "side") == 0) bad = parse_side(v, &req->side);
         else {
             tb_set_error("unknown field %s", k);
             tb_end(TB_BAD_INPUT, tb_last_error());
@@ -76,7 +86,9 @@ int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
     cfg->version = (int)version;
     cfg->max_early_data = (uint32_t)max_early;
     if (req->plain) return 0; /* the TCP baseline needs nothing else */
-    int certs = cfg->server_chain.len > 0 && cfg->server_key.len > 0 && cfg->trust.len > 0;
+    /* one side alone needs only its own half: a client the root it trusts, a server its chain and key */
+    int own = cfg->server_chain.len > 0 && cfg->server_key.len > 0, trusts = cfg->trust.len > 0;
+    int certs = req->side == 0 ? trusts : req->side == 1 ? own : own && trusts;
     int psk = cfg->psk.len > 0 && cfg->psk_identity != NULL;
     int anonymous = cfg->suite != NULL && strstr(cfg->suite, "_anon_") != NULL; /* no authentication at all */
     const char *why = NULL;

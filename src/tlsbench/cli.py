@@ -4,6 +4,7 @@ once and printed as one line on stderr with a non-zero exit."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import difflib
 import json
 import logging
@@ -108,6 +109,9 @@ def _plan_from_args(a: argparse.Namespace) -> tuple[Plan, str]:
     if a.sizes:
         plan.sizes = _sizes(a.sizes)
         flags.append(f"--sizes {a.sizes}")
+    if a.device_side:
+        plan.tls.device_side = a.device_side
+        flags.append(f"--device-side {a.device_side}")
     m = plan.method
     for name in METHOD_BOUNDS:
         value = getattr(a, name)
@@ -338,8 +342,11 @@ def cmd_build(a: argparse.Namespace) -> int:
     log = lambda m: print(m, file=sys.stderr)  # noqa: E731
     target = targets.parse(a.target, a.board, a.profile)
     if target.kind == "host":
+        if a.one_side:
+            raise PlanError("--one-side is a firmware image: give --target qemu:BOARD")
         build.build_agents(libs, jobs=a.jobs, log=log)
     else:
+        target = dataclasses.replace(target, one_side=a.one_side)
         build.build_firmware(target, libs, opt=a.opt, jobs=a.jobs, log=log)
     if target.kind != "serial":  # the emulator's cycle model (a run with --board)
         from tlsbench.targets import cyclemodel
@@ -425,6 +432,9 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--board", help="the board behind a serial target, e.g. nucleo-f446re; with a qemu target, the"
                                    " board profile whose cycle model the run adds (src/tlsbench/targets/boards/)")
     r.add_argument("--profile", help="firmware library build profiles, e.g. mbedtls=small,wolfssl=sp-asm")
+    r.add_argument("--device-side", dest="device_side", choices=("client", "server"),
+                   help="firmware: only this side of each handshake on the device, its peer the host agent of"
+                        " the same library (the case name says device=SIDE)")
     r.add_argument("-q", "--quiet", action="store_true",
                    help="no progress, no table, no notes: only errors on stderr (the run is stored)")
     r.set_defaults(func=cmd_run)
@@ -484,6 +494,9 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--board", help="the board behind a serial target")
     b.add_argument("--profile", help="firmware library build profiles, e.g. mbedtls=small,wolfssl=sp-asm")
     b.add_argument("--opt", default="Os", choices=list(build.OPT_LEVELS), help="firmware optimisation (default Os)")
+    b.add_argument("--one-side", dest="one_side", action="store_true",
+                   help="the lean image of device-side runs (one side of each handshake on the device; a run with"
+                        " --device-side builds it itself)")
     b.set_defaults(func=cmd_build)
     sz = sub.add_parser("sizes", parents=[db], help="code size per primitive: minimal firmware images minus an"
                         " empty one, stored as a run")

@@ -19,6 +19,7 @@ typedef struct {
     uint64_t early;      /* send the request as 0-RTT early data */
     uint64_t bulk;       /* bytes client -> server after the response (throughput) */
     uint64_t stack;      /* the per-side stack pass (default 1) */
+    int side;            /* one side only (the device-side request): 0 client, 1 server; -1 both */
     /* sockets only */
     uint64_t port;        /* server: 0 = any free port; client: where to connect */
     uint64_t duration_ms; /* client: run transactions this long (capacity) */

@@ -20,7 +20,9 @@
 #ifndef TB_MAX_RECORD
 #define TB_MAX_RECORD (1u << 17)
 #endif
+#ifndef TB_PAINTED_STACKS /* a one-side image (tls-device) has one, shared by primitives and its side */
 #define TB_PAINTED_STACKS 3u /* one for primitives, one per handshake side */
+#endif
 /* Emulated boards end through semihosting; real ones spin. */
 #ifndef TB_SEMIHOSTING
 #define TB_SEMIHOSTING 1

@@ -145,7 +145,10 @@ size_t tb_cortexm_primitive_stack(void)
 
 tb_stack *tb_stack_new(void)
 {
-    for (size_t i = 0; i < PRIMITIVE; i++) {
+    /* with one stack only (a one-side image), the side takes it: a primitive
+     * never runs while a handshake side does */
+    size_t sides = TB_PAINTED_STACKS > 1u ? PRIMITIVE : 1u;
+    for (size_t i = 0; i < sides; i++) {
         if (!in_use[i]) {
             in_use[i] = 1;
             memset(stacks[i].mem, PAINT, TB_STACK_BYTES);

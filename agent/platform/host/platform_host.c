@@ -4,6 +4,7 @@
 #include "tb/platform.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -144,8 +145,58 @@ void tb_flush(void)
     fflush(stdout);
 }
 
+/* TLSBENCH_FIXED_CLOCK=<unix seconds>: the wall clock libraries read with
+ * time() is frozen there (a TLS 1.2 Mbed TLS server puts it in its random,
+ * which its signature covers), for the host peer of an emulated device whose
+ * own clock is frozen at the same second. Unset: the system's clock. This
+ * definition takes the place of the C library's for the whole agent. */
+time_t time(time_t *out)
+{
+    static long long fixed = -2;
+    if (fixed == -2) {
+        const char *v = getenv("TLSBENCH_FIXED_CLOCK");
+        char *end = NULL;
+        fixed = v != NULL && *v != '\0' ? strtoll(v, &end, 10) : -1;
+        if (end != NULL && *end != '\0') fixed = -1;
+    }
+    time_t now;
+    if (fixed >= 0) {
+        now = (time_t)fixed;
+    } else {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        now = ts.tv_sec;
+    }
+    if (out != NULL) *out = now;
+    return now;
+}
+
+/* TLSBENCH_FIXED_SEED=1: a fixed xorshift stream instead of the OS, for the
+ * host peer of a handshake whose other side runs on an emulated device, so
+ * that the device's counts are the same in every run (the device's own stream
+ * is fixed too). Test material only: never an entropy source. */
+static int fixed_seed(void)
+{
+    static int fixed = -1;
+    if (fixed < 0) {
+        const char *v = getenv("TLSBENCH_FIXED_SEED");
+        fixed = v != NULL && strcmp(v, "1") == 0;
+    }
+    return fixed;
+}
+
 int tb_platform_seed(uint8_t *out, size_t n)
 {
+    static uint32_t state = 0x74626870u; /* "tbhp": not the device's start */
+    if (fixed_seed()) {
+        for (size_t i = 0; i < n; i++) {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            out[i] = (uint8_t)state;
+        }
+        return 0;
+    }
     size_t done = 0;
     while (done < n) {
         ssize_t got = getrandom(out + done, n - done, 0);
@@ -160,6 +211,7 @@ int tb_platform_seed(uint8_t *out, size_t n)
 
 const char *tb_platform_seed_note(void)
 {
+    if (fixed_seed()) return "a fixed test stream (TLSBENCH_FIXED_SEED=1): NOT an entropy source";
     return "the OS (getrandom)";
 }
 

@@ -51,6 +51,7 @@ def _firmware(target) -> dict[str, object]:
     out: dict[str, object] = {
         "board": board.name, "board_cpu": board.cpu, "board_ram_bytes": board.ram_bytes,
         "board_counter": board.counter, "profiles": dict(target.profiles),
+        "one_side_image": target.one_side,  # the lean image of device-side runs
         "cross_compiler": (_cmd("arm-none-eabi-gcc", "--version").splitlines() or ["unknown"])[0],
         "newlib": _cmd("dpkg-query", "-W", "-f=${Version}", "libnewlib-arm-none-eabi") or "unknown",
     }

@@ -35,7 +35,7 @@ _HANDSHAKE = {
     "?client_heap_peak": "uint", "?server_heap_peak": "uint", "?client_heap_held": "uint",
     "?server_heap_held": "uint",
     "c2s_bytes": "uint", "s2c_bytes": "uint", "c2s_records": "uint", "s2c_records": "uint",
-    "flights": "uint", "round_trips": "uint", "?app_client_cpu_ns": "uint", "?app_server_cpu_ns": "uint",
+    "flights": "uint", "?round_trips": "uint", "?app_client_cpu_ns": "uint", "?app_server_cpu_ns": "uint",
     "?app_client_instructions": "uint", "?app_server_instructions": "uint",
     "total_c2s_bytes": "uint", "total_s2c_bytes": "uint", "?resumed": "uint",
     "?bulk_bytes": "uint", "?bulk_wall_ns": "uint", "?bulk_client_cpu_ns": "uint", "?bulk_server_cpu_ns": "uint",
@@ -43,6 +43,7 @@ _HANDSHAKE = {
     # a board profile's cycle model (emulated firmware run with --board)
     "?client_model_cycles": "uint", "?server_model_cycles": "uint", "?app_client_model_cycles": "uint",
     "?app_server_model_cycles": "uint", "?bulk_client_model_cycles": "uint", "?bulk_server_model_cycles": "uint",
+    "?side": "str",  # one side on the device (tls-device): its figures only; round trips are the client's
 }
 # One side of one connection over a socket (each process reports its own side).
 _SIDE = {
@@ -76,7 +77,7 @@ SCHEMA: dict[str, dict[str, str]] = {
     "tls_warmup": _HANDSHAKE,
     "wire": {"from": "str", "data": "hex"},
     "heap_check": {"system_delta": "uint", "held": "uint", "blocks": "uint"},
-    "tls_stack": {"client_stack": "uint", "server_stack": "uint"},
+    "tls_stack": {"?client_stack": "uint", "?server_stack": "uint"},  # one side on the device: its own
     "tls_memory": {"?client_heap_peak": "uint", "?server_heap_peak": "uint", "?client_heap_held": "uint",
                    "?server_heap_held": "uint", "c2s_bytes": "uint", "s2c_bytes": "uint", "c2s_records": "uint",
                    "s2c_records": "uint", "total_c2s_bytes": "uint", "total_s2c_bytes": "uint"},
@@ -92,6 +93,12 @@ SCHEMA: dict[str, dict[str, str]] = {
                "primitive_stack": "uint", "stacks": "uint", "main_stack": "uint", "heap_failures": "uint"},
     "fault": {"what": "str", "exception": "uint", "pc": "uint", "lr": "uint", "?cfsr": "uint", "?hfsr": "uint",
               "?bfar": "uint"},
+    # one side on the device (tls-device): a connection opens and closes, the side's bytes go out, it
+    # waits for its peer's (the host answers with an "rx" line)
+    "open": {},
+    "close": {},
+    "tx": {"data": "hex"},
+    "want": {"max": "uint"},
     "end": {"status": "str", "?msg": "str"},
 }
 END_STATUSES = ("ok", "unsupported", "error", "bad_input", "reject")

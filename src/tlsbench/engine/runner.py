@@ -4,6 +4,7 @@ stored before the next begins. The runner knows no family by name."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -25,6 +26,7 @@ from tlsbench.families.primitive import keys as keys_mod
 from tlsbench.families.size import maps as sizes
 from tlsbench.plans.plan import Plan
 from tlsbench.targets import cyclemodel
+from tlsbench.targets import firmware as firmware_mod
 from tlsbench.targets import target as targets
 from tlsbench.targets.libraries import LibraryInfo, probe
 
@@ -47,11 +49,13 @@ def expand(plan: Plan) -> list[Case]:
 
 
 def measure(info: LibraryInfo, case: Case, keys: dict, plan: Plan, rnd: int = 0,
-            place: layout.Placement | None = None, paced: bool = False) -> Measured:
+            place: layout.Placement | None = None, paced: bool = False,
+            target: targets.Target = targets.HOST) -> Measured:
     """One round of a case in a fresh agent, by its family; ``place``: where a
     primitive's timed loop sits (host), ``paced``: the reference workload runs
-    first in the same agent (families.primitive)."""
-    return registry.family_of(case.kind).measure(case, Context(info, keys, plan, place, paced), rnd)
+    first in the same agent (families.primitive), ``target``: where the agent
+    runs (a family may put one side of a case on a device)."""
+    return registry.family_of(case.kind).measure(case, Context(info, keys, plan, place, paced, target), rnd)
 
 
 def _result(metric: str, s: Summary) -> Result:
@@ -108,7 +112,17 @@ class _Session:
         self.pace = pacing.Pace() if target.kind == "host" else None
 
     def probe_libraries(self) -> None:
+        try:  # an emulated board's images are built here when missing or stale
+            from tlsbench.targets.build import build_firmware
+
+            firmware_mod.ensure(self.target, self.plan.libraries, _log, build_firmware)
+        except TlsbenchError as e:
+            for lib in self.plan.libraries:
+                self.unavailable[lib] = f"building its firmware failed: {e}"
+            _log(f"warning: building the firmware for {self.target.name} failed: {e}")
         for lib in self.plan.libraries:
+            if lib in self.unavailable:
+                continue
             try:
                 if self.target.kind == "host":
                     i = self.infos[lib] = probe(lib)
@@ -193,14 +207,14 @@ class _Session:
         if self.pace is not None and placed:
             place = layout.placement(self.run_id, case.name, rnd, self.plan.method.rounds)
         if self.pace is None or not timed:
-            return measure(info, case, self.keys, self.plan, rnd, place)
+            return measure(info, case, self.keys, self.plan, rnd, place, target=self.target)
         try:
             if not self.pace.seen:
                 for _ in range(pacing.PRIME):
                     self.pace.note(pacing.reference_ns(info.path))
         except TlsbenchError as e:  # no pace to go by: the round is measured as it comes
             _log(f"warning: {case.name}: reference workload failed ({e}); round measured without pacing")
-            return measure(info, case, self.keys, self.plan, rnd, place)
+            return measure(info, case, self.keys, self.plan, rnd, place, target=self.target)
         kept: tuple[int | None, Measured] | None = None
         attempts = 0
         while attempts <= pacing.MAX_AGAIN:
@@ -225,14 +239,14 @@ class _Session:
         """One measurement of a round and the reference before it (a
         primitive's in the same process; a handshake's in one of its own)."""
         if getattr(registry.family_of(case.kind), "placed", False):  # its agent runs the reference first
-            m = measure(case_info, case, self.keys, self.plan, rnd, place, paced=True)
+            m = measure(case_info, case, self.keys, self.plan, rnd, place, paced=True, target=self.target)
             return m, (m.round_info or {}).get("reference_ns")
         try:
             ref: int | None = pacing.reference_ns(case_info.path)
         except TlsbenchError as e:
             _log(f"warning: {case.name}: reference workload failed ({e})")
             ref = None
-        return measure(case_info, case, self.keys, self.plan, rnd, place), ref
+        return measure(case_info, case, self.keys, self.plan, rnd, place, target=self.target), ref
 
     def run_round(self, case: Case, rnd: int, entry: tuple[int, str, int] | None) -> tuple[int, str, int]:
         """Measures and stores one round of a case; returns its new progress."""
@@ -290,6 +304,9 @@ def fit_to_target(plan: Plan, target: targets.Target) -> None:
     exact: one round and a few repeats show them (identical) without the
     rounds and repeats that a noisy clock needs."""
     if target.kind == "host":
+        if plan.device_side:
+            raise TlsbenchError("[tls] device_side (--device-side) puts one side on a device: give a firmware "
+                                "target (--target qemu:BOARD)")
         return
     from tlsbench.targets.build import FIRMWARE_LIBRARIES
 
@@ -307,12 +324,21 @@ def fit_to_target(plan: Plan, target: targets.Target) -> None:
         plan.method.outliers = "none"
 
 
+def image_for(plan: Plan, target: targets.Target) -> targets.Target:
+    """A plan with one side of its handshakes on the device runs on the
+    board's one-side image (every case of it: primitives too)."""
+    if target.kind != "host" and plan.device_side:
+        return dataclasses.replace(target, one_side=True)
+    return target
+
+
 def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None,
         json_out: TextIO | None = None, show_progress: bool = True,
         target: targets.Target = targets.HOST, quiet: bool = False) -> int:
     """Runs (or resumes) a plan; returns the run id. ``quiet``: warnings and errors only on stderr."""
     if resume is None:
         fit_to_target(plan, target)
+        target = image_for(plan, target)
         if target.deterministic:  # the same material every time: identical counts run after run
             cache = paths.data_dir() / "firmware-material.json"
             keys = keys_mod.seeded(cache)
@@ -340,7 +366,7 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
         keys = info.keys
         run_id = resume
         profiles = ",".join(f"{k}={v}" for k, v in (info.machine.get("profiles") or {}).items())
-        target = targets.parse(info.target, info.machine.get("board"), profiles or None)
+        target = image_for(plan, targets.parse(info.target, info.machine.get("board"), profiles or None))
         if not quiet:
             _log(f"resuming run {run_id} (plan {plan.name!r})")
 

@@ -16,6 +16,7 @@ from tlsbench.engine.metrics import Metric
 from tlsbench.families.primitive.checks import CheckResult
 from tlsbench.plans.plan import Plan
 from tlsbench.targets.libraries import LibraryInfo
+from tlsbench.targets.target import HOST, Target
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,7 @@ class Context:
     plan: Plan
     place: Placement | None = None  # host primitives: where the timed loop sits (engine.layout)
     paced: bool = False  # host primitives: the reference workload first, in the same agent (engine.pacing)
+    target: Target = HOST  # where the agent runs (a family may put part of a case on a device)
 
 
 class Family(Protocol):

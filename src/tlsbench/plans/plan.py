@@ -63,6 +63,9 @@ class TlsSelect:
     baseline: bool = False  # tcp: the same request and response over plain TCP, per library
     capacity_clients: list[int] = field(default_factory=list)  # tcp transactions/s with N clients
     capacity_seconds: float = 2.0
+    # firmware targets: the device runs only this side of the handshake ("client" or "server"), its peer
+    # is the host agent of the same library; "" both sides in the device's memory
+    device_side: str = ""
 
 
 PLAN_KINDS = (*KINDS, "tls")
@@ -79,6 +82,11 @@ class Plan:
     sizes: list[int] = field(default_factory=lambda: list(DEFAULT_SIZES))
     method: Method = field(default_factory=Method)
     tls: TlsSelect = field(default_factory=TlsSelect)
+
+    @property
+    def device_side(self) -> str:
+        """The side its handshakes put on a firmware device ("" none)."""
+        return self.tls.device_side if "tls" in self.kinds else ""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -120,6 +128,7 @@ METHOD_BOUNDS: dict[str, tuple[bool, float, bool, float]] = {
 # variables that change which code a process loads and runs
 LOADER_ENV = re.compile(r"LD_[A-Za-z0-9_]*|PATH")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+DEVICE_SIDES = ("client", "server")
 _TLS_KEYS = {
     "suites": "list of IANA suite names",
     "groups": "list of key-exchange groups",
@@ -134,6 +143,7 @@ _TLS_KEYS = {
     "baseline": "boolean (tcp: plain TCP baseline)",
     "capacity_clients": "list of client counts (tcp transactions per second)",
     "capacity_seconds": "number > 0 and <= 3600 (seconds per capacity measurement)",
+    "device_side": "\"client\" or \"server\" (firmware: only this side on the device, its peer on the host)",
 }
 _TOP_KEYS = {"name": "string", "description": "string", "select": "table", "method": "table", "tls": "table"}
 
@@ -334,6 +344,10 @@ def _parse_tls_numbers(loc: _Locator, tls: dict, t: TlsSelect) -> None:
                                               for n in v):
             raise loc.error("tls", "capacity_clients", "must be a list of integers 1..64")
         t.capacity_clients = sorted(set(v))
+    if "device_side" in tls:
+        if tls["device_side"] not in DEVICE_SIDES:
+            raise loc.error("tls", "device_side", "must be one of: " + ", ".join(f'"{x}"' for x in DEVICE_SIDES))
+        t.device_side = tls["device_side"]
     if "capacity_seconds" in tls:
         t.capacity_seconds = float(_number(loc, "capacity_seconds", tls["capacity_seconds"], False, 0, True, "tls"))
         if t.capacity_seconds > 3600:

@@ -12,7 +12,7 @@ import subprocess
 from tlsbench import paths
 from tlsbench.errors import SetupError
 from tlsbench.families.primitive.catalog import LIBRARIES
-from tlsbench.targets import sources
+from tlsbench.targets import firmware, sources
 from tlsbench.targets import target as targets
 
 
@@ -72,7 +72,7 @@ def build_firmware(target: targets.Target, libraries: list[str] | None = None, o
         f"-DCMAKE_TOOLCHAIN_FILE={agent_dir / 'cmake' / 'arm-none-eabi.cmake'}",
         f"-DCMAKE_BUILD_TYPE={OPT_LEVELS[opt]}", f"-DTB_CPU={board.cpu}", f"-DTB_PLATFORM={board.platform}",
         f"-DTB_MACHINE={board.name}", f"-DTB_LIBRARIES={';'.join(libs)}",
-        f"-DTB_SIZE_PROBES={'ON' if size_probes else 'OFF'}",
+        f"-DTB_SIZE_PROBES={'ON' if size_probes else 'OFF'}", f"-DTB_ONE_SIDE={'ON' if target.one_side else 'OFF'}",
     ]
     if shutil.which("ninja") and not (build / "Makefile").exists():
         configure += ["-G", "Ninja"]
@@ -80,7 +80,8 @@ def build_firmware(target: targets.Target, libraries: list[str] | None = None, o
         configure.append(f"-DTB_{lib.upper()}_SOURCE_DIR={src}")
     for lib, profile in target.profiles:
         configure.append(f"-DTB_{lib.upper()}_PROFILE={profile}")
-    log(f"configuring firmware for {target.name} ({board.cpu}, -{opt}; {', '.join(libs) or 'selftest only'})")
+    lean = ", one-side image" if target.one_side else ""
+    log(f"configuring firmware for {target.name} ({board.cpu}, -{opt}{lean}; {', '.join(libs) or 'selftest only'})")
     _run(configure, "cmake configure (firmware)")
     jobs = jobs or os.cpu_count() or 2
     log(f"building firmware with {jobs} jobs")
@@ -100,7 +101,9 @@ def build_firmware(target: targets.Target, libraries: list[str] | None = None, o
                 raise
             marker.write_text(f"does not fit {board.name}: {overflow}")
             log(f"{lib}: does not fit {board.name}: {overflow}")
+            firmware.write_stamp(target, lib, opt)  # a finding from these inputs: not built again for them
             continue
+        firmware.write_stamp(target, lib, opt)
         if lib != "selftest":
             built.append(lib)
     if size_probes:  # every probe image; one too big for the board is simply absent (said by sizes)

@@ -60,6 +60,9 @@ class Target:
     port: str | None = None  # serial device
     # library -> build profile (agent/adapters/<lib>/profiles/<name>.h), when not the library's default
     profiles: tuple[tuple[str, str], ...] = ()
+    # the lean image for one side of a handshake on the device (tls-device): one painted stack, no in-memory
+    # link, a request line and records sized for one side's chunks (agent/CMakeLists.txt, TB_ONE_SIDE)
+    one_side: bool = False
 
     @property
     def deterministic(self) -> bool:
@@ -71,7 +74,7 @@ class Target:
         shares its board's firmware build)."""
         if self.board is None:
             return "host"
-        suffix = "".join(f"-{lib}.{prof}" for lib, prof in self.profiles)
+        suffix = "".join(f"-{lib}.{prof}" for lib, prof in self.profiles) + ("-oneside" if self.one_side else "")
         return f"{'qemu' if self.board.machine else 'board'}-{self.board.name}{suffix}"
 
     def build_dir(self) -> Path:

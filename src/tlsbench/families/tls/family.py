@@ -9,10 +9,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from tlsbench.engine import metrics
-from tlsbench.engine.case import Case, Measured
+from tlsbench.engine.case import Case, Measured, split_repeats
 from tlsbench.families.base import Context
 from tlsbench.families.primitive.checks import CheckResult
-from tlsbench.families.tls import runner
+from tlsbench.families.tls import device, runner
 from tlsbench.plans.plan import Plan
 
 
@@ -39,4 +39,7 @@ class TlsFamily:
         return []
 
     def measure(self, case: Case, ctx: Context, rnd: int) -> Measured:
+        if device.is_device_case(case):  # one side on the device, its peer the host agent of the library
+            per_round = split_repeats(ctx.plan.method.repeats, ctx.plan.method.rounds)
+            return device.measure(ctx.target, case, ctx.keys, ctx.plan, rnd, sum(per_round[:rnd]), per_round[rnd])
         return runner.measure_tls(ctx.info.path, case, ctx.keys, ctx.plan, rnd)

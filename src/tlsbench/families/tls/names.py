@@ -34,6 +34,7 @@ class TlsVariant:
     server: str = "same"  # tcp: the server side
     client: str = "same"  # tcp: an external client tool (the case's library is then the server)
     capacity: int = 0  # tcp: transactions/s with this many clients
+    device: str = ""  # firmware: only this side ("client" / "server") on the device, its peer on the host
 
     def op(self, suite: str) -> str:
         base = f"{self.group or tls_catalog.no_group_label(suite)}/{self.cred}-{self.chain}"
@@ -44,6 +45,7 @@ class TlsVariant:
             f"server={self.server}" if self.server != "same" else "",
             f"client={self.client}" if self.client != "same" else "",
             f"clients={self.capacity}" if self.capacity else "",
+            f"device={self.device}" if self.device else "",
         ) if o]
         return base + ("/" + "+".join(opts) if opts else "")
 
@@ -68,6 +70,8 @@ class TlsVariant:
                 v = replace(v, client=opt[7:])
             elif opt.startswith("clients="):
                 v = replace(v, capacity=int(opt[8:]))
+            elif opt.startswith("device="):
+                v = replace(v, device=opt[7:])
             else:
                 raise ValueError(f"unknown TLS case option {opt!r} in {op!r}")
         return v

@@ -108,7 +108,7 @@ def expand_tls(plan: Plan) -> list[Case]:
 def _transports(t, base: TlsVariant) -> list[TlsVariant]:
     out = []
     if "memory" in t.transports:
-        out.append(base)
+        out.append(replace(base, device=t.device_side))
     if "tcp" in t.transports:
         out += [replace(base, transport="tcp", server=s) for s in t.servers]
         out += [replace(base, transport="tcp", client=c) for c in t.clients]

@@ -1,0 +1,159 @@
+"""Firmware on demand: a run on an emulated board builds the images it needs
+when they are missing or stale, before its first case.
+
+Stale means the inputs an image was built from changed. At build time a
+stamp is written next to each image (``tlsbench-agent-<lib>.inputs``, JSON)
+with one hash per input: the agent/ sources, the library's source tree
+identity (version and archive SHA-256 from libraries.lock.toml, or the
+user's own tree), its build profile, the CMake options, and
+``arm-none-eabi-gcc --version``. A run compares them with the present ones;
+the first that differs is named in the progress line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+from tlsbench import paths
+from tlsbench.errors import SetupError
+from tlsbench.targets import sources
+from tlsbench.targets import target as targets
+
+STAMP_SUFFIX = ".inputs"
+DEFAULT_OPT = "Os"
+# what each stamp component is called in a progress line
+_WHAT = {"agent": "agent sources", "library": "library source tree", "profile": "build profile",
+         "options": "CMake options", "toolchain": "toolchain"}
+
+
+def _digest(*parts: bytes) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(len(p).to_bytes(8, "big"))  # length-prefixed: no two inputs hash alike by concatenation
+        h.update(p)
+    return h.hexdigest()
+
+
+def agent_sources_hash(agent_dir: Path | None = None) -> str:
+    """Every file under agent/ (path and bytes): any source, header, linker
+    script or CMake file the firmware is built from."""
+    agent_dir = agent_dir or paths.root() / "agent"
+    parts: list[bytes] = []
+    for f in sorted(p for p in agent_dir.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        parts += [str(f.relative_to(agent_dir)).encode(), f.read_bytes()]
+    return _digest(*parts)
+
+
+def library_identity(library: str) -> str:
+    """The pinned version and archive hash (the tree is verified against
+    them when fetched), or the path of a user-supplied tree."""
+    if library == "selftest":
+        return "selftest (no library)"
+    user = sources.user_source(library)
+    if user is not None:
+        return f"user tree {user}"
+    pin = sources.load_lock().get(library)
+    if pin is None:
+        return f"{library}: not in the lock file"
+    return f"{pin.version} {pin.archive} sha256={pin.sha256[pin.archive]}"
+
+
+def toolchain_version() -> str:
+    try:
+        out = subprocess.run(["arm-none-eabi-gcc", "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise SetupError(f"arm-none-eabi-gcc does not run ({e}); apt-get install gcc-arm-none-eabi") from e
+    return out.stdout.strip()
+
+
+def cmake_options(target: targets.Target, opt: str) -> str:
+    """The options a firmware configuration depends on (not the paths)."""
+    board = target.board
+    assert board is not None
+    return (f"opt={opt} cpu={board.cpu} platform={board.platform} "
+            f"machine={board.name} one_side={target.one_side}")
+
+
+def inputs(target: targets.Target, library: str, opt: str, agent_hash: str | None = None,
+           toolchain: str | None = None) -> dict[str, str]:
+    """The stamp of an image built now: one hash per input, and the -O level."""
+    profile = dict(target.profiles).get(library, "default")
+    return {
+        "opt": opt,
+        "agent": agent_hash or agent_sources_hash(),
+        "library": _digest(library_identity(library).encode()),
+        "profile": _digest(profile.encode()),
+        "options": _digest(cmake_options(target, opt).encode()),
+        "toolchain": _digest((toolchain if toolchain is not None else toolchain_version()).encode()),
+    }
+
+
+def stamp_path(target: targets.Target, library: str) -> Path:
+    fw = target.firmware_path(library)
+    return fw.with_name(fw.name + STAMP_SUFFIX)
+
+
+def write_stamp(target: targets.Target, library: str, opt: str) -> None:
+    path = stamp_path(target, library)
+    path.write_text(json.dumps(inputs(target, library, opt), indent=1, sort_keys=True) + "\n")
+
+
+def read_stamp(target: targets.Target, library: str) -> dict[str, str] | None:
+    try:
+        data = json.loads(stamp_path(target, library).read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _built(target: targets.Target, library: str) -> bool:
+    fw = target.firmware_path(library)
+    return fw.exists() or fw.with_name(fw.name + ".does-not-fit").exists()
+
+
+def why_stale(stamp: dict[str, str] | None, built: bool, now: dict[str, str]) -> str | None:
+    """The decision: None when the image is fresh, else why it must be built."""
+    if not built:
+        return "never built"
+    if stamp is None:
+        return "built without a record of its inputs"
+    changed = [_WHAT[k] for k in _WHAT if stamp.get(k) != now.get(k)]
+    return f"{', '.join(changed)} changed" if changed else None
+
+
+def stale(target: targets.Target, libraries: list[str], agent_hash: str | None = None,
+          toolchain: str | None = None) -> dict[str, tuple[str, str]]:
+    """library -> (why, the -O level to build it at) for every image to build."""
+    agent_hash = agent_hash or agent_sources_hash()
+    toolchain = toolchain if toolchain is not None else toolchain_version()
+    out = {}
+    for lib in libraries:
+        stamp = read_stamp(target, lib)
+        opt = (stamp or {}).get("opt", DEFAULT_OPT)  # a rebuild keeps the level it was built at
+        why = why_stale(stamp, _built(target, lib), inputs(target, lib, opt, agent_hash, toolchain))
+        if why is not None:
+            out[lib] = (why, opt)
+    return out
+
+
+def ensure(target: targets.Target, libraries: list[str], log: Callable[[str], None],
+           build_firmware: Callable[..., list[str]], jobs: int | None = None) -> list[str]:
+    """Builds (with build.build_firmware) the missing or stale firmware
+    images of an emulated board; returns the libraries it built (progress
+    through log)."""
+    if target.kind != "qemu":
+        return []
+    todo = stale(target, list(libraries))
+    if not todo:
+        return []
+    for lib, (why, _opt) in todo.items():
+        log(f"firmware for {target.name}: {lib}: {why}: building it")
+    opt = next(iter(todo.values()))[1]
+    libs = list(todo)
+    build_firmware(target, libs, opt=opt, jobs=jobs or min(2, os.cpu_count() or 1), log=log)
+    return libs

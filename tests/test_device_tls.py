@@ -1,0 +1,159 @@
+"""One side of the handshake on the device (qemu:mps2-an386), its peer the
+host agent of the same library, the records relayed over the UART.
+
+For the same suite, group and certificates, what the device client counts
+(bytes and records each way, flights, round trips) equals the in-image
+handshake, record by record, except the one record that carries the
+server's ECDSA signature: its DER length (70 to 72 bytes) depends on the
+random nonce, and a TLS 1.3 server may pad the record to 16 bytes. The
+device's counts are also exactly the bytes the relay carried, and the same
+in every run (the host peer draws from a fixed test stream too)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import needs_tools
+
+from tlsbench.engine import runner
+from tlsbench.engine.store import Store
+from tlsbench.errors import PlanError, TlsbenchError
+from tlsbench.families.tls import device as device_tls
+from tlsbench.families.tls.cases import parse_records, run_handshakes
+from tlsbench.families.tls.runner import TlsVariant, tls_case
+from tlsbench.plans.plan import parse_plan
+from tlsbench.report import tables as report
+from tlsbench.targets import build
+from tlsbench.targets import target as targets
+
+pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
+
+M4 = targets.parse("qemu:mps2-an386")
+CASES = [  # suite, variant, whether the server signs
+    ("TLS_AES_128_GCM_SHA256", "x25519/ecdsa-p256-full", True),
+    ("TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "x25519/ecdsa-p256-full", True),
+    ("TLS_PSK_WITH_AES_128_GCM_SHA256", "psk-kx/psk-none", False),
+]
+
+
+@pytest.fixture(scope="module")
+def firmware(agents) -> targets.Target:
+    build.build_firmware(M4, log=lambda m: None)  # up to date in seconds when nothing changed
+    return M4
+
+
+@pytest.fixture(scope="module")
+def material() -> dict:
+    return {}  # one set of chains and one PSK for every case of the module
+
+
+def _lengths(data: bytes) -> list[tuple[int, int]]:
+    return [(t, len(f)) for t, f in parse_records(data)]
+
+
+@pytest.mark.parametrize("library", build.FIRMWARE_LIBRARIES)
+@pytest.mark.parametrize(("suite", "op", "signed"), CASES)
+def test_device_client_counts_equal_the_in_image_handshake(firmware, material, library: str, suite: str, op: str,
+                                                           signed: bool) -> None:
+    tc = tls_case(suite, TlsVariant.parse(op), material, 0)
+    image = run_handshakes(targets.write_launcher(firmware, library), tc, repeats=1, warmup=0, transcript=True,
+                           timeout=300)
+    assert image.status == "ok", image.message
+    dev = device_tls.run(firmware, library, tc, "client", repeats=1, warmup=0)
+    assert dev.status == "ok", (dev.message, dev.transcript[-2000:])
+    i, d = image.samples[0], dev.of_type("tls")[0]
+    assert d["side"] == "client" and "server_instructions" not in d.fields and d["client_instructions"] > 0
+    for f in ("c2s_bytes", "c2s_records", "s2c_records", "flights", "round_trips", "total_c2s_bytes"):
+        assert d[f] == i[f], (f, d[f], i[f])
+    # the device counted exactly the bytes the relay carried (the measured connection is the last)
+    c2s, s2c = dev.connections[-1]
+    assert (d["total_c2s_bytes"], d["total_s2c_bytes"]) == (len(c2s), len(s2c))
+    assert c2s[: d["c2s_bytes"]] and _lengths(c2s[: d["c2s_bytes"]]) == _lengths(image.wire["client"][: i["c2s_bytes"]])
+    ours, theirs = _lengths(s2c[: d["s2c_bytes"]]), _lengths(image.wire["server"][: i["s2c_bytes"]])
+    assert [t for t, _ in ours] == [t for t, _ in theirs]
+    differ = [(a, b) for (_, a), (_, b) in zip(ours, theirs, strict=True) if a != b]
+    if signed:  # at most the signature's record, by its DER length or the 16-byte padding of TLS 1.3
+        assert len(differ) <= 1 and all(abs(a - b) <= 16 for a, b in differ), differ
+    else:
+        assert differ == []
+    assert d["s2c_bytes"] - i["s2c_bytes"] == sum(a - b for a, b in differ)
+    stack = dev.of_type("tls_stack")
+    assert len(stack) == 1 and stack[0]["client_stack"] > 256 and "server_stack" not in stack[0].fields
+
+
+def test_a_damaged_rx_line_is_refused_by_the_device(firmware, material, monkeypatch: pytest.MonkeyPatch) -> None:
+    tc = tls_case(CASES[0][0], TlsVariant.parse(CASES[0][1]), material, 0)
+    good = device_tls._rx_line
+    monkeypatch.setattr(device_tls, "_rx_line", lambda data: good(data)[:-3] + b"00\n")  # a wrong crc
+    dev = device_tls.run(firmware, "mbedtls", tc, "client", repeats=1, warmup=0)
+    assert dev.status == "error" and "rx line damaged" in dev.message
+
+
+PLAN = """
+name = "device-side"
+[select]
+libraries = ["mbedtls", "wolfssl"]
+kinds = ["tls"]
+[tls]
+suites = ["TLS_AES_128_GCM_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"]
+groups = ["x25519"]
+certs = ["ecdsa-p256"]
+handshakes = ["full", "resume-psk-only"]
+device_side = "client"
+[method]
+repeats = 2
+warmup = 1
+timeout_s = 300
+"""
+
+
+def test_a_plan_puts_the_client_on_the_device_and_its_counts_repeat(firmware, tmp_path: Path) -> None:
+    store = Store(tmp_path / "r.sqlite")
+    runs = [runner.run(parse_plan(PLAN, "test plan"), PLAN, store, show_progress=False, target=firmware)
+            for _ in range(2)]
+    data = [report.load(store, r) for r in runs]
+    cases = {c["name"]: c for c in data[0].cases}
+    assert sorted(cases) == sorted(
+        [f"{lib}/tls/TLS_AES_128_GCM_SHA256/x25519/ecdsa-p256-full/{opt}device=client"
+         for lib in ("mbedtls", "wolfssl") for opt in ("", "resume-psk-only+")]
+        # TLS 1.2: the server's random carries its clock (Mbed TLS), frozen like the device's
+        + [f"{lib}/tls/TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256/x25519/ecdsa-p256-full/device=client"
+           for lib in ("mbedtls", "wolfssl")])
+    assert {n: c["status"] for n, c in cases.items()} == dict.fromkeys(cases, "ok")
+    for c in cases.values():
+        metrics = set(c["results"])
+        assert {"client_instructions", "client_heap_peak_bytes", "client_stack_bytes", "c2s_bytes",
+                "s2c_bytes", "flights", "round_trips"} <= metrics
+        assert not any(m.startswith("server_") for m in metrics)  # the host peer's figures are not the device's
+    counts = [{(c["name"], m): r["median"] for c in d.cases for m, r in c["results"].items()} for d in data]
+    assert counts[0] == counts[1]
+    for lib in ("mbedtls", "wolfssl"):  # a resumed TLS 1.3 handshake (PSK without ECDHE) costs far less
+        base = f"{lib}/tls/TLS_AES_128_GCM_SHA256/x25519/ecdsa-p256-full/"
+        full, psk = (counts[0][(base + o + "device=client", "client_instructions")] for o in ("", "resume-psk-only+"))
+        assert psk < full / 5, (lib, full, psk)
+    store.close()
+
+
+def test_device_side_is_checked_where_it_is_given() -> None:
+    bad = PLAN.replace('device_side = "client"', 'device_side = "both"')
+    with pytest.raises(PlanError, match=r'test plan:11: \[tls\] device_side: must be one of: "client", "server"'):
+        parse_plan(bad, "test plan")
+    with pytest.raises(TlsbenchError, match="give a firmware target"):
+        runner.fit_to_target(parse_plan(PLAN, "test plan"), targets.HOST)
+
+
+@pytest.mark.parametrize("library", build.FIRMWARE_LIBRARIES)
+def test_the_server_on_the_device_counts_what_the_in_image_server_does(firmware, material, library: str) -> None:
+    suite, op, _signed = CASES[2]  # a PSK suite: no signature, every byte the same
+    tc = tls_case(suite, TlsVariant.parse(op), material, 0)
+    image = run_handshakes(targets.write_launcher(firmware, library), tc, repeats=1, warmup=0, timeout=300)
+    dev = device_tls.run(firmware, library, tc, "server", repeats=1, warmup=0)
+    assert image.status == "ok" and dev.status == "ok", (image.message, dev.message)
+    i, d = image.samples[0], dev.of_type("tls")[0]
+    assert d["side"] == "server" and d["server_instructions"] > 0 and "client_instructions" not in d.fields
+    assert "round_trips" not in d.fields  # the client's to count
+    for f in ("c2s_bytes", "s2c_bytes", "c2s_records", "s2c_records", "flights", "total_c2s_bytes",
+              "total_s2c_bytes"):
+        assert d[f] == i[f], (f, d[f], i[f])
+    assert dev.of_type("tls_stack")[0]["server_stack"] > 256
