@@ -69,7 +69,7 @@ class HandshakeResult:
     status: str
     message: str
     samples: list[Record]
-    wire: dict[str, bytes]  # "client" / "server" -> every byte it sent (first measured repeat)
+    wire: dict[str, bytes]  # "client" / "server" -> every byte it sent (the counted connection of `memory`)
     stack: Record | None = None  # per-side peak stack (one extra connection)
     memory: Record | None = None  # per-side heap (one extra connection, counted; the timed ones are not)
 

@@ -338,8 +338,11 @@ def measure(target: targets.Target, case: Case, keys: dict, plan: Plan, rnd: int
     if len(handshakes) != n:
         return Measured("failed", f"the device sent {len(handshakes)} handshakes, {n} were asked for", None,
                         r.transcript, [], [])
+    # the device counts its heap in the same connections it times (unlike the in-image
+    # handshake, whose timed connections count nothing): its figures come from one record
+    per_connection = {**tls_runner.MEMORY_METRICS, **tls_runner.HEAP_METRICS}
     samples = [Sample.one(first + int(rec["i"]), metric, int(rec[f]))  # type: ignore[arg-type]
-               for rec in handshakes for f, metric in tls_runner.MEMORY_METRICS.items() if f in rec.fields]
+               for rec in handshakes for f, metric in per_connection.items() if f in rec.fields]
     for rec in r.of_type("tls_stack"):  # one untimed pass per round
         samples += [Sample.one(rnd, metric, int(rec[f]))  # type: ignore[arg-type]
                     for f, metric in tls_runner.STACK_METRICS.items() if f in rec.fields]
