@@ -11,6 +11,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
 from conftest import env_without_agent_dir, tlsbench_cmd
 
 JSON_FIELDS = {"run", "target", "library", "library_version", "kind", "name", "params", "metric", "unit", "n",
@@ -66,14 +67,15 @@ def test_list_algorithms_shows_the_support_matrix(agents, db_path: Path) -> None
     assert ed.split()[3:] == ["unsupported", "yes", "yes", "yes"]  # mbedtls, wolfssl, openssl, gnutls
 
 
-def test_a_killed_run_keeps_its_cases_and_resumes(agents, db_path: Path) -> None:
+@pytest.mark.parametrize("kill_after", [1, 5, 20])  # kill -9 at different points of the second round
+def test_a_killed_run_keeps_its_cases_and_resumes(agents, db_path: Path, kill_after: int) -> None:
     args = [*tlsbench_cmd(), "--db", str(db_path), "run", "--libraries", "openssl,gnutls", "--kinds", "hash",
             "--sizes", "64,256,1024", "--repeats", "4", "--rounds", "2", "--warmup", "0", "--min-sample-ms", "5",
             "--no-progress"]
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env_without_agent_dir())
     deadline = time.monotonic() + 120
     finished = 0
-    while time.monotonic() < deadline and finished < 5:  # killed in its second round
+    while time.monotonic() < deadline and finished < kill_after:  # killed in its second round
         time.sleep(0.2)
         try:
             with sqlite3.connect(db_path) as db:
@@ -86,7 +88,7 @@ def test_a_killed_run_keeps_its_cases_and_resumes(agents, db_path: Path) -> None
         before = dict(db.execute("SELECT name, id FROM cases WHERE status='ok'"))
         partial = db.execute("SELECT count(*) FROM cases WHERE status='partial'").fetchone()[0]
         status = db.execute("SELECT status FROM runs WHERE id=1").fetchone()[0]
-    assert 5 <= len(before) < 54 and partial > 0 and status == "running"
+    assert kill_after <= len(before) < 54 and partial > 0 and status == "running"
     assert "incomplete" in tlsbench(db_path, "runs").stdout
 
     p = tlsbench(db_path, "run", "--resume", "1", "--no-progress")
