@@ -24,7 +24,8 @@ FIELDS: dict[str, tuple[type, float | None, str]] = {
     "packet_header_bytes": (int, 0, "per-packet headers (e.g. IPv6 + TCP), bytes"),
     "tcp": (bool, None, "TLS runs over TCP (a TCP handshake before it, the initial window)"),
     "initial_window_segments": (int, 1, "TCP initial window, segments"),
-    "frame_payload_bytes": (int, 0, "largest frame payload when packets are fragmented into frames; 0: one frame per packet"),
+    "frame_payload_bytes": (int, 0, "largest frame payload when packets are fragmented into frames; "
+                                    "0: one frame per packet"),
     "frame_overhead_bytes": (int, 0, "per-frame overhead on the air or wire, bytes"),
     "frame_time_us": (float, 0.0, "fixed time per frame besides its bytes (preamble, gaps, link ACK), µs"),
     "tx_nj_per_byte": (float, 0.0, "radio energy per byte sent, nJ/B"),
@@ -76,7 +77,7 @@ def parse_profile(text: str, source: str, name: str) -> LinkProfile:
     values: dict[str, object] = {}
     for key, value in data.items():
         if key not in FIELDS:
-            near = difflib.get_close_matches(key, FIELDS, n=2)
+            near = difflib.get_close_matches(key, FIELDS, n=2, cutoff=0.5)
             hint = f" (did you mean {' or '.join(near)}?)" if near else ""
             raise loc.error(None, key, f"unknown key{hint}; allowed: {', '.join(FIELDS)}")
         kind, minimum, what = FIELDS[key]
@@ -91,7 +92,7 @@ def parse_profile(text: str, source: str, name: str) -> LinkProfile:
         values[key] = tuple(value) if isinstance(value, list) else value
     for key in REQUIRED:
         if key not in values:
-            raise loc.error(None, None, f"missing key {key} ({FIELDS[key][2]})")
+            raise PlanError(f"{source}: missing key {key} ({FIELDS[key][2]})")  # no line to point at
     if values.setdefault("name", name) != name:
         raise loc.error(None, "name", f"must be the file's stem {name!r}, got {values['name']!r}")
     if int(values["packet_header_bytes"]) >= int(values["mtu_bytes"]):  # type: ignore[call-overload]
