@@ -26,6 +26,11 @@ def _run(db: Path) -> int:
             _r("client_cpu_ns", "ns", 1_500_000), _r("server_cpu_ns", "ns", 2_500_000), *common)),
             (f"mbedtls/tls/{SUITE}/x25519/ecdsa-p256-full", (
                 _r("client_instructions", "instructions", 9e6), _r("server_instructions", "instructions", 9e6),
+                *common)),
+            (f"wolfssl/tls/{SUITE}/x25519/ecdsa-p256-full", (  # what a cycle-model firmware run stores
+                _r("client_model_time_ns", "model-ns", 40_000_000), _r("server_model_time_ns", "model-ns", 60_000_000),
+                _r("client_model_energy_nj", "model-nJ", 2_000_000), _r("server_model_energy_nj", "model-nJ", 3e6),
+                _r("client_instructions", "instructions", 9e6), _r("server_instructions", "instructions", 9e6),
                 *common))):
         store.put_case(run, name=name, library=name.split("/")[0], kind="tls", alg=SUITE,
                        op="x25519/ecdsa-p256-full", size=None, params={}, status="ok", reason="", iters=1,
@@ -47,8 +52,25 @@ def test_link_prints_the_model_per_case_and_refuses_instructions(tmp_path: Path,
     assert "mbedtls/tls/" in out.split("not modelled:")[1]
     assert "instruction counts, not time" in out
     assert "IEEE 802.3" in out  # the sources travel with the figures
+    # firmware with the cycle model: its model time per side, its model energy per side
+    row = next(line for line in out.splitlines() if line.startswith("wolfssl/"))
+    assert "40 ms (40%)" in row and "60 ms (60%)" in row and "100 ms" in row and "2,000.0 µJ" in row
+    assert "firmware time per side (cycle model)" in out
     assert cli.main(["link", str(run), "--db", str(db), "--link", "ble-5"]) == 0
     assert "radio energy: Nordic nRF52832" in capsys.readouterr().out
+
+
+def test_board_profiles_need_the_cycle_model(tmp_path: Path, capsys) -> None:
+    db = tmp_path / "r.sqlite"
+    run = _run(db)
+    rc = cli.main(["link", str(run), "--db", str(db), "--link", "ble-5", "--board", "nucleo-f446re"])
+    err = capsys.readouterr().err
+    try:
+        import tlsbench.targets.boardprofiles  # noqa: F401
+    except ModuleNotFoundError:
+        assert rc == 2 and "board profiles come with the cycle model" in err
+    else:  # the cycle model is merged: the board is known
+        assert rc == 0, err
 
 
 def test_unknown_link_is_one_line(tmp_path: Path, capsys) -> None:
