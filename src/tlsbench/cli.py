@@ -147,6 +147,15 @@ def cmd_run(a: argparse.Namespace) -> int:
             if target.kind != "host" and not a.plan and not a.preset:
                 a.preset = "cortex-m"  # the default plan of a firmware target
             plan, source = _plan_from_args(a)
+            if target.kind == "qemu" and a.board:
+                from tlsbench.targets import boardprofiles, cyclemodel
+
+                # a board profile: the cycle model, recorded in the run's environment
+                profile = boardprofiles.load(a.board)
+                assert target.board is not None
+                cyclemodel.check_target(profile, target.board)
+                cyclemodel.build_plugin(log=lambda m: print(m, file=sys.stderr))
+                plan.method.env[cyclemodel.MODEL_ENV] = profile.name
             with runenv.applied(plan.method.env):
                 run_id = runner.run(plan, source, store, json_out=sys.stdout if a.json else None,
                                     show_progress=show_progress, quiet=a.quiet, target=target)
@@ -293,6 +302,11 @@ def cmd_list(a: argparse.Namespace) -> int:
             print(f"{name:28}  {b.description}; {b.ram_bytes // 1024} KiB RAM; counter: {b.counter}")
         for lib in build.FIRMWARE_LIBRARIES:
             print(f"{'':28}  --profile {lib}=" + "|".join(targets.available_profiles(lib)))
+        from tlsbench.targets import boardprofiles
+
+        print("cycle model (tlsbench run --target qemu:BOARD --board PROFILE; docs/cycle-model.md):")
+        for name in boardprofiles.names():
+            print(f"  --board {name:19}  {boardprofiles.load(name).summary().split(': ', 1)[1]}")
     elif what == "metrics":
         rows = [[m.name, m.unit, "exact" if m.exact else "noisy", "lower" if m.lower_is_better else "higher", m.label]
                 for m in metrics.REGISTRY.values()]
@@ -352,6 +366,10 @@ def cmd_build(a: argparse.Namespace) -> int:
         build.build_agents(libs, jobs=a.jobs, log=log)
     else:
         build.build_firmware(target, libs, opt=a.opt, jobs=a.jobs, log=log)
+    if target.kind != "serial":  # the emulator's cycle model (a run with --board)
+        from tlsbench.targets import cyclemodel
+
+        cyclemodel.build_plugin(log=log)
     return 0
 
 
@@ -374,7 +392,12 @@ def cmd_sizes(a: argparse.Namespace) -> int:
 
 
 def cmd_fidelity(a: argparse.Namespace) -> int:
-    rows = fidelity.compare(a.rounds)
+    if a.peers:  # the embedded libraries' own benchmark programs (fidelity_peers.py)
+        from tlsbench import fidelity_peers
+
+        print(fidelity_peers.render(fidelity_peers.compare(rounds=a.rounds or 3)), end="")
+        return 0
+    rows = fidelity.compare(a.rounds or 7)
     print(fidelity.render(rows))
     worst = max(abs(r.ratio - 1) for r in rows)
     print(f"largest difference: {100 * worst:.1f}% ({'within' if worst <= 0.10 else 'OUTSIDE'} 10%)")
@@ -424,7 +447,8 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--no-progress", action="store_true")
     r.add_argument("--target", default="host",
                    help="host (default), qemu:BOARD or serial:DEVICE (see: tlsbench list targets)")
-    r.add_argument("--board", help="the board behind a serial target, e.g. nucleo-f446re")
+    r.add_argument("--board", help="the board behind a serial target, e.g. nucleo-f446re; with a qemu target, the"
+                                   " board profile whose cycle model the run adds (src/tlsbench/targets/boards/)")
     r.add_argument("--profile", help="firmware library build profiles, e.g. mbedtls=small,wolfssl=sp-asm")
     r.add_argument("-q", "--quiet", action="store_true",
                    help="no progress, no table, no notes: only errors on stderr (the run is stored)")
@@ -461,6 +485,9 @@ def parser() -> argparse.ArgumentParser:
     cmp.add_argument("--min-effect", dest="min_effect", type=float, default=100 * compare.MIN_EFFECT,
                      help="smallest change in percent that counts (default 5; raise it on a noisy machine)")
     cmp.set_defaults(func=cmd_compare)
+    from tlsbench.report import stability  # the command lives in its own module
+
+    stability.add_parser(sub, db)
 
     sub.add_parser("runs", parents=[db], help="list stored runs").set_defaults(func=cmd_runs)
 
@@ -510,7 +537,9 @@ def parser() -> argparse.ArgumentParser:
     ce.set_defaults(func=cmd_certs)
 
     fi = sub.add_parser("fidelity", help="compare OpenSSL figures with `openssl speed` (instrument check)")
-    fi.add_argument("--rounds", type=int, default=7)
+    fi.add_argument("--rounds", type=int, help="alternations of the two tools (default 7; with --peers 3)")
+    fi.add_argument("--peers", action="store_true",
+                    help="Mbed TLS and wolfSSL against their own benchmark programs, built like our agents")
     fi.set_defaults(func=cmd_fidelity)
     return p
 
