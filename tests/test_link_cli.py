@@ -17,9 +17,9 @@ def _r(metric: str, unit: str, value: float) -> Result:
     return Result(metric, unit, 5, 0, value, value, None, value, value, None, None)
 
 
-def _run(db: Path) -> int:
+def _run(db: Path, plan: dict | None = None) -> int:
     store = Store(db)
-    run = store.create_run(target="host", plan_name="constructed", plan_source="# test", plan={},
+    run = store.create_run(target="host", plan_name="constructed", plan_source="# test", plan=plan or {},
                            machine={}, version="test", keys={})
     common = (_r("c2s_bytes", "bytes", 500), _r("s2c_bytes", "bytes", 1200), _r("flights", "flights", 3))
     for name, results in ((f"openssl/tls/{SUITE}/x25519/ecdsa-p256-full", (
@@ -85,3 +85,11 @@ def test_list_links(capsys) -> None:
     assert cli.main(["list", "links"]) == 0
     out = capsys.readouterr().out
     assert "lora-class" in out and "no TCP" in out and "802.15.4-6lowpan" in out
+
+
+def test_another_board_than_the_runs_cycle_model_is_refused(tmp_path: Path, capsys) -> None:
+    db = tmp_path / "r.sqlite"
+    run = _run(db, {"method": {"env": {"TLSBENCH_MODEL_BOARD": "nucleo-f446re"}}})
+    rc = cli.main(["link", str(run), "--db", str(db), "--link", "ble-5", "--board", "nrf5340-app"])
+    assert rc == 2
+    assert "modelled on board nucleo-f446re; --board nrf5340-app would pair" in capsys.readouterr().err

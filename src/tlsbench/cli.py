@@ -334,13 +334,13 @@ def cmd_link(a: argparse.Namespace) -> int:
     from tlsbench.links import view as link_view
 
     profile = link_profiles.get_profile(a.link)
-    board = link_view.load_board(a.board) if a.board else None
     store = Store(Path(a.db))
     try:
         run_id = a.run if a.run is not None else store.latest_run_id()
         data = report.load(store, run_id)
     finally:
         store.close()
+    board = link_view.board_for(data, a.board)
     sys.stdout.write(link_view.render(data, profile, board, False if a.no_tcp_handshake else None, a.format))
     return 0
 
@@ -504,7 +504,8 @@ def parser() -> argparse.ArgumentParser:
                         " the first application byte, energy)")
     lk.add_argument("run", nargs="?", type=int, help="run id (default: the latest)")
     lk.add_argument("--link", required=True, help="a link profile (tlsbench list links) or a .toml file")
-    lk.add_argument("--board", help="a board profile of the cycle model (energy per cycle, clock)")
+    lk.add_argument("--board", help="a board profile of the cycle model (energy per cycle, clock);"
+                    " default: the run's own")
     lk.add_argument("--no-tcp-handshake", action="store_true", help="leave out the TCP handshake's round trip")
     lk.add_argument("--format", choices=("table", "markdown"), default="table")
     lk.set_defaults(func=cmd_link)

@@ -31,6 +31,24 @@ def load_board(name: str):  # -> tlsbench.targets.boardprofiles.Profile, when th
     return boards.load(name)
 
 
+def run_board(data: RunData) -> str | None:
+    """The board profile whose cycle model the run added (recorded in its environment), if any."""
+    env = (data.run.plan or {}).get("method", {}).get("env", {}) if data.run is not None else {}
+    return env.get("TLSBENCH_MODEL_BOARD")
+
+
+def board_for(data: RunData, asked: str | None):
+    """The board for compute time and energy: the run's own cycle-model board by
+    default; another one would pair one board's cycles with another's clock
+    and current, so it is refused."""
+    own = run_board(data)
+    if asked and own and asked != own:
+        raise PlanError(f"run {data.run.id} was modelled on board {own}; --board {asked} would pair its cycles "
+                        f"with another board's clock and current (run it again with --board {asked})")
+    name = asked or own
+    return load_board(name) if name else None
+
+
 def _side_compute_energy(res: dict[str, float], side: str, board) -> tuple[float | None, float | None, str]:
     """(cycles, nJ per cycle, source) for one side, or Nones: the run's own
     model energy first, then model cycles x the board's energy per cycle."""
@@ -112,7 +130,8 @@ def render(data: RunData, profile: LinkProfile, board=None, tcp_handshake: bool 
              f"  one-way latency {p.one_way_latency_ms:g} ms, {p.up_kbit_s:g} kbit/s up (client to server),"
              f" {p.down_kbit_s:g} kbit/s down, packets of {p.mtu_bytes} B with {p.packet_header_bytes} B of"
              f" headers, {tcp}",
-             f"  compute: {'; '.join(sorted(whats)) or '-'}",
+             f"  compute: {'; '.join(sorted(whats)) or '-'}"
+             + (f"; board {board.summary()}" if board is not None and hasattr(board, "summary") else ""),
              "  no loss, no retransmission, initial TCP window of "
              f"{p.initial_window_segments} segments, no Nagle or delayed ACK, radio duty cycling ignored"
              " (docs/method.md, 'Links')", ""]
