@@ -187,11 +187,12 @@ class _Session:
         pacing.MAX_AGAIN times) while the reference before it says the machine
         is slow; the attempt after the fastest reference is kept."""
         info = self.infos[case.library]
-        family = registry.family_of(case.kind).name
+        family = registry.family_of(case.kind)
         place = None
-        if self.pace is not None and family == "primitive":
+        timed, placed = getattr(family, "timed", False), getattr(family, "placed", False)  # older families: neither
+        if self.pace is not None and placed:
             place = layout.placement(self.run_id, case.name, rnd, self.plan.method.rounds)
-        if self.pace is None or family not in ("primitive", "tls"):  # timed families only
+        if self.pace is None or not timed:
             return measure(info, case, self.keys, self.plan, rnd, place)
         try:
             if not self.pace.seen:
@@ -223,7 +224,7 @@ class _Session:
                  place: layout.Placement | None) -> tuple[Measured, int | None]:
         """One measurement of a round and the reference before it (a
         primitive's in the same process; a handshake's in one of its own)."""
-        if registry.family_of(case.kind).name == "primitive":
+        if getattr(registry.family_of(case.kind), "placed", False):  # its agent runs the reference first
             m = measure(case_info, case, self.keys, self.plan, rnd, place, paced=True)
             return m, (m.round_info or {}).get("reference_ns")
         try:

@@ -35,6 +35,11 @@ class Family(Protocol):
     # whose cases are gated by the library's declared support and the
     # known-answer checks (measured only when they pass)
     needs_checks: bool
+    # whose rounds are timed, so paced by the reference workload (engine.pacing),
+    # and whose measure places its timed loop and runs that workload itself
+    # (Context.place, Context.paced; engine.layout)
+    timed: bool
+    placed: bool
 
     def expand(self, plan: Plan) -> list[Case]:
         """The plan's cases of this family, in comparison order."""

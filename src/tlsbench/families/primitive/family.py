@@ -68,6 +68,8 @@ class PrimitiveFamily:
     name = "primitive"
     kinds = KINDS
     needs_checks = True
+    timed = True
+    placed = True
 
     def expand(self, plan: Plan) -> list[Case]:
         cases = []

@@ -22,6 +22,8 @@ class SizeFamily:
     name = "size"
     kinds = ("size",)
     needs_checks = False
+    timed = False
+    placed = False
 
     def expand(self, plan: Plan) -> list[Case]:
         return []

@@ -20,6 +20,8 @@ class TlsFamily:
     name = "tls"
     kinds = ("tls",)
     needs_checks = False
+    timed = True
+    placed = False  # handshakes are not placed; their reference runs in a call of its own
 
     def expand(self, plan: Plan) -> list[Case]:
         return runner.expand_tls(plan) if "tls" in plan.kinds else []
