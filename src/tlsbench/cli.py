@@ -315,12 +315,37 @@ def cmd_list(a: argparse.Namespace) -> int:
         rows = [[m.name, m.unit, "exact" if m.exact else "noisy", "lower" if m.lower_is_better else "higher", m.label]
                 for m in metrics.REGISTRY.values()]
         print(report.aligned(["metric", "unit", "kind", "better", "what"], rows))
+    elif what == "links":
+        from tlsbench.links.profiles import all_profiles
+
+        for name, lp in all_profiles().items():
+            energy = f"radio {lp.tx_nj_per_byte:g}/{lp.rx_nj_per_byte:g} nJ/B tx/rx" if lp.energy_source else (
+                "no radio energy")
+            print(f"{name:18}  {lp.one_way_latency_ms:g} ms one way, {lp.up_kbit_s:g}/{lp.down_kbit_s:g} kbit/s"
+                  f" up/down, {'TCP' if lp.tcp else 'no TCP'}, {energy}")
+            print(f"{'':18}  {lp.description}")
     elif what == "presets":
         for name, path in presets().items():
             plan, _ = load_preset(name)
             print(name)
             print(textwrap.fill(plan.description, width=110, initial_indent="    ", subsequent_indent="    "))
             print(f"    {path}")
+    return 0
+
+
+def cmd_link(a: argparse.Namespace) -> int:
+    from tlsbench.links import profiles as link_profiles
+    from tlsbench.links import view as link_view
+
+    profile = link_profiles.get_profile(a.link)
+    store = Store(Path(a.db))
+    try:
+        run_id = a.run if a.run is not None else store.latest_run_id()
+        data = report.load(store, run_id)
+    finally:
+        store.close()
+    board = link_view.board_for(data, a.board)
+    sys.stdout.write(link_view.render(data, profile, board, False if a.no_tcp_handshake else None, a.format))
     return 0
 
 
@@ -481,9 +506,19 @@ def parser() -> argparse.ArgumentParser:
     dbsub.add_parser("check", parents=[db], help="check the database file for damage (SQLite integrity_check)"
                      ).set_defaults(func=cmd_db_check)
 
-    ls = sub.add_parser("list", help="libraries, algorithms, suites, targets, presets or metrics")
-    ls.add_argument("what", choices=["libraries", "algorithms", "suites", "targets", "presets", "metrics"])
+    ls = sub.add_parser("list", help="libraries, algorithms, suites, targets, presets, metrics or links")
+    ls.add_argument("what", choices=["libraries", "algorithms", "suites", "targets", "presets", "metrics", "links"])
     ls.set_defaults(func=cmd_list)
+
+    lk = sub.add_parser("link", parents=[db], help="model: a stored run's TLS handshakes over a link (time to"
+                        " the first application byte, energy)")
+    lk.add_argument("run", nargs="?", type=int, help="run id (default: the latest)")
+    lk.add_argument("--link", required=True, help="a link profile (tlsbench list links) or a .toml file")
+    lk.add_argument("--board", help="a board profile of the cycle model (energy per cycle, clock);"
+                    " default: the run's own")
+    lk.add_argument("--no-tcp-handshake", action="store_true", help="leave out the TCP handshake's round trip")
+    lk.add_argument("--format", choices=("table", "markdown"), default="table")
+    lk.set_defaults(func=cmd_link)
 
     sub.add_parser("doctor", help="what is installed, what is missing").set_defaults(func=cmd_doctor)
 

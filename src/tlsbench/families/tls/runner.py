@@ -58,7 +58,7 @@ TCP_CLIENT_METRICS = {
     "instructions": "client_instructions",
     "sent_bytes": "c2s_bytes", "recv_bytes": "s2c_bytes",
     "sent_records": "c2s_records", "recv_records": "s2c_records",
-    "round_trips": "round_trips", "app_cpu_ns": "app_client_cpu_ns",
+    "round_trips": "round_trips", "flights": "flights", "app_cpu_ns": "app_client_cpu_ns",
     "total_sent_bytes": "total_c2s_bytes", "total_recv_bytes": "total_s2c_bytes",
     "heap_peak": "client_heap_peak_bytes", "heap_held": "client_heap_held_bytes",
     "bulk_wall_ns": "bulk_wall_ns", "bulk_cpu_ns": "bulk_client_cpu_ns",
