@@ -185,6 +185,11 @@ def cmd_report(a: argparse.Namespace) -> int:
     return 0
 
 
+# --fail-on-regression: 0 no regression, 1 a regression, 2 an error, 3 a case
+# that could hide a regression but the samples cannot tell (inconclusive).
+EXIT_INCONCLUSIVE = 3
+
+
 def cmd_compare(a: argparse.Namespace) -> int:
     store = Store(Path(a.db))
     try:
@@ -211,10 +216,15 @@ def cmd_compare(a: argparse.Namespace) -> int:
     if a.fail_on_regression is not None:
         worse = compare.regressions(result, a.fail_on_regression)
         for r in worse:
-            print(f"regression: {r.name}: B/A {r.ratio:.3f} ({r.verdict}, more than {a.fail_on_regression:g}%)",
-                  file=sys.stderr)
+            print(f"regression: {r.name} {r.metric}: B/A {r.ratio:.3f} ({r.verdict}, more than"
+                  f" {a.fail_on_regression:g}%)", file=sys.stderr)
         if worse:
             return 1
+        unknown = compare.undecided(result, a.fail_on_regression)
+        for r in unknown:
+            print(f"inconclusive: {r.name} {r.metric}: {r.note}", file=sys.stderr)
+        if unknown:
+            return EXIT_INCONCLUSIVE
     return 0
 
 
@@ -422,7 +432,9 @@ def parser() -> argparse.ArgumentParser:
     cmp = sub.add_parser("compare", parents=[db], help="compare two stored runs case by case")
     cmp.add_argument("run_a", type=int)
     cmp.add_argument("run_b", type=int)
-    cmp.add_argument("--metric", default="wall_ns", help="wall_ns (default), cpu_ns, tsc, cycles, instructions")
+    cmp.add_argument("--metric", help="compare on this metric only (default: each case's headline metrics both runs"
+                     " measured, per side for TLS: " + ", ".join(metrics.HEADLINE) + "; every metric: tlsbench"
+                     " list metrics)")
     cmp.add_argument("--format", choices=(*compare_text.FORMATS, "html"), default="table",
                      help="table, markdown, json, html (one self-contained page)")
     cmp.add_argument("-o", "--output", help="write to this file")
@@ -430,7 +442,9 @@ def parser() -> argparse.ArgumentParser:
                      help="ci-json: run B's medians as a list of {name, unit, value, range, extra}"
                           " (github-action-benchmark's customSmallerIsBetter), instead of --format")
     cmp.add_argument("--fail-on-regression", dest="fail_on_regression", type=_percent, metavar="PCT",
-                     help="exit with code 1 when a case is significantly slower (a count: larger) by more than PCT%%")
+                     help="exit with code 1 when a case is significantly slower (a count: larger) by more than PCT%%,"
+                          " 3 when no case is but one is inconclusive and could be (too few samples, too wide an"
+                          " interval); 0 otherwise (default: no gate)")
     cmp.add_argument("--changes", action="store_true", help="show only the cases that changed")
     cmp.add_argument("--alpha", type=float, default=compare.ALPHA, help="significance level (default 0.01)")
     cmp.add_argument("--min-effect", dest="min_effect", type=float, default=100 * compare.MIN_EFFECT,
