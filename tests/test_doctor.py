@@ -40,7 +40,7 @@ def test_progress_bar_on_a_terminal_and_plain_lines_elsewhere() -> None:
     p = Progress(4, stream=tty)
     for _ in range(4):
         p.update("openssl/hash/sha256/hash/64")
-    assert "[######------------------] 1/4  25%" in tty.getvalue() and tty.getvalue().endswith("\n")
+    assert "[######------------------] 1/4 cases  25%" in tty.getvalue() and tty.getvalue().endswith("\n")
     plain = io.StringIO()
     p = Progress(2, stream=plain)
     p.update("a")

@@ -303,7 +303,9 @@ def _measure_run(store: Store, run_id: int, plan: Plan, keys: dict, target: targ
     # round-major order: each case's rounds are spread over the whole run, so
     # its samples meet the machine in different moods (slow phases last seconds)
     pending = [(r, c) for r in range(plan.method.rounds) for c in cases if _needs_round(progress_of.get(c.name), r)]
-    progress = Progress(len(pending), enabled=show_progress)
+    # whole rounds pending (a fresh run): the line counts cases within rounds
+    rounds = len({r for r, _ in pending}) if len(pending) == len(cases) * len({r for r, _ in pending}) else 1
+    progress = Progress(len(pending), enabled=show_progress, rounds=rounds)
     try:
         for rnd, case in pending:
             entry = progress_of.get(case.name)
