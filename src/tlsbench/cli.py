@@ -18,7 +18,7 @@ from pathlib import Path
 from tlsbench import doctor, fidelity, paths
 from tlsbench.engine import machine, metrics, runner
 from tlsbench.engine.stats import parse_policy
-from tlsbench.engine.store import Store
+from tlsbench.engine.store import NOTHING_MEASURED, Store
 from tlsbench.engine.store_faults import explain
 from tlsbench.errors import PlanError, RunInterrupted, TlsbenchError
 from tlsbench.families.primitive.catalog import ALGORITHMS, BENCH_OPS, KINDS, LIBRARIES
@@ -150,13 +150,17 @@ def cmd_run(a: argparse.Namespace) -> int:
             with runenv.applied(plan.method.env):
                 run_id = runner.run(plan, source, store, json_out=sys.stdout if a.json else None,
                                     show_progress=show_progress, quiet=a.quiet, target=target)
-        if a.quiet:
-            return 0
-        if not a.json:
+        status = store.get_run(run_id).status
+        if not a.quiet and not a.json:
             print(report.render(report.load(store, run_id), "table"))
-        print(f"run {run_id} stored in {store.path} (tlsbench report {run_id})", file=sys.stderr)
+        if not a.quiet:
+            print(f"run {run_id} stored in {store.path} (tlsbench report {run_id})", file=sys.stderr)
     finally:
         store.close()
+    if status == NOTHING_MEASURED:
+        print(f"tlsbench: error: run {run_id}: nothing measured, no case came out ok (the reasons are in"
+              f" tlsbench report {run_id})", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -239,12 +243,19 @@ def cmd_runs(a: argparse.Namespace) -> int:
     if not rows:
         print(f"no runs in {a.db}")
         return 0
-    print(f"{'run':>4}  {'created':19}  {'status':10}  {'plan':10}  {'cases':>5}  {'ok':>5}  tlsbench")
+    header = ["run", "created", "status", "target", "board", "plan", "cases", "ok", "tlsbench"]
+    body = []
     for r in rows:
         created = _t.strftime("%Y-%m-%d %H:%M:%S", _t.localtime(r["created"]))
-        status = r["status"] if r["status"] == "complete" else "incomplete"
-        print(f"{r['id']:>4}  {created}  {status:10}  {r['plan_name']:10}  {r['cases']:>5}  {r['ok']:>5}"
-              f"  {r['tlsbench_version']}")
+        status = r["status"] if r["status"] in ("complete", NOTHING_MEASURED) else "incomplete"
+        body.append([str(r["id"]), created, status, r["target"], r["board"] or "-", r["plan_name"],
+                     str(r["cases"]), str(r["ok"]), r["tlsbench_version"]])
+    # columns as wide as their longest value: a long plan name shifts, never breaks, the table
+    widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
+    right = {0, 6, 7}
+    for row in [header, *body]:
+        cells = (v.rjust(w) if i in right else v.ljust(w) for i, (v, w) in enumerate(zip(row, widths, strict=True)))
+        print("  ".join(cells).rstrip())
     return 0
 
 

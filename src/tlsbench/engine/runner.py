@@ -314,4 +314,5 @@ def _measure_run(store: Store, run_id: int, plan: Plan, keys: dict, target: targ
             progress.update(case.name)
     except KeyboardInterrupt:  # every finished round is already stored
         raise RunInterrupted(run_id) from None
-    store.finish_run(run_id)
+    if store.finish_run(run_id) != "complete":
+        _log(f"run {run_id}: no case came out ok")

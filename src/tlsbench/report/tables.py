@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from tlsbench.engine import metrics
 from tlsbench.engine.metrics import format_rate, format_time
-from tlsbench.engine.store import RunInfo, Store
+from tlsbench.engine.store import NOTHING_MEASURED, RunInfo, Store
 from tlsbench.families.tls import names as tls_names
 
 FORMATS = ("table", "markdown", "csv", "json")
@@ -218,7 +218,9 @@ def markdown(header: list[str], body: list[list[str]]) -> str:
 def context_lines(data: RunData, md: bool) -> list[str]:
     r = data.run
     m = r.machine
-    status = r.status if r.status == "complete" else f"{r.status} (incomplete: tlsbench run --resume {r.id})"
+    status = (r.status if r.status == "complete"
+              else f"{r.status}: no case came out ok (the reasons are in the table)" if r.status == NOTHING_MEASURED
+              else f"{r.status} (incomplete: tlsbench run --resume {r.id})")
     bullet = "- " if md else "  "
     method = r.plan["method"]
     firmware = "board" in m
