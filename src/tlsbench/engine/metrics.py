@@ -148,6 +148,10 @@ def sided(base: str, side: str, phase: str = "") -> str:
     return name
 
 
+# Said next to every instruction count a report shows.
+INSTRUCTIONS_NOTE = ("Instructions are exact counts of executed instructions (QEMU -icount, identical in every run):"
+                     " not cycles and not time; a cycle or time figure derived from them is a model, labelled so.")
+
 # What compare and the reports show for a case when no metric is named: every
 # one of these the case measured (in compare: in both runs), per side for TLS.
 # A host run has times; a firmware run has exact instruction counts per side.

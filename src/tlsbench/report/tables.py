@@ -44,6 +44,15 @@ def load(store: Store, run_id: int) -> RunData:
     )
 
 
+def clockless(cases: list[dict]) -> bool:
+    """A run without a clock (firmware under QEMU: exact instruction counts):
+    no case measured any metric the registry calls a time, so legends and
+    charts speak of counts, never of a time. TLS cases count too: a firmware
+    TLS-only run has per-side instructions and no time at all."""
+    ok = [c for c in cases if c["status"] == "ok"]
+    return bool(ok) and not any(metrics.display(m) == "time" for c in ok for m in c["results"])
+
+
 def cell(case: dict, metric: str | None = None) -> str:
     if case["status"] != "ok":
         return STATUS_TEXT.get(case["status"], case["status"])
@@ -97,8 +106,10 @@ def cell(case: dict, metric: str | None = None) -> str:
 def code_size_table(data: RunData) -> tuple[list[str], list[list[str]]]:
     """Firmware runs: flash (text + rodata + data) and static RAM (data +
     bss) per library image, per component, from the linker map."""
-    header = ["library", "component", "flash bytes", "static RAM bytes"]
-    body = [[r["library"], r["component"], f"{r['flash_bytes']:,}", f"{r['ram_bytes']:,}"] for r in data.code_sizes]
+    profiles = data.run.machine.get("profiles") or {}
+    header = ["library", "build profile", "component", "flash bytes", "static RAM bytes"]
+    body = [[r["library"], profiles.get(r["library"], "default"), r["component"], f"{r['flash_bytes']:,}",
+             f"{r['ram_bytes']:,}"] for r in data.code_sizes]
     return header, body
 
 
@@ -179,7 +190,8 @@ def tls_table(data: RunData) -> tuple[list[str], list[list[str]]]:
     firmware = any("client_instructions" in c["results"] and "client_cpu_ns" not in c["results"]
                    for c in data.cases)
     columns = (*TLS_INSTRUCTION_COLUMNS, *TLS_COLUMNS[len(TLS_TIME_COLUMNS):]) if firmware else TLS_COLUMNS
-    header = ["suite", "variant", "library", *(h for h, _m in columns)]
+    # the reason a case did not run goes to the last column, not into a number column
+    header = ["suite", "variant", "library", *(h for h, _m in columns), "note"]
     body = []
     for c in data.cases:
         if c["kind"] != "tls" or tls_names.is_baseline(c["alg"]) or tls_names.is_capacity(c["alg"], c["op"]):
@@ -187,10 +199,9 @@ def tls_table(data: RunData) -> tuple[list[str], list[list[str]]]:
         row = [c["alg"], c["op"], c["library"]]
         if c["status"] != "ok":
             why = (c["reason"] or "").removeprefix("handshake failed: ")
-            body.append(row + [f"{STATUS_TEXT.get(c['status'], c['status'])}: {why[:100]}"]
-                        + [""] * (len(columns) - 1))
+            body.append(row + [STATUS_TEXT.get(c["status"], c["status"])] + [""] * (len(columns) - 1) + [why[:100]])
             continue
-        body.append(row + [_tls_value(c["results"], m) for _h, m in columns])
+        body.append(row + [_tls_value(c["results"], m) for _h, m in columns] + [""])
     return header, body
 
 
@@ -301,13 +312,15 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
         md = fmt == "markdown"
         table = markdown(header, body) if md else aligned(header, body)
         has_tls = any(c["kind"] == "tls" for c in data.cases)
-        firmware = any("instructions" in c["results"] and "wall_ns" not in c["results"] for c in data.cases)
+        firmware = clockless(data.cases)
         sizes = any("flash_bytes" in c["results"] for c in data.cases)
         legend = ("cells: flash (text + rodata + data) and static RAM (data + bss) the primitive adds to an"
                   " empty image: library code and tables, and the C runtime it reaches (not tlsbench's own"
                   " platform code); heap and stack are measured per operation elsewhere" if sizes and metric is None
-                  else "cells: instructions per operation, median of the repeats (exact counts, identical in every"
-                  " run; emulated: instructions, not cycles), per byte for sized operations"
+                  else "cells: instructions per operation, median of the repeats, per byte for sized operations"
+                  + ("; tls: instructions per handshake of the client (C) and the server (S), handshake bytes"
+                     " client->server + server->client, round trips" if has_tls else "")
+                  + ". " + metrics.INSTRUCTIONS_NOTE
                   if firmware and metric is None else
                   "cells: median throughput for sized operations, otherwise median wall time per operation;"
                   " ±: stdev/median of the kept samples"
