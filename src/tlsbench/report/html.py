@@ -242,6 +242,7 @@ def render(data: RunData) -> str:
         " unsupported, failed), never 0. Charts: bars show the mean of the kept samples with its 95% confidence"
         " interval as stored; lines and stacked bars show medians. Click a column header to sort.</p>",
         f"<p>{_e(metrics.INSTRUCTIONS_NOTE)}</p>" if report.clockless(data.cases) else "",
+        *(f'<p class="noisy" role="note"><strong>{_e(line)}</strong></p>' for line in report.noise_lines(data)),
     ]
     if charts:
         parts.append('<h2 id="charts">Charts</h2>')

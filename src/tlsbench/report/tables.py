@@ -9,7 +9,7 @@ import io
 import json
 from dataclasses import dataclass, field
 
-from tlsbench.engine import metrics
+from tlsbench.engine import metrics, stats
 from tlsbench.engine.metrics import format_rate, format_time
 from tlsbench.engine.store import NOTHING_MEASURED, RunInfo, Store
 from tlsbench.families.tls import names as tls_names
@@ -42,6 +42,31 @@ def load(store: Store, run_id: int) -> RunData:
         cases=list(cases.values()),
         code_sizes=[dict(r) for r in store.code_sizes(run_id)],
     )
+
+
+NOISY_MARK = "(noisy)"
+
+
+def noisy_cases(data: RunData) -> list[tuple[str, str, float]]:
+    """(case, metric, stdev/median) of every noisy metric whose spread exceeds
+    stats.NOISE_LIMIT; exact counts are never noisy."""
+    out = []
+    for c in data.cases:
+        for metric, r in c["results"].items():
+            if not metrics.is_exact(metric) and stats.is_noisy(r["median"], r["stdev"]):
+                out.append((c["name"], metric, r["stdev"] / abs(r["median"])))
+    return out
+
+
+def noise_lines(data: RunData) -> list[str]:
+    """The warning every format prints when some figure is noisy: how many, the worst, what to do."""
+    noisy = noisy_cases(data)
+    if not noisy:
+        return []
+    worst = sorted(noisy, key=lambda x: -x[2])[:5]
+    return [f"noisy: {len(noisy)} figure(s) have a spread (stdev/median) over {100 * stats.NOISE_LIMIT:g}%,"
+            f" marked {NOISY_MARK}; worst: " + ", ".join(f"{n} {m} ±{100 * s:.0f}%" for n, m, s in worst)
+            + f"; {stats.NOISE_ADVICE}"]
 
 
 def clockless(cases: list[dict]) -> bool:
@@ -97,7 +122,8 @@ def cell(case: dict, metric: str | None = None) -> str:
     if "wall_ns" not in res and "cycles" in res:  # a real board's cycle counter
         return f"{res['cycles']['median']:,.0f} cycles"
     wall = res["wall_ns"]
-    spread = f" ±{100 * wall['stdev'] / wall['median']:.1f}%" if wall["stdev"] is not None and wall["median"] else ""
+    sp = stats.spread(wall["median"], wall["stdev"])
+    spread = "" if sp is None else f" ±{100 * sp:.1f}%" + (f" {NOISY_MARK}" if sp > stats.NOISE_LIMIT else "")
     if "throughput" in res:
         return f"{format_rate(res['throughput']['median'])}{spread}"
     return f"{format_time(wall['median'])}{spread}"
@@ -293,6 +319,7 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
                   " request/response (memory); bytes and round trips from the exchange; heap and stack per side"
                   " (n/m: not measured for this case, e.g. the side of a foreign server)")
         out = "\n".join([*context_lines(data, md), legend]) + "\n\n" + render_t(*tls_table(data)) + "\n"
+        out += "".join(f"\n{bullet}{line}\n" for line in noise_lines(data))
         extras = tls_extras(data)
         if extras[1]:
             out += "\n" + render_t(*extras) + "\n"
@@ -330,6 +357,7 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
                   f"cells: median {metric} per operation (heap and stack from one untimed pass per round)")
         bullet = "- " if md else "  "
         out = "\n".join([*context_lines(data, md), bullet + legend]) + "\n\n" + table + "\n"
+        out += "".join(f"\n{bullet}{line}\n" for line in noise_lines(data))
         if data.code_sizes:
             sizes_table = markdown(*code_size_table(data)) if md else aligned(*code_size_table(data))
             out += ("\n" + bullet + "code size of each firmware image, from its linker map (static RAM excludes"
@@ -338,7 +366,8 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
     if fmt == "csv":
         buf = io.StringIO()
         cols = ["run", "case", "library", "library_version", "kind", "name", "op", "size", "status", "reason",
-                "metric", "unit", "n", "removed", "median", "mean", "stdev", "min", "max", "ci95_low", "ci95_high"]
+                "metric", "unit", "n", "removed", "median", "mean", "stdev", "min", "max", "ci95_low", "ci95_high",
+                "spread", "noisy"]
         w = csv.writer(buf)
         w.writerow(cols)
         versions = {lib["library"]: lib["version"] for lib in data.libraries}
@@ -346,9 +375,11 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
             base = [data.run.id, c["name"], c["library"], versions.get(c["library"], ""), c["kind"], c["alg"],
                     c["op"], c["size"] if c["size"] is not None else "", c["status"], c["reason"]]
             if not c["results"]:
-                w.writerow(base + [""] * 11)
+                w.writerow(base + [""] * 13)
             for metric, r in c["results"].items():
-                w.writerow(base + [metric] + [r[k] if r[k] is not None else "" for k in cols[11:]])
+                sp = None if metrics.is_exact(metric) else stats.spread(r["median"], r["stdev"])
+                w.writerow(base + [metric] + [r[k] if r[k] is not None else "" for k in cols[11:-2]]
+                           + ["" if sp is None else f"{sp:.4f}", int(sp is not None and sp > stats.NOISE_LIMIT)])
         return buf.getvalue()
     if fmt == "json":
         r = data.run
@@ -356,6 +387,8 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
             "run": r.id, "status": r.status, "target": r.target, "plan": r.plan, "machine": r.machine,
             "tlsbench_version": r.tlsbench_version, "libraries": data.libraries, "checks": data.checks,
             "cases": data.cases,
+            "noise": {"limit": stats.NOISE_LIMIT, "rule": "stdev/median of a noisy metric above the limit",
+                      "noisy": [{"case": n, "metric": m, "spread": round(sp, 4)} for n, m, sp in noisy_cases(data)]},
         }
         return json.dumps(doc, indent=1, default=str) + "\n"
     raise ValueError(f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")
