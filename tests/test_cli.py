@@ -13,7 +13,7 @@ from pathlib import Path
 
 from conftest import env_without_agent_dir, tlsbench_cmd
 
-JSON_FIELDS = {"run", "target", "library", "library_version", "kind", "name", "params", "metric", "unit", "n",
+JSON_FIELDS = {"format", "run", "target", "library", "library_version", "kind", "name", "params", "metric", "unit", "n",
                "median", "mean", "stdev", "min", "max", "ci95_low", "ci95_high"}
 
 
@@ -27,7 +27,10 @@ def test_json_output_is_only_json_and_reports_render(agents, db_path: Path) -> N
                  "--repeats", "3", "--warmup", "0", "--min-sample-ms", "1", "--json")
     assert p.returncode == 0, p.stderr
     rows = [json.loads(line) for line in p.stdout.splitlines()]
-    assert rows and all(JSON_FIELDS <= set(r) for r in rows)
+    assert rows and all(JSON_FIELDS <= set(r) for r in rows) and {r["format"] for r in rows} == {1}
+    # one object per metric of a case, as the README says (not one per case)
+    sha = [r["metric"] for r in rows if r["library"] == "openssl" and r["case"].endswith("sha256/hash/64")]
+    assert len(sha) == len(set(sha)) > 1 and "wall_ns" in sha
     ed = [r for r in rows if r["library"] == "mbedtls" and r["name"] == "ed25519"]
     assert ed and all(r["status"] == "unsupported" and r["median"] is None for r in ed)
     ok = [r for r in rows if r["status"] == "ok"]

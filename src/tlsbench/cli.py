@@ -411,7 +411,8 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--rounds", type=int, help="passes over the plan sharing each case's repeats (spreads them in time)")
     r.add_argument("--min-sample-ms", dest="min_sample_ms", type=float)
     r.add_argument("--timeout-s", dest="timeout_s", type=float)
-    r.add_argument("--json", action="store_true", help="print one JSON object per case result, nothing else")
+    r.add_argument("--json", action="store_true", help="print only JSON lines on stdout: one object per metric of each case (a case that did"
+                        " not run: one, metric null, with its reason); 'format' is the version of the fields")
     r.add_argument("--env", action="append", metavar="NAME=VALUE",
                    help="environment variable for every process of the run, recorded with it (repeatable),"
                         " e.g. OPENSSL_ia32cap=~0x200000200000000 masks AES-NI in OpenSSL")
