@@ -29,6 +29,7 @@ from tlsbench.plans.plan import (
     MAX_SIZE,
     METHOD_BOUNDS,
     PLAN_KINDS,
+    Method,
     Plan,
     all_ops,
     load_plan,
@@ -164,6 +165,18 @@ def cmd_run(a: argparse.Namespace) -> int:
     return 0
 
 
+def _check_measured(data: report.RunData, metric: str) -> None:
+    """A metric the run never measured is an error that names what it did
+    measure: the per-side names first when the run has them (a TLS run)."""
+    measured = sorted({m for c in data.cases for m in c["results"]})
+    if metric in measured:
+        return
+    sided = [m for m in measured if m.endswith(f"_{metric}") and any(f"{s}_" in m for s in metrics.SIDES)]
+    hint = f"per side: {', '.join(sided)}; " if sided else ""
+    raise PlanError(f"run {data.run.id} did not measure {metric}; {hint}"
+                    f"it measured: {', '.join(measured) or 'nothing'}")
+
+
 def cmd_report(a: argparse.Namespace) -> int:
     if a.metric is not None:
         metrics.get(a.metric)  # an unknown name: the nearest known ones
@@ -173,6 +186,8 @@ def cmd_report(a: argparse.Namespace) -> int:
         data = report.load(store, run_id)
     finally:
         store.close()
+    if a.metric is not None:
+        _check_measured(data, a.metric)
     if a.format in export.FORMATS:
         for path in export.export(data, a.format, a.output):
             print(path)
@@ -400,25 +415,35 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--plan", help="plan file (TOML)")
     r.add_argument("--preset", help="named plan (tlsbench list presets)")
     r.add_argument("--resume", type=int, metavar="RUN", help="finish an interrupted run")
-    r.add_argument("--libraries", help="comma-separated, e.g. openssl,mbedtls")
-    r.add_argument("--kinds", help=f"comma-separated: {','.join(PLAN_KINDS)}")
-    r.add_argument("--algorithms", help="comma-separated algorithm names")
-    r.add_argument("--ops", help="comma-separated operations, e.g. encrypt,sign")
-    r.add_argument("--sizes", help="message sizes in bytes, e.g. 64,1024,16384")
-    r.add_argument("--repeats", type=int)
-    r.add_argument("--warmup", type=int)
-    r.add_argument("--outliers", help="none, tukey or trim:K")
-    r.add_argument("--rounds", type=int, help="passes over the plan sharing each case's repeats (spreads them in time)")
-    r.add_argument("--min-sample-ms", dest="min_sample_ms", type=float)
-    r.add_argument("--timeout-s", dest="timeout_s", type=float)
-    r.add_argument("--json", action="store_true", help="print only JSON lines on stdout: one object per metric of each case (a case that did"
-                        " not run: one, metric null, with its reason); 'format' is the version of the fields")
+    r.add_argument("--libraries", help="comma-separated, e.g. openssl,mbedtls (default: the plan's; all four)")
+    r.add_argument("--kinds", help=f"comma-separated: {','.join(PLAN_KINDS)} (default: the plan's)")
+    r.add_argument("--algorithms", help="comma-separated algorithm names (default: every algorithm of the kinds;"
+                   " tlsbench list algorithms)")
+    r.add_argument("--ops", help="comma-separated operations, e.g. encrypt,sign (default: every benchmarked op)")
+    r.add_argument("--sizes", help="message sizes in bytes, e.g. 64,1024,16384 (default: the plan's)")
+    r.add_argument("--repeats", type=int, help=f"measured batches per case (default: the plan's; {Method.repeats} in a"
+                   " plan that does not say; at most 3 on an emulated board, whose counts are exact)")
+    r.add_argument("--warmup", type=int, help=f"batches run and discarded per round (default: the plan's;"
+                   f" {Method.warmup} in a plan that does not say)")
+    r.add_argument("--outliers", help=f"none, tukey or trim:K (default: the plan's; {Method.outliers} in a plan that"
+                   " does not say; none for exact counts)")
+    r.add_argument("--rounds", type=int, help="passes over the plan sharing each case's repeats (spreads them in"
+                   f" time; default: the plan's, {Method.rounds} in a plan that does not say)")
+    r.add_argument("--min-sample-ms", dest="min_sample_ms", type=float,
+                   help=f"a batch repeats the operation for at least this long"
+                        f" (default: the plan's; {Method.min_sample_ms:g})")
+    r.add_argument("--timeout-s", dest="timeout_s", type=float,
+                   help=f"a case that hangs longer is killed and recorded failed"
+                        f" (default: the plan's; {Method.timeout_s:g})")
+    r.add_argument("--json", action="store_true",
+                   help="print only JSON lines on stdout: one object per metric of each case (a case that did not run:"
+                        " one, metric null, with its reason); 'format' is the version of the fields")
     r.add_argument("--env", action="append", metavar="NAME=VALUE",
                    help="environment variable for every process of the run, recorded with it (repeatable),"
                         " e.g. OPENSSL_ia32cap=~0x200000200000000 masks AES-NI in OpenSSL")
     r.add_argument("--allow-loader-env", action="store_true",
                    help="let --env (or the plan's env) set LD_* and PATH, which change what code is measured")
-    r.add_argument("--no-progress", action="store_true")
+    r.add_argument("--no-progress", action="store_true", help="no progress line on stderr (default: one)")
     r.add_argument("--target", default="host",
                    help="host (default), qemu:BOARD or serial:DEVICE (see: tlsbench list targets)")
     r.add_argument("--board", help="the board behind a serial target, e.g. nucleo-f446re")
@@ -437,8 +462,9 @@ def parser() -> argparse.ArgumentParser:
     rep.add_argument("--view", choices=("cases", "tls", "interop"), default="cases",
                      help="cases (default: a row per case, a column per library), tls (a row per TLS case, a column"
                           " per metric and side) or interop (TLS over TCP: client library x server)")
-    rep.add_argument("--metric", help="show this metric instead of time/throughput: heap_peak_bytes, heap_held_bytes,"
-                     " state_heap_bytes, stack_bytes, allocations, cpu_ns, tsc")
+    rep.add_argument("--metric", help="show this metric instead of the headline one (default: time/throughput on the"
+                     " host, instructions on firmware), e.g. heap_peak_bytes, stack_bytes, allocations, cpu_ns, tsc;"
+                     " TLS metrics are per side, e.g. client_heap_peak_bytes (tlsbench list metrics)")
     rep.set_defaults(func=cmd_report)
 
     cmp = sub.add_parser("compare", parents=[db], help="compare two stored runs case by case")
@@ -492,17 +518,22 @@ def parser() -> argparse.ArgumentParser:
     sz.add_argument("--libraries", help="comma-separated (default: every firmware library)")
     sz.add_argument("--opt", default="Os", choices=list(build.OPT_LEVELS), help="firmware optimisation (default Os)")
     sz.add_argument("--jobs", type=int, help="parallel build jobs (default: all cores)")
-    sz.add_argument("--format", choices=("table", "markdown", "json"), default="table")
+    sz.add_argument("--format", choices=("table", "markdown", "json"), default="table",
+                    help="table (default), markdown or json")
     sz.set_defaults(func=cmd_sizes)
     ce = sub.add_parser("certs", help="generate test certificate chains (root, intermediate, leaf)")
     ce.add_argument("--out", required=True, help="folder for the PEM/DER files")
-    ce.add_argument("--key-types", dest="key_types", default=",".join(certs.KEY_TYPES))
-    ce.add_argument("--kinds", default=",".join(certs.CHAIN_KINDS), help="full (leaf + intermediate), leaf")
-    ce.add_argument("--roles", default=",".join(certs.ROLES))
+    ce.add_argument("--key-types", dest="key_types", default=",".join(certs.KEY_TYPES),
+                    help=f"comma-separated, of: {', '.join(certs.KEY_TYPES)} (default: all)")
+    ce.add_argument("--kinds", default=",".join(certs.CHAIN_KINDS),
+                    help="full (leaf + intermediate), leaf (default: both)")
+    ce.add_argument("--roles", default=",".join(certs.ROLES),
+                    help=f"comma-separated, of: {', '.join(certs.ROLES)} (default: all)")
     ce.set_defaults(func=cmd_certs)
 
     fi = sub.add_parser("fidelity", help="compare OpenSSL figures with `openssl speed` (instrument check)")
-    fi.add_argument("--rounds", type=int, default=7)
+    fi.add_argument("--rounds", type=int, default=7,
+                    help="rounds alternating tlsbench and openssl speed per algorithm, best kept (default 7)")
     fi.set_defaults(func=cmd_fidelity)
     return p
 

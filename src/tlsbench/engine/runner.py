@@ -83,7 +83,8 @@ JSON_LINES_VERSION = 1
 def json_rows(run_id: int, target: str, info_version: str, case: Case, measured: Measured) -> list[dict]:
     """`run --json`: one object per metric of a case (one for a case that did not run)."""
     base = {
-        "format": JSON_LINES_VERSION, "run": run_id, "target": target, "library": case.library, "library_version": info_version,
+        "format": JSON_LINES_VERSION, "run": run_id, "target": target, "library": case.library,
+        "library_version": info_version,
         "kind": case.kind, "name": case.alg, "params": {"op": case.op, "size": case.size},
         "case": case.name, "status": measured.status,
     }
