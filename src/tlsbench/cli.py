@@ -346,7 +346,7 @@ def cmd_doctor(a: argparse.Namespace) -> int:
     findings = doctor.diagnose()
     bad = 0
     for f in findings:
-        mark = "ok " if f.ok else "MISSING"
+        mark = "note" if f.note else "ok " if f.ok else "MISSING"
         print(f"{mark:8} {f.what}: {f.detail}")
         if f.fix:
             print(f"         -> {f.fix}")
