@@ -43,7 +43,7 @@ from tlsbench.report import html as html_report
 from tlsbench.report import tables as report
 from tlsbench.targets import build
 from tlsbench.targets import target as targets
-from tlsbench.targets.libraries import probe
+from tlsbench.targets.libraries import LibraryInfo, probe
 
 
 def _csv(text: str) -> list[str]:
@@ -289,28 +289,42 @@ def cmd_db_check(a: argparse.Namespace) -> int:
     return 0
 
 
+def _probe_on(target: targets.Target, lib: str) -> LibraryInfo:
+    """Ask a library's agent on this target (firmware: through its launcher) what it supports."""
+    if target.kind == "host":
+        return probe(lib, timeout=20)
+    firmware = target.firmware_path(lib)
+    if not firmware.exists():
+        raise TlsbenchError(f"no firmware (tlsbench build --target {target.name})")
+    return probe(lib, path=targets.write_launcher(target, lib), firmware=firmware, timeout=60)
+
+
 def cmd_list(a: argparse.Namespace) -> int:
     what = a.what
+    target = targets.parse(a.target, a.board, a.profile)
+    libraries = list(LIBRARIES) if target.kind == "host" else list(build.FIRMWARE_LIBRARIES)
+    if target.kind != "host" and what in ("libraries", "algorithms", "suites"):
+        print(f"on {target.name}: the firmware's libraries ({', '.join(libraries)}) as built")
     if what == "libraries":
-        for lib in LIBRARIES:
+        for lib in libraries:
             try:
-                info = probe(lib, timeout=20)
+                info = _probe_on(target, lib)
                 print(f"{lib:8}  {info.version}\n          {info.source}\n          config: {info.config}")
             except TlsbenchError as e:
                 print(f"{lib:8}  unavailable: {e}")
     elif what == "algorithms":
         support: dict[str, set] = {}
-        for lib in LIBRARIES:
+        for lib in libraries:
             try:
-                support[lib] = probe(lib, timeout=20).support
+                support[lib] = _probe_on(target, lib).support
             except TlsbenchError:
                 support[lib] = None  # type: ignore[assignment]
-        header = ["kind", "algorithm", "ops"] + list(LIBRARIES)
+        header = ["kind", "algorithm", "ops"] + libraries
         body = []
         for kind, algs in ALGORITHMS.items():
             for alg in algs:
                 row = [kind, alg, ",".join(BENCH_OPS[kind])]
-                for lib in LIBRARIES:
+                for lib in libraries:
                     s = support[lib]
                     if s is None:
                         row.append("not built")
@@ -321,7 +335,13 @@ def cmd_list(a: argparse.Namespace) -> int:
                 body.append(row)
         print(report.aligned(header, body))
     elif what == "suites":
-        print(report.aligned(*tls_support.support_matrix()))
+        agents: dict[str, Path] = {}
+        for lib in libraries:
+            try:
+                agents[lib] = _probe_on(target, lib).path
+            except TlsbenchError:
+                continue
+        print(report.aligned(*tls_support.support_matrix(agents, libraries)))
     elif what == "targets":
         print(f"{'host':28}  this machine, Linux (agents built by tlsbench build)")
         for b in targets.BOARDS.values():
@@ -498,6 +518,10 @@ def parser() -> argparse.ArgumentParser:
 
     ls = sub.add_parser("list", help="libraries, algorithms, suites, targets, presets or metrics")
     ls.add_argument("what", choices=["libraries", "algorithms", "suites", "targets", "presets", "metrics"])
+    ls.add_argument("--target", default="host", help="libraries, algorithms, suites: what this target's agents or"
+                    " firmware support (default: host; qemu:BOARD, serial:DEVICE with --board)")
+    ls.add_argument("--board", help="the board behind a serial target")
+    ls.add_argument("--profile", help="firmware library build profiles, e.g. mbedtls=small (default: each default)")
     ls.set_defaults(func=cmd_list)
 
     sub.add_parser("doctor", help="what is installed, what is missing").set_defaults(func=cmd_doctor)
