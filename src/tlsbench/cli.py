@@ -22,6 +22,7 @@ from tlsbench.engine.store import NOTHING_MEASURED, Store
 from tlsbench.engine.store_faults import explain
 from tlsbench.errors import PlanError, RunInterrupted, TlsbenchError
 from tlsbench.families.primitive.catalog import ALGORITHMS, BENCH_OPS, KINDS, LIBRARIES
+from tlsbench.families.tls import catalog as tls_catalog
 from tlsbench.families.tls import certs
 from tlsbench.families.tls import support as tls_support
 from tlsbench.plans import runenv
@@ -81,6 +82,16 @@ def _choose(what: str, text: str, allowed: list[str], see: str) -> list[str]:
     return chosen
 
 
+# run flags that set the TLS matrix (the [tls] table of a plan): name, allowed values, where to see them
+TLS_FLAGS = (
+    ("suites", tls_catalog.SUITES, "tlsbench list suites"),
+    ("groups", tls_catalog.GROUPS, "tlsbench run --help"),
+    ("certs", tls_catalog.KEY_TYPES, "tlsbench run --help"),
+    ("handshakes", tuple(tls_catalog.HANDSHAKES), "tlsbench run --help"),
+)
+TLS_FLAG_WHAT = {"suites": "suite", "groups": "group", "certs": "certificate key type", "handshakes": "handshake kind"}
+
+
 def _plan_from_args(a: argparse.Namespace) -> tuple[Plan, str]:
     if a.plan and a.preset:
         raise PlanError("give either --plan or --preset, not both")
@@ -109,6 +120,13 @@ def _plan_from_args(a: argparse.Namespace) -> tuple[Plan, str]:
     if a.sizes:
         plan.sizes = _sizes(a.sizes)
         flags.append(f"--sizes {a.sizes}")
+    for name, allowed, see in TLS_FLAGS:  # the TLS matrix, as a plan's [tls] table would set it
+        text = getattr(a, f"tls_{name}")
+        if text:
+            setattr(plan.tls, name, _choose(TLS_FLAG_WHAT[name], text, list(allowed), see))
+            if "tls" not in plan.kinds:
+                plan.kinds = [*plan.kinds, "tls"] if a.kinds else ["tls"]
+            flags.append(f"--{name} {text}")
     m = plan.method
     for name in METHOD_BOUNDS:
         value = getattr(a, name)
@@ -441,6 +459,11 @@ def parser() -> argparse.ArgumentParser:
                    " tlsbench list algorithms)")
     r.add_argument("--ops", help="comma-separated operations, e.g. encrypt,sign (default: every benchmarked op)")
     r.add_argument("--sizes", help="message sizes in bytes, e.g. 64,1024,16384 (default: the plan's)")
+    for name, allowed, _see in TLS_FLAGS:
+        shown = ", ".join(allowed) if len(allowed) < 12 else f"{len(allowed)} IANA names (tlsbench list suites)"
+        r.add_argument(f"--{name}", dest=f"tls_{name}", metavar=name.upper(),
+                       help=f"TLS cases: comma-separated {TLS_FLAG_WHAT[name]}s, of: {shown} (default: the plan's;"
+                            " sets the plan to TLS unless --kinds says more)")
     r.add_argument("--repeats", type=int, help=f"measured batches per case (default: the plan's; {Method.repeats} in a"
                    " plan that does not say; at most 3 on an emulated board, whose counts are exact)")
     r.add_argument("--warmup", type=int, help=f"batches run and discarded per round (default: the plan's;"
