@@ -86,8 +86,8 @@ def cell(case: dict, metric: str | None = None) -> str:
         r = res.get(metric)
         if r is None:
             return "not measured"
-        if metrics.display(metric) == "bytes":
-            return f"{r['median']:,.0f} B"
+        if metric in metrics.REGISTRY:  # its unit and format from the registry
+            return metrics.format_value(metric, r["median"])
         return f"{r['median']:.4g} {r['unit']}"
     if "flash_bytes" in res and "ram_bytes" in res:  # a size probe (tlsbench sizes)
         return f"{res['flash_bytes']['median']:,.0f} B flash, {res['ram_bytes']['median']:,.0f} B RAM"
