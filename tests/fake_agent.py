@@ -6,6 +6,8 @@ correctly for checks, but its bench requests fail in chosen ways:
   sha384  -> a truncated last line   sha512 -> "end status=error"
   others  -> valid samples
 Its FAKE_MODE env var can make "hello" fail too (FAKE_MODE=hello-fails).
+"reference" answers the real workload's result; its time is the first line
+taken from the file FAKE_REFERENCE_NS names (one line per call), else 20 ms.
 """
 
 import hashlib
@@ -41,6 +43,18 @@ def main() -> None:
         elif verb == "hello":
             out(rec("tb1 hello proto=1 library=openssl version=fake%201.0 config=fake platform=host "
                     "counters=wall_ns,cpu_ns"))
+            out(rec("tb1 end status=ok"))
+        elif verb == "reference":
+            ns = 20_000_000
+            path = os.environ.get("FAKE_REFERENCE_NS")
+            if path and os.path.exists(path):
+                with open(path) as fh:
+                    lines = fh.read().split()
+                if lines:
+                    ns = int(lines[0])
+                    with open(path, "w") as fh:
+                        fh.write("\n".join(lines[1:]))
+            out(rec(f"tb1 reference steps={f.get('steps', '10000000')} result=17964660590961460451 wall_ns={ns}"))
             out(rec("tb1 end status=ok"))
         elif verb == "list":
             for alg in ALGS:

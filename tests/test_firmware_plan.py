@@ -69,6 +69,12 @@ def test_the_same_plan_twice_gives_identical_counts_for_every_case(firmware, tmp
               "c2s_bytes", "s2c_bytes", "client_heap_peak_bytes", "client_stack_bytes", "round_trips"):
         assert m in metrics, m
     assert not any(m.endswith("_ns") for m in metrics)  # no clock on the emulator: nothing timed is claimed
+    # firmware keeps its layout (offset 0) and is not paced: its counts are exact and must not move
+    assert store.case_rounds(runs[0]) == []
+    calibs = [line for c in store.cases(runs[0]) for line in c["transcript"].splitlines()
+              if line.startswith("tb1 calib ")]
+    assert calibs and all(" stack_shift=0 " in x and " heap_shift=0 " in x and " timed_heap_calls=0 " in x
+                          for x in calibs)
     # what the handshakes must show on measured data: resumption is cheaper than a full handshake
     for lib in ("mbedtls", "wolfssl"):
         base = f"{lib}/tls/TLS_AES_128_GCM_SHA256/x25519/ecdsa-p256-full"

@@ -77,11 +77,11 @@ def test_rounds_share_the_repeats_and_resume_mid_way(fake_agent_dir: Path, db_pa
     real = runner.measure
     calls = []
 
-    def interrupted(info, case, keys, plan, rnd=0):
+    def interrupted(info, case, keys, plan, rnd=0, place=None, paced=False):
         calls.append((case.size, rnd))
         if len(calls) == 4:  # round 2 of the second case... the run dies here
             raise KeyboardInterrupt
-        return real(info, case, keys, plan, rnd)
+        return real(info, case, keys, plan, rnd, place, paced)
 
     monkeypatch.setattr(runner, "measure", interrupted)
     try:
@@ -113,10 +113,10 @@ def test_an_agent_error_outside_the_call_fails_only_its_case(fake_agent_dir: Pat
 
     real = runner.measure
 
-    def garbled(info, case, keys, plan, rnd=0):
+    def garbled(info, case, keys, plan, rnd=0, place=None, paced=False):
         if case.alg == "sha384":
             raise ProtocolError("record lacks iters")
-        return real(info, case, keys, plan, rnd)
+        return real(info, case, keys, plan, rnd, place, paced)
 
     monkeypatch.setattr(runner, "measure", garbled)
     store = Store(db_path)

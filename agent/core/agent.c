@@ -1,5 +1,7 @@
-/* Request loop: parse one request line, run it, answer with records. */
+/* Request loop: parse one request line, dispatch its verb through the table
+ * below, answer with records. */
 #include "tb/catalog.h"
+#include "tb/composite.h"
 #include "tb/core.h"
 #include "tb/platform.h"
 #include "tb/protocol.h"
@@ -7,74 +9,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A board with little RAM sets smaller ones (its board.cmake). */
+/* A board with little RAM sets a smaller one (its board.cmake). */
 #ifndef TB_MAX_LINE
 #define TB_MAX_LINE (1u << 16)
-#endif
-#ifndef TB_BYTES_POOL
-#define TB_BYTES_POOL (TB_MAX_LINE / 2)
 #endif
 #define TB_MAX_FIELDS 24
 
 typedef tb_field field;
 
 static char request[TB_MAX_LINE];
-static uint8_t bytes_pool[TB_BYTES_POOL];
-static size_t bytes_used;
 
-static void end_record(tb_status s, const char *msg)
+static void do_hello(const tb_field *fields, size_t n)
 {
-    static const char *const names[] = {"ok", "unsupported", "error", "bad_input", "reject"};
-    tb_rec_begin("end");
-    tb_rec_str("status", (unsigned)s < 5 ? names[s] : "error");
-    if (msg != NULL && msg[0] != '\0') tb_rec_str("msg", msg);
-    tb_rec_end();
-}
-
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-void tb_end(tb_status s, const char *msg)
-{
-    end_record(s, msg);
-}
-
-/* Decodes hex into the request's byte pool. */
-int tb_field_bytes(const char *hex, tb_bytes *out)
-{
-    size_t n = strlen(hex);
-    if (n % 2 != 0 || bytes_used + n / 2 > sizeof(bytes_pool)) return -1;
-    uint8_t *dst = bytes_pool + bytes_used;
-    for (size_t i = 0; i < n / 2; i++) {
-        int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
-        if (hi < 0 || lo < 0) return -1;
-        dst[i] = (uint8_t)(hi << 4 | lo);
-    }
-    out->data = dst;
-    out->len = n / 2;
-    bytes_used += n / 2;
-    return 0;
-}
-
-int tb_field_u64(const char *s, uint64_t *out)
-{
-    if (*s == '\0') return -1;
-    uint64_t v = 0;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9' || v > (UINT64_MAX - 9) / 10) return -1;
-        v = v * 10 + (uint64_t)(*s - '0');
-    }
-    *out = v;
-    return 0;
-}
-
-static void do_hello(void)
-{
+    (void)fields;
+    (void)n;
     tb_rec_begin("hello");
     tb_rec_u64("proto", TB_PROTOCOL_VERSION);
     tb_rec_str("library", tb_library.name);
@@ -106,11 +54,13 @@ static void do_hello(void)
             tb_rec_end();
         }
     }
-    end_record(TB_OK, NULL);
+    tb_end(TB_OK, NULL);
 }
 
-static void do_list(void)
+static void do_list(const tb_field *fields, size_t n)
 {
+    (void)fields;
+    (void)n;
     for (size_t i = 0; i < tb_catalog_len; i++) {
         const tb_catalog_entry *e = &tb_catalog[i];
         for (size_t j = 0; j < 4 && e->ops[j] != NULL; j++) {
@@ -118,79 +68,43 @@ static void do_list(void)
             tb_rec_str("kind", tb_kind_name(e->kind));
             tb_rec_str("alg", e->alg);
             tb_rec_str("op", e->ops[j]);
-            tb_rec_u64("supported", tb_library.supports(e->kind, e->alg, e->ops[j]) ? 1 : 0);
+            tb_rec_u64("supported", tb_job_adapter(e->kind, e->alg)->supports(e->kind, e->alg, e->ops[j]) ? 1 : 0);
             tb_rec_end();
         }
     }
-    end_record(TB_OK, NULL);
+    tb_end(TB_OK, NULL);
 }
 
 static tb_status do_compute(const tb_job *job)
 {
+    const tb_adapter *ops = tb_job_adapter(job->kind, job->alg);
     void *state = NULL;
-    tb_status s = tb_library.prepare(job, &state);
+    tb_status s = ops->prepare(job, &state);
     if (s != TB_OK) return s;
-    s = tb_library.run(state);
+    s = ops->run(state);
     if (s == TB_OK) {
         tb_bytes out = {0};
-        s = tb_library.result(state, &out);
+        s = ops->result(state, &out);
         if (s == TB_OK) {
             tb_rec_begin("out");
             tb_rec_hex("data", out.data, out.len);
             tb_rec_end();
         }
     }
-    tb_library.release(state);
+    ops->release(state);
     return s;
 }
 
-static void serve(char *line)
+typedef enum { JOB_COMPUTE, JOB_BENCH, JOB_CALLS } job_verb;
+
+/* compute, bench and calls: one job, from the same fields. */
+static void serve_job(const tb_field *fields, size_t nfields, job_verb verb)
 {
-    field fields[TB_MAX_FIELDS];
-    size_t nfields = 0;
-    bytes_used = 0;
-
-    char *save = NULL;
-    char *verb = strtok_r(line, " ", &save);
-    if (verb == NULL) {
-        end_record(TB_BAD_INPUT, "empty request");
-        return;
-    }
-    for (char *tok = strtok_r(NULL, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-        char *eq = strchr(tok, '=');
-        if (eq == NULL || nfields == TB_MAX_FIELDS) {
-            end_record(TB_BAD_INPUT, "expected key=value fields");
-            return;
-        }
-        *eq = '\0';
-        fields[nfields].key = tok;
-        fields[nfields].value = eq + 1;
-        nfields++;
-    }
-
-    if (strcmp(verb, "hello") == 0) {
-        do_hello();
-        return;
-    }
-    if (strcmp(verb, "list") == 0) {
-        do_list();
-        return;
-    }
-    if (strcmp(verb, "handshake") == 0) {
-        tb_tls_serve(fields, nfields);
-        return;
-    }
-    if (tb_platform_verb(verb, fields, nfields)) return; /* e.g. the host's socket sides */
-    int bench = strcmp(verb, "bench") == 0;
-    if (!bench && strcmp(verb, "compute") != 0) {
-        end_record(TB_BAD_INPUT, "unknown request (expected hello, list, compute, bench, handshake, tls-server or tls-client)");
-        return;
-    }
-
+    int bench = verb == JOB_BENCH;
     tb_job job;
     memset(&job, 0, sizeof(job));
     job.kind = TB_KIND_COUNT;
-    tb_bench_cfg cfg = {0, 2, 10, 10000000u, 100000000u};
+    tb_bench_cfg cfg = {0, 2, 10, 10000000u, 100000000u, 0, 0, TB_STACK_PAGE, 0};
     static const struct {
         const char *name;
         size_t offset;
@@ -206,6 +120,8 @@ static void serve(char *line)
         {"size", offsetof(tb_bench_cfg, size)},       {"warmup", offsetof(tb_bench_cfg, warmup)},
         {"repeats", offsetof(tb_bench_cfg, repeats)}, {"min_ns", offsetof(tb_bench_cfg, min_ns)},
         {"max_iters", offsetof(tb_bench_cfg, max_iters)},
+        {"stack_shift", offsetof(tb_bench_cfg, stack_shift)}, {"heap_shift", offsetof(tb_bench_cfg, heap_shift)},
+        {"stack_at", offsetof(tb_bench_cfg, stack_at)}, {"count_timed", offsetof(tb_bench_cfg, count_timed)},
     };
 
     for (size_t i = 0; i < nfields; i++) {
@@ -225,7 +141,7 @@ static void serve(char *line)
             if (strcmp(k, byte_fields[j].name) == 0) {
                 if (tb_field_bytes(v, (tb_bytes *)((char *)&job + byte_fields[j].offset)) != 0) {
                     tb_set_error("field %s is not valid hex", k);
-                    end_record(TB_BAD_INPUT, tb_last_error());
+                    tb_end(TB_BAD_INPUT, tb_last_error());
                     return;
                 }
                 known = 1;
@@ -235,7 +151,7 @@ static void serve(char *line)
             if (strcmp(k, num_fields[j].name) == 0) {
                 if (tb_field_u64(v, (uint64_t *)((char *)&cfg + num_fields[j].offset)) != 0) {
                     tb_set_error("field %s is not a decimal number", k);
-                    end_record(TB_BAD_INPUT, tb_last_error());
+                    tb_end(TB_BAD_INPUT, tb_last_error());
                     return;
                 }
                 known = 1;
@@ -243,30 +159,94 @@ static void serve(char *line)
         }
         if (!known) {
             tb_set_error("unknown field %s", k);
-            end_record(TB_BAD_INPUT, tb_last_error());
+            tb_end(TB_BAD_INPUT, tb_last_error());
             return;
         }
     }
     if (job.kind == TB_KIND_COUNT || job.alg == NULL || job.op == NULL) {
-        end_record(TB_BAD_INPUT, "kind, alg and op are required");
+        tb_end(TB_BAD_INPUT, "kind, alg and op are required");
         return;
     }
     const tb_catalog_entry *entry = tb_catalog_find(job.kind, job.alg);
     if (entry == NULL || !tb_catalog_has_op(entry, job.op)) {
-        end_record(TB_BAD_INPUT, "unknown kind/alg/op");
+        tb_end(TB_BAD_INPUT, "unknown kind/alg/op");
         return;
     }
     if (cfg.repeats == 0 || cfg.max_iters == 0) {
-        end_record(TB_BAD_INPUT, "repeats and max_iters must be positive");
+        tb_end(TB_BAD_INPUT, "repeats and max_iters must be positive");
         return;
     }
-    if (!tb_library.supports(job.kind, job.alg, job.op)) {
-        end_record(TB_UNSUPPORTED, "not supported by this library build");
+    if (cfg.stack_shift > TB_MAX_STACK_SHIFT || cfg.heap_shift > TB_MAX_HEAP_SHIFT || cfg.count_timed > 1 ||
+        cfg.stack_at > TB_STACK_PAGE || (cfg.stack_at < TB_STACK_PAGE && cfg.stack_shift)) {
+        tb_set_error("stack_shift must be 0..%u, stack_at 0..%u (not both), heap_shift 0..%u, count_timed 0 or 1",
+                     TB_MAX_STACK_SHIFT, TB_STACK_PAGE - 1, TB_MAX_HEAP_SHIFT);
+        tb_end(TB_BAD_INPUT, tb_last_error());
+        return;
+    }
+    if (!tb_job_adapter(job.kind, job.alg)->supports(job.kind, job.alg, job.op)) {
+        tb_end(TB_UNSUPPORTED, "not supported by this library build");
         return;
     }
     tb_clear_error();
-    tb_status s = bench ? tb_bench(&job, &cfg) : do_compute(&job);
-    end_record(s, s == TB_OK ? NULL : tb_last_error());
+    tb_status s = bench ? tb_bench(&job, &cfg) : verb == JOB_CALLS ? tb_count_calls(&job) : do_compute(&job);
+    tb_end(s, s == TB_OK ? NULL : tb_last_error());
+}
+
+static void do_compute_verb(const tb_field *f, size_t n)
+{
+    serve_job(f, n, JOB_COMPUTE);
+}
+
+static void do_bench(const tb_field *f, size_t n)
+{
+    serve_job(f, n, JOB_BENCH);
+}
+
+static void do_calls(const tb_field *f, size_t n)
+{
+    serve_job(f, n, JOB_CALLS);
+}
+
+static const struct {
+    const char *name;
+    void (*serve)(const tb_field *fields, size_t n);
+} verbs[] = {
+    {"hello", do_hello},   {"list", do_list},   {"compute", do_compute_verb},
+    {"bench", do_bench},   {"calls", do_calls}, {"handshake", tb_tls_serve}, {"reference", tb_reference},
+};
+
+static void serve(char *line)
+{
+    field fields[TB_MAX_FIELDS];
+    size_t nfields = 0;
+    tb_request_reset();
+
+    char *save = NULL;
+    char *verb = strtok_r(line, " ", &save);
+    if (verb == NULL) {
+        tb_end(TB_BAD_INPUT, "empty request");
+        return;
+    }
+    for (char *tok = strtok_r(NULL, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+        char *eq = strchr(tok, '=');
+        if (eq == NULL || nfields == TB_MAX_FIELDS) {
+            tb_end(TB_BAD_INPUT, "expected key=value fields");
+            return;
+        }
+        *eq = '\0';
+        fields[nfields].key = tok;
+        fields[nfields].value = eq + 1;
+        nfields++;
+    }
+
+    for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
+        if (strcmp(verb, verbs[i].name) == 0) {
+            verbs[i].serve(fields, nfields);
+            return;
+        }
+    }
+    if (tb_platform_verb(verb, fields, nfields)) return; /* e.g. the host's socket sides */
+    tb_end(TB_BAD_INPUT, "unknown request (expected hello, list, compute, bench, calls, reference, handshake, tls-server or tls-client)");
 }
 
 int tb_agent_main(void)
@@ -275,14 +255,14 @@ int tb_agent_main(void)
     tb_status s = tb_library.init();
     if (s != TB_OK) {
         /* Still answer, so the host sees why this library cannot be used. */
-        end_record(s, tb_last_error());
+        tb_end(s, tb_last_error());
         return 1;
     }
     for (;;) {
         long n = tb_read_line(request, sizeof(request));
         if (n == -1) break;
         if (n == -2) {
-            end_record(TB_BAD_INPUT, "request line too long");
+            tb_end(TB_BAD_INPUT, "request line too long");
             continue;
         }
         serve(request);

@@ -1,10 +1,15 @@
 /* Shared measuring code: the same loop for every library and family. */
+#include "tb/composite.h"
 #include "tb/core.h"
 #include "tb/platform.h"
 #include "tb/protocol.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* Who does the job: the library's adapter, or a core composite of its
+ * primitives (tb_job_adapter); set at the start of each tb_bench. */
+static const tb_adapter *lib;
 
 static void emit_batch(const char *type, uint64_t index, uint64_t iters, const tb_reading *d)
 {
@@ -27,7 +32,7 @@ static tb_status run_batch(void *state, uint64_t iters, tb_reading *d)
     tb_status st = TB_OK;
     tb_read_counters(&a);
     for (uint64_t i = 0; i < iters && st == TB_OK; i++) {
-        st = tb_library.run(state);
+        st = lib->run(state);
     }
     tb_read_counters(&b);
     d->wall_ns = b.wall_ns - a.wall_ns;
@@ -46,7 +51,7 @@ typedef struct {
 static void call_run(void *arg)
 {
     stack_call *c = arg;
-    c->status = tb_library.run(c->state);
+    c->status = lib->run(c->state);
 }
 
 /* One untimed pass with the memory instruments (a counting allocator and a
@@ -59,7 +64,7 @@ static tb_status measure_memory(void *state, const tb_heap_usage *setup)
     if (have & TB_MEM_HEAP) {
         tb_heap_usage h;
         tb_heap_begin();
-        tb_status s = tb_library.run(state);
+        tb_status s = lib->run(state);
         tb_heap_end(&h);
         if (s != TB_OK) return s;
         tb_rec_u64("setup_heap_peak", setup->peak);
@@ -90,11 +95,11 @@ static tb_status make_input(const tb_job *job, const char *op, uint8_t **out, si
     pre.op = op;
     pre.sig.len = 0;
     void *st = NULL;
-    tb_status s = tb_library.prepare(&pre, &st);
+    tb_status s = lib->prepare(&pre, &st);
     if (s != TB_OK) return s;
-    s = tb_library.run(st);
+    s = lib->run(st);
     tb_bytes r = {0};
-    if (s == TB_OK) s = tb_library.result(st, &r);
+    if (s == TB_OK) s = lib->result(st, &r);
     if (s == TB_OK) {
         *out = malloc(r.len ? r.len : 1);
         if (*out == NULL) {
@@ -105,13 +110,74 @@ static tb_status make_input(const tb_job *job, const char *op, uint8_t **out, si
             *out_len = r.len;
         }
     }
-    tb_library.release(st);
+    lib->release(st);
     return s;
+}
+
+typedef struct {
+    void *state;
+    const tb_bench_cfg *cfg;
+    uint64_t iters;
+    tb_status status;
+    uint64_t at; /* the low 12 bits of the timed passes' frame address */
+    int probe;   /* only note `at`: where the frame lands for a shift */
+} timed_args;
+
+/* Calibration, warm-up and samples: the timed passes. Nothing of ours runs
+ * inside a batch; the allocation hooks only forward (tb_timed_begin). */
+static __attribute__((noinline)) void timed_passes(timed_args *t)
+{
+    const tb_bench_cfg *cfg = t->cfg;
+    t->at = (uint64_t)(uintptr_t)__builtin_frame_address(0) % TB_STACK_PAGE;
+    if (t->probe) return;
+    /* Calibrate: grow the batch until it lasts min_ns (these batches also
+     * warm caches and branch predictors). */
+    uint64_t iters = 1;
+    tb_reading d;
+    tb_status s;
+    /* Without a clock (an emulator's exact instruction count) one operation
+     * per batch is exact: no batch needs to outlast a clock's resolution. */
+    int clocked = (tb_platform_counters() & TB_CTR_WALL_NS) != 0;
+    for (;;) {
+        s = run_batch(t->state, iters, &d);
+        if (s != TB_OK) goto done;
+        if (!clocked || d.wall_ns >= cfg->min_ns || iters >= cfg->max_iters) break;
+        uint64_t grow = d.wall_ns ? (cfg->min_ns * 5 / 4) / d.wall_ns + 1 : 100;
+        if (grow < 2) grow = 2;
+        if (grow > 100) grow = 100;
+        iters = iters * grow > cfg->max_iters ? cfg->max_iters : iters * grow;
+    }
+    t->iters = iters;
+    for (uint64_t w = 0; w < cfg->warmup; w++) {
+        s = run_batch(t->state, iters, &d);
+        if (s != TB_OK) goto done;
+        emit_batch("warmup", w, iters, &d);
+    }
+    for (uint64_t r = 0; r < cfg->repeats; r++) {
+        s = run_batch(t->state, iters, &d);
+        if (s != TB_OK) goto done;
+        emit_batch("sample", r, iters, &d);
+    }
+done:
+    t->status = s;
+}
+
+/* The timed passes with the stack pointer `shift` bytes lower: where the
+ * stack lands moves a loop's data against cache sets and alignment, which
+ * can change its speed (Mytkowicz et al., ASPLOS 2009), so each round draws
+ * its own offset and the rounds together sample the layouts. */
+static __attribute__((noinline)) void shifted(timed_args *t, uint64_t shift)
+{
+    volatile uint8_t *pad = __builtin_alloca((size_t)shift);
+    pad[0] = 0; /* the block is used: it cannot be dropped */
+    timed_passes(t);
+    pad[0] = 1;
 }
 
 tb_status tb_bench(const tb_job *job_in, const tb_bench_cfg *cfg)
 {
     tb_job job = *job_in;
+    lib = tb_job_adapter(job.kind, job.alg);
     uint8_t *fill = NULL, *made = NULL;
     size_t made_len = 0;
     tb_status s = TB_OK;
@@ -143,53 +209,64 @@ tb_status tb_bench(const tb_job *job_in, const tb_bench_cfg *cfg)
     void *state = NULL;
     tb_heap_usage setup = {0, 0, 0};
     tb_heap_begin();
-    if (s == TB_OK) s = tb_library.prepare(&job, &state);
+    if (s == TB_OK) s = lib->prepare(&job, &state);
     tb_heap_end(&setup);
     if (s != TB_OK) goto out;
 
-    /* Calibrate: grow the batch until it lasts min_ns (these batches also
-     * warm caches and branch predictors). */
-    uint64_t iters = 1;
-    tb_reading d;
-    /* Without a clock (an emulator's exact instruction count) one operation
-     * per batch is exact: no batch needs to outlast a clock's resolution. */
-    int clocked = (tb_platform_counters() & TB_CTR_WALL_NS) != 0;
-    for (;;) {
-        s = run_batch(state, iters, &d);
-        if (s != TB_OK) goto out_state;
-        if (!clocked || d.wall_ns >= cfg->min_ns || iters >= cfg->max_iters) break;
-        uint64_t grow = d.wall_ns ? (cfg->min_ns * 5 / 4) / d.wall_ns + 1 : 100;
-        if (grow < 2) grow = 2;
-        if (grow > 100) grow = 100;
-        iters = iters * grow > cfg->max_iters ? cfg->max_iters : iters * grow;
+    /* Held over the timed passes only: what the operation allocates lands
+     * elsewhere; the memory pass runs without it, so its figures do not
+     * depend on the round's layout. */
+    uint8_t *heap_pad = NULL;
+    if (cfg->heap_shift) {
+        heap_pad = malloc((size_t)cfg->heap_shift);
+        if (heap_pad == NULL) {
+            s = TB_ERROR;
+            tb_set_error("out of memory for a %llu-byte heap shift", (unsigned long long)cfg->heap_shift);
+            goto out_state;
+        }
+        heap_pad[0] = 0;
     }
+    timed_args t = {state, cfg, 0, TB_OK, 0, 0};
+    uint64_t shift = cfg->stack_shift;
+    if (cfg->stack_at < TB_STACK_PAGE) {
+        /* where the frame lands with the smallest shift, then the distance
+         * down to stack_at (the stack grows down; whole 16-byte steps) */
+        timed_args p = {state, cfg, 0, TB_OK, 0, 1};
+        shifted(&p, 16);
+        shift = 16 + (p.at + TB_STACK_PAGE - cfg->stack_at) % TB_STACK_PAGE / 16 * 16;
+    }
+    uint64_t calls_before = tb_timed_heap_calls();
+    tb_timed_begin(cfg->count_timed != 0);
+    if (shift) {
+        shifted(&t, shift);
+    } else {
+        timed_passes(&t);
+    }
+    tb_timed_end();
+    free(heap_pad);
+    s = t.status;
+    if (s != TB_OK) goto out_state;
     tb_rec_begin("calib");
-    tb_rec_u64("iters", iters);
+    tb_rec_u64("iters", t.iters);
+    /* the accounting reached inside the timed passes (0: they ran clean) */
+    tb_rec_u64("timed_heap_calls", tb_timed_heap_calls() - calls_before);
+    tb_rec_u64("stack_shift", shift);
+    tb_rec_u64("stack_at", t.at);
+    tb_rec_u64("heap_shift", cfg->heap_shift);
     tb_rec_end();
-
-    for (uint64_t w = 0; w < cfg->warmup; w++) {
-        s = run_batch(state, iters, &d);
-        if (s != TB_OK) goto out_state;
-        emit_batch("warmup", w, iters, &d);
-    }
-    for (uint64_t r = 0; r < cfg->repeats; r++) {
-        s = run_batch(state, iters, &d);
-        if (s != TB_OK) goto out_state;
-        emit_batch("sample", r, iters, &d);
-    }
     s = measure_memory(state, &setup);
     if (s != TB_OK) goto out_state;
     if (dec) {
         /* The measured decryption must give back the original message. */
         tb_bytes out = {0};
-        s = tb_library.result(state, &out);
+        s = lib->result(state, &out);
         if (s == TB_OK && (out.len != plain.len || memcmp(out.data, plain.data, plain.len) != 0)) {
             tb_set_error("decryption did not return the original message");
             s = TB_ERROR;
         }
     }
 out_state:
-    tb_library.release(state);
+    lib->release(state);
 out:
     free(fill);
     free(made);

@@ -8,7 +8,14 @@
 #include "tb/heap_account.h"
 #include "tb/platform.h"
 
-static uint64_t level, peak, allocs, process_peak, window_start, window_allocs;
+/* Signed: a block allocated in a timed pass (not counted) may be freed in a
+ * counted one; windows count from their own start, so only the absolute
+ * level drifts, and it must not wrap. */
+static int64_t level, peak, process_peak, window_start;
+static uint64_t allocs, window_allocs;
+volatile int tb_heap_counting = 1;
+static int timed, saved_counting;
+static uint64_t timed_calls;
 /* Per-side accounting for TLS handshakes: what the calls of one side
  * allocate and free (net), its peak, and how many of its blocks are alive. */
 static int side = -1;
@@ -16,7 +23,8 @@ static int64_t side_level[2], side_peak[2], side_blocks[2];
 
 void tb_heap_account_alloc(size_t n)
 {
-    level += n;
+    if (timed) timed_calls++;
+    level += (int64_t)n;
     if (level > peak) peak = level;
     if (level > process_peak) process_peak = level;
     allocs++;
@@ -29,7 +37,8 @@ void tb_heap_account_alloc(size_t n)
 
 void tb_heap_account_free(size_t n)
 {
-    level -= n;
+    if (timed) timed_calls++;
+    level -= (int64_t)n;
     if (side >= 0) {
         side_level[side] -= (int64_t)n;
         side_blocks[side]--;
@@ -45,9 +54,27 @@ void tb_heap_begin(void)
 
 void tb_heap_end(tb_heap_usage *u)
 {
-    u->peak = peak - window_start;
-    u->held = level > window_start ? level - window_start : 0;
+    u->peak = (uint64_t)(peak - window_start);
+    u->held = level > window_start ? (uint64_t)(level - window_start) : 0;
     u->allocs = allocs - window_allocs;
+}
+
+void tb_timed_begin(int keep_counting)
+{
+    saved_counting = tb_heap_counting;
+    tb_heap_counting = keep_counting ? saved_counting : 0;
+    timed = 1;
+}
+
+void tb_timed_end(void)
+{
+    timed = 0;
+    tb_heap_counting = saved_counting;
+}
+
+uint64_t tb_timed_heap_calls(void)
+{
+    return timed_calls;
 }
 
 void tb_heap_sides_reset(void)
@@ -69,5 +96,5 @@ void tb_heap_side_read(int s, tb_heap_side_usage *u)
 
 uint64_t tb_heap_process_peak(void)
 {
-    return process_peak;
+    return process_peak > 0 ? (uint64_t)process_peak : 0;
 }

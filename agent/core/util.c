@@ -26,3 +26,13 @@ uint8_t *tb_dup(tb_bytes b)
     if (p != NULL && b.len) memcpy(p, b.data, b.len);
     return p;
 }
+
+tb_status tb_settle(tb_status st, void *obj, void (*release)(void *obj), void **out)
+{
+    if (st != TB_OK) {
+        release(obj);
+        return st;
+    }
+    *out = obj;
+    return TB_OK;
+}

@@ -423,7 +423,12 @@ def cmd_sizes(a: argparse.Namespace) -> int:
 
 
 def cmd_fidelity(a: argparse.Namespace) -> int:
-    rows = fidelity.compare(a.rounds)
+    if a.peers:  # the embedded libraries' own benchmark programs (fidelity_peers.py)
+        from tlsbench import fidelity_peers
+
+        print(fidelity_peers.render(fidelity_peers.compare(rounds=a.rounds or 3)), end="")
+        return 0
+    rows = fidelity.compare(a.rounds or 7)
     print(fidelity.render(rows))
     worst = max(abs(r.ratio - 1) for r in rows)
     print(f"largest difference: {100 * worst:.1f}% ({'within' if worst <= 0.10 else 'OUTSIDE'} 10%)")
@@ -531,6 +536,9 @@ def parser() -> argparse.ArgumentParser:
     cmp.add_argument("--min-effect", dest="min_effect", type=float, default=100 * compare.MIN_EFFECT,
                      help="smallest change in percent that counts (default 5; raise it on a noisy machine)")
     cmp.set_defaults(func=cmd_compare)
+    from tlsbench.report import stability  # the command lives in its own module
+
+    stability.add_parser(sub, db)
 
     sub.add_parser("runs", parents=[db], help="list stored runs").set_defaults(func=cmd_runs)
 
@@ -579,8 +587,9 @@ def parser() -> argparse.ArgumentParser:
     ce.set_defaults(func=cmd_certs)
 
     fi = sub.add_parser("fidelity", help="compare OpenSSL figures with `openssl speed` (instrument check)")
-    fi.add_argument("--rounds", type=int, default=7,
-                    help="rounds alternating tlsbench and openssl speed per algorithm, best kept (default 7)")
+    fi.add_argument("--rounds", type=int, help="alternations of the two tools (default 7; with --peers 3)")
+    fi.add_argument("--peers", action="store_true",
+                    help="Mbed TLS and wolfSSL against their own benchmark programs, built like our agents")
     fi.set_defaults(func=cmd_fidelity)
     return p
 

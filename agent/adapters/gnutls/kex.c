@@ -7,7 +7,7 @@
  * GMP modular exponentiation over the RFC 7919 groups GnuTLS exports
  * (gnutls_ffdhe_*_group_*), with GnuTLS's RNG (gnutls_rnd) for key
  * generation and the same peer checks GnuTLS applies in TLS. */
-#include "gt.h"
+#include "gnutls_adapter.h"
 
 #include <gmp.h>
 #include <gnutls/crypto.h>
@@ -43,7 +43,7 @@ static const struct {
 #define MAX_LEN 384
 
 typedef struct {
-    gt_job base;
+    tb_gnutls_job base;
     int type, op;
     size_t len;
     uint8_t priv[MAX_LEN]; /* X25519 / X448 */
@@ -72,12 +72,12 @@ static int find_alg(const char *alg)
     return -1;
 }
 
-int gt_kex_supports(const char *alg)
+int tb_gnutls_kex_supports(const char *alg)
 {
     return find_alg(alg) >= 0;
 }
 
-const char *gt_kex_config(void)
+const char *tb_gnutls_kex_config(void)
 {
     static char text[384];
     snprintf(text, sizeof(text),
@@ -118,7 +118,7 @@ static tb_status mont_derive(kex_job *s, uint8_t *out)
     return TB_OK;
 }
 
-static tb_status run_mont(gt_job *j)
+static tb_status run_mont(tb_gnutls_job *j)
 {
     kex_job *s = (kex_job *)j;
     int r;
@@ -128,7 +128,7 @@ static tb_status run_mont(gt_job *j)
         return TB_OK;
     case OP_KEYGEN:
     case OP_EXCHANGE:
-        if ((r = gnutls_rnd(GNUTLS_RND_RANDOM, s->priv, s->len)) < 0) return gt_fail("gnutls_rnd", r);
+        if ((r = gnutls_rnd(GNUTLS_RND_RANDOM, s->priv, s->len)) < 0) return tb_gnutls_fail("gnutls_rnd", r);
         mont_mul_g(s, s->op == OP_KEYGEN ? s->out : s->my_pub, s->priv);
         return s->op == OP_KEYGEN ? TB_OK : mont_derive(s, s->out);
     default:
@@ -146,7 +146,7 @@ static void nist_put_public(kex_job *s, uint8_t *out)
     nettle_mpz_get_str_256(s->len, out + 1 + s->len, s->y);
 }
 
-static tb_status run_nist(gt_job *j)
+static tb_status run_nist(tb_gnutls_job *j)
 {
     kex_job *s = (kex_job *)j;
     switch (s->op) {
@@ -156,8 +156,8 @@ static tb_status run_nist(gt_job *j)
         return TB_OK;
     case OP_KEYGEN:
     case OP_EXCHANGE:
-        ecdsa_generate_keypair(&s->pt, &s->k, NULL, gt_nettle_rnd);
-        if (gt_rng_failed()) {
+        ecdsa_generate_keypair(&s->pt, &s->k, NULL, tb_gnutls_nettle_rnd);
+        if (tb_gnutls_rng_failed()) {
             tb_set_error("gnutls_rnd failed during ecdsa_generate_keypair");
             return TB_ERROR;
         }
@@ -170,13 +170,13 @@ static tb_status run_nist(gt_job *j)
     /* Mirrors GnuTLS 3.7 key_share.c _gnutls_ecc_ansi_x962_import + lib/nettle/pk.c
      * _wrap_nettle_pk_derive (GNUTLS_PK_EC, non-FIPS): decode 0x04||X||Y, ecc_point_set
      * (range + on-curve check), ecc_shared_secret (mul, get X and Y, identity check). */
-    if (s->peer_len != 1 + 2 * s->len || s->peer[0] != 0x04) return gt_bad("EC peer public key must be 0x04 || X || Y");
+    if (s->peer_len != 1 + 2 * s->len || s->peer[0] != 0x04) return tb_gnutls_bad("EC peer public key must be 0x04 || X || Y");
     nettle_mpz_set_str_256_u(s->peer_x, s->len, s->peer + 1);
     nettle_mpz_set_str_256_u(s->peer_y, s->len, s->peer + 1 + s->len);
-    if (!ecc_point_set(&s->peer_pt, s->peer_x, s->peer_y)) return gt_bad("EC peer public key is not on the curve");
+    if (!ecc_point_set(&s->peer_pt, s->peer_x, s->peer_y)) return tb_gnutls_bad("EC peer public key is not on the curve");
     ecc_point_mul(&s->pt, &s->k, &s->peer_pt);
     ecc_point_get(&s->pt, s->x, s->y);
-    if (mpz_sgn(s->x) == 0 && mpz_sgn(s->y) == 0) return gt_bad("EC shared point is the identity");
+    if (mpz_sgn(s->x) == 0 && mpz_sgn(s->y) == 0) return tb_gnutls_bad("EC shared point is the identity");
     nettle_mpz_get_str_256(s->len, s->out, s->x);
     return TB_OK;
 }
@@ -189,7 +189,7 @@ static void ff_keygen(kex_job *s)
      * while g^x = 1. */
     mpz_sub_ui(s->t, s->q, 2);
     do {
-        nettle_mpz_random(s->x, NULL, gt_nettle_rnd, s->t);
+        nettle_mpz_random(s->x, NULL, tb_gnutls_nettle_rnd, s->t);
         mpz_add_ui(s->x, s->x, 1);
         GT_POWM_SECRET(s->y, s->g, s->x, s->p);
     } while (mpz_cmp_ui(s->y, 1) == 0);
@@ -200,20 +200,20 @@ static tb_status ff_derive(kex_job *s)
     /* Mirrors GnuTLS 3.7 key_share.c (_gnutls_mpi_init_scan_nz of the share) + lib/nettle/pk.c
      * _wrap_nettle_pk_derive (GNUTLS_PK_DH): p-1, 1 < y < p-1, y^q = 1 (q known), y^x, k not 0/1/p-1. */
     nettle_mpz_set_str_256_u(s->r, s->peer_len, s->peer);
-    if (mpz_sgn(s->r) == 0) return gt_bad("ffdhe: peer public value is zero");
+    if (mpz_sgn(s->r) == 0) return tb_gnutls_bad("ffdhe: peer public value is zero");
     mpz_sub_ui(s->pm1, s->p, 1);
     if (mpz_cmp_ui(s->r, 1) <= 0 || mpz_cmp(s->r, s->pm1) >= 0) {
-        return gt_bad("ffdhe: peer public value out of range (1 < y < p-1)");
+        return tb_gnutls_bad("ffdhe: peer public value out of range (1 < y < p-1)");
     }
     mpz_powm(s->t, s->r, s->q, s->p);
-    if (mpz_cmp_ui(s->t, 1) != 0) return gt_bad("ffdhe: peer public value not in the prime-order subgroup");
+    if (mpz_cmp_ui(s->t, 1) != 0) return tb_gnutls_bad("ffdhe: peer public value not in the prime-order subgroup");
     GT_POWM_SECRET(s->t, s->r, s->x, s->p);
-    if (mpz_cmp_ui(s->t, 1) <= 0 || mpz_cmp(s->t, s->pm1) == 0) return gt_bad("ffdhe: degenerate shared secret");
+    if (mpz_cmp_ui(s->t, 1) <= 0 || mpz_cmp(s->t, s->pm1) == 0) return tb_gnutls_bad("ffdhe: degenerate shared secret");
     nettle_mpz_get_str_256(s->len, s->out, s->t);
     return TB_OK;
 }
 
-static tb_status run_ffdhe(gt_job *j)
+static tb_status run_ffdhe(tb_gnutls_job *j)
 {
     kex_job *s = (kex_job *)j;
     switch (s->op) {
@@ -224,7 +224,7 @@ static tb_status run_ffdhe(gt_job *j)
     case OP_KEYGEN:
     case OP_EXCHANGE:
         ff_keygen(s);
-        if (gt_rng_failed()) {
+        if (tb_gnutls_rng_failed()) {
             tb_set_error("gnutls_rnd failed during ffdhe key generation");
             return TB_ERROR;
         }
@@ -237,7 +237,7 @@ static tb_status run_ffdhe(gt_job *j)
 
 /* ---- prepare / release ------------------------------------------------ */
 
-static void release_kex(gt_job *j)
+static void release_kex(tb_gnutls_job *j)
 {
     kex_job *s = (kex_job *)j;
     if (s->curve != NULL) {
@@ -257,11 +257,11 @@ static void set_mpz(mpz_t z, const gnutls_datum_t *d)
 static tb_status prepare_mont(kex_job *s, const tb_job *job)
 {
     if (s->op == OP_PUBLIC || s->op == OP_DERIVE) {
-        if (job->key.len != s->len) return gt_bad("private key has the wrong length");
+        if (job->key.len != s->len) return tb_gnutls_bad("private key has the wrong length");
         memcpy(s->priv, job->key.data, s->len);
     }
     if (s->op == OP_DERIVE || s->op == OP_EXCHANGE) {
-        if (job->peer.len != s->len) return gt_bad("peer public key has the wrong length");
+        if (job->peer.len != s->len) return tb_gnutls_bad("peer public key has the wrong length");
         memcpy(s->peer, job->peer.data, s->len);
         s->peer_len = s->len;
     }
@@ -277,13 +277,13 @@ static tb_status prepare_nist(kex_job *s, const tb_job *job)
     ecc_point_init(&s->pt, s->curve);
     ecc_point_init(&s->peer_pt, s->curve);
     if (s->op == OP_PUBLIC || s->op == OP_DERIVE) {
-        if (job->key.len == 0 || job->key.len > s->len) return gt_bad("EC private scalar has the wrong length");
+        if (job->key.len == 0 || job->key.len > s->len) return tb_gnutls_bad("EC private scalar has the wrong length");
         nettle_mpz_set_str_256_u(s->x, job->key.len, job->key.data);
-        if (!ecc_scalar_set(&s->k, s->x)) return gt_bad("EC private scalar out of range [1, n-1]");
+        if (!ecc_scalar_set(&s->k, s->x)) return tb_gnutls_bad("EC private scalar out of range [1, n-1]");
     }
     if (s->op == OP_DERIVE || s->op == OP_EXCHANGE) {
         /* Bytes only: decoding and the point check are timed, in run(). */
-        if (job->peer.len != 1 + 2 * s->len) return gt_bad("EC peer public key must be 0x04 || X || Y");
+        if (job->peer.len != 1 + 2 * s->len) return tb_gnutls_bad("EC peer public key must be 0x04 || X || Y");
         memcpy(s->peer, job->peer.data, job->peer.len);
         s->peer_len = job->peer.len;
     }
@@ -300,14 +300,14 @@ static tb_status prepare_ffdhe(kex_job *s, const tb_job *job)
     set_mpz(s->g, big ? &gnutls_ffdhe_3072_group_generator : &gnutls_ffdhe_2048_group_generator);
     mpz_sub_ui(s->pm1, s->p, 1);
     if (s->op == OP_PUBLIC || s->op == OP_DERIVE) {
-        if (job->key.len == 0 || job->key.len > s->len) return gt_bad("ffdhe private exponent has the wrong length");
+        if (job->key.len == 0 || job->key.len > s->len) return tb_gnutls_bad("ffdhe private exponent has the wrong length");
         nettle_mpz_set_str_256_u(s->x, job->key.len, job->key.data);
         if (mpz_cmp_ui(s->x, 1) < 0 || mpz_cmp(s->x, s->pm1) >= 0) {
-            return gt_bad("ffdhe private exponent out of range [1, p-2]");
+            return tb_gnutls_bad("ffdhe private exponent out of range [1, p-2]");
         }
     }
     if (s->op == OP_DERIVE || s->op == OP_EXCHANGE) {
-        if (job->peer.len == 0 || job->peer.len > s->len) return gt_bad("ffdhe peer public value has the wrong length");
+        if (job->peer.len == 0 || job->peer.len > s->len) return tb_gnutls_bad("ffdhe peer public value has the wrong length");
         /* Bytes only: the import and the range/subgroup checks are timed, in run(). */
         memcpy(s->peer, job->peer.data, job->peer.len);
         s->peer_len = job->peer.len;
@@ -317,7 +317,7 @@ static tb_status prepare_ffdhe(kex_job *s, const tb_job *job)
     return TB_OK;
 }
 
-tb_status gt_kex_prepare(const tb_job *job, gt_job **out)
+tb_status tb_gnutls_kex_prepare(const tb_job *job, tb_gnutls_job **out)
 {
     kex_job *s = tb_zalloc(sizeof(*s));
     if (s == NULL) return TB_ERROR;

@@ -1,6 +1,6 @@
 /* GnuTLS adapter: signatures and RSA PKCS#1 v1.5 encryption through the
  * abstract key API (gnutls_privkey_t / gnutls_pubkey_t). */
-#include "gt.h"
+#include "gnutls_adapter.h"
 
 #include <gnutls/abstract.h>
 #include <gnutls/x509.h>
@@ -43,7 +43,7 @@ static int find_alg(tb_kind kind, const char *alg)
     return -1;
 }
 
-int gt_pk_supports(tb_kind kind, const char *alg)
+int tb_gnutls_pk_supports(tb_kind kind, const char *alg)
 {
     int a = find_alg(kind, alg);
     if (a < 0) return 0;
@@ -55,7 +55,7 @@ int gt_pk_supports(tb_kind kind, const char *alg)
 }
 
 typedef struct {
-    gt_job base;
+    tb_gnutls_job base;
     int alg;
     enum { OP_SIGN, OP_VERIFY, OP_ENCRYPT, OP_DECRYPT } op;
     gnutls_privkey_t priv;
@@ -71,7 +71,7 @@ static void drop_result(pk_job *s)
     s->res.size = 0;
 }
 
-static tb_status run_pk(gt_job *j)
+static tb_status run_pk(tb_gnutls_job *j)
 {
     pk_job *s = (pk_job *)j;
     gnutls_sign_algorithm_t sa = algs[s->alg].sign;
@@ -82,7 +82,7 @@ static tb_status run_pk(gt_job *j)
     switch (s->op) {
     case OP_SIGN:
         r = gnutls_privkey_sign_data2(s->priv, sa, 0, &s->msg, &s->res);
-        if (r < 0) return gt_fail("gnutls_privkey_sign_data2", r);
+        if (r < 0) return tb_gnutls_fail("gnutls_privkey_sign_data2", r);
         break;
     case OP_VERIFY:
         r = gnutls_pubkey_verify_data2(s->pub, sa, 0, &s->msg, &s->sig);
@@ -90,11 +90,11 @@ static tb_status run_pk(gt_job *j)
             tb_set_error("gnutls_pubkey_verify_data2: %s", gnutls_strerror(r));
             return TB_REJECT;
         }
-        if (r < 0) return gt_fail("gnutls_pubkey_verify_data2", r);
+        if (r < 0) return tb_gnutls_fail("gnutls_pubkey_verify_data2", r);
         return TB_OK;
     case OP_ENCRYPT:
         r = gnutls_pubkey_encrypt_data(s->pub, 0, &s->msg, &s->res);
-        if (r < 0) return gt_fail("gnutls_pubkey_encrypt_data", r);
+        if (r < 0) return tb_gnutls_fail("gnutls_pubkey_encrypt_data", r);
         break;
     case OP_DECRYPT:
         r = gnutls_privkey_decrypt_data(s->priv, 0, &s->msg, &s->res);
@@ -102,7 +102,7 @@ static tb_status run_pk(gt_job *j)
             tb_set_error("gnutls_privkey_decrypt_data: %s", gnutls_strerror(r));
             return TB_REJECT;
         }
-        if (r < 0) return gt_fail("gnutls_privkey_decrypt_data", r);
+        if (r < 0) return tb_gnutls_fail("gnutls_privkey_decrypt_data", r);
         break;
     }
     s->base.out = s->res.data;
@@ -110,7 +110,7 @@ static tb_status run_pk(gt_job *j)
     return TB_OK;
 }
 
-static void release_pk(gt_job *j)
+static void release_pk(tb_gnutls_job *j)
 {
     pk_job *s = (pk_job *)j;
     drop_result(s);
@@ -125,7 +125,7 @@ static tb_status load_rsa(pk_job *s, tb_bytes der)
 {
     gnutls_x509_privkey_t x509;
     int r = gnutls_x509_privkey_init(&x509);
-    if (r < 0) return gt_fail("gnutls_x509_privkey_init", r);
+    if (r < 0) return tb_gnutls_fail("gnutls_x509_privkey_init", r);
     gnutls_datum_t d = {(unsigned char *)der.data, (unsigned)der.len};
     r = gnutls_x509_privkey_import(x509, &d, GNUTLS_X509_FMT_DER);
     if (r < 0) {
@@ -144,10 +144,10 @@ static tb_status load_rsa(pk_job *s, tb_bytes der)
     r = gnutls_privkey_import_x509(s->priv, x509, GNUTLS_PRIVKEY_IMPORT_AUTO_RELEASE);
     if (r < 0) {
         gnutls_x509_privkey_deinit(x509);
-        return gt_fail("gnutls_privkey_import_x509", r);
+        return tb_gnutls_fail("gnutls_privkey_import_x509", r);
     }
     r = gnutls_pubkey_import_privkey(s->pub, s->priv, 0, 0);
-    if (r < 0) return gt_fail("gnutls_pubkey_import_privkey", r);
+    if (r < 0) return tb_gnutls_fail("gnutls_pubkey_import_privkey", r);
     return TB_OK;
 }
 
@@ -188,22 +188,22 @@ static tb_status load_ec(pk_job *s, const tb_job *job)
 
     if (job->pub.len) {
         if (ed ? job->pub.len != n : (job->pub.len != 2 * n + 1 || job->pub.data[0] != 0x04)) {
-            return gt_bad(ed ? "ed25519 public key must be 32 bytes" : "EC public key must be 0x04 || X || Y");
+            return tb_gnutls_bad(ed ? "ed25519 public key must be 32 bytes" : "EC public key must be 0x04 || X || Y");
         }
         memcpy(x, job->pub.data + !ed, n);
         if (!ed) memcpy(y, job->pub.data + 1 + n, n);
     } else if (job->key.len == 0) {
-        return gt_bad("a private key or a public key is required");
+        return tb_gnutls_bad("a private key or a public key is required");
     }
     if (job->key.len) {
         if (ed ? job->key.len != n : job->key.len > n) {
-            return gt_bad(ed ? "ed25519 private key must be the 32-byte seed" : "EC private scalar too long");
+            return tb_gnutls_bad(ed ? "ed25519 private key must be the 32-byte seed" : "EC private scalar too long");
         }
         if (job->pub.len == 0) {
             if (ed) {
                 ed25519_sha512_public_key(x, job->key.data);
             } else if (!ec_public_from_scalar(curve, job->key, x, y, n)) {
-                return gt_bad("EC private scalar out of range");
+                return tb_gnutls_bad("EC private scalar out of range");
             }
         }
         gnutls_datum_t dx = {x, (unsigned)n}, dy = {y, (unsigned)n};
@@ -230,7 +230,7 @@ static int copy_datum(gnutls_datum_t *d, tb_bytes b)
     return d->data != NULL;
 }
 
-tb_status gt_pk_prepare(const tb_job *job, gt_job **out)
+tb_status tb_gnutls_pk_prepare(const tb_job *job, tb_gnutls_job **out)
 {
     pk_job *s = tb_zalloc(sizeof(*s));
     if (s == NULL) return TB_ERROR;
@@ -247,11 +247,11 @@ tb_status gt_pk_prepare(const tb_job *job, gt_job **out)
     int r;
     if (!copy_datum(&s->msg, job->msg) || !copy_datum(&s->sig, job->sig)) goto fail;
     if ((r = gnutls_privkey_init(&s->priv)) < 0) {
-        st = gt_fail("gnutls_privkey_init", r);
+        st = tb_gnutls_fail("gnutls_privkey_init", r);
         goto fail;
     }
     if ((r = gnutls_pubkey_init(&s->pub)) < 0) {
-        st = gt_fail("gnutls_pubkey_init", r);
+        st = tb_gnutls_fail("gnutls_pubkey_init", r);
         goto fail;
     }
     if (algs[s->alg].key == K_RSA) {

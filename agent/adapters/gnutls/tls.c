@@ -25,7 +25,7 @@
  * offer exactly that suite, and after every handshake the suite GnuTLS
  * negotiated (gnutls_ciphersuite_get, which reports IANA names) must be the
  * one asked for. */
-#include "gt.h"
+#include "gnutls_adapter.h"
 #include "tb/tls.h"
 
 #include <gnutls/abstract.h>
@@ -387,7 +387,7 @@ static tb_status load_trust(endpoint_t *e, const tb_tls_config *cfg)
 {
     gnutls_datum_t ca = {(unsigned char *)cfg->trust.data, (unsigned)cfg->trust.len};
     int r = gnutls_certificate_set_x509_trust_mem(e->cred, &ca, GNUTLS_X509_FMT_PEM);
-    if (r < 0) return gt_fail("trust anchor (gnutls_certificate_set_x509_trust_mem)", r);
+    if (r < 0) return tb_gnutls_fail("trust anchor (gnutls_certificate_set_x509_trust_mem)", r);
     if (r == 0) {
         tb_set_error("trust anchor: no certificate in the PEM");
         return TB_ERROR;
@@ -420,14 +420,14 @@ static tb_status load_client_chain(endpoint_t *e, const tb_tls_config *cfg)
     gnutls_datum_t key = {(unsigned char *)cfg->client_key.data, (unsigned)cfg->client_key.len};
     unsigned n = CLIENT_CHAIN_MAX;
     int r = gnutls_pcert_list_import_x509_raw(e->client_pcert, &n, &chain, GNUTLS_X509_FMT_PEM, 0);
-    if (r < 0) return gt_fail("client certificate chain (gnutls_pcert_list_import_x509_raw)", r);
+    if (r < 0) return tb_gnutls_fail("client certificate chain (gnutls_pcert_list_import_x509_raw)", r);
     e->client_pcert_n = n;
     if ((r = gnutls_privkey_init(&e->client_key)) < 0) {
         e->client_key = NULL;
-        return gt_fail("gnutls_privkey_init", r);
+        return tb_gnutls_fail("gnutls_privkey_init", r);
     }
     r = gnutls_privkey_import_x509_raw(e->client_key, &key, GNUTLS_X509_FMT_PEM, NULL, 0);
-    if (r < 0) return gt_fail("client key (gnutls_privkey_import_x509_raw)", r);
+    if (r < 0) return tb_gnutls_fail("client key (gnutls_privkey_import_x509_raw)", r);
     gnutls_certificate_set_retrieve_function2(e->cred, present_client_chain);
     return TB_OK;
 }
@@ -440,14 +440,14 @@ static tb_status load_certificates(endpoint_t *e, const tb_tls_config *cfg, cons
     int r = gnutls_certificate_allocate_credentials(&e->cred);
     if (r < 0) {
         e->cred = NULL;
-        return gt_fail("gnutls_certificate_allocate_credentials", r);
+        return tb_gnutls_fail("gnutls_certificate_allocate_credentials", r);
     }
     tb_status st = TB_OK;
     if (e->side == TB_SIDE_SERVER) {
         st = load_chain(e, cfg->server_chain, cfg->server_key, "server");
         if (st == TB_OK && cfg->version == 12 && is_dhe(su->kx) &&
             (r = gnutls_certificate_set_known_dh_params(e->cred, dh_strength(cfg))) < 0)
-            st = gt_fail("gnutls_certificate_set_known_dh_params", r);
+            st = tb_gnutls_fail("gnutls_certificate_set_known_dh_params", r);
         if (st == TB_OK && e->mutual) st = load_trust(e, cfg);
     } else {
         st = load_trust(e, cfg);
@@ -482,22 +482,22 @@ static tb_status load_psk(endpoint_t *e, const tb_tls_config *cfg, const suite_t
     if (e->side == TB_SIDE_CLIENT) {
         if ((r = gnutls_psk_allocate_client_credentials(&e->psk_client)) < 0) {
             e->psk_client = NULL;
-            return gt_fail("gnutls_psk_allocate_client_credentials", r);
+            return tb_gnutls_fail("gnutls_psk_allocate_client_credentials", r);
         }
         r = gnutls_psk_set_client_credentials(e->psk_client, e->psk_identity, &key, GNUTLS_PSK_KEY_RAW);
-        return r < 0 ? gt_fail("gnutls_psk_set_client_credentials", r) : TB_OK;
+        return r < 0 ? tb_gnutls_fail("gnutls_psk_set_client_credentials", r) : TB_OK;
     }
     if ((r = gnutls_psk_allocate_server_credentials(&e->psk_server)) < 0) {
         e->psk_server = NULL;
-        return gt_fail("gnutls_psk_allocate_server_credentials", r);
+        return tb_gnutls_fail("gnutls_psk_allocate_server_credentials", r);
     }
     e->psk.data = malloc(cfg->psk.len);
-    if (e->psk.data == NULL) return gt_bad("out of memory");
+    if (e->psk.data == NULL) return tb_gnutls_bad("out of memory");
     memcpy(e->psk.data, cfg->psk.data, cfg->psk.len);
     e->psk.size = (unsigned)cfg->psk.len;
     gnutls_psk_set_server_credentials_function2(e->psk_server, psk_lookup);
     if (su->kx == GNUTLS_KX_DHE_PSK && (r = gnutls_psk_set_server_known_dh_params(e->psk_server, dh_strength(cfg))) < 0)
-        return gt_fail("gnutls_psk_set_server_known_dh_params", r);
+        return tb_gnutls_fail("gnutls_psk_set_server_known_dh_params", r);
     return TB_OK;
 }
 
@@ -507,16 +507,16 @@ static tb_status load_anon(endpoint_t *e, const tb_tls_config *cfg, const suite_
     if (e->side == TB_SIDE_CLIENT) {
         if ((r = gnutls_anon_allocate_client_credentials(&e->anon_client)) < 0) {
             e->anon_client = NULL;
-            return gt_fail("gnutls_anon_allocate_client_credentials", r);
+            return tb_gnutls_fail("gnutls_anon_allocate_client_credentials", r);
         }
         return TB_OK;
     }
     if ((r = gnutls_anon_allocate_server_credentials(&e->anon_server)) < 0) {
         e->anon_server = NULL;
-        return gt_fail("gnutls_anon_allocate_server_credentials", r);
+        return tb_gnutls_fail("gnutls_anon_allocate_server_credentials", r);
     }
     if (su->kx == GNUTLS_KX_ANON_DH && (r = gnutls_anon_set_server_known_dh_params(e->anon_server, dh_strength(cfg))) < 0)
-        return gt_fail("gnutls_anon_set_server_known_dh_params", r);
+        return tb_gnutls_fail("gnutls_anon_set_server_known_dh_params", r);
     return TB_OK;
 }
 
@@ -591,12 +591,12 @@ static tb_status server_resumption(endpoint_t *e)
     if ((e->resume == TB_RESUME_TICKET || e->resume == TB_RESUME_PSK_ONLY) &&
         (r = gnutls_session_ticket_key_generate(&e->ticket_key)) < 0) {
         e->ticket_key.data = NULL;
-        return gt_fail("gnutls_session_ticket_key_generate", r);
+        return tb_gnutls_fail("gnutls_session_ticket_key_generate", r);
     }
     if (e->max_early > 0) {
         if ((r = gnutls_anti_replay_init(&e->replay)) < 0) {
             e->replay = NULL;
-            return gt_fail("gnutls_anti_replay_init", r);
+            return tb_gnutls_fail("gnutls_anti_replay_init", r);
         }
         gnutls_anti_replay_set_add_function(e->replay, replay_add);
         gnutls_anti_replay_set_ptr(e->replay, e);
@@ -694,12 +694,7 @@ static tb_status endpoint_new(tb_side side, const tb_tls_config *cfg, void **out
     st = set_priority(e, prio, &su);
     if (st == TB_OK) st = load_credentials(e, cfg, &su);
     if (st == TB_OK && side == TB_SIDE_SERVER) st = server_resumption(e);
-    if (st != TB_OK) {
-        free_endpoint(e);
-        return st;
-    }
-    *out = e;
-    return TB_OK;
+    return tb_settle(st, e, free_endpoint, out);
 }
 
 /* ---- connections ------------------------------------------------------- */
@@ -733,7 +728,7 @@ static tb_status server_setup(conn_t *c)
     endpoint_t *e = c->e;
     int r;
     if (e->ticket_key.data != NULL && (r = gnutls_session_ticket_enable_server(c->s, &e->ticket_key)) < 0)
-        return gt_fail("gnutls_session_ticket_enable_server", r);
+        return tb_gnutls_fail("gnutls_session_ticket_enable_server", r);
     if (e->cache != NULL) {
         gnutls_db_set_retrieve_function(c->s, cache_retrieve);
         gnutls_db_set_store_function(c->s, cache_store);
@@ -742,7 +737,7 @@ static tb_status server_setup(conn_t *c)
     }
     if (e->max_early > 0) {
         if ((r = gnutls_record_set_max_early_data_size(c->s, e->max_early)) < 0)
-            return gt_fail("gnutls_record_set_max_early_data_size", r);
+            return tb_gnutls_fail("gnutls_record_set_max_early_data_size", r);
         if (e->replay != NULL) gnutls_anti_replay_enable(c->s, e->replay);
     }
     if (e->mutual) {
@@ -759,11 +754,11 @@ static tb_status client_setup(conn_t *c, const gnutls_datum_t *session)
     int r;
     if (e->auth == AUTH_CERT) {
         if ((r = gnutls_server_name_set(c->s, GNUTLS_NAME_DNS, e->name, strlen(e->name))) < 0)
-            return gt_fail("gnutls_server_name_set", r);
+            return tb_gnutls_fail("gnutls_server_name_set", r);
         gnutls_session_set_verify_cert(c->s, e->name, 0);
     }
     if (session != NULL && (r = gnutls_session_set_data(c->s, session->data, session->size)) < 0)
-        return gt_fail("gnutls_session_set_data", r);
+        return tb_gnutls_fail("gnutls_session_set_data", r);
     return TB_OK;
 }
 
@@ -778,11 +773,11 @@ static tb_status conn_new(void *ep, const tb_transport *tr, void *session, void 
     if (r < 0) {
         c->s = NULL;
         conn_free(c);
-        return gt_fail("gnutls_init", r);
+        return tb_gnutls_fail("gnutls_init", r);
     }
     tb_status st = TB_OK;
-    if ((r = gnutls_priority_set(c->s, e->prio)) < 0) st = gt_fail("gnutls_priority_set", r);
-    else if ((r = set_credentials(c)) < 0) st = gt_fail("gnutls_credentials_set", r);
+    if ((r = gnutls_priority_set(c->s, e->prio)) < 0) st = tb_gnutls_fail("gnutls_priority_set", r);
+    else if ((r = set_credentials(c)) < 0) st = tb_gnutls_fail("gnutls_credentials_set", r);
     else st = e->side == TB_SIDE_CLIENT ? client_setup(c, session) : server_setup(c);
     if (st != TB_OK) {
         conn_free(c);
@@ -894,11 +889,11 @@ static tb_status session_get(void *p, void **out)
         return TB_ERROR;
     }
     gnutls_datum_t *d = calloc(1, sizeof(*d));
-    if (d == NULL) return gt_bad("out of memory");
+    if (d == NULL) return tb_gnutls_bad("out of memory");
     int r = gnutls_session_get_data2(c->s, d);
     if (r < 0) {
         free(d);
-        return gt_fail("gnutls_session_get_data2", r);
+        return tb_gnutls_fail("gnutls_session_get_data2", r);
     }
     *out = d;
     return TB_OK;
@@ -924,7 +919,7 @@ static tb_status early_send(void *p, const uint8_t *data, size_t n)
 {
     conn_t *c = p;
     ssize_t r = gnutls_record_send_early_data(c->s, data, n);
-    if (r < 0) return gt_fail("gnutls_record_send_early_data", (int)r);
+    if (r < 0) return tb_gnutls_fail("gnutls_record_send_early_data", (int)r);
     /* GnuTLS 3.7 returns 0 once it queued all of it (its buffer append's
      * result), later versions the length */
     if (r != 0 && (size_t)r != n) {
@@ -944,23 +939,10 @@ static tb_status early_recv(void *p, uint8_t *buf, size_t cap, size_t *got)
     while (*got < cap) {
         ssize_t r = gnutls_record_recv_early_data(c->s, buf + *got, cap - *got);
         if (r == GNUTLS_E_REQUESTED_DATA_NOT_AVAILABLE || r == 0) break;
-        if (r < 0) return gt_fail("gnutls_record_recv_early_data", (int)r);
+        if (r < 0) return tb_gnutls_fail("gnutls_record_recv_early_data", (int)r);
         *got += (size_t)r;
     }
     return TB_OK;
 }
 
-const tb_tls_ops tb_library_tls = {
-    .endpoint_new = endpoint_new,
-    .endpoint_free = free_endpoint,
-    .conn_new = conn_new,
-    .step = step,
-    .send = tls_send,
-    .recv = tls_recv,
-    .conn_free = conn_free,
-    .session_get = session_get,
-    .session_free = session_free,
-    .resumed = resumed,
-    .early_send = early_send,
-    .early_recv = early_recv,
-};
+TB_DEFINE_TLS_OPS();

@@ -1,6 +1,6 @@
 /* tlsbench adapter for Mbed TLS 3.6: the tb_library object, the RNG, the
  * build summary and the dispatch to one family per kind (sym.c, pk.c). */
-#include "mbt.h"
+#include "mbedtls_adapter.h"
 #include "tb/catalog.h"
 
 #include <mbedtls/bignum.h>
@@ -55,10 +55,10 @@ static tb_status seed_rng(void)
     mbedtls_ctr_drbg_init(&drbg);
     int ret = mbedtls_ctr_drbg_seed(&drbg, mbedtls_entropy_func, &entropy, personalisation,
                                     sizeof(personalisation) - 1);
-    return ret == 0 ? TB_OK : mbt_fail("mbedtls_ctr_drbg_seed", ret);
+    return ret == 0 ? TB_OK : tb_mbedtls_fail("mbedtls_ctr_drbg_seed", ret);
 }
 
-int mbt_rng(void *unused, unsigned char *out, size_t len)
+int tb_mbedtls_rng(void *unused, unsigned char *out, size_t len)
 {
     (void)unused;
     return mbedtls_ctr_drbg_random(&drbg, out, len);
@@ -71,19 +71,19 @@ static void set_library_error(const char *fn, int ret)
     tb_set_error("%s: -0x%04X %s", fn, (unsigned)-ret, text);
 }
 
-tb_status mbt_fail(const char *fn, int ret)
+tb_status tb_mbedtls_fail(const char *fn, int ret)
 {
     set_library_error(fn, ret);
     return TB_ERROR;
 }
 
-tb_status mbt_reject(const char *fn, int ret)
+tb_status tb_mbedtls_reject(const char *fn, int ret)
 {
     set_library_error(fn, ret);
     return TB_REJECT;
 }
 
-tb_status mbt_bad_input(const char *fn, int ret)
+tb_status tb_mbedtls_bad_input(const char *fn, int ret)
 {
     set_library_error(fn, ret);
     return TB_BAD_INPUT;
@@ -156,35 +156,35 @@ static const char *adapter_config(void)
     return text;
 }
 
-static const mbt_family *family_of(tb_kind kind)
+static const tb_mbedtls_family *family_of(tb_kind kind)
 {
     switch (kind) {
-    case TB_KIND_HASH: return &mbt_hash;
-    case TB_KIND_MAC: return &mbt_mac;
-    case TB_KIND_AEAD: return &mbt_aead;
-    case TB_KIND_KEX: return &mbt_kex;
-    case TB_KIND_SIG: return &mbt_sig;
-    case TB_KIND_PKE: return &mbt_pke;
+    case TB_KIND_HASH: return &tb_mbedtls_hash;
+    case TB_KIND_MAC: return &tb_mbedtls_mac;
+    case TB_KIND_AEAD: return &tb_mbedtls_aead;
+    case TB_KIND_KEX: return &tb_mbedtls_kex;
+    case TB_KIND_SIG: return &tb_mbedtls_sig;
+    case TB_KIND_PKE: return &tb_mbedtls_pke;
     default: return NULL;
     }
 }
 
 static int adapter_supports(tb_kind kind, const char *alg, const char *op)
 {
-    const mbt_family *fam = family_of(kind);
+    const tb_mbedtls_family *fam = family_of(kind);
     return fam != NULL && fam->supports(alg, op);
 }
 
 static tb_status adapter_prepare(const tb_job *job, void **state)
 {
-    const mbt_family *fam = family_of(job->kind);
+    const tb_mbedtls_family *fam = family_of(job->kind);
     *state = NULL;
     if (fam == NULL || !fam->supports(job->alg, job->op)) {
         tb_set_error("%s/%s/%s is not supported by this Mbed TLS build", tb_kind_name(job->kind),
                      job->alg, job->op);
         return TB_UNSUPPORTED;
     }
-    mbt_state *st = NULL;
+    tb_mbedtls_state *st = NULL;
     tb_status s = fam->prepare(job, &st);
     if (s != TB_OK) {
         if (st != NULL) fam->release(st);
@@ -196,13 +196,13 @@ static tb_status adapter_prepare(const tb_job *job, void **state)
 
 static tb_status adapter_run(void *state)
 {
-    mbt_state *st = state;
+    tb_mbedtls_state *st = state;
     return st->fam->run(st);
 }
 
 static tb_status adapter_result(void *state, tb_bytes *out)
 {
-    const mbt_state *st = state;
+    const tb_mbedtls_state *st = state;
     out->data = st->out;
     out->len = st->out_len;
     return TB_OK;
@@ -210,18 +210,8 @@ static tb_status adapter_result(void *state, tb_bytes *out)
 
 static void adapter_release(void *state)
 {
-    mbt_state *st = state;
+    tb_mbedtls_state *st = state;
     if (st != NULL) st->fam->release(st);
 }
 
-const tb_adapter tb_library = {
-    .name = "mbedtls",
-    .init = adapter_init,
-    .version = adapter_version,
-    .config = adapter_config,
-    .supports = adapter_supports,
-    .prepare = adapter_prepare,
-    .run = adapter_run,
-    .result = adapter_result,
-    .release = adapter_release,
-};
+TB_DEFINE_ADAPTER("mbedtls");

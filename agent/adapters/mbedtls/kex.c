@@ -3,7 +3,7 @@
  * RFC 7919 ffdhe2048/3072 through mbedtls_dhm with the primes dhm.h ships.
  * derive/exchange keep the peer's public value as bytes: run() decodes and
  * validates it as the TLS code does for a received key share, then computes. */
-#include "mbt.h"
+#include "mbedtls_adapter.h"
 
 #include <mbedtls/bignum.h>
 #include <mbedtls/dhm.h>
@@ -74,7 +74,7 @@ static int kex_supports(const char *alg, const char *op)
 }
 
 typedef struct {
-    mbt_state base;
+    tb_mbedtls_state base;
     const kex_alg *a;
     int op;
     /* elliptic curves */
@@ -111,10 +111,10 @@ static tb_status ec_prepare(kex_state *st, const tb_job *job)
         ret = mbedtls_ecp_read_key(a->curve, &kp, job->key.data, job->key.len);
         if (ret == 0) ret = mbedtls_ecp_export(&kp, &st->grp, &st->d, &st->Q);
         mbedtls_ecp_keypair_free(&kp);
-        if (ret != 0) return mbt_bad_input("mbedtls_ecp_read_key", ret);
+        if (ret != 0) return tb_mbedtls_bad_input("mbedtls_ecp_read_key", ret);
     } else {
         ret = mbedtls_ecp_group_load(&st->grp, a->curve);
-        if (ret != 0) return mbt_fail("mbedtls_ecp_group_load", ret);
+        if (ret != 0) return tb_mbedtls_fail("mbedtls_ecp_group_load", ret);
     }
     if (st->op == OP_DERIVE || st->op == OP_EXCHANGE) {
         size_t want = a->montgomery ? a->len : 1 + 2 * a->len;
@@ -136,9 +136,9 @@ static tb_status ec_prepare(kex_state *st, const tb_job *job)
 static tb_status ec_read_peer(kex_state *st)
 {
     int ret = mbedtls_ecp_point_read_binary(&st->grp, &st->peer, st->peer_bytes, st->peer_len);
-    if (ret != 0) return mbt_bad_input("mbedtls_ecp_point_read_binary (peer)", ret);
+    if (ret != 0) return tb_mbedtls_bad_input("mbedtls_ecp_point_read_binary (peer)", ret);
     ret = mbedtls_ecp_check_pubkey(&st->grp, &st->peer);
-    if (ret != 0) return mbt_bad_input("mbedtls_ecp_check_pubkey (peer)", ret);
+    if (ret != 0) return tb_mbedtls_bad_input("mbedtls_ecp_check_pubkey (peer)", ret);
     return TB_OK;
 }
 
@@ -147,7 +147,7 @@ static tb_status ec_write_public(kex_state *st)
     size_t olen = 0;
     int ret = mbedtls_ecp_point_write_binary(&st->grp, &st->Q, MBEDTLS_ECP_PF_UNCOMPRESSED, &olen,
                                              st->buf, sizeof(st->buf));
-    if (ret != 0) return mbt_fail("mbedtls_ecp_point_write_binary", ret);
+    if (ret != 0) return tb_mbedtls_fail("mbedtls_ecp_point_write_binary", ret);
     st->base.out_len = olen;
     return TB_OK;
 }
@@ -158,11 +158,11 @@ static tb_status ec_shared(kex_state *st)
 {
     tb_status s = ec_read_peer(st);
     if (s != TB_OK) return s;
-    int ret = mbedtls_ecdh_compute_shared(&st->grp, &st->z, &st->peer, &st->d, mbt_rng, NULL);
-    if (ret != 0) return mbt_fail("mbedtls_ecdh_compute_shared", ret);
+    int ret = mbedtls_ecdh_compute_shared(&st->grp, &st->z, &st->peer, &st->d, tb_mbedtls_rng, NULL);
+    if (ret != 0) return tb_mbedtls_fail("mbedtls_ecdh_compute_shared", ret);
     ret = st->a->montgomery ? mbedtls_mpi_write_binary_le(&st->z, st->buf, st->a->len)
                             : mbedtls_mpi_write_binary(&st->z, st->buf, st->a->len);
-    if (ret != 0) return mbt_fail("mbedtls_mpi_write_binary", ret);
+    if (ret != 0) return tb_mbedtls_fail("mbedtls_mpi_write_binary", ret);
     st->base.out_len = st->a->len;
     return TB_OK;
 }
@@ -172,18 +172,18 @@ static tb_status ec_run(kex_state *st)
     int ret;
     switch (st->op) {
     case OP_PUBLIC:
-        ret = mbedtls_ecp_mul(&st->grp, &st->Q, &st->d, &st->grp.G, mbt_rng, NULL);
-        if (ret != 0) return mbt_fail("mbedtls_ecp_mul", ret);
+        ret = mbedtls_ecp_mul(&st->grp, &st->Q, &st->d, &st->grp.G, tb_mbedtls_rng, NULL);
+        if (ret != 0) return tb_mbedtls_fail("mbedtls_ecp_mul", ret);
         return ec_write_public(st);
     case OP_KEYGEN:
-        ret = mbedtls_ecp_gen_keypair(&st->grp, &st->d, &st->Q, mbt_rng, NULL);
-        if (ret != 0) return mbt_fail("mbedtls_ecp_gen_keypair", ret);
+        ret = mbedtls_ecp_gen_keypair(&st->grp, &st->d, &st->Q, tb_mbedtls_rng, NULL);
+        if (ret != 0) return tb_mbedtls_fail("mbedtls_ecp_gen_keypair", ret);
         return ec_write_public(st);
     case OP_DERIVE:
         return ec_shared(st);
     default: /* OP_EXCHANGE */
-        ret = mbedtls_ecp_gen_keypair(&st->grp, &st->d, &st->Q, mbt_rng, NULL);
-        if (ret != 0) return mbt_fail("mbedtls_ecp_gen_keypair", ret);
+        ret = mbedtls_ecp_gen_keypair(&st->grp, &st->d, &st->Q, tb_mbedtls_rng, NULL);
+        if (ret != 0) return tb_mbedtls_fail("mbedtls_ecp_gen_keypair", ret);
         return ec_shared(st);
     }
 }
@@ -206,7 +206,7 @@ static tb_status ff_prepare(kex_state *st, const tb_job *job)
     const kex_alg *a = st->a;
     int ret = mbedtls_mpi_read_binary(&st->P, a->p, a->len);
     if (ret == 0) ret = mbedtls_mpi_read_binary(&st->G, a->g, a->g_len);
-    if (ret != 0) return mbt_fail("mbedtls_mpi_read_binary", ret);
+    if (ret != 0) return tb_mbedtls_fail("mbedtls_mpi_read_binary", ret);
 
     if (st->op == OP_PUBLIC || st->op == OP_DERIVE) {
         /* mbedtls_dhm has no way to import a private exponent: these two
@@ -217,7 +217,7 @@ static tb_status ff_prepare(kex_state *st, const tb_job *job)
             return TB_BAD_INPUT;
         }
         ret = mbedtls_mpi_read_binary(&st->X, job->key.data, job->key.len);
-        if (ret != 0) return mbt_fail("mbedtls_mpi_read_binary", ret);
+        if (ret != 0) return tb_mbedtls_fail("mbedtls_mpi_read_binary", ret);
         if (!ff_in_range(&st->X, &st->P)) {
             tb_set_error("%s private exponent out of range [2, p-2]", a->name);
             return TB_BAD_INPUT;
@@ -236,7 +236,7 @@ static tb_status ff_prepare(kex_state *st, const tb_job *job)
     }
     if (st->op == OP_KEYGEN || st->op == OP_EXCHANGE) {
         ret = mbedtls_dhm_set_group(&st->dhm, &st->P, &st->G);
-        if (ret != 0) return mbt_fail("mbedtls_dhm_set_group", ret);
+        if (ret != 0) return tb_mbedtls_fail("mbedtls_dhm_set_group", ret);
     }
     return TB_OK;
 }
@@ -246,7 +246,7 @@ static tb_status ff_prepare(kex_state *st, const tb_job *job)
 static tb_status ff_read_peer(kex_state *st)
 {
     int ret = mbedtls_mpi_read_binary(&st->GY, st->peer_bytes, st->peer_len);
-    if (ret != 0) return mbt_fail("mbedtls_mpi_read_binary", ret);
+    if (ret != 0) return tb_mbedtls_fail("mbedtls_mpi_read_binary", ret);
     if (!ff_in_range(&st->GY, &st->P)) {
         tb_set_error("%s peer public value out of range [2, p-2]", st->a->name);
         return TB_BAD_INPUT;
@@ -268,26 +268,26 @@ static tb_status ff_run(kex_state *st)
         /* No cached R^2 mod P: the TLS 1.3 path (psa_crypto_ffdh.c) passes
          * NULL too, so it is recomputed on every handshake. */
         ret = mbedtls_mpi_exp_mod(&st->R, st->op == OP_PUBLIC ? &st->G : &st->GY, &st->X, &st->P, NULL);
-        if (ret != 0) return mbt_fail("mbedtls_mpi_exp_mod", ret);
+        if (ret != 0) return tb_mbedtls_fail("mbedtls_mpi_exp_mod", ret);
         ret = mbedtls_mpi_write_binary(&st->R, st->buf, plen);
-        if (ret != 0) return mbt_fail("mbedtls_mpi_write_binary", ret);
+        if (ret != 0) return tb_mbedtls_fail("mbedtls_mpi_write_binary", ret);
         break;
     case OP_KEYGEN:
         /* x_size = prime length: X uniform in [2, p-2], as TLS 1.2 does. */
-        ret = mbedtls_dhm_make_public(&st->dhm, (int)plen, st->buf, plen, mbt_rng, NULL);
-        if (ret != 0) return mbt_fail("mbedtls_dhm_make_public", ret);
+        ret = mbedtls_dhm_make_public(&st->dhm, (int)plen, st->buf, plen, tb_mbedtls_rng, NULL);
+        if (ret != 0) return tb_mbedtls_fail("mbedtls_dhm_make_public", ret);
         break;
     default: /* OP_EXCHANGE */
-        ret = mbedtls_dhm_make_public(&st->dhm, (int)plen, st->scratch, plen, mbt_rng, NULL);
-        if (ret != 0) return mbt_fail("mbedtls_dhm_make_public", ret);
+        ret = mbedtls_dhm_make_public(&st->dhm, (int)plen, st->scratch, plen, tb_mbedtls_rng, NULL);
+        if (ret != 0) return tb_mbedtls_fail("mbedtls_dhm_make_public", ret);
         /* As TLS 1.2 DHE (ssl_tls12_server.c ssl_parse_client_dh_public):
          * dhm_read_public reads GY, dhm_calc_secret range-checks it. */
         ret = mbedtls_dhm_read_public(&st->dhm, st->peer_bytes, st->peer_len);
-        if (ret != 0) return mbt_bad_input("mbedtls_dhm_read_public", ret);
-        ret = mbedtls_dhm_calc_secret(&st->dhm, st->buf, plen, &olen, mbt_rng, NULL);
+        if (ret != 0) return tb_mbedtls_bad_input("mbedtls_dhm_read_public", ret);
+        ret = mbedtls_dhm_calc_secret(&st->dhm, st->buf, plen, &olen, tb_mbedtls_rng, NULL);
         if (ret == MBEDTLS_ERR_DHM_BAD_INPUT_DATA) /* GY outside [2, p-2] */
-            return mbt_bad_input("mbedtls_dhm_calc_secret (peer)", ret);
-        if (ret != 0) return mbt_fail("mbedtls_dhm_calc_secret", ret);
+            return tb_mbedtls_bad_input("mbedtls_dhm_calc_secret (peer)", ret);
+        if (ret != 0) return tb_mbedtls_fail("mbedtls_dhm_calc_secret", ret);
         /* dhm strips leading zeros (TLS 1.2); RFC 8446 pads to the prime. */
         memmove(st->buf + (plen - olen), st->buf, olen);
         memset(st->buf, 0, plen - olen);
@@ -299,11 +299,11 @@ static tb_status ff_run(kex_state *st)
 
 /* ---- family ---------------------------------------------------------- */
 
-static tb_status kex_prepare(const tb_job *job, mbt_state **out)
+static tb_status kex_prepare(const tb_job *job, tb_mbedtls_state **out)
 {
     kex_state *st = tb_zalloc(sizeof(*st));
     if (st == NULL) return TB_ERROR;
-    st->base.fam = &mbt_kex;
+    st->base.fam = &tb_mbedtls_kex;
     st->base.out = st->buf;
     mbedtls_ecp_group_init(&st->grp);
     mbedtls_mpi_init(&st->d);
@@ -323,13 +323,13 @@ static tb_status kex_prepare(const tb_job *job, mbt_state **out)
     return st->a->curve == MBEDTLS_ECP_DP_NONE ? ff_prepare(st, job) : ec_prepare(st, job);
 }
 
-static tb_status kex_run(mbt_state *base)
+static tb_status kex_run(tb_mbedtls_state *base)
 {
     kex_state *st = (kex_state *)base;
     return st->a->curve == MBEDTLS_ECP_DP_NONE ? ff_run(st) : ec_run(st);
 }
 
-static void kex_release(mbt_state *base)
+static void kex_release(tb_mbedtls_state *base)
 {
     kex_state *st = (kex_state *)base;
     mbedtls_ecp_group_free(&st->grp);
@@ -347,4 +347,4 @@ static void kex_release(mbt_state *base)
     free(st);
 }
 
-const mbt_family mbt_kex = {kex_supports, kex_prepare, kex_run, kex_release};
+const tb_mbedtls_family tb_mbedtls_kex = {kex_supports, kex_prepare, kex_run, kex_release};

@@ -68,7 +68,17 @@ get_directory_property(_tb_mbedtls_opt DIRECTORY "${_tb_mbedtls_src}"
   DEFINITION CMAKE_C_FLAGS_${_tb_mbedtls_bt})
 
 tb_add_agent(mbedtls
-  SOURCES adapters/mbedtls/adapter.c adapters/mbedtls/sym.c adapters/mbedtls/tls.c
-          adapters/mbedtls/kex.c adapters/mbedtls/pk.c
+  SOURCES adapters/mbedtls/adapter.c adapters/mbedtls/sym.c adapters/mbedtls/kex.c adapters/mbedtls/pk.c
+          adapters/mbedtls/tls.c
   LIBS MbedTLS::mbedtls MbedTLS::mbedx509 MbedTLS::mbedcrypto
   CONFIG "Mbed TLS ${_tb_mbedtls_ver} built from source (${_tb_mbedtls_name}), static libraries built with Mbed TLS CMake flags for ${CMAKE_BUILD_TYPE}: ${_tb_mbedtls_opt}, configured by adapters/mbedtls/tb_mbedtls_config.h + profiles/${TB_MBEDTLS_PROFILE}.h with TLS 1.2 and 1.3, TLS 1.2 key exchanges RSA, DHE-RSA, ECDHE-RSA, ECDHE-ECDSA, static ECDH-ECDSA, PSK, ECDHE-PSK, DHE-PSK (no anonymous suites in Mbed TLS), TLS 1.3 ephemeral / PSK / PSK-ephemeral modes, session tickets (TLS 1.2 and 1.3), TLS 1.2 session cache, 0-RTT early data")
+
+# `tlsbench fidelity --peers`: Mbed TLS's own programs/test/benchmark.c,
+# built from the same sources against the same libraries and configuration
+# as the agent. Built only when asked for (EXCLUDE_FROM_ALL), host only.
+if(NOT TB_BARE_METAL AND EXISTS "${_tb_mbedtls_src}/programs/test/benchmark.c")
+  add_executable(peer-mbedtls-benchmark EXCLUDE_FROM_ALL
+    "${_tb_mbedtls_src}/programs/test/benchmark.c" peers/mbedtls_entropy.c)
+  target_link_libraries(peer-mbedtls-benchmark PRIVATE MbedTLS::mbedcrypto)
+  set_source_files_properties(peers/mbedtls_entropy.c PROPERTIES COMPILE_OPTIONS "${TB_WARNINGS}")
+endif()

@@ -2,7 +2,7 @@
  * encryption. Keys are parsed with mbedtls_pk (PKCS#1 RSAPrivateKey DER);
  * the operations call the rsa/ecdsa modules that Mbed TLS's pk layer, and
  * so its TLS stack, dispatches to. Mbed TLS has no EdDSA. */
-#include "mbt.h"
+#include "mbedtls_adapter.h"
 
 #include <mbedtls/ecdsa.h>
 #include <mbedtls/ecp.h>
@@ -67,8 +67,8 @@ static tb_status rsa_load(mbedtls_pk_context *pk, tb_bytes key, size_t bits, con
         tb_set_error("%s needs key = PKCS#1 RSAPrivateKey DER", alg);
         return TB_BAD_INPUT;
     }
-    int ret = mbedtls_pk_parse_key(pk, key.data, key.len, NULL, 0, mbt_rng, NULL);
-    if (ret != 0) return mbt_bad_input("mbedtls_pk_parse_key", ret);
+    int ret = mbedtls_pk_parse_key(pk, key.data, key.len, NULL, 0, tb_mbedtls_rng, NULL);
+    if (ret != 0) return tb_mbedtls_bad_input("mbedtls_pk_parse_key", ret);
     if (mbedtls_pk_get_type(pk) != MBEDTLS_PK_RSA) {
         tb_set_error("%s: key is not an RSA key", alg);
         return TB_BAD_INPUT;
@@ -85,15 +85,15 @@ static tb_status verify_failed(const char *fn, int ret)
 {
     if (((-ret) & 0x7F) == -MBEDTLS_ERR_MPI_ALLOC_FAILED || ret == MBEDTLS_ERR_ECP_ALLOC_FAILED ||
         ret == MBEDTLS_ERR_MD_ALLOC_FAILED) {
-        return mbt_fail(fn, ret);
+        return tb_mbedtls_fail(fn, ret);
     }
-    return mbt_reject(fn, ret);
+    return tb_mbedtls_reject(fn, ret);
 }
 
 /* ---- sig ----------------------------------------------------------------- */
 
 typedef struct {
-    mbt_state base;
+    tb_mbedtls_state base;
     const sig_alg *a;
     int verify;
     mbedtls_pk_context pk;  /* RSA */
@@ -118,12 +118,12 @@ static tb_status ecdsa_load(sig_state *st, const tb_job *job)
     }
     if (job->key.len) {
         ret = mbedtls_ecp_read_key(a->curve, &st->ec, job->key.data, job->key.len);
-        if (ret != 0) return mbt_bad_input("mbedtls_ecp_read_key", ret);
+        if (ret != 0) return tb_mbedtls_bad_input("mbedtls_ecp_read_key", ret);
     }
     if (!st->verify) return TB_OK;
     if (job->pub.len == 0) {
-        ret = mbedtls_ecp_keypair_calc_public(&st->ec, mbt_rng, NULL);
-        return ret == 0 ? TB_OK : mbt_fail("mbedtls_ecp_keypair_calc_public", ret);
+        ret = mbedtls_ecp_keypair_calc_public(&st->ec, tb_mbedtls_rng, NULL);
+        return ret == 0 ? TB_OK : tb_mbedtls_fail("mbedtls_ecp_keypair_calc_public", ret);
     }
     if (job->pub.len != 1 + 2 * len || job->pub.data[0] != 0x04) {
         tb_set_error("%s pub must be 0x04 || X || Y (%zu bytes)", a->name, 1 + 2 * len);
@@ -139,14 +139,14 @@ static tb_status ecdsa_load(sig_state *st, const tb_job *job)
     if (ret == 0) ret = mbedtls_ecp_set_public_key(a->curve, &st->ec, &Q);
     mbedtls_ecp_point_free(&Q);
     mbedtls_ecp_group_free(&grp);
-    return ret == 0 ? TB_OK : mbt_bad_input("mbedtls_ecp_set_public_key", ret);
+    return ret == 0 ? TB_OK : tb_mbedtls_bad_input("mbedtls_ecp_set_public_key", ret);
 }
 
-static tb_status sig_prepare(const tb_job *job, mbt_state **out)
+static tb_status sig_prepare(const tb_job *job, tb_mbedtls_state **out)
 {
     sig_state *st = tb_zalloc(sizeof(*st));
     if (st == NULL) return TB_ERROR;
-    st->base.fam = &mbt_sig;
+    st->base.fam = &tb_mbedtls_sig;
     st->base.out = st->buf;
     mbedtls_pk_init(&st->pk);
     mbedtls_ecdsa_init(&st->ec);
@@ -168,17 +168,17 @@ static tb_status sig_prepare(const tb_job *job, mbt_state **out)
     if (a->scheme == SIG_PSS) {
         /* MGF1 uses the context's hash; the salt length is passed per call. */
         int ret = mbedtls_rsa_set_padding(mbedtls_pk_rsa(st->pk), MBEDTLS_RSA_PKCS_V21, a->md);
-        if (ret != 0) return mbt_fail("mbedtls_rsa_set_padding", ret);
+        if (ret != 0) return tb_mbedtls_fail("mbedtls_rsa_set_padding", ret);
     }
     return TB_OK;
 }
 
-static tb_status sig_run(mbt_state *base)
+static tb_status sig_run(tb_mbedtls_state *base)
 {
     sig_state *st = (sig_state *)base;
     const sig_alg *a = st->a;
     int ret = mbedtls_md(st->md, st->msg, st->msg_len, st->hash);
-    if (ret != 0) return mbt_fail("mbedtls_md", ret);
+    if (ret != 0) return tb_mbedtls_fail("mbedtls_md", ret);
     unsigned hlen = mbedtls_md_get_size(st->md);
 
     if (a->scheme == SIG_ECDSA) {
@@ -190,8 +190,8 @@ static tb_status sig_run(mbt_state *base)
         }
         size_t olen = 0;
         ret = mbedtls_ecdsa_write_signature(&st->ec, a->md, st->hash, hlen, st->buf,
-                                            sizeof(st->buf), &olen, mbt_rng, NULL);
-        if (ret != 0) return mbt_fail("mbedtls_ecdsa_write_signature", ret);
+                                            sizeof(st->buf), &olen, tb_mbedtls_rng, NULL);
+        if (ret != 0) return tb_mbedtls_fail("mbedtls_ecdsa_write_signature", ret);
         st->base.out_len = olen;
         return TB_OK;
     }
@@ -215,19 +215,19 @@ static tb_status sig_run(mbt_state *base)
         return TB_OK;
     }
     if (a->scheme == SIG_PKCS1) {
-        ret = mbedtls_rsa_rsassa_pkcs1_v15_sign(rsa, mbt_rng, NULL, a->md, hlen, st->hash, st->buf);
-        if (ret != 0) return mbt_fail("mbedtls_rsa_rsassa_pkcs1_v15_sign", ret);
+        ret = mbedtls_rsa_rsassa_pkcs1_v15_sign(rsa, tb_mbedtls_rng, NULL, a->md, hlen, st->hash, st->buf);
+        if (ret != 0) return tb_mbedtls_fail("mbedtls_rsa_rsassa_pkcs1_v15_sign", ret);
     } else {
         /* Salt length = hash length, explicitly. */
-        ret = mbedtls_rsa_rsassa_pss_sign_ext(rsa, mbt_rng, NULL, a->md, hlen, st->hash, (int)hlen,
+        ret = mbedtls_rsa_rsassa_pss_sign_ext(rsa, tb_mbedtls_rng, NULL, a->md, hlen, st->hash, (int)hlen,
                                               st->buf);
-        if (ret != 0) return mbt_fail("mbedtls_rsa_rsassa_pss_sign_ext", ret);
+        if (ret != 0) return tb_mbedtls_fail("mbedtls_rsa_rsassa_pss_sign_ext", ret);
     }
     st->base.out_len = k;
     return TB_OK;
 }
 
-static void sig_release(mbt_state *base)
+static void sig_release(tb_mbedtls_state *base)
 {
     sig_state *st = (sig_state *)base;
     mbedtls_pk_free(&st->pk);
@@ -237,7 +237,7 @@ static void sig_release(mbt_state *base)
     free(st);
 }
 
-const mbt_family mbt_sig = {sig_supports, sig_prepare, sig_run, sig_release};
+const tb_mbedtls_family tb_mbedtls_sig = {sig_supports, sig_prepare, sig_run, sig_release};
 
 /* ---- pke ----------------------------------------------------------------- */
 
@@ -266,7 +266,7 @@ static int pke_supports(const char *alg, const char *op)
 }
 
 typedef struct {
-    mbt_state base;
+    tb_mbedtls_state base;
     const char *alg;
     int decrypt;
     mbedtls_pk_context pk;
@@ -275,11 +275,11 @@ typedef struct {
     uint8_t buf[MBEDTLS_MPI_MAX_SIZE];
 } pke_state;
 
-static tb_status pke_prepare(const tb_job *job, mbt_state **out)
+static tb_status pke_prepare(const tb_job *job, tb_mbedtls_state **out)
 {
     pke_state *st = tb_zalloc(sizeof(*st));
     if (st == NULL) return TB_ERROR;
-    st->base.fam = &mbt_pke;
+    st->base.fam = &tb_mbedtls_pke;
     st->base.out = st->buf;
     mbedtls_pk_init(&st->pk);
     *out = &st->base;
@@ -301,7 +301,7 @@ static tb_status pke_prepare(const tb_job *job, mbt_state **out)
     return TB_OK;
 }
 
-static tb_status pke_run(mbt_state *base)
+static tb_status pke_run(tb_mbedtls_state *base)
 {
     pke_state *st = (pke_state *)base;
     mbedtls_rsa_context *rsa = mbedtls_pk_rsa(st->pk);
@@ -309,23 +309,23 @@ static tb_status pke_run(mbt_state *base)
     int ret;
     if (st->decrypt) {
         size_t olen = 0;
-        ret = mbedtls_rsa_rsaes_pkcs1_v15_decrypt(rsa, mbt_rng, NULL, &olen, st->msg, st->buf, k);
+        ret = mbedtls_rsa_rsaes_pkcs1_v15_decrypt(rsa, tb_mbedtls_rng, NULL, &olen, st->msg, st->buf, k);
         /* Bad padding, or a ciphertext not below the modulus. */
         if (ret == MBEDTLS_ERR_RSA_INVALID_PADDING ||
             ret == MBEDTLS_ERR_RSA_PRIVATE_FAILED + MBEDTLS_ERR_MPI_BAD_INPUT_DATA) {
-            return mbt_reject("mbedtls_rsa_rsaes_pkcs1_v15_decrypt", ret);
+            return tb_mbedtls_reject("mbedtls_rsa_rsaes_pkcs1_v15_decrypt", ret);
         }
-        if (ret != 0) return mbt_fail("mbedtls_rsa_rsaes_pkcs1_v15_decrypt", ret);
+        if (ret != 0) return tb_mbedtls_fail("mbedtls_rsa_rsaes_pkcs1_v15_decrypt", ret);
         st->base.out_len = olen;
         return TB_OK;
     }
-    ret = mbedtls_rsa_rsaes_pkcs1_v15_encrypt(rsa, mbt_rng, NULL, st->msg_len, st->msg, st->buf);
-    if (ret != 0) return mbt_fail("mbedtls_rsa_rsaes_pkcs1_v15_encrypt", ret);
+    ret = mbedtls_rsa_rsaes_pkcs1_v15_encrypt(rsa, tb_mbedtls_rng, NULL, st->msg_len, st->msg, st->buf);
+    if (ret != 0) return tb_mbedtls_fail("mbedtls_rsa_rsaes_pkcs1_v15_encrypt", ret);
     st->base.out_len = k;
     return TB_OK;
 }
 
-static void pke_release(mbt_state *base)
+static void pke_release(tb_mbedtls_state *base)
 {
     pke_state *st = (pke_state *)base;
     mbedtls_pk_free(&st->pk);
@@ -333,4 +333,4 @@ static void pke_release(mbt_state *base)
     free(st);
 }
 
-const mbt_family mbt_pke = {pke_supports, pke_prepare, pke_run, pke_release};
+const tb_mbedtls_family tb_mbedtls_pke = {pke_supports, pke_prepare, pke_run, pke_release};

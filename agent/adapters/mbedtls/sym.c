@@ -1,10 +1,10 @@
-/* Hashes, HMAC and AEADs through the generic layers the Mbed TLS record
- * code itself uses: mbedtls_md (hash, HMAC) and mbedtls_cipher (GCM, CCM,
- * ChaCha20-Poly1305, AES-CBC). */
-#include "mbt.h"
+/* Hashes, HMAC, AEADs and the primitives the core composes (AES-CBC,
+ * HMAC) through the generic layers the Mbed TLS record code itself uses:
+ * mbedtls_md (hash, HMAC) and mbedtls_cipher (GCM, CCM, ChaCha20-Poly1305,
+ * AES-CBC). */
+#include "mbedtls_adapter.h"
 
 #include <mbedtls/cipher.h>
-#include <mbedtls/constant_time.h>
 #include <mbedtls/md.h>
 
 #include <stdlib.h>
@@ -40,7 +40,7 @@ static const mbedtls_md_info_t *hmac_info(const char *alg)
 }
 
 typedef struct {
-    mbt_state base;
+    tb_mbedtls_state base;
     int hmac;
     mbedtls_md_context_t md;
     uint8_t *msg;
@@ -58,22 +58,22 @@ static int mac_supports(const char *alg, const char *op)
     return strcmp(op, "mac") == 0 && hmac_info(alg) != NULL;
 }
 
-static tb_status md_prepare(const tb_job *job, mbt_state **out, int hmac)
+static tb_status md_prepare(const tb_job *job, tb_mbedtls_state **out, int hmac)
 {
     md_state *st = tb_zalloc(sizeof(*st));
     if (st == NULL) return TB_ERROR;
-    st->base.fam = hmac ? &mbt_mac : &mbt_hash;
+    st->base.fam = hmac ? &tb_mbedtls_mac : &tb_mbedtls_hash;
     st->hmac = hmac;
     mbedtls_md_init(&st->md);
     *out = &st->base;
 
     const mbedtls_md_info_t *info = hmac ? hmac_info(job->alg) : hash_info(job->alg);
     int ret = mbedtls_md_setup(&st->md, info, hmac);
-    if (ret != 0) return mbt_fail("mbedtls_md_setup", ret);
+    if (ret != 0) return tb_mbedtls_fail("mbedtls_md_setup", ret);
     if (hmac) {
         static const unsigned char empty[1];
         ret = mbedtls_md_hmac_starts(&st->md, job->key.len ? job->key.data : empty, job->key.len);
-        if (ret != 0) return mbt_fail("mbedtls_md_hmac_starts", ret);
+        if (ret != 0) return tb_mbedtls_fail("mbedtls_md_hmac_starts", ret);
     }
     st->msg = tb_dup(job->msg);
     if (st->msg == NULL) return TB_ERROR;
@@ -83,41 +83,41 @@ static tb_status md_prepare(const tb_job *job, mbt_state **out, int hmac)
     return TB_OK;
 }
 
-static tb_status hash_prepare(const tb_job *job, mbt_state **out)
+static tb_status hash_prepare(const tb_job *job, tb_mbedtls_state **out)
 {
     return md_prepare(job, out, 0);
 }
 
-static tb_status mac_prepare(const tb_job *job, mbt_state **out)
+static tb_status mac_prepare(const tb_job *job, tb_mbedtls_state **out)
 {
     return md_prepare(job, out, 1);
 }
 
-static tb_status hash_run(mbt_state *base)
+static tb_status hash_run(tb_mbedtls_state *base)
 {
     md_state *st = (md_state *)base;
     int ret = mbedtls_md_starts(&st->md);
-    if (ret != 0) return mbt_fail("mbedtls_md_starts", ret);
+    if (ret != 0) return tb_mbedtls_fail("mbedtls_md_starts", ret);
     ret = mbedtls_md_update(&st->md, st->msg, st->msg_len);
-    if (ret != 0) return mbt_fail("mbedtls_md_update", ret);
+    if (ret != 0) return tb_mbedtls_fail("mbedtls_md_update", ret);
     ret = mbedtls_md_finish(&st->md, st->digest);
-    return ret == 0 ? TB_OK : mbt_fail("mbedtls_md_finish", ret);
+    return ret == 0 ? TB_OK : tb_mbedtls_fail("mbedtls_md_finish", ret);
 }
 
 /* The key schedule (ipad/opad) is done once in prepare; each run is
  * reset + update + finish, as the TLS record MAC does. */
-static tb_status mac_run(mbt_state *base)
+static tb_status mac_run(tb_mbedtls_state *base)
 {
     md_state *st = (md_state *)base;
     int ret = mbedtls_md_hmac_reset(&st->md);
-    if (ret != 0) return mbt_fail("mbedtls_md_hmac_reset", ret);
+    if (ret != 0) return tb_mbedtls_fail("mbedtls_md_hmac_reset", ret);
     ret = mbedtls_md_hmac_update(&st->md, st->msg, st->msg_len);
-    if (ret != 0) return mbt_fail("mbedtls_md_hmac_update", ret);
+    if (ret != 0) return tb_mbedtls_fail("mbedtls_md_hmac_update", ret);
     ret = mbedtls_md_hmac_finish(&st->md, st->digest);
-    return ret == 0 ? TB_OK : mbt_fail("mbedtls_md_hmac_finish", ret);
+    return ret == 0 ? TB_OK : tb_mbedtls_fail("mbedtls_md_hmac_finish", ret);
 }
 
-static void md_release(mbt_state *base)
+static void md_release(tb_mbedtls_state *base)
 {
     md_state *st = (md_state *)base;
     mbedtls_md_free(&st->md);
@@ -125,8 +125,8 @@ static void md_release(mbt_state *base)
     free(st);
 }
 
-const mbt_family mbt_hash = {hash_supports, hash_prepare, hash_run, md_release};
-const mbt_family mbt_mac = {mac_supports, mac_prepare, mac_run, md_release};
+const tb_mbedtls_family tb_mbedtls_hash = {hash_supports, hash_prepare, hash_run, md_release};
+const tb_mbedtls_family tb_mbedtls_mac = {mac_supports, mac_prepare, mac_run, md_release};
 
 /* ---- aead -------------------------------------------------------------- */
 
@@ -135,21 +135,15 @@ typedef struct {
     mbedtls_cipher_type_t cipher;
     size_t key_len;             /* encryption key */
     size_t nonce_min, nonce_max;
-    mbedtls_md_type_t mac;      /* MBEDTLS_MD_NONE: a real AEAD */
 } aead_alg;
 
 static const aead_alg aeads[] = {
     /* GCM takes any IV length >= 1; 1..64 covers every sane use. */
-    {"aes-128-gcm", MBEDTLS_CIPHER_AES_128_GCM, 16, 1, 64, MBEDTLS_MD_NONE},
-    {"aes-256-gcm", MBEDTLS_CIPHER_AES_256_GCM, 32, 1, 64, MBEDTLS_MD_NONE},
-    {"aes-128-ccm", MBEDTLS_CIPHER_AES_128_CCM, 16, 7, 13, MBEDTLS_MD_NONE},
-    {"chacha20-poly1305", MBEDTLS_CIPHER_CHACHA20_POLY1305, 32, 12, 12, MBEDTLS_MD_NONE},
-    {"aes-128-cbc-hmac-sha1", MBEDTLS_CIPHER_AES_128_CBC, 16, 16, 16, MBEDTLS_MD_SHA1},
-    {"aes-128-cbc-hmac-sha256", MBEDTLS_CIPHER_AES_128_CBC, 16, 16, 16, MBEDTLS_MD_SHA256},
+    {"aes-128-gcm", MBEDTLS_CIPHER_AES_128_GCM, 16, 1, 64},
+    {"aes-256-gcm", MBEDTLS_CIPHER_AES_256_GCM, 32, 1, 64},
+    {"aes-128-ccm", MBEDTLS_CIPHER_AES_128_CCM, 16, 7, 13},
+    {"chacha20-poly1305", MBEDTLS_CIPHER_CHACHA20_POLY1305, 32, 12, 12},
 };
-
-#define CBC_BLOCK 16
-#define TLS_MAC_HEADER_LEN 13
 
 static const aead_alg *aead_find(const char *alg)
 {
@@ -163,41 +157,31 @@ static int aead_supports(const char *alg, const char *op)
 {
     const aead_alg *a = aead_find(alg);
     if (a == NULL || (strcmp(op, "encrypt") != 0 && strcmp(op, "decrypt") != 0)) return 0;
-    if (mbedtls_cipher_info_from_type(a->cipher) == NULL) return 0;
-    return a->mac == MBEDTLS_MD_NONE || mbedtls_md_info_from_type(a->mac) != NULL;
+    return mbedtls_cipher_info_from_type(a->cipher) != NULL;
 }
 
 typedef struct {
-    mbt_state base;
+    tb_mbedtls_state base;
     const aead_alg *a;
     int decrypt;
     mbedtls_cipher_context_t cipher;
-    mbedtls_md_context_t hmac; /* CBC-HMAC only */
-    size_t mac_len;
     uint8_t *nonce, *aad, *in;
     size_t nonce_len, aad_len, in_len;
-    uint8_t *buf;  /* result */
-    uint8_t *work; /* CBC-HMAC encrypt: msg || MAC || padding */
-    size_t work_len;
+    uint8_t *buf; /* result */
 } aead_state;
 
-static tb_status aead_prepare(const tb_job *job, mbt_state **out)
+static tb_status aead_prepare(const tb_job *job, tb_mbedtls_state **out)
 {
     aead_state *st = tb_zalloc(sizeof(*st));
     if (st == NULL) return TB_ERROR;
-    st->base.fam = &mbt_aead;
+    st->base.fam = &tb_mbedtls_aead;
     mbedtls_cipher_init(&st->cipher);
-    mbedtls_md_init(&st->hmac);
     *out = &st->base;
 
     const aead_alg *a = aead_find(job->alg);
     st->a = a;
     st->decrypt = strcmp(job->op, "decrypt") == 0;
-    int cbc = a->mac != MBEDTLS_MD_NONE;
-    const mbedtls_md_info_t *md = cbc ? mbedtls_md_info_from_type(a->mac) : NULL;
-    st->mac_len = cbc ? mbedtls_md_get_size(md) : 0;
-
-    size_t key_len = a->key_len + st->mac_len;
+    size_t key_len = a->key_len;
     if (job->key.len != key_len) {
         tb_set_error("%s key must be %zu bytes, got %zu", a->name, key_len, job->key.len);
         return TB_BAD_INPUT;
@@ -207,36 +191,17 @@ static tb_status aead_prepare(const tb_job *job, mbt_state **out)
                      a->nonce_max, job->nonce.len);
         return TB_BAD_INPUT;
     }
-    if (cbc && job->aad.len != TLS_MAC_HEADER_LEN) {
-        tb_set_error("%s aad must be the %d-byte TLS MAC header, got %zu", a->name,
-                     TLS_MAC_HEADER_LEN, job->aad.len);
-        return TB_BAD_INPUT;
-    }
     size_t n = job->msg.len;
-    if (st->decrypt && !cbc && n < TAG_LEN) {
+    if (st->decrypt && n < TAG_LEN) {
         tb_set_error("%s ciphertext shorter than the %d-byte tag", a->name, TAG_LEN);
-        return TB_BAD_INPUT;
-    }
-    if (st->decrypt && cbc && (n % CBC_BLOCK != 0 || n < st->mac_len + 1)) {
-        tb_set_error("%s ciphertext must be a non-empty multiple of %d bytes holding a MAC",
-                     a->name, CBC_BLOCK);
         return TB_BAD_INPUT;
     }
 
     int ret = mbedtls_cipher_setup(&st->cipher, mbedtls_cipher_info_from_type(a->cipher));
-    if (ret != 0) return mbt_fail("mbedtls_cipher_setup", ret);
+    if (ret != 0) return tb_mbedtls_fail("mbedtls_cipher_setup", ret);
     ret = mbedtls_cipher_setkey(&st->cipher, job->key.data, (int)(a->key_len * 8),
                                 st->decrypt ? MBEDTLS_DECRYPT : MBEDTLS_ENCRYPT);
-    if (ret != 0) return mbt_fail("mbedtls_cipher_setkey", ret);
-    if (cbc) {
-        /* The TLS record code pads itself and runs CBC unpadded. */
-        ret = mbedtls_cipher_set_padding_mode(&st->cipher, MBEDTLS_PADDING_NONE);
-        if (ret != 0) return mbt_fail("mbedtls_cipher_set_padding_mode", ret);
-        ret = mbedtls_md_setup(&st->hmac, md, 1);
-        if (ret != 0) return mbt_fail("mbedtls_md_setup", ret);
-        ret = mbedtls_md_hmac_starts(&st->hmac, job->key.data + a->key_len, st->mac_len);
-        if (ret != 0) return mbt_fail("mbedtls_md_hmac_starts", ret);
-    }
+    if (ret != 0) return tb_mbedtls_fail("mbedtls_cipher_setkey", ret);
 
     st->nonce = tb_dup(job->nonce);
     st->aad = tb_dup(job->aad);
@@ -247,17 +212,6 @@ static tb_status aead_prepare(const tb_job *job, mbt_state **out)
     st->in_len = n;
 
     size_t out_cap = n + TAG_LEN;
-    if (cbc && !st->decrypt) {
-        /* msg || MAC || p+1 bytes of value p, the fewest reaching a block. */
-        size_t unpadded = n + st->mac_len;
-        size_t pad = CBC_BLOCK - unpadded % CBC_BLOCK; /* p + 1, in 1..16 */
-        st->work_len = unpadded + pad;
-        st->work = tb_zalloc(st->work_len);
-        if (st->work == NULL) return TB_ERROR;
-        memcpy(st->work, st->in, n);
-        memset(st->work + unpadded, (int)(pad - 1), pad);
-        out_cap = st->work_len;
-    }
     st->buf = tb_zalloc(out_cap);
     if (st->buf == NULL) return TB_ERROR;
     st->base.out = st->buf;
@@ -270,7 +224,7 @@ static tb_status aead_seal(aead_state *st)
     int ret = mbedtls_cipher_auth_encrypt_ext(&st->cipher, st->nonce, st->nonce_len, st->aad,
                                               st->aad_len, st->in, st->in_len, st->buf,
                                               st->in_len + TAG_LEN, &olen, TAG_LEN);
-    if (ret != 0) return mbt_fail("mbedtls_cipher_auth_encrypt_ext", ret);
+    if (ret != 0) return tb_mbedtls_fail("mbedtls_cipher_auth_encrypt_ext", ret);
     st->base.out_len = olen;
     return TB_OK;
 }
@@ -281,77 +235,112 @@ static tb_status aead_open(aead_state *st)
     int ret = mbedtls_cipher_auth_decrypt_ext(&st->cipher, st->nonce, st->nonce_len, st->aad,
                                               st->aad_len, st->in, st->in_len, st->buf,
                                               st->in_len - TAG_LEN, &olen, TAG_LEN);
-    if (ret == MBEDTLS_ERR_CIPHER_AUTH_FAILED) return mbt_reject("mbedtls_cipher_auth_decrypt_ext", ret);
-    if (ret != 0) return mbt_fail("mbedtls_cipher_auth_decrypt_ext", ret);
+    if (ret == MBEDTLS_ERR_CIPHER_AUTH_FAILED) return tb_mbedtls_reject("mbedtls_cipher_auth_decrypt_ext", ret);
+    if (ret != 0) return tb_mbedtls_fail("mbedtls_cipher_auth_decrypt_ext", ret);
     st->base.out_len = olen;
     return TB_OK;
 }
 
-/* HMAC(mac_key, aad || msg) into mac. */
-static tb_status cbc_mac(aead_state *st, const uint8_t *msg, size_t len, uint8_t *mac)
-{
-    int ret = mbedtls_md_hmac_reset(&st->hmac);
-    if (ret == 0) ret = mbedtls_md_hmac_update(&st->hmac, st->aad, st->aad_len);
-    if (ret == 0) ret = mbedtls_md_hmac_update(&st->hmac, msg, len);
-    if (ret == 0) ret = mbedtls_md_hmac_finish(&st->hmac, mac);
-    return ret == 0 ? TB_OK : mbt_fail("mbedtls_md_hmac", ret);
-}
-
-static tb_status cbc_seal(aead_state *st)
-{
-    tb_status s = cbc_mac(st, st->in, st->in_len, st->work + st->in_len);
-    if (s != TB_OK) return s;
-    size_t olen = 0;
-    int ret = mbedtls_cipher_crypt(&st->cipher, st->nonce, st->nonce_len, st->work, st->work_len,
-                                   st->buf, &olen);
-    if (ret != 0) return mbt_fail("mbedtls_cipher_crypt", ret);
-    st->base.out_len = olen;
-    return TB_OK;
-}
-
-static tb_status cbc_open(aead_state *st)
-{
-    size_t olen = 0;
-    int ret = mbedtls_cipher_crypt(&st->cipher, st->nonce, st->nonce_len, st->in, st->in_len,
-                                   st->buf, &olen);
-    if (ret != 0) return mbt_fail("mbedtls_cipher_crypt", ret);
-    size_t p = st->buf[olen - 1];
-    if (p + 1 + st->mac_len > olen) {
-        tb_set_error("%s: bad TLS padding length", st->a->name);
-        return TB_REJECT;
-    }
-    unsigned diff = 0;
-    for (size_t i = olen - 1 - p; i < olen; i++) diff |= st->buf[i] ^ (unsigned)p;
-    size_t len = olen - 1 - p - st->mac_len;
-    uint8_t mac[MBEDTLS_MD_MAX_SIZE];
-    tb_status s = cbc_mac(st, st->buf, len, mac);
-    if (s != TB_OK) return s;
-    if (diff != 0 || mbedtls_ct_memcmp(mac, st->buf + len, st->mac_len) != 0) {
-        tb_set_error("%s: padding or MAC check failed", st->a->name);
-        return TB_REJECT;
-    }
-    st->base.out_len = len;
-    return TB_OK;
-}
-
-static tb_status aead_run(mbt_state *base)
+static tb_status aead_run(tb_mbedtls_state *base)
 {
     aead_state *st = (aead_state *)base;
-    if (st->a->mac != MBEDTLS_MD_NONE) return st->decrypt ? cbc_open(st) : cbc_seal(st);
     return st->decrypt ? aead_open(st) : aead_seal(st);
 }
 
-static void aead_release(mbt_state *base)
+static void aead_release(tb_mbedtls_state *base)
 {
     aead_state *st = (aead_state *)base;
     mbedtls_cipher_free(&st->cipher);
-    mbedtls_md_free(&st->hmac);
     free(st->nonce);
     free(st->aad);
     free(st->in);
     free(st->buf);
-    free(st->work);
     free(st);
 }
 
-const mbt_family mbt_aead = {aead_supports, aead_prepare, aead_run, aead_release};
+const tb_mbedtls_family tb_mbedtls_aead = {aead_supports, aead_prepare, aead_run, aead_release};
+
+/* ---- primitives the core composes (tb_prim_ops) ------------------------ */
+
+static int prim_supports(const char *alg)
+{
+    if (strcmp(alg, "aes-128-cbc") == 0) return mbedtls_cipher_info_from_type(MBEDTLS_CIPHER_AES_128_CBC) != NULL;
+    return hmac_info(alg) != NULL;
+}
+
+static void prim_cipher_free(void *ctx)
+{
+    mbedtls_cipher_context_t *c = ctx;
+    if (c == NULL) return;
+    mbedtls_cipher_free(c);
+    free(c);
+}
+
+static tb_status prim_cipher_new(const char *alg, tb_bytes key, int decrypt, void **out)
+{
+    const mbedtls_cipher_info_t *info = mbedtls_cipher_info_from_type(MBEDTLS_CIPHER_AES_128_CBC);
+    if (strcmp(alg, "aes-128-cbc") != 0 || info == NULL || key.len != 16) {
+        tb_set_error("%s with a %zu-byte key is not a primitive of this build", alg, key.len);
+        return TB_UNSUPPORTED;
+    }
+    mbedtls_cipher_context_t *c = tb_zalloc(sizeof(*c));
+    if (c == NULL) return TB_ERROR;
+    mbedtls_cipher_init(c);
+    *out = c;
+    int ret = mbedtls_cipher_setup(c, info);
+    if (ret == 0) ret = mbedtls_cipher_setkey(c, key.data, 128, decrypt ? MBEDTLS_DECRYPT : MBEDTLS_ENCRYPT);
+    /* The TLS record code pads itself and runs CBC unpadded. */
+    if (ret == 0) ret = mbedtls_cipher_set_padding_mode(c, MBEDTLS_PADDING_NONE);
+    if (ret != 0) {
+        prim_cipher_free(c);
+        *out = NULL;
+        return tb_mbedtls_fail("mbedtls_cipher_setup/setkey", ret);
+    }
+    return TB_OK;
+}
+
+static tb_status prim_cipher_run(void *ctx, const uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len)
+{
+    size_t olen = 0;
+    int ret = mbedtls_cipher_crypt(ctx, iv, 16, in, len, out, &olen);
+    return ret == 0 ? TB_OK : tb_mbedtls_fail("mbedtls_cipher_crypt", ret);
+}
+
+static void prim_mac_free(void *ctx)
+{
+    mbedtls_md_context_t *m = ctx;
+    if (m == NULL) return;
+    mbedtls_md_free(m);
+    free(m);
+}
+
+static tb_status prim_mac_new(const char *alg, tb_bytes key, void **out)
+{
+    const mbedtls_md_info_t *info = hmac_info(alg);
+    if (info == NULL) {
+        tb_set_error("%s is not a primitive of this build", alg);
+        return TB_UNSUPPORTED;
+    }
+    mbedtls_md_context_t *m = tb_zalloc(sizeof(*m));
+    if (m == NULL) return TB_ERROR;
+    mbedtls_md_init(m);
+    int ret = mbedtls_md_setup(m, info, 1);
+    if (ret == 0) ret = mbedtls_md_hmac_starts(m, key.data, key.len);
+    if (ret != 0) {
+        prim_mac_free(m);
+        return tb_mbedtls_fail("mbedtls_md_setup/hmac_starts", ret);
+    }
+    *out = m;
+    return TB_OK;
+}
+
+static tb_status prim_mac_run(void *ctx, tb_bytes a, tb_bytes b, uint8_t *tag)
+{
+    int ret = mbedtls_md_hmac_reset(ctx);
+    if (ret == 0) ret = mbedtls_md_hmac_update(ctx, a.data, a.len);
+    if (ret == 0) ret = mbedtls_md_hmac_update(ctx, b.data, b.len);
+    if (ret == 0) ret = mbedtls_md_hmac_finish(ctx, tag);
+    return ret == 0 ? TB_OK : tb_mbedtls_fail("mbedtls_md_hmac", ret);
+}
+
+TB_DEFINE_PRIMS();

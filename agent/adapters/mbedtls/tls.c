@@ -6,7 +6,7 @@
  * MBEDTLS_SSL_PRESET_DEFAULT). Resumption is on only when asked for: the
  * server then has a session cache (TLS 1.2 session IDs) or the session-ticket
  * key module (mbedtls_ssl_ticket), else it issues nothing. */
-#include "mbt.h"
+#include "mbedtls_adapter.h"
 #include "tb/tls.h"
 
 #include <mbedtls/dhm.h>
@@ -208,7 +208,7 @@ static tb_status parse_key(mbedtls_pk_context *pk, tb_bytes pem, const char *wha
         tb_set_error("out of memory");
         return TB_ERROR;
     }
-    int ret = mbedtls_pk_parse_key(pk, p, pem.len + 1, NULL, 0, mbt_rng, NULL);
+    int ret = mbedtls_pk_parse_key(pk, p, pem.len + 1, NULL, 0, tb_mbedtls_rng, NULL);
     free(p);
     if (ret == 0) return TB_OK;
     char buf[256];
@@ -359,7 +359,7 @@ static tb_status setup_conf(endpoint_t *e, mbedtls_ssl_config *conf, const tb_tl
     int ret = mbedtls_ssl_config_defaults(conf, e->side == TB_SIDE_CLIENT ? MBEDTLS_SSL_IS_CLIENT : MBEDTLS_SSL_IS_SERVER,
                                           MBEDTLS_SSL_TRANSPORT_STREAM, MBEDTLS_SSL_PRESET_DEFAULT);
     if (ret != 0) return fail("mbedtls_ssl_config_defaults", ret);
-    mbedtls_ssl_conf_rng(conf, mbt_rng, NULL);
+    mbedtls_ssl_conf_rng(conf, tb_mbedtls_rng, NULL);
     mbedtls_ssl_protocol_version v = cfg->version == 13 ? MBEDTLS_SSL_VERSION_TLS1_3 : MBEDTLS_SSL_VERSION_TLS1_2;
     mbedtls_ssl_conf_min_tls_version(conf, v);
     mbedtls_ssl_conf_max_tls_version(conf, v);
@@ -404,7 +404,7 @@ static tb_status server_state(endpoint_t *e)
 {
     if (e->side != TB_SIDE_SERVER) return TB_OK;
     if (e->resume != TB_RESUME_TICKET && e->resume != TB_RESUME_PSK_ONLY) return TB_OK;
-    int ret = mbedtls_ssl_ticket_setup(&e->ticket, mbt_rng, NULL, MBEDTLS_CIPHER_AES_256_GCM, TICKET_LIFETIME);
+    int ret = mbedtls_ssl_ticket_setup(&e->ticket, tb_mbedtls_rng, NULL, MBEDTLS_CIPHER_AES_256_GCM, TICKET_LIFETIME);
     return ret == 0 ? TB_OK : fail("mbedtls_ssl_ticket_setup", ret);
 }
 
@@ -459,12 +459,7 @@ static tb_status endpoint_new(tb_side side, const tb_tls_config *cfg, void **out
     mbedtls_ssl_ticket_init(&e->ticket);
     mbedtls_ssl_cache_init(&e->cache);
     tb_status st = configure(e, cfg);
-    if (st != TB_OK) {
-        free_endpoint(e);
-        return st;
-    }
-    *out = e;
-    return TB_OK;
+    return tb_settle(st, e, free_endpoint, out);
 }
 
 /* ---- connections ---- */
@@ -705,17 +700,4 @@ static tb_status early_recv(void *p, uint8_t *buf, size_t cap, size_t *got)
     return TB_OK;
 }
 
-const tb_tls_ops tb_library_tls = {
-    .endpoint_new = endpoint_new,
-    .endpoint_free = free_endpoint,
-    .conn_new = conn_new,
-    .step = step,
-    .send = tls_send,
-    .recv = tls_recv,
-    .conn_free = conn_free,
-    .session_get = session_get,
-    .session_free = session_free,
-    .resumed = resumed,
-    .early_send = early_send,
-    .early_recv = early_recv,
-};
+TB_DEFINE_TLS_OPS();

@@ -1,4 +1,5 @@
 /* OpenSSL TLS endpoints over the core's in-memory transport (a custom BIO). */
+#include "openssl_adapter.h"
 #include "tb/tls.h"
 #include "tb/util.h"
 
@@ -36,16 +37,6 @@ typedef struct {
 } conn_t;
 
 static BIO_METHOD *method;
-
-static tb_status ssl_fail(const char *what)
-{
-    unsigned long e = ERR_get_error();
-    char buf[256] = "no error queued";
-    if (e != 0) ERR_error_string_n(e, buf, sizeof(buf));
-    ERR_clear_error();
-    tb_set_error("%s: %s", what, buf);
-    return TB_ERROR;
-}
 
 /* ---- the BIO: reads and writes go to the core's transport ---- */
 
@@ -109,7 +100,7 @@ static const char *group_name(const char *g)
 
 /* OpenSSL names TLS 1.2 suites its own way: find the one whose standard
  * (IANA) name is the one asked for. */
-static const char *openssl_suite_name(SSL_CTX *ctx, const char *iana)
+static const char *library_suite_name(SSL_CTX *ctx, const char *iana)
 {
     STACK_OF(SSL_CIPHER) *all = SSL_CTX_get_ciphers(ctx);
     for (int i = 0; i < sk_SSL_CIPHER_num(all); i++) {
@@ -160,7 +151,7 @@ static tb_status set_group(SSL_CTX *ctx, tb_side side, const tb_tls_config *cfg)
                 EVP_PKEY_paramgen(pc, &dh) != 1 || SSL_CTX_set0_tmp_dh_pkey(ctx, dh) != 1) {
                 EVP_PKEY_free(dh);
                 EVP_PKEY_CTX_free(pc);
-                return ssl_fail("DHE parameters");
+                return tb_openssl_fail("DHE parameters");
             }
             EVP_PKEY_CTX_free(pc);
         }
@@ -181,12 +172,12 @@ static tb_status load_identity(SSL_CTX *ctx, tb_bytes chain, tb_bytes pkey)
     BIO *in = BIO_new_mem_buf(chain.data, (int)chain.len);
     X509 *leaf = in ? PEM_read_bio_X509(in, NULL, NULL, NULL) : NULL;
     tb_status st = TB_OK;
-    if (leaf == NULL || SSL_CTX_use_certificate(ctx, leaf) != 1) st = ssl_fail("certificate");
+    if (leaf == NULL || SSL_CTX_use_certificate(ctx, leaf) != 1) st = tb_openssl_fail("certificate");
     X509 *extra;
     while (st == TB_OK && (extra = PEM_read_bio_X509(in, NULL, NULL, NULL)) != NULL) {
         if (SSL_CTX_add0_chain_cert(ctx, extra) != 1) {
             X509_free(extra);
-            st = ssl_fail("chain certificate");
+            st = tb_openssl_fail("chain certificate");
         }
     }
     ERR_clear_error(); /* the end of the PEM stream */
@@ -196,7 +187,7 @@ static tb_status load_identity(SSL_CTX *ctx, tb_bytes chain, tb_bytes pkey)
     in = BIO_new_mem_buf(pkey.data, (int)pkey.len);
     EVP_PKEY *key = in ? PEM_read_bio_PrivateKey(in, NULL, NULL, NULL) : NULL;
     if (key == NULL || SSL_CTX_use_PrivateKey(ctx, key) != 1 || SSL_CTX_check_private_key(ctx) != 1)
-        st = ssl_fail("private key");
+        st = tb_openssl_fail("private key");
     EVP_PKEY_free(key);
     BIO_free(in);
     return st;
@@ -208,7 +199,7 @@ static tb_status load_trust(SSL_CTX *ctx, const tb_tls_config *cfg)
     BIO *in = BIO_new_mem_buf(cfg->trust.data, (int)cfg->trust.len);
     X509 *root = in ? PEM_read_bio_X509(in, NULL, NULL, NULL) : NULL;
     tb_status st = TB_OK;
-    if (root == NULL || X509_STORE_add_cert(SSL_CTX_get_cert_store(ctx), root) != 1) st = ssl_fail("trust anchor");
+    if (root == NULL || X509_STORE_add_cert(SSL_CTX_get_cert_store(ctx), root) != 1) st = tb_openssl_fail("trust anchor");
     X509_free(root);
     BIO_free(in);
     SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
@@ -262,7 +253,7 @@ static tb_status set_resumption(endpoint_t *e, const tb_tls_config *cfg)
         if (cfg->resume != TB_RESUME_TICKET) SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
         return TB_OK;
     }
-    if (SSL_CTX_set_session_id_context(ctx, id_context, sizeof(id_context) - 1) != 1) return ssl_fail("session id context");
+    if (SSL_CTX_set_session_id_context(ctx, id_context, sizeof(id_context) - 1) != 1) return tb_openssl_fail("session id context");
     switch (cfg->resume) {
     case TB_RESUME_NONE: /* a full handshake pays for no ticket and no cache entry */
         SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
@@ -278,7 +269,7 @@ static tb_status set_resumption(endpoint_t *e, const tb_tls_config *cfg)
             /* anti-replay needs the server's cache: stateful single-use tickets */
             SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_SERVER);
             SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
-            if (SSL_CTX_set_max_early_data(ctx, cfg->max_early_data) != 1) return ssl_fail("max early data");
+            if (SSL_CTX_set_max_early_data(ctx, cfg->max_early_data) != 1) return tb_openssl_fail("max early data");
         } else {
             SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF); /* stateless tickets */
         }
@@ -300,8 +291,8 @@ static tb_status set_suite(endpoint_t *e, const tb_tls_config *cfg)
     }
     int anon = strstr(cfg->suite, "_anon_") != NULL;
     /* anonymous suites exist only below security level 1: list them first */
-    if (anon && SSL_CTX_set_cipher_list(e->ctx, "ALL:aNULL:@SECLEVEL=0") != 1) return ssl_fail("cipher list");
-    const char *name = openssl_suite_name(e->ctx, cfg->suite);
+    if (anon && SSL_CTX_set_cipher_list(e->ctx, "ALL:aNULL:@SECLEVEL=0") != 1) return tb_openssl_fail("cipher list");
+    const char *name = library_suite_name(e->ctx, cfg->suite);
     char list[128];
     snprintf(list, sizeof(list), "%s%s", name ? name : "", anon ? ":@SECLEVEL=0" : "");
     if (name == NULL || SSL_CTX_set_cipher_list(e->ctx, list) != 1) {
@@ -348,7 +339,7 @@ static tb_status endpoint_new(tb_side side, const tb_tls_config *cfg, void **out
     int v = cfg->version == 13 ? TLS1_3_VERSION : TLS1_2_VERSION;
     if (e->ctx == NULL || SSL_CTX_set_min_proto_version(e->ctx, v) != 1 ||
         SSL_CTX_set_max_proto_version(e->ctx, v) != 1) {
-        st = ssl_fail("SSL_CTX_new");
+        st = tb_openssl_fail("SSL_CTX_new");
     } else {
         SSL_CTX_set_app_data(e->ctx, e);
         st = set_suite(e, cfg);
@@ -356,12 +347,7 @@ static tb_status endpoint_new(tb_side side, const tb_tls_config *cfg, void **out
     if (st == TB_OK && cfg->group != NULL) st = set_group(e->ctx, side, cfg);
     if (st == TB_OK) st = set_authentication(e, cfg);
     if (st == TB_OK) st = set_resumption(e, cfg);
-    if (st != TB_OK) {
-        free_endpoint(e);
-        return st;
-    }
-    *out = e;
-    return TB_OK;
+    return tb_settle(st, e, free_endpoint, out);
 }
 
 static void conn_free(void *p)
@@ -386,7 +372,7 @@ static tb_status conn_new(void *ep, const tb_transport *tr, void *session, void 
     c->bio = c->ssl ? BIO_new(method) : NULL;
     if (c->bio == NULL) {
         conn_free(c);
-        return ssl_fail("SSL_new");
+        return tb_openssl_fail("SSL_new");
     }
     BIO_set_data(c->bio, &c->tr);
     SSL_set_bio(c->ssl, c->bio, c->bio);
@@ -395,11 +381,11 @@ static tb_status conn_new(void *ep, const tb_transport *tr, void *session, void 
         if (SSL_set_tlsext_host_name(c->ssl, e->name) != 1 ||
             (e->cfg->server_chain.len > 0 && SSL_set1_host(c->ssl, e->name) != 1)) {
             conn_free(c);
-            return ssl_fail("server name");
+            return tb_openssl_fail("server name");
         }
         if (session != NULL && SSL_set_session(c->ssl, session) != 1) {
             conn_free(c);
-            return ssl_fail("SSL_set_session");
+            return tb_openssl_fail("SSL_set_session");
         }
     } else {
         SSL_set_accept_state(c->ssl);
@@ -519,17 +505,4 @@ static tb_status early_recv(void *p, uint8_t *buf, size_t cap, size_t *got)
     return TB_OK;
 }
 
-const tb_tls_ops tb_library_tls = {
-    .endpoint_new = endpoint_new,
-    .endpoint_free = free_endpoint,
-    .conn_new = conn_new,
-    .step = step,
-    .send = tls_send,
-    .recv = tls_recv,
-    .conn_free = conn_free,
-    .session_get = session_get,
-    .session_free = session_free,
-    .resumed = resumed,
-    .early_send = early_send,
-    .early_recv = early_recv,
-};
+TB_DEFINE_TLS_OPS();

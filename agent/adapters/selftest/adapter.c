@@ -14,17 +14,17 @@ typedef struct {
     uint8_t out[32];
 } state_t;
 
-static tb_status st_init(void)
+static tb_status adapter_init(void)
 {
     return TB_OK;
 }
 
-static const char *st_version(void)
+static const char *adapter_version(void)
 {
     return "selftest 1";
 }
 
-static const char *st_config(void)
+static const char *adapter_config(void)
 {
     return TB_LIBRARY_CONFIG;
 }
@@ -40,13 +40,13 @@ static int which_of(const char *alg)
     return -1;
 }
 
-static int st_supports(tb_kind kind, const char *alg, const char *op)
+static int adapter_supports(tb_kind kind, const char *alg, const char *op)
 {
     (void)op;
     return kind == TB_KIND_HASH && which_of(alg) >= 0;
 }
 
-static tb_status st_prepare(const tb_job *job, void **out)
+static tb_status adapter_prepare(const tb_job *job, void **out)
 {
     state_t *s = calloc(1, sizeof(*s));
     if (s == NULL) return TB_ERROR;
@@ -63,7 +63,7 @@ static __attribute__((noinline)) void use_stack(uint8_t *out)
     out[0] = big[0];
 }
 
-static tb_status st_run(void *p)
+static tb_status adapter_run(void *p)
 {
     state_t *s = p;
     if (s->which == 0) {
@@ -82,7 +82,7 @@ static tb_status st_run(void *p)
     return TB_OK;
 }
 
-static tb_status st_result(void *p, tb_bytes *out)
+static tb_status adapter_result(void *p, tb_bytes *out)
 {
     state_t *s = p;
     out->data = s->out;
@@ -90,19 +90,9 @@ static tb_status st_result(void *p, tb_bytes *out)
     return TB_OK;
 }
 
-static void st_release(void *p)
+static void adapter_release(void *p)
 {
     free(p);
 }
 
-const tb_adapter tb_library = {
-    .name = "selftest",
-    .init = st_init,
-    .version = st_version,
-    .config = st_config,
-    .supports = st_supports,
-    .prepare = st_prepare,
-    .run = st_run,
-    .result = st_result,
-    .release = st_release,
-};
+TB_DEFINE_ADAPTER("selftest");

@@ -1,5 +1,7 @@
-/* wolfSSL adapter: the wolfCrypt primitives (wc_*) behind the tlsbench
- * contract (include/tb/adapter.h). Built with our user_settings.h. */
+/* wolfSSL adapter: the tb_library entry points (init, version, config,
+ * supports), the algorithm table and the dispatch to one family per file:
+ * sym.c (hash, mac, aead, primitives), kex.c, pk.c (sig, pke); TLS in tls.c.
+ * The wolfCrypt primitives (wc_*), built with our user_settings.h. */
 #include "wolfssl_adapter.h"
 #include "tb/platform.h"
 #include "tb/util.h"
@@ -20,7 +22,7 @@ int tb_wolfssl_seed(unsigned char *output, unsigned int sz)
     return tb_platform_seed(output, sz) == 0 ? 0 : -1;
 }
 
-WC_RNG wolf_rng;
+WC_RNG tb_wolfssl_rng;
 
 /* ---- Algorithm table: every catalog entry wolfCrypt can do as built ---- */
 
@@ -39,8 +41,6 @@ static const alg_info algs[] = {
     {TB_KIND_AEAD, "aes-256-gcm", F_GCM, 0, 32, 0},
     {TB_KIND_AEAD, "aes-128-ccm", F_CCM, 0, 16, 0},
     {TB_KIND_AEAD, "chacha20-poly1305", F_CHACHAPOLY, 0, 32, 0},
-    {TB_KIND_AEAD, "aes-128-cbc-hmac-sha1", F_CBC_HMAC, WC_SHA, 16, WC_SHA_DIGEST_SIZE},
-    {TB_KIND_AEAD, "aes-128-cbc-hmac-sha256", F_CBC_HMAC, WC_SHA256, 16, WC_SHA256_DIGEST_SIZE},
     {TB_KIND_KEX, "x25519", F_X25519, 0, CURVE25519_KEYSIZE, 0},
     {TB_KIND_KEX, "x448", F_X448, 0, CURVE448_KEY_SIZE, 0},
     {TB_KIND_KEX, "p256", F_ECDH, 0, 32, ECC_SECP256R1},
@@ -89,21 +89,21 @@ static int find_op(tb_kind kind, const char *op)
 
 /* ---- Adapter entry points ---- */
 
-static tb_status wolf_init(void)
+static tb_status adapter_init(void)
 {
     int ret = wolfCrypt_Init();
     if (ret != 0) return lib_fail("wolfCrypt_Init", ret);
-    ret = wc_InitRng(&wolf_rng);
+    ret = wc_InitRng(&tb_wolfssl_rng);
     if (ret != 0) return lib_fail("wc_InitRng", ret);
     return TB_OK;
 }
 
-static const char *wolf_version(void)
+static const char *adapter_version(void)
 {
     return wolfSSL_lib_version();
 }
 
-static const char *wolf_config(void)
+static const char *adapter_config(void)
 {
     static char buf[2048];
     if (buf[0] != '\0') return buf;
@@ -149,12 +149,12 @@ static const char *wolf_config(void)
     return buf;
 }
 
-static int wolf_supports(tb_kind kind, const char *alg, const char *op)
+static int adapter_supports(tb_kind kind, const char *alg, const char *op)
 {
     return find_alg(kind, alg) != NULL && find_op(kind, op) >= 0;
 }
 
-static void wolf_release(void *p)
+static void adapter_release(void *p)
 {
     state *s = p;
     if (s == NULL) return;
@@ -163,10 +163,6 @@ static void wolf_release(void *p)
         case F_HMAC: wc_HmacFree(&s->u.hmac); break;
         case F_GCM:
         case F_CCM: wc_AesFree(&s->u.aes); break;
-        case F_CBC_HMAC:
-            if (s->u.mte.aes_live) wc_AesFree(&s->u.mte.aes);
-            if (s->u.mte.hmac_live) wc_HmacFree(&s->u.mte.hmac);
-            break;
         case F_X25519:
             wc_curve25519_free(&s->u.x25519.k);
             wc_curve25519_free(&s->u.x25519.peer);
@@ -214,228 +210,13 @@ static tb_status copy_inputs(state *s, const tb_job *job)
     return TB_OK;
 }
 
-static tb_status alloc_out(state *s, size_t cap)
+tb_status tb_wolfssl_alloc_out(state *s, size_t cap)
 {
     s->out = tb_zalloc(cap);
     return s->out == NULL ? TB_ERROR : TB_OK;
 }
 
-/* ---- prepare: key parsing, key schedules, contexts (untimed) ---- */
-
-static tb_status prep_hash_mac(state *s, const tb_job *job)
-{
-    if (alloc_out(s, WC_MAX_DIGEST_SIZE) != TB_OK) return TB_ERROR;
-    if (s->alg->fam == F_HASH) return TB_OK;
-    int ret = wc_HmacInit(&s->u.hmac, NULL, INVALID_DEVID);
-    if (ret != 0) return lib_fail("wc_HmacInit", ret);
-    s->live = 1;
-    ret = wc_HmacSetKey(&s->u.hmac, s->alg->hash, job->key.data, (word32)job->key.len);
-    return ret == 0 ? TB_OK : lib_fail("wc_HmacSetKey", ret);
-}
-
-static tb_status prep_aead(state *s, const tb_job *job)
-{
-    const alg_info *a = s->alg;
-    size_t mac_len = a->fam == F_CBC_HMAC ? (size_t)a->param : 0;
-    size_t n = job->nonce.len, len = job->msg.len;
-    int ret;
-
-    if (job->key.len != (size_t)a->size + mac_len) {
-        return bad_len("key", job->key.len, a->fam == F_CBC_HMAC ? "enc_key(16) || mac_key" : "the cipher's key size");
-    }
-    if (a->fam == F_GCM && n == 0) return bad_len("nonce", n, "at least 1");
-    if (a->fam == F_CCM && (n < 7 || n > 13)) return bad_len("nonce", n, "7 to 13");
-    if (a->fam == F_CHACHAPOLY && n != CHACHA20_POLY1305_AEAD_IV_SIZE) return bad_len("nonce", n, "12");
-    if (a->fam == F_CBC_HMAC && n != AES_BLOCK_SIZE) return bad_len("nonce (IV)", n, "16");
-    if (s->op == OP_DEC && a->fam == F_CBC_HMAC && (len % AES_BLOCK_SIZE != 0 || len < (mac_len / 16 + 1) * 16)) {
-        return bad_len("ciphertext", len, "a multiple of 16 holding the MAC and padding");
-    }
-    if (s->op == OP_DEC && a->fam != F_CBC_HMAC && len < 16) return bad_len("ciphertext", len, "at least the 16-byte tag");
-    if (alloc_out(s, len + mac_len + 2 * AES_BLOCK_SIZE) != TB_OK) return TB_ERROR;
-
-    switch (a->fam) {
-    case F_GCM:
-    case F_CCM:
-        ret = wc_AesInit(&s->u.aes, NULL, INVALID_DEVID);
-        if (ret != 0) return lib_fail("wc_AesInit", ret);
-        s->live = 1;
-        if (a->fam == F_GCM) {
-            ret = wc_AesGcmSetKey(&s->u.aes, job->key.data, (word32)job->key.len);
-            return ret == 0 ? TB_OK : lib_fail("wc_AesGcmSetKey", ret);
-        }
-        ret = wc_AesCcmSetKey(&s->u.aes, job->key.data, (word32)job->key.len);
-        return ret == 0 ? TB_OK : lib_fail("wc_AesCcmSetKey", ret);
-    case F_CHACHAPOLY:
-        /* wolfCrypt's ChaCha20-Poly1305 is one-shot: the key schedule is a
-         * copy of the key, the Poly1305 key is per nonce anyway. */
-        memcpy(s->key, job->key.data, CHACHA20_POLY1305_AEAD_KEYSIZE);
-        return TB_OK;
-    default: /* F_CBC_HMAC */
-        s->live = 1;
-        ret = wc_AesInit(&s->u.mte.aes, NULL, INVALID_DEVID);
-        if (ret != 0) return lib_fail("wc_AesInit", ret);
-        s->u.mte.aes_live = 1;
-        ret = wc_AesSetKey(&s->u.mte.aes, job->key.data, AES_BLOCK_SIZE, job->nonce.data,
-                           s->op == OP_ENC ? AES_ENCRYPTION : AES_DECRYPTION);
-        if (ret != 0) return lib_fail("wc_AesSetKey", ret);
-        ret = wc_HmacInit(&s->u.mte.hmac, NULL, INVALID_DEVID);
-        if (ret != 0) return lib_fail("wc_HmacInit", ret);
-        s->u.mte.hmac_live = 1;
-        ret = wc_HmacSetKey(&s->u.mte.hmac, a->hash, job->key.data + AES_BLOCK_SIZE, (word32)mac_len);
-        return ret == 0 ? TB_OK : lib_fail("wc_HmacSetKey", ret);
-    }
-}
-
-static tb_status prep_kex(state *s, const tb_job *job)
-{
-    const alg_info *a = s->alg;
-    size_t n = (size_t)a->size;
-    size_t pub_len = a->fam == F_ECDH ? 1 + 2 * n : n;
-    int need_priv = s->op == OP_PUBLIC || s->op == OP_DERIVE;
-    int need_peer = s->op == OP_DERIVE || s->op == OP_EXCHANGE;
-    word32 len;
-    int ret;
-
-    if (need_priv && (a->fam == F_FFDHE ? job->key.len == 0 || job->key.len > n : job->key.len != n)) {
-        return bad_len("private key", job->key.len, a->fam == F_FFDHE ? "1 to the prime length" : "the scalar size");
-    }
-    if (need_peer && job->peer.len != pub_len) return bad_len("peer public key", job->peer.len, "the public key size");
-    /* The peer value stays bytes (s->peer): run() decodes and checks it as
-     * wolfSSL's TLS code does for a received key share (see run.c). */
-    if (alloc_out(s, pub_len) != TB_OK) return TB_ERROR;
-
-    switch (a->fam) {
-    case F_X25519:
-        wc_curve25519_init(&s->u.x25519.k);
-        wc_curve25519_init(&s->u.x25519.peer);
-        s->live = 1;
-        if (need_priv) {
-            /* RFC 7748 byte order; wolfSSL clamps the scalar on import. */
-            ret = wc_curve25519_import_private_ex(job->key.data, (word32)n, &s->u.x25519.k, EC25519_LITTLE_ENDIAN);
-            if (ret != 0) return lib_fail("wc_curve25519_import_private_ex", ret);
-            len = sizeof(s->key);
-            ret = wc_curve25519_export_private_raw_ex(&s->u.x25519.k, s->key, &len, EC25519_LITTLE_ENDIAN);
-            if (ret != 0) return lib_fail("wc_curve25519_export_private_raw_ex", ret);
-        }
-        return TB_OK;
-    case F_X448:
-        wc_curve448_init(&s->u.x448.k);
-        wc_curve448_init(&s->u.x448.peer);
-        s->live = 1;
-        if (need_priv) {
-            ret = wc_curve448_import_private_ex(job->key.data, (word32)n, &s->u.x448.k, EC448_LITTLE_ENDIAN);
-            if (ret != 0) return lib_fail("wc_curve448_import_private_ex", ret);
-            len = sizeof(s->key);
-            ret = wc_curve448_export_private_raw_ex(&s->u.x448.k, s->key, &len, EC448_LITTLE_ENDIAN);
-            if (ret != 0) return lib_fail("wc_curve448_export_private_raw_ex", ret);
-        }
-        return TB_OK;
-    case F_ECDH:
-        ret = wc_ecc_init(&s->u.ecc.k);
-        if (ret != 0) return lib_fail("wc_ecc_init", ret);
-        s->live = 1;
-        if (need_priv) {
-            ret = wc_ecc_import_private_key_ex(job->key.data, (word32)n, NULL, 0, &s->u.ecc.k, a->param);
-            if (ret != 0) return lib_fail("wc_ecc_import_private_key_ex", ret);
-            ret = wc_ecc_set_rng(&s->u.ecc.k, &wolf_rng); /* blinding (ECC_TIMING_RESISTANT) */
-            if (ret != 0) return lib_fail("wc_ecc_set_rng", ret);
-        }
-        return TB_OK;
-    default: /* F_FFDHE */
-        ret = wc_InitDhKey(&s->u.dh.key);
-        if (ret != 0) return lib_fail("wc_InitDhKey", ret);
-        s->live = 1;
-        ret = wc_DhSetNamedKey(&s->u.dh.key, a->param);
-        if (ret != 0) return lib_fail("wc_DhSetNamedKey", ret);
-        if (need_priv) {
-            memcpy(s->u.dh.priv, job->key.data, job->key.len);
-            s->u.dh.priv_len = (word32)job->key.len;
-        }
-        s->u.dh.gen[0] = 2; /* the RFC 7919 generator */
-        return TB_OK;
-    }
-}
-
-static tb_status prep_rsa(state *s, const tb_job *job)
-{
-    word32 idx = 0;
-    int ret = wc_InitRsaKey(&s->u.rsa, NULL);
-    if (ret != 0) return lib_fail("wc_InitRsaKey", ret);
-    s->live = 1;
-    ret = wc_RsaPrivateKeyDecode(job->key.data, &idx, &s->u.rsa, (word32)job->key.len);
-    if (ret != 0) {
-        tb_set_error("wc_RsaPrivateKeyDecode: %s (%d)", wc_GetErrorString(ret), ret);
-        return TB_BAD_INPUT;
-    }
-    size_t k = (size_t)wc_RsaEncryptSize(&s->u.rsa);
-    if (k * 8 != (size_t)s->alg->size) {
-        tb_set_error("RSA key has a %zu-bit modulus, expected %d", k * 8, s->alg->size);
-        return TB_BAD_INPUT;
-    }
-    ret = wc_RsaSetRNG(&s->u.rsa, &wolf_rng); /* blinding (WC_RSA_BLINDING) */
-    if (ret != 0) return lib_fail("wc_RsaSetRNG", ret);
-    if (s->alg->fam == F_RSA_PKE) {
-        if (s->op == OP_ENC && job->msg.len > k - 11) return bad_len("message", job->msg.len, "at most modulus - 11");
-        if (s->op == OP_ENC && job->msg.len == 0) {
-            tb_set_error("wc_RsaPublicEncrypt refuses an empty message");
-            return TB_BAD_INPUT;
-        }
-        if (s->op == OP_DEC && job->msg.len != k) return bad_len("ciphertext", job->msg.len, "the modulus size");
-    } else if (s->op == OP_VERIFY && job->sig.len != k) {
-        return bad_len("signature", job->sig.len, "the modulus size");
-    }
-    return alloc_out(s, k);
-}
-
-static tb_status prep_ecdsa(state *s, const tb_job *job)
-{
-    const alg_info *a = s->alg;
-    size_t n = (size_t)a->size;
-    int ret = wc_ecc_init(&s->u.ecc.k);
-    if (ret != 0) return lib_fail("wc_ecc_init", ret);
-    s->live = 1;
-    if (s->op == OP_VERIFY && job->pub.len != 0) {
-        if (job->pub.len != 1 + 2 * n) return bad_len("public key", job->pub.len, "0x04 || X || Y");
-        ret = wc_ecc_import_x963_ex(job->pub.data, (word32)job->pub.len, &s->u.ecc.k, a->param);
-        if (ret != 0) return lib_fail("wc_ecc_import_x963_ex", ret);
-    } else {
-        if (job->key.len != n) return bad_len("private key", job->key.len, "the scalar size");
-        ret = wc_ecc_import_private_key_ex(job->key.data, (word32)n, NULL, 0, &s->u.ecc.k, a->param);
-        if (ret != 0) return lib_fail("wc_ecc_import_private_key_ex", ret);
-        ret = wc_ecc_set_rng(&s->u.ecc.k, &wolf_rng);
-        if (ret != 0) return lib_fail("wc_ecc_set_rng", ret);
-        if (s->op == OP_VERIFY) {
-            ret = wc_ecc_make_pub_ex(&s->u.ecc.k, NULL, &wolf_rng);
-            if (ret != 0) return lib_fail("wc_ecc_make_pub_ex", ret);
-        }
-    }
-    return alloc_out(s, 2 * n + 16);
-}
-
-static tb_status prep_ed25519(state *s, const tb_job *job)
-{
-    uint8_t pub[ED25519_PUB_KEY_SIZE];
-    int ret = wc_ed25519_init(&s->u.ed);
-    if (ret != 0) return lib_fail("wc_ed25519_init", ret);
-    s->live = 1;
-    if (s->op == OP_VERIFY && job->sig.len != ED25519_SIG_SIZE) return bad_len("signature", job->sig.len, "64");
-    if (s->op == OP_VERIFY && job->pub.len != 0) {
-        if (job->pub.len != ED25519_PUB_KEY_SIZE) return bad_len("public key", job->pub.len, "32");
-        ret = wc_ed25519_import_public(job->pub.data, ED25519_PUB_KEY_SIZE, &s->u.ed);
-        if (ret != 0) return lib_fail("wc_ed25519_import_public", ret);
-    } else {
-        if (job->key.len != ED25519_KEY_SIZE) return bad_len("private key (seed)", job->key.len, "32");
-        ret = wc_ed25519_import_private_only(job->key.data, ED25519_KEY_SIZE, &s->u.ed);
-        if (ret != 0) return lib_fail("wc_ed25519_import_private_only", ret);
-        ret = wc_ed25519_make_public(&s->u.ed, pub, sizeof(pub));
-        if (ret != 0) return lib_fail("wc_ed25519_make_public", ret);
-        ret = wc_ed25519_import_private_key(job->key.data, ED25519_KEY_SIZE, pub, sizeof(pub), &s->u.ed);
-        if (ret != 0) return lib_fail("wc_ed25519_import_private_key", ret);
-    }
-    return alloc_out(s, ED25519_SIG_SIZE);
-}
-
-static tb_status wolf_prepare(const tb_job *job, void **out)
+static tb_status adapter_prepare(const tb_job *job, void **out)
 {
     *out = NULL;
     const alg_info *a = find_alg(job->kind, job->alg);
@@ -452,31 +233,47 @@ static tb_status wolf_prepare(const tb_job *job, void **out)
     if (st == TB_OK) {
         switch (a->fam) {
         case F_HASH:
-        case F_HMAC: st = prep_hash_mac(s, job); break;
+        case F_HMAC: st = tb_wolfssl_hash_prepare(s, job); break;
         case F_GCM:
         case F_CCM:
-        case F_CHACHAPOLY:
-        case F_CBC_HMAC: st = prep_aead(s, job); break;
+        case F_CHACHAPOLY: st = tb_wolfssl_aead_prepare(s, job); break;
         case F_X25519:
         case F_X448:
         case F_ECDH:
-        case F_FFDHE: st = prep_kex(s, job); break;
+        case F_FFDHE: st = tb_wolfssl_kex_prepare(s, job); break;
         case F_RSA_PKCS1:
         case F_RSA_PSS:
-        case F_RSA_PKE: st = prep_rsa(s, job); break;
-        case F_ECDSA: st = prep_ecdsa(s, job); break;
-        case F_ED25519: st = prep_ed25519(s, job); break;
+        case F_RSA_PKE: st = tb_wolfssl_rsa_prepare(s, job); break;
+        case F_ECDSA: st = tb_wolfssl_ecdsa_prepare(s, job); break;
+        case F_ED25519: st = tb_wolfssl_ed25519_prepare(s, job); break;
         }
     }
-    if (st != TB_OK) {
-        wolf_release(s);
-        return st;
-    }
-    *out = s;
-    return TB_OK;
+    return tb_settle(st, s, adapter_release, out);
 }
 
-static tb_status wolf_result(void *p, tb_bytes *out)
+static tb_status adapter_run(void *p)
+{
+    state *s = p;
+    switch (s->alg->fam) {
+    case F_HASH:
+    case F_HMAC: return tb_wolfssl_hash_run(s);
+    case F_GCM:
+    case F_CCM:
+    case F_CHACHAPOLY: return tb_wolfssl_aead_run(s);
+    case F_X25519: return tb_wolfssl_x25519_run(s);
+    case F_X448: return tb_wolfssl_x448_run(s);
+    case F_ECDH: return tb_wolfssl_ecdh_run(s);
+    case F_FFDHE: return tb_wolfssl_ffdhe_run(s);
+    case F_RSA_PKCS1:
+    case F_RSA_PSS:
+    case F_ECDSA:
+    case F_ED25519: return tb_wolfssl_sig_run(s);
+    case F_RSA_PKE: return tb_wolfssl_pke_run(s);
+    }
+    return TB_ERROR;
+}
+
+static tb_status adapter_result(void *p, tb_bytes *out)
 {
     state *s = p;
     out->data = s->out;
@@ -484,14 +281,4 @@ static tb_status wolf_result(void *p, tb_bytes *out)
     return TB_OK;
 }
 
-const tb_adapter tb_library = {
-    .name = "wolfssl",
-    .init = wolf_init,
-    .version = wolf_version,
-    .config = wolf_config,
-    .supports = wolf_supports,
-    .prepare = wolf_prepare,
-    .run = wolf_run,
-    .result = wolf_result,
-    .release = wolf_release,
-};
+TB_DEFINE_ADAPTER("wolfssl");

@@ -133,7 +133,18 @@ target_link_libraries(tb_wolfssl PUBLIC m)
 
 get_filename_component(_wolf_name ${_wolf} NAME)
 tb_add_agent(wolfssl
-  SOURCES adapters/wolfssl/adapter.c adapters/wolfssl/run.c adapters/wolfssl/tls.c
+  SOURCES adapters/wolfssl/adapter.c adapters/wolfssl/sym.c adapters/wolfssl/kex.c adapters/wolfssl/pk.c adapters/wolfssl/tls.c
   LIBS tb_wolfssl
   # (no ';' in CONFIG: CMake would split the string into a list)
   CONFIG "wolfSSL built from source (${_wolf_name}), profile ${_wolf_profile} (adapters/wolfssl/profiles/${_wolf_profile}.h): ${_wolf_asm}, TLS 1.2 PSK (static, DHE, ECDHE), static ECDH and DH_anon suites, session cache, tickets, 0-RTT enabled per endpoint")
+
+# `tlsbench fidelity --peers`: wolfCrypt's own wolfcrypt/benchmark/benchmark.c,
+# built from the same sources against the same library and user_settings.h
+# as the agent. Built only when asked for (EXCLUDE_FROM_ALL), host only.
+if(NOT TB_BARE_METAL AND EXISTS "${_wolf}/wolfcrypt/benchmark/benchmark.c")
+  add_executable(peer-wolfssl-benchmark EXCLUDE_FROM_ALL "${_wolf}/wolfcrypt/benchmark/benchmark.c"
+                 peers/wolfssl_seed.c)
+  target_link_libraries(peer-wolfssl-benchmark PRIVATE tb_wolfssl)
+  set_source_files_properties("${_wolf}/wolfcrypt/benchmark/benchmark.c" PROPERTIES COMPILE_OPTIONS -w)
+  set_source_files_properties(peers/wolfssl_seed.c PROPERTIES COMPILE_OPTIONS "${TB_WARNINGS}")
+endif()

@@ -394,12 +394,7 @@ static tb_status endpoint_new(tb_side side, const tb_tls_config *cfg, void **out
     if (st == TB_OK && (cfg->group != NULL || cfg->client_share != NULL)) st = set_groups(e, cfg);
     if (st == TB_OK) st = set_dh_params(e, cfg);
     if (st == TB_OK) st = set_resumption(e, cfg);
-    if (st != TB_OK) {
-        free_endpoint(e);
-        return st;
-    }
-    *out = e;
-    return TB_OK;
+    return tb_settle(st, e, free_endpoint, out);
 }
 
 /* ---- connections ---- */
@@ -632,17 +627,4 @@ static tb_status early_recv(void *p, uint8_t *buf, size_t cap, size_t *got)
     return TB_OK;
 }
 
-const tb_tls_ops tb_library_tls = {
-    .endpoint_new = endpoint_new,
-    .endpoint_free = free_endpoint,
-    .conn_new = conn_new,
-    .step = step,
-    .send = tls_send,
-    .recv = tls_recv,
-    .conn_free = conn_free,
-    .session_get = session_get,
-    .session_free = session_free,
-    .resumed = resumed,
-    .early_send = early_send,
-    .early_recv = early_recv,
-};
+TB_DEFINE_TLS_OPS();

@@ -1,5 +1,6 @@
 /* Internal to the wolfSSL adapter: the algorithm table entry, the job state
- * and the small helpers shared by adapter.c (set-up) and run.c (timed). */
+ * and the helpers its files share (adapter.c: entry points, table, dispatch;
+ * sym.c: hash, mac, aead, primitives; kex.c; pk.c: sig, pke; tls.c). */
 #ifndef TB_WOLFSSL_ADAPTER_H
 #define TB_WOLFSSL_ADAPTER_H
 
@@ -25,7 +26,7 @@
 /* ---- Algorithm table ---- */
 
 typedef enum {
-    F_HASH, F_HMAC, F_GCM, F_CCM, F_CHACHAPOLY, F_CBC_HMAC,
+    F_HASH, F_HMAC, F_GCM, F_CCM, F_CHACHAPOLY,
     F_X25519, F_X448, F_ECDH, F_FFDHE,
     F_RSA_PKCS1, F_RSA_PSS, F_ECDSA, F_ED25519, F_RSA_PKE
 } family;
@@ -38,7 +39,7 @@ typedef struct {
     family fam;
     int hash;   /* enum wc_HashType (hash, MAC, signature digest) */
     int size;   /* key bytes (AEAD), element/scalar bytes (kex, ECDSA), modulus bits (RSA) */
-    int param;  /* ECC curve id, ffdhe group, MtE MAC key length */
+    int param;  /* ECC curve id, ffdhe group */
 } alg_info;
 
 /* ---- Job state ---- */
@@ -56,11 +57,6 @@ typedef struct {
     union {
         Hmac hmac;
         Aes aes;
-        struct {
-            Aes aes;
-            Hmac hmac;
-            int aes_live, hmac_live;
-        } mte;
         struct {
             curve25519_key k, peer;
         } x25519;
@@ -118,9 +114,25 @@ static inline void left_pad(uint8_t *buf, word32 len, word32 width)
 }
 
 /* The process-wide DRBG (adapter.c). */
-extern WC_RNG wolf_rng;
+extern WC_RNG tb_wolfssl_rng;
 
-/* The measured operation on a prepared state (run.c). */
-tb_status wolf_run(void *state);
+/* s->out, cap bytes (adapter.c). */
+tb_status tb_wolfssl_alloc_out(state *s, size_t cap);
+
+/* Per family: set-up (untimed) and the measured operation. */
+tb_status tb_wolfssl_hash_prepare(state *s, const tb_job *job); /* sym.c: hash and HMAC */
+tb_status tb_wolfssl_hash_run(state *s);
+tb_status tb_wolfssl_aead_prepare(state *s, const tb_job *job);
+tb_status tb_wolfssl_aead_run(state *s);
+tb_status tb_wolfssl_kex_prepare(state *s, const tb_job *job); /* kex.c */
+tb_status tb_wolfssl_x25519_run(state *s);
+tb_status tb_wolfssl_x448_run(state *s);
+tb_status tb_wolfssl_ecdh_run(state *s);
+tb_status tb_wolfssl_ffdhe_run(state *s);
+tb_status tb_wolfssl_rsa_prepare(state *s, const tb_job *job); /* pk.c */
+tb_status tb_wolfssl_ecdsa_prepare(state *s, const tb_job *job);
+tb_status tb_wolfssl_ed25519_prepare(state *s, const tb_job *job);
+tb_status tb_wolfssl_sig_run(state *s);
+tb_status tb_wolfssl_pke_run(state *s);
 
 #endif

@@ -19,6 +19,8 @@
  *       AES-CBC(IV, msg || HMAC(mac_key, aad || msg) || TLS padding), where
  *       TLS padding is p+1 bytes of value p, the fewest that reach a 16-byte
  *       multiple. decrypt checks padding and MAC (TB_REJECT on mismatch).
+ *       The core composes these two from primitives (core/composite.c,
+ *       tb_prim_ops below): an adapter's own prepare/run never see them.
  * kex   op "public"   key=private -> public
  *       op "keygen"   fresh key pair from the library RNG -> public
  *       op "derive"   key=private, peer=peer public -> shared secret
@@ -106,8 +108,47 @@ typedef struct tb_adapter {
     void (*release)(void *state);
 } tb_adapter;
 
-/* Each adapter file defines exactly this one object. */
+/* Each adapter defines exactly this one object, in its adapter.c, with
+ * TB_DEFINE_ADAPTER("<name>") from static functions adapter_<member>
+ * (adapter_init, adapter_version, ... adapter_release): one shape for every
+ * library (agent/adapters/README.md). */
 extern const tb_adapter tb_library;
+#define TB_DEFINE_ADAPTER(name)                                                                                    \
+    const tb_adapter tb_library = {(name),           adapter_init,   adapter_version, adapter_config, adapter_supports, \
+                                   adapter_prepare, adapter_run,    adapter_result,  adapter_release}
+
+/*
+ * Primitives the core composes (core/composite.c builds the TLS 1.2
+ * MAC-then-encrypt record, aes-128-cbc-hmac-*, from them, once for every
+ * library). The adapter only wraps its library's calls: no padding, no
+ * checks, no copies of its own inside the *_run functions.
+ *
+ * cipher  alg "aes-128-cbc": AES-CBC without padding on whole 16-byte
+ *         blocks. cipher_new does the key schedule (untimed); cipher_run
+ *         starts from iv (16 bytes, left unchanged), len is a multiple of
+ *         16, in and out may be the same buffer.
+ * mac     alg "hmac-sha1" / "hmac-sha256": mac_new sets the key (untimed);
+ *         each mac_run is one complete HMAC over a || b into tag (the
+ *         hash's output length).
+ */
+typedef struct {
+    /* Non-zero when this build of the library has the primitive. */
+    int (*supports)(const char *alg);
+    tb_status (*cipher_new)(const char *alg, tb_bytes key, int decrypt, void **ctx);
+    tb_status (*cipher_run)(void *ctx, const uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len);
+    void (*cipher_free)(void *ctx);
+    tb_status (*mac_new)(const char *alg, tb_bytes key, void **ctx);
+    tb_status (*mac_run)(void *ctx, tb_bytes a, tb_bytes b, uint8_t *tag);
+    void (*mac_free)(void *ctx);
+} tb_prim_ops;
+
+/* Each adapter defines this object in its sym.c with TB_DEFINE_PRIMS() from
+ * static functions prim_<member>; the core links a weak empty default for
+ * those without, whose composites are then unsupported. */
+extern const tb_prim_ops tb_library_prims;
+#define TB_DEFINE_PRIMS()                                                                                          \
+    const tb_prim_ops tb_library_prims = {prim_supports, prim_cipher_new, prim_cipher_run, prim_cipher_free,       \
+                                          prim_mac_new,  prim_mac_run,    prim_mac_free}
 
 /* Adapters report why a call failed; the core sends it with the result. */
 void tb_set_error(const char *fmt, ...)

@@ -9,4 +9,9 @@
 void tb_heap_account_alloc(size_t n);
 void tb_heap_account_free(size_t n);
 
+/* Whether the hooks call the two functions above at all. Cleared for timed
+ * passes (tb_timed_begin in platform.h): a timed batch then runs the plain
+ * allocator behind one flag test, and none of the accounting's work. */
+extern volatile int tb_heap_counting;
+
 #endif

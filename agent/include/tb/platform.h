@@ -60,6 +60,14 @@ void tb_heap_side_read(int s, tb_heap_side_usage *u);
 /* The highest heap level of the whole process since it started (checks
  * against whole-process tools such as valgrind massif). */
 uint64_t tb_heap_process_peak(void);
+/* A timed pass (calibration, warm-up, samples, timed handshakes): the
+ * allocation hooks stop counting until tb_timed_end(), unless the request
+ * asked for counting inside it (count_timed=1, a check of what the hooks
+ * cost). Calls that reach the accounting during a timed pass are counted:
+ * tb_timed_heap_calls() is 0 when the timed passes were clean. */
+void tb_timed_begin(int keep_counting);
+void tb_timed_end(void);
+uint64_t tb_timed_heap_calls(void);
 /* The system allocator's own count of bytes in use (an independent figure
  * for tests), 0 when the platform has none. */
 uint64_t tb_heap_system_in_use(void);

@@ -117,7 +117,12 @@ typedef struct {
 } tb_tls_ops;
 
 /* Each adapter with TLS defines this object; the core links a weak empty
- * default for those without, so "unsupported" needs no code. */
+ * default for those without, so "unsupported" needs no code. A library
+ * adapter's tls.c defines it with TB_DEFINE_TLS_OPS() from static functions
+ * named as below (all members, resumption and 0-RTT included). */
 extern const tb_tls_ops tb_library_tls;
+#define TB_DEFINE_TLS_OPS()                                                                                        \
+    const tb_tls_ops tb_library_tls = {endpoint_new, free_endpoint, conn_new,     step,      tls_send,   tls_recv, \
+                                       conn_free,    session_get,   session_free, resumed,   early_send, early_recv}
 
 #endif

@@ -7,7 +7,7 @@
  * needs one per client; the host has a few cores). */
 #define TB_TLS_MAX_WORKERS 64u
 
-#include "tb/core.h"
+#include "tb/request.h"
 #include "tb/tls.h"
 
 #define TB_APP_BYTES 64 /* the classic IoT request and response */

@@ -13,5 +13,9 @@
 void *tb_zalloc(size_t n);
 /* An aligned copy of b (as tb_zalloc). */
 uint8_t *tb_dup(tb_bytes b);
+/* The end of every set-up that builds an object step by step: on TB_OK
+ * hands obj over through *out, otherwise releases it (release must accept
+ * a partly built object). Returns st. */
+tb_status tb_settle(tb_status st, void *obj, void (*release)(void *obj), void **out);
 
 #endif

@@ -22,12 +22,12 @@ void __real_free(void *p);
 
 static void counted(void *p)
 {
-    if (p != NULL) tb_heap_account_alloc(malloc_usable_size(p));
+    if (p != NULL && tb_heap_counting) tb_heap_account_alloc(malloc_usable_size(p));
 }
 
 static void uncounted(void *p)
 {
-    if (p != NULL) tb_heap_account_free(malloc_usable_size(p));
+    if (p != NULL && tb_heap_counting) tb_heap_account_free(malloc_usable_size(p));
 }
 
 void *__wrap_malloc(size_t n)

@@ -28,12 +28,12 @@ extern void __libc_free(void *p);
 
 static void counted(void *p)
 {
-    if (p != NULL) tb_heap_account_alloc(malloc_usable_size(p));
+    if (p != NULL && tb_heap_counting) tb_heap_account_alloc(malloc_usable_size(p));
 }
 
 static void uncounted(void *p)
 {
-    if (p != NULL) tb_heap_account_free(malloc_usable_size(p));
+    if (p != NULL && tb_heap_counting) tb_heap_account_free(malloc_usable_size(p));
 }
 
 void *malloc(size_t n)

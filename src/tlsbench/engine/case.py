@@ -67,6 +67,8 @@ class Measured:
     transcript: str
     samples: list[Sample]
     results: list[Result]
+    # host rounds: placement and pace (layout.py, pacing.py), stored in case_rounds
+    round_info: dict | None = None
 
     @staticmethod
     def not_run(status: str, reason: str, transcript: str = "") -> Measured:

@@ -125,6 +125,22 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (run_id, library, component)
     );
     """,
+    # 4 -> 5: how each round of a host case was measured: where its timed loop
+    # sat (stack offset in a 4 KiB page, heap shift), how fast the machine was
+    # by the reference workload before it, and whether it was measured again
+    """
+    CREATE TABLE case_rounds (
+        case_id INTEGER NOT NULL REFERENCES cases(id),
+        round INTEGER NOT NULL,
+        stack_at INTEGER,                -- low 12 bits of the timed frame's address (NULL: not placed)
+        heap_shift INTEGER,              -- bytes held on the heap during the timed passes
+        reference_ns INTEGER,            -- the reference workload before the kept attempt
+        best_reference_ns INTEGER,       -- the run's best reference so far
+        attempts INTEGER NOT NULL,       -- 1 + times measured again because the machine was slow
+        slow INTEGER NOT NULL,           -- 1: still slower than the threshold in the kept attempt
+        PRIMARY KEY (case_id, round)
+    );
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 # how long a write waits for another process holding the database
@@ -291,7 +307,7 @@ class Store:
         with self.db:
             ids = [r[0] for r in self.db.execute(
                 "SELECT id FROM cases WHERE run_id=? AND status='failed'", (run_id,))]
-            for table in ("samples", "results"):
+            for table in ("samples", "results", "case_rounds"):
                 self.db.executemany(f"DELETE FROM {table} WHERE case_id=?", [(i,) for i in ids])
             self.db.executemany("DELETE FROM cases WHERE id=?", [(i,) for i in ids])
 
@@ -299,7 +315,7 @@ class Store:
                  size: int | None, params: dict, status: str, reason: str, iters: int | None,
                  started: float, transcript: str,
                  samples: Iterable[Sample] = (),
-                 results: Iterable[Result] = (), rounds_done: int = 1) -> int:
+                 results: Iterable[Result] = (), rounds_done: int = 1, round_info: dict | None = None) -> int:
         """One transaction per case (or round): all of it is stored, or none of it."""
         with self.db:
             cur = self.db.execute(
@@ -312,10 +328,27 @@ class Store:
             case_id = int(cur.lastrowid)
             self._put_samples(case_id, samples)
             self._put_results(case_id, results)
+            self._put_round_info(case_id, rounds_done - 1, round_info)
         return case_id
 
+    def _put_round_info(self, case_id: int, rnd: int, info: dict | None) -> None:
+        if info is None:
+            return
+        self.db.execute(
+            "INSERT OR REPLACE INTO case_rounds VALUES (?,?,?,?,?,?,?,?)",
+            (case_id, rnd, info.get("stack_at"), info.get("heap_shift"), info.get("reference_ns"),
+             info.get("best_reference_ns"), info.get("attempts", 1), int(bool(info.get("slow")))),
+        )
+
+    def case_rounds(self, run_id: int) -> list[sqlite3.Row]:
+        """Every stored round's placement and pace, with its case's name."""
+        return self.db.execute(
+            "SELECT c.name, r.* FROM case_rounds r JOIN cases c ON c.id = r.case_id WHERE c.run_id=?"
+            " ORDER BY c.id, r.round", (run_id,)).fetchall()
+
     def add_round(self, case_id: int, *, status: str, reason: str, transcript: str,
-                  samples: Iterable[Sample], results: Iterable[Result], rounds_done: int) -> None:
+                  samples: Iterable[Sample], results: Iterable[Result], rounds_done: int,
+                  round_info: dict | None = None) -> None:
         """A later round of a case: its batches, the case's new state and (after
         the last round) its results, in one transaction."""
         with self.db:
@@ -328,6 +361,7 @@ class Store:
             self._put_samples(case_id, samples)
             self.db.execute("DELETE FROM results WHERE case_id=?", (case_id,))
             self._put_results(case_id, results)
+            self._put_round_info(case_id, rounds_done - 1, round_info)
 
     def case_progress(self, run_id: int) -> dict[str, tuple[int, str, int]]:
         return {

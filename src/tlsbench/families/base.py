@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Protocol
 
 from tlsbench.engine.case import Case, Measured
+from tlsbench.engine.layout import Placement
 from tlsbench.engine.metrics import Metric
 from tlsbench.families.primitive.checks import CheckResult
 from tlsbench.plans.plan import Plan
@@ -24,6 +25,8 @@ class Context:
     info: LibraryInfo  # the case's library agent on this target
     keys: dict  # the run's material (keys, chains), stored with the run
     plan: Plan
+    place: Placement | None = None  # host primitives: where the timed loop sits (engine.layout)
+    paced: bool = False  # host primitives: the reference workload first, in the same agent (engine.pacing)
 
 
 class Family(Protocol):

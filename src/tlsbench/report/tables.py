@@ -26,6 +26,7 @@ class RunData:
     checks: list[dict]
     cases: list[dict]  # each with "results": {metric: {...}}
     code_sizes: list[dict] = field(default_factory=list)  # firmware runs: per library and component
+    rounds: list[dict] = field(default_factory=list)  # host runs: each round's placement and pace
 
 
 def load(store: Store, run_id: int) -> RunData:
@@ -41,6 +42,7 @@ def load(store: Store, run_id: int) -> RunData:
         checks=[dict(r) for r in store.checks(run_id)],
         cases=list(cases.values()),
         code_sizes=[dict(r) for r in store.code_sizes(run_id)],
+        rounds=[dict(r) for r in store.case_rounds(run_id)],
     )
 
 
@@ -301,6 +303,12 @@ def context_lines(data: RunData, md: bool) -> list[str]:
             no_room.setdefault(f"{c['library']}: {c['reason']}", []).append(c["name"])
     for why, names in list(no_room.items())[:20]:
         out.append(f"{bullet}DOES NOT FIT: {why}" + (f" ({len(names)} cases)" if len(names) > 1 else f" ({names[0]})"))
+    slow = [r for r in data.rounds if r["slow"]]
+    if slow:  # pacing.py: still slower than the threshold after being measured again
+        names = sorted({r["name"] for r in slow})
+        out.append(f"{bullet}SLOW PHASE: {len(slow)} of {len(data.rounds)} rounds ran while the reference workload"
+                   f" was slow (after measuring again), in {len(names)} cases: {', '.join(names[:5])}"
+                   + (" ..." if len(names) > 5 else ""))
     failed = [c for c in data.cases if c["status"] == "failed"]
     for c in failed[:20]:
         out.append(f"{bullet}FAILED: {c['name']}: {c['reason']}")

@@ -5,10 +5,11 @@ known-answer checks of its algorithm have passed."""
 from __future__ import annotations
 
 import datetime
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from tlsbench.engine import agent, metrics
+from tlsbench.engine import agent, metrics, pacing
 from tlsbench.engine.case import Case, Measured, Sample, split_repeats
 from tlsbench.engine.protocol import encode_request
 from tlsbench.errors import AgentError
@@ -95,7 +96,9 @@ class PrimitiveFamily:
 
     def measure(self, case: Case, ctx: Context, rnd: int) -> Measured:
         """One round: the agent's batches (warm-ups apart), indexed after those
-        of the earlier rounds, and one untimed memory pass."""
+        of the earlier rounds, and one untimed memory pass; placed where
+        ctx.place says, and after the reference workload if ctx.paced (its
+        time in round_info["reference_ns"], None if it failed)."""
         m = ctx.plan.method
         per_round = split_repeats(m.repeats, m.rounds)
         repeats = per_round[rnd]
@@ -103,13 +106,21 @@ class PrimitiveFamily:
         request = encode_request(
             "bench", kind=case.kind, alg=case.alg, op=case.op, warmup=m.warmup, repeats=repeats,
             min_ns=int(m.min_sample_ms * 1e6), **bench_fields(case, ctx.keys),
+            **(ctx.place.fields() if ctx.place else {}),
         )
+        requests = [pacing.REQUEST, request] if ctx.paced else [request]
         try:
-            res = agent.call(ctx.info.path, [request], m.timeout_s, case.name)
+            res = agent.call(ctx.info.path, requests, m.timeout_s, case.name)
         except agent.AgentCallError as e:
             p = e.partial
             return Measured.not_run("failed", str(e), p.stdout + ("\n--- stderr ---\n" + p.stderr if p.stderr else ""))
-        resp = res.responses[0]
+        reference = None
+        if ctx.paced:
+            try:
+                reference = pacing.parse(res.responses[0])
+            except AgentError as e:
+                print(f"warning: {case.name}: {e}", file=sys.stderr, flush=True)
+        resp = res.responses[-1]
         if resp.status == "unsupported":
             return Measured.not_run("unsupported", resp.message or "not supported", res.stdout)
         if resp.status != "ok":
@@ -132,4 +143,11 @@ class PrimitiveFamily:
             for field_name, metric in metrics.MEMORY_FIELDS.items():
                 if field_name in rec.fields:
                     samples.append(Sample.one(rnd, metric, int(rec[field_name])))
-        return Measured("ok", "", int(batches[0]["iters"]), res.stdout, samples, [])
+        measured = Measured("ok", "", int(batches[0]["iters"]), res.stdout, samples, [])
+        calib = resp.of_type("calib")
+        info: dict = {"reference_ns": reference} if ctx.paced else {}
+        if ctx.place is not None and calib:  # where the frame really landed, as the agent saw it
+            info.update(stack_at=int(calib[0].get("stack_at", ctx.place.stack_at)),
+                        heap_shift=int(calib[0].get("heap_shift", ctx.place.heap_shift)))
+        measured.round_info = info or None
+        return measured

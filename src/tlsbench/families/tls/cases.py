@@ -71,6 +71,7 @@ class HandshakeResult:
     samples: list[Record]
     wire: dict[str, bytes]  # "client" / "server" -> every byte it sent (first measured repeat)
     stack: Record | None = None  # per-side peak stack (one extra connection)
+    memory: Record | None = None  # per-side heap (one extra connection, counted; the timed ones are not)
 
 
 def run_handshakes(path: Path, case: TlsCase, repeats: int = 10, warmup: int = 1, transcript: bool = False,
@@ -80,7 +81,9 @@ def run_handshakes(path: Path, case: TlsCase, repeats: int = 10, warmup: int = 1
     resp = res.responses[0]
     wire = {str(r["from"]): bytes(r["data"]) for r in resp.of_type("wire")}
     stack = resp.of_type("tls_stack")
-    return HandshakeResult(resp.status, resp.message, resp.of_type("tls"), wire, stack[0] if stack else None)
+    memory = resp.of_type("tls_memory")
+    return HandshakeResult(resp.status, resp.message, resp.of_type("tls"), wire, stack[0] if stack else None,
+                           memory[0] if memory else None)
 
 
 def parse_records(data: bytes) -> list[tuple[int, bytes]]:

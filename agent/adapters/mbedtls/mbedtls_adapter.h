@@ -1,0 +1,42 @@
+/* Internal interface of the Mbed TLS adapter: one family per tb_kind, a
+ * common state header, the RNG and error helpers shared by the files. */
+#ifndef TB_MBEDTLS_ADAPTER_H
+#define TB_MBEDTLS_ADAPTER_H
+
+#include "tb/adapter.h"
+#include "tb/util.h"
+
+/* Every prepared job starts with this header; out/out_len is the result of
+ * the last successful run(). */
+typedef struct tb_mbedtls_family tb_mbedtls_family;
+typedef struct {
+    const tb_mbedtls_family *fam;
+    const uint8_t *out;
+    size_t out_len;
+} tb_mbedtls_state;
+
+struct tb_mbedtls_family {
+    int (*supports)(const char *alg, const char *op);
+    /* Returns a zeroed state of the family's own type with fam set. */
+    tb_status (*prepare)(const tb_job *job, tb_mbedtls_state **state);
+    tb_status (*run)(tb_mbedtls_state *state);
+    void (*release)(tb_mbedtls_state *state); /* also on a partly prepared state */
+};
+
+extern const tb_mbedtls_family tb_mbedtls_hash, tb_mbedtls_mac, tb_mbedtls_aead; /* sym.c */
+extern const tb_mbedtls_family tb_mbedtls_kex;                 /* kex.c */
+extern const tb_mbedtls_family tb_mbedtls_sig, tb_mbedtls_pke; /* pk.c */
+
+/* The adapter's DRBG in the (f_rng, p_rng) shape Mbed TLS takes: pass
+ * tb_mbedtls_rng, NULL. */
+int tb_mbedtls_rng(void *unused, unsigned char *out, size_t len);
+
+/* Records "<fn>: -0xNNNN <Mbed TLS error text>" and returns TB_ERROR. */
+tb_status tb_mbedtls_fail(const char *fn, int ret);
+/* Same text, for a rejection (bad tag, padding or signature). */
+tb_status tb_mbedtls_reject(const char *fn, int ret);
+/* Same text, for input the library refused as malformed. */
+tb_status tb_mbedtls_bad_input(const char *fn, int ret);
+
+
+#endif

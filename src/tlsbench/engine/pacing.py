@@ -1,0 +1,76 @@
+"""How fast the machine is right now: the reference workload before each
+round of a host case, and the rule that measures a round again when the
+machine was in a slow phase.
+
+The agents' ``reference`` request times a fixed chain of integer operations
+(xorshift64, no memory, no allocation: agent/core/reference.c). On a shared
+virtual machine its time moves with the host's slow phases (we saw 0.55-1.0
+of the best speed, for seconds to minutes). A round whose reference is
+slower than SLOW_RATIO of the run's best so far is measured again, at most
+MAX_AGAIN times; the attempt with the fastest reference is kept and, if that
+one is still slow, flagged as slow in the store (case_rounds.slow).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tlsbench.engine import agent
+from tlsbench.errors import AgentError
+
+SLOW_RATIO = 0.90  # speed relative to the run's best below which a round is measured again
+MAX_AGAIN = 2  # a round is measured at most 1 + MAX_AGAIN times
+STEPS = 10_000_000  # about 15-25 ms on our machines
+RESULT = 17964660590961460451  # the chain's value after STEPS steps (every agent must agree)
+PRIME = 3  # references at the start of a run, so its first rounds have a best to be compared with
+
+
+def xorshift_chain(steps: int) -> int:
+    """The reference workload in Python, for tests (slow for STEPS)."""
+    x, mask = 0x9E3779B97F4A7C15, (1 << 64) - 1
+    for _ in range(steps):
+        x ^= (x << 13) & mask
+        x ^= x >> 7
+        x ^= (x << 17) & mask
+    return x
+
+
+REQUEST = f"reference steps={STEPS}"
+
+
+def parse(resp: agent.Response) -> int:
+    """The wall time (ns) of an answered reference request, its result checked."""
+    if resp.status != "ok":
+        raise AgentError(f"reference workload: {resp.status}: {resp.message}")
+    recs = resp.of_type("reference")
+    if len(recs) != 1 or "wall_ns" not in recs[0].fields:
+        raise AgentError("reference workload: no timed reference record")
+    if int(recs[0]["result"]) != RESULT:
+        raise AgentError(f"reference workload computed {recs[0]['result']}, expected {RESULT}")
+    return int(recs[0]["wall_ns"])
+
+
+def reference_ns(path: Path, timeout: float = 30) -> int:
+    """One timed reference workload in a fresh agent: its wall time in ns.
+    (A primitive's round runs it in the same process as the bench request.)"""
+    return parse(agent.call(path, [REQUEST], timeout, "reference workload").responses[0])
+
+
+@dataclass
+class Pace:
+    """The run's best reference so far and the slow-phase rule."""
+
+    best_ns: int | None = None
+    seen: list[int] = field(default_factory=list)
+
+    def note(self, ns: int) -> None:
+        self.seen.append(ns)
+        self.best_ns = ns if self.best_ns is None else min(self.best_ns, ns)
+
+    def speed(self, ns: int) -> float:
+        """Speed relative to the best (1.0: as fast as the fastest seen)."""
+        return 1.0 if not self.best_ns or ns <= 0 else self.best_ns / ns
+
+    def slow(self, ns: int) -> bool:
+        return self.speed(ns) < SLOW_RATIO

@@ -1,0 +1,214 @@
+"""Fidelity beyond `openssl speed`: each embedded library's own benchmark
+program against tlsbench, on the same library build.
+
+Mbed TLS's programs/test/benchmark.c and wolfCrypt's
+wolfcrypt/benchmark/benchmark.c are compiled from the pinned sources in
+third_party/src against the very libraries and configuration headers our
+agents link (agent/adapters/mbedtls/library.cmake, agent/adapters/wolfssl/
+library.cmake: targets peer-mbedtls-benchmark and peer-wolfssl-benchmark,
+built only when asked for). The two tools run alternately, ``rounds`` times;
+each keeps its best round (on a shared machine noise only slows a round
+down). What each side times differs a little, and the table says how:
+
+* symmetric, 1 KiB: both stream one 1024-byte buffer per operation; ours
+  also sets the nonce and 13 bytes of AAD per AEAD operation (Mbed TLS's
+  GCM passes no AAD, wolfCrypt's 13 bytes);
+* ECDSA P-256: ours hashes a 32-byte message first (SHA-256), theirs sign
+  a ready digest;
+* RSA-2048: ours is PKCS#1 v1.5 sign / verify of a message (hash, padding,
+  the private or public operation); Mbed TLS's is the raw private / public
+  operation; wolfCrypt's -rsa_sign is a sign / verify like ours;
+* X25519 / P-256 ECDH: the shared secret from a fixed key pair (Mbed TLS's
+  "static handshake", wolfCrypt's "agree").
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from tlsbench import paths
+from tlsbench.engine import agent
+from tlsbench.engine.case import Case
+from tlsbench.engine.protocol import encode_request
+from tlsbench.errors import SetupError
+
+SIZE = 1024  # the block size both peer programs use for symmetric algorithms
+
+
+@dataclass(frozen=True)
+class Pair:
+    kind: str
+    alg: str
+    op: str
+    peer_key: tuple[str, str]  # (title, operation or unit) as the peer program prints it
+    note: str = ""
+
+    @property
+    def sized(self) -> bool:
+        return self.kind in ("hash", "aead")
+
+    @property
+    def label(self) -> str:
+        return f"{self.alg} {self.op}" + (f" {SIZE} B" if self.sized else "")
+
+
+@dataclass(frozen=True)
+class Peer:
+    library: str
+    target: str  # the CMake target (and executable) in the host build folder
+    args: tuple[str, ...]
+    parse: Callable[[str], dict[tuple[str, str], float]]  # key -> B/s (sized) or op/s
+    pairs: tuple[Pair, ...]
+
+
+def parse_mbedtls(out: str) -> dict[tuple[str, str], float]:
+    """Lines `  SHA-256      :  115323 KiB/s,  31 cycles/byte` (symmetric,
+    as B/s) and `  ECDSA-secp256r1   :  1234 sign/s` (op/s)."""
+    found: dict[tuple[str, str], float] = {}
+    for line in out.splitlines():
+        m = re.match(r"^\s+(\S.*?)\s+:\s+(\d+) KiB/s", line)
+        if m:
+            found[(m.group(1), "KiB/s")] = int(m.group(2)) * 1024.0
+            continue
+        m = re.match(r"^\s+(\S.*?)\s+:\s+(\d+)\s+(\S.*?)/s", line)
+        if m:
+            found[(m.group(1), m.group(3).strip())] = float(m.group(2))
+    return found
+
+
+def parse_wolfssl(out: str) -> dict[tuple[str, str], float]:
+    """-csv lines: `AES-128-GCM-enc,2178.30,1.14,` (MB/s of 2^20 bytes, as
+    B/s) and `ECDSA [      SECP256R1],256,sign,0.089,11184.299,` (op/s)."""
+    found: dict[tuple[str, str], float] = {}
+    for line in out.splitlines():
+        cells = [c.strip() for c in line.strip().rstrip(",").split(",")]
+        name = re.sub(r"\[\s+", "[", cells[0]) if cells else ""
+        try:
+            if len(cells) == 3:
+                found[(name, "MB/s")] = float(cells[1]) * 1024 * 1024
+            elif len(cells) == 5:
+                found[(f"{name} {cells[1]}", cells[2])] = float(cells[4])
+        except ValueError:
+            continue  # a header line
+    return found
+
+
+PEERS: dict[str, Peer] = {
+    "mbedtls": Peer("mbedtls", "peer-mbedtls-benchmark", ("sha256", "aes_gcm", "ecdsa", "ecdh", "rsa"),
+                    parse_mbedtls, (
+                        Pair("hash", "sha256", "hash", ("SHA-256", "KiB/s")),
+                        Pair("aead", "aes-128-gcm", "encrypt", ("AES-GCM-128", "KiB/s"), "ours adds 13 B of AAD"),
+                        Pair("sig", "ecdsa-p256-sha256", "sign", ("ECDSA-secp256r1", "sign"),
+                             "ours hashes the message"),
+                        Pair("sig", "ecdsa-p256-sha256", "verify", ("ECDSA-secp256r1", "verify"),
+                             "ours hashes the message"),
+                        Pair("kex", "x25519", "derive", ("ECDH-x25519", "static handshake")),
+                        Pair("kex", "p256", "derive", ("ECDH-secp256r1", "static handshake")),
+                        Pair("sig", "rsa2048-pkcs1-sha256", "sign", ("RSA-2048", "private"),
+                             "theirs: the raw private operation"),
+                        Pair("sig", "rsa2048-pkcs1-sha256", "verify", ("RSA-2048", "public"),
+                             "theirs: the raw public operation"),
+                    )),
+    "wolfssl": Peer("wolfssl", "peer-wolfssl-benchmark",
+                    ("-csv", "-sha256", "-aes-gcm", "-ecc", "-p256", "-x25519", "-rsa", "-rsa_sign", str(SIZE)),
+                    parse_wolfssl, (
+                        Pair("hash", "sha256", "hash", ("SHA-256", "MB/s")),
+                        Pair("aead", "aes-128-gcm", "encrypt", ("AES-128-GCM-enc", "MB/s")),
+                        Pair("sig", "ecdsa-p256-sha256", "sign", ("ECDSA [SECP256R1] 256", "sign"),
+                             "ours hashes the message"),
+                        Pair("sig", "ecdsa-p256-sha256", "verify", ("ECDSA [SECP256R1] 256", "verify"),
+                             "ours hashes the message"),
+                        Pair("kex", "p256", "derive", ("ECDHE [SECP256R1] 256", "agree")),
+                        Pair("kex", "x25519", "derive", ("CURVE 25519", "agree")),
+                        Pair("sig", "rsa2048-pkcs1-sha256", "sign", ("RSA 2048", "sign")),
+                        Pair("sig", "rsa2048-pkcs1-sha256", "verify", ("RSA 2048", "verify")),
+                    )),
+}
+
+
+@dataclass
+class Row:
+    library: str
+    label: str
+    unit: str  # B/s or op/s
+    ours: float
+    peer: float
+    note: str
+
+    @property
+    def ratio(self) -> float:
+        return self.ours / self.peer
+
+
+def build_peer(peer: Peer) -> str:
+    """Builds the peer program in the host build folder (`tlsbench build`
+    configured it); returns its path."""
+    folder = paths.build_dir("host")
+    if not (folder / "CMakeCache.txt").exists():
+        raise SetupError("the host agents are not configured (run: tlsbench build)")
+    r = subprocess.run(["cmake", "--build", str(folder), "--target", peer.target, "-j", "2"],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        tail = (r.stdout + r.stderr).strip().splitlines()[-3:]
+        raise SetupError(f"building {peer.target} failed: {' | '.join(tail)}")
+    return str(folder / peer.target)
+
+
+def run_peer(exe: str, peer: Peer, timeout: float = 600) -> dict[tuple[str, str], float]:
+    r = subprocess.run([exe, *peer.args], capture_output=True, text=True, timeout=timeout)
+    if r.returncode != 0:
+        raise SetupError(f"{peer.target} exited with {r.returncode}: {r.stderr.strip()[-200:]}")
+    found = peer.parse(r.stdout)
+    missing = [p.peer_key for p in peer.pairs if p.peer_key not in found]
+    if missing:
+        raise SetupError(f"{peer.target} printed no figure for {', '.join(' '.join(k) for k in missing)}")
+    return found
+
+
+def ours(library: str, pair: Pair, keys: dict) -> float:
+    """Our figure over about one second of samples: B/s for sized kinds,
+    op/s otherwise (total work over total time, like the peer programs)."""
+    from tlsbench.families.primitive.family import bench_fields
+
+    case = Case(library, pair.kind, pair.alg, pair.op, SIZE if pair.sized else None)
+    req = encode_request("bench", kind=pair.kind, alg=pair.alg, op=pair.op, warmup=2, repeats=50,
+                         min_ns=20_000_000, **bench_fields(case, keys))
+    resp = agent.call(paths.agent_path(library), [req], 300, f"fidelity {case.name}").responses[0]
+    if resp.status != "ok":
+        raise SetupError(f"fidelity {case.name}: {resp.status} {resp.message}")
+    samples = resp.of_type("sample")
+    ops = sum(int(s["iters"]) for s in samples)
+    ns = sum(int(s["wall_ns"]) for s in samples)
+    return ops * 1e9 / ns * (SIZE if pair.sized else 1)
+
+
+def compare(libraries: tuple[str, ...] = ("mbedtls", "wolfssl"), rounds: int = 3) -> list[Row]:
+    from tlsbench.families.primitive import keys as keys_mod
+
+    keys = keys_mod.generate()
+    rows = []
+    for lib in libraries:
+        peer = PEERS[lib]
+        exe = build_peer(peer)
+        best_peer: dict[tuple[str, str], float] = {}
+        best_ours: dict[str, float] = {}
+        for _ in range(rounds):  # alternately: the peer program, then ours for every pair
+            for k, v in run_peer(exe, peer).items():
+                best_peer[k] = max(best_peer.get(k, 0.0), v)
+            for p in peer.pairs:
+                best_ours[p.label] = max(best_ours.get(p.label, 0.0), ours(lib, p, keys))
+        for p in peer.pairs:
+            rows.append(Row(lib, p.label, "B/s" if p.sized else "op/s", best_ours[p.label], best_peer[p.peer_key],
+                            p.note))
+    return rows
+
+
+def render(rows: list[Row]) -> str:
+    lines = [f"{'library':8} {'case':32} {'tlsbench':>14} {'own benchmark':>14} {'ratio':>6}  note"]
+    for r in rows:
+        fmt = (lambda v: f"{v / 1e6:,.1f} MB/s") if r.unit == "B/s" else (lambda v: f"{v:,.0f} op/s")
+        lines.append(f"{r.library:8} {r.label:32} {fmt(r.ours):>14} {fmt(r.peer):>14} {r.ratio:6.3f}  {r.note}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,130 @@
+"""Timed passes without our instruments in them, placed on purpose, paced by
+a reference workload: exact facts only (calls, offsets, results, attempts),
+never a timing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tlsbench import paths
+from tlsbench.engine import agent, layout, pacing, runner
+from tlsbench.engine.protocol import encode_request
+from tlsbench.engine.store import Store
+from tlsbench.plans.plan import Method, Plan
+
+LIBS = ("mbedtls", "wolfssl", "openssl", "gnutls")
+X25519_BASE = (9).to_bytes(32, "little")  # a valid peer public key for every library
+
+
+def _bench(lib: str, **fields) -> agent.Response:
+    req = encode_request("bench", kind="kex", alg="x25519", op="derive", key=bytes(range(32)), peer=X25519_BASE,
+                         warmup=1, repeats=2, min_ns=100_000, **fields)
+    resp = agent.call(paths.agent_path(lib), [req], 60, f"{lib} x25519").responses[0]
+    assert resp.status == "ok", resp.message
+    return resp
+
+
+@pytest.mark.parametrize("library", LIBS)
+def test_timed_passes_reach_no_accounting(agents, library: str) -> None:
+    """With the hooks forwarding only, no allocation of the timed passes is
+    counted; asked to count inside them (count_timed=1), every allocation of
+    the operation is, so the counter is known to see them."""
+    clean = _bench(library)
+    assert clean.of_type("calib")[0]["timed_heap_calls"] == 0
+    counted = _bench(library, count_timed=1)
+    (calib,) = counted.of_type("calib")
+    allocs = counted.of_type("memory")[0]["allocs"]
+    # calibration, one warm-up and two samples: at least 4 operations, an alloc and a free each
+    assert calib["timed_heap_calls"] >= 2 * 4 * allocs
+    # the memory pass does not depend on what the timed passes did
+    assert clean.of_type("memory")[0].fields == counted.of_type("memory")[0].fields
+
+
+@pytest.mark.parametrize("library", LIBS)
+def test_timed_handshakes_reach_no_accounting(agents, library: str) -> None:
+    from tlsbench.families.tls.cases import TlsCase, handshake_request
+    from tlsbench.families.tls.certs import make_chain
+
+    req = handshake_request(TlsCase(13, "TLS_AES_128_GCM_SHA256", "x25519", make_chain("ecdsa-p256")),
+                            repeats=2, warmup=1)
+    resp = agent.call(agents[library], [req], 60, "handshake").responses[0]
+    assert resp.status == "ok", resp.message
+    assert resp.of_type("process_heap")[0]["timed_heap_calls"] == 0
+    (mem,) = resp.of_type("tls_memory")  # one counted connection: the heap figures
+    assert mem["client_heap_peak"] > 0 and mem["server_heap_peak"] > 0
+    assert all("client_heap_peak" not in r.fields for r in resp.of_type("tls"))
+
+
+@pytest.mark.parametrize("at", [0, 16, 32, 2048, 4080])
+def test_the_timed_frame_lands_where_asked(agents, at: int) -> None:
+    resp = _bench("mbedtls", stack_at=at, heap_shift=4096)
+    (calib,) = resp.of_type("calib")
+    assert (calib["stack_at"], calib["heap_shift"]) == (at, 4096)
+
+
+def test_placement_does_not_change_memory_figures(agents) -> None:
+    for lib in LIBS:
+        plain = _bench(lib).of_type("memory")[0].fields
+        placed = _bench(lib, stack_at=48, heap_shift=1008).of_type("memory")[0].fields
+        assert plain == placed, lib
+
+
+def test_bad_layout_fields_are_one_clear_error(agents) -> None:
+    for extra in ("stack_at=4097", "stack_shift=70000", "count_timed=2", "stack_at=16 stack_shift=32"):
+        req = encode_request("bench", kind="hash", alg="sha256", op="hash", size=64) + " " + extra
+        resp = agent.call(agents["mbedtls"], [req], 30, "bad").responses[0]
+        assert resp.status == "bad_input" and "stack_at 0..4095" in resp.message, extra
+
+
+def test_placements_spread_rounds_over_the_page_and_both_phases() -> None:
+    for rounds in (1, 2, 3, 5):
+        ps = [layout.placement(7, "mbedtls/aead/aes-128-gcm/encrypt/1024", r, rounds) for r in range(rounds)]
+        assert all(p.stack_at % 16 == 0 and 0 <= p.stack_at < 4096 for p in ps)
+        assert all(p.heap_shift % 16 == 0 and 0 <= p.heap_shift < 4096 for p in ps)
+        assert len({p.stack_at for p in ps}) == rounds
+        # consecutive rounds alternate the two 16-byte phases of a 32-byte pattern
+        assert all((a.stack_at - b.stack_at) % 32 == 16 for a, b in zip(ps, ps[1:], strict=False))
+    assert layout.placement(7, "x", 0, 3) == layout.placement(7, "x", 0, 3)  # from the seed, not the clock
+    assert {layout.placement(s, "x", 0, 3).stack_at for s in range(20)} != {layout.placement(7, "x", 0, 3).stack_at}
+
+
+def test_the_reference_workload_is_the_documented_chain(agents) -> None:
+    for lib in ("mbedtls", "selftest"):
+        resp = agent.call(paths.agent_path(lib), ["reference steps=1000"], 30, "ref").responses[0]
+        (rec,) = resp.of_type("reference")
+        assert rec["result"] == pacing.xorshift_chain(1000) and rec["steps"] == 1000
+    assert pacing.reference_ns(paths.agent_path("openssl")) > 0  # the default steps give pacing.RESULT
+    resp = agent.call(agents["mbedtls"], ["reference steps=0"], 30, "ref").responses[0]
+    assert resp.status == "bad_input" and "steps=1.." in resp.message
+
+
+def test_a_round_in_a_slow_phase_is_measured_again(fake_agent_dir: Path, db_path: Path, monkeypatch) -> None:
+    """References (ns) in call order: three to prime the run's best (1000),
+    then the first round: 2000 and 1500 and 1950 (all slower than 0.9 of the
+    best: measured three times, the attempt after 1500 kept, flagged slow),
+    then the second case: 1050 (fast enough: once)."""
+    refs = fake_agent_dir / "refs"
+    refs.write_text("\n".join(str(n) for n in (1000, 1000, 1000, 2000, 1500, 1950, 1050)))
+    monkeypatch.setenv("FAKE_REFERENCE_NS", str(refs))
+    store = Store(db_path)
+    plan = Plan(name="pace", libraries=["openssl"], kinds=["hash"], algorithms=["sha256"], sizes=[64, 128],
+                method=Method(warmup=0, repeats=2, rounds=1, outliers="none", min_sample_ms=1, timeout_s=10))
+    run_id = runner.run(plan, "test", store, show_progress=False)
+    rows = {r["name"]: r for r in store.case_rounds(run_id)}
+    first, second = rows["openssl/hash/sha256/hash/64"], rows["openssl/hash/sha256/hash/128"]
+    assert (first["attempts"], first["reference_ns"], first["best_reference_ns"], first["slow"]) == (3, 1500, 1000, 1)
+    assert (second["attempts"], second["reference_ns"], second["slow"]) == (1, 1050, 0)
+    # the requested placement is what is stored (the fake agent reports none of its own)
+    expected = layout.placement(run_id, "openssl/hash/sha256/hash/64", 0, 1)
+    assert (first["stack_at"], first["heap_shift"]) == (expected.stack_at, expected.heap_shift)
+    # only the kept attempt's samples are stored
+    (case,) = [c for c in store.cases(run_id) if c["name"] == "openssl/hash/sha256/hash/64"]
+    assert len([s for s in store.samples(case["id"]) if s["counter"] == "wall_ns"]) == 2
+    # and the report says so, in one line of its context
+    from tlsbench.report import tables as report
+
+    text = report.render(report.load(store, run_id), "table")
+    assert "SLOW PHASE: 1 of 2 rounds ran while the reference workload was slow (after measuring again)," \
+           " in 1 cases: openssl/hash/sha256/hash/64" in text

@@ -1,0 +1,60 @@
+"""The embedded libraries' own benchmark programs, built from the pinned
+sources like our agents: their output is read right (exact text captured
+from them), and each program builds and answers for a quick algorithm."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from tlsbench import fidelity_peers as fp
+
+MBEDTLS_OUT = """
+  SHA-256                  :     115323 KiB/s,         31 cycles/byte
+  AES-GCM-128              :     166239 KiB/s,          6 cycles/byte
+  ECDSA-secp256r1          :    1234 sign/s
+  ECDSA-secp256r1          :     456 verify/s
+  ECDH-x25519              :    2345 static handshake/s
+  ECDH-secp256r1           :    1111 static handshake/s
+  RSA-2048                 :   12345  public/s
+  RSA-2048                 :     321 private/s
+"""
+WOLFSSL_OUT = """Algorithm,MB/s,Cycles per byte,
+AES-128-GCM-enc,2178.303622,1.138288,
+SHA-256,499.223011,4.966790,
+Algorithm,key size,operation,avg ms,ops/sec,
+ECDHE [      SECP256R1],256,agree,0.156,6402.489,
+ECDSA [      SECP256R1],256,sign,0.089,11184.299,
+ECDSA [      SECP256R1],256,verify,0.129,7741.868,
+CURVE,25519,agree,0.095,10484.041,
+RSA,2048,sign,2.277,439.269,
+RSA,2048,verify,0.036,27765.222,
+"""
+
+
+def test_mbedtls_output_is_read_right() -> None:
+    found = fp.parse_mbedtls(MBEDTLS_OUT)
+    assert found[("SHA-256", "KiB/s")] == 115323 * 1024
+    assert found[("RSA-2048", "public")] == 12345 and found[("RSA-2048", "private")] == 321
+    assert found[("ECDH-x25519", "static handshake")] == 2345
+    assert all(p.peer_key in found for p in fp.PEERS["mbedtls"].pairs)
+
+
+def test_wolfssl_output_is_read_right() -> None:
+    found = fp.parse_wolfssl(WOLFSSL_OUT)
+    assert found[("AES-128-GCM-enc", "MB/s")] == 2178.303622 * 1024 * 1024
+    assert found[("ECDSA [SECP256R1] 256", "verify")] == 7741.868
+    assert found[("CURVE 25519", "agree")] == 10484.041
+    assert all(p.peer_key in found for p in fp.PEERS["wolfssl"].pairs)
+
+
+@pytest.mark.parametrize("library, args, key", [
+    ("mbedtls", ("sha256",), ("SHA-256", "KiB/s")),
+    ("wolfssl", ("-csv", "-sha256", "1024"), ("SHA-256", "MB/s")),
+])
+def test_each_peer_program_builds_like_the_agent_and_answers(agents, library: str, args: tuple, key: tuple) -> None:
+    peer = fp.PEERS[library]
+    exe = fp.build_peer(peer)
+    out = subprocess.run([exe, *args], capture_output=True, text=True, timeout=120, check=True).stdout
+    assert peer.parse(out)[key] > 0
