@@ -22,6 +22,7 @@ static void emit_batch(const char *type, uint64_t index, uint64_t iters, const t
     if (have & TB_CTR_TSC) tb_rec_u64("tsc", d->tsc);
     if (have & TB_CTR_CYCLES) tb_rec_u64("cycles", d->cycles);
     if (have & TB_CTR_INSTRUCTIONS) tb_rec_u64("instructions", d->instructions);
+    if (have & TB_CTR_MODEL_CYCLES) tb_rec_u64("model_cycles", d->model_cycles);
     tb_rec_end();
 }
 
@@ -40,6 +41,7 @@ static tb_status run_batch(void *state, uint64_t iters, tb_reading *d)
     d->tsc = b.tsc - a.tsc;
     d->cycles = b.cycles - a.cycles;
     d->instructions = b.instructions - a.instructions;
+    d->model_cycles = b.model_cycles - a.model_cycles;
     return st;
 }
 

@@ -57,7 +57,7 @@ static long link_recv(void *t, uint8_t *p, size_t n)
 }
 
 typedef struct {
-    uint64_t cpu_ns[2], instructions[2];
+    uint64_t cpu_ns[2], instructions[2], model_cycles[2];
 } side_cost;
 
 typedef struct {
@@ -123,6 +123,7 @@ static tb_status charged(const pair_t *pr, side_cost *cost, int side, call_t *c)
     tb_heap_side(-1);
     cost->cpu_ns[side] += b.cpu_ns - a.cpu_ns;
     cost->instructions[side] += b.instructions - a.instructions;
+    cost->model_cycles[side] += b.model_cycles - a.model_cycles;
     return c->st;
 }
 
@@ -351,6 +352,10 @@ static void emit(const char *type, uint64_t i, const result_t *r, uint64_t bulk_
         tb_rec_u64("client_instructions", r->hs.instructions[0]);
         tb_rec_u64("server_instructions", r->hs.instructions[1]);
     }
+    if (have & TB_CTR_MODEL_CYCLES) {
+        tb_rec_u64("client_model_cycles", r->hs.model_cycles[0]);
+        tb_rec_u64("server_model_cycles", r->hs.model_cycles[1]);
+    }
     tb_rec_u64("c2s_bytes", h->dir[0].bytes);
     tb_rec_u64("s2c_bytes", h->dir[1].bytes);
     tb_rec_u64("c2s_records", h->dir[0].records);
@@ -368,6 +373,10 @@ static void emit(const char *type, uint64_t i, const result_t *r, uint64_t bulk_
         tb_rec_u64("app_client_instructions", r->app.instructions[0]);
         tb_rec_u64("app_server_instructions", r->app.instructions[1]);
     }
+    if (have & TB_CTR_MODEL_CYCLES) {
+        tb_rec_u64("app_client_model_cycles", r->app.model_cycles[0]);
+        tb_rec_u64("app_server_model_cycles", r->app.model_cycles[1]);
+    }
     tb_rec_u64("total_c2s_bytes", t->dir[0].bytes);
     tb_rec_u64("total_s2c_bytes", t->dir[1].bytes);
     if (bulk_bytes > 0) {
@@ -380,6 +389,10 @@ static void emit(const char *type, uint64_t i, const result_t *r, uint64_t bulk_
         if (have & TB_CTR_INSTRUCTIONS) {
             tb_rec_u64("bulk_client_instructions", r->bulk.instructions[0]);
             tb_rec_u64("bulk_server_instructions", r->bulk.instructions[1]);
+        }
+        if (have & TB_CTR_MODEL_CYCLES) {
+            tb_rec_u64("bulk_client_model_cycles", r->bulk.model_cycles[0]);
+            tb_rec_u64("bulk_server_model_cycles", r->bulk.model_cycles[1]);
         }
     }
     tb_rec_end();

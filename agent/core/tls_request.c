@@ -69,6 +69,10 @@ int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
             return -1;
         }
     }
+    if (req->warmup > UINT64_MAX - req->repeats) { /* the drivers loop to warmup + repeats */
+        tb_end(TB_BAD_INPUT, "warmup + repeats is beyond 64 bits");
+        return -1;
+    }
     cfg->version = (int)version;
     cfg->max_early_data = (uint32_t)max_early;
     if (req->plain) return 0; /* the TCP baseline needs nothing else */

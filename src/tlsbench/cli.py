@@ -166,6 +166,15 @@ def cmd_run(a: argparse.Namespace) -> int:
             if target.kind != "host" and not a.plan and not a.preset:
                 a.preset = "cortex-m"  # the default plan of a firmware target
             plan, source = _plan_from_args(a)
+            if target.kind == "qemu" and a.board:
+                from tlsbench.targets import boardprofiles, cyclemodel
+
+                # a board profile: the cycle model, recorded in the run's environment
+                profile = boardprofiles.load(a.board)
+                assert target.board is not None
+                cyclemodel.check_target(profile, target.board)
+                cyclemodel.build_plugin(log=lambda m: print(m, file=sys.stderr))
+                plan.method.env[cyclemodel.MODEL_ENV] = profile.name
             with runenv.applied(plan.method.env):
                 run_id = runner.run(plan, source, store, json_out=sys.stdout if a.json else None,
                                     show_progress=show_progress, quiet=a.quiet, target=target)
@@ -367,6 +376,11 @@ def cmd_list(a: argparse.Namespace) -> int:
             print(f"{name:28}  {b.description}; {b.ram_bytes // 1024} KiB RAM; counter: {b.counter}")
         for lib in build.FIRMWARE_LIBRARIES:
             print(f"{'':28}  --profile {lib}=" + "|".join(targets.available_profiles(lib)))
+        from tlsbench.targets import boardprofiles
+
+        print("cycle model (tlsbench run --target qemu:BOARD --board PROFILE; docs/cycle-model.md):")
+        for name in boardprofiles.names():
+            print(f"  --board {name:19}  {boardprofiles.load(name).summary().split(': ', 1)[1]}")
     elif what == "metrics":
         rows = [[m.name, m.unit, "exact" if m.exact else "noisy", "lower" if m.lower_is_better else "higher", m.label]
                 for m in metrics.REGISTRY.values()]
@@ -401,6 +415,10 @@ def cmd_build(a: argparse.Namespace) -> int:
         build.build_agents(libs, jobs=a.jobs, log=log)
     else:
         build.build_firmware(target, libs, opt=a.opt, jobs=a.jobs, log=log)
+    if target.kind != "serial":  # the emulator's cycle model (a run with --board)
+        from tlsbench.targets import cyclemodel
+
+        cyclemodel.build_plugin(log=log)
     return 0
 
 
@@ -494,7 +512,8 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--no-progress", action="store_true", help="no progress line on stderr (default: one)")
     r.add_argument("--target", default="host",
                    help="host (default), qemu:BOARD or serial:DEVICE (see: tlsbench list targets)")
-    r.add_argument("--board", help="the board behind a serial target, e.g. nucleo-f446re")
+    r.add_argument("--board", help="the board behind a serial target, e.g. nucleo-f446re; with a qemu target, the"
+                                   " board profile whose cycle model the run adds (src/tlsbench/targets/boards/)")
     r.add_argument("--profile", help="firmware library build profiles, e.g. mbedtls=small,wolfssl=sp-asm")
     r.add_argument("-q", "--quiet", action="store_true",
                    help="no progress, no table, no notes: only errors on stderr (the run is stored)")

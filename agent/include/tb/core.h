@@ -37,6 +37,10 @@ void tb_reference(const tb_field *fields, size_t n);
 
 /* Serves requests from the input line by line until end of input. */
 int tb_agent_main(void);
+/* Serves one request line (its newline removed; it is cut up in place):
+ * every request ends with exactly one "end" record. tb_agent_main calls it
+ * for each line; a fuzzer calls it with lines of its own. */
+void tb_agent_serve_line(char *line);
 
 /* Measures one job; emits calib/warmup/sample records and returns a status
  * for the final "end" record. */

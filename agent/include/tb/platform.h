@@ -13,6 +13,9 @@ enum {
     TB_CTR_TSC = 1u << 2,          /* time-stamp counter ticks (not core cycles) */
     TB_CTR_CYCLES = 1u << 3,       /* core cycles (perf events / DWT) */
     TB_CTR_INSTRUCTIONS = 1u << 4, /* retired instructions */
+    /* cycles of a board's cycle model (an emulator plugin), never a
+     * hardware counter; only when the host asked for the model */
+    TB_CTR_MODEL_CYCLES = 1u << 5,
 };
 
 typedef struct {
@@ -21,6 +24,7 @@ typedef struct {
     uint64_t tsc;
     uint64_t cycles;
     uint64_t instructions;
+    uint64_t model_cycles;
 } tb_reading;
 
 void tb_platform_init(void);

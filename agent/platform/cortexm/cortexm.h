@@ -41,5 +41,8 @@ size_t tb_cortexm_primitive_stack(void);
 /* The clock libraries see (X.509 validity, ticket lifetimes): the time the
  * host sent with "clock", frozen, so runs stay deterministic. */
 void tb_cortexm_time(void *timeval);
+/* The cycle model's marker (platform_cortexm.c): the plugin writes its count
+ * when this starts, and it returns that count. */
+uint64_t tb_model_mark(void);
 
 #endif

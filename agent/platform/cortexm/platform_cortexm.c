@@ -14,17 +14,79 @@
  * with this same code), so the difference of two consecutive readings is
  * what ran between them, and a window is not charged for the readings
  * nested inside it either. */
-static uint64_t reads, read_cost;
+static uint64_t reads, read_cost, model_read_cost;
 static char last_char = '\n';
+
+/* ---- the cycle model's channel (emulated boards only) ----
+ * QEMU's plugin API cannot write guest memory, so the model's count
+ * (agent/qemu-plugin/cyclemodel.c) comes in through semihosting: the host
+ * names a file as the second word of the semihosting command line; each time
+ * tb_model_mark() starts, the plugin writes the cumulative model cycles
+ * there (8 bytes, little-endian), and tb_model_mark() reads them back. The
+ * plugin finds tb_model_mark by its symbol. Without the model (no file on
+ * the command line, or a real board) nothing of this runs. */
+static int32_t model_handle = -1;
+
+#if TB_SEMIHOSTING
+#define SYS_OPEN 0x01
+#define SYS_READ 0x06
+#define SYS_SEEK 0x0A
+#define SYS_GET_CMDLINE 0x15
+
+static uint32_t semihost(uint32_t op, void *args)
+{
+    register uint32_t r0 __asm__("r0") = op;
+    register void *r1 __asm__("r1") = args;
+    __asm__ volatile("bkpt 0xab" : "+r"(r0) : "r"(r1) : "memory");
+    return r0;
+}
+
+static void model_open(void)
+{
+    static char cmdline[256];
+    uint32_t get_args[2] = {(uint32_t)(uintptr_t)cmdline, sizeof(cmdline) - 1};
+    if (semihost(SYS_GET_CMDLINE, get_args) != 0) return;
+    cmdline[sizeof(cmdline) - 1] = '\0';
+    char *path = strchr(cmdline, ' ');
+    if (path == NULL || path[1] == '\0') return;
+    path++;
+    uint32_t open_args[3] = {(uint32_t)(uintptr_t)path, 0 /* "r" */, (uint32_t)strlen(path)};
+    model_handle = (int32_t)semihost(SYS_OPEN, open_args);
+}
+
+__attribute__((noinline, used)) uint64_t tb_model_mark(void)
+{
+    uint8_t le[8] = {0};
+    uint32_t seek_args[2] = {(uint32_t)model_handle, 0};
+    uint32_t read_args[3] = {(uint32_t)model_handle, (uint32_t)(uintptr_t)le, sizeof(le)};
+    semihost(SYS_SEEK, seek_args);
+    semihost(SYS_READ, read_args);
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = (v << 8) | le[i];
+    return v;
+}
+#else
+static void model_open(void)
+{
+}
+
+uint64_t tb_model_mark(void)
+{
+    return 0;
+}
+#endif
+
 static int64_t frozen_unix = 1767225600; /* 2026-01-01 until the host sends "clock" */
 
 void tb_platform_init(void)
 {
     tb_board_init();
+    model_open();
     tb_reading a, b;
     tb_read_counters(&a);
     tb_read_counters(&b);
     read_cost = b.instructions - a.instructions; /* read_cost was 0 for both */
+    model_read_cost = b.model_cycles - a.model_cycles;
     reads = 0;
     /* "Ready": one empty line (the host's reader skips empty lines). A host
      * should send nothing before it: QEMU's STM32 USART model drops what
@@ -34,7 +96,7 @@ void tb_platform_init(void)
 
 uint32_t tb_platform_counters(void)
 {
-    return tb_board_counter();
+    return tb_board_counter() | (model_handle >= 0 ? TB_CTR_MODEL_CYCLES : 0u);
 }
 
 const char *tb_platform_counter_note(uint32_t counter)
@@ -50,7 +112,9 @@ const char *tb_platform_name(void)
 void tb_read_counters(tb_reading *r)
 {
     uint64_t raw = tb_board_count();
+    uint64_t model = model_handle >= 0 ? tb_model_mark() : 0;
     uint64_t v = raw - reads * read_cost;
+    r->model_cycles = model - reads * model_read_cost;
     reads++;
     r->wall_ns = 0;
     r->cpu_ns = 0;
@@ -172,6 +236,11 @@ static void calibrate(const void *fields, size_t nf)
     tb_rec_u64("empty", reading(&b) - reading(&a));
     tb_rec_u64("measured", reading(&d) - reading(&c));
     tb_rec_u64("read_cost", read_cost);
+    if (model_handle >= 0) {
+        tb_rec_u64("model_empty", b.model_cycles - a.model_cycles);
+        tb_rec_u64("model_measured", d.model_cycles - c.model_cycles);
+        tb_rec_u64("model_read_cost", model_read_cost);
+    }
     tb_rec_end();
     tb_end(TB_OK, NULL);
 }

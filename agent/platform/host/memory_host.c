@@ -6,6 +6,9 @@
  * allocator. Sizes are glibc's usable sizes (what a block really occupies,
  * rounded up from the request).
  *
+ * A sanitized build (TB_SANITIZED, -DTB_SANITIZE=...) leaves malloc to the
+ * sanitizer, which replaces it too: no heap figures there ("not measured").
+ *
  * Stack: a worker thread on a stack we own; below the worker's own frame it
  * is painted with a pattern before the call and scanned after it.
  */
@@ -20,6 +23,7 @@
 #include <string.h>
 #include <ucontext.h>
 
+#if !TB_SANITIZED
 extern void *__libc_malloc(size_t n);
 extern void *__libc_calloc(size_t n, size_t size);
 extern void *__libc_realloc(void *p, size_t n);
@@ -96,6 +100,17 @@ uint64_t tb_heap_system_in_use(void)
 {
     return (uint64_t)mallinfo2().uordblks;
 }
+#else
+uint32_t tb_platform_memory(void)
+{
+    return TB_MEM_STACK;
+}
+
+uint64_t tb_heap_system_in_use(void)
+{
+    return 0;
+}
+#endif
 
 /* ---- stack ---- */
 

@@ -113,6 +113,7 @@ void tb_read_counters(tb_reading *r)
     r->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     r->tsc = read_tsc();
     r->wall_ns = clock_ns(CLOCK_MONOTONIC);
+    r->model_cycles = 0;
 }
 
 long tb_read_line(char *buf, size_t cap)

@@ -45,6 +45,8 @@ COUNTERS = (
     _m("tsc", "tsc-ticks/op", False, "TSC ticks per operation", "value"),
     _m("cycles", "cycles/op", False, "cycles per operation", "count"),
     _m("instructions", "instructions/op", True, "instructions per operation", "count"),
+    # a board profile's cycle model (targets/cyclemodel.py, --board): deterministic, and a model
+    _m("model_cycles", "model-cycles/op", True, "model cycles per operation (board profile's cycle model)", "count"),
 )
 # A primitive's memory pass: agent record field -> metric (one untimed pass per round).
 MEMORY_FIELDS = {
@@ -60,6 +62,8 @@ MEMORY = (
 )
 PRIMITIVE_DERIVED = (
     _m("throughput", "B/s", False, "throughput", "rate", lower_is_better=False),
+    _m("model_time_ns", "model-ns/op", True, "model time per operation (model cycles / the profile's clock)", "time"),
+    _m("model_energy_nj", "model-nJ/op", True, "model energy per operation (model cycles x V x I / f)", "value"),
 )
 
 # TLS: the same base for the client and the server side, in the phases it is measured in.
@@ -70,6 +74,9 @@ _SIDED = (  # (base, unit, exact, label, display, phases)
     ("heap_peak_bytes", "bytes", True, "heap peak", "bytes", ("",)),
     ("heap_held_bytes", "bytes", True, "heap held", "bytes", ("",)),
     ("stack_bytes", "bytes", True, "stack peak", "bytes", ("",)),
+    ("model_cycles", "model cycles", True, "model cycles", "count", ("", "app_", "bulk_")),
+    ("model_time_ns", "model-ns", True, "model time", "time", ("", "app_", "bulk_")),
+    ("model_energy_nj", "model-nJ", True, "model energy", "value", ("", "app_", "bulk_")),
 )
 _PHASE_LABEL = {"": "handshake", "app_": "request/response", "bulk_": "bulk transfer"}
 TLS_SIDED = tuple(

@@ -26,7 +26,7 @@ _ESCAPE = re.compile(r"[0-9a-fA-F]{2}\Z")
 _CRC = re.compile(r" crc=([0-9a-f]{8})\Z")
 
 # type -> {field: "str" | "uint" | "hex"}; "?" marks optional fields
-_COUNTERS = {"?cpu_ns": "uint", "?tsc": "uint", "?cycles": "uint", "?instructions": "uint"}
+_COUNTERS = {"?cpu_ns": "uint", "?tsc": "uint", "?cycles": "uint", "?instructions": "uint", "?model_cycles": "uint"}
 _BATCH = {"i": "uint", "iters": "uint", "?wall_ns": "uint", **_COUNTERS}
 _HANDSHAKE = {
     # time fields only where the platform has the clock (firmware: instructions instead)
@@ -40,6 +40,9 @@ _HANDSHAKE = {
     "total_c2s_bytes": "uint", "total_s2c_bytes": "uint", "?resumed": "uint",
     "?bulk_bytes": "uint", "?bulk_wall_ns": "uint", "?bulk_client_cpu_ns": "uint", "?bulk_server_cpu_ns": "uint",
     "?bulk_client_instructions": "uint", "?bulk_server_instructions": "uint",
+    # a board profile's cycle model (emulated firmware run with --board)
+    "?client_model_cycles": "uint", "?server_model_cycles": "uint", "?app_client_model_cycles": "uint",
+    "?app_server_model_cycles": "uint", "?bulk_client_model_cycles": "uint", "?bulk_server_model_cycles": "uint",
 }
 # One side of one connection over a socket (each process reports its own side).
 _SIDE = {
@@ -83,7 +86,8 @@ SCHEMA: dict[str, dict[str, str]] = {
     "tls_side_warmup": _SIDE,
     "capacity": {"transactions": "uint", "failures": "uint", "wall_ns": "uint", "cpu_ns": "uint", "?error": "str"},
     # firmware only: the calibration loop, and a fault that ended the firmware
-    "calibrate": {"n": "uint", "loop_instructions": "uint", "empty": "uint", "measured": "uint", "read_cost": "uint"},
+    "calibrate": {"n": "uint", "loop_instructions": "uint", "empty": "uint", "measured": "uint", "read_cost": "uint",
+                  "?model_empty": "uint", "?model_measured": "uint", "?model_read_cost": "uint"},
     "limits": {"line_max": "uint", "record_max": "uint", "heap_arena": "uint", "stack_bytes": "uint",
                "primitive_stack": "uint", "stacks": "uint", "main_stack": "uint", "heap_failures": "uint"},
     "fault": {"what": "str", "exception": "uint", "pc": "uint", "lr": "uint", "?cfsr": "uint", "?hfsr": "uint",

@@ -24,6 +24,7 @@ from tlsbench.families.base import Context
 from tlsbench.families.primitive import keys as keys_mod
 from tlsbench.families.size import maps as sizes
 from tlsbench.plans.plan import Plan
+from tlsbench.targets import cyclemodel
 from tlsbench.targets import target as targets
 from tlsbench.targets.libraries import LibraryInfo, probe
 
@@ -259,6 +260,7 @@ class _Session:
                 earlier = self.store.case_samples(entry[0]) if entry else []
                 measured.results = summarize_samples(earlier + measured.samples, case.size,
                                                      self.plan.method.outliers)
+                measured.results += cyclemodel.derived_results(measured.results)
         elif rnd > 0:
             measured.reason = f"round {rnd + 1} of {rounds}: {measured.reason}"
         if entry is None:

@@ -13,6 +13,7 @@ from tlsbench.engine import metrics, stats
 from tlsbench.engine.metrics import format_rate, format_time
 from tlsbench.engine.store import NOTHING_MEASURED, RunInfo, Store
 from tlsbench.families.tls import names as tls_names
+from tlsbench.targets import cyclemodel
 
 FORMATS = ("table", "markdown", "csv", "json")
 STATUS_TEXT = {"unsupported": "unsupported", "check_failed": "check failed", "failed": "failed",
@@ -103,7 +104,9 @@ def cell(case: dict, metric: str | None = None) -> str:
         # a TLS case on firmware: exact instructions per side, bytes each way
         return (f"C {res['client_instructions']['median']:,.0f} / S {res['server_instructions']['median']:,.0f}"
                 f" instructions, {res['c2s_bytes']['median']:.0f}+{res['s2c_bytes']['median']:.0f} B"
-                + (f", {res['round_trips']['median']:.0f} RTT" if "round_trips" in res else ""))
+                + (f", {res['round_trips']['median']:.0f} RTT" if "round_trips" in res else "")
+                + (f"; model C {format_time(res['client_model_time_ns']['median'])} / S"
+                   f" {format_time(res['server_model_time_ns']['median'])}" if "client_model_time_ns" in res else ""))
     if "c2s_bytes" in res and ("client_cpu_ns" in res or "server_cpu_ns" in res):
         # a TLS case: CPU per side (a foreign peer's is not measured), bytes each way
         def side(metric: str) -> str:
@@ -120,6 +123,10 @@ def cell(case: dict, metric: str | None = None) -> str:
     if "wall_ns" not in res and "instructions" in res:  # firmware: exact counts, no clock
         n = res["instructions"]["median"]
         per_byte = f" ({n / case['size']:,.1f}/B)" if case.get("size") else ""
+        model = res.get("model_time_ns")
+        if model is not None:  # a board profile's cycle model ran along
+            cycles = res["model_cycles"]["median"]
+            per_byte += f"; model {cycles:,.0f} cycles = {format_time(model['median'])}"
         return f"{n:,.0f} instructions{per_byte}"
     if "wall_ns" not in res and "cycles" in res:  # a real board's cycle counter
         return f"{res['cycles']['median']:,.0f} cycles"
@@ -364,6 +371,9 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
                   if metric is None else
                   f"cells: median {metric} per operation (heap and stack from one untimed pass per round)")
         bullet = "- " if md else "  "
+        model = cyclemodel.legend(data.run.plan.get("method", {}).get("env", {}))
+        if model and metric is None:
+            legend += "\n" + bullet + model
         out = "\n".join([*context_lines(data, md), bullet + legend]) + "\n\n" + table + "\n"
         out += "".join(f"\n{bullet}{line}\n" for line in noise_lines(data))
         if data.code_sizes:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -31,8 +32,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from tlsbench.engine.protocol import Record, parse_line
-from tlsbench.errors import ProtocolError
+from tlsbench.errors import ProtocolError, TlsbenchError
 from tlsbench.families.primitive.keys import FIRMWARE_CLOCK_ENV
+from tlsbench.targets import cyclemodel
 from tlsbench.targets import target as targets
 
 FLASH_ENV = "TLSBENCH_FLASH_COMMAND"
@@ -112,8 +114,20 @@ def serve(session: Session, requests: list[str], exit_after: bool) -> int:
 
 
 def _qemu(board: targets.Board, firmware: str, requests: list[str]) -> int:
-    proc = subprocess.Popen(targets.qemu_command(board, firmware), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=sys.stderr)
+    # a run that names a board profile runs under the cycle model (cyclemodel.py)
+    profile = cyclemodel.active_profile()
+    workdir = cyclemodel.private_dir() if profile is not None else None
+    try:
+        cmd = (cyclemodel.qemu_command(board, Path(firmware), profile, workdir) if profile and workdir
+               else targets.qemu_command(board, firmware))
+        return _qemu_session(cmd, requests)
+    finally:
+        if workdir is not None:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _qemu_session(cmd: list[str], requests: list[str]) -> int:
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=sys.stderr)
     assert proc.stdin is not None and proc.stdout is not None
     stdin = proc.stdin
 
@@ -239,7 +253,11 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     requests = [line.rstrip("\r\n") for line in sys.stdin if line.strip()]
     if a.mode == "qemu":
-        return _qemu(targets.BOARDS[a.board], a.firmware, requests)
+        try:
+            return _qemu(targets.BOARDS[a.board], a.firmware, requests)
+        except TlsbenchError as e:
+            print(f"cycle model: {e}", file=sys.stderr)
+            return 2
     return _serial(a.port, a.library, Path(a.firmware), requests, a.baud)
 
 

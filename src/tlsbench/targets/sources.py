@@ -48,6 +48,8 @@ class PinnedSource:
     source_dir: str
     marker: str
     sha256: dict[str, str]
+    # only these archive members are unpacked (empty: the whole archive)
+    members: tuple[str, ...] = ()
 
 
 def load_lock(path: Path | None = None) -> dict[str, PinnedSource]:
@@ -59,7 +61,7 @@ def load_lock(path: Path | None = None) -> dict[str, PinnedSource]:
     pins = {}
     for lib, entry in data.items():
         try:
-            pins[lib] = PinnedSource(library=lib, **entry)
+            pins[lib] = PinnedSource(library=lib, **{**entry, "members": tuple(entry.get("members", ()))})
         except TypeError as e:
             raise SetupError(f"{path}: entry [{lib}] is malformed: {e}") from e
         if entry["archive"] not in entry["sha256"]:
@@ -160,7 +162,10 @@ def _extract(pin: PinnedSource, downloads: Path, dest_root: Path) -> Path:
     if dest.exists():
         shutil.rmtree(dest)
     with tarfile.open(downloads / pin.archive) as tar:
-        tar.extractall(dest_root, filter="data")
+        if pin.members:
+            tar.extractall(dest_root, members=[tar.getmember(m) for m in pin.members], filter="data")
+        else:
+            tar.extractall(dest_root, filter="data")
     if not (dest / pin.marker).exists():
         raise SetupError(f"{pin.library}: {pin.archive} did not unpack to {dest}")
     mark.write_text(want + "\n")

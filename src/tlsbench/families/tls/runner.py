@@ -42,6 +42,8 @@ MEMORY_METRICS = {
     "app_server_instructions": "app_server_instructions",
     "bulk_client_instructions": "bulk_client_instructions",
     "bulk_server_instructions": "bulk_server_instructions",
+    # a board profile's cycle model (targets/cyclemodel.py): a model's figures, not measured cycles
+    **{f"{p}{s}_model_cycles": f"{p}{s}_model_cycles" for p in ("", "app_", "bulk_") for s in ("client", "server")},
 }
 # the memory pass: one counted connection per round (the timed ones count nothing)
 HEAP_METRICS = {

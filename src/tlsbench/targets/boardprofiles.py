@@ -1,0 +1,173 @@
+"""Board profiles: what the cycle model needs to know about a real board
+(its core, clock, flash wait states, accelerators, memory sizes, optionally
+its run current), one small TOML file per board under
+``src/tlsbench/targets/boards/``, every figure with its source.
+
+A profile is data, never code: a wrong key, type or value is an error that
+names the file, the line and what is allowed.
+"""
+
+from __future__ import annotations
+
+import difflib
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from tlsbench.errors import PlanError
+
+BOARDS_DIR = Path(__file__).with_name("boards")
+
+# the cores the cycle model has tables for (agent/qemu-plugin/cyclemodel_tables.c),
+# and one it does not (RISC-V: a profile may exist before an emulated target does)
+CORES = ("cortex-m0", "cortex-m0plus", "cortex-m3", "cortex-m4", "cortex-m7", "cortex-m33", "rv32imc")
+
+# key -> (type, required); every figure also needs an entry in [sources]
+FIELDS: dict[str, tuple[type, bool]] = {
+    "description": (str, True),
+    "core": (str, True),
+    "clock_hz": (int, True),
+    "flash_wait_states": (int, True),
+    "prefetch": (bool, True),  # sequential instruction fetch hidden by a prefetch buffer
+    "art": (bool, True),  # ST's adaptive real-time accelerator (instruction and literal cache)
+    "icache": (bool, True),
+    "dcache": (bool, True),
+    "flash_bytes": (int, True),
+    "ram_bytes": (int, True),
+    "multiplier_cycles": (int, False),  # ARMv6-M MULS: 1 (fast multiplier) or 32 (small)
+    "run_current_ma": (float, False),  # with supply_v: energy per cycle
+    "supply_v": (float, False),
+}
+FIGURES = tuple(k for k in FIELDS if k != "description")
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    path: Path
+    description: str
+    core: str
+    clock_hz: int
+    flash_wait_states: int
+    prefetch: bool
+    art: bool
+    icache: bool
+    dcache: bool
+    flash_bytes: int
+    ram_bytes: int
+    sources: dict[str, str]
+    multiplier_cycles: int = 1
+    run_current_ma: float | None = None
+    supply_v: float | None = None
+
+    @property
+    def energy_nj_per_cycle(self) -> float | None:
+        """V * I / f, when the datasheet gives the run current at this clock and voltage."""
+        if self.run_current_ma is None or self.supply_v is None:
+            return None
+        return self.supply_v * self.run_current_ma * 1e-3 / self.clock_hz * 1e9
+
+    def summary(self) -> str:
+        """The model's inputs, for a result's legend."""
+        accel = [n for n, on in (("prefetch", self.prefetch), ("ART", self.art), ("I-cache", self.icache),
+                                 ("D-cache", self.dcache)) if on]
+        return (f"{self.name}: {self.core} at {self.clock_hz / 1e6:g} MHz, {self.flash_wait_states} flash wait"
+                f" states, {', '.join(accel) or 'no prefetch or cache'}")
+
+
+def _line_of(text: str, table: str | None, key: str | None) -> int:
+    current = None
+    header = 0
+    for i, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if line.startswith("["):
+            current = line.strip("[] ")
+            if current == table:
+                header = i
+            continue
+        if key and current == table and line.split("=", 1)[0].strip().strip('"') == key:
+            return i
+    return header or 1
+
+
+def _type_name(t: type) -> str:
+    return {int: "an integer", float: "a number", bool: "true or false", str: "a string"}[t]
+
+
+def parse(path: Path, text: str | None = None) -> Profile:
+    """Reads and checks one profile; any fault is a PlanError naming file:line."""
+    try:
+        text = path.read_text() if text is None else text
+        data = tomllib.loads(text)
+    except OSError as e:
+        raise PlanError(f"{path}: cannot read: {e}") from e
+    except tomllib.TOMLDecodeError as e:
+        raise PlanError(f"{path}: {e}") from e
+
+    def err(key: str | None, message: str, table: str | None = None) -> PlanError:
+        return PlanError(f"{path}:{_line_of(text, table, key)}: {key or table}: {message}")
+
+    allowed = [*FIELDS, "sources"]
+    for key in data:
+        if key not in allowed:
+            near = difflib.get_close_matches(key, allowed, n=2)
+            hint = f" (did you mean {', '.join(near)}?)" if near else ""
+            raise err(key, f"unknown key{hint}; allowed: {', '.join(allowed)}")
+    values: dict[str, object] = {}
+    for key, (kind, required) in FIELDS.items():
+        if key not in data:
+            if required:
+                raise PlanError(f"{path}:1: {key}: missing (every profile sets: "
+                                f"{', '.join(k for k, (_, r) in FIELDS.items() if r)})")
+            continue
+        v = data[key]
+        ok = isinstance(v, kind) and not (kind is int and isinstance(v, bool))
+        if kind is float and isinstance(v, int) and not isinstance(v, bool):
+            v, ok = float(v), True
+        if not ok:
+            raise err(key, f"must be {_type_name(kind)}, got {v!r}")
+        values[key] = v
+    if values["core"] not in CORES:
+        near = difflib.get_close_matches(str(values["core"]), CORES, n=2)
+        hint = f" (did you mean {', '.join(near)}?)" if near else ""
+        raise err("core", f"unknown core {values['core']!r}{hint}; allowed: {', '.join(CORES)}")
+    for key in ("clock_hz", "flash_bytes", "ram_bytes"):
+        if int(values[key]) <= 0:  # type: ignore[call-overload]
+            raise err(key, f"must be a positive integer, got {values[key]!r}")
+    if not 0 <= int(values["flash_wait_states"]) <= 15:  # type: ignore[call-overload]
+        raise err("flash_wait_states", f"must be 0..15, got {values['flash_wait_states']!r}")
+    if "multiplier_cycles" in values and values["multiplier_cycles"] not in (1, 32):
+        raise err("multiplier_cycles", f"must be 1 or 32, got {values['multiplier_cycles']!r}")
+    for key in ("run_current_ma", "supply_v"):
+        if key in values and not float(values[key]) > 0:  # type: ignore[arg-type]
+            raise err(key, f"must be a positive number, got {values[key]!r}")
+    if ("run_current_ma" in values) != ("supply_v" in values):
+        raise err("run_current_ma" if "run_current_ma" in values else "supply_v",
+                  "run_current_ma and supply_v go together (energy per cycle needs both)")
+    sources = data.get("sources")
+    if not isinstance(sources, dict):
+        raise PlanError(f"{path}:1: sources: missing [sources] table (a source for every figure: "
+                        f"{', '.join(FIGURES)})")
+    for key, v in sources.items():
+        if key not in FIGURES:
+            raise err(key, f"a source for an unknown figure; allowed: {', '.join(FIGURES)}", "sources")
+        if not isinstance(v, str) or not v.strip():
+            raise err(key, "must be a non-empty string naming the document (and table) the figure comes from",
+                      "sources")
+    for key in FIGURES:
+        if key in values and key not in sources:
+            raise err(key, "has no source: add it to [sources]")
+    return Profile(name=path.stem, path=path, sources=dict(sources), **values)  # type: ignore[arg-type]
+
+
+def names() -> list[str]:
+    return sorted(p.stem for p in BOARDS_DIR.glob("*.toml"))
+
+
+def load(name: str) -> Profile:
+    path = BOARDS_DIR / f"{name}.toml"
+    if not path.is_file():
+        near = difflib.get_close_matches(name, names(), n=3)
+        hint = f" (did you mean {', '.join(near)}?)" if near else ""
+        raise PlanError(f"unknown board profile {name!r}{hint}; known: {', '.join(names())}")
+    return parse(path)

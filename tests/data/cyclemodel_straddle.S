@@ -1,0 +1,35 @@
+/* Eight independent loads that straddle a 1 KiB boundary, where QEMU ends a
+ * translation block: the cycle model must charge them as in one block
+ * (tests/test_cyclemodel.py). */
+    .syntax unified
+    .thumb
+    .text
+    .balign 4
+    .word 0x20001000
+    .word reset + 1
+    .global mark
+    .thumb_func
+mark:
+    bx lr
+    .thumb_func
+    .global reset
+reset:
+    ldr r0, =0x20000000
+    bl mark
+    bl mark
+    b 1f
+    .ltorg
+    .org 0x3f8
+1:  ldr r1, [r0]
+    ldr r2, [r0, #4]
+    ldr r3, [r0, #8]
+    ldr r4, [r0, #12]
+    ldr r5, [r0]
+    ldr r6, [r0, #4]
+    ldr r7, [r0, #8]
+    ldr r1, [r0, #12]
+    bl mark
+    movs r0, #0x18
+    ldr r1, =0x20026
+    bkpt 0xab
+    .ltorg

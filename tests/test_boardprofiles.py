@@ -1,0 +1,76 @@
+"""Board profiles (src/tlsbench/targets/boards/*.toml): the shipped ones are valid
+and sourced; a bad one is refused with its file, line and what is allowed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tlsbench.errors import PlanError
+from tlsbench.targets import boardprofiles
+
+SHIPPED = ["esp32-c3-class", "nrf5340-app", "nucleo-f103rb", "nucleo-f446re", "nucleo-f746zg", "nucleo-l053r8",
+           "nucleo-l073rz", "stm32f217", "stm32f405"]
+GOOD = (boardprofiles.BOARDS_DIR / "nucleo-f446re.toml").read_text()
+
+
+def test_every_shipped_profile_loads_with_a_source_for_every_figure() -> None:
+    assert boardprofiles.names() == SHIPPED
+    for name in SHIPPED:
+        p = boardprofiles.load(name)
+        figures = [k for k in boardprofiles.FIGURES if getattr(p, k) is not None and k in p.sources]
+        assert set(figures) >= {"core", "clock_hz", "flash_wait_states", "flash_bytes", "ram_bytes"}
+    f446 = boardprofiles.load("nucleo-f446re")
+    assert (f446.core, f446.clock_hz, f446.flash_wait_states, f446.art) == ("cortex-m4", 180_000_000, 5, True)
+    assert boardprofiles.load("nucleo-f103rb").flash_wait_states == 2
+
+
+def bad(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "board.toml"
+    path.write_text(text)
+    with pytest.raises(PlanError) as e:
+        boardprofiles.parse(path)
+    return str(e.value).replace(str(path), "board.toml")
+
+
+def line_of(text: str, start: str) -> int:
+    return next(i for i, line in enumerate(text.splitlines(), 1) if line.startswith(start))
+
+
+def test_an_unknown_core_names_the_line_and_the_cores(tmp_path: Path) -> None:
+    text = GOOD.replace('core = "cortex-m4"', 'core = "cortex-m5"')
+    assert bad(tmp_path, text) == (
+        f"board.toml:{line_of(text, 'core =')}: core: unknown core 'cortex-m5' (did you mean cortex-m7, cortex-m4?);"
+        " allowed: cortex-m0, cortex-m0plus, cortex-m3, cortex-m4, cortex-m7, cortex-m33, rv32imc")
+
+
+def test_a_zero_clock_is_refused(tmp_path: Path) -> None:
+    text = GOOD.replace("clock_hz = 180_000_000", "clock_hz = 0")
+    assert bad(tmp_path, text) == f"board.toml:{line_of(text, 'clock_hz')}: clock_hz: must be a positive integer, got 0"
+
+
+def test_a_missing_field_is_named(tmp_path: Path) -> None:
+    text = GOOD.replace("flash_wait_states = 5\n", "")
+    assert bad(tmp_path, text).startswith("board.toml:1: flash_wait_states: missing (every profile sets: description,"
+                                          " core, clock_hz, flash_wait_states,")
+
+
+def test_an_unknown_key_lists_the_allowed_ones(tmp_path: Path) -> None:
+    text = GOOD.replace("prefetch = true", "prefetch = true\nflash_waitstates = 3")
+    msg = bad(tmp_path, text)
+    assert msg.startswith(f"board.toml:{line_of(text, 'flash_waitstates')}: flash_waitstates: unknown key"
+                          " (did you mean flash_wait_states, flash_bytes?); allowed: description, core, clock_hz,")
+
+
+def test_a_wrong_type_and_a_figure_without_source(tmp_path: Path) -> None:
+    text = GOOD.replace("art = true", 'art = "yes"')
+    assert bad(tmp_path, text) == f"board.toml:{line_of(text, 'art =')}: art: must be true or false, got 'yes'"
+    text = GOOD.replace("ram_bytes = 131_072\n", "ram_bytes = 131_072\nmultiplier_cycles = 1\n")
+    assert bad(tmp_path, text) == (f"board.toml:{line_of(text, 'multiplier_cycles')}: multiplier_cycles: has no"
+                                   " source: add it to [sources]")
+
+
+def test_an_unknown_profile_name_lists_the_known_ones() -> None:
+    with pytest.raises(PlanError, match=r"unknown board profile 'nucleo-f446' \(did you mean nucleo-f446re"):
+        boardprofiles.load("nucleo-f446")

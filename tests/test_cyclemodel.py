@@ -1,0 +1,234 @@
+"""The cycle model (agent/qemu-plugin): micro-kernels whose cycle counts
+follow from the Technical Reference Manuals, run under QEMU with the plugin,
+must cost exactly those cycles; the same image twice costs the same; the
+firmware's model_cycles counter leaves its instruction counts as they were.
+The tests build the plugin and the kernels themselves (seconds)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import needs_tools
+
+from tlsbench.engine import agent
+from tlsbench.engine.case import Result
+from tlsbench.targets import boardprofiles, build, cyclemodel
+from tlsbench.targets import target as targets
+
+pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc", "cc")
+
+KERNELS = Path(__file__).parent / "data" / "cyclemodel_kernels.S"
+MACHINES = {"cortex-m0": "microbit", "cortex-m3": "mps2-an385", "cortex-m4": "mps2-an386", "cortex-m7": "mps2-an500"}
+NAMES = ["dependent_loads", "independent_loads", "ldm", "loop", "umull", "mla", "literal_loads", "alu"]
+
+
+@pytest.fixture(scope="module")
+def plugin() -> Path:
+    return cyclemodel.build_plugin(log=lambda m: None)
+
+
+def kernel_image(tmp: Path, cpu: str) -> Path:
+    out = tmp / f"kernels-{cpu}.elf"
+    if not out.exists():
+        subprocess.run(["arm-none-eabi-gcc", f"-mcpu={cpu}", "-mthumb", "-nostdlib", "-nostartfiles", "-Wl,-Ttext=0",
+                        "-e", "reset", "-o", str(out), str(KERNELS)], check=True)
+    return out
+
+
+def run_kernels(plugin: Path, tmp: Path, cpu: str, core: str, extra: str = "") -> tuple[tuple, dict]:
+    """(call overhead, {kernel: (cycles, instructions)}) between the marks."""
+    image = kernel_image(tmp, cpu)
+    log = tmp / f"log-{cpu}-{core}{extra.replace(',', '_').replace('=', '-')}"
+    mark = cyclemodel_symbol(image, "mark")
+    opts = f"{plugin},core={core},mark={mark:#x},log={log}{extra}"
+    subprocess.run(["qemu-system-arm", "-M", MACHINES[cpu], "-display", "none", "-monitor", "none",
+                    "-semihosting-config", "enable=on,target=native", "-icount", targets.ICOUNT,
+                    "-kernel", str(image), "-plugin", opts], check=True, timeout=60)
+    marks = [tuple(map(int, line.split())) for line in log.read_text().splitlines() if not line.startswith("exit")]
+    steps = [(b[0] - a[0], b[1] - a[1]) for a, b in zip(marks, marks[1:], strict=False)]
+    overhead, rest = steps[0], steps[1:]
+    names = [n for n in NAMES if not (cpu == "cortex-m0" and n in ("umull", "mla"))]
+    assert len(rest) == len(names)
+    return overhead, {n: (c - overhead[0], i - overhead[1]) for n, (c, i) in zip(names, rest, strict=True)}
+
+
+def cyclemodel_symbol(image: Path, name: str) -> int:
+    out = subprocess.run(["arm-none-eabi-nm", str(image)], capture_output=True, text=True, check=True).stdout
+    return next(int(a, 16) for a, _t, n in (line.split() for line in out.splitlines()) if n == name)
+
+
+# Expected cycles, each from the manuals (zero wait states):
+#  dependent loads: 8 LDRs, each addressed by the previous one's result: no pipelining, 8 x 2
+#  independent loads: 8 LDRs: M3/M4 pipeline neighbouring loads (DDI 0337 18.3, DDI 0439B 3.3.1): 2 + 7 x 1;
+#     ARMv6-M: 8 x 2
+#  ldm: LDM of 8 registers 1 + N = 9 (ARMv6-M: MOV 1 + LDM of 6 low registers 1 + 6)
+#  loop: MOVS 1 + 10 x SUBS 1 + 9 taken BNE (1 + P, P = 1 on M3/M4; 3 cycles on M0, 2 on M0+) + 1 not taken
+#  umull: 4 x UMULL: 1 each on M4 (DDI 0439B), 5 each on M3 (3..5 in DDI 0337, the upper bound)
+#  mla: 4 x MLA: 1 each on M4, 2 each on M3
+#  literal loads: 4 PC-relative LDRs: pipelined on M3/M4 (2 + 3 x 1), 4 x 2 on ARMv6-M
+#  alu: 4 independent ADDS, 1 each; the Cortex-M7 approximation issues them in two pairs
+EXPECTED = {
+    ("cortex-m4", "cortex-m4"): {"dependent_loads": 16, "independent_loads": 9, "ldm": 9, "loop": 30, "umull": 4,
+                                 "mla": 4, "literal_loads": 5, "alu": 4},
+    ("cortex-m3", "cortex-m3"): {"dependent_loads": 16, "independent_loads": 9, "ldm": 9, "loop": 30, "umull": 20,
+                                 "mla": 8, "literal_loads": 5, "alu": 4},
+    ("cortex-m0", "cortex-m0"): {"dependent_loads": 16, "independent_loads": 16, "ldm": 8, "loop": 39,
+                                 "literal_loads": 8, "alu": 4},
+    ("cortex-m0", "cortex-m0plus"): {"dependent_loads": 16, "independent_loads": 16, "ldm": 8, "loop": 30,
+                                     "literal_loads": 8, "alu": 4},
+    # no Arm table: the documented approximation (M4 costs + dual issue of independent single-cycle pairs)
+    ("cortex-m7", "cortex-m7"): {"dependent_loads": 16, "independent_loads": 9, "ldm": 9, "loop": 30, "umull": 4,
+                                 "mla": 4, "literal_loads": 5, "alu": 2},
+}
+# the call around each kernel: BL (M3/M4 1 + P = 2, M0 4, M0+ 3) + BX LR (M3/M4 1 + P = 3, M0 3, M0+ 2)
+OVERHEAD = {"cortex-m4": 5, "cortex-m3": 5, "cortex-m0": 7, "cortex-m0plus": 5, "cortex-m7": 5}
+INSTRUCTIONS = {"dependent_loads": 8, "independent_loads": 8, "ldm": 1, "loop": 21, "umull": 4, "mla": 4,
+                "literal_loads": 4, "alu": 4}
+
+
+@pytest.mark.parametrize(("cpu", "core"), list(EXPECTED))
+def test_micro_kernels_cost_what_the_manuals_say(plugin: Path, tmp_path: Path, cpu: str, core: str) -> None:
+    overhead, got = run_kernels(plugin, tmp_path, cpu, core)
+    assert overhead == (OVERHEAD[core], 2)
+    assert {n: c for n, (c, _) in got.items()} == EXPECTED[(cpu, core)]
+    want_insns = {n: (2 if n == "ldm" and cpu == "cortex-m0" else i) for n, i in INSTRUCTIONS.items() if n in got}
+    assert {n: i for n, (_, i) in got.items()} == want_insns
+
+
+def test_flash_wait_states_are_paid_by_taken_branches_and_flash_loads(plugin: Path, tmp_path: Path) -> None:
+    """5 wait states, no ART: each taken branch refetches (+5), each load
+    from the code range waits (+5); loads from SRAM do not."""
+    overhead, got = run_kernels(plugin, tmp_path, "cortex-m4", "cortex-m4", ",branch_ws=5,load_ws=5,flash=0x0-0x1000")
+    assert overhead == (5 + 2 * 5, 2)  # BL and BX LR are both taken
+    cycles = {n: c for n, (c, _) in got.items()}
+    assert cycles["loop"] == 30 + 9 * 5
+    assert cycles["literal_loads"] == 5 + 4 * 5
+    assert cycles["dependent_loads"] == 16 and cycles["independent_loads"] == 9  # SRAM: no wait states
+
+
+def test_the_same_image_twice_costs_the_same(plugin: Path, tmp_path: Path) -> None:
+    first = run_kernels(plugin, tmp_path, "cortex-m4", "cortex-m4")
+    second = run_kernels(plugin, tmp_path, "cortex-m4", "cortex-m4", ",seq_ws=0")
+    assert first == second
+
+
+def test_the_plugin_refuses_a_bad_argument(plugin: Path, tmp_path: Path) -> None:
+    image = kernel_image(tmp_path, "cortex-m4")
+    proc = subprocess.run(["qemu-system-arm", "-M", "mps2-an386", "-display", "none", "-monitor", "none",
+                           "-kernel", str(image), "-plugin", f"{plugin},core=cortex-m5"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0
+    assert "core=cortex-m0, cortex-m0plus, cortex-m3, cortex-m4, cortex-m7, cortex-m33" in proc.stderr
+
+
+# ---- the firmware's model_cycles counter ----
+
+@pytest.fixture(scope="module")
+def m4_selftest(plugin: Path) -> Path:
+    t = targets.parse("qemu:mps2-an386")
+    build.build_firmware(t, [], log=lambda m: None)
+    return targets.write_launcher(t, "selftest")
+
+
+def call(launcher: Path, requests: list[str], board: str | None) -> list[agent.Response]:
+    saved = os.environ.pop(cyclemodel.MODEL_ENV, None)
+    try:
+        if board:
+            os.environ[cyclemodel.MODEL_ENV] = board
+        return agent.call(launcher, requests, 60, "cycle model test").responses
+    finally:
+        os.environ.pop(cyclemodel.MODEL_ENV, None)
+        if saved is not None:
+            os.environ[cyclemodel.MODEL_ENV] = saved
+
+
+@pytest.mark.parametrize(("board", "per_turn"), [("nucleo-f446re", 3), ("nucleo-f103rb", 5)])
+def test_firmware_calibration_loop_costs_its_model_cycles(m4_selftest: Path, board: str, per_turn: int) -> None:
+    """calibrate's `subs; bne` turn costs 1 + (1 + P) on a Cortex-M4 with
+    ART (no wait state seen), and 1 + (1 + P) + 2 on an M3 profile with 2
+    flash wait states and no cache (the taken branch refetches); the cycles
+    of the counter readings themselves are subtracted like instructions."""
+    ns = [10, 1000, 100_000]
+    cal = [r.of_type("calibrate")[0] for r in call(m4_selftest, [f"calibrate n={n}" for n in ns], board)]
+    costs = [int(c["model_measured"]) for c in cal]
+    assert [b - a for a, b in zip(costs, costs[1:], strict=False)] == [per_turn * (b - a)
+                                                                        for a, b in zip(ns, ns[1:], strict=False)]
+    assert all(int(c["model_empty"]) == 0 for c in cal)
+
+
+def test_the_model_leaves_instruction_counts_as_they_were(m4_selftest: Path) -> None:
+    req = "bench kind=hash alg=sha224 op=hash size=64 repeats=2 warmup=1"
+    plain, modelled = call(m4_selftest, [req, "calibrate n=1000"], None), call(
+        m4_selftest, [req, "calibrate n=1000"], "nucleo-f446re")
+    insns = [[int(s["instructions"]) for s in r[0].of_type("sample")] for r in (plain, modelled)]
+    assert insns[0] == insns[1]
+    assert plain[1].of_type("calibrate")[0]["measured"] == modelled[1].of_type("calibrate")[0]["measured"]
+    assert "model_cycles" not in plain[0].of_type("sample")[0].fields
+    cycles = [int(s["model_cycles"]) for s in modelled[0].of_type("sample")]
+    assert len(set(cycles)) == 1 and cycles[0] > 0
+    again = call(m4_selftest, [req], "nucleo-f446re")
+    assert [int(s["model_cycles"]) for s in again[0].of_type("sample")] == cycles
+
+
+# ---- results ----
+
+def test_model_time_and_energy_are_the_cycles_scaled_by_the_profile(tmp_path: Path) -> None:
+    path = tmp_path / "b.toml"
+    text = (boardprofiles.BOARDS_DIR / "nucleo-f446re.toml").read_text()
+    text = text.replace("ram_bytes = 131_072\n", "ram_bytes = 131_072\nrun_current_ma = 30.0\nsupply_v = 3.0\n")
+    text += 'run_current_ma = "a test figure"\nsupply_v = "a test figure"\n'
+    path.write_text(text)
+    profile = boardprofiles.parse(path)
+    row = Result("model_cycles", "model-cycles/op", 3, 0, 1800.0, 1800.0, 0.0, 1800.0, 1800.0, 1800.0, 1800.0)
+    derived = {r.metric: r for r in cyclemodel.derived_results([row], profile)}
+    assert derived["model_time_ns"].unit == "model-ns/op"
+    assert derived["model_time_ns"].median == pytest.approx(10_000.0)  # 1800 cycles at 180 MHz
+    # 3.0 V * 30 mA / 180 MHz = 0.5 nJ per cycle
+    assert derived["model_energy_nj"].median == pytest.approx(900.0)
+    side = Result("client_model_cycles", "model cycles", 1, 0, *([360.0] * 7))
+    first = cyclemodel.derived_results([side], profile)[0]
+    assert (first.metric, first.unit) == ("client_model_time_ns", "model-ns")
+
+
+def test_a_profile_must_fit_the_emulated_core() -> None:
+    from tlsbench.errors import PlanError
+
+    m4 = targets.BOARDS["mps2-an386"]
+    cyclemodel.check_target(boardprofiles.load("nucleo-f446re"), m4)
+    cyclemodel.check_target(boardprofiles.load("nucleo-l073rz"), targets.BOARDS["microbit"])
+    with pytest.raises(PlanError, match=r"nucleo-l073rz is a cortex-m0plus; qemu:mps2-an386 emulates a cortex-m4 "
+                                        r"\(use qemu:microbit\)"):
+        cyclemodel.check_target(boardprofiles.load("nucleo-l073rz"), m4)
+    with pytest.raises(PlanError, match="esp32-c3-class .rv32imc. is unsupported: no emulated target"):
+        cyclemodel.check_target(boardprofiles.load("esp32-c3-class"), m4)
+
+
+def test_a_run_with_a_profile_of_another_core_is_refused_in_one_line(capsys: pytest.CaptureFixture,
+                                                                      tmp_path: Path) -> None:
+    from tlsbench.cli import main
+
+    rc = main(["--db", str(tmp_path / "r.sqlite"), "run", "--target", "qemu:mps2-an386", "--board", "nucleo-l073rz",
+               "--preset", "quick"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc != 0
+    assert err == ["tlsbench: error: board profile nucleo-l073rz is a cortex-m0plus; qemu:mps2-an386 emulates a"
+                   " cortex-m4 (use qemu:microbit)"]
+
+
+def test_code_placement_does_not_change_the_cycles(plugin: Path, tmp_path: Path) -> None:
+    """QEMU ends a translation block at a 1 KiB page boundary; eight
+    independent loads straddling one still pipeline (2 + 7), as in one block."""
+    image = tmp_path / "straddle.elf"
+    subprocess.run(["arm-none-eabi-gcc", "-mcpu=cortex-m4", "-mthumb", "-nostdlib", "-nostartfiles", "-Wl,-Ttext=0",
+                    "-e", "reset", "-o", str(image), str(KERNELS.with_name("cyclemodel_straddle.S"))], check=True)
+    log = tmp_path / "log"
+    subprocess.run(["qemu-system-arm", "-M", "mps2-an386", "-display", "none", "-monitor", "none",
+                    "-semihosting-config", "enable=on,target=native", "-icount", targets.ICOUNT, "-kernel", str(image),
+                    "-plugin", f"{plugin},core=cortex-m4,mark={cyclemodel_symbol(image, 'mark'):#x},log={log}"],
+                   check=True, timeout=60)
+    marks = [int(line.split()[0]) for line in log.read_text().splitlines() if not line.startswith("exit")]
+    empty, loads = marks[1] - marks[0], marks[2] - marks[1]
+    assert loads - empty == 2 + 9  # B to the loads (1 + P) + the eight loads

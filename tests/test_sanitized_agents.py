@@ -1,0 +1,83 @@
+"""The four host agents built under AddressSanitizer and
+UndefinedBehaviorSanitizer (-DTB_SANITIZE=address,undefined, into
+build/asan; Mbed TLS and wolfSSL, built from source, are sanitized too,
+the system OpenSSL and GnuTLS are not) run the quick plan: every case ok or
+unsupported, and no sanitizer report anywhere (any report ends the agent:
+-fno-sanitize-recover=all, halt_on_error). The test builds the
+agents itself (a few minutes on 2 cores the first time, seconds after)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+from conftest import needs_tools
+
+from tlsbench import paths
+from tlsbench.engine import agent
+from tlsbench.families.primitive.catalog import LIBRARIES
+from tlsbench.targets import sources
+
+pytestmark = [needs_tools("cmake", "ninja", "gcc"), pytest.mark.slow]
+
+SANITIZERS = "address,undefined"
+
+
+def build_sanitized_agents() -> Path:
+    build = paths.root() / "build" / "asan"
+    srcs = sources.ensure_sources(["mbedtls", "wolfssl"])
+    configure = ["cmake", "-S", str(paths.root() / "agent"), "-B", str(build), "-G", "Ninja",
+                 "-DCMAKE_BUILD_TYPE=RelWithDebInfo", f"-DTB_SANITIZE={SANITIZERS}",
+                 f"-DTB_LIBRARIES={';'.join(LIBRARIES)}", "-DTB_SELFTEST=OFF",
+                 *(f"-DTB_{lib.upper()}_SOURCE_DIR={src}" for lib, src in srcs.items())]
+    if (build / "CMakeCache.txt").exists() and not (build / "build.ninja").exists():
+        shutil.rmtree(build)  # another generator's folder
+    for cmd in (configure, ["cmake", "--build", str(build), "--parallel", "2"]):
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        assert proc.returncode == 0, f"{' '.join(cmd)}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    return build
+
+
+@pytest.fixture(scope="module")
+def asan_dir() -> Path:
+    return build_sanitized_agents()
+
+
+def test_sanitized_agents_say_so_and_measure_no_heap(asan_dir: Path) -> None:
+    """hello names the sanitized build; a bench has a stack figure but no
+    heap figures (the sanitizer owns malloc, so they would be wrong)."""
+    req = "bench kind=hash alg=sha256 op=hash size=64 warmup=0 repeats=1 min_ns=1000"
+    hello, bench = agent.call(asan_dir / "tlsbench-agent-mbedtls", ["hello", req], 60, "sanitized agent").responses
+    assert f"sanitized (-fsanitize={SANITIZERS})" in str(hello.of_type("hello")[0]["config"])
+    assert bench.status == "ok"
+    memory = bench.of_type("memory")
+    assert len(memory) == 1 and sorted(memory[0].fields) == ["stack"], memory
+
+
+def test_quick_plan_under_sanitizers(asan_dir: Path, tmp_path: Path) -> None:
+    """Any sanitizer report ends its agent with an error, so it fails its
+    case or check with the report's last line; the stored transcripts and
+    check details are searched for reports as well."""
+    env = dict(os.environ, TLSBENCH_AGENT_DIR=str(asan_dir), ASAN_OPTIONS="detect_leaks=1:halt_on_error=1",
+               UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
+    db = tmp_path / "results.sqlite"
+    proc = subprocess.run([sys.executable, "-m", "tlsbench", "run", "--preset", "quick", "--db", str(db), "--json"],
+                          capture_output=True, text=True, env=env, timeout=900)
+    rows = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+    bad = [(r["case"], r["status"], r.get("reason")) for r in rows if r["status"] not in ("ok", "unsupported")]
+    assert bad == [], bad
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert {r["library"] for r in rows} == set(LIBRARIES)
+    with closing(sqlite3.connect(db)) as conn:
+        evidence = [t for (t,) in conn.execute("SELECT transcript FROM cases UNION ALL SELECT detail FROM checks")]
+    reports = [t[-2000:] for t in evidence if "Sanitizer" in t or "runtime error:" in t]
+    assert evidence and reports == [], reports
+    print(f"\nquick plan under {SANITIZERS}: {len(rows)} results, "
+          f"{sum(r['status'] == 'ok' for r in rows)} ok, {sum(r['status'] == 'unsupported' for r in rows)} unsupported")
