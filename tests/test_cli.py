@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import env_without_agent_dir, tlsbench_cmd
 
-JSON_FIELDS = {"run", "target", "library", "library_version", "kind", "name", "params", "metric", "unit", "n",
+JSON_FIELDS = {"format", "run", "target", "library", "library_version", "kind", "name", "params", "metric", "unit", "n",
                "median", "mean", "stdev", "min", "max", "ci95_low", "ci95_high"}
 
 
@@ -28,7 +28,10 @@ def test_json_output_is_only_json_and_reports_render(agents, db_path: Path) -> N
                  "--repeats", "3", "--warmup", "0", "--min-sample-ms", "1", "--json")
     assert p.returncode == 0, p.stderr
     rows = [json.loads(line) for line in p.stdout.splitlines()]
-    assert rows and all(JSON_FIELDS <= set(r) for r in rows)
+    assert rows and all(JSON_FIELDS <= set(r) for r in rows) and {r["format"] for r in rows} == {1}
+    # one object per metric of a case, as the README says (not one per case)
+    sha = [r["metric"] for r in rows if r["library"] == "openssl" and r["case"].endswith("sha256/hash/64")]
+    assert len(sha) == len(set(sha)) > 1 and "wall_ns" in sha
     ed = [r for r in rows if r["library"] == "mbedtls" and r["name"] == "ed25519"]
     assert ed and all(r["status"] == "unsupported" and r["median"] is None for r in ed)
     ok = [r for r in rows if r["status"] == "ok"]
@@ -137,3 +140,34 @@ def test_a_closed_pipe_ends_quietly(db_path: Path) -> None:
 def test_version() -> None:
     p = subprocess.run([*tlsbench_cmd(), "--version"], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and p.stdout.startswith("tlsbench 0.")
+
+
+def test_every_option_has_help() -> None:
+    import argparse
+
+    from tlsbench.cli import parser
+
+    missing = []
+    top = parser()
+    subs = next(a for a in top._actions if isinstance(a, argparse._SubParsersAction))
+    todo = [("tlsbench", top), *((f"tlsbench {n}", p) for n, p in subs.choices.items())]
+    for name, p in todo:
+        for action in p._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                todo += [(f"{name} {n}", sp) for n, sp in action.choices.items()]
+            elif action.option_strings and not action.help:
+                missing.append(f"{name} {action.option_strings[0]}")
+    assert missing == []
+
+
+def test_report_metric_a_tls_run_did_not_measure_names_the_per_side_ones(db_path: Path) -> None:
+    from test_html_report import make_tls_run
+
+    from tlsbench.engine.store import Store
+
+    run = make_tls_run(Store(db_path))
+    p = tlsbench(db_path, "report", str(run), "--metric", "heap_peak_bytes")
+    assert p.returncode == 2 and p.stderr.count("\n") == 1
+    assert "per side: client_heap_peak_bytes, server_heap_peak_bytes;" in p.stderr
+    ok = tlsbench(db_path, "report", str(run), "--metric", "client_heap_peak_bytes")
+    assert ok.returncode == 0 and "30,000 B" in ok.stdout

@@ -51,7 +51,7 @@ def test_each_verdict(db_path: Path) -> None:
     assert next(r for r in c.rows if r.name == "slower").ratio == pytest.approx(2.0)
     assert c.context_differences == ["tlsbench: 1 -> 2"]
     text = compare_text.render(c, "markdown", only_changes=True)
-    assert "| slower | slower |" in text and "| same |" not in text
+    assert "| slower | wall_ns | slower |" in text and "| same |" not in text
 
 
 # ---- the ratio's interval, exact metrics, html, ci-json, --fail-on-regression ----
@@ -127,7 +127,7 @@ def test_fail_on_regression_sets_the_exit_code(db_path: Path) -> None:
     b = _run_with(store, {"x": {"wall_ns": [2 * t for t in BASE]}, "y": {"wall_ns": BASE}})
     same = _run_with(store, {"x": {"wall_ns": BASE}, "y": {"wall_ns": BASE}})
     p = _cli(db_path, "compare", str(a), str(b), "--fail-on-regression", "10")
-    assert p.returncode == 1 and "regression: x: B/A 2.000" in p.stderr and "regression: y" not in p.stderr
+    assert p.returncode == 1 and "regression: x wall_ns: B/A 2.000" in p.stderr and "regression: y" not in p.stderr
     assert _cli(db_path, "compare", str(a), str(b), "--fail-on-regression", "150").returncode == 0
     assert _cli(db_path, "compare", str(a), str(same), "--fail-on-regression", "0").returncode == 0
     assert _cli(db_path, "compare", str(b), str(a), "--fail-on-regression", "10").returncode == 0  # faster
@@ -152,3 +152,46 @@ def test_ci_json_and_html(db_path: Path, tmp_path: Path) -> None:
     page = out.read_text()
     assert page.count("<svg") == 1 and '<table class="sortable"' in page and "only in B" in page
     assert not re.search(r"<link|<img|src=|@import|url\(", page)
+
+
+# ---- firmware runs, per side; inconclusive is not "same" ----
+
+def _firmware_run(store: Store, cases: dict[str, dict[str, list[int]]], target: str = "qemu:mps2-an386") -> int:
+    run = store.create_run(target=target, plan_name="p", plan_source="", plan={"method": {}},
+                           machine={"board": target.split(":")[-1], "profiles": {"mbedtls": "default"}},
+                           version="1", keys={})
+    for name, counters in cases.items():
+        samples = [Sample(i, False, 1, counter, t)
+                   for counter, totals in counters.items() for i, t in enumerate(totals)]
+        store.put_case(run, name=name, library="mbedtls", kind="tls", alg="a", op="o", size=None, params={},
+                       status="ok", reason="", iters=1, started=0, transcript="", samples=samples)
+    return run
+
+
+def test_firmware_runs_compare_on_instructions_per_side_with_units(db_path: Path) -> None:
+    store = Store(db_path)
+    a = _firmware_run(store, {"sha256": {"instructions": [5000] * 3},
+                              "tls": {"client_instructions": [32_110_000] * 3, "server_instructions": [9000] * 3}})
+    b = _firmware_run(store, {"sha256": {"instructions": [5000] * 3},
+                              "tls": {"client_instructions": [32_110_000] * 3, "server_instructions": [9900] * 3}},
+                      target="qemu:mps2-an385")
+    c = compare.compare(store, a, b)
+    got = {(r.name, r.metric): r.verdict for r in c.rows}
+    assert got == {("sha256", "instructions"): "same", ("tls", "client_instructions"): "same",
+                   ("tls", "server_instructions"): "changed"}
+    # what differs in how the runs were made comes first, short
+    assert c.context_differences[:2] == ["target: qemu:mps2-an386 -> qemu:mps2-an385",
+                                         "board: mps2-an386 -> mps2-an385"]
+    text = compare_text.render(c)
+    assert "not measured" not in text and "32,110,000 instructions" in text and "3.211e+07" not in text
+
+
+def test_an_underpowered_comparison_is_inconclusive_and_the_gate_says_so(db_path: Path) -> None:
+    store = Store(db_path)
+    a = _run_with(store, {"c": {"wall_ns": [1000, 1400, 700, 1100, 900]}})
+    b = _run_with(store, {"c": {"wall_ns": [2600, 1800, 3300, 2500, 2700]}})
+    row = compare.compare(store, a, b).rows[0]
+    assert row.ratio == pytest.approx(2.6) and row.verdict == "inconclusive"  # 5 + 5 samples cannot reach p < 0.01
+    r = subprocess.run([sys.executable, "-m", "tlsbench", "--db", str(db_path), "compare", str(a), str(b),
+                        "--fail-on-regression", "10"], capture_output=True, text=True)
+    assert r.returncode == 3 and "inconclusive: c wall_ns" in r.stderr

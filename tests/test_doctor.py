@@ -40,7 +40,7 @@ def test_progress_bar_on_a_terminal_and_plain_lines_elsewhere() -> None:
     p = Progress(4, stream=tty)
     for _ in range(4):
         p.update("openssl/hash/sha256/hash/64")
-    assert "[######------------------] 1/4  25%" in tty.getvalue() and tty.getvalue().endswith("\n")
+    assert "[######------------------] 1/4 cases  25%" in tty.getvalue() and tty.getvalue().endswith("\n")
     plain = io.StringIO()
     p = Progress(2, stream=plain)
     p.update("a")
@@ -56,3 +56,19 @@ def test_list_presets_and_targets(capsys) -> None:
     assert "default" in out and "quick" in out and "hashes" in out
     assert main(["list", "targets"]) == 0
     assert capsys.readouterr().out.startswith("host")
+
+
+def test_doctor_says_which_targets_have_firmware_and_notes_are_not_ok(capsys) -> None:
+    from tlsbench.cli import main
+    from tlsbench.targets import target as targets
+
+    findings = {f.what: f for f in doctor.diagnose()}
+    emulated = [b for b, v in targets.BOARDS.items() if v.machine]
+    assert all(f"firmware qemu:{b}" in findings for b in emulated)
+    for f in findings.values():
+        if f.what.startswith("firmware "):
+            assert f.detail.startswith("built: ") or (f.note and f.fix == f"tlsbench build --target {f.what[9:]}")
+    main(["doctor"])
+    out = capsys.readouterr().out
+    # an unavailable counter is a note, never "ok ... not available"
+    assert not [line for line in out.splitlines() if line.startswith("ok") and "not available" in line]

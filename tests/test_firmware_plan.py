@@ -99,3 +99,14 @@ def test_code_size_parts_add_up_to_the_image(firmware, library: str) -> None:
     lib_part = next(p for p in parts if p.component == "library")
     assert lib_part.flash_bytes > 50_000  # the library is the bulk of the image, not lost to "other"
     assert not any(p.component == "other" for p in parts)
+
+
+def test_list_algorithms_on_a_target_asks_its_firmware(firmware, capsys) -> None:
+    from tlsbench.cli import main
+
+    assert main(["list", "algorithms", "--target", firmware.name]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"on {firmware.name}: the firmware's libraries (mbedtls, wolfssl)")
+    assert out[1].split() == ["kind", "algorithm", "ops", "mbedtls", "wolfssl"]  # no host-only library
+    sha = next(line for line in out if line.startswith("hash  sha256"))
+    assert sha.split()[3:] == ["yes", "yes"]

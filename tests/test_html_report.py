@@ -180,3 +180,73 @@ def test_png_export(tls_run: tuple[Store, int], tmp_path: Path) -> None:
     store, run = tls_run
     pngs = export.export(report.load(store, run), "png", str(tmp_path / "png"))
     assert pngs and all(p.read_bytes()[:4] == b"\x89PNG" for p in pngs)
+
+
+# ---- every report chooses its charts and labels from what the run's target measured ----
+
+def make_firmware_run(store: Store, tls: bool) -> int:
+    """A stored qemu:mps2-an386 run: primitives (instructions per operation) or
+    TLS (instructions per side), with the code size of each image."""
+    run = store.create_run(target="qemu:mps2-an386", plan_name="cortex-m", plan_source="# made by the test",
+                           plan={"method": {"repeats": 3, "warmup": 0, "outliers": "none", "min_sample_ms": 0,
+                                            "timeout_s": 9, "rounds": 1, "env": {}}},
+                           machine={"board": "mps2-an386", "board_cpu": "cortex-m4", "profiles": {"mbedtls": "small"},
+                                    "cpu_model": "QEMU", "cores": 1},
+                           version="test", keys={})
+    for lib in ("mbedtls", "wolfssl"):
+        store.put_library(run, lib, f"{lib} 1.0", f"{lib} config", "test", "0" * 64, "instructions", {})
+        store.put_code_sizes(run, lib, [("library", 50_000 + len(lib), 1_000)])
+    suite = "TLS_AES_128_GCM_SHA256"
+    for i, lib in enumerate(("mbedtls", "wolfssl")):
+        if tls:
+            store.put_case(run, name=f"{lib}/tls/{suite}/x25519/ecdsa-p256-full", library=lib, kind="tls", alg=suite,
+                           op="x25519/ecdsa-p256-full", size=None, params={}, status="ok", reason="", iters=1,
+                           started=0, transcript="", results=[
+                               _r("client_instructions", "instructions", 30_000_000 + i),
+                               _r("server_instructions", "instructions", 20_000_000 + i),
+                               _r("c2s_bytes", "bytes", 500), _r("s2c_bytes", "bytes", 1200),
+                               _r("client_heap_peak_bytes", "bytes", 20_000), _r("server_heap_peak_bytes", "bytes",
+                                                                                 25_000)])
+        else:
+            for size in (64, 1024):
+                store.put_case(run, name=f"{lib}/hash/sha256/hash/{size}", library=lib, kind="hash", alg="sha256",
+                               op="hash", size=size, params={}, status="ok", reason="", iters=1, started=0,
+                               transcript="", results=[_r("instructions", "instructions/op", 3_000 * size + i)])
+    store.put_case(run, name="wolfssl/tls/x/unsupported", library="wolfssl", kind="tls", alg=suite,
+                   op="x448/rsa2048-full", size=None, params={}, status="unsupported",
+                   reason="wolfSSL firmware profile has no X448 in this build " * 3, iters=0, started=0,
+                   transcript="", results=[]) if tls else None
+    store.finish_run(run)
+    return run
+
+
+def test_firmware_reports_chart_instructions_and_never_a_time(db_path: Path, tmp_path: Path) -> None:
+    store = Store(db_path)
+    host, prim, tls = make_tls_run(store), make_firmware_run(store, False), make_firmware_run(store, True)
+    slugs = {run: [c.slug for c in figures.figures(report.load(store, run))] for run in (host, prim, tls)}
+    assert "tls-handshake-wall" in slugs[host] and "tls-cpu-per-side" in slugs[host]
+    assert slugs[tls] == ["tls-instructions-per-side", "tls-heap-per-side"]
+    assert slugs[prim] == ["hash-instructions", "hash-sha256-by-size"]
+    for run in (prim, tls):
+        data = report.load(store, run)
+        for chart in figures.figures(data):  # every chart carries data: no "not measured" axis
+            assert "not measured" not in chart.svg and "n/m" not in chart.svg, chart.slug
+        text = report.render(data, "table")
+        assert "wall time" not in text and "CPU time" not in text and "not cycles and not time" in text
+        page = html_report.render(data)
+        assert "not cycles and not time" in page and "Code size of each firmware image" in page
+        assert "<td>small</td>" in page  # a library's flash says which build profile it is
+        md = report.render(data, "markdown")
+        assert "| mbedtls | small |" in md
+    tls_text = report.render(report.load(store, tls), "table", view="tls")
+    line = next(x for x in tls_text.splitlines() if "x448/rsa2048-full" in x)
+    assert line.split()[3] == "unsupported" and line.rstrip().endswith("no X448 in this buil")  # last: the reason
+    if chromium.find() is None:
+        return
+    for run, name in ((host, "host-tls"), (prim, "firmware-primitives"), (tls, "firmware-tls")):
+        out = tmp_path / f"{name}.html"
+        out.write_text(html_report.render(report.load(store, run)))
+        dom = chromium.dump_dom(out)
+        assert 'data-report="ready"' in re.search(r"<html[^>]*>", dom).group(0)
+        shot = chromium.screenshot(out, tmp_path / f"{name}.png", 1280, 2400)
+        print(f"screenshot ({name}): {shot}")

@@ -29,7 +29,7 @@ def test_a_terminal_gets_a_redrawn_bar() -> None:
     p.update("first")
     p.update("second")
     text = out.getvalue()
-    assert text.count("\r") == 2 and "2/2 100%" in text and text.endswith("\n")
+    assert text.count("\r") == 2 and "2/2 cases 100%" in text and text.endswith("\n")
 
 
 def test_disabled_writes_nothing() -> None:
@@ -38,3 +38,18 @@ def test_disabled_writes_nothing() -> None:
     p.update("x")
     p.update("y")
     assert out.getvalue() == "" and p.done == 2
+
+
+def test_rounds_count_cases_not_case_rounds() -> None:
+    out = _Tty()
+    p = Progress(30, stream=out, rounds=3)  # 10 cases, 3 rounds
+    p.update("first")
+    assert "case 1/10 of round 1/3" in out.getvalue() and "/30" not in out.getvalue()
+    for _ in range(11):
+        p.update("next")
+    assert "case 2/10 of round 2/3" in out.getvalue()
+    plain = io.StringIO()
+    q = Progress(20, stream=plain, rounds=2)
+    for _ in range(20):
+        q.update("x")
+    assert plain.getvalue().splitlines()[-1].startswith("progress: case 10/10 of round 2/2 (100%)")

@@ -128,3 +128,18 @@ def test_an_agent_error_outside_the_call_fails_only_its_case(fake_agent_dir: Pat
     assert store.get_run(run_id).status == "complete"
     assert cases["sha256"]["status"] == "ok"
     assert cases["sha384"]["status"] == "failed" and cases["sha384"]["reason"] == "record lacks iters"
+
+
+def test_a_run_whose_every_case_failed_exits_non_zero_and_is_marked(fake_agent_dir: Path, db_path: Path) -> None:
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "-m", "tlsbench", "--db", str(db_path)]
+    r = subprocess.run([*cmd, "run", "--libraries", "openssl", "--kinds", "hash", "--algorithms", "sha512",
+                        "--sizes", "64", "--repeats", "2", "--warmup", "0", "--rounds", "1", "--no-progress"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and "nothing measured" in r.stderr.splitlines()[-1]
+    assert Store(db_path).get_run(1).status == "nothing measured"
+    runs = subprocess.run([*cmd, "runs"], capture_output=True, text=True, timeout=60).stdout.splitlines()
+    assert runs[0].split()[:6] == ["run", "created", "status", "target", "board", "plan"]
+    assert "nothing measured  host" in runs[1]

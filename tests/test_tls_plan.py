@@ -102,7 +102,8 @@ def test_a_failing_handshake_is_recorded_and_the_run_goes_on(agents, tmp_path, m
     store = Store(tmp_path / "r.sqlite")
     run_id = runner.run(plan, "", store, show_progress=False)
     cases = list(store.cases(run_id))
-    assert len(cases) == 4 and store.get_run(run_id).status == "complete"
+    # every case failed: the run ends, marked as having measured nothing
+    assert len(cases) == 4 and store.get_run(run_id).status == "nothing measured"
     for c in cases:
         assert c["status"] == "failed" and "handshake failed" in c["reason"]
         assert "certif" in c["reason"].lower() or "verify" in c["reason"].lower() or "ca" in c["reason"].lower()
@@ -135,3 +136,19 @@ def test_report_cell_of_a_case_against_a_client_tool_names_the_unmeasured_side()
             "results": {"server_cpu_ns": r(578_000), "c2s_bytes": r(1533), "s2c_bytes": r(1460),
                         "server_handshake_wall_ns": r(2_300_000)}}
     assert report.cell(case) == "C not measured (foreign) / S 578 µs, 1533+1460 B, 2.3 ms wall"
+
+
+def test_the_tls_matrix_is_selectable_by_flags() -> None:
+    from tlsbench.cli import _plan_from_args, parser
+
+    args = parser().parse_args(["run", "--libraries", "openssl", "--suites", "TLS_AES_128_GCM_SHA256",
+                                "--groups", "x25519", "--certs", "ecdsa-p256", "--handshakes", "full,resume-ticket"])
+    plan, source = _plan_from_args(args)
+    assert plan.kinds == ["tls"] and plan.tls.suites == ["TLS_AES_128_GCM_SHA256"] and plan.tls.groups == ["x25519"]
+    assert plan.tls.certs == ["ecdsa-p256"] and plan.tls.handshakes == ["full", "resume-ticket"]
+    assert "--handshakes full,resume-ticket" in source  # recorded with the run like every other flag
+    names = [c.name for c in runner.expand(plan)]
+    assert names and all("x25519" in n and "ecdsa-p256" in n for n in names)
+    bad = parser().parse_args(["run", "--groups", "x2559"])
+    with pytest.raises(PlanError, match="x2559.*x25519"):
+        _plan_from_args(bad)

@@ -19,10 +19,11 @@ from pathlib import Path
 from tlsbench import doctor, fidelity, paths
 from tlsbench.engine import machine, metrics, runner
 from tlsbench.engine.stats import parse_policy
-from tlsbench.engine.store import Store
+from tlsbench.engine.store import NOTHING_MEASURED, Store
 from tlsbench.engine.store_faults import explain
 from tlsbench.errors import PlanError, RunInterrupted, TlsbenchError
 from tlsbench.families.primitive.catalog import ALGORITHMS, BENCH_OPS, KINDS, LIBRARIES
+from tlsbench.families.tls import catalog as tls_catalog
 from tlsbench.families.tls import certs
 from tlsbench.families.tls import support as tls_support
 from tlsbench.plans import runenv
@@ -30,6 +31,7 @@ from tlsbench.plans.plan import (
     MAX_SIZE,
     METHOD_BOUNDS,
     PLAN_KINDS,
+    Method,
     Plan,
     all_ops,
     load_plan,
@@ -43,7 +45,7 @@ from tlsbench.report import html as html_report
 from tlsbench.report import tables as report
 from tlsbench.targets import build
 from tlsbench.targets import target as targets
-from tlsbench.targets.libraries import probe
+from tlsbench.targets.libraries import LibraryInfo, probe
 
 
 def _csv(text: str) -> list[str]:
@@ -81,6 +83,16 @@ def _choose(what: str, text: str, allowed: list[str], see: str) -> list[str]:
     return chosen
 
 
+# run flags that set the TLS matrix (the [tls] table of a plan): name, allowed values, where to see them
+TLS_FLAGS = (
+    ("suites", tls_catalog.SUITES, "tlsbench list suites"),
+    ("groups", tls_catalog.GROUPS, "tlsbench run --help"),
+    ("certs", tls_catalog.KEY_TYPES, "tlsbench run --help"),
+    ("handshakes", tuple(tls_catalog.HANDSHAKES), "tlsbench run --help"),
+)
+TLS_FLAG_WHAT = {"suites": "suite", "groups": "group", "certs": "certificate key type", "handshakes": "handshake kind"}
+
+
 def _plan_from_args(a: argparse.Namespace) -> tuple[Plan, str]:
     if a.plan and a.preset:
         raise PlanError("give either --plan or --preset, not both")
@@ -112,6 +124,13 @@ def _plan_from_args(a: argparse.Namespace) -> tuple[Plan, str]:
     if a.device_side:
         plan.tls.device_side = a.device_side
         flags.append(f"--device-side {a.device_side}")
+    for name, allowed, see in TLS_FLAGS:  # the TLS matrix, as a plan's [tls] table would set it
+        text = getattr(a, f"tls_{name}")
+        if text:
+            setattr(plan.tls, name, _choose(TLS_FLAG_WHAT[name], text, list(allowed), see))
+            if "tls" not in plan.kinds:
+                plan.kinds = [*plan.kinds, "tls"] if a.kinds else ["tls"]
+            flags.append(f"--{name} {text}")
     m = plan.method
     for name in METHOD_BOUNDS:
         value = getattr(a, name)
@@ -163,14 +182,30 @@ def cmd_run(a: argparse.Namespace) -> int:
             with runenv.applied(plan.method.env):
                 run_id = runner.run(plan, source, store, json_out=sys.stdout if a.json else None,
                                     show_progress=show_progress, quiet=a.quiet, target=target)
-        if a.quiet:
-            return 0
-        if not a.json:
+        status = store.get_run(run_id).status
+        if not a.quiet and not a.json:
             print(report.render(report.load(store, run_id), "table"))
-        print(f"run {run_id} stored in {store.path} (tlsbench report {run_id})", file=sys.stderr)
+        if not a.quiet:
+            print(f"run {run_id} stored in {store.path} (tlsbench report {run_id})", file=sys.stderr)
     finally:
         store.close()
+    if status == NOTHING_MEASURED:
+        print(f"tlsbench: error: run {run_id}: nothing measured, no case came out ok (the reasons are in"
+              f" tlsbench report {run_id})", file=sys.stderr)
+        return 1
     return 0
+
+
+def _check_measured(data: report.RunData, metric: str) -> None:
+    """A metric the run never measured is an error that names what it did
+    measure: the per-side names first when the run has them (a TLS run)."""
+    measured = sorted({m for c in data.cases for m in c["results"]})
+    if metric in measured:
+        return
+    sided = [m for m in measured if m.endswith(f"_{metric}") and any(f"{s}_" in m for s in metrics.SIDES)]
+    hint = f"per side: {', '.join(sided)}; " if sided else ""
+    raise PlanError(f"run {data.run.id} did not measure {metric}; {hint}"
+                    f"it measured: {', '.join(measured) or 'nothing'}")
 
 
 def cmd_report(a: argparse.Namespace) -> int:
@@ -182,6 +217,8 @@ def cmd_report(a: argparse.Namespace) -> int:
         data = report.load(store, run_id)
     finally:
         store.close()
+    if a.metric is not None:
+        _check_measured(data, a.metric)
     if a.format in export.FORMATS:
         for path in export.export(data, a.format, a.output):
             print(path)
@@ -196,6 +233,11 @@ def cmd_report(a: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return 0
+
+
+# --fail-on-regression: 0 no regression, 1 a regression, 2 an error, 3 a case
+# that could hide a regression but the samples cannot tell (inconclusive).
+EXIT_INCONCLUSIVE = 3
 
 
 def cmd_compare(a: argparse.Namespace) -> int:
@@ -224,10 +266,15 @@ def cmd_compare(a: argparse.Namespace) -> int:
     if a.fail_on_regression is not None:
         worse = compare.regressions(result, a.fail_on_regression)
         for r in worse:
-            print(f"regression: {r.name}: B/A {r.ratio:.3f} ({r.verdict}, more than {a.fail_on_regression:g}%)",
-                  file=sys.stderr)
+            print(f"regression: {r.name} {r.metric}: B/A {r.ratio:.3f} ({r.verdict}, more than"
+                  f" {a.fail_on_regression:g}%)", file=sys.stderr)
         if worse:
             return 1
+        unknown = compare.undecided(result, a.fail_on_regression)
+        for r in unknown:
+            print(f"inconclusive: {r.name} {r.metric}: {r.note}", file=sys.stderr)
+        if unknown:
+            return EXIT_INCONCLUSIVE
     return 0
 
 
@@ -242,12 +289,19 @@ def cmd_runs(a: argparse.Namespace) -> int:
     if not rows:
         print(f"no runs in {a.db}")
         return 0
-    print(f"{'run':>4}  {'created':19}  {'status':10}  {'plan':10}  {'cases':>5}  {'ok':>5}  tlsbench")
+    header = ["run", "created", "status", "target", "board", "plan", "cases", "ok", "tlsbench"]
+    body = []
     for r in rows:
         created = _t.strftime("%Y-%m-%d %H:%M:%S", _t.localtime(r["created"]))
-        status = r["status"] if r["status"] == "complete" else "incomplete"
-        print(f"{r['id']:>4}  {created}  {status:10}  {r['plan_name']:10}  {r['cases']:>5}  {r['ok']:>5}"
-              f"  {r['tlsbench_version']}")
+        status = r["status"] if r["status"] in ("complete", NOTHING_MEASURED) else "incomplete"
+        body.append([str(r["id"]), created, status, r["target"], r["board"] or "-", r["plan_name"],
+                     str(r["cases"]), str(r["ok"]), r["tlsbench_version"]])
+    # columns as wide as their longest value: a long plan name shifts, never breaks, the table
+    widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
+    right = {0, 6, 7}
+    for row in [header, *body]:
+        cells = (v.rjust(w) if i in right else v.ljust(w) for i, (v, w) in enumerate(zip(row, widths, strict=True)))
+        print("  ".join(cells).rstrip())
     return 0
 
 
@@ -266,28 +320,42 @@ def cmd_db_check(a: argparse.Namespace) -> int:
     return 0
 
 
+def _probe_on(target: targets.Target, lib: str) -> LibraryInfo:
+    """Ask a library's agent on this target (firmware: through its launcher) what it supports."""
+    if target.kind == "host":
+        return probe(lib, timeout=20)
+    firmware = target.firmware_path(lib)
+    if not firmware.exists():
+        raise TlsbenchError(f"no firmware (tlsbench build --target {target.name})")
+    return probe(lib, path=targets.write_launcher(target, lib), firmware=firmware, timeout=60)
+
+
 def cmd_list(a: argparse.Namespace) -> int:
     what = a.what
+    target = targets.parse(a.target, a.board, a.profile)
+    libraries = list(LIBRARIES) if target.kind == "host" else list(build.FIRMWARE_LIBRARIES)
+    if target.kind != "host" and what in ("libraries", "algorithms", "suites"):
+        print(f"on {target.name}: the firmware's libraries ({', '.join(libraries)}) as built")
     if what == "libraries":
-        for lib in LIBRARIES:
+        for lib in libraries:
             try:
-                info = probe(lib, timeout=20)
+                info = _probe_on(target, lib)
                 print(f"{lib:8}  {info.version}\n          {info.source}\n          config: {info.config}")
             except TlsbenchError as e:
                 print(f"{lib:8}  unavailable: {e}")
     elif what == "algorithms":
         support: dict[str, set] = {}
-        for lib in LIBRARIES:
+        for lib in libraries:
             try:
-                support[lib] = probe(lib, timeout=20).support
+                support[lib] = _probe_on(target, lib).support
             except TlsbenchError:
                 support[lib] = None  # type: ignore[assignment]
-        header = ["kind", "algorithm", "ops"] + list(LIBRARIES)
+        header = ["kind", "algorithm", "ops"] + libraries
         body = []
         for kind, algs in ALGORITHMS.items():
             for alg in algs:
                 row = [kind, alg, ",".join(BENCH_OPS[kind])]
-                for lib in LIBRARIES:
+                for lib in libraries:
                     s = support[lib]
                     if s is None:
                         row.append("not built")
@@ -298,7 +366,13 @@ def cmd_list(a: argparse.Namespace) -> int:
                 body.append(row)
         print(report.aligned(header, body))
     elif what == "suites":
-        print(report.aligned(*tls_support.support_matrix()))
+        agents: dict[str, Path] = {}
+        for lib in libraries:
+            try:
+                agents[lib] = _probe_on(target, lib).path
+            except TlsbenchError:
+                continue
+        print(report.aligned(*tls_support.support_matrix(agents, libraries)))
     elif what == "targets":
         print(f"{'host':28}  this machine, Linux (agents built by tlsbench build)")
         for b in targets.BOARDS.values():
@@ -353,7 +427,7 @@ def cmd_doctor(a: argparse.Namespace) -> int:
     findings = doctor.diagnose()
     bad = 0
     for f in findings:
-        mark = "ok " if f.ok else "MISSING"
+        mark = "note" if f.note else "ok " if f.ok else "MISSING"
         print(f"{mark:8} {f.what}: {f.detail}")
         if f.fix:
             print(f"         -> {f.fix}")
@@ -434,24 +508,40 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--plan", help="plan file (TOML)")
     r.add_argument("--preset", help="named plan (tlsbench list presets)")
     r.add_argument("--resume", type=int, metavar="RUN", help="finish an interrupted run")
-    r.add_argument("--libraries", help="comma-separated, e.g. openssl,mbedtls")
-    r.add_argument("--kinds", help=f"comma-separated: {','.join(PLAN_KINDS)}")
-    r.add_argument("--algorithms", help="comma-separated algorithm names")
-    r.add_argument("--ops", help="comma-separated operations, e.g. encrypt,sign")
-    r.add_argument("--sizes", help="message sizes in bytes, e.g. 64,1024,16384")
-    r.add_argument("--repeats", type=int)
-    r.add_argument("--warmup", type=int)
-    r.add_argument("--outliers", help="none, tukey or trim:K")
-    r.add_argument("--rounds", type=int, help="passes over the plan sharing each case's repeats (spreads them in time)")
-    r.add_argument("--min-sample-ms", dest="min_sample_ms", type=float)
-    r.add_argument("--timeout-s", dest="timeout_s", type=float)
-    r.add_argument("--json", action="store_true", help="print one JSON object per case result, nothing else")
+    r.add_argument("--libraries", help="comma-separated, e.g. openssl,mbedtls (default: the plan's; all four)")
+    r.add_argument("--kinds", help=f"comma-separated: {','.join(PLAN_KINDS)} (default: the plan's)")
+    r.add_argument("--algorithms", help="comma-separated algorithm names (default: every algorithm of the kinds;"
+                   " tlsbench list algorithms)")
+    r.add_argument("--ops", help="comma-separated operations, e.g. encrypt,sign (default: every benchmarked op)")
+    r.add_argument("--sizes", help="message sizes in bytes, e.g. 64,1024,16384 (default: the plan's)")
+    for name, allowed, _see in TLS_FLAGS:
+        shown = ", ".join(allowed) if len(allowed) < 12 else f"{len(allowed)} IANA names (tlsbench list suites)"
+        r.add_argument(f"--{name}", dest=f"tls_{name}", metavar=name.upper(),
+                       help=f"TLS cases: comma-separated {TLS_FLAG_WHAT[name]}s, of: {shown} (default: the plan's;"
+                            " sets the plan to TLS unless --kinds says more)")
+    r.add_argument("--repeats", type=int, help=f"measured batches per case (default: the plan's; {Method.repeats} in a"
+                   " plan that does not say; at most 3 on an emulated board, whose counts are exact)")
+    r.add_argument("--warmup", type=int, help=f"batches run and discarded per round (default: the plan's;"
+                   f" {Method.warmup} in a plan that does not say)")
+    r.add_argument("--outliers", help=f"none, tukey or trim:K (default: the plan's; {Method.outliers} in a plan that"
+                   " does not say; none for exact counts)")
+    r.add_argument("--rounds", type=int, help="passes over the plan sharing each case's repeats (spreads them in"
+                   f" time; default: the plan's, {Method.rounds} in a plan that does not say)")
+    r.add_argument("--min-sample-ms", dest="min_sample_ms", type=float,
+                   help=f"a batch repeats the operation for at least this long"
+                        f" (default: the plan's; {Method.min_sample_ms:g})")
+    r.add_argument("--timeout-s", dest="timeout_s", type=float,
+                   help=f"a case that hangs longer is killed and recorded failed"
+                        f" (default: the plan's; {Method.timeout_s:g})")
+    r.add_argument("--json", action="store_true",
+                   help="print only JSON lines on stdout: one object per metric of each case (a case that did not run:"
+                        " one, metric null, with its reason); 'format' is the version of the fields")
     r.add_argument("--env", action="append", metavar="NAME=VALUE",
                    help="environment variable for every process of the run, recorded with it (repeatable),"
                         " e.g. OPENSSL_ia32cap=~0x200000200000000 masks AES-NI in OpenSSL")
     r.add_argument("--allow-loader-env", action="store_true",
                    help="let --env (or the plan's env) set LD_* and PATH, which change what code is measured")
-    r.add_argument("--no-progress", action="store_true")
+    r.add_argument("--no-progress", action="store_true", help="no progress line on stderr (default: one)")
     r.add_argument("--target", default="host",
                    help="host (default), qemu:BOARD or serial:DEVICE (see: tlsbench list targets)")
     r.add_argument("--board", help="the board behind a serial target, e.g. nucleo-f446re; with a qemu target, the"
@@ -474,14 +564,17 @@ def parser() -> argparse.ArgumentParser:
     rep.add_argument("--view", choices=("cases", "tls", "interop"), default="cases",
                      help="cases (default: a row per case, a column per library), tls (a row per TLS case, a column"
                           " per metric and side) or interop (TLS over TCP: client library x server)")
-    rep.add_argument("--metric", help="show this metric instead of time/throughput: heap_peak_bytes, heap_held_bytes,"
-                     " state_heap_bytes, stack_bytes, allocations, cpu_ns, tsc")
+    rep.add_argument("--metric", help="show this metric instead of the headline one (default: time/throughput on the"
+                     " host, instructions on firmware), e.g. heap_peak_bytes, stack_bytes, allocations, cpu_ns, tsc;"
+                     " TLS metrics are per side, e.g. client_heap_peak_bytes (tlsbench list metrics)")
     rep.set_defaults(func=cmd_report)
 
     cmp = sub.add_parser("compare", parents=[db], help="compare two stored runs case by case")
     cmp.add_argument("run_a", type=int)
     cmp.add_argument("run_b", type=int)
-    cmp.add_argument("--metric", default="wall_ns", help="wall_ns (default), cpu_ns, tsc, cycles, instructions")
+    cmp.add_argument("--metric", help="compare on this metric only (default: each case's headline metrics both runs"
+                     " measured, per side for TLS: " + ", ".join(metrics.HEADLINE) + "; every metric: tlsbench"
+                     " list metrics)")
     cmp.add_argument("--format", choices=(*compare_text.FORMATS, "html"), default="table",
                      help="table, markdown, json, html (one self-contained page)")
     cmp.add_argument("-o", "--output", help="write to this file")
@@ -489,7 +582,9 @@ def parser() -> argparse.ArgumentParser:
                      help="ci-json: run B's medians as a list of {name, unit, value, range, extra}"
                           " (github-action-benchmark's customSmallerIsBetter), instead of --format")
     cmp.add_argument("--fail-on-regression", dest="fail_on_regression", type=_percent, metavar="PCT",
-                     help="exit with code 1 when a case is significantly slower (a count: larger) by more than PCT%%")
+                     help="exit with code 1 when a case is significantly slower (a count: larger) by more than PCT%%,"
+                          " 3 when no case is but one is inconclusive and could be (too few samples, too wide an"
+                          " interval); 0 otherwise (default: no gate)")
     cmp.add_argument("--changes", action="store_true", help="show only the cases that changed")
     cmp.add_argument("--alpha", type=float, default=compare.ALPHA, help="significance level (default 0.01)")
     cmp.add_argument("--min-effect", dest="min_effect", type=float, default=100 * compare.MIN_EFFECT,
@@ -508,6 +603,10 @@ def parser() -> argparse.ArgumentParser:
 
     ls = sub.add_parser("list", help="libraries, algorithms, suites, targets, presets, metrics or links")
     ls.add_argument("what", choices=["libraries", "algorithms", "suites", "targets", "presets", "metrics", "links"])
+    ls.add_argument("--target", default="host", help="libraries, algorithms, suites: what this target's agents or"
+                    " firmware support (default: host; qemu:BOARD, serial:DEVICE with --board)")
+    ls.add_argument("--board", help="the board behind a serial target")
+    ls.add_argument("--profile", help="firmware library build profiles, e.g. mbedtls=small (default: each default)")
     ls.set_defaults(func=cmd_list)
 
     lk = sub.add_parser("link", parents=[db], help="model: a stored run's TLS handshakes over a link (time to"
@@ -541,13 +640,17 @@ def parser() -> argparse.ArgumentParser:
     sz.add_argument("--libraries", help="comma-separated (default: every firmware library)")
     sz.add_argument("--opt", default="Os", choices=list(build.OPT_LEVELS), help="firmware optimisation (default Os)")
     sz.add_argument("--jobs", type=int, help="parallel build jobs (default: all cores)")
-    sz.add_argument("--format", choices=("table", "markdown", "json"), default="table")
+    sz.add_argument("--format", choices=("table", "markdown", "json"), default="table",
+                    help="table (default), markdown or json")
     sz.set_defaults(func=cmd_sizes)
     ce = sub.add_parser("certs", help="generate test certificate chains (root, intermediate, leaf)")
     ce.add_argument("--out", required=True, help="folder for the PEM/DER files")
-    ce.add_argument("--key-types", dest="key_types", default=",".join(certs.KEY_TYPES))
-    ce.add_argument("--kinds", default=",".join(certs.CHAIN_KINDS), help="full (leaf + intermediate), leaf")
-    ce.add_argument("--roles", default=",".join(certs.ROLES))
+    ce.add_argument("--key-types", dest="key_types", default=",".join(certs.KEY_TYPES),
+                    help=f"comma-separated, of: {', '.join(certs.KEY_TYPES)} (default: all)")
+    ce.add_argument("--kinds", default=",".join(certs.CHAIN_KINDS),
+                    help="full (leaf + intermediate), leaf (default: both)")
+    ce.add_argument("--roles", default=",".join(certs.ROLES),
+                    help=f"comma-separated, of: {', '.join(certs.ROLES)} (default: all)")
     ce.set_defaults(func=cmd_certs)
 
     fi = sub.add_parser("fidelity", help="compare OpenSSL figures with `openssl speed` (instrument check)")

@@ -10,6 +10,8 @@ from tlsbench import paths
 from tlsbench.errors import TlsbenchError
 from tlsbench.families.primitive.catalog import LIBRARIES
 from tlsbench.targets import sources
+from tlsbench.targets import target as targets
+from tlsbench.targets.build import FIRMWARE_LIBRARIES
 from tlsbench.targets.libraries import probe
 
 
@@ -19,6 +21,7 @@ class Finding:
     what: str
     detail: str
     fix: str = ""
+    note: bool = False  # worth knowing, nothing missing (a counter the kernel does not offer, firmware not built)
 
 
 def _tool(name: str, package: str) -> Finding:
@@ -81,5 +84,21 @@ def diagnose() -> list[Finding]:
             continue
     if counters is not None:
         for counter, why in counters.items():
-            out.append(Finding(True, f"counter {counter}", f"not available: {why}"))
+            out.append(Finding(True, f"counter {counter}", f"not available: {why}", note=True))
+    return out + _firmware()
+
+
+def _firmware() -> list[Finding]:
+    """Which emulated targets have firmware built: optional, so a note, with the command that builds it."""
+    out = []
+    for board in targets.BOARDS.values():
+        if board.machine is None:  # a real board: its firmware is the serial target's build
+            continue
+        target = targets.parse(f"qemu:{board.name}")
+        built = [lib for lib in FIRMWARE_LIBRARIES if target.firmware_path(lib).exists()]
+        if built:
+            out.append(Finding(True, f"firmware {target.name}", f"built: {', '.join(built)}"))
+        else:
+            out.append(Finding(True, f"firmware {target.name}", "not built",
+                               f"tlsbench build --target {target.name}", note=True))
     return out

@@ -155,6 +155,42 @@ def sided(base: str, side: str, phase: str = "") -> str:
     return name
 
 
+# Said next to every instruction count a report shows.
+INSTRUCTIONS_NOTE = ("Instructions are exact counts of executed instructions (QEMU -icount, identical in every run):"
+                     " not cycles and not time; a cycle or time figure derived from them is a model, labelled so.")
+
+# What compare and the reports show for a case when no metric is named: every
+# one of these the case measured (in compare: in both runs), per side for TLS.
+# A host run has times; a firmware run has exact instruction counts per side.
+HEADLINE = (
+    "wall_ns", "instructions", "cycles",
+    "handshake_wall_ns", "exchange_wall_ns", "transactions_per_s",
+    *(f"{side}_{base}" for base in ("cpu_ns", "instructions") for side in SIDES),
+    "flash_bytes", "ram_bytes",
+)
+
+
+def headline(measured: set[str] | list[str]) -> list[str]:
+    """The headline metrics among ``measured``, in the registry's order."""
+    have = set(measured)
+    return [m for m in HEADLINE if m in have]
+
+
+def format_value(name: str, value: float) -> str:
+    """A value of this metric with its unit, as every report shows it."""
+    kind = display(name)
+    if kind == "time":
+        return format_time(value)
+    if kind == "rate":
+        return format_rate(value) if unit(name) == "B/s" else f"{value:,.4g} {unit(name)}"
+    if kind == "bytes":
+        return f"{value:,.0f} B"
+    if kind == "count":
+        u = REGISTRY[name].unit.split("/")[0] if name in REGISTRY else ""
+        return f"{value:,.0f} {u}".rstrip()
+    return f"{value:.4g} {REGISTRY[name].unit if name in REGISTRY else ''}".rstrip()
+
+
 def format_time(ns: float) -> str:
     for u, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
         if ns >= scale:

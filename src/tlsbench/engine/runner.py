@@ -82,9 +82,17 @@ def summarize_samples(samples: list[Sample], size: int | None, outliers: str) ->
     return results
 
 
+# The version of `run --json`'s lines: one object per (case, metric), or one
+# per case that did not run (metric null, its reason). Raise it when a field
+# changes meaning or goes; new fields may be added without.
+JSON_LINES_VERSION = 1
+
+
 def json_rows(run_id: int, target: str, info_version: str, case: Case, measured: Measured) -> list[dict]:
+    """`run --json`: one object per metric of a case (one for a case that did not run)."""
     base = {
-        "run": run_id, "target": target, "library": case.library, "library_version": info_version,
+        "format": JSON_LINES_VERSION, "run": run_id, "target": target, "library": case.library,
+        "library_version": info_version,
         "kind": case.kind, "name": case.alg, "params": {"op": case.op, "size": case.size},
         "case": case.name, "status": measured.status,
     }
@@ -391,7 +399,9 @@ def _measure_run(store: Store, run_id: int, plan: Plan, keys: dict, target: targ
     # round-major order: each case's rounds are spread over the whole run, so
     # its samples meet the machine in different moods (slow phases last seconds)
     pending = [(r, c) for r in range(plan.method.rounds) for c in cases if _needs_round(progress_of.get(c.name), r)]
-    progress = Progress(len(pending), enabled=show_progress)
+    # whole rounds pending (a fresh run): the line counts cases within rounds
+    rounds = len({r for r, _ in pending}) if len(pending) == len(cases) * len({r for r, _ in pending}) else 1
+    progress = Progress(len(pending), enabled=show_progress, rounds=rounds)
     try:
         for rnd, case in pending:
             entry = progress_of.get(case.name)
@@ -400,4 +410,5 @@ def _measure_run(store: Store, run_id: int, plan: Plan, keys: dict, target: targ
             progress.update(case.name)
     except KeyboardInterrupt:  # every finished round is already stored
         raise RunInterrupted(run_id) from None
-    store.finish_run(run_id)
+    if store.finish_run(run_id) != "complete":
+        _log(f"run {run_id}: no case came out ok")

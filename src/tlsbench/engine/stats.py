@@ -137,6 +137,25 @@ def summarize(values: list[float], policy: OutlierPolicy) -> Summary:
 
 # ---- two runs' samples: the tests compare uses ----
 
+# A noisy metric whose standard deviation exceeds this share of its median is
+# flagged in every report (pyperf's rule of thumb: stdev >= 10% of the value).
+NOISE_LIMIT = 0.10
+NOISE_ADVICE = ("for a stable figure: more rounds (--rounds) and repeats, a quieter machine (no other load,"
+                " a fixed CPU frequency), then compare the runs")
+
+
+def spread(median_value: float | None, stdev: float | None) -> float | None:
+    """stdev / median, the spread a report prints as ±; None without both."""
+    if median_value is None or stdev is None or median_value == 0:
+        return None
+    return stdev / abs(median_value)
+
+
+def is_noisy(median_value: float | None, stdev: float | None) -> bool:
+    s = spread(median_value, stdev)
+    return s is not None and s > NOISE_LIMIT
+
+
 BOOTSTRAP_ROUNDS = 2000
 BOOTSTRAP_SEED = 20240601
 

@@ -22,6 +22,9 @@ from tlsbench.errors import StoreError
 
 # Each migration takes the schema from version i to i+1. Never edit one that
 # has shipped: add a new one.
+# A finished run in which no case came out ok: marked so, and `run` exits non-zero.
+NOTHING_MEASURED = "nothing measured"
+
 MIGRATIONS: list[str] = [
     # 0 -> 1: the initial schema
     """
@@ -216,11 +219,15 @@ class Store:
             )
         return int(cur.lastrowid)
 
-    def finish_run(self, run_id: int) -> None:
+    def finish_run(self, run_id: int) -> str:
+        """Marks the run finished: 'complete', or NOTHING_MEASURED when no case
+        came out ok (every case failed, or nothing could run: no firmware, no
+        board). Returns the status."""
         with self.db:
-            self.db.execute(
-                "UPDATE runs SET status='complete', finished=? WHERE id=?", (time.time(), run_id)
-            )
+            ok = self.db.execute("SELECT count(*) FROM cases WHERE run_id=? AND status='ok'", (run_id,)).fetchone()[0]
+            status = "complete" if ok else NOTHING_MEASURED
+            self.db.execute("UPDATE runs SET status=?, finished=? WHERE id=?", (status, time.time(), run_id))
+        return status
 
     def get_run(self, run_id: int) -> RunInfo:
         row = self.db.execute("SELECT * FROM runs WHERE id=?", (run_id,)).fetchone()
@@ -251,6 +258,7 @@ class Store:
     def list_runs(self) -> list[sqlite3.Row]:
         return self.db.execute(
             "SELECT r.id, r.created, r.finished, r.status, r.target, r.plan_name, r.tlsbench_version,"
+            " json_extract(r.machine_json, '$.board') AS board,"
             " (SELECT count(*) FROM cases c WHERE c.run_id=r.id) AS cases,"
             " (SELECT count(*) FROM cases c WHERE c.run_id=r.id AND c.status='ok') AS ok"
             " FROM runs r ORDER BY r.id"

@@ -1,14 +1,19 @@
 """Comparing two stored runs: read -> pure compare -> render.
 
-Per case (matched by name), on one metric: the two medians, their ratio, and
-a Mann-Whitney U test on the raw per-operation samples. A change is called
-only when it is significant (two-sided p < alpha), at least ``min_effect``
-large, and the 95% bootstrap interval of B/A lies wholly beyond
-``min_effect``; a test that cannot be made (too few samples) is "not
-significant", never "significant". Cases on one side only, or not measured
-on one side, are listed as such. Differences in what made the runs (machine,
-library versions, tlsbench) are reported first: such runs are compared, but
-never silently.
+Per case (matched by name), on the metric named, or by default on every
+headline metric (metrics.HEADLINE) that both runs measured for the case, per
+side for TLS: a host run compares times, a firmware run instruction counts.
+For each: the two medians, their ratio, and a Mann-Whitney U test on the raw
+per-operation samples. A change is called only when it is significant
+(two-sided p < alpha), at least ``min_effect`` large, and the 95% bootstrap
+interval of B/A lies wholly beyond ``min_effect``. "same" needs the opposite
+evidence: the whole interval within ``min_effect`` of 1. Anything between
+(too few samples for the test to reach alpha at all, or an interval that
+reaches past the minimum effect on either side of 1) is "inconclusive",
+never "same". Cases on one side only, or not measured on one side, are
+listed as such. Differences in what made the runs (target, board, profile,
+machine, library versions, tlsbench) are reported first, short: such runs
+are compared, but never silently.
 
 The ratio B/A comes with a 95% bootstrap confidence interval (medians of
 resampled raw samples, fixed seed: the same runs give the same interval).
@@ -33,7 +38,7 @@ MIN_EFFECT = 0.05
 @dataclass
 class Row:
     name: str
-    verdict: str  # faster | slower | same | changed | varies | only in A | only in B | not measured
+    verdict: str  # faster | slower | same | inconclusive | changed | varies | only in A | only in B | not measured
     median_a: float | None = None
     median_b: float | None = None
     ratio: float | None = None  # b / a
@@ -42,6 +47,7 @@ class Row:
     ratio_low: float | None = None  # 95% bootstrap interval of the ratio
     ratio_high: float | None = None
     unit: str = ""
+    metric: str = ""
 
 
 @dataclass
@@ -61,7 +67,7 @@ class ExactRow:
 class Comparison:
     run_a: int
     run_b: int
-    metric: str
+    metric: str  # the metric asked for, or "headline": each case's headline metrics
     alpha: float
     min_effect: float
     context_differences: list[str] = field(default_factory=list)
@@ -91,9 +97,19 @@ class RunSide:
 
 # ---- read ----
 
+# A value longer than this (a library's whole configuration) is reported as
+# "differs" with its length, not printed whole.
+LONG_CONTEXT = 80
+
+
 def _context(store: Store, run_id: int) -> dict[str, str]:
+    """What made the run, most telling first: target, board and profiles,
+    then the machine, versions and method (compare keeps this order)."""
     run = store.get_run(run_id)
     ctx = {
+        "target": run.target,
+        "board": str(run.machine.get("board", "-")),
+        "profiles": ",".join(f"{k}={v}" for k, v in sorted((run.machine.get("profiles") or {}).items())) or "-",
         "cpu": str(run.machine.get("cpu_model")),
         "cores": str(run.machine.get("cores")),
         "kernel": str(run.machine.get("kernel")),
@@ -106,9 +122,11 @@ def _context(store: Store, run_id: int) -> dict[str, str]:
     return ctx
 
 
-def read(store: Store, run_id: int, metric: str) -> RunSide:
-    """The run's context, units, and the values of ``metric`` and of every exact metric it stored."""
-    wanted = {metric} | {m for m in store.sample_counters(run_id) if metrics.is_exact(m)}
+def read(store: Store, run_id: int, metric: str | None) -> RunSide:
+    """The run's context, units, and the values of ``metric`` (None: every
+    headline metric), and of every exact metric it stored."""
+    stored = store.sample_counters(run_id)
+    wanted = ({metric} if metric else set(metrics.headline(stored))) | {m for m in stored if metrics.is_exact(m)}
     return RunSide(run_id, _context(store, run_id), {r["metric"]: r["unit"] for r in store.results(run_id)},
                    {m: store.per_op_values(run_id, m) for m in sorted(wanted)})
 
@@ -147,7 +165,7 @@ def _exact_all(a: RunSide, b: RunSide) -> list[ExactRow]:
 
 
 def _statistical_row(name: str, va: list[float], vb: list[float], alpha: float, min_effect: float,
-                     lower_is_better: bool, unit: str) -> Row:
+                     lower_is_better: bool, unit: str, metric: str = "") -> Row:
     med_a, med_b = median(va), median(vb)
     ratio = med_b / med_a if med_a else None
     p = mann_whitney_p(va, vb)
@@ -158,64 +176,120 @@ def _statistical_row(name: str, va: list[float], vb: list[float], alpha: float, 
     beyond = ci is not None and (ci[1] <= 1 - min_effect or ci[0] >= 1 + min_effect)
     significant = (p is not None and p < alpha and ratio is not None and abs(ratio - 1) >= min_effect
                    and beyond)
+    # "same" is a claim too: the whole interval within the minimum effect
+    within = ci is not None and 1 - min_effect < ci[0] and ci[1] < 1 + min_effect
+    underpowered = p is None or smallest_p(len(va), len(vb)) >= alpha
     if significant:
         assert ratio is not None
         verdict = "slower" if (ratio > 1) == lower_is_better else "faster"
-    else:
+    elif within and not underpowered:
         verdict = "same"
+    else:
+        verdict = "inconclusive"
     if p is None:
-        note = "too few samples for a test"
-    elif not significant and smallest_p(len(va), len(vb)) >= alpha:
+        note = "too few samples for a test: measure more repeats"
+    elif not significant and underpowered:
         note = f"{len(va)} and {len(vb)} samples cannot reach p < {alpha:g}: measure more repeats"
+    elif verdict == "inconclusive":
+        note = f"B/A 95% interval reaches beyond ±{100 * min_effect:g}%: more repeats or a quieter machine"
     else:
         note = ""
-    return Row(name, verdict, med_a, med_b, ratio, p, note, ci[0] if ci else None, ci[1] if ci else None, unit)
+    return Row(name, verdict, med_a, med_b, ratio, p, note, ci[0] if ci else None, ci[1] if ci else None, unit,
+               metric)
 
 
-def compare_runs(a: RunSide, b: RunSide, metric: str, alpha: float = ALPHA,
+def _differences(a: dict[str, str], b: dict[str, str]) -> list[str]:
+    """The context keys whose values differ, in the order of the context, short."""
+    out = []
+    for key in dict.fromkeys([*a, *b]):
+        va, vb = a.get(key, "-"), b.get(key, "-")
+        if va == vb:
+            continue
+        if max(len(va), len(vb)) > LONG_CONTEXT:
+            out.append(f"{key}: differs ({len(va):,} -> {len(vb):,} characters; tlsbench report --format json)")
+        else:
+            out.append(f"{key}: {va} -> {vb}")
+    return out
+
+
+def _case_metrics(a: RunSide, b: RunSide, name: str, metric: str | None) -> list[str]:
+    """The metrics to compare a case on: the one asked for, or the headline
+    metrics both runs measured for it (at least one, for the 'not measured' row)."""
+    if metric:
+        return [metric]
+    def measured(side: RunSide) -> set[str]:
+        return {m for m, per_case in side.values.items() if per_case.get(name, ("", []))[1]}
+    both = metrics.headline(measured(a) & measured(b))
+    return both or metrics.headline(measured(a) | measured(b))[:1] or [""]
+
+
+def _metric_row(a: RunSide, b: RunSide, name: str, metric: str, alpha: float, min_effect: float) -> Row:
+    unit = b.units.get(metric) or a.units.get(metric, "")
+    st_a, va = a.values.get(metric, {}).get(name, ("", []))
+    st_b, vb = b.values.get(metric, {}).get(name, ("", []))
+    if not va or not vb:
+        def why(status: str, values: list[float]) -> str:
+            return "measured" if values else f"{status}, {metric or 'nothing'} not measured" if status == "ok" \
+                else status
+        return Row(name, "not measured", note=f"A: {why(st_a, va)}; B: {why(st_b, vb)}", unit=unit, metric=metric)
+    if metrics.is_exact(metric):
+        e = _exact_row(name, metric, va, vb)
+        ratio = e.b / e.a if e.a else None
+        note = "exact" + (f"; {e.note}" if e.note else "")
+        return Row(name, e.verdict, e.a, e.b, ratio, None, note, unit=unit, metric=metric)
+    return _statistical_row(name, va, vb, alpha, min_effect, metrics.lower_is_better(metric), unit, metric)
+
+
+def compare_runs(a: RunSide, b: RunSide, metric: str | None, alpha: float = ALPHA,
                  min_effect: float = MIN_EFFECT) -> Comparison:
     """Pure: two runs' values in, the comparison out. Exact metrics compare
-    as equal or changed, noisy ones by the test and the minimum effect."""
-    result = Comparison(a.run_id, b.run_id, metric, alpha, min_effect)
-    for key in sorted(set(a.context) | set(b.context)):
-        if a.context.get(key) != b.context.get(key):
-            result.context_differences.append(f"{key}: {a.context.get(key, '-')} -> {b.context.get(key, '-')}")
-    unit = b.units.get(metric) or a.units.get(metric, "")
-    exact = metrics.is_exact(metric)
-    sa, sb = a.values.get(metric, {}), b.values.get(metric, {})
-    for name in list(dict.fromkeys([*sa, *sb])):
-        if name not in sb:
-            result.rows.append(Row(name, "only in A", unit=unit))
-            continue
-        if name not in sa:
-            result.rows.append(Row(name, "only in B", unit=unit))
-            continue
-        (st_a, va), (st_b, vb) = sa[name], sb[name]
-        if not va or not vb:
-            result.rows.append(Row(name, "not measured", note=f"A: {st_a}, B: {st_b}", unit=unit))
-            continue
-        if exact:
-            e = _exact_row(name, metric, va, vb)
-            ratio = e.b / e.a if e.a else None
-            note = "exact" + (f"; {e.note}" if e.note else "")
-            result.rows.append(Row(name, e.verdict, e.a, e.b, ratio, None, note, unit=unit))
-            continue
-        result.rows.append(_statistical_row(name, va, vb, alpha, min_effect, metrics.lower_is_better(metric), unit))
+    as equal or changed, noisy ones by the test and the minimum effect.
+    metric None: each case on the headline metrics both runs measured."""
+    result = Comparison(a.run_id, b.run_id, metric or "headline", alpha, min_effect)
+    result.context_differences = _differences(a.context, b.context)
+    names_a = dict.fromkeys(n for per_case in a.values.values() for n in per_case)
+    names_b = dict.fromkeys(n for per_case in b.values.values() for n in per_case)
+    for name in dict.fromkeys([*names_a, *names_b]):
+        if name not in names_b:
+            result.rows.append(Row(name, "only in A", metric=metric or ""))
+        elif name not in names_a:
+            result.rows.append(Row(name, "only in B", metric=metric or ""))
+        else:
+            result.rows += [_metric_row(a, b, name, m, alpha, min_effect) for m in _case_metrics(a, b, name, metric)]
     result.exact = _exact_all(a, b)
     return result
 
 
-def compare(store: Store, run_a: int, run_b: int, metric: str = "wall_ns", alpha: float = ALPHA,
+def compare(store: Store, run_a: int, run_b: int, metric: str | None = None, alpha: float = ALPHA,
             min_effect: float = MIN_EFFECT) -> Comparison:
     """Read both runs, compare them. An unknown metric is an error naming the nearest ones."""
-    metrics.get(metric)
+    if metric:
+        metrics.get(metric)
     return compare_runs(read(store, run_a, metric), read(store, run_b, metric), metric, alpha, min_effect)
+
+
+def _worse(r: Row, limit: float, value: float) -> bool:
+    return value > limit if metrics.lower_is_better(r.metric) else value * limit < 1
 
 
 def regressions(c: Comparison, pct: float) -> list[Row]:
     """Cases significantly worse (slower, or for a count larger; for a rate
     smaller) by more than pct percent."""
     limit = 1 + pct / 100
-    lower = metrics.lower_is_better(c.metric)
-    worse = [r for r in c.rows if r.ratio is not None and (r.ratio > limit if lower else r.ratio * limit < 1)]
-    return [r for r in worse if r.verdict == "slower" or (r.verdict == "changed" and metrics.is_exact(c.metric))]
+    worse = [r for r in c.rows if r.ratio is not None and _worse(r, limit, r.ratio)]
+    return [r for r in worse if r.verdict == "slower" or (r.verdict == "changed" and metrics.is_exact(r.metric))]
+
+
+def undecided(c: Comparison, pct: float) -> list[Row]:
+    """Inconclusive cases that may hide a regression larger than pct percent:
+    no interval, or its worse end beyond the limit. The CI gate reports them
+    as their own outcome, never as "same"."""
+    limit = 1 + pct / 100
+    out = []
+    for r in c.rows:
+        if r.verdict != "inconclusive":
+            continue
+        worst = r.ratio_high if metrics.lower_is_better(r.metric) else r.ratio_low
+        if worst is None or _worse(r, limit, worst):
+            out.append(r)
+    return out

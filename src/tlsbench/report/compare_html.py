@@ -22,7 +22,7 @@ def _ratio_chart(c: Comparison) -> str:
     if not rows:
         return ""
     chart = charts.bars("ratio", f"B/A per case ({c.metric}): run {c.run_b} over run {c.run_a}", "",
-                        [f"{r.name} ({r.verdict})" for r in rows],
+                        [f"{r.name} {r.metric} ({r.verdict})".replace("  ", " ") for r in rows],
                         {"B/A": [Point(r.ratio, r.ratio_low, r.ratio_high) for r in rows]}, lambda v: f"×{v:.3g}")
     return (f'<figure><div class="chart">{chart.svg}</div><figcaption>The ratio of the medians B/A per case, whisker'
             " its 95% bootstrap interval; 1 is no change (the verdict needs the Mann-Whitney test and the minimum"
@@ -40,7 +40,7 @@ def render(c: Comparison, only_changes: bool = False) -> str:
         '<pre id="script-errors" role="alert"></pre>', f"<h1>{html.escape(title)}</h1>",
         "<pre>" + html.escape("\n".join(lines)) + "</pre>",
         _ratio_chart(c),
-        f"<h2>Cases ({c.metric})</h2>", table(*main_table(c, only_changes), wrap_cols=(7,)),
+        f"<h2>Cases ({c.metric})</h2>", table(*main_table(c, only_changes), wrap_cols=(8,)),
         "<h2>Deterministic metrics that are not the same</h2>",
         table(exact_header, exact_body, "deterministic metrics that differ") if exact_body
         else "<p>Every deterministic metric of both runs is the same.</p>",

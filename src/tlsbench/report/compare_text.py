@@ -18,10 +18,11 @@ def ci_json(c: Comparison) -> list[dict]:
     for r in c.rows:
         if r.median_b is None:
             continue
+        metric = r.metric or c.metric
         if r.ratio_low is not None and r.ratio_high is not None:
             rng = f"B/A {r.ratio_low:.3f}..{r.ratio_high:.3f}"
         else:
-            rng = "exact" if metrics.is_exact(c.metric) else "no interval"
+            rng = "exact" if metrics.is_exact(metric) else "no interval"
         extra = [f"run {c.run_b} vs run {c.run_a}", f"verdict: {r.verdict}"]
         if r.median_a is not None:
             extra.append(f"A median {r.median_a:.6g}")
@@ -31,7 +32,7 @@ def ci_json(c: Comparison) -> list[dict]:
             extra.append(f"Mann-Whitney p {r.p_value:.2g}")
         if r.note:
             extra.append(r.note)
-        out.append({"name": f"{r.name} {c.metric}", "unit": r.unit or c.metric, "value": r.median_b,
+        out.append({"name": f"{r.name} {metric}", "unit": r.unit or metric, "value": r.median_b,
                     "range": rng, "extra": "\n".join(extra)})
     return out
 
@@ -40,9 +41,12 @@ FORMATS = ("table", "markdown", "json")  # and html: report.compare_html
 
 
 def header_lines(c: Comparison) -> list[str]:
+    effect = f"{100 * c.min_effect:g}%"
     lines = [f"verdict: B is faster/slower when Mann-Whitney p < {c.alpha:g}, the medians differ by >= "
-             f"{100 * c.min_effect:g}% and the whole B/A 95% interval lies beyond that; otherwise same."
-             " B/A 95%: bootstrap interval of the ratio of medians "
+             f"{effect} and the whole B/A 95% interval lies beyond that; same when the whole interval lies within"
+             f" {effect} of 1; otherwise inconclusive (too few samples to reach p < {c.alpha:g}, or an interval"
+             f" wider than {effect}: more repeats or a quieter machine). B/A 95%: bootstrap interval of the ratio"
+             " of medians "
              f"({BOOTSTRAP_ROUNDS} resamples, fixed seed). Counts (bytes, instructions, heap, stack) compare "
              "exactly: same or changed."]
     if c.context_differences:
@@ -50,6 +54,10 @@ def header_lines(c: Comparison) -> list[str]:
         lines += [f"  {d}" for d in c.context_differences]
     counts = c.counts()
     lines.append("summary: " + ", ".join(f"{n} {v}" for v, n in sorted(counts.items())))
+    if c.metric == "headline":
+        shown = sorted({r.metric for r in c.rows if r.metric})
+        lines.append("metrics: each case's headline metrics both runs measured (per side for TLS): "
+                     + (", ".join(shown) or "none") + " (--metric NAME for another; tlsbench list metrics)")
     changed = [e for e in c.exact if e.verdict != "same"]
     lines.append(f"deterministic metrics: {len(c.exact) - len(changed)} same, {len(changed)} not")
     return lines
@@ -59,21 +67,29 @@ def _num(v: float | None, spec: str = ".4g") -> str:
     return "" if v is None else format(v, spec)
 
 
+def _value(metric: str, v: float | None) -> str:
+    """A median with its unit, formatted by the metric's kind in the registry."""
+    if v is None:
+        return ""
+    return metrics.format_value(metric, v) if metric in metrics.REGISTRY else format(v, ".4g")
+
+
 def main_table(c: Comparison, only_changes: bool = False) -> tuple[list[str], list[list[str]]]:
-    header = ["case", "verdict", "median A", "median B", "B/A", "B/A 95%", "p", "note"]
+    header = ["case", "metric", "verdict", "median A", "median B", "B/A", "B/A 95%", "p", "note"]
     body = []
     for r in c.rows:
         if only_changes and r.verdict == "same":
             continue
         interval = f"{r.ratio_low:.3f}..{r.ratio_high:.3f}" if r.ratio_low is not None else ""
-        body.append([r.name, r.verdict, _num(r.median_a), _num(r.median_b), _num(r.ratio, ".3f"), interval,
-                     _num(r.p_value, ".2g"), r.note])
+        metric = r.metric or c.metric
+        body.append([r.name, r.metric, r.verdict, _value(metric, r.median_a), _value(metric, r.median_b),
+                     _num(r.ratio, ".3f"), interval, _num(r.p_value, ".2g"), r.note])
     return header, body
 
 
 def exact_table(c: Comparison, only_changes: bool = True) -> tuple[list[str], list[list[str]]]:
     header = ["case", "metric", "verdict", "A", "B", "B - A", "note"]
-    body = [[e.name, e.metric, e.verdict, _num(e.a, ",.0f"), _num(e.b, ",.0f"), _num(e.diff, "+,.0f"), e.note]
+    body = [[e.name, e.metric, e.verdict, _value(e.metric, e.a), _value(e.metric, e.b), _num(e.diff, "+,.0f"), e.note]
             for e in c.exact if not (only_changes and e.verdict == "same")]
     return header, body
 

@@ -7,6 +7,7 @@ import re
 import tempfile
 from pathlib import Path
 
+from tlsbench.engine import metrics
 from tlsbench.errors import TlsbenchError
 from tlsbench.report import chromium, figures
 from tlsbench.report import tables as report
@@ -56,6 +57,9 @@ def write_png(charts: list[Chart], folder: Path) -> list[Path]:
 
 def markdown(data: RunData, charts: list[Chart], image_ext: str = "svg") -> str:
     out = ["\n".join(report.context_lines(data, md=True)), ""]
+    out += [f"- **{line}**\n" for line in report.noise_lines(data)]
+    if report.clockless(data.cases):
+        out.append(f"- {metrics.INSTRUCTIONS_NOTE}\n")
     if charts:
         out.append("### Charts\n")
         for c in charts:
@@ -63,7 +67,8 @@ def markdown(data: RunData, charts: list[Chart], image_ext: str = "svg") -> str:
     primitive = [c for c in data.cases if c["kind"] != "tls"]
     if primitive:
         sub = RunData(data.run, data.libraries, data.checks, primitive)
-        out.append("### Cases: median time or throughput per library\n")
+        what = "instructions per operation" if report.clockless(data.cases) else "median time or throughput"
+        out.append(f"### Cases: {what} per library\n")
         out.append(report.markdown(*report.pivot(sub)) + "\n")
     for title, (header, body) in (("TLS: per side (medians; n/m: not measured for that side)", report.tls_table(data)),
                                   ("TLS: transactions per second and the TCP baseline", report.tls_extras(data)),
@@ -71,6 +76,9 @@ def markdown(data: RunData, charts: list[Chart], image_ext: str = "svg") -> str:
         if body:
             out.append(f"### {title}\n")
             out.append(report.markdown(header, body) + "\n")
+    if data.code_sizes:
+        out.append("### Code size of each firmware image (from its linker map; static RAM excludes heap and stack)\n")
+        out.append(report.markdown(*report.code_size_table(data)) + "\n")
     return "\n".join(out)
 
 

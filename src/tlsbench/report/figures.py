@@ -45,6 +45,10 @@ def fmt_rate(bps: float) -> str:
 
 
 def fmt_count(v: float) -> str:
+    """Counts in SI steps (k, M, G): 30 M reads at a glance where 3e+07 does not."""
+    for suffix, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(v) >= scale:
+            return f"{v / scale:,.3g} {suffix}"
     return f"{v:,.4g}"
 
 
@@ -86,9 +90,13 @@ def _libraries(cases: list[dict]) -> list[str]:
 
 
 def _clockless(data: RunData) -> bool:
-    """A firmware run: exact instruction counts, no clock (charts show counts, never a time)."""
-    ok = [c for c in data.cases if c["status"] == "ok" and c["kind"] != "tls"]
-    return bool(ok) and all("wall_ns" not in c["results"] and "instructions" in c["results"] for c in ok)
+    return report.clockless(data.cases)
+
+
+def _has_data(series: dict[str, list[Point]] | list[list[Point]]) -> bool:
+    """A chart is drawn only when something in it was measured."""
+    rows = series.values() if isinstance(series, dict) else series
+    return any(p.value is not None for row in rows for p in row)
 
 
 def _primitive_bars(data: RunData, kind: str) -> Chart | None:
@@ -102,8 +110,8 @@ def _primitive_bars(data: RunData, kind: str) -> Chart | None:
             cases = [c for c in cases if c["size"] == size]
         metric = "instructions"
         at = f" at {fmt_size(size)}" if size else ""
-        caption = (f"Instructions per operation{at} per algorithm and library (exact counts under QEMU -icount:"
-                   " instructions, not cycles); median of the repeats.")
+        caption = (f"Instructions per operation{at} per algorithm and library; median of the repeats. "
+                   + metrics.INSTRUCTIONS_NOTE)
         title = f"{KIND_TITLES[kind]}: instructions per operation{at}"
     elif kind in SIZED_KINDS:  # throughput at the largest size
         size = max(c["size"] for c in cases)
@@ -120,6 +128,8 @@ def _primitive_bars(data: RunData, kind: str) -> Chart | None:
     by_key = {(c["alg"], c["op"], c["library"]): c for c in cases}
     cats = list(dict.fromkeys((c["alg"], c["op"]) for c in cases))
     series = {lib: [mean_ci(by_key.get((a, o, lib)), metric) for a, o in cats] for lib in libs}
+    if not _has_data(series):
+        return None
     return charts.bars(_slug(kind, metric), title, caption, [f"{a} {o}" for a, o in cats], series,
                        axis_format(metric))
 
@@ -132,7 +142,7 @@ def _size_lines(data: RunData, kind: str) -> list[Chart]:
     for alg in dict.fromkeys(c["alg"] for c in cases):
         mine = [c for c in cases if c["alg"] == alg]
         sizes = sorted({c["size"] for c in mine})
-        if len(sizes) < 2:
+        if len(sizes) < 2 or not any(metric in c["results"] for c in mine if c["status"] == "ok"):
             continue
         ops = list(dict.fromkeys(c["op"] for c in mine))
         by_key = {(c["library"], c["op"], c["size"]): c for c in mine}
@@ -158,12 +168,25 @@ def _tls_cases(data: RunData, foreign_clients: bool) -> list[dict]:
             and (foreign_clients or names.client_of(c["alg"], c["op"], c["library"]) == c["library"])]
 
 
+def _side_point(case: dict, side: str, base: str) -> Point:
+    """One side's metric of a TLS case; "(foreign)" only for a side a tool
+    (not one of our libraries) played, whose inside nobody here measures."""
+    library = case["library"]
+    player = (names.client_of(case["alg"], case["op"], library) if side == "client"
+              else names.server_of(case["alg"], case["op"], library) or library)
+    return median(case, metrics.sided(base, side), "n/m" if player == library else "n/m (foreign)")
+
+
+def _per_side(tls: list[dict], base: str) -> list[list[Point]]:
+    return [[_side_point(c, side, base) for side in metrics.SIDES] for c in tls]
+
+
 def _tls_charts(data: RunData) -> list[Chart]:
     own = _tls_cases(data, foreign_clients=False)
     tls = _tls_cases(data, foreign_clients=True)
     out: list[Chart] = []
-    clockless = _clockless(data)
-    if own and not clockless:
+    series: dict[str, list[Point]] = {}
+    if own:
         libs = _libraries(own)
         by_key = {(c["alg"], c["op"], c["library"]): c for c in own}
         cats = list(dict.fromkeys((c["alg"], c["op"]) for c in own))
@@ -179,6 +202,7 @@ def _tls_charts(data: RunData) -> list[Chart]:
             labels.append("TCP without TLS: connect")
             for lib in libs:
                 series[lib].append(mean_ci(base.get(lib), "connect_wall_ns"))
+    if _has_data(series):  # never a chart of a time the target does not measure
         out.append(charts.bars(
             "tls-handshake-wall", "TLS: handshake time per suite and variant", (
                 "Over TCP the client's wall time to handshake complete; in memory the wall time of the handshake"
@@ -186,19 +210,18 @@ def _tls_charts(data: RunData) -> list[Chart]:
                 " interval (as stored). The TCP baseline shows the plain TCP connect."), labels, series, fmt_time))
     if tls:
         rows = [f"{c['library']} {c['alg']} {c['op']}" for c in tls]
-        if clockless:
-            ins = [[median(c, "client_instructions", "n/m"), median(c, "server_instructions", "n/m")] for c in tls]
+        ins = _per_side(tls, "instructions")
+        if _has_data(ins):  # firmware (or host perf counters): exact counts per side
             out.append(charts.stacked(
                 "tls-instructions-per-side", "TLS: instructions per handshake, client + server", (
-                    "Median instructions per handshake on each side (exact counts under QEMU -icount: instructions,"
-                    " not cycles), stacked."), rows, ["client", "server"], ins, axis_format("client_instructions")))
-        else:
-            cpu = [[median(c, "client_cpu_ns", "n/m (foreign)"), median(c, "server_cpu_ns", "n/m (foreign)")]
-                   for c in tls]
+                    "Median instructions per handshake on each side, stacked. " + metrics.INSTRUCTIONS_NOTE), rows,
+                ["client instructions", "server instructions"], ins, axis_format("client_instructions")))
+        cpu = _per_side(tls, "cpu_ns")
+        if _has_data(cpu):
             out.append(charts.stacked(
                 "tls-cpu-per-side", "TLS: CPU time per handshake, client + server", (
-                    "Median thread CPU time per handshake in each side's library, stacked; n/m: not measured (the"
-                    " side of a peer nobody here wrote)."), rows, ["client CPU", "server CPU"], cpu,
+                    "Median thread CPU time per handshake in each side's library, stacked; n/m (foreign): not"
+                    " measured (the side of a peer nobody here wrote)."), rows, ["client CPU", "server CPU"], cpu,
                 axis_format("client_cpu_ns")))
         heap = [[median(c, "client_heap_peak_bytes", "n/m"), median(c, "server_heap_peak_bytes", "n/m")]
                 for c in tls]

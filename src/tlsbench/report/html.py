@@ -8,6 +8,7 @@ import html
 import json
 import time
 
+from tlsbench.engine import metrics
 from tlsbench.report import figures
 from tlsbench.report import tables as report
 from tlsbench.report.charts import Chart
@@ -191,7 +192,8 @@ def tables(data: RunData) -> list[tuple[str, str, str]]:
     primitive = [c for c in data.cases if c["kind"] != "tls"]
     if primitive:
         sub = RunData(data.run, data.libraries, data.checks, primitive)
-        out.append(("cases", "Cases: median time or throughput per library", table(*report.pivot(sub))))
+        what = "instructions per operation" if report.clockless(data.cases) else "median time or throughput"
+        out.append(("cases", f"Cases: {what} per library", table(*report.pivot(sub))))
         for metric, what in (("heap_peak_bytes", "peak heap"), ("stack_bytes", "peak stack")):
             if any(metric in c["results"] for c in primitive):
                 out.append((f"cases-{metric}", f"Cases: {what} per operation (bytes, median)",
@@ -199,13 +201,16 @@ def tables(data: RunData) -> list[tuple[str, str, str]]:
     tls_header, tls_body = report.tls_table(data)
     if tls_body:
         out.append(("tls", "TLS: per side (medians; n/m: not measured for that side)",
-                    table(tls_header, tls_body, wrap_cols=())))
+                    table(tls_header, tls_body, wrap_cols=(len(tls_header) - 1,))))
     extra_header, extra_body = report.tls_extras(data)
     if extra_body:
         out.append(("tls-extra", "TLS: transactions per second and the TCP baseline", table(extra_header, extra_body)))
     inter_header, inter_body = report.interop(data)
     if inter_body:
         out.append(("interop", "Interop: client library x server", table(inter_header, inter_body)))
+    if data.code_sizes:
+        out.append(("code-size", "Code size of each firmware image (from its linker map; static RAM excludes heap"
+                    " and stack)", table(*report.code_size_table(data))))
     return out
 
 
@@ -236,6 +241,8 @@ def render(data: RunData) -> str:
         "<p>Every figure comes from the stored run. A value that was not measured says so (not measured, n/m,"
         " unsupported, failed), never 0. Charts: bars show the mean of the kept samples with its 95% confidence"
         " interval as stored; lines and stacked bars show medians. Click a column header to sort.</p>",
+        f"<p>{_e(metrics.INSTRUCTIONS_NOTE)}</p>" if report.clockless(data.cases) else "",
+        *(f'<p class="noisy" role="note"><strong>{_e(line)}</strong></p>' for line in report.noise_lines(data)),
     ]
     if charts:
         parts.append('<h2 id="charts">Charts</h2>')

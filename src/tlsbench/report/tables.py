@@ -9,9 +9,9 @@ import io
 import json
 from dataclasses import dataclass, field
 
-from tlsbench.engine import metrics
+from tlsbench.engine import metrics, stats
 from tlsbench.engine.metrics import format_rate, format_time
-from tlsbench.engine.store import RunInfo, Store
+from tlsbench.engine.store import NOTHING_MEASURED, RunInfo, Store
 from tlsbench.families.tls import names as tls_names
 from tlsbench.targets import cyclemodel
 
@@ -47,6 +47,42 @@ def load(store: Store, run_id: int) -> RunData:
     )
 
 
+NOISY_MARK = "(noisy)"
+
+
+def noisy_cases(data: RunData) -> list[tuple[str, str, float]]:
+    """(case, metric, stdev/median) of every noisy metric whose spread exceeds
+    stats.NOISE_LIMIT; exact counts are never noisy."""
+    out = []
+    for c in data.cases:
+        for metric, r in c["results"].items():
+            if not metrics.is_exact(metric) and stats.is_noisy(r["median"], r["stdev"]):
+                out.append((c["name"], metric, r["stdev"] / abs(r["median"])))
+    return out
+
+
+def noise_lines(data: RunData) -> list[str]:
+    """The warning every format prints when some figure is noisy: how many, the worst, what to do."""
+    noisy = noisy_cases(data)
+    if not noisy:
+        return []
+    worst = sorted(noisy, key=lambda x: -x[2])[:5]
+    return [f"noisy: {len(noisy)} figure(s) have a spread (stdev/median) over {100 * stats.NOISE_LIMIT:g}%,"
+            f" marked {NOISY_MARK}; worst: " + ", ".join(f"{n} {m} ±{100 * s:.0f}%" for n, m, s in worst)
+            + f"; {stats.NOISE_ADVICE}"]
+
+
+def clockless(cases: list[dict]) -> bool:
+    """A run without a clock (firmware under QEMU: exact instruction counts):
+    no case measured a noisy metric the registry calls a time, so legends and
+    charts speak of counts, never of a time. TLS cases count too: a firmware
+    TLS-only run has per-side instructions and no time at all."""
+    ok = [c for c in cases if c["status"] == "ok"]
+    # a model's time (model_time_ns: exact, derived from instructions) is no clock
+    return bool(ok) and not any(metrics.display(m) == "time" and not metrics.is_exact(m)
+                                for c in ok for m in c["results"])
+
+
 def cell(case: dict, metric: str | None = None) -> str:
     if case["status"] != "ok":
         return STATUS_TEXT.get(case["status"], case["status"])
@@ -55,8 +91,8 @@ def cell(case: dict, metric: str | None = None) -> str:
         r = res.get(metric)
         if r is None:
             return "not measured"
-        if metrics.display(metric) == "bytes":
-            return f"{r['median']:,.0f} B"
+        if metric in metrics.REGISTRY:  # its unit and format from the registry
+            return metrics.format_value(metric, r["median"])
         return f"{r['median']:.4g} {r['unit']}"
     if "flash_bytes" in res and "ram_bytes" in res:  # a size probe (tlsbench sizes)
         return f"{res['flash_bytes']['median']:,.0f} B flash, {res['ram_bytes']['median']:,.0f} B RAM"
@@ -100,7 +136,8 @@ def cell(case: dict, metric: str | None = None) -> str:
     if "wall_ns" not in res and "cycles" in res:  # a real board's cycle counter
         return f"{res['cycles']['median']:,.0f} cycles"
     wall = res["wall_ns"]
-    spread = f" ±{100 * wall['stdev'] / wall['median']:.1f}%" if wall["stdev"] is not None and wall["median"] else ""
+    sp = stats.spread(wall["median"], wall["stdev"])
+    spread = "" if sp is None else f" ±{100 * sp:.1f}%" + (f" {NOISY_MARK}" if sp > stats.NOISE_LIMIT else "")
     if "throughput" in res:
         return f"{format_rate(res['throughput']['median'])}{spread}"
     return f"{format_time(wall['median'])}{spread}"
@@ -109,8 +146,10 @@ def cell(case: dict, metric: str | None = None) -> str:
 def code_size_table(data: RunData) -> tuple[list[str], list[list[str]]]:
     """Firmware runs: flash (text + rodata + data) and static RAM (data +
     bss) per library image, per component, from the linker map."""
-    header = ["library", "component", "flash bytes", "static RAM bytes"]
-    body = [[r["library"], r["component"], f"{r['flash_bytes']:,}", f"{r['ram_bytes']:,}"] for r in data.code_sizes]
+    profiles = data.run.machine.get("profiles") or {}
+    header = ["library", "build profile", "component", "flash bytes", "static RAM bytes"]
+    body = [[r["library"], profiles.get(r["library"], "default"), r["component"], f"{r['flash_bytes']:,}",
+             f"{r['ram_bytes']:,}"] for r in data.code_sizes]
     return header, body
 
 
@@ -191,7 +230,8 @@ def tls_table(data: RunData) -> tuple[list[str], list[list[str]]]:
     firmware = any("client_instructions" in c["results"] and "client_cpu_ns" not in c["results"]
                    for c in data.cases)
     columns = (*TLS_INSTRUCTION_COLUMNS, *TLS_COLUMNS[len(TLS_TIME_COLUMNS):]) if firmware else TLS_COLUMNS
-    header = ["suite", "variant", "library", *(h for h, _m in columns)]
+    # the reason a case did not run goes to the last column, not into a number column
+    header = ["suite", "variant", "library", *(h for h, _m in columns), "note"]
     body = []
     for c in data.cases:
         if c["kind"] != "tls" or tls_names.is_baseline(c["alg"]) or tls_names.is_capacity(c["alg"], c["op"]):
@@ -199,10 +239,9 @@ def tls_table(data: RunData) -> tuple[list[str], list[list[str]]]:
         row = [c["alg"], c["op"], c["library"]]
         if c["status"] != "ok":
             why = (c["reason"] or "").removeprefix("handshake failed: ")
-            body.append(row + [f"{STATUS_TEXT.get(c['status'], c['status'])}: {why[:100]}"]
-                        + [""] * (len(columns) - 1))
+            body.append(row + [STATUS_TEXT.get(c["status"], c["status"])] + [""] * (len(columns) - 1) + [why[:100]])
             continue
-        body.append(row + [_tls_value(c["results"], m) for _h, m in columns])
+        body.append(row + [_tls_value(c["results"], m) for _h, m in columns] + [""])
     return header, body
 
 
@@ -230,7 +269,9 @@ def markdown(header: list[str], body: list[list[str]]) -> str:
 def context_lines(data: RunData, md: bool) -> list[str]:
     r = data.run
     m = r.machine
-    status = r.status if r.status == "complete" else f"{r.status} (incomplete: tlsbench run --resume {r.id})"
+    status = (r.status if r.status == "complete"
+              else f"{r.status}: no case came out ok (the reasons are in the table)" if r.status == NOTHING_MEASURED
+              else f"{r.status} (incomplete: tlsbench run --resume {r.id})")
     bullet = "- " if md else "  "
     method = r.plan["method"]
     firmware = "board" in m
@@ -298,6 +339,7 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
                   " request/response (memory); bytes and round trips from the exchange; heap and stack per side"
                   " (n/m: not measured for this case, e.g. the side of a foreign server)")
         out = "\n".join([*context_lines(data, md), legend]) + "\n\n" + render_t(*tls_table(data)) + "\n"
+        out += "".join(f"\n{bullet}{line}\n" for line in noise_lines(data))
         extras = tls_extras(data)
         if extras[1]:
             out += "\n" + render_t(*extras) + "\n"
@@ -317,13 +359,15 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
         md = fmt == "markdown"
         table = markdown(header, body) if md else aligned(header, body)
         has_tls = any(c["kind"] == "tls" for c in data.cases)
-        firmware = any("instructions" in c["results"] and "wall_ns" not in c["results"] for c in data.cases)
+        firmware = clockless(data.cases)
         sizes = any("flash_bytes" in c["results"] for c in data.cases)
         legend = ("cells: flash (text + rodata + data) and static RAM (data + bss) the primitive adds to an"
                   " empty image: library code and tables, and the C runtime it reaches (not tlsbench's own"
                   " platform code); heap and stack are measured per operation elsewhere" if sizes and metric is None
-                  else "cells: instructions per operation, median of the repeats (exact counts, identical in every"
-                  " run; emulated: instructions, not cycles), per byte for sized operations"
+                  else "cells: instructions per operation, median of the repeats, per byte for sized operations"
+                  + ("; tls: instructions per handshake of the client (C) and the server (S), handshake bytes"
+                     " client->server + server->client, round trips" if has_tls else "")
+                  + ". " + metrics.INSTRUCTIONS_NOTE
                   if firmware and metric is None else
                   "cells: median throughput for sized operations, otherwise median wall time per operation;"
                   " ±: stdev/median of the kept samples"
@@ -336,6 +380,7 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
         if model and metric is None:
             legend += "\n" + bullet + model
         out = "\n".join([*context_lines(data, md), bullet + legend]) + "\n\n" + table + "\n"
+        out += "".join(f"\n{bullet}{line}\n" for line in noise_lines(data))
         if data.code_sizes:
             sizes_table = markdown(*code_size_table(data)) if md else aligned(*code_size_table(data))
             out += ("\n" + bullet + "code size of each firmware image, from its linker map (static RAM excludes"
@@ -344,7 +389,8 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
     if fmt == "csv":
         buf = io.StringIO()
         cols = ["run", "case", "library", "library_version", "kind", "name", "op", "size", "status", "reason",
-                "metric", "unit", "n", "removed", "median", "mean", "stdev", "min", "max", "ci95_low", "ci95_high"]
+                "metric", "unit", "n", "removed", "median", "mean", "stdev", "min", "max", "ci95_low", "ci95_high",
+                "spread", "noisy"]
         w = csv.writer(buf)
         w.writerow(cols)
         versions = {lib["library"]: lib["version"] for lib in data.libraries}
@@ -352,9 +398,11 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
             base = [data.run.id, c["name"], c["library"], versions.get(c["library"], ""), c["kind"], c["alg"],
                     c["op"], c["size"] if c["size"] is not None else "", c["status"], c["reason"]]
             if not c["results"]:
-                w.writerow(base + [""] * 11)
+                w.writerow(base + [""] * 13)
             for metric, r in c["results"].items():
-                w.writerow(base + [metric] + [r[k] if r[k] is not None else "" for k in cols[11:]])
+                sp = None if metrics.is_exact(metric) else stats.spread(r["median"], r["stdev"])
+                w.writerow(base + [metric] + [r[k] if r[k] is not None else "" for k in cols[11:-2]]
+                           + ["" if sp is None else f"{sp:.4f}", int(sp is not None and sp > stats.NOISE_LIMIT)])
         return buf.getvalue()
     if fmt == "json":
         r = data.run
@@ -362,6 +410,8 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
             "run": r.id, "status": r.status, "target": r.target, "plan": r.plan, "machine": r.machine,
             "tlsbench_version": r.tlsbench_version, "libraries": data.libraries, "checks": data.checks,
             "cases": data.cases,
+            "noise": {"limit": stats.NOISE_LIMIT, "rule": "stdev/median of a noisy metric above the limit",
+                      "noisy": [{"case": n, "metric": m, "spread": round(sp, 4)} for n, m, sp in noisy_cases(data)]},
         }
         return json.dumps(doc, indent=1, default=str) + "\n"
     raise ValueError(f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")

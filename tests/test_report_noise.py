@@ -1,0 +1,51 @@
+"""A noisy figure is flagged in every report format, with what to do about it."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from tlsbench.engine.case import Result
+from tlsbench.engine.store import Store
+from tlsbench.report import export
+from tlsbench.report import html as html_report
+from tlsbench.report import tables as report
+
+
+def _result(metric: str, unit: str, median: float, stdev: float | None) -> Result:
+    return Result(metric, unit, 10, 0, median, median, stdev, median, median, None, None)
+
+
+def _run(store: Store) -> int:
+    method = {"repeats": 10, "warmup": 1, "outliers": "none", "min_sample_ms": 1, "timeout_s": 9, "rounds": 3,
+              "env": {}}
+    run = store.create_run(target="host", plan_name="p", plan_source="", plan={"method": method},
+                           machine={"cpu_model": "cpu", "cores": 2}, version="1", keys={})
+    for alg, stdev in (("sha256", 55.4), ("sha512", 2.0)):  # ±55.4% and ±2% of a median of 100 ns
+        store.put_case(run, name=f"openssl/hash/{alg}/hash/64", library="openssl", kind="hash", alg=alg, op="hash",
+                       size=64, params={}, status="ok", reason="", iters=10, started=0, transcript="",
+                       results=[_result("wall_ns", "ns/op", 100.0, stdev), _result("throughput", "B/s", 64e7, None),
+                                _result("heap_peak_bytes", "bytes", 100.0, 90.0)])  # exact: never noisy
+    store.finish_run(run)
+    return run
+
+
+def test_noise_is_flagged_in_every_format(db_path: Path, tmp_path: Path) -> None:
+    store = Store(db_path)
+    data = report.load(store, _run(store))
+    assert [(n, m) for n, m, _s in report.noisy_cases(data)] == [("openssl/hash/sha256/hash/64", "wall_ns")]
+    table = report.render(data, "table")
+    assert "±55.4% (noisy)" in table and "±2.0%" in table and "±2.0% (noisy)" not in table
+    assert "noisy: 1 figure(s) have a spread (stdev/median) over 10%" in table and "--rounds" in table
+    assert "noisy: 1 figure(s)" in report.render(data, "markdown")
+    rows = {(r["name"], r["metric"]): r for r in csv.DictReader(io.StringIO(report.render(data, "csv")))}
+    assert rows[("sha256", "wall_ns")]["noisy"] == "1" and rows[("sha256", "wall_ns")]["spread"] == "0.5540"
+    assert rows[("sha512", "wall_ns")]["noisy"] == "0" and rows[("sha256", "heap_peak_bytes")]["noisy"] == "0"
+    doc = json.loads(report.render(data, "json"))
+    assert doc["noise"]["limit"] == 0.1
+    assert [x["case"] for x in doc["noise"]["noisy"]] == ["openssl/hash/sha256/hash/64"]
+    assert "noisy: 1 figure(s)" in html_report.render(data)
+    md = export.markdown(data, [])
+    assert "noisy: 1 figure(s)" in md
