@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -33,11 +34,14 @@ def test_a_corrupted_download_is_a_hard_error(tmp_path: Path, monkeypatch: pytes
 
 
 def test_verified_sources_are_in_place() -> None:
-    """After setup, each pinned source tree carries the checksum it was verified with."""
+    """After setup, each pinned source tree carries the checksum it was
+    verified with and still matches its manifest, file by file."""
+    sources.ensure_sources()
     for lib, pin in sources.load_lock().items():
-        mark = paths.third_party() / "src" / pin.source_dir / sources.VERIFIED_MARK
+        tree = paths.third_party() / "src" / pin.source_dir
         if sources.user_source(lib) is None:
-            assert mark.read_text().strip() == pin.sha256[pin.archive]
+            assert json.loads((tree / sources.VERIFIED_MARK).read_text())["archive_sha256"] == pin.sha256[pin.archive]
+            assert sources._still_verified(tree, pin.sha256[pin.archive])
 
 
 def test_a_user_source_tree_must_look_right(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -52,3 +56,27 @@ def test_a_user_source_tree_must_look_right(tmp_path: Path, monkeypatch: pytest.
 def test_mirror_override(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TLSBENCH_DEBIAN_MIRROR", "http://mirror.invalid/debian")
     assert sources.system_mirror() == "http://mirror.invalid/debian"
+
+
+def test_a_changed_file_in_a_verified_tree_is_unpacked_again(tmp_path: Path) -> None:
+    """The marker holds the tree's manifest: an edited, added or removed file
+    makes the tree unverified, whatever the marker says."""
+    from tlsbench.targets import sources
+
+    tree = tmp_path / "lib-1.0"
+    (tree / "src").mkdir(parents=True)
+    (tree / "src" / "a.c").write_text("int a;\n")
+    (tree / "README").write_text("x\n")
+    (tree / sources.VERIFIED_MARK).write_text(
+        json.dumps({"archive_sha256": "abc", "files": sources._tree_manifest(tree)}))
+    assert sources._still_verified(tree, "abc")
+    assert not sources._still_verified(tree, "another archive")
+    (tree / "src" / "a.c").write_text("int a = 1;\n")
+    assert not sources._still_verified(tree, "abc")
+    (tree / "src" / "a.c").write_text("int a;\n")
+    (tree / "src" / "b.c").write_text("int b;\n")
+    assert not sources._still_verified(tree, "abc")
+    (tree / "src" / "b.c").unlink()
+    assert sources._still_verified(tree, "abc")
+    (tree / sources.VERIFIED_MARK).write_text("abc\n")  # a marker of the older kind: not enough
+    assert not sources._still_verified(tree, "abc")

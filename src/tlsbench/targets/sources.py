@@ -12,10 +12,12 @@ release instead: TLSBENCH_MBEDTLS_SOURCE=/path, TLSBENCH_WOLFSSL_SOURCE=/path.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shutil
 import subprocess
+import sys
 import tarfile
 import tomllib
 from dataclasses import dataclass
@@ -153,13 +155,34 @@ def _verify(pin: PinnedSource, downloads: Path) -> None:
             )
 
 
+def _tree_manifest(dest: Path) -> dict[str, str]:
+    """SHA-256 of every file of an unpacked tree (but our own marker)."""
+    out = {}
+    for f in sorted(dest.rglob("*")):
+        if f.is_file() and f.name != VERIFIED_MARK:
+            with f.open("rb") as fh:
+                out[f.relative_to(dest).as_posix()] = hashlib.file_digest(fh, "sha256").hexdigest()
+    return out
+
+
+def _still_verified(dest: Path, want: str) -> bool:
+    """The marker names the archive and holds the tree's manifest; the tree
+    must still match it file by file (an edited, added or removed file means
+    the tree is unpacked again, not trusted on the marker's word)."""
+    try:
+        mark = json.loads((dest / VERIFIED_MARK).read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(mark, dict) and mark.get("archive_sha256") == want and mark.get("files") == _tree_manifest(dest)
+
+
 def _extract(pin: PinnedSource, downloads: Path, dest_root: Path) -> Path:
     dest = dest_root / pin.source_dir
-    mark = dest / VERIFIED_MARK
     want = pin.sha256[pin.archive]
-    if mark.exists() and mark.read_text().strip() == want:
+    if _still_verified(dest, want):
         return dest
     if dest.exists():
+        print(f"{pin.library}: {dest} differs from its verified archive: unpacking it again", file=sys.stderr)
         shutil.rmtree(dest)
     with tarfile.open(downloads / pin.archive) as tar:
         if pin.members:
@@ -168,7 +191,7 @@ def _extract(pin: PinnedSource, downloads: Path, dest_root: Path) -> Path:
             tar.extractall(dest_root, filter="data")
     if not (dest / pin.marker).exists():
         raise SetupError(f"{pin.library}: {pin.archive} did not unpack to {dest}")
-    mark.write_text(want + "\n")
+    (dest / VERIFIED_MARK).write_text(json.dumps({"archive_sha256": want, "files": _tree_manifest(dest)}))
     return dest
 
 
