@@ -41,7 +41,7 @@ def test_verified_sources_are_in_place() -> None:
         tree = paths.third_party() / "src" / pin.source_dir
         if sources.user_source(lib) is None:
             assert json.loads((tree / sources.VERIFIED_MARK).read_text())["archive_sha256"] == pin.sha256[pin.archive]
-            assert sources._still_verified(tree, pin.sha256[pin.archive])
+            assert sources.still_verified(tree, pin.sha256[pin.archive])
 
 
 def test_a_user_source_tree_must_look_right(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -69,14 +69,14 @@ def test_a_changed_file_in_a_verified_tree_is_unpacked_again(tmp_path: Path) -> 
     (tree / "README").write_text("x\n")
     (tree / sources.VERIFIED_MARK).write_text(
         json.dumps({"archive_sha256": "abc", "files": sources._tree_manifest(tree)}))
-    assert sources._still_verified(tree, "abc")
-    assert not sources._still_verified(tree, "another archive")
+    assert sources.still_verified(tree, "abc")
+    assert not sources.still_verified(tree, "another archive")
     (tree / "src" / "a.c").write_text("int a = 1;\n")
-    assert not sources._still_verified(tree, "abc")
+    assert not sources.still_verified(tree, "abc")
     (tree / "src" / "a.c").write_text("int a;\n")
     (tree / "src" / "b.c").write_text("int b;\n")
-    assert not sources._still_verified(tree, "abc")
+    assert not sources.still_verified(tree, "abc")
     (tree / "src" / "b.c").unlink()
-    assert sources._still_verified(tree, "abc")
+    assert sources.still_verified(tree, "abc")
     (tree / sources.VERIFIED_MARK).write_text("abc\n")  # a marker of the older kind: not enough
-    assert not sources._still_verified(tree, "abc")
+    assert not sources.still_verified(tree, "abc")

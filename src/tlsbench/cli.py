@@ -616,7 +616,8 @@ def parser() -> argparse.ArgumentParser:
     lk.add_argument("--board", help="a board profile of the cycle model (energy per cycle, clock);"
                     " default: the run's own")
     lk.add_argument("--no-tcp-handshake", action="store_true", help="leave out the TCP handshake's round trip")
-    lk.add_argument("--format", choices=("table", "markdown"), default="table")
+    lk.add_argument("--format", choices=("table", "markdown"), default="table",
+                    help="table (default) or markdown")
     lk.set_defaults(func=cmd_link)
 
     sub.add_parser("doctor", help="what is installed, what is missing").set_defaults(func=cmd_doctor)

@@ -60,10 +60,11 @@ def diagnose() -> list[Finding]:
             out.append(Finding(ok, f"{lib} source", f"user-supplied {custom}",
                                "" if ok else f"TLSBENCH_{lib.upper()}_SOURCE must point at an unpacked {lib} release"))
             continue
-        mark = paths.third_party() / "src" / pin.source_dir / sources.VERIFIED_MARK
-        ok = mark.exists() and mark.read_text().strip() == pin.sha256[pin.archive]
-        out.append(Finding(ok, f"{lib} source", f"{pin.package} {pin.version}" + (" (verified)" if ok else " missing"),
-                           "" if ok else "tlsbench build   (fetches and verifies it)"))
+        tree = paths.third_party() / "src" / pin.source_dir
+        ok = sources.still_verified(tree, pin.sha256[pin.archive])
+        what = " (verified)" if ok else (" changed since it was verified" if tree.exists() else " missing")
+        out.append(Finding(ok, f"{lib} source", f"{pin.package} {pin.version}{what}",
+                           "" if ok else "tlsbench build   (fetches, verifies and unpacks it again)"))
     for lib in LIBRARIES:
         path = paths.agent_path(lib)
         if not path.exists():

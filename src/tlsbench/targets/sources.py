@@ -165,7 +165,7 @@ def _tree_manifest(dest: Path) -> dict[str, str]:
     return out
 
 
-def _still_verified(dest: Path, want: str) -> bool:
+def still_verified(dest: Path, want: str) -> bool:
     """The marker names the archive and holds the tree's manifest; the tree
     must still match it file by file (an edited, added or removed file means
     the tree is unpacked again, not trusted on the marker's word)."""
@@ -179,7 +179,7 @@ def _still_verified(dest: Path, want: str) -> bool:
 def _extract(pin: PinnedSource, downloads: Path, dest_root: Path) -> Path:
     dest = dest_root / pin.source_dir
     want = pin.sha256[pin.archive]
-    if _still_verified(dest, want):
+    if still_verified(dest, want):
         return dest
     if dest.exists():
         print(f"{pin.library}: {dest} differs from its verified archive: unpacking it again", file=sys.stderr)
