@@ -55,11 +55,14 @@ def test_the_hooks_cost_nothing_inside_the_timed_passes(mbedtls_m4) -> None:
 
 
 def test_timed_handshakes_on_the_m4_reach_no_accounting(mbedtls_m4) -> None:
+    from tlsbench.families.primitive.keys import MATERIAL_SEED
+    from tlsbench.families.primitive.randomness import Source
     from tlsbench.families.tls.cases import TlsCase, handshake_request
     from tlsbench.families.tls.certs import make_chain
 
-    # a chain valid now; the firmware's frozen clock is this hour (bridge.clock_request)
-    req = handshake_request(TlsCase(13, "TLS_AES_128_GCM_SHA256", "x25519", make_chain("ecdsa-p256")),
+    # the seeded chain (valid 2026-2045) holds whatever clock the firmware is given
+    chain = make_chain("ecdsa-p256", src=Source(MATERIAL_SEED))
+    req = handshake_request(TlsCase(13, "TLS_AES_128_GCM_SHA256", "x25519", chain),
                             repeats=1, warmup=0) + " stack=0"
     resp = agent.call(mbedtls_m4, [req], 300, "handshake on the M4").responses[0]
     assert resp.status == "ok", resp.message

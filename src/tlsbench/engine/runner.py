@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import sys
 import time
 from dataclasses import asdict
@@ -24,6 +23,7 @@ from tlsbench.families import registry
 from tlsbench.families.base import Context
 from tlsbench.families.primitive import keys as keys_mod
 from tlsbench.families.size import maps as sizes
+from tlsbench.plans import runenv
 from tlsbench.plans.plan import Plan
 from tlsbench.targets import cyclemodel
 from tlsbench.targets import firmware as firmware_mod
@@ -378,9 +378,9 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
         if not quiet:
             _log(f"resuming run {run_id} (plan {plan.name!r})")
 
-    if "clock_unix" in keys:  # the firmware's frozen clock, inside the material's validity
-        os.environ[keys_mod.FIRMWARE_CLOCK_ENV] = str(keys["clock_unix"])
-    with store.lock_run(run_id):  # a second `--resume` of this run is refused while it measures
+    # the firmware's frozen clock, inside the material's validity: for this run only
+    clock = {keys_mod.FIRMWARE_CLOCK_ENV: str(keys["clock_unix"])} if "clock_unix" in keys else {}
+    with store.lock_run(run_id), runenv.applied(clock):  # a second `--resume` of this run is refused
         with translated(store.path, f"; what was measured is kept: tlsbench run --resume {run_id}"):
             _measure_run(store, run_id, plan, keys, target, json_out, show_progress, resume is not None)
     return run_id
