@@ -41,6 +41,8 @@ BOARDS: dict[str, Board] = {b.name: b for b in (
           "Arm MPS2 AN386, Cortex-M4 (QEMU; exact instruction counts)"),
     Board("mps2-an500", "mps2", "cortex-m7", "mps2-an500", 4 << 20, "instructions",
           "Arm MPS2 AN500, Cortex-M7 (QEMU; exact instruction counts)"),
+    Board("mps2-an505", "mps2-an505", "cortex-m33", "mps2-an505", 4 << 20, "instructions",
+          "Arm MPS2+ AN505, Cortex-M33 (Armv8-M mainline, Secure state; QEMU; exact instruction counts)"),
     Board("netduinoplus2", "netduinoplus2", "cortex-m4", "netduinoplus2", 128 << 10, "instructions",
           "Netduino Plus 2, STM32F405 Cortex-M4 (QEMU, through its USART; exact instruction counts)"),
     Board("microbit", "microbit", "cortex-m0", "microbit", 16 << 10, "instructions",
