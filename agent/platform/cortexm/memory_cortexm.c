@@ -95,6 +95,23 @@ __attribute__((naked, noinline)) static void call_on(void *top, void (*fn)(void 
     (void)top;
     (void)fn;
     (void)arg;
+#if defined(__riscv)
+    /* RV32 (also the RV32 class target): s0 keeps the caller's sp across
+     * the call; the old ra and s0 go on the new stack's top 16 bytes
+     * (16-byte aligned: the ABI's stack alignment) */
+    __asm__ volatile("addi a0, a0, -16\n"
+                     "sw ra, 12(a0)\n"
+                     "sw s0, 8(a0)\n"
+                     "mv s0, sp\n"
+                     "mv sp, a0\n"
+                     "mv a0, a2\n"
+                     "jalr a1\n"
+                     "mv a0, sp\n"
+                     "mv sp, s0\n"
+                     "lw s0, 8(a0)\n"
+                     "lw ra, 12(a0)\n"
+                     "ret\n");
+#else
     __asm__ volatile("push {r4, lr}\n"
                      "mov r4, sp\n"
                      "mov sp, r0\n"
@@ -102,6 +119,7 @@ __attribute__((naked, noinline)) static void call_on(void *top, void (*fn)(void 
                      "blx r1\n"
                      "mov sp, r4\n"
                      "pop {r4, pc}\n");
+#endif
 }
 
 static uint64_t deepest(const struct tb_stack *s)
