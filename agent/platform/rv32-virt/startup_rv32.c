@@ -19,7 +19,7 @@
 extern uint32_t _sidata, _sdata, _edata, _sbss, _ebss, _heap_start, _heap_limit;
 extern uint32_t _ram_start, _ram_end;
 int main(void);
-void tb_rv32_trap_report(uint32_t cause, uint32_t epc, uint32_t tval, uint32_t sp);
+void tb_rv32_trap_report(uint32_t cause, uint32_t epc, uint32_t tval, uint32_t sp, uint32_t ra);
 
 /* RISC-V semihosting (QEMU -semihosting): the Arm operation numbers, entered
  * by the slli/ebreak/srai sequence, uncompressed and in one page. */
@@ -80,6 +80,7 @@ __attribute__((naked, noreturn, section(".isr_vector"))) void Reset_Handler(void
 {
     __asm__ volatile(".option push\n.option norelax\n"
                      "la sp, _stack_top\n"
+                     "la tp, __tls_base\n" /* picolibc's errno (thread-local) */
                      "la t0, Trap_Entry\n"
                      "csrw mtvec, t0\n"
                      "j tb_rv32_reset\n"
@@ -97,11 +98,12 @@ __attribute__((naked, aligned(4))) void Trap_Entry(void)
                      "csrr a1, mepc\n"
                      "csrr a2, mtval\n"
                      "csrr a3, mscratch\n"
+                     "mv a4, ra\n"
                      "call tb_rv32_trap_report\n"
                      "1: j 1b\n");
 }
 
-void tb_rv32_trap_report(uint32_t cause, uint32_t epc, uint32_t tval, uint32_t sp)
+void tb_rv32_trap_report(uint32_t cause, uint32_t epc, uint32_t tval, uint32_t sp, uint32_t ra)
 {
     static const char *const names[] = {
         "instruction address misaligned", "instruction access fault", "illegal instruction", "breakpoint",
@@ -117,8 +119,8 @@ void tb_rv32_trap_report(uint32_t cause, uint32_t epc, uint32_t tval, uint32_t s
     }
     tb_rec_u64("exception", cause);
     tb_rec_u64("pc", epc);
-    tb_rec_u64("tval", tval);
-    tb_rec_u64("sp", sp);
+    tb_rec_u64("lr", ra); /* the return address register, as lr on Arm */
+    tb_rec_u64("mtval", tval);
     tb_rec_end();
     tb_cortexm_exit(1);
 }
