@@ -106,6 +106,13 @@ void cm_rv32_classify(const char *disas, cm_insn *out)
     char m[16];
     size_t k = 0;
     while (*disas == ' ') disas++;
+    /* the plugin's text starts with the encoding ("00042783  lw a5,0(s0)",
+     * 4 or 8 hex digits; no RV32 mnemonic of that length is all hex) */
+    size_t hex = strspn(disas, "0123456789abcdef");
+    if ((hex == 4 || hex == 8) && isspace((unsigned char)disas[hex])) {
+        disas += hex;
+        while (*disas == ' ') disas++;
+    }
     while (*disas && !isspace((unsigned char)*disas) && k + 1 < sizeof(m)) m[k++] = *disas++;
     m[k] = '\0';
     operands o;

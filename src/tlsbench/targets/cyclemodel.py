@@ -183,9 +183,10 @@ def legend(env: dict[str, str]) -> str | None:
         profile = boardprofiles.load(name)
     except PlanError as e:
         return f"model: board profile {name} (cannot be read now: {e})"
+    source = ("the SiFive E31 manual's pipeline figures for an RV32 class core (its error not measured)"
+              if profile.core.startswith("rv32") else "the Arm TRM tables and the board's wait states")
     return (f"model: cycles and time (cycles / clock) from the cycle model of board profile {profile.summary()}"
-            " (docs/cycle-model.md): a model from the Arm TRM tables and the board's wait states, not a"
-            " measurement on the board")
+            f" (docs/cycle-model.md): a model from {source}, not a measurement on the board")
 
 def derived_results(results: list[Result], profile: Profile | None = None) -> list[Result]:
     """model_time_ns (and model_energy_nj) results from every *model_cycles
