@@ -5,9 +5,10 @@ Stale means the inputs an image was built from changed. At build time a
 stamp is written next to each image (``tlsbench-agent-<lib>.inputs``, JSON)
 with one hash per input: the agent/ sources, the library's source tree
 identity (version and archive SHA-256 from libraries.lock.toml, or the
-user's own tree), its build profile, the CMake options, and
-the cross-compiler's ``--version`` (``arm-none-eabi-gcc``, ``riscv64-unknown-elf-gcc``). A run compares them with the present ones;
-the first that differs is named in the progress line.
+user's own tree), its build profile, the CMake options, and the
+cross-compiler's ``--version`` (``arm-none-eabi-gcc``, ``riscv64-unknown-elf-gcc``).
+A run compares them with the present ones; the first that differs is named
+in the progress line.
 """
 
 from __future__ import annotations

@@ -1,0 +1,98 @@
+"""The Cortex-M33 (qemu:mps2-an505, Armv8-M mainline) and the RV32 class core
+(qemu:rv32-virt, RV32IMC with picolibc) run the same firmware as the ARMv7-M
+boards: a loop of known length counts exactly, a primitive gives its known
+bytes and the same exact instruction count in two fresh emulator runs, and a
+TLS 1.3 handshake completes in the image. Economical for CI: one library
+(Mbed TLS) is built per core."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+from conftest import needs_tools
+
+from tlsbench.engine import agent
+from tlsbench.engine.protocol import encode_request
+from tlsbench.targets import boardprofiles, build, cyclemodel
+from tlsbench.targets import target as targets
+
+pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc", "qemu-system-riscv32", "riscv64-unknown-elf-gcc")
+
+CORES = ["mps2-an505", "rv32-virt"]
+MESSAGE = bytes(range(200))
+
+
+@pytest.fixture(scope="module", params=CORES)
+def core(request: pytest.FixtureRequest) -> targets.Target:
+    t = targets.parse(f"qemu:{request.param}")
+    build.build_firmware(t, ["mbedtls"], log=lambda m: None)  # up to date in seconds when nothing changed
+    return t
+
+
+def _call(t: targets.Target, library: str, requests: list[str]) -> list[agent.Response]:
+    return agent.call(targets.write_launcher(t, library), requests, 300, f"{t.name} test").responses
+
+
+def test_a_loop_of_known_length_counts_exactly_its_length_plus_a_constant(core: targets.Target) -> None:
+    """calibrate runs a two-instruction loop n times (subs/bne on the M33,
+    addi/bnez on RV32): 2n plus the same few instructions for every n."""
+    ns = [1, 1000, 1_000_000]
+    cal = [r.of_type("calibrate")[0] for r in _call(core, "selftest", [f"calibrate n={n}" for n in ns])]
+    assert {int(c["measured"]) - 2 * int(c["n"]) for c in cal} == {3}
+    assert all(int(c["empty"]) == 0 for c in cal)
+
+
+def test_sha256_gives_its_bytes_and_the_same_count_in_two_runs(core: targets.Target) -> None:
+    compute = encode_request("compute", kind="hash", alg="sha256", op="hash", msg=MESSAGE)
+    bench = "bench kind=hash alg=sha256 op=hash size=64 repeats=3 warmup=1"
+    runs = [_call(core, "mbedtls", [compute, bench]) for _ in range(2)]
+    for out, _ in runs:
+        assert out.status == "ok", out.message
+        assert out.of_type("out")[0]["data"] == hashlib.sha256(MESSAGE).digest()
+
+    def counts(resp: agent.Response) -> list[int]:
+        return [int(s["instructions"]) for s in resp.of_type("sample")]
+
+    first, second = counts(runs[0][1]), counts(runs[1][1])
+    assert len(first) == 3 and len(set(first)) == 1 and first == second
+    assert 4_000 < first[0] < 20_000  # one 64-byte block and the padding block: thousands, not a stray count
+    assert runs[0][1].of_type("memory")[0].fields == runs[1][1].of_type("memory")[0].fields
+
+
+def test_a_tls13_handshake_completes_in_the_image(core: targets.Target) -> None:
+    from tlsbench.families.primitive.keys import MATERIAL_SEED
+    from tlsbench.families.primitive.randomness import Source
+    from tlsbench.families.tls.cases import TlsCase, handshake_request
+    from tlsbench.families.tls.certs import make_chain
+
+    chain = make_chain("ecdsa-p256", src=Source(MATERIAL_SEED))
+    req = handshake_request(TlsCase(13, "TLS_AES_128_GCM_SHA256", "x25519", chain), repeats=1, warmup=0)
+    resp = _call(core, "mbedtls", [req])[0]
+    assert resp.status == "ok", resp.message
+    mem = resp.of_type("tls_memory")[0]
+    assert int(mem["client_heap_peak"]) > 0 and int(mem["server_heap_peak"]) > 0
+    sample = resp.of_type("tls")[0]
+    assert int(sample["client_instructions"]) > 1_000_000 and int(sample["server_instructions"]) > 1_000_000
+    assert int(sample["c2s_bytes"]) == 269  # the same ClientHello, key share and Finished as on the M4
+
+
+def test_the_cycle_model_runs_each_core_with_its_own_table(core: targets.Target, tmp_path: Path) -> None:
+    """The M33 profile gives the plugin the M33 table; the RV32 class profile
+    the RV32 class model, whose loop of known length is exact: addi (1) and
+    a backward bnez predicted taken (1) per iteration."""
+    profile = boardprofiles.load({"mps2-an505": "nrf5340-app", "rv32-virt": "esp32-c3-class"}[core.board.name])
+    cyclemodel.check_target(profile, core.board)
+    args = cyclemodel.plugin_args(profile, core.firmware_path("selftest"), tmp_path / "out",
+                                  core.board.toolchain.prefix)
+    assert args[0] == f"core={profile.core}"
+    if core.board.arch == "riscv32":
+        cyclemodel.build_plugin(log=lambda m: None)
+        import subprocess
+        cmd = cyclemodel.qemu_command(core.board, core.firmware_path("selftest"), profile, tmp_path)
+        proc = subprocess.run(cmd, input=b"calibrate n=1000\ncalibrate n=100000\nexit\n", capture_output=True,
+                              timeout=120)
+        cal = [dict(kv.split("=", 1) for kv in line.split()[2:-1])
+               for line in proc.stdout.decode().splitlines() if line.startswith("tb1 calibrate ")]
+        assert [int(c["model_measured"]) - 2 * int(c["n"]) for c in cal] == [3, 3], cal
