@@ -96,3 +96,45 @@ def test_the_cycle_model_runs_each_core_with_its_own_table(core: targets.Target,
         cal = [dict(kv.split("=", 1) for kv in line.split()[2:-1])
                for line in proc.stdout.decode().splitlines() if line.startswith("tb1 calibrate ")]
         assert [int(c["model_measured"]) - 2 * int(c["n"]) for c in cal] == [3, 3], cal
+
+
+# ---- the RV32 class model's rules, exactly (no firmware: a kernel image of a few instructions) ----
+
+RV32_KERNELS = Path(__file__).parent / "data" / "cyclemodel_kernels_rv32.S"
+# (model cycles, instructions) per kernel, the call overhead (RET, then the next CALL: 1 + 1) taken off:
+#  dependent loads: 8 LW, each addressed by the previous result: 1 + 7 x (1 + 1 stall)
+#  independent loads: 8 x 1;  LBU then its use: 1 + (1 + 2);  MUL then its use: 1 + (1 + 4)
+#  DIVU: 33 (the E31's upper bound);  loop: LI + 10 x (ADDI + backward BNEZ, predicted): 21
+#  forward branch taken: 1 + 3 (mispredicted);  not taken: 1, then the NOP 1
+#  indirect jump: AUIPC + ADDI + JR (1 + 3);  CSR read then its use: 1 + (1 + 2)
+RV32_EXPECTED = {"empty": (0, 0), "dependent_loads": (15, 8), "independent_loads": (8, 8), "byte_load_use": (4, 2),
+                 "mul_use": (6, 2), "divu": (33, 1), "loop": (21, 21), "forward_taken": (4, 1),
+                 "forward_not_taken": (2, 2), "indirect_jump": (6, 3), "csr_read_use": (4, 2)}
+
+
+def test_rv32_micro_kernels_cost_what_the_model_says(tmp_path: Path) -> None:
+    import subprocess
+
+    plugin = cyclemodel.build_plugin(log=lambda m: None)
+    image = tmp_path / "kernels-rv32.elf"
+    subprocess.run(["riscv64-unknown-elf-gcc", "-march=rv32imc", "-mabi=ilp32", "-misa-spec=2.2", "-nostdlib",
+                    "-nostartfiles", "-Wl,-Ttext=0x80000000", "-e", "reset", "-o", str(image), str(RV32_KERNELS)],
+                   check=True)
+    mark = _symbol(image, "mark")
+    log = tmp_path / "marks"
+    board = targets.BOARDS["rv32-virt"]
+    subprocess.run([*board.toolchain.qemu, "-M", board.machine, "-display", "none", "-monitor", "none",
+                    "-semihosting-config", "enable=on,target=native", "-icount", targets.ICOUNT, "-kernel", str(image),
+                    "-plugin", f"{plugin},core=rv32imc,mark={mark:#x},log={log}"], check=True, timeout=60)
+    marks = [tuple(map(int, line.split())) for line in log.read_text().splitlines() if not line.startswith("exit")]
+    steps = [(b[0] - a[0], b[1] - a[1]) for a, b in zip(marks, marks[1:], strict=False)]
+    assert steps[0] == (2, 2)  # RET + CALL, both predicted
+    got = {name: (c - 2, i - 2) for name, (c, i) in zip(RV32_EXPECTED, steps, strict=True)}
+    assert got == RV32_EXPECTED
+
+
+def _symbol(image: Path, name: str) -> int:
+    import subprocess
+
+    out = subprocess.run(["riscv64-unknown-elf-nm", str(image)], capture_output=True, text=True, check=True).stdout
+    return next(int(a, 16) for a, _t, n in (line.split() for line in out.splitlines()) if n == name)
