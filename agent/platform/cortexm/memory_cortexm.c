@@ -20,14 +20,30 @@ void *__real_calloc(size_t n, size_t size);
 void *__real_realloc(void *p, size_t n);
 void __real_free(void *p);
 
+/* picolibc's calloc and realloc call malloc and free by those names, which
+ * --wrap sends back here: while they run, the inner calls are not counted
+ * (else a calloc counts twice, its free once, and the heap seems to grow).
+ * newlib's call internal names (_malloc_r): nothing is nested there, and
+ * its images keep exactly the code they had. */
+#if defined(__PICOLIBC__)
+static int nested;
+#define TB_OUTER (nested == 0)
+#define TB_NEST_BEGIN() (nested++)
+#define TB_NEST_END() (nested--)
+#else
+#define TB_OUTER 1
+#define TB_NEST_BEGIN() ((void)0)
+#define TB_NEST_END() ((void)0)
+#endif
+
 static void counted(void *p)
 {
-    if (p != NULL && tb_heap_counting) tb_heap_account_alloc(malloc_usable_size(p));
+    if (p != NULL && tb_heap_counting && TB_OUTER) tb_heap_account_alloc(malloc_usable_size(p));
 }
 
 static void uncounted(void *p)
 {
-    if (p != NULL && tb_heap_counting) tb_heap_account_free(malloc_usable_size(p));
+    if (p != NULL && tb_heap_counting && TB_OUTER) tb_heap_account_free(malloc_usable_size(p));
 }
 
 void *__wrap_malloc(size_t n)
@@ -39,7 +55,9 @@ void *__wrap_malloc(size_t n)
 
 void *__wrap_calloc(size_t n, size_t size)
 {
+    TB_NEST_BEGIN();
     void *p = __real_calloc(n, size);
+    TB_NEST_END();
     counted(p);
     return p;
 }
@@ -48,7 +66,9 @@ void *__wrap_realloc(void *old, size_t n)
 {
     if (old == NULL) return __wrap_malloc(n);
     uncounted(old);
+    TB_NEST_BEGIN();
     void *p = __real_realloc(old, n);
+    TB_NEST_END();
     counted(p != NULL ? p : (n ? old : NULL));
     return p;
 }
