@@ -44,6 +44,21 @@ def test_a_loop_of_known_length_counts_exactly_its_length_plus_a_constant(core: 
     assert all(int(c["empty"]) == 0 for c in cal)
 
 
+def test_heap_of_known_size_each_block_counted_once(core: targets.Target) -> None:
+    """The selftest double: its state is one calloc, md5 mallocs 100000 bytes
+    and frees them, sha1 keeps 5000. picolibc's calloc calls malloc by name:
+    counted once, the C library's usable size of the block (newlib 36 B,
+    picolibc 44 B for the state), never twice."""
+    md5, sha1 = _call(core, "selftest", ["bench kind=hash alg=md5 op=hash size=64 repeats=1 warmup=0",
+                                         "bench kind=hash alg=sha1 op=hash size=64 repeats=1 warmup=0"])
+    state = {"mps2-an505": 36, "rv32-virt": 44}[core.board.name]
+    assert md5.of_type("memory")[0].fields == {"setup_heap_peak": state, "setup_heap_held": state,
+                                                "heap_peak": 100_004, "heap_held": 0, "allocs": 1,
+                                                "stack": md5.of_type("memory")[0]["stack"]}
+    mem = sha1.of_type("memory")[0]
+    assert (mem["heap_peak"], mem["heap_held"], mem["allocs"]) == (5_004, 5_004, 1)
+
+
 def test_sha256_gives_its_bytes_and_the_same_count_in_two_runs(core: targets.Target) -> None:
     compute = encode_request("compute", kind="hash", alg="sha256", op="hash", msg=MESSAGE)
     bench = "bench kind=hash alg=sha256 op=hash size=64 repeats=3 warmup=1"
