@@ -326,6 +326,26 @@ def cmd_db_check(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_db_push(a: argparse.Namespace) -> int:
+    from tlsbench.engine import push
+
+    source = Store(a.db)
+    try:
+        dest = Store(a.to)
+        try:
+            pushed = push.push(source, dest, a.runs)
+        finally:
+            dest.close()
+    finally:
+        source.close()
+    for p in pushed:
+        what = "pushed as" if p.copied else "already there as"
+        print(f"run {p.run_id}: {what} run {p.dest_id} ({p.cases} cases)")
+    copied = sum(p.copied for p in pushed)
+    print(f"{copied} run(s) pushed, {len(pushed) - copied} already there, to {dest.path}")
+    return 0
+
+
 def _probe_on(target: targets.Target, lib: str) -> LibraryInfo:
     """Ask a library's agent on this target (firmware: through its launcher) what it supports."""
     if target.kind == "host":
@@ -615,6 +635,12 @@ def parser() -> argparse.ArgumentParser:
     dbsub = dbp.add_subparsers(dest="db_command", required=True)
     dbsub.add_parser("check", parents=[db], help="check the database file for damage (SQLite integrity_check)"
                      ).set_defaults(func=cmd_db_check)
+    pu = dbsub.add_parser("push", parents=[db], help="copy finished runs from --db into another store (a team"
+                          " store on PostgreSQL, or a SQLite file), keeping their identity: a run pushed twice is"
+                          " copied once")
+    pu.add_argument("runs", nargs="+", type=int, metavar="RUN", help="run ids in --db (tlsbench runs)")
+    pu.add_argument("--to", required=True, metavar="DB", help="postgresql://user@host[:port]/dbname or a SQLite file")
+    pu.set_defaults(func=cmd_db_push)
 
     ls = sub.add_parser("list", help="libraries, algorithms, suites, targets, presets, metrics or links")
     ls.add_argument("what", choices=["libraries", "algorithms", "suites", "targets", "presets", "metrics", "links"])
