@@ -280,6 +280,27 @@ def cmd_compare(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_history(a: argparse.Namespace) -> int:
+    from tlsbench.report import history, history_html
+
+    store = Store(a.db)
+    try:
+        h = history.read(store, a.cases, since=a.since, labels=a.label, metric=a.metric, alpha=a.alpha,
+                         min_effect=a.min_effect / 100)
+    finally:
+        store.close()
+    text = history_html.render(h) if a.format == "html" else history.render_text(h)
+    if a.output:
+        try:
+            Path(a.output).write_text(text)
+        except OSError as e:
+            raise TlsbenchError(f"cannot write {a.output}: {e}") from e
+        print(f"{a.output}: {len(text.encode()):,} bytes", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
 def cmd_runs(a: argparse.Namespace) -> int:
     import time as _t
 
@@ -624,6 +645,22 @@ def parser() -> argparse.ArgumentParser:
     from tlsbench.report import stability  # the command lives in its own module
 
     stability.add_parser(sub, db)
+
+    hi = sub.add_parser("history", parents=[db], help="cases over many runs: a trend per case, changes marked by"
+                        " compare's test (table, or one HTML page)")
+    hi.add_argument("cases", nargs="+", metavar="CASE", help="case names (tlsbench report RUN), or shell patterns"
+                    " such as 'openssl/hash/*/hash/1024'")
+    hi.add_argument("--since", help="only runs made since this UTC date (YYYY-MM-DD or YYYY-MM-DDTHH:MM)")
+    hi.add_argument("--label", action="append", metavar="KEY=VALUE",
+                    help="only runs with this label (repeatable), e.g. machine=lab-2, git.dirty=false")
+    hi.add_argument("--metric", help="draw this metric (default: each case's first headline metric; tlsbench list"
+                    " metrics)")
+    hi.add_argument("--format", choices=("table", "html"), default="table", help="table (default) or html")
+    hi.add_argument("-o", "--output", help="write to this file")
+    hi.add_argument("--alpha", type=float, default=compare.ALPHA, help="significance level (default 0.01)")
+    hi.add_argument("--min-effect", dest="min_effect", type=float, default=100 * compare.MIN_EFFECT,
+                    help="smallest change in percent that counts (default 5)")
+    hi.set_defaults(func=cmd_history)
 
     rn = sub.add_parser("runs", parents=[db], help="list stored runs")
     rn.add_argument("--label", action="append", metavar="KEY=VALUE",
