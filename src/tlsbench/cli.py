@@ -251,6 +251,8 @@ def cmd_compare(a: argparse.Namespace) -> int:
         store.close()
     if a.export == "ci-json":
         text = json.dumps(compare_text.ci_json(result), indent=1) + "\n"
+    elif a.export == "bmf":
+        text = json.dumps(compare_text.bmf_json(result), indent=1) + "\n"
     elif a.format == "html":
         text = compare_html.render(result, only_changes=a.changes)
     else:
@@ -630,9 +632,10 @@ def parser() -> argparse.ArgumentParser:
     cmp.add_argument("--format", choices=(*compare_text.FORMATS, "html"), default="table",
                      help="table, markdown, json, html (one self-contained page)")
     cmp.add_argument("-o", "--output", help="write to this file")
-    cmp.add_argument("--export", choices=["ci-json"],
+    cmp.add_argument("--export", choices=["ci-json", "bmf"],
                      help="ci-json: run B's medians as a list of {name, unit, value, range, extra}"
-                          " (github-action-benchmark's customSmallerIsBetter), instead of --format")
+                          " (github-action-benchmark's customSmallerIsBetter); bmf: run B's medians as"
+                          " {case: {metric: {value}}} (Bencher Metric Format); instead of --format")
     cmp.add_argument("--fail-on-regression", dest="fail_on_regression", type=_percent, metavar="PCT",
                      help="exit with code 1 when a case is significantly slower (a count: larger) by more than PCT%%,"
                           " 3 when no case is but one is inconclusive and could be (too few samples, too wide an"
