@@ -14,6 +14,7 @@ import os
 import re
 import socket
 import sqlite3
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -112,12 +113,10 @@ def _row_factory(cursor: Any) -> Callable[[Sequence[Any]], Row]:
 
 
 def db_errors() -> tuple[type[Exception], ...]:
-    """The exceptions either back end raises for a database problem."""
-    try:
-        import psycopg
-    except ImportError:
-        return (sqlite3.Error,)
-    return (sqlite3.Error, psycopg.Error)
+    """The exceptions either back end raises for a database problem (psycopg's
+    only once it is loaded: a SQLite user never pays for importing it)."""
+    psycopg = sys.modules.get("psycopg")
+    return (sqlite3.Error,) if psycopg is None else (sqlite3.Error, psycopg.Error)
 
 
 def connect_postgres(url: str, timeout_s: float) -> Any:
