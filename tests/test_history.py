@@ -79,6 +79,8 @@ def test_history_filters_by_date_and_label_and_names_what_is_wrong(db_path: Path
     with pytest.raises(PlanError, match="no selected run has a case 'openssl/hash/sha265/hash/1024'; nearest: "
                                         + re.escape(HASH)):
         history.read(store, ["openssl/hash/sha265/hash/1024"])
+    with pytest.raises(PlanError, match=f"case {FIRMWARE} has no wall_ns values in the selected runs"):
+        history.read(store, [FIRMWARE], metric="wall_ns")
     with pytest.raises(PlanError, match="--since '5 Jan': expected a UTC date YYYY-MM-DD"):
         history.read(store, [HASH], since="5 Jan")
     assert main(["--db", str(db_path), "history", HASH, "--label", "Bad Key=1"]) == 2

@@ -23,8 +23,8 @@ RECORDED_PREFIXES = ("git.", "lib.", "machine")
 KEY_RE = re.compile(r"[a-z][a-z0-9_.-]{0,62}")
 MAX_VALUE = 200
 ALLOWED = ("KEY=VALUE, KEY of lower-case letters, digits, '_', '.', '-' (starting with a letter, at most 63),"
-           f" VALUE printable without spaces at the ends, 1..{MAX_VALUE} characters; KEY not starting with"
-           f" {', '.join(RECORDED_PREFIXES)} (recorded by tlsbench)")
+           f" VALUE printable without spaces at the ends, 1..{MAX_VALUE} characters")
+NOT_RECORDED = f"; KEY not starting with {', '.join(RECORDED_PREFIXES)} (recorded by tlsbench)"
 # the machine fields behind machine.id (the host name is not: a renamed machine is the same machine)
 _FINGERPRINT_FIELDS = ("cpu_model", "cpu_flags", "cores", "memory_mib", "arch", "os", "kernel", "compiler", "board",
                        "board_cpu", "emulator")
@@ -34,9 +34,9 @@ def parse_one(text: str, *, recorded_ok: bool = False) -> tuple[str, str]:
     key, sep, value = text.partition("=")
     if not sep or not KEY_RE.fullmatch(key) or not (0 < len(value) <= MAX_VALUE) or value != value.strip() \
             or not value.isprintable():
-        raise PlanError(f"--label {text!r}: expected {ALLOWED}")
+        raise PlanError(f"--label {text!r}: expected {ALLOWED}" + ("" if recorded_ok else NOT_RECORDED))
     if not recorded_ok and key.startswith(RECORDED_PREFIXES):
-        raise PlanError(f"--label {text!r}: {key} is recorded by tlsbench itself; expected {ALLOWED}")
+        raise PlanError(f"--label {text!r}: {key} is recorded by tlsbench itself; expected {ALLOWED}{NOT_RECORDED}")
     return key, value
 
 

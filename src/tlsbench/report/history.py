@@ -191,6 +191,10 @@ def assemble(runs: list[_Run], names: list[str], metric: str | None, selection: 
                                                                                  alpha, min_effect)
             previous[s] = (r, values)
             case.series.setdefault(s, []).append(point)
+        if not case.series:
+            has = sorted({x for r in runs for x, per_case in r.values.items() if per_case.get(name, ("", []))[1]})
+            raise PlanError(f"history: case {name} has no {m} values in the selected runs"
+                            + (f"; it has: {', '.join(has)}" if has else ""))
         out.append(case)
     return History([r.id for r in runs], out, selection, alpha, min_effect)
 
