@@ -316,9 +316,12 @@ static tb_status measured(const pair_t *pr, link_t *link, result_t *r, int check
         result_t ignored;
         pair_t plain = *pr;
         plain.stacks[0] = plain.stacks[1] = NULL;
+        /* the session it resumes is made uncapped: a heap cap is the measured connection's */
+        tb_heap_cap_pause(1);
         tb_status st = link_open(&first, 0) == 0 ? TB_OK : TB_ERROR;
         if (st == TB_OK) st = connection(&plain, &first, NULL, &session, &ignored, 0, 0);
         link_close(&first);
+        tb_heap_cap_pause(0);
         if (st != TB_OK) return st;
     }
     tb_status st = connection(pr, link, session, NULL, r, check_heap, with_bulk);
@@ -423,6 +426,7 @@ static tb_status memory_pass(const pair_t *pr)
         tb_rec_u64("s2c_records", r.hs_wire.dir[1].records);
         tb_rec_u64("total_c2s_bytes", r.total_wire.dir[0].bytes);
         tb_rec_u64("total_s2c_bytes", r.total_wire.dir[1].bytes);
+        if (pr->req->limit_side >= 0) tb_rec_u64("cap_refusals", tb_heap_cap_refusals());
         tb_rec_end();
     }
     if (st == TB_OK && keep) {
@@ -469,6 +473,19 @@ static tb_status stack_pass(pair_t *pr)
     return st;
 }
 
+/* The minimum-RAM search's probe: the memory pass (the handshake, then the
+ * request and response checked byte for byte) and the stack pass, with one
+ * side's heap capped; the cap is lifted before any timed connection. */
+static tb_status capped_passes(pair_t *pr)
+{
+    const tb_tls_request *req = pr->req;
+    tb_heap_cap(req->limit_side, req->heap_limit);
+    tb_status st = memory_pass(pr);
+    if (st == TB_OK && req->stack && (tb_platform_memory() & TB_MEM_STACK)) st = stack_pass(pr);
+    tb_heap_cap(-1, 0);
+    return st;
+}
+
 /* What this library (as built) lacks for the request, before any work. */
 static tb_status check_features(const tb_tls_request *req)
 {
@@ -493,23 +510,37 @@ void tb_tls_serve(const tb_field *fields, size_t n)
     const tb_tls_ops *ops = &tb_library_tls;
     tb_tls_request req;
     if (tb_tls_request_parse(fields, n, &req) != 0) return;
-    if (req.plain || req.repeats == 0) {
+    if (req.plain || (req.repeats == 0 && req.limit_side < 0)) {
         tb_end(TB_BAD_INPUT, req.plain ? "plain (TCP) needs the socket transport" : "repeats must be >= 1");
         return;
     }
     tb_clear_error();
     pair_t pr = {.req = &req};
     tb_status st = check_features(&req);
+    uint64_t endpoint_heap[2] = {0, 0};
     for (int side = 0; side < 2 && st == TB_OK; side++) {
+        /* what a device keeps for the whole session (configuration, parsed
+         * certificates and keys): outside any connection and its cap */
+        tb_heap_usage u;
+        tb_heap_begin();
         st = ops->endpoint_new((tb_side)side, &req.cfg, &pr.endpoints[side]);
+        tb_heap_end(&u);
+        endpoint_heap[side] = u.held;
     }
+    if (st == TB_OK && (tb_platform_memory() & TB_MEM_HEAP)) {
+        tb_rec_begin("tls_endpoint");
+        tb_rec_u64("client_heap_held", endpoint_heap[0]);
+        tb_rec_u64("server_heap_held", endpoint_heap[1]);
+        tb_rec_end();
+    }
+    if (st == TB_OK && req.limit_side >= 0) st = capped_passes(&pr);
     uint64_t calls_before = tb_timed_heap_calls();
     for (uint64_t i = 0; st == TB_OK && i < req.warmup + req.repeats; i++) {
-        if (i == req.warmup && req.stack && (tb_platform_memory() & TB_MEM_STACK)) {
+        if (i == req.warmup && req.stack && req.limit_side < 0 && (tb_platform_memory() & TB_MEM_STACK)) {
             st = stack_pass(&pr);
             if (st != TB_OK) break;
         }
-        if (i == req.warmup) {
+        if (i == req.warmup && req.limit_side < 0) {
             st = memory_pass(&pr);
             if (st != TB_OK) break;
         }

@@ -25,6 +25,17 @@ static void counted(void *p)
     if (p != NULL && tb_heap_counting) tb_heap_account_alloc(malloc_usable_size(p));
 }
 
+/* A new block, unless the heap cap refuses it (then it is freed at once). */
+static void *admitted(void *p)
+{
+    if (p != NULL && tb_heap_counting && !tb_heap_account_admit(malloc_usable_size(p))) {
+        __real_free(p);
+        return NULL;
+    }
+    counted(p);
+    return p;
+}
+
 static void uncounted(void *p)
 {
     if (p != NULL && tb_heap_counting) tb_heap_account_free(malloc_usable_size(p));
@@ -32,21 +43,27 @@ static void uncounted(void *p)
 
 void *__wrap_malloc(size_t n)
 {
-    void *p = __real_malloc(n);
-    counted(p);
-    return p;
+    return admitted(__real_malloc(n));
 }
 
 void *__wrap_calloc(size_t n, size_t size)
 {
-    void *p = __real_calloc(n, size);
-    counted(p);
-    return p;
+    return admitted(__real_calloc(n, size));
 }
 
 void *__wrap_realloc(void *old, size_t n)
 {
     if (old == NULL) return __wrap_malloc(n);
+    if (n > 0 && tb_heap_counting && tb_heap_capped()) {
+        /* under the cap a move the cap refuses must leave the old block
+         * alive: a new block (admitted or not) while the old one counts */
+        void *p = __wrap_malloc(n);
+        if (p == NULL) return NULL;
+        size_t keep = malloc_usable_size(old);
+        memcpy(p, old, keep < n ? keep : n);
+        __wrap_free(old);
+        return p;
+    }
     uncounted(old);
     void *p = __real_realloc(old, n);
     counted(p != NULL ? p : (n ? old : NULL));

@@ -74,6 +74,10 @@ _SIDED = (  # (base, unit, exact, label, display, phases)
     ("heap_peak_bytes", "bytes", True, "heap peak", "bytes", ("",)),
     ("heap_held_bytes", "bytes", True, "heap held", "bytes", ("",)),
     ("stack_bytes", "bytes", True, "stack peak", "bytes", ("",)),
+    # the minimum-RAM search (families/minram): the least heap cap one connection completes under, and
+    # what the side's configuration (certificates, keys) keeps outside any connection
+    ("min_heap_bytes", "bytes", True, "minimum heap to complete", "bytes", ("",)),
+    ("endpoint_heap_bytes", "bytes", True, "heap held by the configuration", "bytes", ("",)),
     ("model_cycles", "model cycles", True, "model cycles", "count", ("", "app_", "bulk_")),
     ("model_time_ns", "model-ns", True, "model time", "time", ("", "app_", "bulk_")),
     ("model_energy_nj", "model-nJ", True, "model energy", "value", ("", "app_", "bulk_")),
@@ -100,6 +104,8 @@ TLS_SHARED = (
     _m("s2c_records", "records", True, "handshake records server to client", "count"),
     _m("flights", "flights", True, "flights", "count"),
     _m("round_trips", "round trips", True, "round trips", "count"),
+    # the maximum fragment length both sides use after the handshake, as the agent observed it
+    _m("negotiated_max_frag_bytes", "bytes", True, "negotiated maximum fragment length", "bytes"),
     _m("bulk_throughput_per_s", "B/s", False, "bulk throughput", "rate", lower_is_better=False),
     _m("transactions_per_s", "transactions/s", False, "transactions per second", "rate", lower_is_better=False),
 )
