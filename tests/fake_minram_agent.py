@@ -25,11 +25,9 @@ def main() -> None:
         out = []
         if limit >= int(need[side]):
             out.append(rec("tb1 tls_endpoint client_heap_held=700 server_heap_held=900"))
-            out.append(rec(f"tb1 tls_memory client_heap_peak={int(need['client']) + 1000} "
-                           f"server_heap_peak={int(need['server']) + 1000} c2s_bytes=1 s2c_bytes=1 c2s_records=1 "
-                           "s2c_records=1 total_c2s_bytes=1 total_s2c_bytes=1 cap_refusals=0"))
-            if f.get("stack") == "1":
-                out.append(rec(f"tb1 tls_stack client_stack={100 + limit // 10} server_stack={100 + limit // 10}"))
+            out.append(rec(f"tb1 tls_stack client_stack={100 + limit // 10} server_stack={100 + limit // 10}"))
+            out.append(rec(f"tb1 tls_cap client_heap_peak={int(need['client']) + 1000} "
+                           f"server_heap_peak={int(need['server']) + 1000} refusals=0"))
             out.append(rec("tb1 end status=ok"))
         else:
             out.append(rec("tb1 end status=error msg=out%20of%20memory"))

@@ -70,6 +70,7 @@ typedef struct {
     tb_wire total_wire;         /* and after the request/response */
     int resumed;
     int steps;
+    uint64_t frag_len; /* the client's largest record plaintext after the handshake (0: not asked) */
 } result_t;
 
 /* ---- one side's call: timed, its heap charged to it, on its own stack if given ---- */
@@ -252,6 +253,7 @@ static tb_status connection(const pair_t *pr, link_t *link, void *session, void 
         }
     }
     r->hs_wire = link->wire;
+    if (st == TB_OK && pr->req->cfg.max_frag != 0) r->frag_len = ops->frag_len(conn[0]);
     for (int side = 0; side < 2; side++) tb_heap_side_read(side, &r->heap[side]);
     if (check_heap) r->system_delta = (int64_t)(tb_heap_system_in_use() - system_before);
     if (st == TB_OK && ops->resumed != NULL) {
@@ -426,7 +428,7 @@ static tb_status memory_pass(const pair_t *pr)
         tb_rec_u64("s2c_records", r.hs_wire.dir[1].records);
         tb_rec_u64("total_c2s_bytes", r.total_wire.dir[0].bytes);
         tb_rec_u64("total_s2c_bytes", r.total_wire.dir[1].bytes);
-        if (pr->req->limit_side >= 0) tb_rec_u64("cap_refusals", tb_heap_cap_refusals());
+        if (pr->req->cfg.max_frag != 0) tb_rec_u64("max_frag", r.frag_len);
         tb_rec_end();
     }
     if (st == TB_OK && keep) {
@@ -443,8 +445,8 @@ static tb_status memory_pass(const pair_t *pr)
 }
 
 /* Each side's peak stack over one more (untimed) connection, each side on
- * its own painted stack. */
-static tb_status stack_pass(pair_t *pr)
+ * its own painted stack; *out (if given) receives the connection's result. */
+static tb_status stack_pass(pair_t *pr, result_t *out)
 {
     link_t link;
     result_t r;
@@ -465,6 +467,7 @@ static tb_status stack_pass(pair_t *pr)
         tb_rec_u64("client_stack", tb_stack_peak(pr->stacks[0]));
         tb_rec_u64("server_stack", tb_stack_peak(pr->stacks[1]));
         tb_rec_end();
+        if (out != NULL) *out = r;
     }
     for (int side = 0; side < 2; side++) {
         tb_stack_free(pr->stacks[side]);
@@ -473,16 +476,35 @@ static tb_status stack_pass(pair_t *pr)
     return st;
 }
 
-/* The minimum-RAM search's probe: the memory pass (the handshake, then the
- * request and response checked byte for byte) and the stack pass, with one
- * side's heap capped; the cap is lifted before any timed connection. */
+/* The minimum-RAM search's probe: one connection with one side's heap
+ * capped, the handshake, then the request and response checked byte for
+ * byte; each side on its painted stack where the platform has them (its
+ * stack at this cap). Every probe is this same pass, so the allocator's
+ * layout, and with it each block's usable size, is the same in all of them.
+ * The cap is lifted before any timed connection. */
 static tb_status capped_passes(pair_t *pr)
 {
     const tb_tls_request *req = pr->req;
+    result_t r;
+    tb_status st = TB_OK;
     tb_heap_cap(req->limit_side, req->heap_limit);
-    tb_status st = memory_pass(pr);
-    if (st == TB_OK && req->stack && (tb_platform_memory() & TB_MEM_STACK)) st = stack_pass(pr);
+    if (tb_platform_memory() & TB_MEM_STACK) {
+        st = stack_pass(pr, &r);
+    } else {
+        link_t link;
+        st = link_open(&link, 0) == 0 ? measured(pr, &link, &r, 0, 0) : TB_ERROR;
+        link_close(&link);
+    }
+    uint64_t refusals = tb_heap_cap_refusals();
     tb_heap_cap(-1, 0);
+    if (st == TB_OK && (tb_platform_memory() & TB_MEM_HEAP)) {
+        tb_rec_begin("tls_cap");
+        tb_rec_u64("client_heap_peak", r.heap[0].peak);
+        tb_rec_u64("server_heap_peak", r.heap[1].peak);
+        tb_rec_u64("refusals", refusals);
+        if (req->cfg.max_frag != 0) tb_rec_u64("max_frag", r.frag_len);
+        tb_rec_end();
+    }
     return st;
 }
 
@@ -496,6 +518,10 @@ static tb_status check_features(const tb_tls_request *req)
     }
     if (req->cfg.resume != TB_RESUME_NONE && (ops->session_get == NULL || ops->resumed == NULL)) {
         tb_set_error("resumption is not supported by this adapter");
+        return TB_UNSUPPORTED;
+    }
+    if (req->cfg.max_frag != 0 && ops->frag_len == NULL) {
+        tb_set_error("this adapter does not ask for a maximum fragment length");
         return TB_UNSUPPORTED;
     }
     if (req->early && (ops->early_send == NULL || ops->early_recv == NULL)) {
@@ -537,7 +563,7 @@ void tb_tls_serve(const tb_field *fields, size_t n)
     uint64_t calls_before = tb_timed_heap_calls();
     for (uint64_t i = 0; st == TB_OK && i < req.warmup + req.repeats; i++) {
         if (i == req.warmup && req.stack && req.limit_side < 0 && (tb_platform_memory() & TB_MEM_STACK)) {
-            st = stack_pass(&pr);
+            st = stack_pass(&pr, NULL);
             if (st != TB_OK) break;
         }
         if (i == req.warmup && req.limit_side < 0) {

@@ -27,6 +27,15 @@ static int parse_side(const char *v, int *out)
     return 0;
 }
 
+/* RFC 6066's four lengths: 2^9..2^12 */
+static int parse_max_frag(const char *v, uint32_t *out)
+{
+    uint64_t n = 0;
+    if (tb_field_u64(v, &n) != 0 || (n != 512 && n != 1024 && n != 2048 && n != 4096)) return -1;
+    *out = (uint32_t)n;
+    return 0;
+}
+
 int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
 {
     tb_tls_config *cfg = &req->cfg;
@@ -74,6 +83,7 @@ int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
             bad = tb_field_u64(v, &req->heap_limit);
             limit_given = 1;
         }
+        else if (strcmp(k, "max_frag") == 0) bad = parse_max_frag(v, &cfg->max_frag);
         else if (strcmp(k, "heap_limit_side") == 0) bad = parse_side(v, &req->limit_side);
         else {
             tb_set_error("unknown field %s", k);

@@ -81,7 +81,9 @@ SCHEMA: dict[str, dict[str, str]] = {
     "tls_memory": {"?client_heap_peak": "uint", "?server_heap_peak": "uint", "?client_heap_held": "uint",
                    "?server_heap_held": "uint", "c2s_bytes": "uint", "s2c_bytes": "uint", "c2s_records": "uint",
                    "s2c_records": "uint", "total_c2s_bytes": "uint", "total_s2c_bytes": "uint",
-                   "?cap_refusals": "uint", "?max_frag": "uint"},
+                   "?max_frag": "uint"},
+    # the minimum-RAM search's capped connection: each side's heap peak, the allocations the cap refused
+    "tls_cap": {"client_heap_peak": "uint", "server_heap_peak": "uint", "refusals": "uint", "?max_frag": "uint"},
     # what each side's configuration holds on the heap, outside any connection
     "tls_endpoint": {"client_heap_held": "uint", "server_heap_held": "uint"},
     "process_heap": {"peak": "uint", "?timed_heap_calls": "uint"},

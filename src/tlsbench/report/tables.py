@@ -100,6 +100,13 @@ def cell(case: dict, metric: str | None = None) -> str:
         return (f"TCP {format_time(res['transaction_wall_ns']['median'])} per request/response"
                 f" ({format_time(res['connect_wall_ns']['median'])} connect),"
                 f" {res['total_c2s_bytes']['median']:.0f}+{res['total_s2c_bytes']['median']:.0f} B")
+    if "client_min_heap_bytes" in res or "server_min_heap_bytes" in res:  # the minimum-RAM search
+        def b(metric: str) -> str:
+            return f"{res[metric]['median']:,.0f}" if metric in res else "n/m"
+        return (f"min heap C {b('client_min_heap_bytes')} / S {b('server_min_heap_bytes')} B"
+                f" (peak {b('client_heap_peak_bytes')} / {b('server_heap_peak_bytes')}),"
+                f" stack C {b('client_stack_bytes')} / S {b('server_stack_bytes')} B"
+                + (f", fragment {b('negotiated_max_frag_bytes')} B" if "negotiated_max_frag_bytes" in res else ""))
     if "transactions_per_s" in res:  # TLS server capacity
         return f"{res['transactions_per_s']['median']:,.0f} transactions/s"
     if "c2s_bytes" in res and ("client_instructions" in res or "server_instructions" in res):

@@ -8,7 +8,9 @@ client and the server in turn (the other side uncapped) the search of
 families.minram.search over agent probes: a probe is a request whose counted
 connection runs with that side's heap capped (agent/core/heap_account.c) and
 passes only if the handshake completes and the request and response arrive
-intact. The stack is measured at the limit found, in the confirming probe.
+intact. Every probe runs each side on its painted stack (where the platform
+has them), so the stack at the limit found is measured by the probe that
+confirms it, and every probe's allocator layout is the same.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from tlsbench.families.tls import runner as tls_runner
 from tlsbench.families.tls.cases import case_fields
 from tlsbench.families.tls.names import TlsVariant
 from tlsbench.plans.plan import Plan
+from tlsbench.targets.bridge import clock_request
 
 KIND = "min-ram"
 UNCAPPED = 1 << 40  # a cap nothing reaches: the same counted path as every probe
@@ -68,45 +71,50 @@ class MinRamFamily:
             return Measured.not_run("unsupported", "the minimum-RAM search runs both sides in one image "
                                     "(device_side is not searched)")
         tc = tls_runner.tls_case(case.alg, v, ctx.keys, 0)
-        ways = 1 if ctx.target.kind == "host" else 7  # a firmware boot answers several probes
-        return measure_min_ram(ctx.info.path, case.name, case_fields(tc), rnd, ctx.plan.method.timeout_s, ways)
+        return measure_min_ram(ctx.info.path, case.name, case_fields(tc), rnd, ctx.plan.method.timeout_s)
+
+
+def fixed_env() -> tuple[str, ...]:
+    """The agent's randomness from a fixed test stream and its clock frozen
+    (a host agent's; a firmware's are already): every probe then does the
+    same work, signatures of the same length included, so the limit where
+    it starts to pass is the same in every run."""
+    return ("env", "TLSBENCH_FIXED_SEED=1", f"TLSBENCH_FIXED_CLOCK={clock_request().removeprefix('clock unix=')}")
 
 
 class _Prober:
-    """Probes of one case through its agent, every request in a fresh process
-    per call; a probe that crashes the agent failed (and is counted)."""
+    """Probes of one case through its agent, each the first and only
+    request of a fresh process (its random stream starts over: the same work
+    at every limit); a probe that crashes the agent failed (and is counted)."""
 
     def __init__(self, path: Path, what: str, fields: dict[str, object], timeout: float):
         self.path, self.what, self.fields, self.timeout = path, what, fields, timeout
+        self.wrapper = fixed_env()
         self.crashes: list[str] = []
         self.transcript: list[str] = []
         self.last: dict[int, list[Record]] = {}  # limit -> the records of its last probe
 
-    def request(self, side: str, limit: int, stack: bool) -> str:
-        return encode_request("handshake", **self.fields, repeats=0, warmup=0, stack=1 if stack else 0,
-                              heap_limit=limit, heap_limit_side=side)
+    def request(self, side: str, limit: int) -> str:
+        return encode_request("handshake", **self.fields, repeats=0, warmup=0, heap_limit=limit,
+                              heap_limit_side=side)
 
-    def run(self, side: str, limits: list[int], stack: bool = False) -> list[agent.Response | None]:
+    def run(self, side: str, limits: list[int]) -> list[agent.Response | None]:
         out: list[agent.Response | None] = []
-        while len(out) < len(limits):
-            rest = limits[len(out):]
+        for n in limits:
             try:
-                res = agent.call(self.path, [self.request(side, n, stack) for n in rest], self.timeout, self.what)
-                out += res.responses
+                res = agent.call(self.path, [self.request(side, n)], self.timeout, self.what, self.wrapper)
+                out.append(res.responses[0])
                 self.transcript.append(res.stdout)
             except agent.AgentCallError as e:  # a library that crashes under the cap: that limit failed
-                out += e.partial.responses
+                self.crashes.append(f"{side} at {n} B: {e}")
                 self.transcript.append(e.partial.stdout)
-                if len(out) < len(limits):
-                    self.crashes.append(f"{side} at {limits[len(out)]} B: {e}")
-                    out.append(None)
-        for n, r in zip(limits, out, strict=True):
-            self.last[n] = r.records if r is not None else []
+                out.append(None)
+            self.last[n] = out[-1].records if out[-1] is not None else []
         return out
 
-    def passes(self, side: str, stack: bool = False) -> search.Probe:
+    def passes(self, side: str) -> search.Probe:
         def probe(limits: list[int]) -> list[bool]:
-            return [r is not None and r.status == "ok" for r in self.run(side, limits, stack)]
+            return [r is not None and r.status == "ok" for r in self.run(side, limits)]
         return probe
 
 
@@ -115,8 +123,7 @@ def _one(records: list[Record], rtype: str) -> Record | None:
     return found[0] if found else None
 
 
-def measure_min_ram(path: Path, what: str, fields: dict[str, object], rnd: int, timeout: float,
-                    ways: int = 1) -> Measured:
+def measure_min_ram(path: Path, what: str, fields: dict[str, object], rnd: int, timeout: float) -> Measured:
     p = _Prober(path, what, fields, timeout)
     first = p.run("client", [UNCAPPED])[0]
     if first is None or first.status != "ok":
@@ -125,10 +132,10 @@ def measure_min_ram(path: Path, what: str, fields: dict[str, object], rnd: int, 
         if status == "unsupported":
             return Measured.not_run("unsupported", msg or "not supported", "".join(p.transcript))
         return Measured.not_run("failed", f"handshake failed without a cap: {msg}", "".join(p.transcript))
-    mem = _one(first.records, "tls_memory")
+    mem = _one(first.records, "tls_cap")
     endpoint = _one(first.records, "tls_endpoint")
     if mem is None or endpoint is None or "client_heap_peak" not in mem.fields:
-        return Measured.not_run("unsupported", "this agent counts no heap (no tls_memory heap figures)",
+        return Measured.not_run("unsupported", "this agent counts no heap (no tls_cap record)",
                                 "".join(p.transcript))
     samples = []
     for side in SIDES:
@@ -138,8 +145,7 @@ def measure_min_ram(path: Path, what: str, fields: dict[str, object], rnd: int, 
         samples.append(Sample.one(rnd, "negotiated_max_frag_bytes", int(mem["max_frag"])))
     for side in SIDES:
         try:
-            found = search.min_limit(p.passes(side), int(mem[f"{side}_heap_peak"]), ways,
-                                     confirm=p.passes(side, stack=True))
+            found = search.min_limit(p.passes(side), int(mem[f"{side}_heap_peak"]))
         except search.SearchError as e:
             return Measured.not_run("failed", f"{side}: {e}", "".join(p.transcript))
         stack = _one(p.last[found.limit], "tls_stack")
