@@ -9,8 +9,18 @@ from pathlib import Path
 
 import pytest
 
+from tlsbench.engine import agent
+from tlsbench.engine.protocol import encode_request
+from tlsbench.errors import PlanError
+from tlsbench.families import registry
 from tlsbench.families.minram import search
-from tlsbench.families.minram.family import measure_min_ram
+from tlsbench.families.minram.family import fixed_env, measure_min_ram
+from tlsbench.families.tls import runner as tls_runner
+from tlsbench.families.tls.cases import case_fields
+from tlsbench.families.tls.names import TlsVariant
+from tlsbench.plans.plan import parse_plan
+from tlsbench.report import fits as fits_view
+from tlsbench.report.tables import RunData
 
 FAKE = Path(__file__).parent / "fake_minram_agent.py"
 
@@ -85,3 +95,108 @@ def test_a_probe_that_crashes_the_agent_counts_as_failed_and_is_reported(tmp_pat
     assert m.status == "ok"
     assert {s.counter: s.total for s in m.samples}["client_min_heap_bytes"] == 5000
     assert m.reason.startswith("1 probes crashed the agent: client at 2999 B")
+
+
+# ---- the real agents (host): the cap, the search, the record-size option ----
+
+ECDHE_ECDSA = "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"
+
+
+def _fields(suite: str, op: str) -> dict[str, object]:
+    keys = {"seed": "min-ram-test"}  # seeded chains: the same certificates in every run of the test
+    return case_fields(tls_runner.tls_case(suite, TlsVariant.parse(op), keys, 0))
+
+
+def _ask(path: Path, fields: dict[str, object], **extra: object) -> agent.Response:
+    req = encode_request("handshake", **fields, **extra)
+    return agent.call(path, [req], 60, "min-ram test", fixed_env()).responses[0]
+
+
+def test_the_least_heap_is_exact_the_same_in_two_runs_and_one_byte_less_fails(agents) -> None:
+    fields = _fields(ECDHE_ECDSA, "x25519/ecdsa-p256-full")
+    first = measure_min_ram(agents["wolfssl"], "wolfssl min-ram", fields, 0, 60)
+    again = measure_min_ram(agents["wolfssl"], "wolfssl min-ram", fields, 0, 60)
+    assert first.status == "ok", first.reason
+    got = {s.counter: s.total for s in first.samples}
+    assert got == {s.counter: s.total for s in again.samples}
+    for side in ("client", "server"):
+        limit = got[f"{side}_min_heap_bytes"]
+        assert 0 < limit <= got[f"{side}_heap_peak_bytes"]
+        assert got[f"{side}_stack_bytes"] > 0
+        ok = _ask(agents["wolfssl"], fields, repeats=0, warmup=0, heap_limit=limit, heap_limit_side=side)
+        short = _ask(agents["wolfssl"], fields, repeats=0, warmup=0, heap_limit=limit - 1, heap_limit_side=side)
+        assert ok.status == "ok" and short.status == "error", (ok.message, short.message)
+        cap = ok.of_type("tls_cap")[0]
+        assert int(cap[f"{side}_heap_peak"]) <= limit
+        assert not short.of_type("tls_cap")  # a failed probe reports no figures
+
+
+def test_a_capped_request_keeps_its_timed_connections_clean(agents) -> None:
+    fields = _fields(ECDHE_ECDSA, "x25519/ecdsa-p256-full")
+    r = _ask(agents["mbedtls"], fields, repeats=1, warmup=0, heap_limit=1 << 30, heap_limit_side="client")
+    assert r.status == "ok", r.message
+    assert len(r.of_type("tls")) == 1 and int(r.of_type("tls_cap")[0]["refusals"]) == 0
+    assert int(r.of_type("process_heap")[0]["timed_heap_calls"]) == 0
+
+
+@pytest.mark.parametrize("extra,message", [
+    ({"heap_limit": 1000}, "heap_limit and heap_limit_side go together"),
+    ({"heap_limit_side": "client"}, "heap_limit and heap_limit_side go together"),
+    ({"heap_limit": 1000, "heap_limit_side": "both"}, "field heap_limit_side is malformed"),
+    ({"max_frag": 300}, "field max_frag is malformed"),
+])
+def test_bad_cap_and_fragment_fields_are_refused(agents, extra: dict, message: str) -> None:
+    r = _ask(agents["mbedtls"], _fields(ECDHE_ECDSA, "x25519/ecdsa-p256-full"), repeats=1, **extra)
+    assert (r.status, r.message) == ("bad_input", message)
+
+
+def test_the_maximum_fragment_length_is_negotiated_or_reported_unsupported(agents) -> None:
+    fields = _fields(ECDHE_ECDSA, "x25519/ecdsa-p256-full/mfl=512")
+    for lib in ("mbedtls", "wolfssl"):
+        r = _ask(agents[lib], fields, repeats=0, warmup=0, heap_limit=1 << 30, heap_limit_side="client")
+        assert r.status == "ok", r.message
+        assert int(r.of_type("tls_cap")[0]["max_frag"]) == 512  # the server accepted it
+    tls13 = _fields("TLS_AES_128_GCM_SHA256", "x25519/ecdsa-p256-full/mfl=512")
+    r = _ask(agents["mbedtls"], tls13, repeats=1)
+    assert (r.status, r.message) == ("unsupported", "Mbed TLS 3.6 asks for a maximum fragment length in TLS 1.2 only")
+    r = _ask(agents["openssl"], fields, repeats=1)
+    assert (r.status, r.message) == ("unsupported", "this adapter does not ask for a maximum fragment length")
+
+
+# ---- plans, names and the fits view ----
+
+def test_plan_and_name_errors_for_the_fragment_option() -> None:
+    with pytest.raises(PlanError, match=r"p.toml:2: \[tls\] max_fragment: must be a non-empty list of: 0, 512"):
+        parse_plan('[tls]\nmax_fragment = [300]\n', "p.toml")
+    plan = parse_plan('[select]\nkinds = ["min-ram"]\nlibraries = ["wolfssl"]\n[tls]\nsuites = ["' + ECDHE_ECDSA
+                      + '"]\ngroups = ["x25519"]\ncerts = ["ecdsa-p256"]\nmax_fragment = [0, 512]\n', "p.toml")
+    names = [c.name for f in registry.FAMILIES for c in f.expand(plan)]
+    assert names == [f"wolfssl/min-ram/{ECDHE_ECDSA}/x25519/ecdsa-p256-full",
+                     f"wolfssl/min-ram/{ECDHE_ECDSA}/x25519/ecdsa-p256-full/mfl=512"]
+    assert TlsVariant.parse("x25519/ecdsa-p256-full/resume-psk-only+mfl=1024").max_frag == 1024
+    with pytest.raises(ValueError, match="unknown TLS case option 'mfl=300'"):
+        TlsVariant.parse("x25519/ecdsa-p256-full/mfl=300")
+
+
+def _case(name: str, status: str = "ok", **res: int) -> dict:
+    return {"name": name, "library": name.split("/")[0], "kind": "min-ram", "status": status, "reason": "why",
+            "results": {k: {"median": v} for k, v in res.items()}}
+
+
+def test_fits_adds_heap_stack_and_static_ram_and_leaves_the_harness_apart() -> None:
+    sides = {f"{s}_{m}": v for s in ("client", "server")
+             for m, v in (("endpoint_heap_bytes", 1000), ("min_heap_bytes", 20000), ("stack_bytes", 2000))}
+    data = RunData(run=None, libraries=[], checks=[],  # type: ignore[arg-type]
+                   cases=[_case("wolfssl/min-ram/x", **sides), _case("mbedtls/min-ram/y", "unsupported")],
+                   code_sizes=[{"library": "wolfssl", "component": "library", "flash_bytes": 1, "ram_bytes": 600},
+                               {"library": "wolfssl", "component": "C runtime (newlib, libgcc)", "flash_bytes": 1,
+                                "ram_bytes": 400},
+                               {"library": "wolfssl", "component": fits_view.HARNESS, "flash_bytes": 1,
+                                "ram_bytes": 9000}])
+    f = fits_view.fits(data)
+    assert [(r.side, r.total) for r in f.rows] == [("client", 24000), ("server", 24000)]
+    assert f.harness_ram == {"wolfssl": 9000}
+    assert f.skipped == [("mbedtls/min-ram/y", "unsupported: why")]
+    text = fits_view.render(f)
+    assert text.splitlines()[2].split()[-5:] == ["no", "yes", "yes", "yes", "yes"]  # 20, 32, ... 256 KiB
+    assert "harness static RAM, not in the totals: wolfssl image 9,000 B" in text

@@ -19,6 +19,7 @@ void *__real_malloc(size_t n);
 void *__real_calloc(size_t n, size_t size);
 void *__real_realloc(void *p, size_t n);
 void __real_free(void *p);
+void __wrap_free(void *p);
 
 static void counted(void *p)
 {
