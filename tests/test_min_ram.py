@@ -20,7 +20,7 @@ from tlsbench.families.tls.cases import case_fields
 from tlsbench.families.tls.names import TlsVariant
 from tlsbench.plans.plan import parse_plan
 from tlsbench.report import fits as fits_view
-from tlsbench.report.tables import RunData
+from tlsbench.report.tables import RunData, aligned
 
 FAKE = Path(__file__).parent / "fake_minram_agent.py"
 
@@ -193,10 +193,10 @@ def test_fits_adds_heap_stack_and_static_ram_and_leaves_the_harness_apart() -> N
                                 "ram_bytes": 400},
                                {"library": "wolfssl", "component": fits_view.HARNESS, "flash_bytes": 1,
                                 "ram_bytes": 9000}])
-    f = fits_view.fits(data)
+    f = fits_view.fits(data.cases, data.code_sizes)
     assert [(r.side, r.total) for r in f.rows] == [("client", 24000), ("server", 24000)]
     assert f.harness_ram == {"wolfssl": 9000}
     assert f.skipped == [("mbedtls/min-ram/y", "unsupported: why")]
-    text = fits_view.render(f)
+    text = fits_view.render(f, aligned)
     assert text.splitlines()[2].split()[-5:] == ["no", "yes", "yes", "yes", "yes"]  # 20, 32, ... 256 KiB
     assert "harness static RAM, not in the totals: wolfssl image 9,000 B" in text

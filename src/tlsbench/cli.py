@@ -482,7 +482,9 @@ def cmd_fits(a: argparse.Namespace) -> int:
         store.close()
     if not any(c["kind"] == "min-ram" for c in data.cases):
         raise PlanError(f"run {data.run.id} has no min-ram cases (tlsbench run --preset min-ram makes them)")
-    sys.stdout.write(fits_view.render(fits_view.fits(data), a.format == "markdown"))
+    md = a.format == "markdown"
+    view = fits_view.fits(data.cases, data.code_sizes)
+    sys.stdout.write(fits_view.render(view, report.markdown if md else report.aligned, md))
     return 0
 
 

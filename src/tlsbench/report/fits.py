@@ -11,11 +11,13 @@ Read -> pure computation -> render, like compare: ``fits()`` returns rows,
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from tlsbench.families.minram.family import KIND, SIDES
-from tlsbench.report.tables import RunData, aligned, markdown
 from tlsbench.targets import boardprofiles
+
+Table = Callable[[list[str], list[list[str]]], str]
 
 SIZES_KIB = (20, 32, 64, 128, 256)
 HARNESS = "tlsbench core + platform"  # families.size.maps: the harness's request line, record line, stacks
@@ -55,20 +57,22 @@ class Fits:
     boards: list[tuple[str, int]]  # profile name, RAM bytes
 
 
-def _static_ram(data: RunData) -> tuple[dict[str, int], dict[str, int]]:
+def _static_ram(code_sizes: list[dict]) -> tuple[dict[str, int], dict[str, int]]:
     lib_ram: dict[str, int] = {}
     harness: dict[str, int] = {}
-    for r in data.code_sizes:
+    for r in code_sizes:
         into = harness if r["component"] == HARNESS else lib_ram
         into[r["library"]] = into.get(r["library"], 0) + int(r["ram_bytes"])
     return lib_ram, harness
 
 
-def fits(data: RunData) -> Fits:
-    lib_ram, harness = _static_ram(data)
+def fits(cases: list[dict], code_sizes: list[dict]) -> Fits:
+    """The rows of the view: every min-ram case of a run (report.tables'
+    RunData.cases, RunData.code_sizes), per side."""
+    lib_ram, harness = _static_ram(code_sizes)
     rows: list[FitRow] = []
     skipped: list[tuple[str, str]] = []
-    for c in data.cases:
+    for c in cases:
         if c["kind"] != KIND:
             continue
         if c["status"] != "ok":
@@ -83,7 +87,7 @@ def fits(data: RunData) -> Fits:
                 continue
             frag = res.get("negotiated_max_frag_bytes")
             rows.append(FitRow(c["name"], side, *(int(res[m]["median"]) for m in need),
-                               lib_ram.get(c["library"]) if data.code_sizes else None,
+                               lib_ram.get(c["library"]) if code_sizes else None,
                                int(frag["median"]) if frag else None))
     boards = [(n, boardprofiles.load(n).ram_bytes) for n in boardprofiles.names()]
     return Fits(rows, skipped, harness, sorted(boards, key=lambda b: (b[1], b[0])))
@@ -95,7 +99,8 @@ def _mark(total: int | None, ram: int) -> str:
     return "yes" if total <= ram else "no"
 
 
-def render(f: Fits, md: bool = False) -> str:
+def render(f: Fits, table: Table, md: bool = False) -> str:
+    """The view with ``table`` (report.tables' aligned or markdown)."""
     header = ["case", "side", "config heap", "min heap", "stack", "static RAM", "total",
               *(f"{k} KiB" for k in SIZES_KIB)]
     body = []
@@ -104,7 +109,6 @@ def render(f: Fits, md: bool = False) -> str:
                      "no map" if r.static_ram is None else f"{r.static_ram:,}",
                      "?" if r.total is None else f"{r.total:,}",
                      *(_mark(r.total, k * 1024) for k in SIZES_KIB)])
-    table = markdown if md else aligned
     bullet = "- " if md else "  "
     out = [table(header, body) if body else "(no min-ram case of this run measured both sides' figures)", ""]
     if f.rows and f.boards:

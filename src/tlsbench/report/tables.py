@@ -13,6 +13,7 @@ from tlsbench.engine import metrics, stats
 from tlsbench.engine.metrics import format_rate, format_time
 from tlsbench.engine.store import NOTHING_MEASURED, RunInfo, Store
 from tlsbench.families.tls import names as tls_names
+from tlsbench.report import fits as fits_view
 from tlsbench.targets import cyclemodel
 
 FORMATS = ("table", "markdown", "csv", "json")
@@ -392,6 +393,9 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
             sizes_table = markdown(*code_size_table(data)) if md else aligned(*code_size_table(data))
             out += ("\n" + bullet + "code size of each firmware image, from its linker map (static RAM excludes"
                     " heap and stack, which are measured per operation)\n\n" + sizes_table + "\n")
+        if any(c["kind"] == fits_view.KIND for c in data.cases):
+            out += ("\n" + bullet + "fits on (tlsbench fits): the RAM each side of a min-ram case needs\n\n"
+                    + fits_view.render(fits_view.fits(data.cases, data.code_sizes), markdown if md else aligned, md))
         return out
     if fmt == "csv":
         buf = io.StringIO()
