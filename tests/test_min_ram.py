@@ -4,10 +4,12 @@ fake agent, and the real agents' heap cap (exact, identical run to run)."""
 from __future__ import annotations
 
 import stat
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import env_without_agent_dir, tlsbench_cmd
 
 from tlsbench.engine import agent
 from tlsbench.engine.protocol import encode_request
@@ -200,3 +202,18 @@ def test_fits_adds_heap_stack_and_static_ram_and_leaves_the_harness_apart() -> N
     text = fits_view.render(f, aligned)
     assert text.splitlines()[2].split()[-5:] == ["no", "yes", "yes", "yes", "yes"]  # 20, 32, ... 256 KiB
     assert "harness static RAM, not in the totals: wolfssl image 9,000 B" in text
+
+
+def test_fits_of_a_run_without_min_ram_cases_is_one_clear_error(agents, db_path: Path) -> None:
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([*tlsbench_cmd(), "--db", str(db_path), *args], capture_output=True, text=True,
+                              timeout=300, env=env_without_agent_dir())
+    made = cli("run", "--libraries", "mbedtls", "--kinds", "hash", "--algorithms", "sha256", "--sizes", "64",
+               "--repeats", "1", "--rounds", "1", "--warmup", "0", "--no-progress", "-q")
+    assert made.returncode == 0, made.stderr
+    r = cli("fits")
+    assert r.returncode != 0
+    assert r.stderr.strip().splitlines() == [
+        "tlsbench: error: run 1 has no min-ram cases (tlsbench run --preset min-ram makes them)"]
+    bad = cli("fits", "--format", "html")
+    assert bad.returncode == 2 and "invalid choice: 'html'" in bad.stderr
