@@ -27,10 +27,10 @@ from tlsbench.report.tables import RunData, aligned
 FAKE = Path(__file__).parent / "fake_minram_agent.py"
 
 
-def _threshold(need: int, calls: list[list[int]]) -> search.Probe:
-    def probe(limits: list[int]) -> list[bool]:
+def _threshold(need: int, calls: list[list[int]], bounds: bool = False) -> search.Probe:
+    def probe(limits: list[int]) -> list[search.Outcome]:
         calls.append(list(limits))
-        return [n >= need for n in limits]
+        return [search.Outcome(n >= need, need if bounds else None) for n in limits]
     return probe
 
 
@@ -55,6 +55,13 @@ def test_more_ways_mean_fewer_calls() -> None:
     assert len(one) == 17 and len(seven) == 7
 
 
+def test_bounds_from_the_probes_shorten_the_search_to_the_same_limit() -> None:
+    calls: list[list[int]] = []
+    assert search.min_limit(_threshold(31337, calls, bounds=True), 40000).limit == 31337
+    # the pass at 40000 peaked at 31337 and the failure at 15668 needed 31337: nothing is left between
+    assert calls == [[40000], [15668], [31337, 31336]]
+
+
 def test_a_peak_that_fails_grows_until_it_passes() -> None:
     calls: list[list[int]] = []
     assert search.min_limit(_threshold(3000, calls), 1000, 1).limit == 3000
@@ -63,11 +70,12 @@ def test_a_peak_that_fails_grows_until_it_passes() -> None:
 
 def test_no_pass_at_all_is_an_error() -> None:
     with pytest.raises(search.SearchError, match="no pass even at 16000 bytes"):
-        search.min_limit(lambda limits: [False] * len(limits), 1000, 1)
+        search.min_limit(lambda limits: [search.Outcome(False)] * len(limits), 1000, 1)
 
 
 def test_a_minimum_that_does_not_hold_when_confirmed_is_an_error() -> None:
-    answers = iter([[True], [False], [True], [True, True]])  # 2 passes in the search, 1 when confirmed
+    answers = iter([[search.Outcome(b) for b in got] for got in ([True], [False], [True], [True, True])])
+    # 2 passes in the search, 1 when confirmed
     with pytest.raises(search.SearchError, match="1 bytes passed when confirmed"):
         search.min_limit(lambda limits: next(answers), 4, 1)
 
@@ -92,11 +100,12 @@ def test_the_family_searches_each_side_through_agent_probes(tmp_path: Path, monk
 
 def test_a_probe_that_crashes_the_agent_counts_as_failed_and_is_reported(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("FAKE_NEED", "client=5000,server=7321")
-    monkeypatch.setenv("FAKE_CRASH", "2999")  # the client's first bisection point: between -1 and 6000
+    # the client's first bisection point: between -1 and 5000 (the peak of the pass at the uncapped peak)
+    monkeypatch.setenv("FAKE_CRASH", "2499")
     m = measure_min_ram(_agent(tmp_path), "fake", {"version": 13}, 0, 30)
     assert m.status == "ok"
     assert {s.counter: s.total for s in m.samples}["client_min_heap_bytes"] == 5000
-    assert m.reason.startswith("1 probes crashed the agent: client at 2999 B")
+    assert m.reason.startswith("1 probes crashed the agent: client at 2499 B")
 
 
 # ---- the real agents (host): the cap, the search, the record-size option ----
@@ -130,7 +139,9 @@ def test_the_least_heap_is_exact_the_same_in_two_runs_and_one_byte_less_fails(ag
         assert ok.status == "ok" and short.status == "error", (ok.message, short.message)
         cap = ok.of_type("tls_cap")[0]
         assert int(cap[f"{side}_heap_peak"]) <= limit
-        assert not short.of_type("tls_cap")  # a failed probe reports no figures
+        # one byte short, the first block refused is the one that brings the side to exactly the limit
+        failed = short.of_type("tls_cap")[0]
+        assert (failed["passed"], failed["first_need"]) == (0, limit) and "client_heap_peak" not in failed.fields
 
 
 def test_a_capped_request_keeps_its_timed_connections_clean(agents) -> None:

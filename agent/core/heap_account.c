@@ -25,12 +25,13 @@ static int64_t side_level[2], side_peak[2], side_blocks[2];
  * that would raise that side's live total above cap_bytes is refused.
  * cap_side -1: no cap. */
 static int cap_side = -1, cap_paused;
-static uint64_t cap_bytes, cap_refusals;
+static uint64_t cap_bytes, cap_refusals, cap_first_need;
 
 int tb_heap_account_admit(size_t n)
 {
     if (cap_side < 0 || cap_paused || side != cap_side || side_level[side] + (int64_t)n <= (int64_t)cap_bytes) return 1;
-    cap_refusals++;
+    /* the level the first refused block needed: any cap below it refuses that block too */
+    if (cap_refusals++ == 0) cap_first_need = (uint64_t)(side_level[side] + (int64_t)n);
     return 0;
 }
 
@@ -38,7 +39,7 @@ void tb_heap_cap(int s, uint64_t bytes)
 {
     cap_side = s;
     cap_bytes = bytes;
-    cap_refusals = 0;
+    cap_refusals = cap_first_need = 0;
     cap_paused = 0;
 }
 
@@ -47,8 +48,9 @@ void tb_heap_cap_pause(int paused)
     cap_paused = paused;
 }
 
-uint64_t tb_heap_cap_refusals(void)
+uint64_t tb_heap_cap_refusals(uint64_t *first_need)
 {
+    if (first_need != NULL) *first_need = cap_first_need;
     return cap_refusals;
 }
 

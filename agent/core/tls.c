@@ -66,6 +66,7 @@ typedef struct {
     tb_wire hs_wire;            /* what crossed until both sides completed the handshake */
     uint64_t round_trips;       /* server flights the client waited for before it completed */
     tb_heap_side_usage heap[2]; /* per side, from its connection's creation to the handshake's end */
+    uint64_t conn_peak[2];      /* per side, to the end of the request and response (a heap cap's reach) */
     int64_t system_delta;       /* the system allocator's own change over the same span (checks) */
     tb_wire total_wire;         /* and after the request/response */
     int resumed;
@@ -266,6 +267,11 @@ static tb_status connection(const pair_t *pr, link_t *link, void *session, void 
         }
     }
     if (st == TB_OK) st = exchange(pr, conn, early, r);
+    for (int side = 0; side < 2; side++) {
+        tb_heap_side_usage u;
+        tb_heap_side_read(side, &u);
+        r->conn_peak[side] = u.peak;
+    }
     tb_read_counters(&w1);
     r->wall_ns = w1.wall_ns - w0.wall_ns;
     r->total_wire = link->wire;
@@ -495,14 +501,21 @@ static tb_status capped_passes(pair_t *pr)
         st = link_open(&link, 0) == 0 ? measured(pr, &link, &r, 0, 0) : TB_ERROR;
         link_close(&link);
     }
-    uint64_t refusals = tb_heap_cap_refusals();
+    uint64_t first_need = 0, refusals = tb_heap_cap_refusals(&first_need);
     tb_heap_cap(-1, 0);
-    if (st == TB_OK && (tb_platform_memory() & TB_MEM_HEAP)) {
+    if (tb_platform_memory() & TB_MEM_HEAP) {
+        /* A deterministic search narrows with these: a pass at this cap
+         * passes at any cap down to its peak (the same blocks are admitted);
+         * a failure fails at any cap below the first refused block's need. */
         tb_rec_begin("tls_cap");
-        tb_rec_u64("client_heap_peak", r.heap[0].peak);
-        tb_rec_u64("server_heap_peak", r.heap[1].peak);
+        tb_rec_u64("passed", st == TB_OK);
         tb_rec_u64("refusals", refusals);
-        if (req->cfg.max_frag != 0) tb_rec_u64("max_frag", r.frag_len);
+        if (refusals > 0) tb_rec_u64("first_need", first_need);
+        if (st == TB_OK) {
+            tb_rec_u64("client_heap_peak", r.conn_peak[0]);
+            tb_rec_u64("server_heap_peak", r.conn_peak[1]);
+            if (req->cfg.max_frag != 0) tb_rec_u64("max_frag", r.frag_len);
+        }
         tb_rec_end();
     }
     return st;

@@ -83,7 +83,8 @@ SCHEMA: dict[str, dict[str, str]] = {
                    "s2c_records": "uint", "total_c2s_bytes": "uint", "total_s2c_bytes": "uint",
                    "?max_frag": "uint"},
     # the minimum-RAM search's capped connection: each side's heap peak, the allocations the cap refused
-    "tls_cap": {"client_heap_peak": "uint", "server_heap_peak": "uint", "refusals": "uint", "?max_frag": "uint"},
+    "tls_cap": {"passed": "uint", "refusals": "uint", "?first_need": "uint", "?client_heap_peak": "uint",
+                "?server_heap_peak": "uint", "?max_frag": "uint"},
     # what each side's configuration holds on the heap, outside any connection
     "tls_endpoint": {"client_heap_held": "uint", "server_heap_held": "uint"},
     "process_heap": {"peak": "uint", "?timed_heap_calls": "uint"},

@@ -113,8 +113,19 @@ class _Prober:
         return out
 
     def passes(self, side: str) -> search.Probe:
-        def probe(limits: list[int]) -> list[bool]:
-            return [r is not None and r.status == "ok" for r in self.run(side, limits)]
+        """A probe of this side: passed, with the bound its tls_cap record proves."""
+        def probe(limits: list[int]) -> list[search.Outcome]:
+            out = []
+            for r in self.run(side, limits):
+                cap = _one(r.records, "tls_cap") if r is not None else None
+                ok = r is not None and r.status == "ok"
+                bound = None
+                if cap is not None and ok:
+                    bound = int(cap[f"{side}_heap_peak"])
+                elif cap is not None and "first_need" in cap.fields:
+                    bound = int(cap["first_need"])
+                out.append(search.Outcome(ok, bound))
+            return out
         return probe
 
 

@@ -3,9 +3,12 @@ limit a probe passes with, found by narrowing an interval whose low end is
 known to fail and whose high end is known to pass, then confirmed.
 
 A probe takes limits and says for each whether the handshake completed (and
-its session checked out) under it. Several limits per probe let one agent
-start answer them all (a firmware boot is the costly part); with one limit
-per probe this is plain bisection.
+its session checked out) under it, and may add a bound that a deterministic
+probe proves: a pass at L whose heap peaked at P passes at P too (every
+block admitted at L is admitted at P), so P becomes the high end; a failure
+whose first refused block needed N fails at every limit below N (that block
+is refused there too), so N - 1 becomes the low end. Without bounds this is
+plain bisection (or k-ary, with several limits per probe call).
 """
 
 from __future__ import annotations
@@ -13,7 +16,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-Probe = Callable[[list[int]], list[bool]]
+
+@dataclass(frozen=True)
+class Outcome:
+    ok: bool
+    # ok: the heap peak reached (passes down to it); not ok: the need of the
+    # first refused block (fails below it); None when the probe cannot say
+    bound: int | None = None
+
+
+Probe = Callable[[list[int]], list[Outcome]]
 
 
 class SearchError(Exception):
@@ -34,28 +46,29 @@ def _points(lo: int, hi: int, ways: int) -> list[int]:
     return sorted({lo + (span * (k + 1)) // (n + 1) for k in range(n)} - {lo, hi})
 
 
-def min_limit(probe: Probe, start: int, ways: int = 1, grow: int = 4, confirm: Probe | None = None) -> SearchResult:
-    """The smallest limit in [0, start * 2**grow] the probe passes with, as
-    bisection sees it: between 0 and ``start`` (the unlimited peak, which
-    should pass; doubled up to ``grow`` times when it does not), and then
-    confirmed: the limit passes and the limit minus one fails, probed again
-    together (with ``confirm`` when given: a probe that also measures)."""
+def min_limit(probe: Probe, start: int, ways: int = 1, grow: int = 4) -> SearchResult:
+    """The smallest limit the probe passes with: between 0 and ``start`` (the
+    uncapped peak, which should pass; doubled up to ``grow`` times when it
+    does not), narrowed by bisection and the probes' bounds, then confirmed:
+    the limit passes and the limit minus one fails, probed again together."""
     if start < 0 or ways < 1:
         raise ValueError("start must be >= 0 and ways >= 1")
     calls = probes = 0
 
-    def ask(limits: list[int], how: Probe = probe) -> list[bool]:
+    def ask(limits: list[int]) -> list[Outcome]:
         nonlocal calls, probes
         calls += 1
         probes += len(limits)
-        got = how(limits)
+        got = probe(limits)
         if len(got) != len(limits):
             raise SearchError(f"the probe answered {len(got)} of {len(limits)} limits")
         return got
 
     hi = start
     for attempt in range(grow + 1):
-        if ask([hi])[0]:
+        first = ask([hi])[0]
+        if first.ok:
+            hi = min(hi, first.bound) if first.bound is not None else hi
             break
         if attempt == grow:
             raise SearchError(f"no pass even at {hi} bytes (the unlimited peak was {start})")
@@ -64,14 +77,17 @@ def min_limit(probe: Probe, start: int, ways: int = 1, grow: int = 4, confirm: P
     while hi - lo > 1:
         pts = _points(lo, hi, ways)
         got = ask(pts)
-        passing = [p for p, ok in zip(pts, got, strict=True) if ok]
-        if passing:
-            hi = passing[0]
-        lo = max([p for p, ok in zip(pts, got, strict=True) if not ok and p < hi], default=lo)
+        for p, o in zip(pts, got, strict=True):
+            if o.ok and p < hi:
+                hi = min(p, o.bound) if o.bound is not None else p
+        for p, o in zip(pts, got, strict=True):
+            if not o.ok and p < hi:
+                lo = max(lo, p, o.bound - 1 if o.bound is not None else p)
+        lo = min(lo, hi - 1)  # a bound past a pass (a probe that is not deterministic) is not trusted
     limits = [hi] if hi == 0 else [hi, hi - 1]
-    got = ask(limits, confirm or probe)
-    if not got[0]:
+    got = ask(limits)
+    if not got[0].ok:
         raise SearchError(f"the minimum {hi} did not pass again when confirmed")
-    if len(got) > 1 and got[1]:
+    if len(got) > 1 and got[1].ok:
         raise SearchError(f"{hi - 1} bytes passed when confirmed, after failing in the search")
     return SearchResult(hi, probes, calls)
