@@ -74,10 +74,6 @@ _SIDED = (  # (base, unit, exact, label, display, phases)
     ("heap_peak_bytes", "bytes", True, "heap peak", "bytes", ("",)),
     ("heap_held_bytes", "bytes", True, "heap held", "bytes", ("",)),
     ("stack_bytes", "bytes", True, "stack peak", "bytes", ("",)),
-    # the minimum-RAM search (families/minram): the least heap cap one connection completes under, and
-    # what the side's configuration (certificates, keys) keeps outside any connection
-    ("min_heap_bytes", "bytes", True, "minimum heap to complete", "bytes", ("",)),
-    ("endpoint_heap_bytes", "bytes", True, "heap held by the configuration", "bytes", ("",)),
     ("model_cycles", "model cycles", True, "model cycles", "count", ("", "app_", "bulk_")),
     ("model_time_ns", "model-ns", True, "model time", "time", ("", "app_", "bulk_")),
     ("model_energy_nj", "model-nJ", True, "model energy", "value", ("", "app_", "bulk_")),
@@ -104,10 +100,19 @@ TLS_SHARED = (
     _m("s2c_records", "records", True, "handshake records server to client", "count"),
     _m("flights", "flights", True, "flights", "count"),
     _m("round_trips", "round trips", True, "round trips", "count"),
-    # the maximum fragment length both sides use after the handshake, as the agent observed it
-    _m("negotiated_max_frag_bytes", "bytes", True, "negotiated maximum fragment length", "bytes"),
     _m("bulk_throughput_per_s", "B/s", False, "bulk throughput", "rate", lower_is_better=False),
     _m("transactions_per_s", "transactions/s", False, "transactions per second", "rate", lower_is_better=False),
+)
+# The minimum-RAM search (families/minram), per side: the least heap cap one connection (handshake and
+# request/response) completes under, and what the side's configuration (certificates, keys, settings) holds
+# outside any connection; and the largest record plaintext the client sends after asking for a maximum
+# fragment length (mfl=<n>).
+MIN_RAM = (
+    *(_m(f"{side}_{base}", "bytes", True, f"{side} {label}", "bytes") for base, label in (
+        ("min_heap_bytes", "least heap to complete the handshake and request/response"),
+        ("endpoint_heap_bytes", "heap held by the configuration")) for side in SIDES),
+    _m("negotiated_max_frag_bytes", "bytes", True, "largest record plaintext the client sends (max fragment)",
+       "bytes"),
 )
 SIZE = (
     _m("flash_bytes", "bytes", True, "flash (text + rodata + data)", "bytes"),
@@ -115,7 +120,7 @@ SIZE = (
 )
 
 REGISTRY: dict[str, Metric] = {}
-for _metric in (*COUNTERS, *MEMORY, *PRIMITIVE_DERIVED, *TLS_SIDED, *TLS_SHARED, *SIZE):
+for _metric in (*COUNTERS, *MEMORY, *PRIMITIVE_DERIVED, *TLS_SIDED, *TLS_SHARED, *MIN_RAM, *SIZE):
     assert _metric.name not in REGISTRY, f"metric {_metric.name} is registered twice"
     assert _metric.display in DISPLAYS, _metric
     REGISTRY[_metric.name] = _metric

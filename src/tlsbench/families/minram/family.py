@@ -49,9 +49,8 @@ class MinRamFamily:
         return [c for c in tls_runner.expand_tls(plan, KIND) if TlsVariant.parse(c.op).transport == "memory"]
 
     def metrics(self) -> tuple[metrics.Metric, ...]:
-        return tuple(metrics.get(metrics.sided(base, side)) for base in
-                     ("min_heap_bytes", "stack_bytes", "heap_peak_bytes", "endpoint_heap_bytes") for side in SIDES) \
-            + (metrics.get("negotiated_max_frag_bytes"),)
+        """Its own; it also stores the TLS family's per-side stack_bytes and heap_peak_bytes."""
+        return metrics.MIN_RAM
 
     def prepare(self, plan: Plan, keys: dict, now: datetime.datetime | None) -> None:
         """The chains and PSK of its handshakes (the TLS family's material)."""
