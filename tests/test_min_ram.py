@@ -13,6 +13,7 @@ from conftest import env_without_agent_dir, tlsbench_cmd
 
 from tlsbench.engine import agent
 from tlsbench.engine.protocol import encode_request
+from tlsbench.engine.store import RunInfo
 from tlsbench.errors import PlanError
 from tlsbench.families import registry
 from tlsbench.families.minram import search
@@ -22,6 +23,7 @@ from tlsbench.families.tls.cases import case_fields
 from tlsbench.families.tls.names import TlsVariant
 from tlsbench.plans.plan import parse_plan
 from tlsbench.report import fits as fits_view
+from tlsbench.report import html as html_report
 from tlsbench.report.tables import RunData, aligned
 
 FAKE = Path(__file__).parent / "fake_minram_agent.py"
@@ -192,14 +194,16 @@ def test_plan_and_name_errors_for_the_fragment_option() -> None:
 
 
 def _case(name: str, status: str = "ok", **res: int) -> dict:
-    return {"name": name, "library": name.split("/")[0], "kind": "min-ram", "status": status, "reason": "why",
-            "results": {k: {"median": v} for k, v in res.items()}}
+    lib, kind, alg = name.split("/")
+    return {"name": name, "library": lib, "kind": kind, "alg": alg, "op": "x25519/ecdsa-p256-full", "size": None,
+            "status": status, "reason": "why", "results": {k: {"median": v} for k, v in res.items()}}
 
 
 def test_fits_adds_heap_stack_and_static_ram_and_leaves_the_harness_apart() -> None:
     sides = {f"{s}_{m}": v for s in ("client", "server")
              for m, v in (("endpoint_heap_bytes", 1000), ("min_heap_bytes", 20000), ("stack_bytes", 2000))}
-    data = RunData(run=None, libraries=[], checks=[],  # type: ignore[arg-type]
+    run = RunInfo(1, 0.0, 0.0, "complete", "qemu:mps2-an386", "min-ram", "", {}, {}, "test", {})
+    data = RunData(run=run, libraries=[], checks=[],
                    cases=[_case("wolfssl/min-ram/x", **sides), _case("mbedtls/min-ram/y", "unsupported")],
                    code_sizes=[{"library": "wolfssl", "component": "library", "flash_bytes": 1, "ram_bytes": 600},
                                {"library": "wolfssl", "component": "C runtime (newlib, libgcc)", "flash_bytes": 1,
@@ -213,6 +217,8 @@ def test_fits_adds_heap_stack_and_static_ram_and_leaves_the_harness_apart() -> N
     text = fits_view.render(f, aligned)
     assert text.splitlines()[2].split()[-5:] == ["no", "yes", "yes", "yes", "yes"]  # 20, 32, ... 256 KiB
     assert "harness static RAM, not in the totals: wolfssl image 9,000 B" in text
+    section = [h for anchor, _title, h in html_report.tables(data) if anchor == "fits"]
+    assert len(section) == 1 and "24,000" in section[0] and "not shown: mbedtls/min-ram/y" in section[0]
 
 
 def test_fits_of_a_run_without_min_ram_cases_is_one_clear_error(agents, db_path: Path) -> None:

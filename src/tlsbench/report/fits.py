@@ -99,28 +99,39 @@ def _mark(total: int | None, ram: int) -> str:
     return "yes" if total <= ram else "no"
 
 
-def render(f: Fits, table: Table, md: bool = False) -> str:
-    """The view with ``table`` (report.tables' aligned or markdown)."""
+def size_table(f: Fits) -> tuple[list[str], list[list[str]]]:
+    """Per case and side: the parts, the total, and yes/no per RAM size."""
     header = ["case", "side", "config heap", "min heap", "stack", "static RAM", "total",
               *(f"{k} KiB" for k in SIZES_KIB)]
-    body = []
-    for r in f.rows:
-        body.append([r.case, r.side, f"{r.endpoint_heap:,}", f"{r.min_heap:,}", f"{r.stack:,}",
-                     "no map" if r.static_ram is None else f"{r.static_ram:,}",
-                     "?" if r.total is None else f"{r.total:,}",
-                     *(_mark(r.total, k * 1024) for k in SIZES_KIB)])
-    bullet = "- " if md else "  "
-    out = [table(header, body) if body else "(no min-ram case of this run measured both sides' figures)", ""]
-    if f.rows and f.boards:
-        bh = ["case", "side", "total", *(f"{n} ({ram // 1024} KiB)" for n, ram in f.boards)]
-        bb = [[r.case, r.side, "?" if r.total is None else f"{r.total:,}",
-               *(_mark(r.total, ram) for _n, ram in f.boards)] for r in f.rows]
-        out += [table(bh, bb), ""]
-    out.append(f"{bullet}bytes; yes: the total fits that much RAM. {COUNTED}.")
-    out.append(f"{bullet}{NOT_COUNTED}.")
+    body = [[r.case, r.side, f"{r.endpoint_heap:,}", f"{r.min_heap:,}", f"{r.stack:,}",
+             "no map" if r.static_ram is None else f"{r.static_ram:,}", "?" if r.total is None else f"{r.total:,}",
+             *(_mark(r.total, k * 1024) for k in SIZES_KIB)] for r in f.rows]
+    return header, body
+
+
+def board_table(f: Fits) -> tuple[list[str], list[list[str]]]:
+    """Per case and side: yes/no per shipped board profile."""
+    header = ["case", "side", "total", *(f"{n} ({ram // 1024} KiB)" for n, ram in f.boards)]
+    body = [[r.case, r.side, "?" if r.total is None else f"{r.total:,}", *(_mark(r.total, ram) for _n, ram in f.boards)]
+            for r in f.rows]
+    return header, body
+
+
+def notes(f: Fits) -> list[str]:
+    """What the totals count, what they leave out, the harness's share, the cases not shown."""
+    out = [f"bytes; yes: the total fits that much RAM. {COUNTED}.", f"{NOT_COUNTED}."]
     if f.harness_ram:
-        out.append(f"{bullet}harness static RAM, not in the totals: "
+        out.append("harness static RAM, not in the totals: "
                    + ", ".join(f"{lib} image {n:,} B" for lib, n in sorted(f.harness_ram.items())))
-    for name, why in f.skipped:
-        out.append(f"{bullet}not shown: {name}: {why}")
+    out += [f"not shown: {name}: {why}" for name, why in f.skipped]
+    return out
+
+
+def render(f: Fits, table: Table, md: bool = False) -> str:
+    """The view with ``table`` (report.tables' aligned or markdown)."""
+    bullet = "- " if md else "  "
+    out = [table(*size_table(f)) if f.rows else "(no min-ram case of this run measured both sides' figures)", ""]
+    if f.rows and f.boards:
+        out += [table(*board_table(f)), ""]
+    out += [bullet + line for line in notes(f)]
     return "\n".join(out) + "\n"
