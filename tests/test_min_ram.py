@@ -234,3 +234,14 @@ def test_fits_of_a_run_without_min_ram_cases_is_one_clear_error(agents, db_path:
         "tlsbench: error: run 1 has no min-ram cases (tlsbench run --preset min-ram makes them)"]
     bad = cli("fits", "--format", "html")
     assert bad.returncode == 2 and "invalid choice: 'html'" in bad.stderr
+
+
+def test_a_tls_case_with_a_fragment_length_records_what_was_negotiated(agents) -> None:
+    plan = parse_plan('[select]\nkinds = ["tls"]\nlibraries = ["wolfssl"]\n[tls]\nsuites = ["' + ECDHE_ECDSA
+                      + '"]\ngroups = ["x25519"]\ncerts = ["ecdsa-p256"]\nmax_fragment = [1024]\n'
+                      '[method]\nrepeats = 1\nwarmup = 0\n', "p.toml")
+    case = tls_runner.expand_tls(plan)[0]
+    assert case.op == "x25519/ecdsa-p256-full/mfl=1024"
+    m = tls_runner.measure_tls(agents["wolfssl"], case, {"seed": "min-ram-test"}, plan, 0)
+    assert m.status == "ok", m.reason
+    assert {s.counter: s.total for s in m.samples}["negotiated_max_frag_bytes"] == 1024

@@ -284,6 +284,8 @@ def _measure_memory(client: Path, case: Case, tc: TlsCase, n: int, first: int, w
         samples += [Sample.one(rnd, metric, int(rec[f])) for f, metric in STACK_METRICS.items()]
     for rec in resp.of_type("tls_memory"):  # and one counted, untimed connection
         samples += [Sample.one(rnd, metric, int(rec[f])) for f, metric in HEAP_METRICS.items() if f in rec.fields]
+        if "max_frag" in rec.fields:  # mfl=<n>: what the client sends at most once the handshake is done
+            samples.append(Sample.one(rnd, "negotiated_max_frag_bytes", int(rec["max_frag"])))
     return Measured("ok", "", 1, res.stdout, samples, [])
 
 
