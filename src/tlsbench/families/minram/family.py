@@ -25,6 +25,7 @@ from tlsbench.engine.protocol import Record, encode_request
 from tlsbench.families.base import Context
 from tlsbench.families.minram import search
 from tlsbench.families.primitive.checks import CheckResult
+from tlsbench.families.tls import catalog as tls_catalog
 from tlsbench.families.tls import runner as tls_runner
 from tlsbench.families.tls.cases import case_fields
 from tlsbench.families.tls.names import TlsVariant
@@ -57,7 +58,7 @@ class MinRamFamily:
         if KIND in plan.kinds:
             for case in self.expand(plan):
                 v = TlsVariant.parse(case.op)
-                if v.cred != "anon":
+                if v.cred != tls_catalog.ANON_CRED:
                     tls_runner.material(keys, v.cred, v.chain, now)
 
     def check(self, agents: dict[str, Path], support: dict[str, set[tuple[str, str, str]]], keys: dict,
