@@ -95,7 +95,7 @@ def test_the_family_searches_each_side_through_agent_probes(tmp_path: Path, monk
     assert m.status == "ok", m.reason
     got = {s.counter: s.total for s in m.samples}
     assert got == {"client_min_heap_bytes": 5000, "server_min_heap_bytes": 7321,
-                   "client_heap_peak_bytes": 6000, "server_heap_peak_bytes": 8321,
+                   "client_conn_heap_peak_bytes": 6000, "server_conn_heap_peak_bytes": 8321,
                    "client_endpoint_heap_bytes": 700, "server_endpoint_heap_bytes": 900,
                    "client_stack_bytes": 600, "server_stack_bytes": 832}  # measured at the limit found
 
@@ -134,7 +134,7 @@ def test_the_least_heap_is_exact_the_same_in_two_runs_and_one_byte_less_fails(ag
     assert got == {s.counter: s.total for s in again.samples}
     for side in ("client", "server"):
         limit = got[f"{side}_min_heap_bytes"]
-        assert 0 < limit <= got[f"{side}_heap_peak_bytes"]
+        assert 0 < limit <= got[f"{side}_conn_heap_peak_bytes"]
         assert got[f"{side}_stack_bytes"] > 0
         ok = _ask(agents["wolfssl"], fields, repeats=0, warmup=0, heap_limit=limit, heap_limit_side=side)
         short = _ask(agents["wolfssl"], fields, repeats=0, warmup=0, heap_limit=limit - 1, heap_limit_side=side)

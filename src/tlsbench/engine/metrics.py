@@ -110,7 +110,9 @@ TLS_SHARED = (
 MIN_RAM = (
     *(_m(f"{side}_{base}", "bytes", True, f"{side} {label}", "bytes") for base, label in (
         ("min_heap_bytes", "least heap to complete the handshake and request/response"),
-        ("endpoint_heap_bytes", "heap held by the configuration")) for side in SIDES),
+        ("endpoint_heap_bytes", "heap held by the configuration"),
+        ("conn_heap_peak_bytes", "heap peak of the uncapped connection (handshake and request/response)"))
+      for side in SIDES),
     _m("negotiated_max_frag_bytes", "bytes", True, "largest record plaintext the client sends (max fragment)",
        "bytes"),
 )

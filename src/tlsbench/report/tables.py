@@ -105,7 +105,7 @@ def cell(case: dict, metric: str | None = None) -> str:
         def b(metric: str) -> str:
             return f"{res[metric]['median']:,.0f}" if metric in res else "n/m"
         return (f"min heap C {b('client_min_heap_bytes')} / S {b('server_min_heap_bytes')} B"
-                f" (peak {b('client_heap_peak_bytes')} / {b('server_heap_peak_bytes')}),"
+                f" (uncapped peak {b('client_conn_heap_peak_bytes')} / {b('server_conn_heap_peak_bytes')}),"
                 f" stack C {b('client_stack_bytes')} / S {b('server_stack_bytes')} B"
                 + (f", fragment {b('negotiated_max_frag_bytes')} B" if "negotiated_max_frag_bytes" in res else ""))
     if "transactions_per_s" in res:  # TLS server capacity

@@ -50,7 +50,7 @@ class MinRamFamily:
         return [c for c in tls_runner.expand_tls(plan, KIND) if TlsVariant.parse(c.op).transport == "memory"]
 
     def metrics(self) -> tuple[metrics.Metric, ...]:
-        """Its own; it also stores the TLS family's per-side stack_bytes and heap_peak_bytes."""
+        """Its own; it also stores the TLS family's per-side stack_bytes."""
         return metrics.MIN_RAM
 
     def prepare(self, plan: Plan, keys: dict, now: datetime.datetime | None) -> None:
@@ -150,7 +150,7 @@ def measure_min_ram(path: Path, what: str, fields: dict[str, object], rnd: int, 
                                 "".join(p.transcript))
     samples = []
     for side in SIDES:
-        samples.append(Sample.one(rnd, f"{side}_heap_peak_bytes", int(mem[f"{side}_heap_peak"])))
+        samples.append(Sample.one(rnd, f"{side}_conn_heap_peak_bytes", int(mem[f"{side}_heap_peak"])))
         samples.append(Sample.one(rnd, f"{side}_endpoint_heap_bytes", int(endpoint[f"{side}_heap_held"])))
     if "max_frag" in mem.fields:
         samples.append(Sample.one(rnd, "negotiated_max_frag_bytes", int(mem["max_frag"])))
