@@ -673,7 +673,8 @@ def parser() -> argparse.ArgumentParser:
     ft = sub.add_parser("fits", parents=[db], help="which RAM sizes and boards a min-ram run's handshakes fit"
                         " (heap + stack + static RAM)")
     ft.add_argument("run", nargs="?", type=int, help="run id (default: the latest)")
-    ft.add_argument("--format", choices=("table", "markdown"), default="table")
+    ft.add_argument("--format", choices=("table", "markdown"), default="table",
+                    help="aligned text (default) or Markdown tables")
     ft.set_defaults(func=cmd_fits)
     fi = sub.add_parser("fidelity", help="compare OpenSSL figures with `openssl speed` (instrument check)")
     fi.add_argument("--rounds", type=int, help="alternations of the two tools (default 7; with --peers 3)")
