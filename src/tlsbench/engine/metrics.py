@@ -180,6 +180,7 @@ HEADLINE = (
     "handshake_wall_ns", "exchange_wall_ns", "transactions_per_s",
     *(f"{side}_{base}" for base in ("cpu_ns", "instructions") for side in SIDES),
     "flash_bytes", "ram_bytes",
+    *(f"{side}_min_heap_bytes" for side in SIDES),  # min-ram cases
 )
 
 
