@@ -245,3 +245,11 @@ def test_a_tls_case_with_a_fragment_length_records_what_was_negotiated(agents) -
     m = tls_runner.measure_tls(agents["wolfssl"], case, {"seed": "min-ram-test"}, plan, 0)
     assert m.status == "ok", m.reason
     assert {s.counter: s.total for s in m.samples}["negotiated_max_frag_bytes"] == 1024
+
+
+def test_only_a_failure_with_one_refusal_bounds_the_search(tmp_path: Path, monkeypatch) -> None:
+    from tlsbench.families.minram.family import _Prober
+    monkeypatch.setenv("FAKE_NEED", "client=5000,server=7321")
+    p = _Prober(_agent(tmp_path), "fake", {"version": 13}, 30)
+    assert p.passes("client")([4000, 4001, 5000]) == [
+        search.Outcome(False, 4010), search.Outcome(False, None), search.Outcome(True, 5000)]

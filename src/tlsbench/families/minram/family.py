@@ -122,7 +122,10 @@ class _Prober:
                 bound = None
                 if cap is not None and ok:
                     bound = int(cap[f"{side}_heap_peak"])
-                elif cap is not None and "first_need" in cap.fields:
+                elif cap is not None and int(cap["refusals"]) == 1:
+                    # one refusal, then failure: any cap below its need refuses that block alone, and admits
+                    # all the rest, so the run is the same. After a second refusal a library that went on
+                    # past the first may take another path under a larger cap: no bound.
                     bound = int(cap["first_need"])
                 out.append(search.Outcome(ok, bound))
             return out

@@ -5,9 +5,10 @@ known to fail and whose high end is known to pass, then confirmed.
 A probe takes limits and says for each whether the handshake completed (and
 its session checked out) under it, and may add a bound that a deterministic
 probe proves: a pass at L whose heap peaked at P passes at P too (every
-block admitted at L is admitted at P), so P becomes the high end; a failure
-whose first refused block needed N fails at every limit below N (that block
-is refused there too), so N - 1 becomes the low end. Without bounds this is
+block admitted at L is admitted at P, every one refused is refused), so P
+becomes the high end; a failure after a single refused block, which needed
+N, fails at every limit from L to N - 1 (the same block alone is refused),
+so N - 1 becomes the low end. Without bounds this is
 plain bisection (or k-ary, with several limits per probe call).
 """
 
