@@ -521,6 +521,22 @@ def cmd_sizes(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_fits(a: argparse.Namespace) -> int:
+    from tlsbench.report import fits as fits_view
+
+    store = Store(Path(a.db))
+    try:
+        data = report.load(store, a.run if a.run is not None else store.latest_run_id())
+    finally:
+        store.close()
+    if not any(c["kind"] == "min-ram" for c in data.cases):
+        raise PlanError(f"run {data.run.id} has no min-ram cases (tlsbench run --preset min-ram makes them)")
+    md = a.format == "markdown"
+    view = fits_view.fits(data.cases, data.code_sizes)
+    sys.stdout.write(fits_view.render(view, report.markdown if md else report.aligned, md))
+    return 0
+
+
 def cmd_fidelity(a: argparse.Namespace) -> int:
     if a.peers:  # the embedded libraries' own benchmark programs (fidelity_peers.py)
         from tlsbench import fidelity_peers
@@ -735,6 +751,12 @@ def parser() -> argparse.ArgumentParser:
                     help=f"comma-separated, of: {', '.join(certs.ROLES)} (default: all)")
     ce.set_defaults(func=cmd_certs)
 
+    ft = sub.add_parser("fits", parents=[db], help="which RAM sizes and boards a min-ram run's handshakes fit"
+                        " (heap + stack + static RAM)")
+    ft.add_argument("run", nargs="?", type=int, help="run id (default: the latest)")
+    ft.add_argument("--format", choices=("table", "markdown"), default="table",
+                    help="aligned text (default) or Markdown tables")
+    ft.set_defaults(func=cmd_fits)
     fi = sub.add_parser("fidelity", help="compare OpenSSL figures with `openssl speed` (instrument check)")
     fi.add_argument("--rounds", type=int, help="alternations of the two tools (default 7; with --peers 3)")
     fi.add_argument("--peers", action="store_true",

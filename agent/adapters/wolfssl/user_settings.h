@@ -24,6 +24,7 @@
 #define HAVE_SERVER_RENEGOTIATION_INFO
 #define HAVE_SNI
 #define HAVE_ALPN
+#define HAVE_MAX_FRAGMENT         /* RFC 6066 maximum fragment length (a client asks only when a case says mfl=) */
 #define HAVE_SESSION_TICKET
 #define WOLFSSL_EARLY_DATA        /* TLS 1.3 0-RTT (the adapter enables it per server) */
 #define WOLFSSL_SEND_HRR_COOKIE   /* stateless HelloRetryRequest */

@@ -19,6 +19,7 @@ void *__real_malloc(size_t n);
 void *__real_calloc(size_t n, size_t size);
 void *__real_realloc(void *p, size_t n);
 void __real_free(void *p);
+void __wrap_free(void *p);
 
 /* picolibc's calloc and realloc call malloc and free by those names, which
  * --wrap sends back here: while they run, the inner calls are not counted
@@ -41,6 +42,17 @@ static void counted(void *p)
     if (p != NULL && tb_heap_counting && TB_OUTER) tb_heap_account_alloc(malloc_usable_size(p));
 }
 
+/* A new block, unless the heap cap refuses it (then it is freed at once). */
+static void *admitted(void *p)
+{
+    if (p != NULL && tb_heap_counting && TB_OUTER && !tb_heap_account_admit(malloc_usable_size(p))) {
+        __real_free(p);
+        return NULL;
+    }
+    counted(p);
+    return p;
+}
+
 static void uncounted(void *p)
 {
     if (p != NULL && tb_heap_counting && TB_OUTER) tb_heap_account_free(malloc_usable_size(p));
@@ -48,9 +60,7 @@ static void uncounted(void *p)
 
 void *__wrap_malloc(size_t n)
 {
-    void *p = __real_malloc(n);
-    counted(p);
-    return p;
+    return admitted(__real_malloc(n));
 }
 
 void *__wrap_calloc(size_t n, size_t size)
@@ -58,13 +68,22 @@ void *__wrap_calloc(size_t n, size_t size)
     TB_NEST_BEGIN();
     void *p = __real_calloc(n, size);
     TB_NEST_END();
-    counted(p);
-    return p;
+    return admitted(p);
 }
 
 void *__wrap_realloc(void *old, size_t n)
 {
     if (old == NULL) return __wrap_malloc(n);
+    if (n > 0 && tb_heap_counting && tb_heap_capped()) {
+        /* under the cap a move the cap refuses must leave the old block
+         * alive: a new block (admitted or not) while the old one counts */
+        void *p = __wrap_malloc(n);
+        if (p == NULL) return NULL;
+        size_t keep = malloc_usable_size(old);
+        memcpy(p, old, keep < n ? keep : n);
+        __wrap_free(old);
+        return p;
+    }
     uncounted(old);
     TB_NEST_BEGIN();
     void *p = __real_realloc(old, n);

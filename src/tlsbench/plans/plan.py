@@ -66,9 +66,11 @@ class TlsSelect:
     # firmware targets: the device runs only this side of the handshake ("client" or "server"), its peer
     # is the host agent of the same library; "" both sides in the device's memory
     device_side: str = ""
+    # the maximum fragment lengths the client asks for, 0 for none asked (each a case option, mfl=<n>)
+    max_fragment: list[int] = field(default_factory=lambda: [0])
 
 
-PLAN_KINDS = (*KINDS, "tls")
+PLAN_KINDS = (*KINDS, "tls", "min-ram")
 
 
 @dataclass
@@ -144,6 +146,8 @@ _TLS_KEYS = {
     "capacity_clients": "list of client counts (tcp transactions per second)",
     "capacity_seconds": "number > 0 and <= 3600 (seconds per capacity measurement)",
     "device_side": "\"client\" or \"server\" (firmware: only this side on the device, its peer on the host)",
+    "max_fragment": "list of maximum fragment lengths the client asks for: 0 (none), "
+                    + ", ".join(str(n) for n in tls_catalog.MAX_FRAGMENTS),
 }
 _TOP_KEYS = {"name": "string", "description": "string", "select": "table", "method": "table", "tls": "table"}
 
@@ -348,6 +352,13 @@ def _parse_tls_numbers(loc: _Locator, tls: dict, t: TlsSelect) -> None:
         if tls["device_side"] not in DEVICE_SIDES:
             raise loc.error("tls", "device_side", "must be one of: " + ", ".join(f'"{x}"' for x in DEVICE_SIDES))
         t.device_side = tls["device_side"]
+    if "max_fragment" in tls:
+        v = tls["max_fragment"]
+        allowed = (0, *tls_catalog.MAX_FRAGMENTS)
+        if (not isinstance(v, list) or not v
+                or not all(isinstance(n, int) and not isinstance(n, bool) and n in allowed for n in v)):
+            raise loc.error("tls", "max_fragment", f"must be a non-empty list of: {', '.join(map(str, allowed))}")
+        t.max_fragment = sorted(set(v))
     if "capacity_seconds" in tls:
         t.capacity_seconds = float(_number(loc, "capacity_seconds", tls["capacity_seconds"], False, 0, True, "tls"))
         if t.capacity_seconds > 3600:

@@ -10,6 +10,7 @@ import time
 
 from tlsbench.engine import metrics
 from tlsbench.report import figures
+from tlsbench.report import fits as fits_view
 from tlsbench.report import tables as report
 from tlsbench.report.charts import Chart
 from tlsbench.report.tables import RunData
@@ -213,6 +214,11 @@ def tables(data: RunData) -> list[tuple[str, str, str]]:
     if data.code_sizes:
         out.append(("code-size", "Code size of each firmware image (from its linker map; static RAM excludes heap"
                     " and stack)", table(*report.code_size_table(data))))
+    view = fits_view.fits(data.cases, data.code_sizes)
+    if view.rows:
+        out.append(("fits", "Fits on: the RAM each side of a min-ram case needs (bytes)",
+                    table(*fits_view.size_table(view)) + table(*fits_view.board_table(view))
+                    + "".join(f"<p>{_e(line)}</p>" for line in fits_view.notes(view))))
     return out
 
 

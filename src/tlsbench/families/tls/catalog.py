@@ -42,6 +42,8 @@ HANDSHAKES = {
     "0rtt": (13,),  # a resumed handshake carrying the request as early data
 }
 AUTHS = ("server", "mutual")
+# the maximum fragment lengths a client can ask for (RFC 6066: 2^9..2^12 bytes)
+MAX_FRAGMENTS = (512, 1024, 2048, 4096)
 TRANSPORTS = ("memory", "tcp")
 # peers nobody here wrote, started by tlsbench on 127.0.0.1 (gnutls-serv cannot
 # be limited to loopback, so it is not one of them)
