@@ -16,13 +16,13 @@ import sys
 import textwrap
 from pathlib import Path
 
-from tlsbench import doctor, fidelity, paths
+from tlsbench import doctor, fidelity, paths, versions
 from tlsbench.engine import machine, metrics, runner
 from tlsbench.engine.stats import parse_policy
 from tlsbench.engine.store import NOTHING_MEASURED, Store
 from tlsbench.engine.store_faults import explain
 from tlsbench.errors import PlanError, RunInterrupted, TlsbenchError
-from tlsbench.families.primitive.catalog import ALGORITHMS, BENCH_OPS, KINDS, LIBRARIES
+from tlsbench.families.primitive.catalog import ALGORITHMS, BENCH_OPS, KINDS
 from tlsbench.families.tls import catalog as tls_catalog
 from tlsbench.families.tls import certs
 from tlsbench.families.tls import support as tls_support
@@ -43,7 +43,7 @@ from tlsbench.plans.plan import (
 from tlsbench.report import compare, compare_html, compare_text, export
 from tlsbench.report import html as html_report
 from tlsbench.report import tables as report
-from tlsbench.targets import build
+from tlsbench.targets import build, sources
 from tlsbench.targets import target as targets
 from tlsbench.targets.libraries import LibraryInfo, probe
 
@@ -83,6 +83,14 @@ def _choose(what: str, text: str, allowed: list[str], see: str) -> list[str]:
     return chosen
 
 
+def _choose_libraries(text: str) -> list[str]:
+    """--libraries: bare names (the default version) or name@version, e.g. openssl@3.5."""
+    chosen = [versions.canonical(name) for name in _csv(text)]  # one line listing the versions allowed
+    if len(set(chosen)) != len(chosen):
+        raise PlanError(f"--libraries {text}: names a library version twice")
+    return chosen
+
+
 # run flags that set the TLS matrix (the [tls] table of a plan): name, allowed values, where to see them
 TLS_FLAGS = (
     ("suites", tls_catalog.SUITES, "tlsbench list suites"),
@@ -105,7 +113,7 @@ def _plan_from_args(a: argparse.Namespace) -> tuple[Plan, str]:
     flags = []
     known_algs = [x for algs in ALGORITHMS.values() for x in algs]
     if a.libraries:
-        plan.libraries = _choose("library", a.libraries, list(LIBRARIES), "tlsbench list libraries")
+        plan.libraries = _choose_libraries(a.libraries)
         flags.append(f"--libraries {a.libraries}")
     if a.kinds:
         plan.kinds = _choose("kind", a.kinds, list(PLAN_KINDS), "tlsbench run --help")
@@ -333,14 +341,24 @@ def _probe_on(target: targets.Target, lib: str) -> LibraryInfo:
 def cmd_list(a: argparse.Namespace) -> int:
     what = a.what
     target = targets.parse(a.target, a.board, a.profile)
-    libraries = list(LIBRARIES) if target.kind == "host" else list(build.FIRMWARE_LIBRARIES)
+    libraries = versions.identifiers() if target.kind == "host" else list(build.FIRMWARE_LIBRARIES)
     if target.kind != "host" and what in ("libraries", "algorithms", "suites"):
         print(f"on {target.name}: the firmware's libraries ({', '.join(libraries)}) as built")
     if what == "libraries":
         for lib in libraries:
+            if target.kind == "host":  # every pinned version, built or not
+                v = versions.version_of(lib)
+                default = " (default)" if "@" not in lib else ""
+                print(f"{lib:12}  {v.note}{default}")
+                if not paths.agent_path(lib).exists():
+                    print(f"{'':12}  not built (tlsbench build --libraries {lib}); source: {sources.describe(lib)}")
+                    continue
             try:
                 info = _probe_on(target, lib)
-                print(f"{lib:8}  {info.version}\n          {info.source}\n          config: {info.config}")
+                if target.kind == "host":
+                    print(f"{'':12}  built: {info.version}\n{'':12}  {info.source}\n{'':12}  config: {info.config}")
+                else:
+                    print(f"{lib:8}  {info.version}\n          {info.source}\n          config: {info.config}")
             except TlsbenchError as e:
                 print(f"{lib:8}  unavailable: {e}")
     elif what == "algorithms":

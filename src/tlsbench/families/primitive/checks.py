@@ -7,6 +7,7 @@ reference, hence each other), and for signatures and RSA ciphertexts of its
 own. Phase 2 has every library verify every other library's signatures and
 decrypt every other's ciphertexts; pyca/cryptography arbitrates who is wrong.
 A (library, algorithm) that fails any item is "fail" and is not timed.
+The post-quantum kinds' items are pqchecks.py's, run in the same two phases.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from cryptography.hazmat.primitives.asymmetric import padding as apad
 from tlsbench.engine import agent as agent_mod
 from tlsbench.engine.protocol import encode_request
 from tlsbench.errors import AgentError
+from tlsbench.families.primitive import pqchecks
 from tlsbench.families.primitive.catalog import ALGORITHMS
 from tlsbench.families.primitive.vectors import cbc_hmac_seal, ecdh_reference, ffdhe_reference, standard_vectors
 
@@ -201,6 +203,8 @@ def phase1_items(keys: dict, selected: set[tuple[str, str]]) -> list[CheckItem]:
             CheckItem("pke", alg, "decrypt", {"key": key, "msg": ref_ct}, _expect(PKE_MESSAGE),
                       "decrypts a pyca/cryptography ciphertext"),
         ]
+    if any(kind in pqchecks.KINDS for kind, _ in selected):
+        items += pqchecks.phase1_items(selected, CheckItem, _expect, _expect_status, _ok_any, CHECK_MESSAGE)
     return items
 
 
@@ -252,9 +256,15 @@ def run_checks(
     # Phase 2: cross-verification and cross-decryption, arbitrated by the reference.
     cross: dict[str, list[tuple[CheckItem, str]]] = {lib: [] for lib in agents}
     for (kind, alg, what), by_lib in made.items():
-        k = keys[kind][alg]
+        k = keys.get(kind, {}).get(alg, {})
         for maker, blob in by_lib.items():
-            if what == "sig":
+            if kind in pqchecks.KINDS:
+                problem = pqchecks.reference_problem(kind, alg, blob, CHECK_MESSAGE)
+                if problem:
+                    tally.record(maker, kind, alg, problem, "encaps" if kind == "kem" else "sign")
+                    continue
+                item = pqchecks.cross_item(kind, alg, maker, blob, CheckItem, _expect, _expect_status, CHECK_MESSAGE)
+            elif what == "sig":
                 if not ref_verify(alg, k, CHECK_MESSAGE, blob):
                     tally.record(maker, kind, alg, "pyca/cryptography rejects its signature", "sign")
                     continue
