@@ -85,7 +85,9 @@ def _choose(what: str, text: str, allowed: list[str], see: str) -> list[str]:
 
 def _choose_libraries(text: str) -> list[str]:
     """--libraries: bare names (the default version) or name@version, e.g. openssl@3.5."""
-    chosen = [versions.canonical(name) for name in _csv(text)]  # one line listing the versions allowed
+    names = _csv(text)
+    _choose("library", ",".join(versions.base(n) for n in names), list(versions.VERSIONS), "tlsbench list libraries")
+    chosen = [versions.canonical(name) for name in names]  # one line listing the versions allowed
     if len(set(chosen)) != len(chosen):
         raise PlanError(f"--libraries {text}: names a library version twice")
     return chosen
@@ -248,11 +250,24 @@ def cmd_report(a: argparse.Namespace) -> int:
 EXIT_INCONCLUSIVE = 3
 
 
+def _version_pair(text: str | None) -> tuple[str, str] | None:
+    """--versions A,B: two versions of one library (bare name = its default)."""
+    if text is None:
+        return None
+    names = _csv(text)
+    if len(names) != 2:
+        raise PlanError(f"--versions {text}: give two versions of one library, e.g. openssl@3.0,openssl@3.5")
+    pair = (versions.canonical(names[0]), versions.canonical(names[1]))
+    if versions.base(pair[0]) != versions.base(pair[1]):
+        raise PlanError(f"--versions {text}: {pair[0]} and {pair[1]} are not versions of one library")
+    return pair
+
+
 def cmd_compare(a: argparse.Namespace) -> int:
     store = Store(Path(a.db))
     try:
         result = compare.compare(store, a.run_a, a.run_b, metric=a.metric, alpha=a.alpha,
-                                 min_effect=a.min_effect / 100)
+                                 min_effect=a.min_effect / 100, versions=_version_pair(a.versions))
     finally:
         store.close()
     if a.export == "ci-json":
@@ -604,6 +619,9 @@ def parser() -> argparse.ArgumentParser:
                           " 3 when no case is but one is inconclusive and could be (too few samples, too wide an"
                           " interval); 0 otherwise (default: no gate)")
     cmp.add_argument("--changes", action="store_true", help="show only the cases that changed")
+    cmp.add_argument("--versions", metavar="A,B",
+                     help="two versions of one library, e.g. openssl@3.0,openssl@3.5: run A's cases of the first"
+                          " against run B's of the second, case by case (A and B may be the same run)")
     cmp.add_argument("--alpha", type=float, default=compare.ALPHA, help="significance level (default 0.01)")
     cmp.add_argument("--min-effect", dest="min_effect", type=float, default=100 * compare.MIN_EFFECT,
                      help="smallest change in percent that counts (default 5; raise it on a noisy machine)")

@@ -25,6 +25,8 @@ class Version:
     # "system": the Debian development package; otherwise the libraries.lock.toml section
     lock: str
     note: str = ""
+    # families of algorithms this version has that older ones lack (for "unsupported" reasons)
+    features: tuple[str, ...] = ()
 
 
 # The default version of each library: one line of data each. Exact counts,
@@ -36,11 +38,11 @@ VERSIONS: dict[str, tuple[Version, ...]] = {
     "mbedtls": (Version("mbedtls", "3.6", "mbedtls", "Mbed TLS 3.6.6 LTS"),),
     "wolfssl": (
         Version("wolfssl", "5.7", "wolfssl", "wolfSSL 5.7.2"),
-        Version("wolfssl", "5.9", "wolfssl@5.9", "wolfSSL 5.9.2: ML-KEM, ML-DSA"),
+        Version("wolfssl", "5.9", "wolfssl@5.9", "wolfSSL 5.9.2: ML-KEM, ML-DSA", ("kem", "pqsig")),
     ),
     "openssl": (
         Version("openssl", "3.0", "system", "OpenSSL 3.0 (Debian 12 libssl-dev)"),
-        Version("openssl", "3.5", "openssl@3.5", "OpenSSL 3.5.7: ML-KEM, ML-DSA"),
+        Version("openssl", "3.5", "openssl@3.5", "OpenSSL 3.5.7: ML-KEM, ML-DSA", ("kem", "pqsig")),
     ),
     "gnutls": (Version("gnutls", "3.7", "system", "GnuTLS 3.7 (Debian 12 libgnutls28-dev)"),),
 }
@@ -96,6 +98,11 @@ def _unknown(name: str) -> str:
                            for v in VERSIONS[lib])
         return f"unknown version {name!r}; {lib} versions: {labels}"
     return f"unknown library {name!r}; allowed: {', '.join(identifiers())}"
+
+
+def having(feature: str) -> list[str]:
+    """The identifiers of the versions that have a feature (e.g. kind "kem")."""
+    return [identifier(v) for v in all_versions() if feature in v.features]
 
 
 def agent_name(ident: str) -> str:

@@ -21,6 +21,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, x448, x25519
 from cryptography.hazmat.primitives.asymmetric import padding as apad
 
+from tlsbench import versions
 from tlsbench.engine import agent as agent_mod
 from tlsbench.engine.protocol import encode_request
 from tlsbench.errors import AgentError
@@ -208,6 +209,15 @@ def phase1_items(keys: dict, selected: set[tuple[str, str]]) -> list[CheckItem]:
     return items
 
 
+def unsupported_reason(lib: str, kind: str) -> str:
+    """Why a library lacks a kind, naming the versions that have it where the kind is version-bound."""
+    having = versions.having(kind)
+    if having and lib not in having:
+        return (f"{versions.base(lib)} {versions.version_of(lib).label} has no {kind} algorithms; "
+                f"versions with them: {', '.join(having)}")
+    return "not supported by this library build"
+
+
 def request_for(item: CheckItem) -> str:
     return encode_request("compute", kind=item.kind, alg=item.alg, op=item.op, **item.fields)
 
@@ -302,7 +312,7 @@ def run_checks(
             if lib in broken:
                 results.append(CheckResult(lib, kind, alg, "fail", f"agent failed during checks: {broken[lib]}"))
             elif not any((kind, alg, op) in support[lib] for op in ALGORITHMS[kind][alg]):
-                results.append(CheckResult(lib, kind, alg, "unsupported", "not supported by this library build"))
+                results.append(CheckResult(lib, kind, alg, "unsupported", unsupported_reason(lib, kind)))
             elif key in tally.failures:
                 results.append(CheckResult(lib, kind, alg, "fail", tally.failures[key]))
             elif tally.passed.get(key, 0) == 0:
