@@ -207,8 +207,10 @@ def _check_libraries(loc: _Locator, table: str, key: str, value: object) -> list
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise loc.error(table, key, f"must be a list of strings; allowed: {', '.join(versions.identifiers())}")
     for v in value:
-        if versions.base(v) not in versions.VERSIONS:
-            raise _names_error(loc, table, key, v, versions.identifiers())
+        if versions.base(v) not in versions.VERSIONS:  # the nearest library names, then every version allowed
+            near = difflib.get_close_matches(v, list(versions.VERSIONS), n=3, cutoff=0.5)
+            hint = f" (did you mean {', '.join(near)}?)" if near else ""
+            raise loc.error(table, key, f"unknown value {v!r}{hint}; allowed: {', '.join(versions.identifiers())}")
         if versions.problem(v):
             raise loc.error(table, key, versions.problem(v))
     chosen = [versions.canonical(v) for v in value]

@@ -23,8 +23,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from tlsbench import paths
-from tlsbench.errors import SetupError
+from tlsbench import paths, versions
+from tlsbench.errors import PlanError, SetupError
 
 VERIFIED_MARK = ".tlsbench-verified"
 # libraries taken from the system, and the development package that brings them
@@ -243,12 +243,21 @@ def ensure_sources(libraries: list[str] | None = None) -> dict[str, Path]:
     return result
 
 
+def _lock_key(library: str) -> str:
+    """The lock section of a library identifier (versions.py; itself when it names none)."""
+    try:
+        lock = versions.version_of(library).lock
+    except PlanError:
+        return library
+    return library if lock == "system" else lock
+
+
 def describe(library: str) -> str:
     """Where a library's source comes from, for the record."""
     custom = user_source(library)
     if custom is not None:
         return f"user-supplied source tree {custom} (not checksum-verified)"
-    pin = load_lock().get(library)
+    pin = load_lock().get(_lock_key(library))
     if pin is None:
         package = SYSTEM_PACKAGES.get(library, library)
         version = _dpkg_version(package)
