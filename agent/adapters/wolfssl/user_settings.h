@@ -106,6 +106,7 @@ int tb_wolfssl_seed(unsigned char *output, unsigned int sz);
 #define WOLFSSL_HAVE_MLKEM
 #define WOLFSSL_WC_MLKEM
 #define WOLFSSL_HAVE_MLDSA
+#define WOLFSSL_PQC_HYBRIDS       /* TLS 1.3 X25519MLKEM768, SecP256r1MLKEM768 (ML-KEM-768 alone is on by default) */
 #undef WOLFSSL_NO_SHAKE128
 #define WOLFSSL_SHAKE128
 #endif
