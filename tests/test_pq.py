@@ -12,10 +12,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import env_without_agent_dir, tlsbench_cmd
+from conftest import env_without_agent_dir, needs_tools, tlsbench_cmd
 
 from tlsbench import paths
-from tlsbench.families.primitive import pqvectors
+from tlsbench.engine import agent
+from tlsbench.families.primitive import checks, pqvectors
 from tlsbench.families.primitive.catalog import ALGORITHMS
 from tlsbench.families.primitive.checks import run_checks
 from tlsbench.targets import build
@@ -120,3 +121,16 @@ def test_the_ml_kem_tls_groups_complete_in_both_libraries_and_between_them(pq_ag
     # OpenSSL 3.0 has no such group: no figure, the reason instead
     reasons = {r["case"]: r.get("reason", "") for r in rows if r.get("metric") is None}
     assert "has no group x25519mlkem768" in reasons[base.format(lib="openssl", group="x25519mlkem768")]
+
+
+@needs_tools("valgrind")
+@pytest.mark.parametrize("library", PQ_LIBS)
+def test_the_post_quantum_checks_run_clean_under_valgrind(pq_agents, library: str) -> None:
+    """As tests/test_memory.py for the default versions: no invalid read or write in any check."""
+    info = probe(library)
+    selected = {(k, a) for k in ("kem", "pqsig") for a in ALGORITHMS[k]}
+    items = [it for it in checks.phase1_items(NO_KEYS, selected) if (it.kind, it.alg, it.op) in info.support]
+    assert len(items) == 3 * (3 * 3 + 2) + 2 + 3 * (3 + 3)  # every kem and pqsig item of phase 1
+    res = agent.call(info.path, [checks.request_for(it) for it in items], 900, f"{library} under valgrind",
+                     wrapper=("valgrind", "-q", "--error-exitcode=99", "--leak-check=no"))
+    assert len(res.responses) == len(items) and res.stderr == ""
