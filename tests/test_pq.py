@@ -97,30 +97,40 @@ def test_a_run_stores_the_exact_sizes(pq_agents, tmp_path: Path) -> None:
         assert sizes[(f"{lib}/pqsig/ml-dsa-44/sign", "signature_bytes")] == 2420
 
 
-def test_the_ml_kem_tls_groups_complete_in_both_libraries_and_between_them(pq_agents, tmp_path: Path) -> None:
-    plan = tmp_path / "pq.toml"
-    plan.write_text('[select]\nlibraries = ["openssl@3.5", "wolfssl@5.9", "openssl"]\nkinds = ["tls"]\n'
-                    '[tls]\nsuites = ["TLS_AES_128_GCM_SHA256"]\n'
-                    'groups = ["x25519mlkem768", "secp256r1mlkem768", "mlkem768"]\ncerts = ["ecdsa-p256"]\n'
-                    'transports = ["memory", "tcp"]\nservers = ["openssl@3.5", "wolfssl@5.9"]\n'
+def _tls_run(tmp_path: Path, name: str, libraries: str, groups: str, tcp: str) -> list[dict]:
+    plan = tmp_path / f"{name}.toml"
+    plan.write_text(f'[select]\nlibraries = [{libraries}]\nkinds = ["tls"]\n'
+                    f'[tls]\nsuites = ["TLS_AES_128_GCM_SHA256"]\ngroups = [{groups}]\ncerts = ["ecdsa-p256"]\n{tcp}'
                     '[method]\nwarmup = 0\nrepeats = 1\nrounds = 1\n')
-    p = subprocess.run([*tlsbench_cmd(), "run", "--db", str(tmp_path / "r.sqlite"), "--json", "--plan", str(plan)],
-                       capture_output=True, text=True, env=env_without_agent_dir(), timeout=600)
+    db = tmp_path / f"{name}.sqlite"
+    p = subprocess.run([*tlsbench_cmd(), "run", "--db", str(db), "--json", "--plan", str(plan)], capture_output=True,
+                       text=True, env=env_without_agent_dir(), timeout=600)
     assert p.returncode == 0, p.stderr
-    rows = [json.loads(line) for line in p.stdout.splitlines()]
+    return [json.loads(line) for line in p.stdout.splitlines()]
+
+
+def test_the_ml_kem_tls_groups_complete_in_both_libraries_and_between_them(pq_agents, tmp_path: Path) -> None:
+    groups = ("x25519mlkem768", "secp256r1mlkem768", "mlkem768")
+    rows = _tls_run(tmp_path, "memory", '"openssl@3.5", "wolfssl@5.9", "openssl"', ", ".join(f'"{g}"' for g in groups),
+                    "")
     c2s = {r["case"]: r["median"] for r in rows if r.get("metric") == "c2s_bytes"}
     base = "{lib}/tls/TLS_AES_128_GCM_SHA256/{group}/ecdsa-p256-full"
+    mem = {(lib, g): c2s[base.format(lib=lib, group=g)] for lib in PQ_LIBS for g in groups}
     for lib in PQ_LIBS:
-        mem = {g: c2s[base.format(lib=lib, group=g)] for g in ("x25519mlkem768", "secp256r1mlkem768", "mlkem768")}
         # the hybrids' client shares: ML-KEM-768's 1184-byte key plus X25519's 32 or P-256's 65 bytes
-        assert mem["x25519mlkem768"] - mem["mlkem768"] == 32
-        assert mem["secp256r1mlkem768"] - mem["mlkem768"] == 65
-        for server in PQ_LIBS:  # over TCP against either library's server: the same ClientHello, and it completes
-            for g in mem:
-                assert c2s[base.format(lib=lib, group=g) + f"/tcp+server={server}"] == mem[g]
+        assert mem[(lib, "x25519mlkem768")] - mem[(lib, "mlkem768")] == 32
+        assert mem[(lib, "secp256r1mlkem768")] - mem[(lib, "mlkem768")] == 65
     # OpenSSL 3.0 has no such group: no figure, the reason instead
     reasons = {r["case"]: r.get("reason", "") for r in rows if r.get("metric") is None}
     assert "has no group x25519mlkem768" in reasons[base.format(lib="openssl", group="x25519mlkem768")]
+    # over TCP, each client against either library's server: it completes, with the same ClientHello
+    tcp = _tls_run(tmp_path, "tcp", '"openssl@3.5", "wolfssl@5.9"', '"x25519mlkem768"',
+                   'transports = ["tcp"]\nservers = ["openssl@3.5", "wolfssl@5.9"]\n')
+    c2s = {r["case"]: r["median"] for r in tcp if r.get("metric") == "c2s_bytes"}
+    for lib in PQ_LIBS:
+        for server in PQ_LIBS:
+            assert c2s[base.format(lib=lib, group="x25519mlkem768") + f"/tcp+server={server}"] == \
+                mem[(lib, "x25519mlkem768")]
 
 
 @needs_tools("valgrind")
