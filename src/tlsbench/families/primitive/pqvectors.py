@@ -66,7 +66,9 @@ def _blocks(path: Path) -> list[dict[str, str]]:
     return out
 
 
+@functools.cache
 def _tree() -> Path:
+    """The verified tree, once per process (checking its manifest reads every file of OpenSSL's source)."""
     try:
         return sources.ensure_sources([PIN])[PIN]
     except (SetupError, KeyError) as e:
