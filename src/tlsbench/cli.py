@@ -22,7 +22,7 @@ from tlsbench.engine.stats import parse_policy
 from tlsbench.engine.store import NOTHING_MEASURED, Store
 from tlsbench.engine.store_faults import explain
 from tlsbench.errors import PlanError, RunInterrupted, TlsbenchError
-from tlsbench.families.primitive.catalog import ALGORITHMS, BENCH_OPS, KINDS
+from tlsbench.families.primitive.catalog import ALGORITHMS, BENCH_OPS, DEFAULT_KINDS, KINDS
 from tlsbench.families.tls import catalog as tls_catalog
 from tlsbench.families.tls import certs
 from tlsbench.families.tls import support as tls_support
@@ -386,6 +386,9 @@ def cmd_list(a: argparse.Namespace) -> int:
         header = ["kind", "algorithm", "ops"] + libraries
         body = []
         for kind, algs in ALGORITHMS.items():
+            if kind not in DEFAULT_KINDS and not any(  # a kind only other versions have: shown where one is listed
+                    s and any(k == kind for k, _, _ in s) for s in support.values()):
+                continue
             for alg in algs:
                 row = [kind, alg, ",".join(BENCH_OPS[kind])]
                 for lib in libraries:
