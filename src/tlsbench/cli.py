@@ -15,7 +15,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from tlsbench import doctor, fidelity, paths
+from tlsbench import doctor, fidelity, paths, versions
 from tlsbench.engine import labels as run_labels
 from tlsbench.engine import machine, metrics, runner
 from tlsbench.engine.stats import parse_policy
@@ -23,7 +23,7 @@ from tlsbench.engine.store import NOTHING_MEASURED, Store
 from tlsbench.engine.store_backends import db_errors, is_url, redacted
 from tlsbench.engine.store_faults import explain
 from tlsbench.errors import PlanError, RunInterrupted, TlsbenchError
-from tlsbench.families.primitive.catalog import ALGORITHMS, BENCH_OPS, KINDS, LIBRARIES
+from tlsbench.families.primitive.catalog import ALGORITHMS, BENCH_OPS, DEFAULT_KINDS, KINDS
 from tlsbench.families.tls import catalog as tls_catalog
 from tlsbench.families.tls import certs
 from tlsbench.families.tls import support as tls_support
@@ -44,7 +44,7 @@ from tlsbench.plans.plan import (
 from tlsbench.report import compare, compare_html, compare_text, export
 from tlsbench.report import html as html_report
 from tlsbench.report import tables as report
-from tlsbench.targets import build
+from tlsbench.targets import build, sources
 from tlsbench.targets import target as targets
 from tlsbench.targets.libraries import LibraryInfo, probe
 
@@ -84,6 +84,16 @@ def _choose(what: str, text: str, allowed: list[str], see: str) -> list[str]:
     return chosen
 
 
+def _choose_libraries(text: str) -> list[str]:
+    """--libraries: bare names (the default version) or name@version, e.g. openssl@3.5."""
+    names = _csv(text)
+    _choose("library", ",".join(versions.base(n) for n in names), list(versions.VERSIONS), "tlsbench list libraries")
+    chosen = [versions.canonical(name) for name in names]  # one line listing the versions allowed
+    if len(set(chosen)) != len(chosen):
+        raise PlanError(f"--libraries {text}: names a library version twice")
+    return chosen
+
+
 # run flags that set the TLS matrix (the [tls] table of a plan): name, allowed values, where to see them
 TLS_FLAGS = (
     ("suites", tls_catalog.SUITES, "tlsbench list suites"),
@@ -106,7 +116,7 @@ def _plan_from_args(a: argparse.Namespace) -> tuple[Plan, str]:
     flags = []
     known_algs = [x for algs in ALGORITHMS.values() for x in algs]
     if a.libraries:
-        plan.libraries = _choose("library", a.libraries, list(LIBRARIES), "tlsbench list libraries")
+        plan.libraries = _choose_libraries(a.libraries)
         flags.append(f"--libraries {a.libraries}")
     if a.kinds:
         plan.kinds = _choose("kind", a.kinds, list(PLAN_KINDS), "tlsbench run --help")
@@ -242,11 +252,24 @@ def cmd_report(a: argparse.Namespace) -> int:
 EXIT_INCONCLUSIVE = 3
 
 
+def _version_pair(text: str | None) -> tuple[str, str] | None:
+    """--versions A,B: two versions of one library (bare name = its default)."""
+    if text is None:
+        return None
+    names = _csv(text)
+    if len(names) != 2:
+        raise PlanError(f"--versions {text}: give two versions of one library, e.g. openssl@3.0,openssl@3.5")
+    pair = (versions.canonical(names[0]), versions.canonical(names[1]))
+    if versions.base(pair[0]) != versions.base(pair[1]):
+        raise PlanError(f"--versions {text}: {pair[0]} and {pair[1]} are not versions of one library")
+    return pair
+
+
 def cmd_compare(a: argparse.Namespace) -> int:
     store = Store(a.db)
     try:
         result = compare.compare(store, a.run_a, a.run_b, metric=a.metric, alpha=a.alpha,
-                                 min_effect=a.min_effect / 100)
+                                 min_effect=a.min_effect / 100, versions=_version_pair(a.versions))
     finally:
         store.close()
     if a.export == "ci-json":
@@ -382,14 +405,24 @@ def _probe_on(target: targets.Target, lib: str) -> LibraryInfo:
 def cmd_list(a: argparse.Namespace) -> int:
     what = a.what
     target = targets.parse(a.target, a.board, a.profile)
-    libraries = list(LIBRARIES) if target.kind == "host" else list(build.FIRMWARE_LIBRARIES)
+    libraries = versions.identifiers() if target.kind == "host" else list(build.FIRMWARE_LIBRARIES)
     if target.kind != "host" and what in ("libraries", "algorithms", "suites"):
         print(f"on {target.name}: the firmware's libraries ({', '.join(libraries)}) as built")
     if what == "libraries":
         for lib in libraries:
+            if target.kind == "host":  # every pinned version, built or not
+                v = versions.version_of(lib)
+                default = " (default)" if "@" not in lib else ""
+                print(f"{lib:12}  {v.note}{default}")
+                if not paths.agent_path(lib).exists():
+                    print(f"{'':12}  not built (tlsbench build --libraries {lib}); source: {sources.describe(lib)}")
+                    continue
             try:
                 info = _probe_on(target, lib)
-                print(f"{lib:8}  {info.version}\n          {info.source}\n          config: {info.config}")
+                if target.kind == "host":
+                    print(f"{'':12}  built: {info.version}\n{'':12}  {info.source}\n{'':12}  config: {info.config}")
+                else:
+                    print(f"{lib:8}  {info.version}\n          {info.source}\n          config: {info.config}")
             except TlsbenchError as e:
                 print(f"{lib:8}  unavailable: {e}")
     elif what == "algorithms":
@@ -402,6 +435,9 @@ def cmd_list(a: argparse.Namespace) -> int:
         header = ["kind", "algorithm", "ops"] + libraries
         body = []
         for kind, algs in ALGORITHMS.items():
+            if kind not in DEFAULT_KINDS and not any(  # a kind only other versions have: shown where one is listed
+                    s and any(k == kind for k, _, _ in s) for s in support.values()):
+                continue
             for alg in algs:
                 row = [kind, alg, ",".join(BENCH_OPS[kind])]
                 for lib in libraries:
@@ -657,6 +693,9 @@ def parser() -> argparse.ArgumentParser:
                           " 3 when no case is but one is inconclusive and could be (too few samples, too wide an"
                           " interval); 0 otherwise (default: no gate)")
     cmp.add_argument("--changes", action="store_true", help="show only the cases that changed")
+    cmp.add_argument("--versions", metavar="A,B",
+                     help="two versions of one library, e.g. openssl@3.0,openssl@3.5: run A's cases of the first"
+                          " against run B's of the second, case by case (A and B may be the same run)")
     cmp.add_argument("--alpha", type=float, default=compare.ALPHA, help="significance level (default 0.01)")
     cmp.add_argument("--min-effect", dest="min_effect", type=float, default=100 * compare.MIN_EFFECT,
                      help="smallest change in percent that counts (default 5; raise it on a noisy machine)")

@@ -135,7 +135,12 @@ static int group_id(const char *g)
         int id;
     } map[] = {{"x25519", WOLFSSL_ECC_X25519},   {"x448", WOLFSSL_ECC_X448},
                {"p256", WOLFSSL_ECC_SECP256R1},  {"p384", WOLFSSL_ECC_SECP384R1},
-               {"ffdhe2048", WOLFSSL_FFDHE_2048}, {"ffdhe3072", WOLFSSL_FFDHE_3072}};
+               {"ffdhe2048", WOLFSSL_FFDHE_2048}, {"ffdhe3072", WOLFSSL_FFDHE_3072},
+#ifdef TB_WOLFSSL_PQ /* user_settings.h: hybrids and ML-KEM alone in TLS 1.3 */
+               {"x25519mlkem768", WOLFSSL_X25519MLKEM768}, {"secp256r1mlkem768", WOLFSSL_SECP256R1MLKEM768},
+               {"mlkem768", WOLFSSL_ML_KEM_768},
+#endif
+    };
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
         if (strcmp(map[i].name, g) == 0) return map[i].id;
     }

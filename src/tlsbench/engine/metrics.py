@@ -116,13 +116,19 @@ MIN_RAM = (
     _m("negotiated_max_frag_bytes", "bytes", True, "largest record plaintext the client sends (max fragment)",
        "bytes"),
 )
+# Post-quantum primitives: the sizes of what their operations output, as the library produced it.
+PQ_SIZES = (
+    _m("public_key_bytes", "bytes", True, "public key size (keygen's output)", "bytes"),
+    _m("ciphertext_bytes", "bytes", True, "KEM ciphertext size (encaps' output)", "bytes"),
+    _m("signature_bytes", "bytes", True, "signature size (sign's output)", "bytes"),
+)
 SIZE = (
     _m("flash_bytes", "bytes", True, "flash (text + rodata + data)", "bytes"),
     _m("ram_bytes", "bytes", True, "static RAM (data + bss)", "bytes"),
 )
 
 REGISTRY: dict[str, Metric] = {}
-for _metric in (*COUNTERS, *MEMORY, *PRIMITIVE_DERIVED, *TLS_SIDED, *TLS_SHARED, *MIN_RAM, *SIZE):
+for _metric in (*COUNTERS, *MEMORY, *PRIMITIVE_DERIVED, *PQ_SIZES, *TLS_SIDED, *TLS_SHARED, *MIN_RAM, *SIZE):
     assert _metric.name not in REGISTRY, f"metric {_metric.name} is registered twice"
     assert _metric.display in DISPLAYS, _metric
     REGISTRY[_metric.name] = _metric

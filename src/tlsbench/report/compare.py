@@ -260,12 +260,33 @@ def compare_runs(a: RunSide, b: RunSide, metric: str | None, alpha: float = ALPH
     return result
 
 
+def one_version(side: RunSide, ident: str) -> RunSide:
+    """Pure: only the cases of one library version ("openssl@3.5"), named by
+    their library alone ("openssl/kem/..."), so two versions of a library
+    compare case by case, from one run or two. Its version and configuration
+    stay in the context under the library's name: compare shows them as the
+    difference between the two sides."""
+    lib = ident.split("@", 1)[0]
+    prefix = f"{ident}/"
+    values = {m: {f"{lib}/{n[len(prefix):]}": v for n, v in per_case.items() if n.startswith(prefix)}
+              for m, per_case in side.values.items()}
+    context = {k: v for k, v in side.context.items() if not k.endswith((" version", " config"))}
+    for what in ("version", "config"):
+        if f"{ident} {what}" in side.context:
+            context[f"{lib} {what}"] = side.context[f"{ident} {what}"]
+    return RunSide(side.run_id, context, side.units, values)
+
+
 def compare(store: Store, run_a: int, run_b: int, metric: str | None = None, alpha: float = ALPHA,
-            min_effect: float = MIN_EFFECT) -> Comparison:
-    """Read both runs, compare them. An unknown metric is an error naming the nearest ones."""
+            min_effect: float = MIN_EFFECT, versions: tuple[str, str] | None = None) -> Comparison:
+    """Read both runs, compare them. An unknown metric is an error naming the nearest ones.
+    versions (A's library version, B's): compare those two versions of one library (one_version)."""
     if metric:
         metrics.get(metric)
-    return compare_runs(read(store, run_a, metric), read(store, run_b, metric), metric, alpha, min_effect)
+    a, b = read(store, run_a, metric), read(store, run_b, metric)
+    if versions is not None:
+        a, b = one_version(a, versions[0]), one_version(b, versions[1])
+    return compare_runs(a, b, metric, alpha, min_effect)
 
 
 def _worse(r: Row, limit: float, value: float) -> bool:

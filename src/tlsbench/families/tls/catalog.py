@@ -28,7 +28,10 @@ TLS12_SUITES = tuple(
 SUITES = TLS13_SUITES + TLS12_SUITES
 EC_GROUPS = ("x25519", "x448", "p256", "p384")
 FF_GROUPS = ("ffdhe2048", "ffdhe3072")
-GROUPS = EC_GROUPS + FF_GROUPS
+# TLS 1.3 only: ML-KEM-768 hybrids (X25519 or P-256 with ML-KEM-768) and ML-KEM-768 alone
+# (draft-ietf-tls-ecdhe-mlkem, draft-ietf-tls-mlkem); OpenSSL 3.5 and wolfSSL 5.9 have them
+PQ_GROUPS = ("x25519mlkem768", "secp256r1mlkem768", "mlkem768")
+GROUPS = EC_GROUPS + FF_GROUPS + PQ_GROUPS
 # what proves the server's identity when it is not a certificate
 PSK_CRED, ANON_CRED = "psk", "anon"
 
