@@ -14,16 +14,19 @@ import argparse
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 
 def session(machine: str, firmware: str, requests: list[str],
-            echo: Callable[[str], None] = lambda line: None, timeout: float | None = None) -> tuple[list[str], int]:
+            echo: Callable[[str], None] = lambda line: None, timeout: float | None = None,
+            uart: int = 0, qemu_args: Sequence[str] = ()) -> tuple[list[str], int]:
     """The non-empty lines the firmware wrote, and QEMU's exit code (QEMU
-    is killed after timeout seconds: the code is then negative)."""
+    is killed after timeout seconds: the code is then negative). uart: which
+    -serial port the firmware talks on; qemu_args: more machine options."""
     todo = list(requests)
     proc = subprocess.Popen(
-        ["qemu-system-arm", "-M", machine, "-display", "none", "-monitor", "none", "-serial", "stdio",
+        ["qemu-system-arm", "-M", machine, *qemu_args, "-display", "none", "-monitor", "none",
+         *["-serial", "null"] * uart, "-serial", "stdio",
          "-semihosting-config", "enable=on,target=native", "-icount", "shift=7,sleep=off", "-kernel", firmware],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert proc.stdin is not None and proc.stdout is not None
