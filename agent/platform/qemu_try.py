@@ -57,10 +57,15 @@ def session(machine: str, firmware: str, requests: list[str],
 def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("-M", dest="machine", required=True)
+    p.add_argument("--uart", type=int, default=0, help="the -serial port the firmware uses (netduino2 USART2: 1)")
+    p.add_argument("--global", dest="globals", action="append", default=[],
+                   help="a QEMU -global option, e.g. nrf51-soc.sram-size=20480")
     p.add_argument("firmware")
     a = p.parse_args()
     requests = [r for r in sys.stdin.read().splitlines() if r.strip()]
-    _, rc = session(a.machine, a.firmware, requests, echo=lambda line: print(line, flush=True))
+    extra = [x for g in a.globals for x in ("-global", g)]
+    _, rc = session(a.machine, a.firmware, requests, echo=lambda line: print(line, flush=True), uart=a.uart,
+                    qemu_args=extra)
     return rc
 
 
