@@ -181,3 +181,49 @@ def test_lines_work_over_pyserials_loop_url() -> None:
     assert [next(link), next(link)] == ["tb1 a\n", "\n"]
     assert link.pending() == []
     link.close()
+
+
+def test_a_port_that_vanishes_is_reopened_and_the_run_goes_on(tmp_path: Path) -> None:
+    """A USB serial port that re-enumerates: the port's name (here a
+    symlink, as udev's /dev/serial/by-id names are) points at a new
+    pseudo-terminal with a freshly booted board behind it."""
+    link = tmp_path / "ttyBOARD"
+    fds: list[int] = []
+
+    def plug() -> FakeBoard:
+        master, slave = pty.openpty()
+        tty.setraw(master)
+        fds.extend((master, slave))
+        link.unlink(missing_ok=True)
+        link.symlink_to(os.ttyname(slave))
+        return FakeBoard(master)
+
+    first = plug()
+    second: list[FakeBoard] = []
+    orig = first.answer
+
+    def unplug_at_2(line: str) -> None:
+        if line == "calibrate n=2":
+            first.requests.append(line)
+            second.append(plug())  # before the old pty closes: its fd numbers are not reused
+            gone, first.fd = first.fd, -1  # this thread's next read fails: it stops
+            os.close(gone)  # the bridge's end reads EIO: the port is gone
+            second[0].start()
+            return
+        orig(line)
+
+    first.answer = unplug_at_2  # type: ignore[method-assign]
+    first.start()
+    try:
+        rc, lines = run_bridge(str(link), ["calibrate n=1", "calibrate n=2", "calibrate n=3"])
+    finally:
+        for fd in fds[1:]:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    assert rc == 0
+    recs = [parse_line(x) for x in lines]
+    assert [(r.type, r.get("n") or r.get("status")) for r in recs] == [
+        ("calibrate", 1), ("end", "ok"), ("end", "error"), ("calibrate", 3), ("end", "ok")]
+    assert [r.split(" ")[0] for r in second[0].requests] == ["hello", "clock", "calibrate"]

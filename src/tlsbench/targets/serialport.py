@@ -87,13 +87,15 @@ class Lines:
                 time.sleep(0.2)
 
     def send(self, data: bytes) -> None:
+        """Writes data; a port that went away is reopened and the write is
+        not repeated: the board behind it restarted (BoardReset), so the
+        caller handshakes again first."""
         try:
             self.ser.write(data)
             self.ser.flush()
         except (serial.SerialException, OSError) as e:
             self._reopen(e)
-            self.ser.write(data)
-            self.ser.flush()
+            raise BoardReset from e
 
     def _read(self) -> bytes:
         try:
