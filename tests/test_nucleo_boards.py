@@ -26,6 +26,7 @@ AGENT = Path(__file__).resolve().parent.parent / "agent"
 
 # board -> (TB_CPU, flash bytes, RAM bytes, the counter code it must link)
 REAL = {
+    "nucleo-f446re": ("cortex-m4", 512 << 10, 128 << 10, "tb_dwt_count"),
     "nucleo-f103rb": ("cortex-m3", 128 << 10, 20 << 10, "tb_dwt_count"),
     "nucleo-l073rz": ("cortex-m0", 192 << 10, 20 << 10, "tb_systick_count"),
     "nucleo-f746zg": ("cortex-m7", 1 << 20, 320 << 10, "tb_dwt_count"),
