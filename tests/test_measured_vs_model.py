@@ -73,3 +73,14 @@ def test_the_cli_prints_it(runs, db_path: Path, capsys) -> None:
     assert main(["--db", str(db_path), "compare", str(board), str(model)]) in (0, 1)
     out = capsys.readouterr().out
     assert "| aes-gcm-1k" not in out and "aes-gcm-1k" in out and "0.938" in out
+
+
+def test_the_json_carries_the_rows_only_when_there_are_some(runs, db_path: Path) -> None:
+    import json
+
+    store, board, model = runs
+    data = json.loads(compare_text.render(compare.compare(store, board, model), "json"))
+    assert (data["measured_run"], data["model_run"]) == (board, model)
+    assert {r["name"]: r["ratio"] for r in data["measured_vs_model"]}["sha256-64"] == pytest.approx(1.3)
+    other = _fabricated_run(store, "qemu:y", "model_cycles", {"c": [12]})
+    assert "measured_vs_model" not in json.loads(compare_text.render(compare.compare(store, model, other), "json"))

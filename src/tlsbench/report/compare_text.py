@@ -122,7 +122,11 @@ def _text_table(header: list[str], body: list[list[str]], md: bool) -> list[str]
 
 def render(c: Comparison, fmt: str = "table", only_changes: bool = False) -> str:
     if fmt == "json":
-        return json.dumps(asdict(c), indent=1) + "\n"
+        data = asdict(c)
+        if not c.measured_vs_model:  # runs without a board's counter read exactly as before
+            for key in ("measured_run", "model_run", "measured_vs_model"):
+                data.pop(key)
+        return json.dumps(data, indent=1) + "\n"
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")
     md = fmt == "markdown"
