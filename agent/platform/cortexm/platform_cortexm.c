@@ -100,7 +100,9 @@ void tb_platform_init(void)
     tb_reading a, b;
     tb_read_counters(&a);
     tb_read_counters(&b);
-    read_cost = b.instructions - a.instructions; /* read_cost was 0 for both */
+    /* read_cost was 0 for both; a board counting cycles has them in .cycles
+     * (subtracting only .instructions left its read cost in every window) */
+    read_cost = (tb_board_counter() & TB_CTR_CYCLES) ? b.cycles - a.cycles : b.instructions - a.instructions;
     model_read_cost = b.model_cycles - a.model_cycles;
     reads = 0;
     /* "Ready": one empty line (the host's reader skips empty lines). A host

@@ -53,6 +53,8 @@ class Board:
     counter: str  # instructions (exact, emulated) | cycles (a real core's counter)
     description: str
     arch: str = "arm"  # TOOLCHAINS key
+    uart: int = 0  # which of QEMU's -serial ports the firmware talks on (netduino2's USART2 is the second)
+    qemu_args: tuple[str, ...] = ()  # what the machine needs to match the board (e.g. its RAM size)
 
     @property
     def toolchain(self) -> Toolchain:
@@ -79,6 +81,26 @@ BOARDS: dict[str, Board] = {b.name: b for b in (
     Board("nucleo-f446re", "nucleo-f446re", "cortex-m4", None, 128 << 10, "cycles",
           "ST Nucleo-F446RE, STM32F446RE Cortex-M4 at 16 MHz (HSI), a real board over its ST-LINK serial port"
           " (DWT cycle counter)"),
+    Board("nucleo-f103rb", "nucleo-f103rb", "cortex-m3", None, 20 << 10, "cycles",
+          "ST Nucleo-F103RB, STM32F103RB Cortex-M3 at 72 MHz, a real board over its ST-LINK serial port"
+          " (DWT cycle counter; never run on hardware)"),
+    Board("nucleo-l073rz", "nucleo-l073rz", "cortex-m0", None, 20 << 10, "cycles",
+          "ST Nucleo-L073RZ, STM32L073RZ Cortex-M0+ at 32 MHz, a real board over its ST-LINK serial port"
+          " (SysTick cycle counter; never run on hardware)"),
+    Board("nucleo-f746zg", "nucleo-f746zg", "cortex-m7", None, 320 << 10, "cycles",
+          "ST Nucleo-F746ZG, STM32F746ZG Cortex-M7 at 216 MHz, a real board over its ST-LINK serial port"
+          " (DWT cycle counter; never run on hardware)"),
+    # a board's image layout (its own linker script's memory sizes) on the closest emulated machine
+    Board("nucleo-f103rb-on-netduino2", "nucleo-f103rb", "cortex-m3", "netduino2", 20 << 10, "instructions",
+          "the Nucleo-F103RB image (20 KiB RAM, 128 KiB flash, USART2) on QEMU's Netduino 2 (STM32F205"
+          " Cortex-M3; exact instruction counts)", uart=1),
+    Board("nucleo-l073rz-on-microbit", "nucleo-l073rz", "cortex-m0", "microbit", 20 << 10, "instructions",
+          "the Nucleo-L073RZ memory layout (20 KiB RAM, 192 KiB flash) on QEMU's micro:bit Cortex-M0 with its"
+          " RAM set to 20 KiB (micro:bit UART and timer; exact instruction counts)",
+          qemu_args=("-global", "nrf51-soc.sram-size=20480")),
+    Board("nucleo-f746zg-on-mps2-an500", "nucleo-f746zg", "cortex-m7", "mps2-an500", 320 << 10, "instructions",
+          "the Nucleo-F746ZG memory layout (320 KiB RAM, 1 MiB flash) on QEMU's MPS2 AN500 Cortex-M7 (MPS2 UART"
+          " and timer; exact instruction counts)"),
 )}
 
 
@@ -188,8 +210,8 @@ def qemu_command(board: Board, firmware: Path, serial: str = "stdio") -> list[st
     ``serial``, semihosting for the firmware's exit, and instruction counting
     that makes virtual time a pure function of the instructions run."""
     assert board.machine is not None
-    return [*board.toolchain.qemu, "-M", board.machine, "-display", "none", "-monitor", "none",
-            "-serial", serial, "-semihosting-config", "enable=on,target=native",
+    return [*board.toolchain.qemu, "-M", board.machine, *board.qemu_args, "-display", "none", "-monitor", "none",
+            *["-serial", "null"] * board.uart, "-serial", serial, "-semihosting-config", "enable=on,target=native",
             "-icount", ICOUNT, "-kernel", str(firmware)]
 
 
