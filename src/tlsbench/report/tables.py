@@ -280,7 +280,8 @@ def context_lines(data: RunData, md: bool) -> list[str]:
     out = [
         f"{'## ' if md else ''}tlsbench run {r.id}: plan {r.plan_name}, target {r.target}, {status}",
         f"{bullet}{'host ' if firmware else ''}machine: {m.get('cpu_model')} ({m.get('cores')} cores;"
-        f" {', '.join(m.get('cpu_flags', []))}), {m.get('os')}, kernel {m.get('kernel')}",
+        f" CPU features the libraries dispatch on: {', '.join(m.get('cpu_flags', [])) or 'none recorded'}),"
+        f" {m.get('os')}, kernel {m.get('kernel')}",
     ]
     if firmware:
         out.append(f"{bullet}board: {m['board']} ({m.get('board_cpu')}, {m.get('board_ram_bytes', 0) // 1024} KiB RAM),"
@@ -369,8 +370,8 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
                      " client->server + server->client, round trips" if has_tls else "")
                   + ". " + metrics.INSTRUCTIONS_NOTE
                   if firmware and metric is None else
-                  "cells: median throughput for sized operations, otherwise median wall time per operation;"
-                  " ±: stdev/median of the kept samples"
+                  "cells: median throughput for sized operations (MB/s = 10^6 B/s; sizes in KiB = 1,024 B),"
+                  " otherwise median wall time per operation; ±: stdev/median of the kept samples"
                   + ("; tls: median CPU time per handshake of the client (C) and the server (S), handshake"
                      " bytes client->server + server->client, round trips" if has_tls else "")
                   if metric is None else
