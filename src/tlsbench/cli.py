@@ -593,6 +593,9 @@ def parser() -> argparse.ArgumentParser:
     from tlsbench.report import stability  # the command lives in its own module
 
     stability.add_parser(sub, db)
+    from tlsbench.report import resultsdoc  # the results pages, from stored runs
+
+    resultsdoc.add_parser(sub, db)
 
     sub.add_parser("runs", parents=[db], help="list stored runs").set_defaults(func=cmd_runs)
 
