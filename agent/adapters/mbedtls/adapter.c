@@ -94,6 +94,15 @@ static tb_status adapter_init(void)
     return seed_rng();
 }
 
+/* After the platform's deterministic stream restarted (tb_rng_restart): the
+ * generator rebuilt from it, so every repeat draws the same numbers. */
+static tb_status adapter_reseed(void)
+{
+    mbedtls_ctr_drbg_free(&drbg);
+    mbedtls_entropy_free(&entropy);
+    return seed_rng();
+}
+
 static const char *adapter_version(void)
 {
     static char text[32];
