@@ -7,7 +7,7 @@ import io
 import json
 from pathlib import Path
 
-from tlsbench.engine.case import Result
+from tlsbench.engine.case import Result, Sample
 from tlsbench.engine.store import Store
 from tlsbench.report import export
 from tlsbench.report import html as html_report
@@ -49,3 +49,38 @@ def test_noise_is_flagged_in_every_format(db_path: Path, tmp_path: Path) -> None
     assert "noisy: 1 figure(s)" in html_report.render(data)
     md = export.markdown(data, [])
     assert "noisy: 1 figure(s)" in md
+
+
+def _drift_run(store: Store) -> int:
+    """10 repeats in 3 rounds (4, 3, 3 batches): sha256's third round runs 30%
+    slower with a small spread inside each round; sha512's rounds agree."""
+    method = {"repeats": 10, "warmup": 1, "outliers": "none", "min_sample_ms": 1, "timeout_s": 9, "rounds": 3,
+              "env": {}}
+    run = store.create_run(target="host", plan_name="p", plan_source="", plan={"method": method},
+                           machine={"cpu_model": "cpu", "cores": 2}, version="1", keys={})
+    for alg, last in (("sha256", 130), ("sha512", 101)):
+        per_op = [100, 101, 99, 100, 100, 101, 99, last, last + 1, last - 1]
+        store.put_case(run, name=f"openssl/hash/{alg}/hash/64", library="openssl", kind="hash", alg=alg, op="hash",
+                       size=64, params={}, status="ok", reason="", iters=10, started=0, transcript="",
+                       samples=[Sample(i, False, 10, "wall_ns", 10 * v) for i, v in enumerate(per_op)],
+                       results=[_result("wall_ns", "ns/op", 100.5, 1.0)])
+    store.finish_run(run)
+    return run
+
+
+def test_drift_between_rounds_is_flagged_in_every_format(db_path: Path) -> None:
+    store = Store(db_path)
+    data = report.load(store, _drift_run(store))
+    assert [(n, round(d, 3)) for n, d in report.drifting_cases(data)] == [("openssl/hash/sha256/hash/64", 0.299)]
+    assert report.noisy_cases(data) == []  # the spread inside the rounds hides it
+    table = report.render(data, "table")
+    assert "±1.0% (drift)" in table and table.count("(drift)") == 2  # the cell, and the warning
+    assert "drift: 1 case(s) whose rounds' median wall_ns differ by more than 10%" in table and "--rounds" in table
+    assert "drift: 1 case(s)" in report.render(data, "markdown")
+    rows = {(r["name"], r["metric"]): r for r in csv.DictReader(io.StringIO(report.render(data, "csv")))}
+    assert rows[("sha256", "wall_ns")]["round_drift"] == "0.2985" and rows[("sha512", "wall_ns")]["round_drift"]
+    doc = json.loads(report.render(data, "json"))
+    assert doc["noise"]["drift_limit"] == 0.1
+    assert [x["case"] for x in doc["noise"]["drifting"]] == ["openssl/hash/sha256/hash/64"]
+    assert "drift: 1 case(s)" in html_report.render(data)
+    assert "drift: 1 case(s)" in export.markdown(data, [])

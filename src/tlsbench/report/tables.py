@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass, field
 
 from tlsbench.engine import metrics, stats
+from tlsbench.engine.case import split_repeats
 from tlsbench.engine.metrics import format_rate, format_time
 from tlsbench.engine.store import NOTHING_MEASURED, RunInfo, Store
 from tlsbench.families.tls import names as tls_names
@@ -37,6 +38,13 @@ def load(store: Store, run_id: int) -> RunData:
         cases[r["name"]]["results"][r["metric"]] = dict(r)
     for c in cases.values():
         c.pop("transcript", None)
+    method = run.plan.get("method", {})
+    per_round = split_repeats(int(method.get("repeats", 0)), int(method.get("rounds", 1)))
+    if len(per_round) > 1:  # each case's drift between its rounds, of its timed headline
+        for name, (status, values) in store.per_op_values(run_id, DRIFT_METRIC).items():
+            drift = stats.round_drift(values, per_round) if status == "ok" else None
+            if drift is not None:
+                cases[name]["round_drift"] = drift
     return RunData(
         run=run,
         libraries=[dict(r) for r in store.libraries(run_id)],
@@ -48,6 +56,15 @@ def load(store: Store, run_id: int) -> RunData:
 
 
 NOISY_MARK = "(noisy)"
+DRIFT_MARK = "(drift)"
+DRIFT_METRIC = "wall_ns"  # the timed metric whose rounds are compared
+
+
+def drifting_cases(data: RunData) -> list[tuple[str, float]]:
+    """(case, drift) of every case whose rounds' medians differ by more than
+    stats.DRIFT_LIMIT of its median (stats.round_drift)."""
+    return [(c["name"], c["round_drift"]) for c in data.cases
+            if c.get("round_drift") is not None and c["round_drift"] > stats.DRIFT_LIMIT]
 
 
 def noisy_cases(data: RunData) -> list[tuple[str, str, float]]:
@@ -63,13 +80,21 @@ def noisy_cases(data: RunData) -> list[tuple[str, str, float]]:
 
 def noise_lines(data: RunData) -> list[str]:
     """The warning every format prints when some figure is noisy: how many, the worst, what to do."""
+    out = []
     noisy = noisy_cases(data)
-    if not noisy:
-        return []
-    worst = sorted(noisy, key=lambda x: -x[2])[:5]
-    return [f"noisy: {len(noisy)} figure(s) have a spread (stdev/median) over {100 * stats.NOISE_LIMIT:g}%,"
-            f" marked {NOISY_MARK}; worst: " + ", ".join(f"{n} {m} ±{100 * s:.0f}%" for n, m, s in worst)
-            + f"; {stats.NOISE_ADVICE}"]
+    if noisy:
+        worst = sorted(noisy, key=lambda x: -x[2])[:5]
+        out.append(f"noisy: {len(noisy)} figure(s) have a spread (stdev/median) over {100 * stats.NOISE_LIMIT:g}%,"
+                   f" marked {NOISY_MARK}; worst: " + ", ".join(f"{n} {m} ±{100 * s:.0f}%" for n, m, s in worst)
+                   + f"; {stats.NOISE_ADVICE}")
+    drifting = drifting_cases(data)
+    if drifting:
+        worst_d = sorted(drifting, key=lambda x: -x[1])[:5]
+        out.append(f"drift: {len(drifting)} case(s) whose rounds' median {DRIFT_METRIC} differ by more than"
+                   f" {100 * stats.DRIFT_LIMIT:g}% of the median (the machine changed during the run), marked"
+                   f" {DRIFT_MARK}; worst: " + ", ".join(f"{n} {100 * d:.0f}%" for n, d in worst_d)
+                   + f"; {stats.NOISE_ADVICE}")
+    return out
 
 
 def clockless(cases: list[dict]) -> bool:
@@ -138,6 +163,8 @@ def cell(case: dict, metric: str | None = None) -> str:
     wall = res["wall_ns"]
     sp = stats.spread(wall["median"], wall["stdev"])
     spread = "" if sp is None else f" ±{100 * sp:.1f}%" + (f" {NOISY_MARK}" if sp > stats.NOISE_LIMIT else "")
+    if (case.get("round_drift") or 0) > stats.DRIFT_LIMIT:
+        spread += f" {DRIFT_MARK}"
     if "throughput" in res:
         return f"{format_rate(res['throughput']['median'])}{spread}"
     return f"{format_time(wall['median'])}{spread}"
@@ -391,7 +418,7 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
         buf = io.StringIO()
         cols = ["run", "case", "library", "library_version", "kind", "name", "op", "size", "status", "reason",
                 "metric", "unit", "n", "removed", "median", "mean", "stdev", "min", "max", "ci95_low", "ci95_high",
-                "spread", "noisy"]
+                "spread", "noisy", "round_drift"]
         w = csv.writer(buf)
         w.writerow(cols)
         versions = {lib["library"]: lib["version"] for lib in data.libraries}
@@ -399,11 +426,13 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
             base = [data.run.id, c["name"], c["library"], versions.get(c["library"], ""), c["kind"], c["alg"],
                     c["op"], c["size"] if c["size"] is not None else "", c["status"], c["reason"]]
             if not c["results"]:
-                w.writerow(base + [""] * 13)
+                w.writerow(base + [""] * 14)
             for metric, r in c["results"].items():
                 sp = None if metrics.is_exact(metric) else stats.spread(r["median"], r["stdev"])
-                w.writerow(base + [metric] + [r[k] if r[k] is not None else "" for k in cols[11:-2]]
-                           + ["" if sp is None else f"{sp:.4f}", int(sp is not None and sp > stats.NOISE_LIMIT)])
+                drift = c.get("round_drift") if metric == DRIFT_METRIC else None
+                w.writerow(base + [metric] + [r[k] if r[k] is not None else "" for k in cols[11:-3]]
+                           + ["" if sp is None else f"{sp:.4f}", int(sp is not None and sp > stats.NOISE_LIMIT),
+                              "" if drift is None else f"{drift:.4f}"])
         return buf.getvalue()
     if fmt == "json":
         r = data.run
@@ -412,7 +441,10 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
             "tlsbench_version": r.tlsbench_version, "libraries": data.libraries, "checks": data.checks,
             "cases": data.cases,
             "noise": {"limit": stats.NOISE_LIMIT, "rule": "stdev/median of a noisy metric above the limit",
-                      "noisy": [{"case": n, "metric": m, "spread": round(sp, 4)} for n, m, sp in noisy_cases(data)]},
+                      "noisy": [{"case": n, "metric": m, "spread": round(sp, 4)} for n, m, sp in noisy_cases(data)],
+                      "drift_limit": stats.DRIFT_LIMIT,
+                      "drift_rule": f"(largest - smallest round median of {DRIFT_METRIC}) / median, above the limit",
+                      "drifting": [{"case": n, "drift": round(d, 4)} for n, d in drifting_cases(data)]},
         }
         return json.dumps(doc, indent=1, default=str) + "\n"
     raise ValueError(f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")
