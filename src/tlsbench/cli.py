@@ -367,12 +367,14 @@ def cmd_list(a: argparse.Namespace) -> int:
         print(report.aligned(header, body))
     elif what == "suites":
         agents: dict[str, Path] = {}
+        images: dict[str, str] = {}  # each image's answers are kept by its SHA-256
         for lib in libraries:
             try:
-                agents[lib] = _probe_on(target, lib).path
+                info = _probe_on(target, lib)
             except TlsbenchError:
                 continue
-        print(report.aligned(*tls_support.support_matrix(agents, libraries)))
+            agents[lib], images[lib] = info.path, info.agent_sha256
+        print(report.aligned(*tls_support.support_matrix(agents, libraries, images)))
     elif what == "targets":
         print(f"{'host':28}  this machine, Linux (agents built by tlsbench build)")
         for b in targets.BOARDS.values():
