@@ -23,7 +23,7 @@ from tlsbench.report import tables as report
 def _r(metric: str, unit: str, median: float, mean: float | None = None, half: float | None = None) -> Result:
     mean = median if mean is None else mean
     lo, hi = (None, None) if half is None else (mean - half, mean + half)
-    return Result(metric, unit, 5, 0, median, mean, None if half is None else half, median, median, lo, hi)
+    return Result.of(metric, unit, 5, 0, median, mean, None if half is None else half, median, median, lo, hi)
 
 
 def make_tls_run(store: Store) -> int:

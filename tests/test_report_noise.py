@@ -15,7 +15,7 @@ from tlsbench.report import tables as report
 
 
 def _result(metric: str, unit: str, median: float, stdev: float | None) -> Result:
-    return Result(metric, unit, 10, 0, median, median, stdev, median, median, None, None)
+    return Result.of(metric, unit, 10, 0, median, median, stdev, median, median, None, None)
 
 
 def _run(store: Store) -> int:
