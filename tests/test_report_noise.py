@@ -84,3 +84,27 @@ def test_drift_between_rounds_is_flagged_in_every_format(db_path: Path) -> None:
     assert [x["case"] for x in doc["noise"]["drifting"]] == ["openssl/hash/sha256/hash/64"]
     assert "drift: 1 case(s)" in html_report.render(data)
     assert "drift: 1 case(s)" in export.markdown(data, [])
+
+
+def test_an_exact_count_that_differs_between_repeats_is_shown_as_varying(db_path: Path) -> None:
+    method = {"repeats": 3, "warmup": 1, "outliers": "none", "min_sample_ms": 1, "timeout_s": 9, "rounds": 1,
+              "env": {}}
+    store = Store(db_path)
+    run = store.create_run(target="qemu:mps2-an386", plan_name="p", plan_source="", plan={"method": method},
+                           machine={"cpu_model": "cpu", "cores": 2, "board": "mps2-an386"}, version="1", keys={})
+    for alg, lo, hi in (("rsa2048-pkcs1-sha256", 55_082_368, 55_159_412), ("ecdsa-p256-sha256", 7_000, 7_000)):
+        store.put_case(run, name=f"mbedtls/sig/{alg}/sign", library="mbedtls", kind="sig", alg=alg, op="sign",
+                       size=None, params={}, status="ok", reason="", iters=1, started=0, transcript="",
+                       results=[Result.of("instructions", "instructions", 3, 0, lo, lo, 0.0, lo, hi, None, None)])
+    store.finish_run(run)
+    data = report.load(store, run)
+    assert report.varying_counts(data) == [("mbedtls/sig/rsa2048-pkcs1-sha256/sign", "instructions",
+                                            55_082_368, 55_159_412)]
+    table = report.render(data, "table")
+    assert "55,082,368 instructions (varies) 55,082,368..55,159,412" in table
+    assert "7,000 instructions" in table and table.count("(varies)") == 2  # the cell, and the note
+    assert "varies: 1 exact count(s) differ between the repeats" in report.render(data, "markdown")
+    doc = json.loads(report.render(data, "json"))
+    assert doc["noise"]["varying"] == [{"case": "mbedtls/sig/rsa2048-pkcs1-sha256/sign", "metric": "instructions",
+                                        "min": 55_082_368, "max": 55_159_412}]
+    assert "varies: 1 exact count(s)" in html_report.render(data)

@@ -56,6 +56,23 @@ def load(store: Store, run_id: int) -> RunData:
 
 
 NOISY_MARK = "(noisy)"
+VARIES_MARK = "(varies)"
+
+
+def varies(r: dict) -> bool:
+    """An exact count whose repeats differ (state a library keeps from one
+    call to the next): shown as varying with its range, never as exact."""
+    return metrics.is_exact(r["metric"]) and r["n"] > 1 and r["min"] != r["max"]
+
+
+def varying_counts(data: RunData) -> list[tuple[str, str, float, float]]:
+    """(case, metric, min, max) of every exact count whose repeats differ."""
+    return [(c["name"], m, r["min"], r["max"]) for c in data.cases if c["status"] == "ok"
+            for m, r in c["results"].items() if varies(r)]
+
+
+def _range(r: dict) -> str:
+    return f" {VARIES_MARK} {r['min']:,.0f}..{r['max']:,.0f}" if varies(r) else ""
 DRIFT_MARK = "(drift)"
 DRIFT_METRIC = "wall_ns"  # the timed metric whose rounds are compared
 
@@ -87,6 +104,13 @@ def noise_lines(data: RunData) -> list[str]:
         out.append(f"noisy: {len(noisy)} figure(s) have a spread (stdev/median) over {100 * stats.NOISE_LIMIT:g}%,"
                    f" marked {NOISY_MARK}; worst: " + ", ".join(f"{n} {m} ±{100 * s:.0f}%" for n, m, s in worst)
                    + f"; {stats.NOISE_ADVICE}")
+    varying = varying_counts(data)
+    if varying:
+        out.append(f"varies: {len(varying)} exact count(s) differ between the repeats of their case, marked"
+                   f" {VARIES_MARK} in firmware cells with their range (median shown): randomness drawn (on the"
+                   " host, from the OS) or state the library keeps from one call to the next (on firmware, Mbed"
+                   " TLS's RSA blinding values and the heap they move), not measurement noise; e.g. "
+                   + ", ".join(f"{n} {m} {lo:,.0f}..{hi:,.0f}" for n, m, lo, hi in varying[:3]))
     drifting = drifting_cases(data)
     if drifting:
         worst_d = sorted(drifting, key=lambda x: -x[1])[:5]
@@ -131,7 +155,7 @@ def cell(case: dict, metric: str | None = None) -> str:
         # a TLS case on firmware: exact instructions per side (one side on the device: the other is the host's,
         # not measured), bytes each way
         def count(metric: str) -> str:
-            return f"{res[metric]['median']:,.0f}" if metric in res else "host"
+            return f"{res[metric]['median']:,.0f}{_range(res[metric])}" if metric in res else "host"
         return (f"C {count('client_instructions')} / S {count('server_instructions')}"
                 f" instructions, {res['c2s_bytes']['median']:.0f}+{res['s2c_bytes']['median']:.0f} B"
                 + (f", {res['round_trips']['median']:.0f} RTT" if "round_trips" in res else "")
@@ -157,7 +181,7 @@ def cell(case: dict, metric: str | None = None) -> str:
         if model is not None:  # a board profile's cycle model ran along
             cycles = res["model_cycles"]["median"]
             per_byte += f"; model {cycles:,.0f} cycles = {format_time(model['median'])}"
-        return f"{n:,.0f} instructions{per_byte}"
+        return f"{n:,.0f} instructions{_range(res['instructions'])}{per_byte}"
     if "wall_ns" not in res and "cycles" in res:  # a real board's cycle counter
         return f"{res['cycles']['median']:,.0f} cycles"
     wall = res["wall_ns"]
@@ -444,7 +468,9 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
                       "noisy": [{"case": n, "metric": m, "spread": round(sp, 4)} for n, m, sp in noisy_cases(data)],
                       "drift_limit": stats.DRIFT_LIMIT,
                       "drift_rule": f"(largest - smallest round median of {DRIFT_METRIC}) / median, above the limit",
-                      "drifting": [{"case": n, "drift": round(d, 4)} for n, d in drifting_cases(data)]},
+                      "drifting": [{"case": n, "drift": round(d, 4)} for n, d in drifting_cases(data)],
+                      "varying": [{"case": n, "metric": m, "min": lo, "max": hi}
+                                  for n, m, lo, hi in varying_counts(data)]},
         }
         return json.dumps(doc, indent=1, default=str) + "\n"
     raise ValueError(f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")
