@@ -38,7 +38,7 @@ def test_the_page_is_the_stored_run_byte_for_byte(old_db: Path, tmp_path: Path) 
 def test_the_script_renders_the_same_page_from_a_stored_run(old_db: Path, tmp_path: Path) -> None:
     out = tmp_path / "again.md"
     env = {**os.environ, "RUN": "1", "TLSBENCH_DB": str(old_db)}
-    subprocess.run([str(paths.root() / "scripts" / "results-doc"), "-", str(out)], env=env, check=True,
+    subprocess.run([str(paths.root() / "scripts" / "results-doc"), f"-:{out}"], env=env, check=True,
                    capture_output=True, timeout=120)
     assert out.read_bytes() == GOLDEN.read_bytes()
 
