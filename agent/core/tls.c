@@ -13,15 +13,13 @@
 #include "tb/platform.h"
 #include "tb/protocol.h"
 #include "tb/tls.h"
+#include "tb/tls_call.h"
 #include "tb/tls_request.h"
 #include "tb/util.h"
 #include "tb/wire.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* Libraries without TLS (in this build) leave this empty. */
-__attribute__((weak)) const tb_tls_ops tb_library_tls = {0};
 
 #define MAX_STEPS 64
 #define BULK_CHUNK 16384
@@ -74,50 +72,24 @@ typedef struct {
 
 /* ---- one side's call: timed, its heap charged to it, on its own stack if given ---- */
 
-typedef enum { CALL_NEW, CALL_STEP, CALL_SEND, CALL_RECV, CALL_EARLY_SEND, CALL_EARLY_RECV } call_op;
-
-typedef struct {
-    call_op op;
-    void *endpoint, *session, **conn_out, *conn;
-    const tb_transport *tr;
-    const uint8_t *in;
-    uint8_t *out;
-    size_t n, *got;
-    tb_status st;
-} call_t;
-
-static void do_call(void *arg)
-{
-    const tb_tls_ops *ops = &tb_library_tls;
-    call_t *c = arg;
-    switch (c->op) {
-    case CALL_NEW: c->st = ops->conn_new(c->endpoint, c->tr, c->session, c->conn_out); break;
-    case CALL_STEP: c->st = ops->step(c->conn); break;
-    case CALL_SEND: c->st = ops->send(c->conn, c->in, c->n); break;
-    case CALL_RECV: c->st = ops->recv(c->conn, c->out, c->n, c->got); break;
-    case CALL_EARLY_SEND: c->st = ops->early_send(c->conn, c->in, c->n); break;
-    case CALL_EARLY_RECV: c->st = ops->early_recv(c->conn, c->out, c->n, c->got); break;
-    }
-}
-
 typedef struct {
     const tb_tls_request *req;
     void *endpoints[2];
     tb_stack *stacks[2]; /* the stack pass only */
 } pair_t;
 
-static tb_status charged(const pair_t *pr, side_cost *cost, int side, call_t *c)
+static tb_status charged(const pair_t *pr, side_cost *cost, int side, tb_tls_call *c)
 {
     tb_reading a, b;
     tb_heap_side(side);
     tb_read_counters(&a);
     if (pr->stacks[side] != NULL) {
-        if (tb_stack_call(pr->stacks[side], do_call, c) != 0) {
+        if (tb_stack_call(pr->stacks[side], tb_tls_call_run, c) != 0) {
             tb_set_error("could not switch to the %s's stack", tb_side_name(side));
             c->st = TB_ERROR;
         }
     } else {
-        do_call(c);
+        tb_tls_call_run(c);
     }
     tb_read_counters(&b);
     tb_heap_side(-1);
@@ -131,12 +103,12 @@ static tb_status charged(const pair_t *pr, side_cost *cost, int side, call_t *c)
 static tb_status transfer(const pair_t *pr, side_cost *cost, void *conn[2], int from, const uint8_t *msg,
                           uint8_t *got, size_t n)
 {
-    call_t s = {.op = CALL_SEND, .conn = conn[from], .in = msg, .n = n};
+    tb_tls_call s = {.op = TB_CALL_SEND, .conn = conn[from], .in = msg, .n = n};
     tb_status st = charged(pr, cost, from, &s);
     size_t have = 0;
     for (int tries = 0; st == TB_OK && have < n; tries++) {
         size_t k = 0;
-        call_t r = {.op = CALL_RECV, .conn = conn[1 - from], .out = got + have, .n = n - have, .got = &k};
+        tb_tls_call r = {.op = TB_CALL_RECV, .conn = conn[1 - from], .out = got + have, .n = n - have, .got = &k};
         tb_status rs = charged(pr, cost, 1 - from, &r);
         if (rs == TB_WANT_READ && tries > MAX_STEPS + (int)(n / 1024)) {
             tb_set_error("application data did not arrive");
@@ -158,7 +130,7 @@ static tb_status exchange(const pair_t *pr, void *conn[2], int early, result_t *
     if (early) {
         /* the request went as early data: the server must have accepted it */
         size_t n = 0;
-        call_t c = {.op = CALL_EARLY_RECV, .conn = conn[1], .out = got, .n = sizeof(got), .got = &n};
+        tb_tls_call c = {.op = TB_CALL_EARLY_RECV, .conn = conn[1], .out = got, .n = sizeof(got), .got = &n};
         st = charged(pr, &r->app, 1, &c);
         if (st == TB_OK && n == 0) {
             tb_set_error("the server rejected the early data (0-RTT)");
@@ -221,7 +193,7 @@ static tb_status connection(const pair_t *pr, link_t *link, void *session, void 
     uint64_t system_before = check_heap ? tb_heap_system_in_use() : 0;
     tb_read_counters(&w0);
     for (int side = 0; side < 2 && st == TB_OK; side++) {
-        call_t c = {.op = CALL_NEW, .endpoint = pr->endpoints[side], .tr = &tr[side],
+        tb_tls_call c = {.op = TB_CALL_NEW, .endpoint = pr->endpoints[side], .tr = &tr[side],
                     .session = side == 0 ? session : NULL, .conn_out = &conn[side]};
         st = charged(pr, &r->hs, side, &c);
     }
@@ -229,7 +201,7 @@ static tb_status connection(const pair_t *pr, link_t *link, void *session, void 
     if (st == TB_OK && early) {
         uint8_t request[TB_APP_BYTES];
         memset(request, 'q', sizeof(request));
-        call_t c = {.op = CALL_EARLY_SEND, .conn = conn[0], .in = request, .n = sizeof(request)};
+        tb_tls_call c = {.op = TB_CALL_EARLY_SEND, .conn = conn[0], .in = request, .n = sizeof(request)};
         st = charged(pr, &r->hs, 0, &c);
     }
     /* Client first; each side steps until it waits; stop when both are done. */
@@ -241,7 +213,7 @@ static tb_status connection(const pair_t *pr, link_t *link, void *session, void 
         }
         for (int side = 0; side < 2; side++) {
             if (done[side] == TB_OK) continue; /* stepping again may renegotiate */
-            call_t c = {.op = CALL_STEP, .conn = conn[side]};
+            tb_tls_call c = {.op = TB_CALL_STEP, .conn = conn[side]};
             tb_status s = charged(pr, &r->hs, side, &c);
             if (s != TB_OK && s != TB_WANT_READ) {
                 st = s;
