@@ -4,6 +4,9 @@ never a timing."""
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 from pathlib import Path
 
 import pytest
@@ -128,3 +131,16 @@ def test_a_round_in_a_slow_phase_is_measured_again(fake_agent_dir: Path, db_path
     text = report.render(report.load(store, run_id), "table")
     assert "SLOW PHASE: 1 of 2 rounds ran while the reference workload was slow (after measuring again)," \
            " in 1 cases: openssl/hash/sha256/hash/64" in text
+    # and every other format carries the flag too, per case
+    data = report.load(store, run_id)
+    assert "SLOW PHASE: 1 of 2 rounds" in report.render(data, "markdown")
+    rows = list(csv.DictReader(io.StringIO(report.render(data, "csv"))))
+    assert {r["case"]: r["slow_rounds"] for r in rows} == {"openssl/hash/sha256/hash/64": "1",
+                                                          "openssl/hash/sha256/hash/128": "0"}
+    doc = json.loads(report.render(data, "json"))
+    assert doc["slow_phase"] == {"rounds": 2, "slow_rounds": 1, "cases": {"openssl/hash/sha256/hash/64": 1}}
+    from tlsbench.report import export, html
+
+    assert "Slow phase: 1 of 2 rounds" in html.render(data)
+    assert "<td>openssl/hash/sha256/hash/64</td><td>1</td>" in html.render(data).replace("\n", "")
+    assert "SLOW PHASE: 1 of 2 rounds" in export.markdown(data, [])

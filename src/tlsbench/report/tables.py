@@ -50,6 +50,16 @@ def load(store: Store, run_id: int) -> RunData:
 NOISY_MARK = "(noisy)"
 
 
+def slow_rounds(data: RunData) -> dict[str, int]:
+    """Per case: its rounds measured while the reference workload was slow
+    (pacing.py: still slow after being measured again); cases without none."""
+    out: dict[str, int] = {}
+    for r in data.rounds:
+        if r["slow"]:
+            out[r["name"]] = out.get(r["name"], 0) + 1
+    return out
+
+
 def noisy_cases(data: RunData) -> list[tuple[str, str, float]]:
     """(case, metric, stdev/median) of every noisy metric whose spread exceeds
     stats.NOISE_LIMIT; exact counts are never noisy."""
@@ -390,7 +400,8 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
         buf = io.StringIO()
         cols = ["run", "case", "library", "library_version", "kind", "name", "op", "size", "status", "reason",
                 "metric", "unit", "n", "removed", "median", "mean", "stdev", "min", "max", "ci95_low", "ci95_high",
-                "spread", "noisy"]
+                "spread", "noisy", "slow_rounds"]
+        slow = slow_rounds(data)
         w = csv.writer(buf)
         w.writerow(cols)
         versions = {lib["library"]: lib["version"] for lib in data.libraries}
@@ -398,11 +409,12 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
             base = [data.run.id, c["name"], c["library"], versions.get(c["library"], ""), c["kind"], c["alg"],
                     c["op"], c["size"] if c["size"] is not None else "", c["status"], c["reason"]]
             if not c["results"]:
-                w.writerow(base + [""] * 13)
+                w.writerow(base + [""] * 13 + [slow.get(c["name"], 0)])
             for metric, r in c["results"].items():
                 sp = None if metrics.is_exact(metric) else stats.spread(r["median"], r["stdev"])
-                w.writerow(base + [metric] + [r[k] if r[k] is not None else "" for k in cols[11:-2]]
-                           + ["" if sp is None else f"{sp:.4f}", int(sp is not None and sp > stats.NOISE_LIMIT)])
+                w.writerow(base + [metric] + [r[k] if r[k] is not None else "" for k in cols[11:-3]]
+                           + ["" if sp is None else f"{sp:.4f}", int(sp is not None and sp > stats.NOISE_LIMIT),
+                              slow.get(c["name"], 0)])
         return buf.getvalue()
     if fmt == "json":
         r = data.run
@@ -412,6 +424,9 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
             "cases": data.cases,
             "noise": {"limit": stats.NOISE_LIMIT, "rule": "stdev/median of a noisy metric above the limit",
                       "noisy": [{"case": n, "metric": m, "spread": round(sp, 4)} for n, m, sp in noisy_cases(data)]},
+            # rounds measured while the reference workload was slow (pacing.py), per case
+            "slow_phase": {"rounds": len(data.rounds), "slow_rounds": sum(slow_rounds(data).values()),
+                           "cases": slow_rounds(data)},
         }
         return json.dumps(doc, indent=1, default=str) + "\n"
     raise ValueError(f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")
