@@ -8,7 +8,12 @@
  * Time and memory come from different connections: the timed ones run with
  * the allocation hooks only forwarding (tb_timed_begin), and one more
  * connection before the first measured one is the memory pass (per-side
- * heap, the heap check, the transcript), like the stack pass. */
+ * heap, the heap check, the transcript), like the stack pass.
+ *
+ * Placed like primitives (core/bench.c, engine/layout.py): with stack_at
+ * the timed connections run with their frame at that offset within a 4 KiB
+ * page, and with a block of heap_shift bytes held during each; where the
+ * frame landed is reported ("tls_place"). */
 #include "tb/core.h"
 #include "tb/platform.h"
 #include "tb/protocol.h"
@@ -18,6 +23,7 @@
 #include "tb/util.h"
 #include "tb/wire.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -441,6 +447,62 @@ static tb_status stack_pass(pair_t *pr)
     return st;
 }
 
+/* ---- placement: the timed connections' frame at a chosen page offset ---- */
+
+typedef struct {
+    const pair_t *pr;
+    link_t *link;
+    result_t *r;
+    tb_status st;
+    uint64_t at;
+    int probe; /* only note where the frame lands */
+} placed_t;
+
+static __attribute__((noinline)) void placed_body(placed_t *p)
+{
+    p->at = (uint64_t)(uintptr_t)__builtin_frame_address(0) % TB_STACK_PAGE;
+    if (!p->probe) p->st = measured(p->pr, p->link, p->r, 0, 1);
+}
+
+static __attribute__((noinline)) void placed_shift(placed_t *p, uint64_t shift)
+{
+    volatile uint8_t *pad = __builtin_alloca((size_t)shift);
+    pad[0] = 0; /* the block is used: it cannot be dropped */
+    placed_body(p);
+    pad[0] = 1;
+}
+
+/* The shift (bytes, 16-byte steps) that puts placed_body's frame at stack_at,
+ * from where it lands with the smallest one (the stack grows down). */
+static uint64_t shift_for(uint64_t stack_at)
+{
+    placed_t probe = {.probe = 1};
+    placed_shift(&probe, 16);
+    return 16 + (probe.at + TB_STACK_PAGE - stack_at) % TB_STACK_PAGE / 16 * 16;
+}
+
+/* One timed connection, placed if asked: *at receives where its frame was. */
+static tb_status timed_connection(const pair_t *pr, link_t *link, result_t *r, uint64_t shift, uint64_t *at)
+{
+    placed_t p = {pr, link, r, TB_OK, 0, 0};
+    uint8_t *heap_pad = NULL;
+    if (pr->req->heap_shift) {
+        heap_pad = malloc((size_t)pr->req->heap_shift);
+        if (heap_pad == NULL) {
+            tb_set_error("out of memory for a %llu-byte heap shift", (unsigned long long)pr->req->heap_shift);
+            return TB_ERROR;
+        }
+        heap_pad[0] = 0;
+    }
+    tb_timed_begin(0);
+    if (shift) placed_shift(&p, shift);
+    else p.st = measured(pr, link, r, 0, 1);
+    tb_timed_end();
+    free(heap_pad);
+    *at = p.at;
+    return p.st;
+}
+
 /* What this library (as built) lacks for the request, before any work. */
 static tb_status check_features(const tb_tls_request *req)
 {
@@ -476,6 +538,7 @@ void tb_tls_serve(const tb_field *fields, size_t n)
         st = ops->endpoint_new((tb_side)side, &req.cfg, &pr.endpoints[side]);
     }
     uint64_t calls_before = tb_timed_heap_calls();
+    uint64_t shift = req.stack_at < TB_STACK_PAGE ? shift_for(req.stack_at) : 0, at = 0;
     for (uint64_t i = 0; st == TB_OK && i < req.warmup + req.repeats; i++) {
         if (i == req.warmup && req.stack && (tb_platform_memory() & TB_MEM_STACK)) {
             st = stack_pass(&pr);
@@ -491,14 +554,18 @@ void tb_tls_serve(const tb_field *fields, size_t n)
             st = TB_ERROR;
             break;
         }
-        tb_timed_begin(0);
-        st = measured(&pr, &link, &r, 0, 1);
-        tb_timed_end();
+        st = timed_connection(&pr, &link, &r, shift, &at);
         if (st == TB_OK) emit(i < req.warmup ? "tls_warmup" : "tls", i < req.warmup ? i : i - req.warmup, &r, req.bulk);
         link_close(&link);
     }
     for (int side = 0; side < 2; side++) {
         if (pr.endpoints[side] != NULL) ops->endpoint_free(pr.endpoints[side]);
+    }
+    if (st == TB_OK && shift) {
+        tb_rec_begin("tls_place");
+        tb_rec_u64("stack_at", at); /* where the timed connections' frame landed */
+        tb_rec_u64("heap_shift", req.heap_shift);
+        tb_rec_end();
     }
     if (st == TB_OK && (tb_platform_memory() & TB_MEM_HEAP)) {
         tb_rec_begin("process_heap");

@@ -19,6 +19,11 @@ typedef struct {
     uint64_t early;      /* send the request as 0-RTT early data */
     uint64_t bulk;       /* bytes client -> server after the response (throughput) */
     uint64_t stack;      /* the per-side stack pass (default 1) */
+    uint64_t memory;     /* sockets: the memory pass, one more counted connection (default 1) */
+    /* in memory: the timed connections' frame at this offset in a 4 KiB page
+     * (TB_STACK_PAGE: not placed, the default) and a held heap block, as for
+     * primitives (tb_bench_cfg) */
+    uint64_t stack_at, heap_shift;
     int side;            /* one side only (the device-side request): 0 client, 1 server; -1 both */
     /* sockets only */
     uint64_t port;        /* server: 0 = any free port; client: where to connect */

@@ -59,9 +59,11 @@ def case_fields(case: TlsCase) -> dict[str, object]:
     return f
 
 
-def handshake_request(case: TlsCase, repeats: int = 10, warmup: int = 1, transcript: bool = False) -> str:
+def handshake_request(case: TlsCase, repeats: int = 10, warmup: int = 1, transcript: bool = False,
+                      place: dict[str, int] | None = None) -> str:
+    """place: stack_at / heap_shift of the timed connections (engine.layout), or None."""
     return encode_request("handshake", **case_fields(case), repeats=repeats, warmup=warmup,
-                          transcript=1 if transcript else None)
+                          transcript=1 if transcript else None, **(place or {}))
 
 
 @dataclass
