@@ -32,7 +32,7 @@ static int parse_side(const char *v, int *out)
 int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
 {
     tb_tls_config *cfg = &req->cfg;
-    uint64_t version = 13, max_early = 0;
+    uint64_t version = 13, max_early = 0, verify = 1;
     memset(req, 0, sizeof(*req));
     req->warmup = 1;
     req->repeats = 10;
@@ -52,6 +52,7 @@ int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
         else if (strcmp(k, "early") == 0) bad = tb_field_u64(v, &req->early);
         else if (strcmp(k, "bulk") == 0) bad = tb_field_u64(v, &req->bulk);
         else if (strcmp(k, "stack") == 0) bad = tb_field_u64(v, &req->stack);
+        else if (strcmp(k, "verify") == 0) bad = tb_field_u64(v, &verify) || verify > 1;
         else if (strcmp(k, "memory") == 0) bad = tb_field_u64(v, &req->memory) || req->memory > 1;
         else if (strcmp(k, "stack_at") == 0) bad = tb_field_u64(v, &req->stack_at) || req->stack_at >= TB_STACK_PAGE;
         else if (strcmp(k, "heap_shift") == 0) bad = tb_field_u64(v, &req->heap_shift) || req->heap_shift > TB_MAX_HEAP_SHIFT;
@@ -86,6 +87,7 @@ int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
             return -1;
         }
     }
+    cfg->skip_verify = verify == 0;
     if (req->warmup > UINT64_MAX - req->repeats) { /* the drivers loop to warmup + repeats */
         tb_end(TB_BAD_INPUT, "warmup + repeats is beyond 64 bits");
         return -1;

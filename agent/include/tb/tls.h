@@ -77,6 +77,10 @@ typedef struct {
      * shared key and its identity, on both sides. */
     tb_bytes psk;
     const char *psk_identity;
+    /* 1: the client does not verify the server's chain or name (as peer
+     * benchmark tools that load no trust anchor do); it still sends SNI. A
+     * server verifying a client certificate (mutual) is unaffected. */
+    int skip_verify;
 } tb_tls_config;
 
 typedef struct {

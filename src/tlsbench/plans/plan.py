@@ -66,6 +66,9 @@ class TlsSelect:
     # firmware targets: the device runs only this side of the handshake ("client" or "server"), its peer
     # is the host agent of the same library; "" both sides in the device's memory
     device_side: str = ""
+    # False: clients do not verify the server's chain or name (as peer benchmark tools that load
+    # no trust anchor do); cases are then named with "noverify" (certificate suites only)
+    verify_peer: bool = True
 
 
 PLAN_KINDS = (*KINDS, "tls")
@@ -144,6 +147,7 @@ _TLS_KEYS = {
     "capacity_clients": "list of client counts (tcp transactions per second)",
     "capacity_seconds": "number > 0 and <= 3600 (seconds per capacity measurement)",
     "device_side": "\"client\" or \"server\" (firmware: only this side on the device, its peer on the host)",
+    "verify_peer": "boolean (false: clients skip verifying the server's chain; cases named noverify)",
 }
 _TOP_KEYS = {"name": "string", "description": "string", "select": "table", "method": "table", "tls": "table"}
 
@@ -338,6 +342,10 @@ def _parse_tls_numbers(loc: _Locator, tls: dict, t: TlsSelect) -> None:
         if not isinstance(tls["baseline"], bool):
             raise loc.error("tls", "baseline", "must be true or false")
         t.baseline = tls["baseline"]
+    if "verify_peer" in tls:
+        if not isinstance(tls["verify_peer"], bool):
+            raise loc.error("tls", "verify_peer", "must be true or false")
+        t.verify_peer = tls["verify_peer"]
     if "capacity_clients" in tls:
         v = tls["capacity_clients"]
         if not isinstance(v, list) or not all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= 64

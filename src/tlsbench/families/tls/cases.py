@@ -30,6 +30,7 @@ class TlsCase:
     early: bool = False  # the request as 0-RTT early data
     psk: bytes | None = None  # TLS 1.2 PSK suites: the shared key (identity "client.tlsbench.test")
     bulk: int = 0  # bytes client -> server after the response
+    verify_peer: bool = True  # False: the client does not verify the server's chain or name
 
 
 def _pem_key(issued) -> bytes:
@@ -56,6 +57,8 @@ def case_fields(case: TlsCase) -> dict[str, object]:
         f.update(early=1, max_early=16384)
     if case.bulk:
         f["bulk"] = case.bulk
+    if not case.verify_peer:
+        f["verify"] = 0
     return f
 
 

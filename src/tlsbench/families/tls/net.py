@@ -384,7 +384,7 @@ def _tool_args(tool: str, case: TlsCase, port: int, d: Path, resume: str | None)
         if exe is None:
             raise PeerUnsupported("openssl (the command) is not installed")
         args = [exe, "s_client", "-connect", f"127.0.0.1:{port}", "-servername", name, "-quiet"]
-        if case.chain is not None:
+        if case.chain is not None and case.verify_peer:
             args += ["-CAfile", str(files["root"]), "-verify_return_error", "-verify_hostname", name]
         if case.psk is not None:
             args += ["-psk", case.psk.hex(), "-psk_identity", HOSTS["client"]]
@@ -421,10 +421,10 @@ def _tool_args(tool: str, case: TlsCase, port: int, d: Path, resume: str | None)
         raise PeerUnsupported("gnutls-cli resumes only inside one process (-r), without a request on the "
                               "first connection")
     args = [exe, "-p", str(port), "--sni-hostname", name, "--priority", gnutls_priority(case)]
-    if case.chain is not None:
+    if case.chain is not None and case.verify_peer:
         args += ["--x509cafile", str(files["root"]), "--verify-hostname", name]
     else:
-        args += ["--insecure"]  # PSK / anonymous: nothing to verify
+        args += ["--insecure"]  # PSK / anonymous: nothing to verify; or told not to
     if case.psk is not None:
         args += ["--pskusername", HOSTS["client"], "--pskkey", case.psk.hex()]
     if case.client_chain is not None:

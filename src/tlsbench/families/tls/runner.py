@@ -96,7 +96,8 @@ def expand_tls(plan: Plan) -> list[Case]:
                         for hs in t.handshakes:
                             if not tls_catalog.handshake_fits(hs, suite, group):
                                 continue
-                            base = TlsVariant(group, cred, chain, auth, hs)
+                            base = TlsVariant(group, cred, chain, auth, hs,
+                                              verify=t.verify_peer or cred not in tls_catalog.KEY_TYPES)
                             for v in _transports(t, base):
                                 for lib in plan.libraries:
                                     cases.append(Case(lib, "tls", suite, v.op(suite), None))
@@ -179,7 +180,7 @@ def tls_case(suite: str, v: TlsVariant, keys: dict, bulk: int) -> TlsCase:
               "0rtt": "ticket"}.get(v.handshake, "none")
     return TlsCase(version, suite, v.group, chain, client_chain=client,
                    client_share=tls_catalog.hrr_first_share(v.group) if v.handshake == "hrr" and v.group else None,
-                   resume=resume, early=v.handshake == "0rtt", psk=psk, bulk=bulk)
+                   resume=resume, early=v.handshake == "0rtt", psk=psk, bulk=bulk, verify_peer=v.verify)
 
 
 # ---- one round ----
