@@ -134,9 +134,10 @@ def wait_connectable(port: int, proc: subprocess.Popen, timeout: float = STARTUP
 
 class OpenSSLServer:
     """`openssl s_server` on 127.0.0.1 as an echo server (-rev): a server
-    nobody here wrote. It serves `connections` connections, then exits."""
+    nobody here wrote. It serves `connections` connections, then exits.
+    mode: another s_server mode (-www, for a client that sends nothing)."""
 
-    def __init__(self, case: TlsCase, connections: int):
+    def __init__(self, case: TlsCase, connections: int, mode: str = "-rev"):
         exe = shutil.which("openssl")
         if exe is None:
             raise PeerUnsupported("openssl (the command) is not installed")
@@ -145,7 +146,7 @@ class OpenSSLServer:
         self.dir = tempfile.TemporaryDirectory(prefix="tlsbench-peer-")
         d = Path(self.dir.name)
         self.port = free_port()
-        args = [exe, "s_server", "-accept", f"127.0.0.1:{self.port}", "-naccept", str(connections), "-rev", "-quiet"]
+        args = [exe, "s_server", "-accept", f"127.0.0.1:{self.port}", "-naccept", str(connections), mode, "-quiet"]
         args += _credentials(case, d)
         args += ["-tls1_3"] if case.version == 13 else ["-tls1_2"]
         if case.version == 13:
