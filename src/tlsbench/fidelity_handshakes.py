@@ -260,8 +260,8 @@ def comparisons(seconds: int, repeats: int) -> list[Comparison]:
                    "client CPU in library calls (kernel time inside them included), loopback TCP",
                    "its own figure, user CPU per connection; other: user+sys of the process (rusage), which"
                    " adds the kernel's connect/accept/close",
-                   "s_time also counts SSL_new/SSL_free, connect() and close() and checks no host name;"
-                   " ours reads the server's session tickets only after the handshake (not counted)",
+                   "s_time also counts SSL_new/SSL_free and its BIO set-up and checks no host name;"
+                   " s_server sends no session ticket (-num_tickets 0), to either",
                    lambda: ours_tcp_client(ossl, repeats), lambda: s_time(ossl, seconds)),
         Comparison("openssl", "openssl s_time -new", "the same, verification off",
                    "client CPU in library calls, loopback TCP",
