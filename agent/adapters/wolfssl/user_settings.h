@@ -116,6 +116,9 @@ int tb_wolfssl_seed(unsigned char *output, unsigned int sz);
 #define NO_WRITEV
 #define NO_DEV_RANDOM
 #define WOLFSSL_NO_CURRDIR
+/* tls13.c's TimeNowInMilliseconds uses struct timeval and gettimeofday;
+ * newlib's headers bring them in, picolibc's (RV32 class images) only here */
+#include <sys/time.h>
 #endif
 
 #endif

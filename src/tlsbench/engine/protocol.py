@@ -94,7 +94,7 @@ SCHEMA: dict[str, dict[str, str]] = {
     "limits": {"line_max": "uint", "record_max": "uint", "heap_arena": "uint", "stack_bytes": "uint",
                "primitive_stack": "uint", "stacks": "uint", "main_stack": "uint", "heap_failures": "uint"},
     "fault": {"what": "str", "exception": "uint", "pc": "uint", "lr": "uint", "?cfsr": "uint", "?hfsr": "uint",
-              "?bfar": "uint"},
+              "?bfar": "uint", "?mtval": "uint"},  # mtval: RV32's faulting address or instruction
     # one side on the device (tls-device): a connection opens and closes, the side's bytes go out, it
     # waits for its peer's (the host answers with an "rx" line)
     "open": {},

@@ -37,6 +37,17 @@ def ci_json(c: Comparison) -> list[dict]:
     return out
 
 
+def bmf_json(c: Comparison) -> dict[str, dict[str, dict[str, float]]]:
+    """Run B's medians in the Bencher Metric Format: {case: {metric: {"value":
+    median}}}. No lower_value/upper_value: compare's interval is of the
+    ratio B/A, not of B's value, and is not passed off as one."""
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for r in c.rows:
+        if r.median_b is not None:
+            out.setdefault(r.name, {})[r.metric or c.metric] = {"value": r.median_b}
+    return out
+
+
 FORMATS = ("table", "markdown", "json")  # and html: report.compare_html
 
 

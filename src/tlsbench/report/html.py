@@ -138,7 +138,9 @@ def context(data: RunData) -> str:
         *([("board", f"{m['board']} ({m.get('board_cpu')}, {m.get('board_ram_bytes', 0) // 1024} KiB RAM),"
                      f" counter: {m.get('board_counter')}"),
            ("emulator", f"{m.get('emulator', 'none (a real board)')} {m.get('emulator_options', '')}"),
-           ("cross-compiler", f"{m.get('cross_compiler')}, newlib {m.get('newlib')}")] if firmware else []),
+           ("cross-compiler", f"{m.get('cross_compiler')}, " + (f"picolibc {m['picolibc']}" if "picolibc" in m
+                                                                else f"newlib {m.get('newlib')}"))]
+          if firmware else []),
         ("host machine" if firmware else "machine", f"{m.get('cpu_model')}, {m.get('cores')} cores"),
         ("CPU flags", ", ".join(m.get("cpu_flags", [])) or "none recorded"),
         ("system", f"{m.get('os')}, kernel {m.get('kernel')}"),

@@ -296,7 +296,8 @@ def context_lines(data: RunData, md: bool) -> list[str]:
         out.append(f"{bullet}board: {m['board']} ({m.get('board_cpu')}, {m.get('board_ram_bytes', 0) // 1024} KiB RAM),"
                    f" counter: {m.get('board_counter')}"
                    + (f"; {m['emulator']} {m.get('emulator_options', '')}" if "emulator" in m else "")
-                   + f"; built with {m.get('cross_compiler')}, newlib {m.get('newlib')}")
+                   + f"; built with {m.get('cross_compiler')}, "
+                   + (f"picolibc {m['picolibc']}" if "picolibc" in m else f"newlib {m.get('newlib')}"))
     if "size_probes" in method:  # tlsbench sizes: no sampling, images measured
         out.append(f"{bullet}tlsbench {r.tlsbench_version}; method: {method['size_probes']}")
     else:

@@ -152,7 +152,7 @@ def _qemu_session(cmd: list[str], requests: list[str]) -> int:
     except subprocess.TimeoutExpired:
         proc.kill()
         rc = proc.wait()
-    return _verdict(session, rc, answered, len(requests), "qemu-system-arm")
+    return _verdict(session, rc, answered, len(requests), cmd[0])
 
 
 def _verdict(session: Session, rc: int, answered: int, asked: int, what: str) -> int:

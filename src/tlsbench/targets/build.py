@@ -1,6 +1,6 @@
 """Building the agents with CMake (both cores; reuses the build dir): the
-host executables, or the firmware of a Cortex-M board cross-compiled with
-agent/cmake/arm-none-eabi.cmake."""
+host executables, or the firmware of a board cross-compiled with its
+toolchain file (agent/cmake/arm-none-eabi.cmake, riscv32-unknown-elf.cmake)."""
 
 from __future__ import annotations
 
@@ -60,16 +60,17 @@ def build_firmware(target: targets.Target, libraries: list[str] | None = None, o
         raise SetupError(f"{bad[0]!r} has no firmware build; firmware libraries: {', '.join(FIRMWARE_LIBRARIES)}")
     if opt not in OPT_LEVELS:
         raise SetupError(f"unknown optimisation level {opt!r}; one of: {', '.join(OPT_LEVELS)}")
-    for tool in ("cmake", "arm-none-eabi-gcc"):
+    chain = board.toolchain
+    for tool in ("cmake", f"{chain.prefix}gcc"):
         if shutil.which(tool) is None:
-            raise SetupError(f"{tool} not found (apt-get install cmake gcc-arm-none-eabi libnewlib-arm-none-eabi)")
+            raise SetupError(f"{tool} not found (apt-get install cmake {chain.packages})")
     srcs = sources.ensure_sources(libs)
     build = target.cmake_dir()
     build.mkdir(parents=True, exist_ok=True)
     agent_dir = paths.root() / "agent"
     configure = [
         "cmake", "-S", str(agent_dir), "-B", str(build),
-        f"-DCMAKE_TOOLCHAIN_FILE={agent_dir / 'cmake' / 'arm-none-eabi.cmake'}",
+        f"-DCMAKE_TOOLCHAIN_FILE={agent_dir / 'cmake' / chain.cmake_file}",
         f"-DCMAKE_BUILD_TYPE={OPT_LEVELS[opt]}", f"-DTB_CPU={board.cpu}", f"-DTB_PLATFORM={board.platform}",
         f"-DTB_MACHINE={board.name}", f"-DTB_LIBRARIES={';'.join(libs)}",
         f"-DTB_SIZE_PROBES={'ON' if size_probes else 'OFF'}", f"-DTB_ONE_SIDE={'ON' if target.one_side else 'OFF'}",

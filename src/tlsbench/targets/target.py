@@ -24,14 +24,39 @@ ICOUNT = "shift=7,sleep=off"
 
 
 @dataclass(frozen=True)
+class Toolchain:
+    """What builds and runs one instruction set's firmware."""
+    prefix: str  # of gcc, nm, size: "arm-none-eabi-"
+    cmake_file: str  # agent/cmake/<file>
+    packages: str  # the Debian packages that install the compiler and C library
+    qemu: tuple[str, ...]  # the emulator and its machine-independent options
+
+
+TOOLCHAINS = {
+    "arm": Toolchain("arm-none-eabi-", "arm-none-eabi.cmake", "gcc-arm-none-eabi libnewlib-arm-none-eabi",
+                     ("qemu-system-arm",)),
+    # the RV32 class: QEMU's generic rv32 core without A, F, D (RV32IMC + Zicsr),
+    # started at DRAM with no firmware of QEMU's own, 16 MiB of DRAM (the image uses 8)
+    "riscv32": Toolchain("riscv64-unknown-elf-", "riscv32-unknown-elf.cmake",
+                         "gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf",
+                         ("qemu-system-riscv32", "-cpu", "rv32,a=off,f=off,d=off", "-m", "16M", "-bios", "none")),
+}
+
+
+@dataclass(frozen=True)
 class Board:
     name: str
     platform: str  # agent/platform/<platform>
-    cpu: str  # -mcpu
-    machine: str | None  # qemu-system-arm -M (None: a real board)
+    cpu: str  # -mcpu (Arm), the ISA string -march (RISC-V)
+    machine: str | None  # the emulator's -M (None: a real board)
     ram_bytes: int
     counter: str  # instructions (exact, emulated) | cycles (a real core's counter)
     description: str
+    arch: str = "arm"  # TOOLCHAINS key
+
+    @property
+    def toolchain(self) -> Toolchain:
+        return TOOLCHAINS[self.arch]
 
 
 BOARDS: dict[str, Board] = {b.name: b for b in (
@@ -41,6 +66,11 @@ BOARDS: dict[str, Board] = {b.name: b for b in (
           "Arm MPS2 AN386, Cortex-M4 (QEMU; exact instruction counts)"),
     Board("mps2-an500", "mps2", "cortex-m7", "mps2-an500", 4 << 20, "instructions",
           "Arm MPS2 AN500, Cortex-M7 (QEMU; exact instruction counts)"),
+    Board("mps2-an505", "mps2-an505", "cortex-m33", "mps2-an505", 4 << 20, "instructions",
+          "Arm MPS2+ AN505, Cortex-M33 (Armv8-M mainline, Secure state; QEMU; exact instruction counts)"),
+    Board("rv32-virt", "rv32-virt", "rv32imc", "virt", 4 << 20, "instructions",
+          "RV32 class core (RV32IMC) on QEMU's riscv32 virt machine (NS16550A UART, minstret; exact instruction"
+          " counts)", arch="riscv32"),
     Board("netduinoplus2", "netduinoplus2", "cortex-m4", "netduinoplus2", 128 << 10, "instructions",
           "Netduino Plus 2, STM32F405 Cortex-M4 (QEMU, through its USART; exact instruction counts)"),
     Board("microbit", "microbit", "cortex-m0", "microbit", 16 << 10, "instructions",
@@ -158,7 +188,7 @@ def qemu_command(board: Board, firmware: Path, serial: str = "stdio") -> list[st
     ``serial``, semihosting for the firmware's exit, and instruction counting
     that makes virtual time a pure function of the instructions run."""
     assert board.machine is not None
-    return ["qemu-system-arm", "-M", board.machine, "-display", "none", "-monitor", "none",
+    return [*board.toolchain.qemu, "-M", board.machine, "-display", "none", "-monitor", "none",
             "-serial", serial, "-semihosting-config", "enable=on,target=native",
             "-icount", ICOUNT, "-kernel", str(firmware)]
 
