@@ -4,6 +4,9 @@ never a timing."""
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 from pathlib import Path
 
 import pytest
@@ -128,3 +131,70 @@ def test_a_round_in_a_slow_phase_is_measured_again(fake_agent_dir: Path, db_path
     text = report.render(report.load(store, run_id), "table")
     assert "SLOW PHASE: 1 of 2 rounds ran while the reference workload was slow (after measuring again)," \
            " in 1 cases: openssl/hash/sha256/hash/64" in text
+    # and every other format carries the flag too, per case
+    data = report.load(store, run_id)
+    assert "SLOW PHASE: 1 of 2 rounds" in report.render(data, "markdown")
+    rows = list(csv.DictReader(io.StringIO(report.render(data, "csv"))))
+    assert {r["case"]: r["slow_rounds"] for r in rows} == {"openssl/hash/sha256/hash/64": "1",
+                                                          "openssl/hash/sha256/hash/128": "0"}
+    doc = json.loads(report.render(data, "json"))
+    assert doc["slow_phase"] == {"rounds": 2, "slow_rounds": 1, "cases": {"openssl/hash/sha256/hash/64": 1}}
+    from tlsbench.report import export, html
+
+    assert "Slow phase: 1 of 2 rounds" in html.render(data)
+    assert "<td>openssl/hash/sha256/hash/64</td><td>1</td>" in html.render(data).replace("\n", "")
+    assert "SLOW PHASE: 1 of 2 rounds" in export.markdown(data, [])
+
+
+@pytest.mark.parametrize("at", [0, 2048, 4080])
+def test_timed_handshakes_land_where_asked(agents, at: int) -> None:
+    """The timed connections run placed, like primitives: the frame where
+    asked, the heap block held, nothing counted; the counted connection is the same handshake."""
+    from tlsbench.families.tls.cases import TlsCase, handshake_request
+    from tlsbench.families.tls.certs import make_chain
+
+    case = TlsCase(13, "TLS_AES_128_GCM_SHA256", "x25519", make_chain("ecdsa-p256"))
+    plain, placed = (agent.call(agents["mbedtls"], [handshake_request(case, repeats=1, warmup=0, place=p)], 60,
+                                "handshake").responses[0]
+                     for p in (None, {"stack_at": at, "heap_shift": 1008}))
+    assert plain.status == placed.status == "ok", (plain.message, placed.message)
+    assert plain.of_type("tls_place") == []  # not asked: not placed
+    (rec,) = placed.of_type("tls_place")
+    assert (rec["stack_at"], rec["heap_shift"]) == (at, 1008)
+    assert placed.of_type("process_heap")[0]["timed_heap_calls"] == 0
+    keep = ("c2s_records", "s2c_records")  # (heap peaks vary run to run with the signature's bignum sizes)
+    assert ({k: plain.of_type("tls_memory")[0][k] for k in keep}
+            == {k: placed.of_type("tls_memory")[0][k] for k in keep})
+
+
+def test_bad_handshake_layout_fields_are_one_clear_error(agents) -> None:
+    from tlsbench.families.tls.cases import TlsCase, handshake_request
+    from tlsbench.families.tls.certs import make_chain
+
+    req = handshake_request(TlsCase(13, "TLS_AES_128_GCM_SHA256", "x25519", make_chain("ecdsa-p256")))
+    for extra in ("stack_at=4096", "heap_shift=2000000", "memory=2"):
+        resp = agent.call(agents["mbedtls"], [req + " " + extra], 30, "bad").responses[0]
+        assert resp.status == "bad_input" and f"field {extra.split('=')[0]} is malformed" in resp.message, extra
+
+
+def test_handshake_rounds_are_placed_and_recorded(agents, db_path: Path) -> None:
+    """Each round of an in-memory handshake case runs where engine.layout
+    places it, recorded per round like a primitive's; a TCP case's rounds
+    are not placed (two processes, the kernel in the path): recorded as none."""
+    from tlsbench.plans.plan import TlsSelect
+
+    store = Store(db_path)
+    plan = Plan(name="placed-tls", libraries=["mbedtls"], kinds=["tls"],
+                method=Method(warmup=0, repeats=2, rounds=2, outliers="none", min_sample_ms=1, timeout_s=60),
+                tls=TlsSelect(suites=["TLS_AES_128_GCM_SHA256"], groups=["x25519"], certs=["ecdsa-p256"],
+                              transports=["memory", "tcp"]))
+    run_id = runner.run(plan, "test", store, show_progress=False)
+    rows = store.case_rounds(run_id)
+    memory = [r for r in rows if "/tcp" not in r["name"]]
+    tcp = [r for r in rows if "/tcp" in r["name"]]
+    assert len(memory) == 2 and len(tcp) == 2, [r["name"] for r in rows]
+    for r in memory:
+        expected = layout.placement(run_id, r["name"], r["round"], 2)
+        assert (r["stack_at"], r["heap_shift"]) == (expected.stack_at, expected.heap_shift)
+        assert r["reference_ns"] is not None and r["attempts"] >= 1
+    assert all(r["stack_at"] is None and r["reference_ns"] is not None for r in tcp)

@@ -55,6 +55,15 @@ def test_core_files_call_each_other_without_circles(agents: dict[str, Path]) -> 
     assert _circles(graph) == []
 
 
+@pytest.mark.skipif(shutil.which("nm") is None, reason="needs nm (binutils)")
+def test_tls_drivers_share_one_dispatcher(agents: dict[str, Path]) -> None:
+    members = _members(paths.build_dir("host") / "libtb_core.a")
+    defines = [m for m, rows in members.items() if any(r[1:] == ["T", "tb_tls_call_run"] for r in rows)]
+    assert defines == ["tls_call.c.o"]
+    for driver in ("tls.c.o", "tls_device.c.o"):
+        assert ["U", "tb_tls_call_run"] in members[driver]
+
+
 def test_a_circle_is_found() -> None:
     assert _circles({"a.o": {"b.o"}, "b.o": {"c.o"}, "c.o": {"a.o"}, "d.o": {"a.o"}}) == [
         ("a.o", "b.o"), ("b.o", "c.o"), ("c.o", "a.o")]

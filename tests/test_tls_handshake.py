@@ -4,6 +4,8 @@ parse of the bytes that crossed."""
 
 from __future__ import annotations
 
+from dataclasses import replace as dc_replace
+
 import pytest
 from cryptography.hazmat.primitives import serialization
 
@@ -154,3 +156,17 @@ def test_per_side_heap_agrees_with_the_system_allocator(agents, p256_chain, libr
     assert check["held"] == first["client_heap_held"] + first["server_heap_held"]
     for side in ("client", "server"):
         assert 0 < first[f"{side}_heap_held"] <= first[f"{side}_heap_peak"]
+
+
+@pytest.mark.parametrize("library", ["mbedtls", "wolfssl", "openssl", "gnutls"])
+def test_a_client_told_not_to_verify_accepts_a_chain_it_cannot_verify(agents, library) -> None:
+    """verify=0 really skips verification: a root that did not sign the
+    server's chain (and a wrong name) fails the verifying client, not this one."""
+    chain, stranger = make_chain("ecdsa-p256", "leaf"), make_chain("ecdsa-p256", "leaf")
+    wrong = dc_replace(chain, root=stranger.root)
+    case = TlsCase(13, "TLS_AES_128_GCM_SHA256", "x25519", wrong)
+    strict = run_handshakes(agents[library], case, repeats=1, warmup=0)
+    assert strict.status != "ok" and "certif" in strict.message.lower(), strict.message
+    lax = run_handshakes(agents[library], dc_replace(case, verify_peer=False), repeats=1, warmup=0)
+    assert lax.status == "ok", lax.message
+    assert len(lax.samples) == 1 and lax.samples[0]["round_trips"] == 1

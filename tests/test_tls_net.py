@@ -41,7 +41,7 @@ def test_bytes_equal_a_counting_relay(agents, chain, client, server, version, su
     relays[0].close()
     assert r.status == "ok", r.message
     counted = relays[0].connections
-    assert len(counted) == 4  # warm-up + 3
+    assert len(counted) == 5  # warm-up, the memory pass, 3
     for c, s in r.pairs():
         k = int(c["i"])
         # exact agreement with the bytes the relay forwarded, each side's own count
@@ -69,6 +69,26 @@ def test_plain_tcp_baseline_is_the_request_and_response_alone(agents, chain) -> 
     assert all((x.c2s, x.s2c) == (64, 64) for x in relays[0].connections)
     # (TLS costing more time than plain TCP is a benchmark figure, not a test: the plain
     # transactions here pass through the Python relay, slow on a loaded machine)
+
+
+@pytest.mark.parametrize("library", LIBS)
+@pytest.mark.parametrize("resume", ["none", "ticket"])
+def test_timed_tcp_connections_reach_no_accounting(agents, chain, library, resume) -> None:
+    """As in memory: the timed connections run with the allocation hooks only
+    forwarding (no call reaches the accounting, on either side); the heap
+    comes from one more counted connection per side, after the warm-up."""
+    r = run_over_tcp(agents[library], agents[library], TlsCase(13, T13, "x25519", chain, resume=resume),
+                     repeats=2, warmup=1)
+    assert r.status == "ok", r.message
+    assert {side: rec["timed_heap_calls"] for side, rec in r.process_heap.items()} == {"client": 0, "server": 0}
+    assert all("heap_peak" not in c.fields and s is not None and "heap_peak" not in s.fields for c, s in r.pairs())
+    per = 2 if resume != "none" else 1
+    assert r.client_memory is not None and r.server_memory is not None
+    # the memory pass's measured connection is the same one on both sides: after warm-up (and its full handshake)
+    assert int(r.client_memory["i"]) == int(r.server_memory["i"]) == 2 * per - 1
+    assert r.client_memory["heap_peak"] > 0 and r.server_memory["heap_peak"] > 0
+    assert r.client_memory["resumed"] == (resume != "none")
+    assert [int(c["i"]) for c in r.client] == [3 * per - 1, 4 * per - 1]
 
 
 @pytest.mark.parametrize("library", LIBS)
@@ -174,4 +194,6 @@ def test_resumption_against_s_client_is_measured_on_the_resumed_connections(agen
     r = run_external_client(agents["openssl"], "openssl-s_client", TlsCase(13, T13, "x25519", chain, resume="ticket"),
                             repeats=2, warmup=1)
     assert r.status == "ok", r.message
-    assert sorted(r.server) == [3, 5] and all(s["resumed"] == 1 for s in r.server.values())
+    # connections: warm-up (0, 1), the memory pass (2, 3), measured (4, 5), (6, 7): each full, then resumed
+    assert sorted(r.server) == [5, 7] and all(s["resumed"] == 1 for s in r.server.values())
+    assert r.server_memory is not None and int(r.server_memory["i"]) == 3 and r.server_memory["heap_peak"] > 0

@@ -152,3 +152,20 @@ def test_the_tls_matrix_is_selectable_by_flags() -> None:
     bad = parser().parse_args(["run", "--groups", "x2559"])
     with pytest.raises(PlanError, match="x2559.*x25519"):
         _plan_from_args(bad)
+
+
+def test_verify_peer_is_a_checked_plan_option_named_in_the_cases() -> None:
+    with pytest.raises(PlanError, match=r'p.toml:2: \[tls\] verify_peer: must be true or false') as e:
+        parse_plan('[tls]\nverify_peer = "no"\n', "p.toml")
+    assert "\n" not in str(e.value)
+    plan = parse_plan('[select]\nlibraries = ["openssl"]\nkinds = ["tls"]\n[tls]\nverify_peer = false\n'
+                      'suites = ["TLS_AES_128_GCM_SHA256", "TLS_PSK_WITH_AES_128_GCM_SHA256"]\ngroups = ["x25519"]\n'
+                      'certs = ["ecdsa-p256"]\n', "p.toml")
+    assert plan.tls.verify_peer is False and parse_plan("", "p.toml").tls.verify_peer is True
+    names = sorted(c.name for c in tls_runner.expand_tls(plan))
+    # only certificate suites have a chain to skip verifying: a PSK case keeps its name
+    assert names == ["openssl/tls/TLS_AES_128_GCM_SHA256/x25519/ecdsa-p256-full/noverify",
+                     "openssl/tls/TLS_PSK_WITH_AES_128_GCM_SHA256/psk-kx/psk-none"]
+    v = TlsVariant.parse("x25519/ecdsa-p256-full/mutual+noverify+tcp")
+    assert (v.verify, v.auth, v.transport) == (False, "mutual", "tcp")
+    assert v.op("TLS_AES_128_GCM_SHA256") == "x25519/ecdsa-p256-full/mutual+noverify+tcp"

@@ -8,20 +8,24 @@
  * Time and memory come from different connections: the timed ones run with
  * the allocation hooks only forwarding (tb_timed_begin), and one more
  * connection before the first measured one is the memory pass (per-side
- * heap, the heap check, the transcript), like the stack pass. */
+ * heap, the heap check, the transcript), like the stack pass.
+ *
+ * Placed like primitives (core/bench.c, engine/layout.py): with stack_at
+ * the timed connections run with their frame at that offset within a 4 KiB
+ * page, and with a block of heap_shift bytes held during each; where the
+ * frame landed is reported ("tls_place"). */
 #include "tb/core.h"
 #include "tb/platform.h"
 #include "tb/protocol.h"
 #include "tb/tls.h"
+#include "tb/tls_call.h"
 #include "tb/tls_request.h"
 #include "tb/util.h"
 #include "tb/wire.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Libraries without TLS (in this build) leave this empty. */
-__attribute__((weak)) const tb_tls_ops tb_library_tls = {0};
 
 #define MAX_STEPS 64
 #define BULK_CHUNK 16384
@@ -76,50 +80,24 @@ typedef struct {
 
 /* ---- one side's call: timed, its heap charged to it, on its own stack if given ---- */
 
-typedef enum { CALL_NEW, CALL_STEP, CALL_SEND, CALL_RECV, CALL_EARLY_SEND, CALL_EARLY_RECV } call_op;
-
-typedef struct {
-    call_op op;
-    void *endpoint, *session, **conn_out, *conn;
-    const tb_transport *tr;
-    const uint8_t *in;
-    uint8_t *out;
-    size_t n, *got;
-    tb_status st;
-} call_t;
-
-static void do_call(void *arg)
-{
-    const tb_tls_ops *ops = &tb_library_tls;
-    call_t *c = arg;
-    switch (c->op) {
-    case CALL_NEW: c->st = ops->conn_new(c->endpoint, c->tr, c->session, c->conn_out); break;
-    case CALL_STEP: c->st = ops->step(c->conn); break;
-    case CALL_SEND: c->st = ops->send(c->conn, c->in, c->n); break;
-    case CALL_RECV: c->st = ops->recv(c->conn, c->out, c->n, c->got); break;
-    case CALL_EARLY_SEND: c->st = ops->early_send(c->conn, c->in, c->n); break;
-    case CALL_EARLY_RECV: c->st = ops->early_recv(c->conn, c->out, c->n, c->got); break;
-    }
-}
-
 typedef struct {
     const tb_tls_request *req;
     void *endpoints[2];
     tb_stack *stacks[2]; /* the stack pass only */
 } pair_t;
 
-static tb_status charged(const pair_t *pr, side_cost *cost, int side, call_t *c)
+static tb_status charged(const pair_t *pr, side_cost *cost, int side, tb_tls_call *c)
 {
     tb_reading a, b;
     tb_heap_side(side);
     tb_read_counters(&a);
     if (pr->stacks[side] != NULL) {
-        if (tb_stack_call(pr->stacks[side], do_call, c) != 0) {
+        if (tb_stack_call(pr->stacks[side], tb_tls_call_run, c) != 0) {
             tb_set_error("could not switch to the %s's stack", tb_side_name(side));
             c->st = TB_ERROR;
         }
     } else {
-        do_call(c);
+        tb_tls_call_run(c);
     }
     tb_read_counters(&b);
     tb_heap_side(-1);
@@ -133,12 +111,12 @@ static tb_status charged(const pair_t *pr, side_cost *cost, int side, call_t *c)
 static tb_status transfer(const pair_t *pr, side_cost *cost, void *conn[2], int from, const uint8_t *msg,
                           uint8_t *got, size_t n)
 {
-    call_t s = {.op = CALL_SEND, .conn = conn[from], .in = msg, .n = n};
+    tb_tls_call s = {.op = TB_CALL_SEND, .conn = conn[from], .in = msg, .n = n};
     tb_status st = charged(pr, cost, from, &s);
     size_t have = 0;
     for (int tries = 0; st == TB_OK && have < n; tries++) {
         size_t k = 0;
-        call_t r = {.op = CALL_RECV, .conn = conn[1 - from], .out = got + have, .n = n - have, .got = &k};
+        tb_tls_call r = {.op = TB_CALL_RECV, .conn = conn[1 - from], .out = got + have, .n = n - have, .got = &k};
         tb_status rs = charged(pr, cost, 1 - from, &r);
         if (rs == TB_WANT_READ && tries > MAX_STEPS + (int)(n / 1024)) {
             tb_set_error("application data did not arrive");
@@ -160,7 +138,7 @@ static tb_status exchange(const pair_t *pr, void *conn[2], int early, result_t *
     if (early) {
         /* the request went as early data: the server must have accepted it */
         size_t n = 0;
-        call_t c = {.op = CALL_EARLY_RECV, .conn = conn[1], .out = got, .n = sizeof(got), .got = &n};
+        tb_tls_call c = {.op = TB_CALL_EARLY_RECV, .conn = conn[1], .out = got, .n = sizeof(got), .got = &n};
         st = charged(pr, &r->app, 1, &c);
         if (st == TB_OK && n == 0) {
             tb_set_error("the server rejected the early data (0-RTT)");
@@ -223,7 +201,7 @@ static tb_status connection(const pair_t *pr, link_t *link, void *session, void 
     uint64_t system_before = check_heap ? tb_heap_system_in_use() : 0;
     tb_read_counters(&w0);
     for (int side = 0; side < 2 && st == TB_OK; side++) {
-        call_t c = {.op = CALL_NEW, .endpoint = pr->endpoints[side], .tr = &tr[side],
+        tb_tls_call c = {.op = TB_CALL_NEW, .endpoint = pr->endpoints[side], .tr = &tr[side],
                     .session = side == 0 ? session : NULL, .conn_out = &conn[side]};
         st = charged(pr, &r->hs, side, &c);
     }
@@ -231,7 +209,7 @@ static tb_status connection(const pair_t *pr, link_t *link, void *session, void 
     if (st == TB_OK && early) {
         uint8_t request[TB_APP_BYTES];
         memset(request, 'q', sizeof(request));
-        call_t c = {.op = CALL_EARLY_SEND, .conn = conn[0], .in = request, .n = sizeof(request)};
+        tb_tls_call c = {.op = TB_CALL_EARLY_SEND, .conn = conn[0], .in = request, .n = sizeof(request)};
         st = charged(pr, &r->hs, 0, &c);
     }
     /* Client first; each side steps until it waits; stop when both are done. */
@@ -243,7 +221,7 @@ static tb_status connection(const pair_t *pr, link_t *link, void *session, void 
         }
         for (int side = 0; side < 2; side++) {
             if (done[side] == TB_OK) continue; /* stepping again may renegotiate */
-            call_t c = {.op = CALL_STEP, .conn = conn[side]};
+            tb_tls_call c = {.op = TB_CALL_STEP, .conn = conn[side]};
             tb_status s = charged(pr, &r->hs, side, &c);
             if (s != TB_OK && s != TB_WANT_READ) {
                 st = s;
@@ -524,6 +502,62 @@ static tb_status capped_passes(pair_t *pr)
     return st;
 }
 
+/* ---- placement: the timed connections' frame at a chosen page offset ---- */
+
+typedef struct {
+    const pair_t *pr;
+    link_t *link;
+    result_t *r;
+    tb_status st;
+    uint64_t at;
+    int probe; /* only note where the frame lands */
+} placed_t;
+
+static __attribute__((noinline)) void placed_body(placed_t *p)
+{
+    p->at = (uint64_t)(uintptr_t)__builtin_frame_address(0) % TB_STACK_PAGE;
+    if (!p->probe) p->st = measured(p->pr, p->link, p->r, 0, 1);
+}
+
+static __attribute__((noinline)) void placed_shift(placed_t *p, uint64_t shift)
+{
+    volatile uint8_t *pad = __builtin_alloca((size_t)shift);
+    pad[0] = 0; /* the block is used: it cannot be dropped */
+    placed_body(p);
+    pad[0] = 1;
+}
+
+/* The shift (bytes, 16-byte steps) that puts placed_body's frame at stack_at,
+ * from where it lands with the smallest one (the stack grows down). */
+static uint64_t shift_for(uint64_t stack_at)
+{
+    placed_t probe = {.probe = 1};
+    placed_shift(&probe, 16);
+    return 16 + (probe.at + TB_STACK_PAGE - stack_at) % TB_STACK_PAGE / 16 * 16;
+}
+
+/* One timed connection, placed if asked: *at receives where its frame was. */
+static tb_status timed_connection(const pair_t *pr, link_t *link, result_t *r, uint64_t shift, uint64_t *at)
+{
+    placed_t p = {pr, link, r, TB_OK, 0, 0};
+    uint8_t *heap_pad = NULL;
+    if (pr->req->heap_shift) {
+        heap_pad = malloc((size_t)pr->req->heap_shift);
+        if (heap_pad == NULL) {
+            tb_set_error("out of memory for a %llu-byte heap shift", (unsigned long long)pr->req->heap_shift);
+            return TB_ERROR;
+        }
+        heap_pad[0] = 0;
+    }
+    tb_timed_begin(0);
+    if (shift) placed_shift(&p, shift);
+    else p.st = measured(pr, link, r, 0, 1);
+    tb_timed_end();
+    free(heap_pad);
+    *at = p.at;
+    return p.st;
+}
+
 /* What this library (as built) lacks for the request, before any work. */
 static tb_status check_features(const tb_tls_request *req)
 {
@@ -577,6 +611,7 @@ void tb_tls_serve(const tb_field *fields, size_t n)
     }
     if (st == TB_OK && req.limit_side >= 0) st = capped_passes(&pr);
     uint64_t calls_before = tb_timed_heap_calls();
+    uint64_t shift = req.stack_at < TB_STACK_PAGE ? shift_for(req.stack_at) : 0, at = 0;
     for (uint64_t i = 0; st == TB_OK && i < req.warmup + req.repeats; i++) {
         if (i == req.warmup && req.stack && req.limit_side < 0 && (tb_platform_memory() & TB_MEM_STACK)) {
             st = stack_pass(&pr, NULL);
@@ -596,14 +631,18 @@ void tb_tls_serve(const tb_field *fields, size_t n)
             st = TB_ERROR;
             break;
         }
-        tb_timed_begin(0);
-        st = measured(&pr, &link, &r, 0, 1);
-        tb_timed_end();
+        st = timed_connection(&pr, &link, &r, shift, &at);
         if (st == TB_OK) emit(i < req.warmup ? "tls_warmup" : "tls", i < req.warmup ? i : i - req.warmup, &r, req.bulk);
         link_close(&link);
     }
     for (int side = 0; side < 2; side++) {
         if (pr.endpoints[side] != NULL) ops->endpoint_free(pr.endpoints[side]);
+    }
+    if (st == TB_OK && shift) {
+        tb_rec_begin("tls_place");
+        tb_rec_u64("stack_at", at); /* where the timed connections' frame landed */
+        tb_rec_u64("heap_shift", req.heap_shift);
+        tb_rec_end();
     }
     if (st == TB_OK && (tb_platform_memory() & TB_MEM_HEAP)) {
         tb_rec_begin("process_heap");

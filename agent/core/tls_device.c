@@ -24,6 +24,7 @@
 #include "tb/platform.h"
 #include "tb/protocol.h"
 #include "tb/tls.h"
+#include "tb/tls_call.h"
 #include "tb/tls_device.h"
 #include "tb/tls_request.h"
 #include "tb/wire.h"
@@ -172,44 +173,24 @@ typedef struct {
 } cost_t;
 
 typedef struct {
-    int op; /* 0 new, 1 step, 2 send, 3 recv */
-    void *endpoint, *session, **conn_out, *conn;
-    const tb_transport *tr;
-    const uint8_t *in;
-    uint8_t *out;
-    size_t n, *got;
-    tb_status st;
-} call_t;
-
-static void do_call(void *arg)
-{
-    const tb_tls_ops *ops = &tb_library_tls;
-    call_t *c = arg;
-    if (c->op == 0) c->st = ops->conn_new(c->endpoint, c->tr, c->session, c->conn_out);
-    else if (c->op == 1) c->st = ops->step(c->conn);
-    else if (c->op == 2) c->st = ops->send(c->conn, c->in, c->n);
-    else c->st = ops->recv(c->conn, c->out, c->n, c->got);
-}
-
-typedef struct {
     const tb_tls_request *req;
     void *endpoint;
     int side;
     tb_stack *stack; /* the stack pass only */
 } dev_side;
 
-static tb_status charged(const dev_side *d, dev_link *l, cost_t *cost, call_t *c)
+static tb_status charged(const dev_side *d, dev_link *l, cost_t *cost, tb_tls_call *c)
 {
     tb_reading a, b;
     tb_heap_side(d->side);
     tb_read_counters(&a);
     if (d->stack != NULL) {
-        if (tb_stack_call(d->stack, do_call, c) != 0) {
+        if (tb_stack_call(d->stack, tb_tls_call_run, c) != 0) {
             tb_set_error("the %s overflowed its painted stack", tb_side_name(d->side));
             c->st = TB_ERROR;
         }
     } else {
-        do_call(c);
+        tb_tls_call_run(c);
     }
     tb_read_counters(&b);
     tb_heap_side(-1);
@@ -234,7 +215,7 @@ static tb_status receive(const dev_side *d, dev_link *l, void *conn, cost_t *cos
     for (int waits = 0; have < n;) {
         size_t got = 0;
         uint64_t before = l->consumed;
-        call_t c = {.op = 3, .conn = conn, .out = p + have, .n = n - have, .got = &got};
+        tb_tls_call c = {.op = TB_CALL_RECV, .conn = conn, .out = p + have, .n = n - have, .got = &got};
         tb_status st = charged(d, l, cost, &c);
         have += got;
         if (st == TB_WANT_READ || (st == TB_OK && got == 0)) {
@@ -265,11 +246,11 @@ static tb_status connection(const dev_side *d, void *session, void **session_out
     tb_rec_begin("open");
     tb_rec_end();
     tb_heap_sides_reset();
-    call_t c = {.op = 0, .endpoint = d->endpoint, .tr = &tr, .session = session, .conn_out = &conn};
+    tb_tls_call c = {.op = TB_CALL_NEW, .endpoint = d->endpoint, .tr = &tr, .session = session, .conn_out = &conn};
     tb_status st = charged(d, &l, &r->hs, &c);
     for (int waits = 0; st == TB_OK;) {
         uint64_t before = l.consumed;
-        call_t s = {.op = 1, .conn = conn};
+        tb_tls_call s = {.op = TB_CALL_STEP, .conn = conn};
         st = charged(d, &l, &r->hs, &s);
         if (st != TB_WANT_READ) break;
         if (++waits > MAX_WAITS) {
@@ -296,7 +277,7 @@ static tb_status connection(const dev_side *d, void *session, void **session_out
     const uint8_t *mine = d->side == 0 ? request : response, *theirs = d->side == 0 ? response : request;
     for (int turn = 0; turn < 2 && st == TB_OK; turn++) {
         if ((turn == 0) == (d->side == 0)) { /* the client speaks first */
-            call_t s = {.op = 2, .conn = conn, .in = mine, .n = TB_APP_BYTES};
+            tb_tls_call s = {.op = TB_CALL_SEND, .conn = conn, .in = mine, .n = TB_APP_BYTES};
             st = charged(d, &l, &r->app, &s);
         } else {
             st = receive(d, &l, conn, &r->app, got, sizeof(got));

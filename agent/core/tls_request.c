@@ -1,5 +1,7 @@
 #include "tb/tls_request.h"
 
+#include "tb/core.h"
+
 #include <string.h>
 
 const char *tb_side_name(int side)
@@ -39,7 +41,7 @@ static int parse_max_frag(const char *v, uint32_t *out)
 int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
 {
     tb_tls_config *cfg = &req->cfg;
-    uint64_t version = 13, max_early = 0;
+    uint64_t version = 13, max_early = 0, verify = 1;
     int limit_given = 0;
     memset(req, 0, sizeof(*req));
     req->warmup = 1;
@@ -47,6 +49,8 @@ int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
     req->workers = 1;
     req->wait_ms = 20000;
     req->stack = 1;
+    req->memory = 1;
+    req->stack_at = TB_STACK_PAGE;
     req->side = -1;
     req->limit_side = -1;
     for (size_t i = 0; i < n; i++) {
@@ -59,6 +63,10 @@ int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
         else if (strcmp(k, "early") == 0) bad = tb_field_u64(v, &req->early);
         else if (strcmp(k, "bulk") == 0) bad = tb_field_u64(v, &req->bulk);
         else if (strcmp(k, "stack") == 0) bad = tb_field_u64(v, &req->stack);
+        else if (strcmp(k, "verify") == 0) bad = tb_field_u64(v, &verify) || verify > 1;
+        else if (strcmp(k, "memory") == 0) bad = tb_field_u64(v, &req->memory) || req->memory > 1;
+        else if (strcmp(k, "stack_at") == 0) bad = tb_field_u64(v, &req->stack_at) || req->stack_at >= TB_STACK_PAGE;
+        else if (strcmp(k, "heap_shift") == 0) bad = tb_field_u64(v, &req->heap_shift) || req->heap_shift > TB_MAX_HEAP_SHIFT;
         else if (strcmp(k, "port") == 0) bad = tb_field_u64(v, &req->port) || req->port > 65535;
         else if (strcmp(k, "duration_ms") == 0) bad = tb_field_u64(v, &req->duration_ms);
         else if (strcmp(k, "workers") == 0) bad = tb_field_u64(v, &req->workers) || req->workers == 0 || req->workers > TB_TLS_MAX_WORKERS;
@@ -96,6 +104,7 @@ int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
             return -1;
         }
     }
+    cfg->skip_verify = verify == 0;
     if (req->warmup > UINT64_MAX - req->repeats) { /* the drivers loop to warmup + repeats */
         tb_end(TB_BAD_INPUT, "warmup + repeats is beyond 64 bits");
         return -1;

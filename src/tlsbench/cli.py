@@ -576,6 +576,13 @@ def cmd_fits(a: argparse.Namespace) -> int:
 
 
 def cmd_fidelity(a: argparse.Namespace) -> int:
+    if a.handshakes:  # each library's own handshake benchmark (fidelity_handshakes.py)
+        from tlsbench import fidelity_handshakes as fh
+
+        before = os.getloadavg()
+        rows = fh.compare(rounds=a.rounds or 3, seconds=a.seconds)
+        print(fh.render(rows, (before, os.getloadavg())), end="")
+        return 0
     if a.peers:  # the embedded libraries' own benchmark programs (fidelity_peers.py)
         from tlsbench import fidelity_peers
 
@@ -805,6 +812,11 @@ def parser() -> argparse.ArgumentParser:
     fi.add_argument("--rounds", type=int, help="alternations of the two tools (default 7; with --peers 3)")
     fi.add_argument("--peers", action="store_true",
                     help="Mbed TLS and wolfSSL against their own benchmark programs, built like our agents")
+    fi.add_argument("--handshakes", action="store_true",
+                    help="handshakes against each library's own handshake benchmark (openssl s_time,"
+                         " gnutls-cli --benchmark-tls-kx, wolfSSL tls_bench), CPU time per handshake")
+    fi.add_argument("--seconds", type=int, default=3, choices=range(1, 61), metavar="1..60",
+                    help="with --handshakes: seconds per run of a time-window tool (default 3)")
     fi.set_defaults(func=cmd_fidelity)
     return p
 

@@ -146,15 +146,20 @@ class Row:
 def build_peer(peer: Peer) -> str:
     """Builds the peer program in the host build folder (`tlsbench build`
     configured it); returns its path."""
+    return build_peer_target(peer.target)
+
+
+def build_peer_target(target: str) -> str:
+    """Builds one peer program (a CMake target of the host build); returns its path."""
     folder = paths.build_dir("host")
     if not (folder / "CMakeCache.txt").exists():
         raise SetupError("the host agents are not configured (run: tlsbench build)")
-    r = subprocess.run(["cmake", "--build", str(folder), "--target", peer.target, "-j", "2"],
+    r = subprocess.run(["cmake", "--build", str(folder), "--target", target, "-j", "2"],
                        capture_output=True, text=True)
     if r.returncode != 0:
         tail = (r.stdout + r.stderr).strip().splitlines()[-3:]
-        raise SetupError(f"building {peer.target} failed: {' | '.join(tail)}")
-    return str(folder / peer.target)
+        raise SetupError(f"building {target} failed: {' | '.join(tail)}")
+    return str(folder / target)
 
 
 def run_peer(exe: str, peer: Peer, timeout: float = 600) -> dict[tuple[str, str], float]:

@@ -41,6 +41,7 @@ typedef struct {
     mbedtls_x509_crt own;   /* this side's chain, leaf first (server; client in mutual auth) */
     mbedtls_x509_crt trust; /* the root the peer's chain is verified against */
     int has_own, verifies;  /* own and trust hold something */
+    int skips;              /* a client told not to verify (cfg->skip_verify) */
     mbedtls_pk_context key;
     mbedtls_ssl_ticket_context ticket;
     mbedtls_ssl_cache_context cache;
@@ -234,7 +235,8 @@ static tb_status load_material(endpoint_t *e, const tb_tls_config *cfg)
         e->has_own = st == TB_OK;
     }
     /* the server verifies only in mutual authentication */
-    e->verifies = server ? cfg->client_chain.len > 0 : cfg->trust.len > 0;
+    e->verifies = server ? cfg->client_chain.len > 0 : cfg->trust.len > 0 && !cfg->skip_verify;
+    e->skips = !server && cfg->skip_verify;
     if (st == TB_OK && e->verifies) st = parse_certs(&e->trust, cfg->trust, "trust anchor (mbedtls_x509_crt_parse)");
     return st;
 }
@@ -265,6 +267,8 @@ static tb_status conf_certs(endpoint_t *e, mbedtls_ssl_config *conf)
         /* a server given a root requires the client's certificate */
         mbedtls_ssl_conf_authmode(conf, MBEDTLS_SSL_VERIFY_REQUIRED);
     }
+    /* a client's default is to require a verified chain */
+    if (e->skips) mbedtls_ssl_conf_authmode(conf, MBEDTLS_SSL_VERIFY_NONE);
     return TB_OK;
 }
 

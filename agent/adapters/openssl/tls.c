@@ -321,7 +321,7 @@ static tb_status set_authentication(endpoint_t *e, const tb_tls_config *cfg)
         if (cfg->server_chain.len > 0) st = load_identity(ctx, cfg->server_chain, cfg->server_key);
         if (st == TB_OK && mutual) st = load_trust(ctx, cfg);
     } else {
-        if (cfg->server_chain.len > 0) st = load_trust(ctx, cfg);
+        if (cfg->server_chain.len > 0 && !cfg->skip_verify) st = load_trust(ctx, cfg);
         if (st == TB_OK && mutual) st = load_identity(ctx, cfg->client_chain, cfg->client_key);
     }
     return st;
@@ -383,7 +383,7 @@ static tb_status conn_new(void *ep, const tb_transport *tr, void *session, void 
     if (e->side == TB_SIDE_CLIENT) {
         SSL_set_connect_state(c->ssl);
         if (SSL_set_tlsext_host_name(c->ssl, e->name) != 1 ||
-            (e->cfg->server_chain.len > 0 && SSL_set1_host(c->ssl, e->name) != 1)) {
+            (e->cfg->server_chain.len > 0 && !e->cfg->skip_verify && SSL_set1_host(c->ssl, e->name) != 1)) {
             conn_free(c);
             return tb_openssl_fail("server name");
         }

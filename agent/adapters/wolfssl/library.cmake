@@ -179,3 +179,16 @@ if(NOT TB_BARE_METAL AND NOT TB_AGENT_LABEL AND EXISTS "${_wolf}/wolfcrypt/bench
   set_source_files_properties("${_wolf}/wolfcrypt/benchmark/benchmark.c" PROPERTIES COMPILE_OPTIONS -w)
   set_source_files_properties(peers/wolfssl_seed.c PROPERTIES COMPILE_OPTIONS "${TB_WARNINGS}")
 endif()
+
+# `tlsbench fidelity --handshakes`: wolfSSL's own examples/benchmark/tls_bench.c
+# (client and server threads in one process, over memory with -m), built the
+# same way against the agent's library; its built-in certificates need the
+# clock of their release (peers/fixed_time.c).
+if(NOT TB_BARE_METAL AND NOT TB_AGENT_LABEL AND EXISTS "${_wolf}/examples/benchmark/tls_bench.c")
+  add_executable(peer-wolfssl-tls-bench EXCLUDE_FROM_ALL "${_wolf}/examples/benchmark/tls_bench.c"
+                 peers/wolfssl_seed.c peers/fixed_time.c)
+  target_link_libraries(peer-wolfssl-tls-bench PRIVATE tb_wolfssl${_wolf_sfx})
+  target_link_options(peer-wolfssl-tls-bench PRIVATE -Wl,--wrap=time)
+  set_source_files_properties("${_wolf}/examples/benchmark/tls_bench.c" PROPERTIES COMPILE_OPTIONS -w)
+  set_source_files_properties(peers/fixed_time.c PROPERTIES COMPILE_OPTIONS "${TB_WARNINGS}")
+endif()

@@ -81,6 +81,10 @@ typedef struct {
      * 1024, 2048 or 4096; 0 asks for none. An adapter without frag_len
      * (below) cannot ask: the core reports it unsupported. */
     uint32_t max_frag;
+    /* 1: the client does not verify the server's chain or name (as peer
+     * benchmark tools that load no trust anchor do); it still sends SNI. A
+     * server verifying a client certificate (mutual) is unaffected. */
+    int skip_verify;
 } tb_tls_config;
 
 typedef struct {

@@ -24,6 +24,11 @@ typedef struct {
      * with a cap, repeats may be 0 (no timed connection at all) */
     int limit_side;
     uint64_t heap_limit;
+    uint64_t memory;     /* sockets: the memory pass, one more counted connection (default 1) */
+    /* in memory: the timed connections' frame at this offset in a 4 KiB page
+     * (TB_STACK_PAGE: not placed, the default) and a held heap block, as for
+     * primitives (tb_bench_cfg) */
+    uint64_t stack_at, heap_shift;
     int side;            /* one side only (the device-side request): 0 client, 1 server; -1 both */
     /* sockets only */
     uint64_t port;        /* server: 0 = any free port; client: where to connect */

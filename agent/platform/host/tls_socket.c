@@ -5,7 +5,15 @@
  * library, bytes and records it sent and received (counted at the socket),
  * the round trips it waited for, its heap. With plain=1 there is no TLS at
  * all: the TCP baseline of the same request and response. The peer may be
- * another library's agent or a tool nobody here wrote (foreign=1). */
+ * another library's agent or a tool nobody here wrote (foreign=1).
+ *
+ * Time and memory come from different connections, as in memory
+ * (core/tls.c): the timed ones run with the allocation hooks only
+ * forwarding (tb_timed_begin), and one more connection before the first
+ * measured one (after the warm-ups) is the memory pass, counted and
+ * reported as "tls_side_memory". Both sides know which connection that is
+ * from warmup and the resumption mode: with resumption, each measured
+ * connection follows the full one it resumes. */
 #define _GNU_SOURCE
 #include "tb/core.h"
 #include "tb/platform.h"
@@ -274,7 +282,7 @@ static tb_status serve_connection(session_t *s, void *session, void **session_ou
     return st;
 }
 
-static void emit_side(const char *type, uint64_t i, int side, const side_result *r, uint64_t bulk_bytes)
+static void emit_side(const char *type, uint64_t i, int side, const side_result *r, uint64_t bulk_bytes, int counted)
 {
     const tb_wire *h = &r->hs_wire, *t = &r->total_wire;
     tb_rec_begin(type);
@@ -292,7 +300,7 @@ static void emit_side(const char *type, uint64_t i, int side, const side_result 
     tb_rec_u64("flights", h->flights[0] + h->flights[1]);
     tb_rec_u64("round_trips", side == 0 ? r->round_trips : 0);
     tb_rec_u64("resumed", (uint64_t)r->resumed);
-    if (tb_platform_memory() & TB_MEM_HEAP) {
+    if (counted && (tb_platform_memory() & TB_MEM_HEAP)) { /* a timed connection counted nothing */
         tb_rec_u64("heap_peak", r->heap.peak);
         tb_rec_u64("heap_held", r->heap.held > 0 ? (uint64_t)r->heap.held : 0);
     }
@@ -384,6 +392,29 @@ static void close_gently(int fd)
 
 /* ---- the two verbs ---- */
 
+/* Connections per measured one: a resumed handshake follows the full one it resumes. */
+static uint64_t per_measured(const tb_tls_request *req)
+{
+    return req->cfg.resume != TB_RESUME_NONE && !req->plain ? 2 : 1;
+}
+
+/* The connection number of the memory pass's measured connection: right
+ * after the warm-ups (and the full handshake it resumes). */
+static uint64_t memory_connection(const tb_tls_request *req)
+{
+    return req->warmup * per_measured(req) + per_measured(req) - 1;
+}
+
+static void emit_timed_calls(uint64_t calls_before)
+{
+    if (!(tb_platform_memory() & TB_MEM_HEAP)) return;
+    tb_rec_begin("process_heap");
+    tb_rec_u64("peak", tb_heap_process_peak());
+    /* the accounting reached inside the timed connections (0: they ran clean) */
+    tb_rec_u64("timed_heap_calls", tb_timed_heap_calls() - calls_before);
+    tb_rec_end();
+}
+
 static tb_status open_endpoint(const tb_tls_request *req, int side, void **endpoint)
 {
     const tb_tls_ops *ops = &tb_library_tls;
@@ -441,6 +472,7 @@ static void server(const tb_tls_request *req)
         }
     }
     uint64_t total = req->repeats; /* connections to serve; 0: until killed */
+    uint64_t calls_before = tb_timed_heap_calls();
     for (uint64_t i = 0; st == TB_OK && (total == 0 || i < total); i++) {
         int fd = accept_within(lfd, total == 0 ? -1 : (int)req->wait_ms);
         if (fd < 0) {
@@ -454,16 +486,20 @@ static void server(const tb_tls_request *req)
         session_t s = {req, endpoint, NULL, &sock, 1};
         side_result r;
         memset(&r, 0, sizeof(r));
+        int counted = total != 0 && req->memory && i == memory_connection(req);
+        if (!counted) tb_timed_begin(0);
         tb_status cs = serve_connection(&s, NULL, NULL, &r, t0);
+        if (!counted) tb_timed_end();
         close_gently(fd);
         if (total == 0) continue; /* capacity: a failed transaction is the client's to count */
         if (cs != TB_OK) {
             st = cs;
             break;
         }
-        emit_side("tls_side", i, 1, &r, req->foreign ? 0 : req->bulk);
+        emit_side(counted ? "tls_side_memory" : "tls_side", i, 1, &r, req->foreign ? 0 : req->bulk, counted);
     }
     if (child) _exit(0);
+    if (st == TB_OK) emit_timed_calls(calls_before);
     if (lfd >= 0) close(lfd);
     if (endpoint != NULL) tb_library_tls.endpoint_free(endpoint);
     tb_end(st, st == TB_OK ? NULL : tb_last_error());
@@ -497,7 +533,10 @@ static void capacity(const tb_tls_request *req, void *endpoint)
     char first_error[200] = "";
     while (now_ns() < end) {
         side_result r;
-        if (client_connection(req, endpoint, NULL, NULL, &r) == TB_OK) {
+        tb_timed_begin(0);
+        tb_status cs = client_connection(req, endpoint, NULL, NULL, &r);
+        tb_timed_end();
+        if (cs == TB_OK) {
             ok++;
         } else {
             if (failed++ == 0) snprintf(first_error, sizeof(first_error), "%s", tb_last_error());
@@ -529,20 +568,30 @@ static void client(const tb_tls_request *req)
         return;
     }
     /* connection ordinal k counts every connection the server sees,
-     * including the full handshakes that resumed ones resume */
-    uint64_t k = 0;
-    for (uint64_t i = 0; st == TB_OK && i < req->warmup + req->repeats; i++) {
+     * including the full handshakes that resumed ones resume and the
+     * memory pass (one more, counted, before the first measured one) */
+    uint64_t k = 0, calls_before = tb_timed_heap_calls();
+    uint64_t bulk = req->foreign ? 0 : req->bulk;
+    uint64_t extra = req->memory ? 1 : 0;
+    for (uint64_t i = 0; st == TB_OK && i < req->warmup + extra + req->repeats; i++) {
+        int counted = extra && i == req->warmup;
+        const char *type = i < req->warmup ? "tls_side_warmup" : counted ? "tls_side_memory" : "tls_side";
         void *session = NULL;
         side_result r;
-        if (req->cfg.resume != TB_RESUME_NONE) {
+        if (per_measured(req) == 2) {
+            tb_timed_begin(0);
             st = client_connection(req, endpoint, NULL, &session, &r);
-            if (st == TB_OK) emit_side("tls_side_warmup", k++, 0, &r, req->foreign ? 0 : req->bulk);
+            tb_timed_end();
+            if (st == TB_OK) emit_side("tls_side_warmup", k++, 0, &r, bulk, 0);
         }
+        if (!counted) tb_timed_begin(0);
         if (st == TB_OK) st = client_connection(req, endpoint, session, NULL, &r);
-        if (st == TB_OK) emit_side(i < req->warmup ? "tls_side_warmup" : "tls_side", k++, 0, &r, req->foreign ? 0 : req->bulk);
+        if (!counted) tb_timed_end();
+        if (st == TB_OK) emit_side(type, k++, 0, &r, bulk, counted);
         if (session != NULL) ops->session_free(session);
     }
     if (endpoint != NULL) ops->endpoint_free(endpoint);
+    if (st == TB_OK) emit_timed_calls(calls_before);
     tb_end(st, st == TB_OK ? NULL : tb_last_error());
 }
 

@@ -91,6 +91,8 @@ SCHEMA: dict[str, dict[str, str]] = {
     "listening": {"port": "uint"},
     "tls_side": _SIDE,
     "tls_side_warmup": _SIDE,
+    "tls_side_memory": _SIDE,  # the counted connection of a socket side (its heap)
+    "tls_place": {"stack_at": "uint", "heap_shift": "uint"},  # where the timed handshakes' frame landed
     "capacity": {"transactions": "uint", "failures": "uint", "wall_ns": "uint", "cpu_ns": "uint", "?error": "str"},
     # firmware only: the calibration loop, and a fault that ended the firmware
     "calibrate": {"n": "uint", "loop_instructions": "uint", "empty": "uint", "measured": "uint", "read_cost": "uint",

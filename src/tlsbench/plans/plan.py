@@ -68,6 +68,9 @@ class TlsSelect:
     device_side: str = ""
     # the maximum fragment lengths the client asks for, 0 for none asked (each a case option, mfl=<n>)
     max_fragment: list[int] = field(default_factory=lambda: [0])
+    # False: clients do not verify the server's chain or name (as peer benchmark tools that load
+    # no trust anchor do); cases are then named with "noverify" (certificate suites only)
+    verify_peer: bool = True
 
 
 PLAN_KINDS = (*KINDS, "tls", "min-ram")
@@ -148,6 +151,7 @@ _TLS_KEYS = {
     "device_side": "\"client\" or \"server\" (firmware: only this side on the device, its peer on the host)",
     "max_fragment": "list of maximum fragment lengths the client asks for: 0 (none), "
                     + ", ".join(str(n) for n in tls_catalog.MAX_FRAGMENTS),
+    "verify_peer": "boolean (false: clients skip verifying the server's chain; cases named noverify)",
 }
 _TOP_KEYS = {"name": "string", "description": "string", "select": "table", "method": "table", "tls": "table"}
 
@@ -359,6 +363,10 @@ def _parse_tls_numbers(loc: _Locator, tls: dict, t: TlsSelect) -> None:
         if not isinstance(tls["baseline"], bool):
             raise loc.error("tls", "baseline", "must be true or false")
         t.baseline = tls["baseline"]
+    if "verify_peer" in tls:
+        if not isinstance(tls["verify_peer"], bool):
+            raise loc.error("tls", "verify_peer", "must be true or false")
+        t.verify_peer = tls["verify_peer"]
     if "capacity_clients" in tls:
         v = tls["capacity_clients"]
         if not isinstance(v, list) or not all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= 64

@@ -181,6 +181,11 @@ def _problems(data: RunData) -> str:
     if failed:
         out.append(f"<h3>Failed cases ({len(failed)})</h3>")
         out.append(table(["case", "reason"], failed, wrap_cols=(1,)))
+    slow = report.slow_rounds(data)
+    if slow:  # pacing.py: still slower than the threshold after being measured again
+        out.append(f"<h3>Slow phase: {sum(slow.values())} of {len(data.rounds)} rounds ran while the reference"
+                   " workload was slow (after measuring again)</h3>")
+        out.append(table(["case", "slow rounds"], [[n, str(k)] for n, k in sorted(slow.items())]))
     return "\n".join(out)
 
 

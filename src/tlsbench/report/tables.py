@@ -85,6 +85,16 @@ def drifting_cases(data: RunData) -> list[tuple[str, float]]:
             if c.get("round_drift") is not None and c["round_drift"] > stats.DRIFT_LIMIT]
 
 
+def slow_rounds(data: RunData) -> dict[str, int]:
+    """Per case: its rounds measured while the reference workload was slow
+    (pacing.py: still slow after being measured again); cases without none."""
+    out: dict[str, int] = {}
+    for r in data.rounds:
+        if r["slow"]:
+            out[r["name"]] = out.get(r["name"], 0) + 1
+    return out
+
+
 def noisy_cases(data: RunData) -> list[tuple[str, str, float]]:
     """(case, metric, stdev/median) of every noisy metric whose spread exceeds
     stats.NOISE_LIMIT; exact counts are never noisy."""
@@ -454,7 +464,8 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
         buf = io.StringIO()
         cols = ["run", "case", "library", "library_version", "kind", "name", "op", "size", "status", "reason",
                 "metric", "unit", "n", "removed", "median", "mean", "stdev", "min", "max", "ci95_low", "ci95_high",
-                "spread", "noisy", "round_drift"]
+                "spread", "noisy", "round_drift", "slow_rounds"]
+        slow = slow_rounds(data)
         w = csv.writer(buf)
         w.writerow(cols)
         versions = {lib["library"]: lib["version"] for lib in data.libraries}
@@ -462,13 +473,13 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
             base = [data.run.id, c["name"], c["library"], versions.get(c["library"], ""), c["kind"], c["alg"],
                     c["op"], c["size"] if c["size"] is not None else "", c["status"], c["reason"]]
             if not c["results"]:
-                w.writerow(base + [""] * 14)
+                w.writerow(base + [""] * 14 + [slow.get(c["name"], 0)])
             for metric, r in c["results"].items():
                 sp = None if metrics.is_exact(metric) else stats.spread(r["median"], r["stdev"])
                 drift = c.get("round_drift") if metric == DRIFT_METRIC else None
-                w.writerow(base + [metric] + [r[k] if r[k] is not None else "" for k in cols[11:-3]]
+                w.writerow(base + [metric] + [r[k] if r[k] is not None else "" for k in cols[11:-4]]
                            + ["" if sp is None else f"{sp:.4f}", int(sp is not None and sp > stats.NOISE_LIMIT),
-                              "" if drift is None else f"{drift:.4f}"])
+                              "" if drift is None else f"{drift:.4f}", slow.get(c["name"], 0)])
         return buf.getvalue()
     if fmt == "json":
         r = data.run
@@ -483,6 +494,9 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
                       "drifting": [{"case": n, "drift": round(d, 4)} for n, d in drifting_cases(data)],
                       "varying": [{"case": n, "metric": m, "min": lo, "max": hi}
                                   for n, m, lo, hi in varying_counts(data)]},
+            # rounds measured while the reference workload was slow (pacing.py), per case
+            "slow_phase": {"rounds": len(data.rounds), "slow_rounds": sum(slow_rounds(data).values()),
+                           "cases": slow_rounds(data)},
         }
         return json.dumps(doc, indent=1, default=str) + "\n"
     raise ValueError(f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")

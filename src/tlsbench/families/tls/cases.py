@@ -31,6 +31,7 @@ class TlsCase:
     psk: bytes | None = None  # TLS 1.2 PSK suites: the shared key (identity "client.tlsbench.test")
     bulk: int = 0  # bytes client -> server after the response
     max_frag: int = 0  # the maximum fragment length the client asks for (0: none)
+    verify_peer: bool = True  # False: the client does not verify the server's chain or name
 
 
 def _pem_key(issued) -> bytes:
@@ -59,12 +60,16 @@ def case_fields(case: TlsCase) -> dict[str, object]:
         f["bulk"] = case.bulk
     if case.max_frag:
         f["max_frag"] = case.max_frag
+    if not case.verify_peer:
+        f["verify"] = 0
     return f
 
 
-def handshake_request(case: TlsCase, repeats: int = 10, warmup: int = 1, transcript: bool = False) -> str:
+def handshake_request(case: TlsCase, repeats: int = 10, warmup: int = 1, transcript: bool = False,
+                      place: dict[str, int] | None = None) -> str:
+    """place: stack_at / heap_shift of the timed connections (engine.layout), or None."""
     return encode_request("handshake", **case_fields(case), repeats=repeats, warmup=warmup,
-                          transcript=1 if transcript else None)
+                          transcript=1 if transcript else None, **(place or {}))
 
 
 @dataclass

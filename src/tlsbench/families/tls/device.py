@@ -101,7 +101,9 @@ class _Peer:
         fields = case_fields(case)
         if side == "client":  # the host serves
             with runenv.applied(_peer_env()):
-                self.server = AgentServer(path, fields, peer_connections(case, warmup, repeats, stack))
+                # every connection is the device's to measure: no memory pass of the peer's own
+                self.server = AgentServer(path, {**fields, "memory": 0},
+                                          peer_connections(case, warmup, repeats, stack))
             refused = self.server.wait_listening()
             if refused is not None:
                 raise _Refused(str(refused["status"]), f"host server: {refused.get('msg', '')}")
@@ -110,7 +112,7 @@ class _Peer:
             self.listener.bind(("127.0.0.1", 0))  # loopback only
             self.listener.listen(4)
             port = self.listener.getsockname()[1]
-            request = encode_request("tls-client", **fields, port=port, warmup=0,
+            request = encode_request("tls-client", **fields, port=port, warmup=0, memory=0,
                                      repeats=warmup + repeats + (1 if stack else 0))
             self.client = subprocess.Popen([str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                            stderr=subprocess.PIPE, start_new_session=True,

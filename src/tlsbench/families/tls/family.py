@@ -5,11 +5,13 @@ What the agent's TLS cannot do it says itself: no known-answer gate."""
 from __future__ import annotations
 
 import datetime
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from tlsbench.engine import metrics
+from tlsbench.engine import metrics, pacing
 from tlsbench.engine.case import Case, Measured, split_repeats
+from tlsbench.errors import TlsbenchError
 from tlsbench.families.base import Context
 from tlsbench.families.primitive.checks import CheckResult
 from tlsbench.families.tls import device, runner
@@ -21,7 +23,7 @@ class TlsFamily:
     kinds = ("tls",)
     needs_checks = False
     timed = True
-    placed = False  # handshakes are not placed; their reference runs in a call of its own
+    placed = True  # in memory the timed handshakes are placed; the reference runs in a call of its own
 
     def expand(self, plan: Plan) -> list[Case]:
         return runner.expand_tls(plan) if "tls" in plan.kinds else []
@@ -42,4 +44,14 @@ class TlsFamily:
         if device.is_device_case(case):  # one side on the device, its peer the host agent of the library
             per_round = split_repeats(ctx.plan.method.repeats, ctx.plan.method.rounds)
             return device.measure(ctx.target, case, ctx.keys, ctx.plan, rnd, sum(per_round[:rnd]), per_round[rnd])
-        return runner.measure_tls(ctx.info.path, case, ctx.keys, ctx.plan, rnd)
+        reference = None
+        if ctx.paced:  # the reference workload just before, in an agent of its own
+            try:
+                reference = pacing.reference_ns(ctx.info.path)
+            except TlsbenchError as e:
+                print(f"warning: {case.name}: reference workload failed ({e})", file=sys.stderr, flush=True)
+        m = runner.measure_tls(ctx.info.path, case, ctx.keys, ctx.plan, rnd,
+                               ctx.place.fields() if ctx.place else None)
+        if ctx.paced:
+            m.round_info = {**(m.round_info or {}), "reference_ns": reference}
+        return m

@@ -4,7 +4,8 @@ A TLS case is named ``<library>/tls/<suite>/<variant>`` (engine.case.Case),
 where the variant is ``<group>/<credential>-<chain>[/<option>+<option>...]``:
 the group (or, for suites without one, rsa-kx / psk-kx / cert-curve), the
 certificate key type (or psk / anon) and chain kind (full / leaf / none),
-then in this order: mutual, a handshake kind other than full, tcp,
+then in this order: mutual, noverify (the client skips verifying the
+server), a handshake kind other than full, tcp,
 server=<side>, client=<tool>, clients=<n>, device=<side>, mfl=<bytes> (the
 client asks for this maximum fragment length). The plain TCP baseline is suite
 ``TCP`` with the variant ``tcp``. The name is the comparison key between runs,
@@ -37,11 +38,13 @@ class TlsVariant:
     capacity: int = 0  # tcp: transactions/s with this many clients
     device: str = ""  # firmware: only this side ("client" / "server") on the device, its peer on the host
     max_frag: int = 0  # the maximum fragment length the client asks for (0: none asked)
+    verify: bool = True  # False: the client does not verify the server's chain (plan [tls] verify_peer)
 
     def op(self, suite: str) -> str:
         base = f"{self.group or tls_catalog.no_group_label(suite)}/{self.cred}-{self.chain}"
         opts = [o for o in (
             "mutual" if self.auth == "mutual" else "",
+            "noverify" if not self.verify else "",
             self.handshake if self.handshake != "full" else "",
             "tcp" if self.transport == "tcp" else "",
             f"server={self.server}" if self.server != "same" else "",
@@ -63,6 +66,8 @@ class TlsVariant:
         for opt in parts[2].split("+") if len(parts) > 2 else []:
             if opt == "mutual":
                 v = replace(v, auth="mutual")
+            elif opt == "noverify":
+                v = replace(v, verify=False)
             elif opt in tls_catalog.HANDSHAKES:
                 v = replace(v, handshake=opt)
             elif opt == "tcp":

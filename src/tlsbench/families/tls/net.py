@@ -36,6 +36,11 @@ class NetResult:
     client: list[Record] = field(default_factory=list)  # measured connections, client side
     server: dict[int, Record] = field(default_factory=dict)  # by connection number
     capacity: Record | None = None
+    # the memory pass: one more connection per side, counted (the timed ones count nothing)
+    client_memory: Record | None = None
+    server_memory: Record | None = None
+    # per side: the accounting the timed connections reached (timed_heap_calls; 0: they ran clean)
+    process_heap: dict[str, Record] = field(default_factory=dict)
 
     def pairs(self) -> list[tuple[Record, Record | None]]:
         return [(c, self.server.get(int(c["i"]))) for c in self.client]
@@ -45,10 +50,13 @@ class AgentServer:
     """A server agent: started with its request, it prints the port it
     listens on (127.0.0.1 only), serves, and ends its response."""
 
-    def __init__(self, path: Path, fields: dict[str, object], connections: int, workers: int = 1):
+    def __init__(self, path: Path, fields: dict[str, object], connections: int, workers: int = 1,
+                 warmup: int = 0):
         if not path.exists():
             raise AgentError(f"agent {path} is not built (run: tlsbench build)")
-        request = encode_request("tls-server", **fields, repeats=connections, workers=workers)
+        # warmup: the server counts the connection after the warm-ups (its memory pass)
+        request = encode_request("tls-server", **fields, repeats=connections, workers=workers,
+                                 warmup=warmup if connections else None)
         self.proc = subprocess.Popen([str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, start_new_session=True)
         assert self.proc.stdin is not None
@@ -126,9 +134,10 @@ def wait_connectable(port: int, proc: subprocess.Popen, timeout: float = STARTUP
 
 class OpenSSLServer:
     """`openssl s_server` on 127.0.0.1 as an echo server (-rev): a server
-    nobody here wrote. It serves `connections` connections, then exits."""
+    nobody here wrote. It serves `connections` connections, then exits.
+    mode: another s_server mode (-www, for a client that sends nothing)."""
 
-    def __init__(self, case: TlsCase, connections: int):
+    def __init__(self, case: TlsCase, connections: int, mode: str = "-rev"):
         exe = shutil.which("openssl")
         if exe is None:
             raise PeerUnsupported("openssl (the command) is not installed")
@@ -137,7 +146,7 @@ class OpenSSLServer:
         self.dir = tempfile.TemporaryDirectory(prefix="tlsbench-peer-")
         d = Path(self.dir.name)
         self.port = free_port()
-        args = [exe, "s_server", "-accept", f"127.0.0.1:{self.port}", "-naccept", str(connections), "-rev", "-quiet"]
+        args = [exe, "s_server", "-accept", f"127.0.0.1:{self.port}", "-naccept", str(connections), mode, "-quiet"]
         args += _credentials(case, d)
         args += ["-tls1_3"] if case.version == 13 else ["-tls1_2"]
         if case.version == 13:
@@ -205,9 +214,21 @@ def _openssl_name(iana: str) -> str:
     raise PeerUnsupported(f"openssl s_server has no suite {iana}")
 
 
+def per_measured(case: TlsCase) -> int:
+    """Connections per measured one: a resumed handshake follows the full one it resumes."""
+    return 2 if case.resume != "none" else 1
+
+
 def connections_for(case: TlsCase, warmup: int, repeats: int) -> int:
-    """Connections the server sees: a resumed handshake is preceded by the full one it resumes."""
-    return (warmup + repeats) * (2 if case.resume != "none" else 1)
+    """Connections the server sees: the warm-ups, the memory pass (one more,
+    counted, untimed) and the measured ones, each resumed one after the full
+    handshake it resumes."""
+    return (warmup + 1 + repeats) * per_measured(case)
+
+
+def _process_heap(side: str, records: list[Record]) -> dict[str, Record]:
+    found = [r for r in records if r.type == "process_heap"]
+    return {side: found[-1]} if found else {}
 
 
 def run_over_tcp(client: Path, server: Path | str, case: TlsCase, repeats: int = 10, warmup: int = 1,
@@ -230,7 +251,7 @@ def run_over_tcp(client: Path, server: Path | str, case: TlsCase, repeats: int =
             return NetResult("error", str(e))
         port, foreign = peer.port, True
     else:
-        peer = AgentServer(server, fields, n)
+        peer = AgentServer(server, fields, n, warmup=warmup)
         refused = peer.wait_listening()
         if refused is not None:  # e.g. the server library lacks the suite
             return NetResult(str(refused["status"]), f"server: {refused.get('msg', '')}")
@@ -246,9 +267,13 @@ def run_over_tcp(client: Path, server: Path | str, case: TlsCase, repeats: int =
         status, message, records = resp.status, resp.message, resp.records
     except agent.AgentCallError as e:
         status, message, records = "error", str(e), []
+    server_memory = None
+    process_heap = _process_heap("client", records)
     if isinstance(peer, AgentServer):
         srv_records, srv_end = peer.finish(timeout=30)
         server_side = {int(r["i"]): r for r in srv_records if r.type == "tls_side"}
+        server_memory = next((r for r in srv_records if r.type == "tls_side_memory"), None)
+        process_heap.update(_process_heap("server", srv_records))
         if status == "ok" and srv_end["status"] != "ok":
             status, message = str(srv_end["status"]), f"server: {srv_end.get('msg', '')}"
         elif status != "ok" and srv_end["status"] != "ok":
@@ -259,7 +284,9 @@ def run_over_tcp(client: Path, server: Path | str, case: TlsCase, repeats: int =
         if status != "ok" and err.strip():
             message = f"{message}; openssl s_server: {err.strip().splitlines()[-1][:200]}"
     client_side = [r for r in records if r.type == "tls_side"]
-    return NetResult(status, message, client_side, server_side)
+    client_memory = next((r for r in records if r.type == "tls_side_memory"), None)
+    return NetResult(status, message, client_side, server_side, client_memory=client_memory,
+                     server_memory=server_memory, process_heap=process_heap)
 
 
 def run_capacity(client: Path, server: Path, case: TlsCase, clients: int, seconds: float,
@@ -358,7 +385,7 @@ def _tool_args(tool: str, case: TlsCase, port: int, d: Path, resume: str | None)
         if exe is None:
             raise PeerUnsupported("openssl (the command) is not installed")
         args = [exe, "s_client", "-connect", f"127.0.0.1:{port}", "-servername", name, "-quiet"]
-        if case.chain is not None:
+        if case.chain is not None and case.verify_peer:
             args += ["-CAfile", str(files["root"]), "-verify_return_error", "-verify_hostname", name]
         if case.psk is not None:
             args += ["-psk", case.psk.hex(), "-psk_identity", HOSTS["client"]]
@@ -395,10 +422,10 @@ def _tool_args(tool: str, case: TlsCase, port: int, d: Path, resume: str | None)
         raise PeerUnsupported("gnutls-cli resumes only inside one process (-r), without a request on the "
                               "first connection")
     args = [exe, "-p", str(port), "--sni-hostname", name, "--priority", gnutls_priority(case)]
-    if case.chain is not None:
+    if case.chain is not None and case.verify_peer:
         args += ["--x509cafile", str(files["root"]), "--verify-hostname", name]
     else:
-        args += ["--insecure"]  # PSK / anonymous: nothing to verify
+        args += ["--insecure"]  # PSK / anonymous: nothing to verify; or told not to
     if case.psk is not None:
         args += ["--pskusername", HOSTS["client"], "--pskkey", case.psk.hex()]
     if case.client_chain is not None:
@@ -460,7 +487,7 @@ def run_external_client(server: Path, tool: str, case: TlsCase, repeats: int = 1
             _tool_args(tool, case, 0, d, "use" if resumed else None)
         except PeerUnsupported as e:
             return NetResult("unsupported", str(e))
-        peer = AgentServer(server, {**case_fields(case), "foreign": 1}, n)
+        peer = AgentServer(server, {**case_fields(case), "foreign": 1}, n, warmup=warmup)
         refused = peer.wait_listening()
         if refused is not None:
             return NetResult(str(refused["status"]), f"server: {refused.get('msg', '')}")
@@ -479,7 +506,9 @@ def run_external_client(server: Path, tool: str, case: TlsCase, repeats: int = 1
         return NetResult("error", f"{tool}: {failure}{srv}")
     if end["status"] != "ok":
         return NetResult(str(end["status"]), f"server: {end.get('msg', '')}")
-    step = 2 if resumed else 1
-    measured = {int(r["i"]): r for r in records if r.type == "tls_side" and int(r["i"]) >= warmup * step
+    step = per_measured(case)
+    # after the warm-ups and the memory pass (the server's counted connection)
+    measured = {int(r["i"]): r for r in records if r.type == "tls_side" and int(r["i"]) >= (warmup + 1) * step
                 and (not resumed or int(r["i"]) % 2 == 1)}
-    return NetResult("ok", "", [], measured)
+    memory = next((r for r in records if r.type == "tls_side_memory"), None)
+    return NetResult("ok", "", [], measured, server_memory=memory)

@@ -98,7 +98,8 @@ def expand_tls(plan: Plan, kind: str = "tls") -> list[Case]:
                         for hs in t.handshakes:
                             if not tls_catalog.handshake_fits(hs, suite, group):
                                 continue
-                            base = TlsVariant(group, cred, chain, auth, hs)
+                            base = TlsVariant(group, cred, chain, auth, hs,
+                                              verify=t.verify_peer or cred not in tls_catalog.KEY_TYPES)
                             for v in _transports(t, base):
                                 for lib in plan.libraries:
                                     cases.append(Case(lib, kind, suite, v.op(suite), None))
@@ -181,7 +182,8 @@ def tls_case(suite: str, v: TlsVariant, keys: dict, bulk: int) -> TlsCase:
               "0rtt": "ticket"}.get(v.handshake, "none")
     return TlsCase(version, suite, v.group, chain, client_chain=client,
                    client_share=tls_catalog.hrr_first_share(v.group) if v.handshake == "hrr" and v.group else None,
-                   resume=resume, early=v.handshake == "0rtt", psk=psk, bulk=bulk, max_frag=v.max_frag)
+                   resume=resume, early=v.handshake == "0rtt", psk=psk, bulk=bulk, max_frag=v.max_frag,
+                   verify_peer=v.verify)
 
 
 # ---- one round ----
@@ -215,9 +217,12 @@ def _server_path(v: TlsVariant, client_lib: str) -> Path | str:
     return paths.agent_path(client_lib if v.server == "same" else v.server)
 
 
-def measure_tls(client: Path, case: Case, keys: dict, plan: Plan, rnd: int) -> Measured:
+def measure_tls(client: Path, case: Case, keys: dict, plan: Plan, rnd: int,
+                place: dict[str, int] | None = None) -> Measured:
     """One round of a TLS case: each repeat a fresh connection (after the full
-    handshake it resumes, for resumed kinds)."""
+    handshake it resumes, for resumed kinds). In memory the timed connections
+    are placed as ``place`` says (engine.layout); over TCP they are not (two
+    processes and the kernel in the path)."""
     from tlsbench.families.tls import net as tls_net  # sockets are only needed for tcp cases
 
     m = plan.method
@@ -235,14 +240,14 @@ def measure_tls(client: Path, case: Case, keys: dict, plan: Plan, rnd: int) -> M
     v = TlsVariant.parse(case.op)
     tc = tls_case(case.alg, v, keys, bulk)
     if v.transport == "memory":
-        return _measure_memory(client, case, tc, n, first, m.warmup, m.timeout_s, rnd)
+        return _measure_memory(client, case, tc, n, first, m.warmup, m.timeout_s, rnd, place)
     if v.client != "same":  # a tool nobody here wrote against this library's server: server side only
         r = tls_net.run_external_client(client, v.client, tc, repeats=n, warmup=m.warmup, timeout=m.timeout_s)
         if r.status != "ok":
             return _failed(r.status, r.message)
         pos = {i: k for k, i in enumerate(sorted(r.server))}
-        return Measured("ok", "", 1, "", _samples(list(r.server.values()), FOREIGN_CLIENT_METRICS, first, pos,
-                                                   False), [])
+        samples = _samples(list(r.server.values()), FOREIGN_CLIENT_METRICS, first, pos, False)
+        return Measured("ok", "", 1, "", samples + _tcp_memory(r, rnd), [])
     server = _server_path(v, case.library)
     if v.capacity:
         if isinstance(server, str):
@@ -263,13 +268,22 @@ def measure_tls(client: Path, case: Case, keys: dict, plan: Plan, rnd: int) -> M
     pos = {int(c["i"]): k for k, c in enumerate(r.client)}
     samples = _samples(r.client, TCP_CLIENT_METRICS, first, pos)
     samples += _samples([s for _c, s in r.pairs() if s is not None], TCP_SERVER_METRICS, first, pos, False)
-    return Measured("ok", "", 1, "", samples, [])
+    return Measured("ok", "", 1, "", samples + _tcp_memory(r, rnd), [])
+
+
+def _tcp_memory(r, rnd: int) -> list[Sample]:
+    """Each side's heap from its memory pass: one counted connection per round."""
+    out = []
+    for rec, table in ((r.client_memory, TCP_CLIENT_METRICS), (r.server_memory, TCP_SERVER_METRICS)):
+        if rec is not None:
+            out += [Sample.one(rnd, table[f], int(rec[f])) for f in ("heap_peak", "heap_held") if f in rec.fields]
+    return out
 
 
 def _measure_memory(client: Path, case: Case, tc: TlsCase, n: int, first: int, warmup: int, timeout: float,
-                    rnd: int) -> Measured:
+                    rnd: int, place: dict[str, int] | None = None) -> Measured:
     try:
-        res = agent.call(client, [handshake_request(tc, repeats=n, warmup=warmup)], timeout, case.name)
+        res = agent.call(client, [handshake_request(tc, repeats=n, warmup=warmup, place=place)], timeout, case.name)
     except agent.AgentCallError as e:
         return Measured("failed", str(e), None, e.partial.stdout, [], [])
     resp = res.responses[0]
@@ -286,7 +300,11 @@ def _measure_memory(client: Path, case: Case, tc: TlsCase, n: int, first: int, w
         samples += [Sample.one(rnd, metric, int(rec[f])) for f, metric in HEAP_METRICS.items() if f in rec.fields]
         if "max_frag" in rec.fields:  # mfl=<n>: what the client sends at most once the handshake is done
             samples.append(Sample.one(rnd, "negotiated_max_frag_bytes", int(rec["max_frag"])))
-    return Measured("ok", "", 1, res.stdout, samples, [])
+    measured = Measured("ok", "", 1, res.stdout, samples, [])
+    placed = resp.of_type("tls_place")  # where the timed connections' frame really landed
+    if placed:
+        measured.round_info = {"stack_at": int(placed[0]["stack_at"]), "heap_shift": int(placed[0]["heap_shift"])}
+    return measured
 
 
 __all__ = ["expand_tls", "measure_tls", "prepare_material", "tls_case"]

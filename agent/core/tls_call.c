@@ -1,0 +1,16 @@
+/* The one dispatcher of calls into the library's TLS endpoint (tb/tls_call.h). */
+#include "tb/tls_call.h"
+
+void tb_tls_call_run(void *arg)
+{
+    const tb_tls_ops *ops = &tb_library_tls;
+    tb_tls_call *c = arg;
+    switch (c->op) {
+    case TB_CALL_NEW: c->st = ops->conn_new(c->endpoint, c->tr, c->session, c->conn_out); break;
+    case TB_CALL_STEP: c->st = ops->step(c->conn); break;
+    case TB_CALL_SEND: c->st = ops->send(c->conn, c->in, c->n); break;
+    case TB_CALL_RECV: c->st = ops->recv(c->conn, c->out, c->n, c->got); break;
+    case TB_CALL_EARLY_SEND: c->st = ops->early_send(c->conn, c->in, c->n); break;
+    case TB_CALL_EARLY_RECV: c->st = ops->early_recv(c->conn, c->out, c->n, c->got); break;
+    }
+}

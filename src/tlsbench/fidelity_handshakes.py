@@ -1,0 +1,351 @@
+"""Handshake fidelity: each library's own handshake benchmark against
+tlsbench, under the same configuration, CPU time against CPU time.
+
+* OpenSSL: ``openssl s_time -new`` (the system's 3.0) against ``openssl
+  s_server`` on loopback. s_time counts the connections it completes in a
+  wall-time window and prints ``N connections in T s; R connections/user
+  sec``: T is its user CPU time (times(2)), so 1/R is user CPU per
+  connection. We also take its process's user + system time from the kernel
+  (rusage) over the same N. Ours: the tlsbench OpenSSL client agent against
+  the same s_server (its handshake's CPU time in library calls, kernel time
+  inside them included).
+* GnuTLS: ``gnutls-cli --benchmark-tls-kx`` runs both sides in one thread
+  over memory buffers, with its own certificates, no verification by the
+  client (it loads no trust anchor), for 5 s (wall) per configuration, and
+  prints the mean time of the handshake calls and transactions per second,
+  both read from the process's CPU clock (CLOCK_PROCESS_CPUTIME_ID: strace
+  shows only that clock read), so they are CPU time already. Ours: both
+  sides in memory, ``verify_peer = false``.
+* wolfSSL: ``examples/benchmark/tls_bench.c`` of the pinned source, built
+  against the agent's own library (``peer-wolfssl-tls-bench``), ``-m``:
+  client and server threads over memory; it prints the mean wall time of
+  wolfSSL_connect (which spans the server's work). Its CPU per connection is
+  the process's user + system time over its connection count. It installs
+  PSK callbacks whenever the library has PSK, so its TLS 1.3 connections use
+  an external PSK, not certificates: the comparison is TLS 1.2
+  ECDHE-RSA (no PSK suite offered). Ours: both sides in memory.
+* Mbed TLS: ssl_client2 / ssl_server2 have no benchmark loop: not compared.
+
+The tool and tlsbench run alternately, ``rounds`` times; each keeps its best
+round (on a shared machine noise only slows a round down).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import resource
+import shutil
+import signal
+import statistics
+import subprocess
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from tlsbench import paths
+from tlsbench.errors import SetupError
+from tlsbench.families.tls import net
+from tlsbench.families.tls.cases import TlsCase, run_handshakes
+from tlsbench.families.tls.certs import make_chain
+from tlsbench.fidelity_peers import build_peer_target
+
+T13 = "TLS_AES_128_GCM_SHA256"
+# the line of gnutls-cli --benchmark-tls-kx that matches our TLS 1.3 X25519 / ECDSA P-256 case
+GNUTLS_KX_LINE = "(TLS1.3)-(ECDHE-X25519)-(ECDSA-SECP256R1-SHA256)-(AES-128-GCM)"
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One tool's figures for one configuration, per handshake (ns): the one
+    matched with ours (CPU time) and another for reference."""
+
+    cpu_ns: float  # matched with ours
+    other_ns: float | None = None
+    count: int = 0
+
+
+@dataclass
+class Row:
+    library: str
+    tool: str
+    config: str
+    ours_ns: float | None  # tlsbench: CPU per handshake (what it covers: `ours_what`)
+    tool_cpu_ns: float | None  # the tool: CPU per handshake, the scope matched as far as it allows
+    tool_other_ns: float | None  # another figure of the tool per handshake (see `tool_what`)
+    ours_what: str
+    tool_what: str
+    note: str
+
+    @property
+    def ratio(self) -> float | None:
+        if self.ours_ns is None or not self.tool_cpu_ns:
+            return None
+        return self.ours_ns / self.tool_cpu_ns
+
+
+# ---- parsers of the tools' own output ----
+
+def parse_s_time(out: str) -> tuple[int, float]:
+    """``N connections in T.TTs; R connections/user sec, ...``: the count and
+    the user CPU seconds s_time printed for them."""
+    m = re.search(r"^(\d+) connections in ([0-9.]+)s; ([0-9.]+) connections/user sec", out, re.M)
+    if m is None:
+        raise SetupError("openssl s_time printed no 'connections in ...s; ... connections/user sec' line")
+    return int(m.group(1)), float(m.group(2))
+
+
+_UNITS = {"ns": 1.0, "\u00b5s": 1e3, "\u03bcs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9}  # micro sign or mu
+
+
+def parse_gnutls_kx(out: str) -> dict[str, tuple[float, float]]:
+    """Per configuration line: (transactions/sec, mean handshake wall ns)."""
+    found: dict[str, tuple[float, float]] = {}
+    current = None
+    tps = None
+    for line in out.splitlines():
+        line = line.strip()
+        if line.startswith("(") and line.endswith(")"):
+            current, tps = line, None
+            continue
+        m = re.match(r"^- ([0-9.]+) transactions/sec", line)
+        if m and current:
+            tps = float(m.group(1))
+            continue
+        m = re.match(r"^- avg\. handshake time: ([0-9.]+) (\S+)", line)
+        if m and current and tps is not None:
+            found[current] = (tps, float(m.group(1)) * _UNITS[m.group(2)])
+    return found
+
+
+def parse_tls_bench(out: str) -> dict[str, tuple[int, float]]:
+    """The summary table of tls_bench: per side, (connections, mean connect
+    wall ns): ``Client  <cipher>  <group>  <bytes>  <conns>  ...  <avg ms>``."""
+    found: dict[str, tuple[int, float]] = {}
+    for line in out.splitlines():
+        cells = line.split()
+        if len(cells) == 11 and cells[0] in ("Client", "Server"):
+            try:
+                found[cells[0].lower()] = (int(cells[4]), float(cells[10]) * 1e6)
+            except ValueError:
+                continue
+    return found
+
+
+# ---- running a tool and its CPU time ----
+
+def _children_cpu_s() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def run_counted(args: list[str], timeout: float) -> tuple[str, float]:
+    """Runs a tool to its end: its output and its CPU seconds (user +
+    system, from the kernel's accounting of reaped children)."""
+    before = _children_cpu_s()
+    try:
+        r = subprocess.run(args, capture_output=True, text=True, errors="replace", timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        raise SetupError(f"{Path(args[0]).name} did not finish within {timeout:g} s") from e
+    cpu = _children_cpu_s() - before
+    if r.returncode != 0:
+        raise SetupError(f"{Path(args[0]).name} exited with {r.returncode}: {(r.stderr or r.stdout).strip()[-200:]}")
+    return r.stdout + r.stderr, cpu
+
+
+def run_gnutls_kx(timeout: float = 300) -> dict[str, tuple[float, float]]:
+    """gnutls-cli --benchmark-tls-kx: per configuration (transactions per
+    CPU second, mean handshake CPU ns). Its clock is the process's CPU time
+    (gnutls 3.7's benchmark timer reads CLOCK_PROCESS_CPUTIME_ID, as strace
+    shows), so both figures are CPU time even on a busy machine."""
+    exe = shutil.which("gnutls-cli")
+    if exe is None:
+        raise SetupError("gnutls-cli is not installed (apt-get install gnutls-bin)")
+    out, _cpu = run_counted([exe, "--benchmark-tls-kx"], timeout)
+    return parse_gnutls_kx(out)
+
+
+# ---- the three comparisons ----
+
+def _mean(values: list[float]) -> float:
+    return statistics.fmean(values)
+
+
+def ours_memory(library: str, case: TlsCase, repeats: int) -> float:
+    """tlsbench in memory: mean CPU of both sides' handshake calls."""
+    r = run_handshakes(paths.agent_path(library), case, repeats=repeats, warmup=5)
+    if r.status != "ok":
+        raise SetupError(f"tlsbench {library} handshake: {r.status}: {r.message}")
+    return _mean([int(s["client_cpu_ns"]) + int(s["server_cpu_ns"]) for s in r.samples])
+
+
+S_SERVER_BATCH = 100  # s_server 3.0 in -rev mode stopped answering after about 150 of our connections
+
+
+def ours_tcp_client(case: TlsCase, repeats: int) -> float:
+    """tlsbench's OpenSSL client against openssl s_server: mean client CPU
+    per handshake (in batches, each against a fresh s_server)."""
+    cpu: list[float] = []
+    while len(cpu) < repeats:
+        n = min(S_SERVER_BATCH, repeats - len(cpu))
+        r = net.run_over_tcp(paths.agent_path("openssl"), "openssl-s_server", case, repeats=n, warmup=5)
+        if r.status != "ok":
+            raise SetupError(f"tlsbench openssl against s_server: {r.status}: {r.message}")
+        cpu += [int(c["cpu_ns"]) for c in r.client]
+    return _mean(cpu)
+
+
+def s_time(case: TlsCase, seconds: int) -> Measure:
+    """openssl s_time -new against s_server with the case's configuration."""
+    exe = shutil.which("openssl")
+    if exe is None:
+        raise SetupError("the openssl command is not installed (apt-get install openssl)")
+    server = net.OpenSSLServer(case, 1_000_000, "-www")  # serves until stopped; s_time sends nothing
+    try:
+        with tempfile.TemporaryDirectory(prefix="tlsbench-fidelity-") as tmp:
+            root = Path(tmp) / "root.pem"
+            assert case.chain is not None
+            from cryptography.hazmat.primitives import serialization
+
+            root.write_bytes(case.chain.root.cert.public_bytes(serialization.Encoding.PEM))
+            args = [exe, "s_time", "-connect", f"127.0.0.1:{server.port}", "-new", "-time", str(seconds),
+                    "-tls1_3" if case.version == 13 else "-tls1_2"]
+            args += ["-ciphersuites", case.suite] if case.version == 13 else []
+            # only the given root, never the system's store (without -no-* s_time loads the
+            # default locations and searches them on every connection)
+            args += ["-no-CApath", "-no-CAstore"]
+            args += ["-CAfile", str(root), "-verify", "3"] if case.verify_peer else ["-no-CAfile"]
+            out, cpu = run_counted(args, seconds * 4 + 60)
+    finally:
+        os.killpg(server.proc.pid, signal.SIGKILL)
+        server.close()
+    n, user_s = parse_s_time(out)
+    if n == 0:
+        raise SetupError("openssl s_time completed no connection")
+    # matched: s_time's own figure, user CPU per connection (ours has no connect(), accept()
+    # or close() in it either); the other: user + system of the whole process (rusage)
+    return Measure(user_s * 1e9 / n, cpu * 1e9 / n, n)
+
+
+def tls_bench(exe: str, cipher: str, seconds: int) -> Measure:
+    out, cpu = run_counted([exe, "-m", "-t", str(seconds), "-l", cipher, "-p", "16", "-S", "16"], seconds * 4 + 60)
+    sides = parse_tls_bench(out)
+    if "client" not in sides or sides["client"][0] == 0:
+        raise SetupError(f"tls_bench printed no client connections for {cipher}: {out.strip()[-200:]}")
+    n, connect_ns = sides["client"]
+    return Measure(cpu * 1e9 / n, connect_ns, n)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    library: str
+    tool: str
+    config: str
+    ours_what: str
+    tool_what: str
+    note: str
+    ours: Callable[[], float]
+    theirs: Callable[[], Measure]
+
+
+def comparisons(seconds: int, repeats: int) -> list[Comparison]:
+    ecdsa = make_chain("ecdsa-p256", "leaf")
+    rsa = make_chain("rsa2048", "leaf")
+    ossl = TlsCase(13, T13, "x25519", ecdsa)
+    gnu = TlsCase(13, T13, "x25519", ecdsa, verify_peer=False)
+    wolf = TlsCase(12, "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "p256", rsa)
+    out = [
+        Comparison("openssl", "openssl s_time -new", "TLS 1.3 AES-128-GCM X25519, ECDSA P-256 leaf, verified",
+                   "client CPU in library calls (kernel time inside them included), loopback TCP",
+                   "its own figure, user CPU per connection; other: user+sys of the process (rusage), which"
+                   " adds the kernel's connect/accept/close",
+                   "s_time also counts SSL_new/SSL_free and its BIO set-up and checks no host name;"
+                   " s_server sends no session ticket (-num_tickets 0), to either",
+                   lambda: ours_tcp_client(ossl, repeats), lambda: s_time(ossl, seconds)),
+        Comparison("openssl", "openssl s_time -new", "the same, verification off",
+                   "client CPU in library calls, loopback TCP",
+                   "its own figure, user CPU per connection; other: user+sys (rusage)",
+                   "s_time with -no-CAfile -no-CApath -no-CAstore: its chain check stops at the missing anchor;"
+                   " ours loads no anchor (verify_peer = false)",
+                   lambda: ours_tcp_client(replace(ossl, verify_peer=False), repeats),
+                   lambda: s_time(replace(ossl, verify_peer=False), seconds)),
+        Comparison("gnutls", "gnutls-cli --benchmark-tls-kx", "TLS 1.3 AES-128-GCM X25519, ECDSA P-256, not verified",
+                   "client + server CPU in library calls, in memory",
+                   "its own figure, mean process CPU time of the handshake calls; other: CPU per transaction"
+                   " of its loop (1 / transactions per CPU second)",
+                   "its certificate and key are its own (P-256, like ours); its loop also runs gnutls_init/"
+                   "deinit of both sessions; its server sends TLS 1.3 session tickets, ours none",
+                   lambda: ours_memory("gnutls", gnu, repeats), lambda: _gnutls_measure()),
+        Comparison("wolfssl", "tls_bench -m (pinned source)", "TLS 1.2 ECDHE-RSA AES-128-GCM P-256, RSA-2048 leaf,"
+                   " verified", "client + server CPU in library calls, in memory",
+                   "CPU per connection, user+sys of both threads (rusage); other: its own figure, the"
+                   " client's mean connect wall time",
+                   "its certificates are its own (RSA-2048, like ours) and it checks no host name; it also"
+                   " moves 16 B each way per connection and wakes the other thread per flight;"
+                   " TLS 1.3 not compared: it offers an external PSK whenever the library has PSK",
+                   lambda: ours_memory("wolfssl", wolf, repeats),
+                   lambda: tls_bench(build_peer_target("peer-wolfssl-tls-bench"), "ECDHE-RSA-AES128-GCM-SHA256",
+                                     seconds)),
+    ]
+    return out
+
+
+def _gnutls_measure() -> Measure:
+    lines = run_gnutls_kx()
+    if GNUTLS_KX_LINE not in lines:
+        raise SetupError(f"gnutls-cli --benchmark-tls-kx printed no {GNUTLS_KX_LINE} line")
+    tps, avg_ns = lines[GNUTLS_KX_LINE]
+    # matched: its mean handshake CPU time; other: CPU per transaction of its whole loop
+    return Measure(avg_ns, 1e9 / tps if tps else None, 0)
+
+
+NOT_COMPARED = [("mbedtls", "ssl_client2 / ssl_server2",
+                 "no benchmark loop in Mbed TLS's programs: not compared")]
+
+
+def compare(rounds: int = 3, seconds: int = 3, repeats: int = 200,
+            libraries: tuple[str, ...] = ("openssl", "gnutls", "wolfssl", "mbedtls")) -> list[Row]:
+    """Alternately the tool, then tlsbench, ``rounds`` times per comparison;
+    the best (lowest) round of each is kept."""
+    rows = []
+    for c in comparisons(seconds, repeats):
+        if c.library not in libraries:
+            continue
+        best_ours: float | None = None
+        best_tool: Measure | None = None
+        for _ in range(rounds):
+            t = c.theirs()
+            o = c.ours()
+            best_tool = t if best_tool is None or t.cpu_ns < best_tool.cpu_ns else best_tool
+            best_ours = o if best_ours is None else min(best_ours, o)
+        assert best_tool is not None
+        rows.append(Row(c.library, c.tool, c.config, best_ours, best_tool.cpu_ns, best_tool.other_ns, c.ours_what,
+                        c.tool_what, c.note))
+    for lib, tool, why in NOT_COMPARED:
+        if lib in libraries:
+            rows.append(Row(lib, tool, "-", None, None, None, "", "", why))
+    return rows
+
+
+def render(rows: list[Row], load: tuple[tuple[float, float, float], tuple[float, float, float]] | None = None) -> str:
+    def us(v: float | None) -> str:
+        return "-" if v is None else f"{v / 1e3:,.1f}"
+
+    head = f"{'library':8} {'tool':30} {'tlsbench us':>11} {'tool CPU us':>11} {'ratio':>6} {'other us':>11}  config"
+    lines = [head]
+    for r in rows:
+        ratio = "-" if r.ratio is None else f"{r.ratio:.3f}"
+        lines.append(f"{r.library:8} {r.tool:30} {us(r.ours_ns):>11} {us(r.tool_cpu_ns):>11} {ratio:>6}"
+                     f" {us(r.tool_other_ns):>11}  {r.config}")
+    lines.append("")
+    lines.append("per handshake; ratio = tlsbench / tool CPU (goal 0.9-1.1); what each side counts:")
+    for r in rows:
+        if r.ours_what:
+            lines.append(f"- {r.library}, {r.config}: tlsbench: {r.ours_what}; tool: {r.tool_what}; {r.note}")
+        else:
+            lines.append(f"- {r.library}: {r.note}")
+    if load is not None:
+        lines.append(f"load average (1, 5, 15 min) before: {', '.join(f'{x:.2f}' for x in load[0])};"
+                     f" after: {', '.join(f'{x:.2f}' for x in load[1])}; {os.cpu_count()} cores")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,113 @@
+"""Handshake fidelity against each library's own tool: the tools' output is
+read right (text captured from them), the table renders what was measured,
+the comparison alternates and keeps each side's best round, and one real
+short run of openssl s_time against s_server gives a figure of the same
+order as ours (a wide ratio bound inside one run, never a timing)."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from tlsbench import fidelity_handshakes as fh
+from tlsbench.errors import SetupError
+from tlsbench.families.tls.cases import TlsCase
+from tlsbench.families.tls.certs import make_chain
+
+S_TIME_OUT = """Collecting connection statistics for 2 seconds
+****************************************************************
+
+472 connections in 0.22s; 2145.45 connections/user sec, bytes read 0
+472 connections in 3 real seconds, 0 bytes read per connection
+"""
+# gnutls-cli 3.7.9 --benchmark-tls-kx, two of its configurations (its micro sign is U+00B5)
+GNUTLS_OUT = """Testing key exchanges (RSA/DH bits: 3072, EC bits: 256)
+
+(TLS1.3)-(ECDHE-SECP256R1)-(RSA-PSS-SHA256)-(AES-128-GCM)
+ - 278.90 transactions/sec
+ - avg. handshake time: 3.58 ms
+ - standard deviation: 0.58 ms
+
+(TLS1.3)-(ECDHE-X25519)-(ECDSA-SECP256R1-SHA256)-(AES-128-GCM)
+ - 2741.62 transactions/sec
+ - avg. handshake time: 361.57 \u00b5s
+ - standard deviation: 39.63 \u00b5s
+
+"""
+TLS_BENCH_OUT = """Running TLS Benchmarks...
+Side    Cipher                             Group                      Total Bytes  Num Conns      Rx ms      Tx ms\
+    Rx MB/s    Tx MB/s   Connect Total ms   Connect Avg ms
+Server  ECDHE-RSA-AES128-GCM-SHA256        N/A                              32032       1002      2.237     13.546\
+      6.829      1.128           1989.207            1.985
+Client  ECDHE-RSA-AES128-GCM-SHA256        N/A                              32032       1002     10.400      1.019\
+      1.469     14.996           1987.362            1.983
+"""
+
+
+def test_the_tools_output_is_read_right() -> None:
+    assert fh.parse_s_time(S_TIME_OUT) == (472, 0.22)
+    kx = fh.parse_gnutls_kx(GNUTLS_OUT)
+    assert kx == {"(TLS1.3)-(ECDHE-SECP256R1)-(RSA-PSS-SHA256)-(AES-128-GCM)": (278.90, 3.58e6),
+                  fh.GNUTLS_KX_LINE: (2741.62, pytest.approx(361570.0))}
+    assert fh.parse_tls_bench(TLS_BENCH_OUT) == {"server": (1002, pytest.approx(1.985e6)),
+                                                 "client": (1002, pytest.approx(1.983e6))}
+
+
+def test_output_without_the_figure_is_one_clear_error() -> None:
+    with pytest.raises(SetupError, match=r"^openssl s_time printed no 'connections in") as e:
+        fh.parse_s_time("Collecting connection statistics for 2 seconds\nERROR\n")
+    assert "\n" not in str(e.value)
+    assert fh.parse_gnutls_kx("Testing key exchanges\n") == {} and fh.parse_tls_bench("") == {}
+
+
+ROWS = [
+    fh.Row("openssl", "openssl s_time -new", "TLS 1.3 X25519", 500_000.0, 480_000.0, 620_000.0, "client CPU",
+           "user CPU", "s_time also counts SSL_new"),
+    fh.Row("mbedtls", "ssl_client2 / ssl_server2", "-", None, None, None, "", "", "no benchmark loop: not compared"),
+]
+
+
+def test_the_table_renders_what_was_measured() -> None:
+    text = fh.render(ROWS, ((1.0, 2.0, 3.0), (1.5, 2.5, 3.5)))
+    lines = text.splitlines()
+    assert lines[0].split() == ["library", "tool", "tlsbench", "us", "tool", "CPU", "us", "ratio", "other", "us",
+                                "config"]
+    assert lines[1].split() == ["openssl", "openssl", "s_time", "-new", "500.0", "480.0", "1.042", "620.0", "TLS",
+                                "1.3", "X25519"]
+    assert lines[2].split()[:7] == ["mbedtls", "ssl_client2", "/", "ssl_server2", "-", "-", "-"]
+    assert "- openssl, TLS 1.3 X25519: tlsbench: client CPU; tool: user CPU; s_time also counts SSL_new" in lines
+    assert "- mbedtls: no benchmark loop: not compared" in lines
+    assert lines[-1].startswith("load average (1, 5, 15 min) before: 1.00, 2.00, 3.00; after: 1.50, 2.50, 3.50;")
+    assert ROWS[1].ratio is None and ROWS[0].ratio == pytest.approx(500 / 480)
+
+
+def test_the_comparison_alternates_and_keeps_each_best_round(monkeypatch) -> None:
+    calls: list[str] = []
+    ours = iter([900.0, 700.0, 800.0])
+    theirs = iter([fh.Measure(650.0, 1.0), fh.Measure(600.0, 2.0), fh.Measure(640.0, 3.0)])
+
+    def tool() -> fh.Measure:
+        calls.append("tool")
+        return next(theirs)
+
+    def tlsbench() -> float:
+        calls.append("tlsbench")
+        return next(ours)
+
+    fake = fh.Comparison("wolfssl", "tls_bench", "cfg", "both sides", "rusage", "note", tlsbench, tool)
+    monkeypatch.setattr(fh, "comparisons", lambda seconds, repeats: [fake])
+    rows = fh.compare(rounds=3, libraries=("wolfssl", "mbedtls"))
+    assert calls == ["tool", "tlsbench"] * 3
+    assert (rows[0].ours_ns, rows[0].tool_cpu_ns, rows[0].tool_other_ns) == (700.0, 600.0, 2.0)
+    assert [r.library for r in rows] == ["wolfssl", "mbedtls"] and rows[1].ratio is None
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command")
+def test_a_short_real_run_of_s_time_and_ours(agents) -> None:
+    case = TlsCase(13, fh.T13, "x25519", make_chain("ecdsa-p256", "leaf"))
+    tool = fh.s_time(case, 1)
+    ours = fh.ours_tcp_client(case, 20)
+    assert tool.count > 0 and tool.cpu_ns > 0 and tool.other_ns is not None and tool.other_ns > 0
+    # the same handshake, one client each: within a wide bound of each other
+    assert 0.2 < ours / tool.cpu_ns < 5, (ours, tool)
