@@ -232,3 +232,35 @@ def test_code_placement_does_not_change_the_cycles(plugin: Path, tmp_path: Path)
     marks = [int(line.split()[0]) for line in log.read_text().splitlines() if not line.startswith("exit")]
     empty, loads = marks[1] - marks[0], marks[2] - marks[1]
     assert loads - empty == 2 + 9  # B to the loads (1 + P) + the eight loads
+
+
+ART_KERNEL = Path(__file__).parent / "data" / "cyclemodel_art.S"
+
+
+def art_intervals(plugin: Path, tmp: Path, extra: str) -> list[int]:
+    image = tmp / "art.elf"
+    if not image.exists():
+        subprocess.run(["arm-none-eabi-gcc", "-mcpu=cortex-m4", "-mthumb", "-nostdlib", "-nostartfiles",
+                        "-Wl,-Ttext=0", "-e", "reset", "-o", str(image), str(ART_KERNEL)], check=True)
+    log = tmp / f"art-log{len(extra)}"
+    opts = f"{plugin},core=cortex-m4,mark={cyclemodel_symbol(image, 'mark'):#x},log={log}{extra}"
+    subprocess.run(["qemu-system-arm", "-M", "mps2-an386", "-display", "none", "-monitor", "none",
+                    "-semihosting-config", "enable=on,target=native", "-icount", targets.ICOUNT,
+                    "-kernel", str(image), "-plugin", opts], check=True, timeout=60)
+    marks = [int(line.split()[0]) for line in log.read_text().splitlines() if not line.startswith("exit")]
+    return [b - a for a, b in zip(marks, marks[1:], strict=False)]
+
+
+def test_art_misses_cost_wait_states_and_prefetch_hides_part_of_them(plugin: Path, tmp_path: Path) -> None:
+    """The ART rule (5 wait states, 16-byte lines, 64 + 8 lines), cold then
+    warm, against the same image with a perfect ART:
+    - line_seq cold: its first line is a branch target (+5); the next two
+      are run into sequentially after 4 single-cycle instructions each, so
+      the prefetch hid 4 of their 6 fetch cycles (+2, +2): +9. Warm: +0, but
+      its return lands on reset's next line, not fetched yet: +5.
+    - flash_loads cold: its line is a branch target (+5); its loads touch two
+      table lines (+5 each, the second load of the first line hits): +15.
+      Warm: +0, and its return lands on reset's third line: +5."""
+    perfect = art_intervals(plugin, tmp_path, "")
+    art = art_intervals(plugin, tmp_path, ",flash=0x0-0x1000,art_ws=5,art_fetch=16,art_ilines=64,art_dlines=8")
+    assert [a - p for a, p in zip(art, perfect, strict=True)] == [9, 5, 15, 5]
