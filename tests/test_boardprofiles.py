@@ -11,7 +11,7 @@ from tlsbench.errors import PlanError
 from tlsbench.targets import boardprofiles
 
 SHIPPED = ["esp32-c3-class", "nrf5340-app", "nucleo-f103rb", "nucleo-f446re", "nucleo-f746zg", "nucleo-l053r8",
-           "nucleo-l073rz", "stm32f217", "stm32f405"]
+           "nucleo-l073rz", "stm32f217", "stm32f405", "stm32h753zi", "stm32l4a6zg"]
 GOOD = (boardprofiles.BOARDS_DIR / "nucleo-f446re.toml").read_text()
 
 
