@@ -264,3 +264,7 @@ def test_art_misses_cost_wait_states_and_prefetch_hides_part_of_them(plugin: Pat
     perfect = art_intervals(plugin, tmp_path, "")
     art = art_intervals(plugin, tmp_path, ",flash=0x0-0x1000,art_ws=5,art_fetch=16,art_ilines=64,art_dlines=8")
     assert [a - p for a, p in zip(art, perfect, strict=True)] == [9, 5, 15, 5]
+    # without prefetch a sequential miss pays all its wait states: line_seq cold is 3 x 5
+    no_prefetch = art_intervals(plugin, tmp_path, ",flash=0x0-0x1000,art_ws=5,art_fetch=16,art_ilines=64,"
+                                "art_dlines=8,art_prefetch=0")
+    assert [a - p for a, p in zip(no_prefetch, perfect, strict=True)] == [15, 5, 15, 5]

@@ -27,7 +27,8 @@
  * of the flash, instead of assuming it always hits): art_ws=N (the flash's
  * wait states), art_fetch=BYTES (bytes one flash access returns: a cache
  * line), art_ilines=N and art_dlines=N (lines of its instruction and data
- * caches, least recently used replaced). See "The ART accelerator" in
+ * caches, least recently used replaced), art_prefetch=0|1 (whether the
+ * next line is read ahead; default 1). See "The ART accelerator" in
  * docs/cycle-model.md. */
 #include "cyclemodel_tables.h"
 
@@ -64,7 +65,7 @@ typedef struct {
 } art_cache;
 
 static art_cache art_i, art_d;
-static unsigned art_ws, art_fetch;
+static unsigned art_ws, art_fetch, art_prefetch = 1;
 
 /* 1 when the line was present; either way it is now the most recent one */
 static int art_touch(art_cache *c, uint64_t line)
@@ -130,8 +131,8 @@ static uint64_t art_fetch_cost(const block_info *b, int fell_through)
             hidden = sequential ? prev_block->line_cycles[prev_block->nlines - 1] : 0;
         }
         if (art_touch(&art_i, b->line[j])) continue;
-        if (!sequential) {
-            extra += art_ws; /* a branch target: the refill already pays one fetch cycle */
+        if (!sequential || !art_prefetch) {
+            extra += art_ws; /* a branch target (its refill already pays one fetch cycle), or no prefetch */
         } else if (hidden < art_ws + 1) {
             extra += art_ws + 1 - hidden; /* the prefetch started one line ahead */
         }
@@ -325,9 +326,13 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
             if (KEY("branch_ws")) cfg.branch_ws = (uint32_t)v;
             if (KEY("load_ws")) load_ws = (unsigned)v;
             if (KEY("seq_ws")) cfg.seq_ws = (uint32_t)v;
-        } else if (KEY("art_ws") || KEY("art_fetch") || KEY("art_ilines") || KEY("art_dlines")) {
+        } else if (KEY("art_ws") || KEY("art_fetch") || KEY("art_ilines") || KEY("art_dlines") ||
+                   KEY("art_prefetch")) {
             if (parse_u64(val, &v) != 0) return bad(a, "a number");
-            if (KEY("art_ws")) {
+            if (KEY("art_prefetch")) {
+                if (v > 1) return bad(a, "art_prefetch=0 or 1");
+                art_prefetch = (unsigned)v;
+            } else if (KEY("art_ws")) {
                 if (v > 64) return bad(a, "art_ws=0..64");
                 art_ws = (unsigned)v;
             } else if (KEY("art_fetch")) {
@@ -343,7 +348,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
             cfg.muls = (uint32_t)v;
         } else {
             return bad(a, "core, mark, out, log, flash, branch_ws, load_ws, seq_ws, muls, art_ws, art_fetch, art_ilines,"
-                          " art_dlines");
+                          " art_dlines, art_prefetch");
         }
 #undef KEY
     }
