@@ -113,7 +113,8 @@ def load(path: Path) -> list[Figure]:
             raise PlanError(f"{where}: duplicate id {ident!r}")
         seen.add(ident)
         if ("value" in row) == ("points" in row):
-            raise PlanError(f"{where}: give exactly one of value (one figure) or points ([[bytes, time], [bytes, time]])")
+            raise PlanError(f"{where}: give exactly one of value (one figure) or points"
+                            " ([[bytes, time], [bytes, time]])")
         unit = row["unit"]
         if unit not in THROUGHPUT and unit not in TIME:
             raise PlanError(f"{where}: unit {unit!r}; allowed: {', '.join((*THROUGHPUT, *TIME))}")
