@@ -38,6 +38,9 @@ MATCHES = ("same", "build", "different")
 REQUIRED = ("id", "source", "url", "library", "published_version", "board", "clock_hz", "build", "quote", "unit",
             "algorithm", "op", "profile", "board_profile", "target", "match", "note")
 OPTIONAL = ("value", "points", "size", "library_run")
+# the profile a firmware build uses when none is named (agent/adapters/*/profiles):
+# naming it would build a second, identical image
+DEFAULT_PROFILES = {"mbedtls": "default", "wolfssl": "c"}
 
 
 @dataclass(frozen=True)
@@ -75,7 +78,9 @@ class Figure:
 
     def group(self) -> tuple[str, str, str]:
         """(target, profile argument, board profile): one tlsbench run each."""
-        return (str(self.row["target"]), f"{self.library}={self.row['profile']}", str(self.row["board_profile"]))
+        prof = str(self.row["profile"])
+        arg = "" if DEFAULT_PROFILES.get(self.library) == prof else f"{self.library}={prof}"
+        return (str(self.row["target"]), arg, str(self.row["board_profile"]))
 
 
 def _line_of_id(text: str, ident: str) -> int:
@@ -144,17 +149,18 @@ def run_groups(figures: list[Figure], db: Path, log=print) -> dict[tuple[str, st
         for f in figures:
             groups.setdefault(f.group(), []).append(f)
         for (target, prof, board), rows in groups.items():
-            lib = prof.split("=", 1)[0]
+            lib = rows[0].library
+            prof_args = ["--profile", prof] if prof else []
             algs = sorted({str(f.row["algorithm"]) for f in rows})
             ops = sorted({str(f.row["op"]) for f in rows})
             sizes = sorted({s for f in rows for s in f.sizes}) or [1024]
-            build = [*tb, "build", "--target", target, "--profile", prof, "--libraries", lib]
-            log(f"validate-model: building {target} {prof}")
+            build = [*tb, "build", "--target", target, *prof_args]
+            log(f"validate-model: building {target} {prof or '(default profiles)'}")
             subprocess.run(build, check=True, stdout=subprocess.DEVNULL)
-            cmd = [*tb, "--db", str(db), "run", "--target", target, "--board", board, "--profile", prof,
+            cmd = [*tb, "--db", str(db), "run", "--target", target, "--board", board, *prof_args,
                    "--libraries", lib, "--algorithms", ",".join(algs), "--ops", ",".join(ops),
                    "--sizes", ",".join(map(str, sizes)), "--repeats", "1", "--warmup", "0", "-q"]
-            log(f"validate-model: running {target} --board {board} --profile {prof}: {', '.join(algs)}")
+            log(f"validate-model: running {target} --board {board} {prof}: {', '.join(algs)}")
             subprocess.run(cmd, check=True)
             runs[(target, prof, board)] = store.latest_run_id()
         return runs
