@@ -45,6 +45,41 @@ class BoardRun:
     why_not: str = ""
 
 
+def _not_fit(target: str) -> str:
+    """Why the target's firmware images could not be built ("does not fit"), if so."""
+    folder = targets.parse(target).cmake_dir()
+    why = [f.read_text().strip() for f in sorted(folder.glob("*.does-not-fit"))]
+    return "; ".join(f"{f.name.split('.')[0].removeprefix('tlsbench-agent-')} {w}"
+                     for f, w in zip(sorted(folder.glob("*.does-not-fit")), why, strict=True))
+
+
+def stored_runs(db: Path) -> list[BoardRun]:
+    """The latest complete run of the plan per board profile already in db (no new run)."""
+    store = Store(db)
+    latest: dict[str, int] = {}
+    try:
+        for row in store.list_runs():
+            data = load_run(store, int(row["id"]))
+            name = link_view.run_board(data)
+            run = data.run
+            if name and run is not None and run.status == "complete" and run.plan_name == "boards-handshakes":
+                latest[name] = int(row["id"])
+    finally:
+        store.close()
+    out = []
+    for name in boardprofiles.names():
+        profile = boardprofiles.load(name)
+        machine = EMULATED.get(profile.core)
+        target = f"qemu:{machine}" if machine else None
+        if name in latest:
+            out.append(BoardRun(profile, target, latest[name]))
+        elif target is None:
+            out.append(BoardRun(profile, None, None, f"no emulated target runs {profile.core} firmware yet"))
+        else:
+            out.append(BoardRun(profile, target, None, _not_fit(target) or f"no stored run in {db}"))
+    return out
+
+
 def run_all(db: Path, log=print) -> list[BoardRun]:
     tb = [sys.executable, "-m", "tlsbench.cli"]
     out = []
@@ -65,7 +100,7 @@ def run_all(db: Path, log=print) -> list[BoardRun]:
         proc = subprocess.run([*tb, "--db", str(db), "run", "--plan", str(paths.root() / PLAN), "--target", target,
                                "--board", name, "-q"], capture_output=True, text=True)
         if proc.returncode != 0:
-            reason = (proc.stderr.strip().splitlines() or ["failed"])[-1]
+            reason = _not_fit(target) or (proc.stderr.strip().splitlines() or ["failed"])[-1]
             out.append(BoardRun(profile, target, None, reason))
             continue
         store = Store(db)
@@ -93,7 +128,10 @@ def render(runs: list[BoardRun], db: Path) -> str:
              " measurement on the board; its measured error against published board figures is in"
              " docs/cycle-model.md, \"Validation\". Full handshakes, both sides on the device, in memory, server"
              " certificate ECDSA P-256 (docs/data/boards-handshakes.toml). Energy = model cycles x V x I / f"
-             " with the profile's datasheet run current; n/a where the profile has none.", "",
+             " with the profile's datasheet run current; n/a where the profile has none (no shipped profile has"
+             " one yet). A profile runs on the emulated board with its core (column 'emulated on'); an image that"
+             " does not fit that emulated board (the Cortex-M0+ profiles on qemu:microbit) is not run, whatever"
+             " the real board's memory.", "",
              "| board profile | core, clock | emulated on | library | handshake | client (model) | server (model)"
              " | client energy | server energy | run |",
              "|---|---|---|---|---|---|---|---|---|---|"]
@@ -137,11 +175,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="results-boards", description=__doc__.split("\n\n")[0])
     ap.add_argument("--db", default=".tlsbench/boards.sqlite", help="results database for the runs")
     ap.add_argument("--out", default="docs/results-boards.md")
+    ap.add_argument("--stored", action="store_true", help="render from the runs already in --db (no new run)")
     args = ap.parse_args(argv)
     try:
         db = Path(args.db)
         db.parent.mkdir(parents=True, exist_ok=True)
-        runs = run_all(db, log=lambda m: print(m, file=sys.stderr))
+        runs = stored_runs(db) if args.stored else run_all(db, log=lambda m: print(m, file=sys.stderr))
         (paths.root() / args.out).write_text(render(runs, db))
     except (TlsbenchError, subprocess.CalledProcessError) as e:
         print(f"results-boards: error: {e}", file=sys.stderr)
