@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,7 @@ from tlsbench.families.primitive.catalog import LIBRARIES
 from tlsbench.targets import build
 
 FAKE_AGENT = Path(__file__).parent / "fake_agent.py"
+_DATABASES = itertools.count(1)
 
 
 @pytest.fixture(scope="session")
@@ -57,3 +60,33 @@ def needs_tools(*tools: str) -> pytest.MarkDecorator:
     if missing and os.environ.get("CI") == "true":
         raise RuntimeError(f"CI: {', '.join(missing)} missing (scripts/setup should have installed them)")
     return pytest.mark.skipif(bool(missing), reason=f"needs {', '.join(missing)} (installed by scripts/setup)")
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator:
+    """A PostgreSQL server of the tests' own (tests/pg_server.py). Missing
+    PostgreSQL skips on a developer's machine and fails under CI."""
+    import pg_server as pg
+
+    missing = [] if pg.find_bindir() is not None else ["PostgreSQL server (initdb, postgres)"]
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        missing.append("psycopg")
+    if missing and os.environ.get("CI") == "true":
+        pytest.fail(f"CI: {', '.join(missing)} missing (scripts/setup should have installed them)")
+    if missing:
+        pytest.skip(f"needs {', '.join(missing)} (installed by scripts/setup)")
+    server = pg.start_server()
+    yield server
+    server.stop()
+    shutil.rmtree(server.folder, ignore_errors=True)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_where(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where a test's store lives, once per back end: a SQLite file, or a
+    fresh database on the tests' PostgreSQL server."""
+    if request.param == "sqlite":
+        return str(tmp_path / "results.sqlite")
+    return request.getfixturevalue("pg_server").new_database(f"t{next(_DATABASES)}")

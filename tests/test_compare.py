@@ -146,6 +146,9 @@ def test_ci_json_and_html(db_path: Path, tmp_path: Path) -> None:
     x = next(e for e in doc if e["name"] == "x wall_ns")
     assert x["unit"] == "ns/op" and x["value"] == pytest.approx(120.05) and x["range"].startswith("B/A 1.")
     assert "verdict: slower" in x["extra"]
+    bmf = _cli(db_path, "compare", str(a), str(b), "--export", "bmf")  # Bencher Metric Format
+    assert bmf.returncode == 0, bmf.stderr
+    assert json.loads(bmf.stdout) == {"x": {"wall_ns": {"value": x["value"]}}}  # as ci-json: cases in both runs
     out = tmp_path / "compare.html"
     p = _cli(db_path, "compare", str(a), str(b), "--format", "html", "-o", str(out))
     assert p.returncode == 0, p.stderr

@@ -122,7 +122,9 @@ def test_batch_length_does_not_change_the_per_operation_time(agents) -> None:
         iters = int(short[0]["iters"]), int(long[0]["iters"])
         t = _fastest(agents["wolfssl"], {"short": {**args, "min_ns": 2_000_000},
                                          "long": {**args, "min_ns": 20_000_000}})
-        return iters[1] > 5 * iters[0] and abs(t["long"] / t["short"] - 1) < 0.10, (iters, t)
+        # a bound wide enough for a loaded 2-core CI machine; a per-batch cost
+        # charged to the operations would show far beyond it at 2 ms batches
+        return iters[1] > 3 * iters[0] and abs(t["long"] / t["short"] - 1) < 0.25, (iters, t)
 
     _eventually(measure)
 

@@ -135,3 +135,18 @@ def test_resume_refuses_a_rebuilt_agent(fake_agent_dir: Path, tmp_path: Path) ->
     with pytest.raises(TlsbenchError, match=f"run {run_id} was measured with a openssl agent of SHA-256 .* "
                                             "resuming would mix two builds in one run; start a new run"):
         runner.run(Plan(), "", store, resume=run_id, show_progress=False)
+
+
+def test_a_run_on_postgresql_resumes_and_a_second_process_is_refused(fake_agent_dir: Path, pg_server) -> None:
+    url = pg_server.new_database("faults")
+    store = Store(url)
+    run_id = runner.run(_plan("sha256", "sha512"), "test", store, show_progress=False)
+    assert [c["status"] for c in store.cases(run_id)] == ["ok", "failed"]  # the fake agent fails sha512
+    store.db.execute("UPDATE runs SET status='running' WHERE id=%s", (run_id,))
+    with store.lock_run(run_id):
+        p = _cli(url, "run", "--resume", str(run_id))  # type: ignore[arg-type]
+    _one_line_error(p, f"run {run_id} in postgresql://tlsbench@127.0.0.1:{pg_server.port}/faults is being measured")
+    assert "test-only-password" not in p.stderr
+    assert runner.run(Plan(), "", store, resume=run_id, show_progress=False) == run_id
+    assert store.get_run(run_id).status == "complete" and len(store.cases(run_id)) == 2
+    store.close()

@@ -20,6 +20,44 @@ static uint64_t timed_calls;
  * allocate and free (net), its peak, and how many of its blocks are alive. */
 static int side = -1;
 static int64_t side_level[2], side_peak[2], side_blocks[2];
+/* The heap cap of the minimum-RAM search: while counting (never in a timed
+ * pass, where the hooks do not call here), an allocation of side cap_side
+ * that would raise that side's live total above cap_bytes is refused.
+ * cap_side -1: no cap. */
+static int cap_side = -1, cap_paused;
+static uint64_t cap_bytes, cap_refusals, cap_first_need;
+
+int tb_heap_account_admit(size_t n)
+{
+    if (cap_side < 0 || cap_paused || side != cap_side || side_level[side] + (int64_t)n <= (int64_t)cap_bytes) return 1;
+    /* the level the first refused block needed: any cap below it refuses that block too */
+    if (cap_refusals++ == 0) cap_first_need = (uint64_t)(side_level[side] + (int64_t)n);
+    return 0;
+}
+
+void tb_heap_cap(int s, uint64_t bytes)
+{
+    cap_side = s;
+    cap_bytes = bytes;
+    cap_refusals = cap_first_need = 0;
+    cap_paused = 0;
+}
+
+void tb_heap_cap_pause(int paused)
+{
+    cap_paused = paused;
+}
+
+uint64_t tb_heap_cap_refusals(uint64_t *first_need)
+{
+    if (first_need != NULL) *first_need = cap_first_need;
+    return cap_refusals;
+}
+
+int tb_heap_capped(void)
+{
+    return cap_side >= 0 && !cap_paused && side == cap_side;
+}
 
 void tb_heap_account_alloc(size_t n)
 {

@@ -66,10 +66,12 @@ typedef struct {
     tb_wire hs_wire;            /* what crossed until both sides completed the handshake */
     uint64_t round_trips;       /* server flights the client waited for before it completed */
     tb_heap_side_usage heap[2]; /* per side, from its connection's creation to the handshake's end */
+    uint64_t conn_peak[2];      /* per side, to the end of the request and response (a heap cap's reach) */
     int64_t system_delta;       /* the system allocator's own change over the same span (checks) */
     tb_wire total_wire;         /* and after the request/response */
     int resumed;
     int steps;
+    uint64_t frag_len; /* the client's largest record plaintext after the handshake (0: not asked) */
 } result_t;
 
 /* ---- one side's call: timed, its heap charged to it, on its own stack if given ---- */
@@ -252,6 +254,7 @@ static tb_status connection(const pair_t *pr, link_t *link, void *session, void 
         }
     }
     r->hs_wire = link->wire;
+    if (st == TB_OK && pr->req->cfg.max_frag != 0) r->frag_len = ops->frag_len(conn[0]);
     for (int side = 0; side < 2; side++) tb_heap_side_read(side, &r->heap[side]);
     if (check_heap) r->system_delta = (int64_t)(tb_heap_system_in_use() - system_before);
     if (st == TB_OK && ops->resumed != NULL) {
@@ -264,6 +267,11 @@ static tb_status connection(const pair_t *pr, link_t *link, void *session, void 
         }
     }
     if (st == TB_OK) st = exchange(pr, conn, early, r);
+    for (int side = 0; side < 2; side++) {
+        tb_heap_side_usage u;
+        tb_heap_side_read(side, &u);
+        r->conn_peak[side] = u.peak;
+    }
     tb_read_counters(&w1);
     r->wall_ns = w1.wall_ns - w0.wall_ns;
     r->total_wire = link->wire;
@@ -316,9 +324,12 @@ static tb_status measured(const pair_t *pr, link_t *link, result_t *r, int check
         result_t ignored;
         pair_t plain = *pr;
         plain.stacks[0] = plain.stacks[1] = NULL;
+        /* the session it resumes is made uncapped: a heap cap is the measured connection's */
+        tb_heap_cap_pause(1);
         tb_status st = link_open(&first, 0) == 0 ? TB_OK : TB_ERROR;
         if (st == TB_OK) st = connection(&plain, &first, NULL, &session, &ignored, 0, 0);
         link_close(&first);
+        tb_heap_cap_pause(0);
         if (st != TB_OK) return st;
     }
     tb_status st = connection(pr, link, session, NULL, r, check_heap, with_bulk);
@@ -423,6 +434,7 @@ static tb_status memory_pass(const pair_t *pr)
         tb_rec_u64("s2c_records", r.hs_wire.dir[1].records);
         tb_rec_u64("total_c2s_bytes", r.total_wire.dir[0].bytes);
         tb_rec_u64("total_s2c_bytes", r.total_wire.dir[1].bytes);
+        if (pr->req->cfg.max_frag != 0) tb_rec_u64("max_frag", r.frag_len);
         tb_rec_end();
     }
     if (st == TB_OK && keep) {
@@ -439,8 +451,8 @@ static tb_status memory_pass(const pair_t *pr)
 }
 
 /* Each side's peak stack over one more (untimed) connection, each side on
- * its own painted stack. */
-static tb_status stack_pass(pair_t *pr)
+ * its own painted stack; *out (if given) receives the connection's result. */
+static tb_status stack_pass(pair_t *pr, result_t *out)
 {
     link_t link;
     result_t r;
@@ -461,10 +473,50 @@ static tb_status stack_pass(pair_t *pr)
         tb_rec_u64("client_stack", tb_stack_peak(pr->stacks[0]));
         tb_rec_u64("server_stack", tb_stack_peak(pr->stacks[1]));
         tb_rec_end();
+        if (out != NULL) *out = r;
     }
     for (int side = 0; side < 2; side++) {
         tb_stack_free(pr->stacks[side]);
         pr->stacks[side] = NULL;
+    }
+    return st;
+}
+
+/* The minimum-RAM search's probe: one connection with one side's heap
+ * capped, the handshake, then the request and response checked byte for
+ * byte; each side on its painted stack where the platform has them (its
+ * stack at this cap). Every probe is this same pass, so the allocator's
+ * layout, and with it each block's usable size, is the same in all of them.
+ * The cap is lifted before any timed connection. */
+static tb_status capped_passes(pair_t *pr)
+{
+    const tb_tls_request *req = pr->req;
+    result_t r;
+    tb_status st = TB_OK;
+    tb_heap_cap(req->limit_side, req->heap_limit);
+    if (tb_platform_memory() & TB_MEM_STACK) {
+        st = stack_pass(pr, &r);
+    } else {
+        link_t link;
+        st = link_open(&link, 0) == 0 ? measured(pr, &link, &r, 0, 0) : TB_ERROR;
+        link_close(&link);
+    }
+    uint64_t first_need = 0, refusals = tb_heap_cap_refusals(&first_need);
+    tb_heap_cap(-1, 0);
+    if (tb_platform_memory() & TB_MEM_HEAP) {
+        /* A deterministic search narrows with these: a pass at this cap
+         * passes at any cap down to its peak (the same blocks are admitted);
+         * a failure fails at any cap below the first refused block's need. */
+        tb_rec_begin("tls_cap");
+        tb_rec_u64("passed", st == TB_OK);
+        tb_rec_u64("refusals", refusals);
+        if (refusals > 0) tb_rec_u64("first_need", first_need);
+        if (st == TB_OK) {
+            tb_rec_u64("client_heap_peak", r.conn_peak[0]);
+            tb_rec_u64("server_heap_peak", r.conn_peak[1]);
+            if (req->cfg.max_frag != 0) tb_rec_u64("max_frag", r.frag_len);
+        }
+        tb_rec_end();
     }
     return st;
 }
@@ -481,6 +533,10 @@ static tb_status check_features(const tb_tls_request *req)
         tb_set_error("resumption is not supported by this adapter");
         return TB_UNSUPPORTED;
     }
+    if (req->cfg.max_frag != 0 && ops->frag_len == NULL) {
+        tb_set_error("this adapter does not ask for a maximum fragment length");
+        return TB_UNSUPPORTED;
+    }
     if (req->early && (ops->early_send == NULL || ops->early_recv == NULL)) {
         tb_set_error("0-RTT early data is not supported by this adapter");
         return TB_UNSUPPORTED;
@@ -493,23 +549,37 @@ void tb_tls_serve(const tb_field *fields, size_t n)
     const tb_tls_ops *ops = &tb_library_tls;
     tb_tls_request req;
     if (tb_tls_request_parse(fields, n, &req) != 0) return;
-    if (req.plain || req.repeats == 0) {
+    if (req.plain || (req.repeats == 0 && req.limit_side < 0)) {
         tb_end(TB_BAD_INPUT, req.plain ? "plain (TCP) needs the socket transport" : "repeats must be >= 1");
         return;
     }
     tb_clear_error();
     pair_t pr = {.req = &req};
     tb_status st = check_features(&req);
+    uint64_t endpoint_heap[2] = {0, 0};
     for (int side = 0; side < 2 && st == TB_OK; side++) {
+        /* what a device keeps for the whole session (configuration, parsed
+         * certificates and keys): outside any connection and its cap */
+        tb_heap_usage u;
+        tb_heap_begin();
         st = ops->endpoint_new((tb_side)side, &req.cfg, &pr.endpoints[side]);
+        tb_heap_end(&u);
+        endpoint_heap[side] = u.held;
     }
+    if (st == TB_OK && (tb_platform_memory() & TB_MEM_HEAP)) {
+        tb_rec_begin("tls_endpoint");
+        tb_rec_u64("client_heap_held", endpoint_heap[0]);
+        tb_rec_u64("server_heap_held", endpoint_heap[1]);
+        tb_rec_end();
+    }
+    if (st == TB_OK && req.limit_side >= 0) st = capped_passes(&pr);
     uint64_t calls_before = tb_timed_heap_calls();
     for (uint64_t i = 0; st == TB_OK && i < req.warmup + req.repeats; i++) {
-        if (i == req.warmup && req.stack && (tb_platform_memory() & TB_MEM_STACK)) {
-            st = stack_pass(&pr);
+        if (i == req.warmup && req.stack && req.limit_side < 0 && (tb_platform_memory() & TB_MEM_STACK)) {
+            st = stack_pass(&pr, NULL);
             if (st != TB_OK) break;
         }
-        if (i == req.warmup) {
+        if (i == req.warmup && req.limit_side < 0) {
             st = memory_pass(&pr);
             if (st != TB_OK) break;
         }

@@ -27,10 +27,20 @@ static int parse_side(const char *v, int *out)
     return 0;
 }
 
+/* RFC 6066's four lengths: 2^9..2^12 */
+static int parse_max_frag(const char *v, uint32_t *out)
+{
+    uint64_t n = 0;
+    if (tb_field_u64(v, &n) != 0 || (n != 512 && n != 1024 && n != 2048 && n != 4096)) return -1;
+    *out = (uint32_t)n;
+    return 0;
+}
+
 int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
 {
     tb_tls_config *cfg = &req->cfg;
     uint64_t version = 13, max_early = 0;
+    int limit_given = 0;
     memset(req, 0, sizeof(*req));
     req->warmup = 1;
     req->repeats = 10;
@@ -38,6 +48,7 @@ int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
     req->wait_ms = 20000;
     req->stack = 1;
     req->side = -1;
+    req->limit_side = -1;
     for (size_t i = 0; i < n; i++) {
         const char *k = fields[i].key, *v = fields[i].value;
         int bad = 0;
@@ -68,6 +79,12 @@ int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
         else if (strcmp(k, "psk") == 0) bad = tb_field_bytes(v, &cfg->psk);
         else if (strcmp(k, "psk_identity") == 0) cfg->psk_identity = v;
         else if (strcmp(k, "side") == 0) bad = parse_side(v, &req->side);
+        else if (strcmp(k, "heap_limit") == 0) {
+            bad = tb_field_u64(v, &req->heap_limit);
+            limit_given = 1;
+        }
+        else if (strcmp(k, "max_frag") == 0) bad = parse_max_frag(v, &cfg->max_frag);
+        else if (strcmp(k, "heap_limit_side") == 0) bad = parse_side(v, &req->limit_side);
         else {
             tb_set_error("unknown field %s", k);
             tb_end(TB_BAD_INPUT, tb_last_error());
@@ -101,6 +118,9 @@ int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
     else if (cfg->resume == TB_RESUME_SESSION_ID && version != 12) why = "session-id resumption is TLS 1.2";
     else if (cfg->resume == TB_RESUME_PSK_ONLY && version != 13) why = "psk-only resumption is TLS 1.3";
     else if (cfg->client_share != NULL && version != 13) why = "client_share (HelloRetryRequest) is TLS 1.3";
+    else if (limit_given != (req->limit_side >= 0)) why = "heap_limit and heap_limit_side go together";
+    else if (req->limit_side >= 0 && req->side >= 0 && req->limit_side != req->side)
+        why = "heap_limit_side must be the side on the device";
     if (why != NULL) {
         tb_end(TB_BAD_INPUT, why);
         return -1;

@@ -14,16 +14,19 @@ import argparse
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 
 def session(machine: str, firmware: str, requests: list[str],
-            echo: Callable[[str], None] = lambda line: None, timeout: float | None = None) -> tuple[list[str], int]:
+            echo: Callable[[str], None] = lambda line: None, timeout: float | None = None,
+            uart: int = 0, qemu_args: Sequence[str] = ()) -> tuple[list[str], int]:
     """The non-empty lines the firmware wrote, and QEMU's exit code (QEMU
-    is killed after timeout seconds: the code is then negative)."""
+    is killed after timeout seconds: the code is then negative). uart: which
+    -serial port the firmware talks on; qemu_args: more machine options."""
     todo = list(requests)
     proc = subprocess.Popen(
-        ["qemu-system-arm", "-M", machine, "-display", "none", "-monitor", "none", "-serial", "stdio",
+        ["qemu-system-arm", "-M", machine, *qemu_args, "-display", "none", "-monitor", "none",
+         *["-serial", "null"] * uart, "-serial", "stdio",
          "-semihosting-config", "enable=on,target=native", "-icount", "shift=7,sleep=off", "-kernel", firmware],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert proc.stdin is not None and proc.stdout is not None
@@ -54,10 +57,15 @@ def session(machine: str, firmware: str, requests: list[str],
 def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("-M", dest="machine", required=True)
+    p.add_argument("--uart", type=int, default=0, help="the -serial port the firmware uses (netduino2 USART2: 1)")
+    p.add_argument("--global", dest="globals", action="append", default=[],
+                   help="a QEMU -global option, e.g. nrf51-soc.sram-size=20480")
     p.add_argument("firmware")
     a = p.parse_args()
     requests = [r for r in sys.stdin.read().splitlines() if r.strip()]
-    _, rc = session(a.machine, a.firmware, requests, echo=lambda line: print(line, flush=True))
+    extra = [x for g in a.globals for x in ("-global", g)]
+    _, rc = session(a.machine, a.firmware, requests, echo=lambda line: print(line, flush=True), uart=a.uart,
+                    qemu_args=extra)
     return rc
 
 

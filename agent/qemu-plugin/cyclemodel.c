@@ -1,4 +1,4 @@
-/* A cycle model for Cortex-M firmware under QEMU (a TCG plugin).
+/* A cycle model for Cortex-M (and RV32 class) firmware under QEMU (a TCG plugin).
  *
  * Every instruction gets a cost when it is translated (its disassembly is
  * classified once, never per execution): the per-core tables of the Arm
@@ -19,7 +19,8 @@
  * at the end, for tests.
  *
  * Arguments: core=cortex-m0|cortex-m0plus|cortex-m3|cortex-m4|cortex-m7|
- * cortex-m33, mark=0xADDR, out=FILE, log=FILE, flash=0xLO-0xHI (the range
+ * cortex-m33|rv32imc (the RV32 class model, cyclemodel_rv32.c, for riscv32
+ * QEMU; the wait-state options do not apply to it), mark=0xADDR, out=FILE, log=FILE, flash=0xLO-0xHI (the range
  * that holds code and constants), branch_ws=N (wait states a taken branch
  * pays to refetch), load_ws=N (per data load from flash), seq_ws=N (per
  * instruction when sequential fetch is not hidden), muls=1|32 (ARMv6-M
@@ -30,6 +31,7 @@
  * caches, least recently used replaced), art_prefetch=0|1 (whether the
  * next line is read ahead; default 1). See "The ART accelerator" in
  * docs/cycle-model.md. */
+#include "cyclemodel_rv32.h"
 #include "cyclemodel_tables.h"
 
 #include <errno.h>
@@ -45,6 +47,21 @@
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 static cm_config cfg;
+static int rv32; /* core=rv32imc: the RV32 class model (cyclemodel_rv32.c) */
+
+static void classify(const char *text, cm_insn *out)
+{
+    if (rv32) {
+        cm_rv32_classify(text, out);
+    } else {
+        cm_classify(text, out);
+    }
+}
+
+static cm_cost cost_of(const cm_insn *cur, const cm_insn *prev, int *paired)
+{
+    return rv32 ? cm_rv32_cost_of(cur, prev) : cm_cost_of(&cfg, cur, prev, paired);
+}
 static uint64_t cycles, insns;
 static uint64_t mark_addr = UINT64_MAX, flash_lo, flash_hi;
 static unsigned load_ws;
@@ -151,7 +168,7 @@ static void on_block(unsigned int vcpu, void *udata)
     int fell_through = prev_block != NULL && prev_block->end == b->pc;
     if (fell_through) {
         int paired = 0;
-        cm_cost c = cm_cost_of(&cfg, &b->first, &prev_block->last, &paired);
+        cm_cost c = cost_of(&b->first, &prev_block->last, &paired);
         cycles += (uint64_t)((int64_t)c.base - (int64_t)b->first_alone); /* may be negative: modular */
     }
     if (b->nlines) cycles += art_fetch_cost(b, fell_through);
@@ -216,9 +233,9 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         uint64_t pc = qemu_plugin_insn_vaddr(insn);
         char *text = qemu_plugin_insn_disas(insn);
         cm_insn cur;
-        cm_classify(text ? text : "", &cur);
+        classify(text ? text : "", &cur);
         free(text);
-        cm_cost cost = cm_cost_of(&cfg, &cur, &prev, &prev_paired);
+        cm_cost cost = cost_of(&cur, &prev, &prev_paired);
         if (i == 0) {
             info->first = cur;
             info->first_alone = cost.base;
@@ -352,8 +369,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         }
 #undef KEY
     }
-    if (core == NULL || cm_core_from_name(core, &cfg.core) != 0) {
-        return bad(core ? core : "(no core=)", "core=" CM_CORE_NAMES);
+    rv32 = core != NULL && strcmp(core, CM_RV32_CORE) == 0;
+    if (!rv32 && (core == NULL || cm_core_from_name(core, &cfg.core) != 0)) {
+        return bad(core ? core : "(no core=)", "core=" CM_CORE_NAMES ", " CM_RV32_CORE);
     }
     if (load_ws && flash_hi == 0) return bad("load_ws", "load_ws needs flash=0xLO-0xHI");
     if ((art_i.n || art_d.n) && (flash_hi == 0 || art_fetch == 0)) {

@@ -11,18 +11,19 @@ import logging
 import math
 import os
 import shlex
-import sqlite3
 import sys
 import textwrap
 from pathlib import Path
 
-from tlsbench import doctor, fidelity, paths
+from tlsbench import doctor, fidelity, paths, versions
+from tlsbench.engine import labels as run_labels
 from tlsbench.engine import machine, metrics, runner
 from tlsbench.engine.stats import parse_policy
 from tlsbench.engine.store import NOTHING_MEASURED, Store
+from tlsbench.engine.store_backends import db_errors, is_url, redacted
 from tlsbench.engine.store_faults import explain
 from tlsbench.errors import PlanError, RunInterrupted, TlsbenchError
-from tlsbench.families.primitive.catalog import ALGORITHMS, BENCH_OPS, KINDS, LIBRARIES
+from tlsbench.families.primitive.catalog import ALGORITHMS, BENCH_OPS, DEFAULT_KINDS, KINDS
 from tlsbench.families.tls import catalog as tls_catalog
 from tlsbench.families.tls import certs
 from tlsbench.families.tls import support as tls_support
@@ -43,7 +44,7 @@ from tlsbench.plans.plan import (
 from tlsbench.report import compare, compare_html, compare_text, export
 from tlsbench.report import html as html_report
 from tlsbench.report import tables as report
-from tlsbench.targets import build
+from tlsbench.targets import build, sources
 from tlsbench.targets import target as targets
 from tlsbench.targets.libraries import LibraryInfo, probe
 
@@ -83,6 +84,16 @@ def _choose(what: str, text: str, allowed: list[str], see: str) -> list[str]:
     return chosen
 
 
+def _choose_libraries(text: str) -> list[str]:
+    """--libraries: bare names (the default version) or name@version, e.g. openssl@3.5."""
+    names = _csv(text)
+    _choose("library", ",".join(versions.base(n) for n in names), list(versions.VERSIONS), "tlsbench list libraries")
+    chosen = [versions.canonical(name) for name in names]  # one line listing the versions allowed
+    if len(set(chosen)) != len(chosen):
+        raise PlanError(f"--libraries {text}: names a library version twice")
+    return chosen
+
+
 # run flags that set the TLS matrix (the [tls] table of a plan): name, allowed values, where to see them
 TLS_FLAGS = (
     ("suites", tls_catalog.SUITES, "tlsbench list suites"),
@@ -105,7 +116,7 @@ def _plan_from_args(a: argparse.Namespace) -> tuple[Plan, str]:
     flags = []
     known_algs = [x for algs in ALGORITHMS.values() for x in algs]
     if a.libraries:
-        plan.libraries = _choose("library", a.libraries, list(LIBRARIES), "tlsbench list libraries")
+        plan.libraries = _choose_libraries(a.libraries)
         flags.append(f"--libraries {a.libraries}")
     if a.kinds:
         plan.kinds = _choose("kind", a.kinds, list(PLAN_KINDS), "tlsbench run --help")
@@ -157,7 +168,7 @@ def _plan_from_args(a: argparse.Namespace) -> tuple[Plan, str]:
 
 
 def cmd_run(a: argparse.Namespace) -> int:
-    store = Store(Path(a.db))
+    store = Store(a.db)
     show_progress = not (a.no_progress or a.quiet)
     try:
         if a.resume is not None:
@@ -170,6 +181,7 @@ def cmd_run(a: argparse.Namespace) -> int:
             if target.kind != "host" and not a.plan and not a.preset:
                 a.preset = "cortex-m"  # the default plan of a firmware target
             plan, source = _plan_from_args(a)
+            labels = run_labels.parse(a.label)
             if target.kind == "qemu" and a.board:
                 from tlsbench.targets import boardprofiles, cyclemodel
 
@@ -181,7 +193,7 @@ def cmd_run(a: argparse.Namespace) -> int:
                 plan.method.env[cyclemodel.MODEL_ENV] = profile.name
             with runenv.applied(plan.method.env):
                 run_id = runner.run(plan, source, store, json_out=sys.stdout if a.json else None,
-                                    show_progress=show_progress, quiet=a.quiet, target=target)
+                                    show_progress=show_progress, quiet=a.quiet, target=target, labels=labels)
         status = store.get_run(run_id).status
         if not a.quiet and not a.json:
             print(report.render(report.load(store, run_id), "table"))
@@ -211,7 +223,7 @@ def _check_measured(data: report.RunData, metric: str) -> None:
 def cmd_report(a: argparse.Namespace) -> int:
     if a.metric is not None:
         metrics.get(a.metric)  # an unknown name: the nearest known ones
-    store = Store(Path(a.db))
+    store = Store(a.db)
     try:
         run_id = a.run if a.run is not None else store.latest_run_id()
         data = report.load(store, run_id)
@@ -240,15 +252,30 @@ def cmd_report(a: argparse.Namespace) -> int:
 EXIT_INCONCLUSIVE = 3
 
 
+def _version_pair(text: str | None) -> tuple[str, str] | None:
+    """--versions A,B: two versions of one library (bare name = its default)."""
+    if text is None:
+        return None
+    names = _csv(text)
+    if len(names) != 2:
+        raise PlanError(f"--versions {text}: give two versions of one library, e.g. openssl@3.0,openssl@3.5")
+    pair = (versions.canonical(names[0]), versions.canonical(names[1]))
+    if versions.base(pair[0]) != versions.base(pair[1]):
+        raise PlanError(f"--versions {text}: {pair[0]} and {pair[1]} are not versions of one library")
+    return pair
+
+
 def cmd_compare(a: argparse.Namespace) -> int:
-    store = Store(Path(a.db))
+    store = Store(a.db)
     try:
         result = compare.compare(store, a.run_a, a.run_b, metric=a.metric, alpha=a.alpha,
-                                 min_effect=a.min_effect / 100)
+                                 min_effect=a.min_effect / 100, versions=_version_pair(a.versions))
     finally:
         store.close()
     if a.export == "ci-json":
         text = json.dumps(compare_text.ci_json(result), indent=1) + "\n"
+    elif a.export == "bmf":
+        text = json.dumps(compare_text.bmf_json(result), indent=1) + "\n"
     elif a.format == "html":
         text = compare_html.render(result, only_changes=a.changes)
     else:
@@ -278,24 +305,48 @@ def cmd_compare(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_history(a: argparse.Namespace) -> int:
+    from tlsbench.report import history, history_html
+
+    store = Store(a.db)
+    try:
+        h = history.read(store, a.cases, since=a.since, labels=a.label, metric=a.metric, alpha=a.alpha,
+                         min_effect=a.min_effect / 100)
+    finally:
+        store.close()
+    text = history_html.render(h) if a.format == "html" else history.render_text(h)
+    if a.output:
+        try:
+            Path(a.output).write_text(text)
+        except OSError as e:
+            raise TlsbenchError(f"cannot write {a.output}: {e}") from e
+        print(f"{a.output}: {len(text.encode()):,} bytes", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
 def cmd_runs(a: argparse.Namespace) -> int:
     import time as _t
 
-    store = Store(Path(a.db))
+    wanted = run_labels.parse(a.label, recorded_ok=True)
+    store = Store(a.db)
     try:
-        rows = store.list_runs()
+        rows = [r for r in store.list_runs() if run_labels.matches(r["labels"], wanted)]
     finally:
         store.close()
     if not rows:
-        print(f"no runs in {a.db}")
+        print(f"no runs in {store.path}" + (" with " + ", ".join(a.label) if wanted else ""))
         return 0
-    header = ["run", "created", "status", "target", "board", "plan", "cases", "ok", "tlsbench"]
+    header = ["run", "created", "status", "target", "board", "plan", "cases", "ok", "tlsbench", "labels"]
     body = []
     for r in rows:
         created = _t.strftime("%Y-%m-%d %H:%M:%S", _t.localtime(r["created"]))
         status = r["status"] if r["status"] in ("complete", NOTHING_MEASURED) else "incomplete"
+        # the user's labels (the recorded ones are in the columns or `--label` filters)
+        own = ",".join(f"{k}={v}" for k, v in r["labels"].items() if not k.startswith(run_labels.RECORDED_PREFIXES))
         body.append([str(r["id"]), created, status, r["target"], r["board"] or "-", r["plan_name"],
-                     str(r["cases"]), str(r["ok"]), r["tlsbench_version"]])
+                     str(r["cases"]), str(r["ok"]), r["tlsbench_version"], own or "-"])
     # columns as wide as their longest value: a long plan name shifts, never breaks, the table
     widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
     right = {0, 6, 7}
@@ -306,17 +357,38 @@ def cmd_runs(a: argparse.Namespace) -> int:
 
 
 def cmd_db_check(a: argparse.Namespace) -> int:
-    store = Store(Path(a.db))
+    store = Store(a.db)
     try:
         damage = store.check(quick=False)
     finally:
         store.close()
     if damage:
-        print(f"{a.db}: damaged ({len(damage)} finding(s)); restore a copy or start another --db:", file=sys.stderr)
+        print(f"{store.path}: damaged ({len(damage)} finding(s)); restore a copy or start another --db:",
+              file=sys.stderr)
         for line in damage[:20]:
             print(f"  {line}", file=sys.stderr)
         return 1
-    print(f"{a.db}: ok (SQLite integrity_check)")
+    print(f"{store.path}: ok ({store.check_name})")
+    return 0
+
+
+def cmd_db_push(a: argparse.Namespace) -> int:
+    from tlsbench.engine import push
+
+    source = Store(a.db)
+    try:
+        dest = Store(a.to)
+        try:
+            pushed = push.push(source, dest, a.runs)
+        finally:
+            dest.close()
+    finally:
+        source.close()
+    for p in pushed:
+        what = "pushed as" if p.copied else "already there as"
+        print(f"run {p.run_id}: {what} run {p.dest_id} ({p.cases} cases)")
+    copied = sum(p.copied for p in pushed)
+    print(f"{copied} run(s) pushed, {len(pushed) - copied} already there, to {dest.path}")
     return 0
 
 
@@ -333,14 +405,24 @@ def _probe_on(target: targets.Target, lib: str) -> LibraryInfo:
 def cmd_list(a: argparse.Namespace) -> int:
     what = a.what
     target = targets.parse(a.target, a.board, a.profile)
-    libraries = list(LIBRARIES) if target.kind == "host" else list(build.FIRMWARE_LIBRARIES)
+    libraries = versions.identifiers() if target.kind == "host" else list(build.FIRMWARE_LIBRARIES)
     if target.kind != "host" and what in ("libraries", "algorithms", "suites"):
         print(f"on {target.name}: the firmware's libraries ({', '.join(libraries)}) as built")
     if what == "libraries":
         for lib in libraries:
+            if target.kind == "host":  # every pinned version, built or not
+                v = versions.version_of(lib)
+                default = " (default)" if "@" not in lib else ""
+                print(f"{lib:12}  {v.note}{default}")
+                if not paths.agent_path(lib).exists():
+                    print(f"{'':12}  not built (tlsbench build --libraries {lib}); source: {sources.describe(lib)}")
+                    continue
             try:
                 info = _probe_on(target, lib)
-                print(f"{lib:8}  {info.version}\n          {info.source}\n          config: {info.config}")
+                if target.kind == "host":
+                    print(f"{'':12}  built: {info.version}\n{'':12}  {info.source}\n{'':12}  config: {info.config}")
+                else:
+                    print(f"{lib:8}  {info.version}\n          {info.source}\n          config: {info.config}")
             except TlsbenchError as e:
                 print(f"{lib:8}  unavailable: {e}")
     elif what == "algorithms":
@@ -353,6 +435,9 @@ def cmd_list(a: argparse.Namespace) -> int:
         header = ["kind", "algorithm", "ops"] + libraries
         body = []
         for kind, algs in ALGORITHMS.items():
+            if kind not in DEFAULT_KINDS and not any(  # a kind only other versions have: shown where one is listed
+                    s and any(k == kind for k, _, _ in s) for s in support.values()):
+                continue
             for alg in algs:
                 row = [kind, alg, ",".join(BENCH_OPS[kind])]
                 for lib in libraries:
@@ -412,7 +497,7 @@ def cmd_link(a: argparse.Namespace) -> int:
     from tlsbench.links import view as link_view
 
     profile = link_profiles.get_profile(a.link)
-    store = Store(Path(a.db))
+    store = Store(a.db)
     try:
         run_id = a.run if a.run is not None else store.latest_run_id()
         data = report.load(store, run_id)
@@ -461,7 +546,7 @@ def cmd_sizes(a: argparse.Namespace) -> int:
     if target.kind == "host":
         raise PlanError("tlsbench sizes measures firmware images: give --target qemu:BOARD (tlsbench list targets)")
     libs = _csv(a.libraries) if a.libraries else None
-    store = Store(Path(a.db))
+    store = Store(a.db)
     try:
         run_id = sizeprobes.run(target, store, libs, opt=a.opt, jobs=a.jobs, log=lambda m: print(m, file=sys.stderr))
         text = report.render(report.load(store, run_id), a.format)
@@ -469,6 +554,22 @@ def cmd_sizes(a: argparse.Namespace) -> int:
         store.close()
     sys.stdout.write(text)
     print(f"run {run_id} stored in {store.path} (tlsbench report {run_id})", file=sys.stderr)
+    return 0
+
+
+def cmd_fits(a: argparse.Namespace) -> int:
+    from tlsbench.report import fits as fits_view
+
+    store = Store(Path(a.db))
+    try:
+        data = report.load(store, a.run if a.run is not None else store.latest_run_id())
+    finally:
+        store.close()
+    if not any(c["kind"] == "min-ram" for c in data.cases):
+        raise PlanError(f"run {data.run.id} has no min-ram cases (tlsbench run --preset min-ram makes them)")
+    md = a.format == "markdown"
+    view = fits_view.fits(data.cases, data.code_sizes)
+    sys.stdout.write(fits_view.render(view, report.markdown if md else report.aligned, md))
     return 0
 
 
@@ -498,10 +599,12 @@ def cmd_certs(a: argparse.Namespace) -> int:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tlsbench", description="Benchmarks of TLS libraries and their cryptography.")
     p.add_argument("--version", action=_Version, help="print tlsbench's version (and its git revision) and exit")
-    p.add_argument("--db", default=str(paths.default_database()), help="results database (SQLite)")
+    db_help = ("results database: a SQLite file or postgresql://user@host[:port]/dbname (a team store); default:"
+               " $TLSBENCH_DB, else " + str(paths.default_database()))
+    p.add_argument("--db", default=os.environ.get("TLSBENCH_DB") or str(paths.default_database()), help=db_help)
     # --db is accepted after the subcommand too (tlsbench run --db X)
     db = argparse.ArgumentParser(add_help=False)
-    db.add_argument("--db", default=argparse.SUPPRESS, help="results database (SQLite)")
+    db.add_argument("--db", default=argparse.SUPPRESS, help=db_help)
     sub = p.add_subparsers(dest="command", required=True)
 
     r = sub.add_parser("run", parents=[db], help="run a plan (default: the 'default' preset)")
@@ -550,6 +653,9 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--device-side", dest="device_side", choices=("client", "server"),
                    help="firmware: only this side of each handshake on the device, its peer the host agent of"
                         " the same library (the case name says device=SIDE)")
+    r.add_argument("--label", action="append", metavar="KEY=VALUE",
+                   help="a label for the run (repeatable), e.g. --label branch=tuning; the commit, library"
+                        " versions and machine are recorded as labels already (tlsbench runs --label)")
     r.add_argument("-q", "--quiet", action="store_true",
                    help="no progress, no table, no notes: only errors on stderr (the run is stored)")
     r.set_defaults(func=cmd_run)
@@ -578,14 +684,18 @@ def parser() -> argparse.ArgumentParser:
     cmp.add_argument("--format", choices=(*compare_text.FORMATS, "html"), default="table",
                      help="table, markdown, json, html (one self-contained page)")
     cmp.add_argument("-o", "--output", help="write to this file")
-    cmp.add_argument("--export", choices=["ci-json"],
+    cmp.add_argument("--export", choices=["ci-json", "bmf"],
                      help="ci-json: run B's medians as a list of {name, unit, value, range, extra}"
-                          " (github-action-benchmark's customSmallerIsBetter), instead of --format")
+                          " (github-action-benchmark's customSmallerIsBetter); bmf: run B's medians as"
+                          " {case: {metric: {value}}} (Bencher Metric Format); instead of --format")
     cmp.add_argument("--fail-on-regression", dest="fail_on_regression", type=_percent, metavar="PCT",
                      help="exit with code 1 when a case is significantly slower (a count: larger) by more than PCT%%,"
                           " 3 when no case is but one is inconclusive and could be (too few samples, too wide an"
                           " interval); 0 otherwise (default: no gate)")
     cmp.add_argument("--changes", action="store_true", help="show only the cases that changed")
+    cmp.add_argument("--versions", metavar="A,B",
+                     help="two versions of one library, e.g. openssl@3.0,openssl@3.5: run A's cases of the first"
+                          " against run B's of the second, case by case (A and B may be the same run)")
     cmp.add_argument("--alpha", type=float, default=compare.ALPHA, help="significance level (default 0.01)")
     cmp.add_argument("--min-effect", dest="min_effect", type=float, default=100 * compare.MIN_EFFECT,
                      help="smallest change in percent that counts (default 5; raise it on a noisy machine)")
@@ -594,12 +704,38 @@ def parser() -> argparse.ArgumentParser:
 
     stability.add_parser(sub, db)
 
-    sub.add_parser("runs", parents=[db], help="list stored runs").set_defaults(func=cmd_runs)
+    hi = sub.add_parser("history", parents=[db], help="cases over many runs: a trend per case, changes marked by"
+                        " compare's test (table, or one HTML page)")
+    hi.add_argument("cases", nargs="+", metavar="CASE", help="case names (tlsbench report RUN), or shell patterns"
+                    " such as 'openssl/hash/*/hash/1024'")
+    hi.add_argument("--since", help="only runs made since this UTC date (YYYY-MM-DD or YYYY-MM-DDTHH:MM)")
+    hi.add_argument("--label", action="append", metavar="KEY=VALUE",
+                    help="only runs with this label (repeatable), e.g. machine=lab-2, git.dirty=false")
+    hi.add_argument("--metric", help="draw this metric (default: each case's first headline metric; tlsbench list"
+                    " metrics)")
+    hi.add_argument("--format", choices=("table", "html"), default="table", help="table (default) or html")
+    hi.add_argument("-o", "--output", help="write to this file")
+    hi.add_argument("--alpha", type=float, default=compare.ALPHA, help="significance level (default 0.01)")
+    hi.add_argument("--min-effect", dest="min_effect", type=float, default=100 * compare.MIN_EFFECT,
+                    help="smallest change in percent that counts (default 5)")
+    hi.set_defaults(func=cmd_history)
+
+    rn = sub.add_parser("runs", parents=[db], help="list stored runs")
+    rn.add_argument("--label", action="append", metavar="KEY=VALUE",
+                    help="only runs with this label (repeatable: all must match), e.g. board=lab-2,"
+                         " git.commit=abc123def456, lib.openssl=3.0.15")
+    rn.set_defaults(func=cmd_runs)
 
     dbp = sub.add_parser("db", help="the results database")
     dbsub = dbp.add_subparsers(dest="db_command", required=True)
     dbsub.add_parser("check", parents=[db], help="check the database file for damage (SQLite integrity_check)"
                      ).set_defaults(func=cmd_db_check)
+    pu = dbsub.add_parser("push", parents=[db], help="copy finished runs from --db into another store (a team"
+                          " store on PostgreSQL, or a SQLite file), keeping their identity: a run pushed twice is"
+                          " copied once")
+    pu.add_argument("runs", nargs="+", type=int, metavar="RUN", help="run ids in --db (tlsbench runs)")
+    pu.add_argument("--to", required=True, metavar="DB", help="postgresql://user@host[:port]/dbname or a SQLite file")
+    pu.set_defaults(func=cmd_db_push)
 
     ls = sub.add_parser("list", help="libraries, algorithms, suites, targets, presets, metrics or links")
     ls.add_argument("what", choices=["libraries", "algorithms", "suites", "targets", "presets", "metrics", "links"])
@@ -654,6 +790,12 @@ def parser() -> argparse.ArgumentParser:
                     help=f"comma-separated, of: {', '.join(certs.ROLES)} (default: all)")
     ce.set_defaults(func=cmd_certs)
 
+    ft = sub.add_parser("fits", parents=[db], help="which RAM sizes and boards a min-ram run's handshakes fit"
+                        " (heap + stack + static RAM)")
+    ft.add_argument("run", nargs="?", type=int, help="run id (default: the latest)")
+    ft.add_argument("--format", choices=("table", "markdown"), default="table",
+                    help="aligned text (default) or Markdown tables")
+    ft.set_defaults(func=cmd_fits)
     fi = sub.add_parser("fidelity", help="compare OpenSSL figures with `openssl speed` (instrument check)")
     fi.add_argument("--rounds", type=int, help="alternations of the two tools (default 7; with --peers 3)")
     fi.add_argument("--peers", action="store_true",
@@ -688,7 +830,8 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()  # a closed pipe shows here, not as a traceback at exit
         return rc
     except RunInterrupted as e:
-        db = [] if getattr(args, "db", None) == str(paths.default_database()) else ["--db", str(args.db)]
+        where = str(getattr(args, "db", ""))
+        db = [] if where == str(paths.default_database()) else ["--db", redacted(where) if is_url(where) else where]
         again = shlex.join(["tlsbench", "run", *db, "--resume", str(e.run_id)])
         print(f"tlsbench: interrupted: run {e.run_id} keeps what it measured; finish it with: {again}",
               file=sys.stderr)
@@ -697,9 +840,10 @@ def main(argv: list[str] | None = None) -> int:
         logging.exception("command failed")
         print(f"tlsbench: error: {e}", file=sys.stderr)
         return 2
-    except sqlite3.Error as e:  # outside a run (a run says how to resume itself)
+    except db_errors() as e:  # outside a run (a run says how to resume itself)
         logging.exception("database error")
-        print(f"tlsbench: error: {explain(e, getattr(args, 'db', '?'))}", file=sys.stderr)
+        where = getattr(args, "db", "?")
+        print(f"tlsbench: error: {explain(e, redacted(where) if is_url(where) else where)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("tlsbench: interrupted", file=sys.stderr)

@@ -48,6 +48,9 @@ def diagnose() -> list[Finding]:
         # firmware targets and the HTML report's screenshot/PNG path
         _tool("arm-none-eabi-gcc", "gcc-arm-none-eabi libnewlib-arm-none-eabi"),
         _tool("qemu-system-arm", "qemu-system-arm"), _tool("chromium", "chromium"),
+        # the RV32 class target (qemu:rv32-virt)
+        _tool("riscv64-unknown-elf-gcc", "gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf"),
+        _tool("qemu-system-riscv32", "qemu-system-misc"),
     ]
     try:
         pins = sources.load_lock()

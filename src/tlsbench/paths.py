@@ -24,7 +24,8 @@ def build_dir(target: str = "host") -> Path:
 def agent_path(library: str, target: str = "host") -> Path:
     env = os.environ.get("TLSBENCH_AGENT_DIR")
     base = Path(env) if env else build_dir(target)
-    return base / f"tlsbench-agent-{library}"
+    # "openssl@3.5" -> tlsbench-agent-openssl-3.5 (as versions.agent_name; CMake names have no '@')
+    return base / ("tlsbench-agent-" + library.replace("@", "-"))
 
 
 def data_dir() -> Path:

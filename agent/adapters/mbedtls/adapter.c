@@ -129,7 +129,10 @@ static const char *adapter_config(void)
              " DHE does); public/derive from a given exponent by mbedtls_mpi_exp_mod"
              "; MBEDTLS_USE_PSA_CRYPTO %s",
              TB_LIBRARY_CONFIG, TB_MBEDTLS_PROFILE_NAME, TB_MBEDTLS_PROFILE_NAME, TB_MBEDTLS_PROFILE_SUMMARY,
-#if defined(MBEDTLS_HAVE_ASM)
+#if defined(MBEDTLS_HAVE_ASM) && defined(__riscv)
+             /* bn_mul.h has assembly for x86, Arm, PowerPC, ... but none for RISC-V */
+             "in C (MBEDTLS_HAVE_ASM is on, but Mbed TLS has no RISC-V bignum assembly)",
+#elif defined(MBEDTLS_HAVE_ASM)
              "with inline asm (MBEDTLS_HAVE_ASM)",
 #else
              "portable C",

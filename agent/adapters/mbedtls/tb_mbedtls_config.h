@@ -184,6 +184,9 @@
 #define MBEDTLS_SSL_ENCRYPT_THEN_MAC
 #define MBEDTLS_SSL_SERVER_NAME_INDICATION
 #define MBEDTLS_SSL_ALPN
+/* RFC 6066 maximum fragment length (TLS 1.2): a client asks for it only when
+ * the benchmark says so (a case's mfl=<n>); otherwise nothing is sent. */
+#define MBEDTLS_SSL_MAX_FRAGMENT_LENGTH
 
 /* TLS 1.3 key exchange modes (certificate + (EC)DHE, PSK, PSK + (EC)DHE),
  * middlebox compatibility (what other stacks send by default), 0-RTT.

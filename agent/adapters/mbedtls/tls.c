@@ -354,6 +354,24 @@ static tb_status conf_psk(mbedtls_ssl_config *conf, const tb_tls_config *cfg)
 
 /* One config: everything the endpoint's material and cfg pin, with the
  * given TLS 1.3 key exchange modes. */
+/* The client asks for a maximum fragment length (RFC 6066); a server
+ * accepts it with MBEDTLS_SSL_MAX_FRAGMENT_LENGTH alone. Mbed TLS 3.6
+ * writes the extension in TLS 1.2 ClientHellos only (ssl_tls12_client.c). */
+static tb_status conf_max_frag(const endpoint_t *e, mbedtls_ssl_config *conf, const tb_tls_config *cfg)
+{
+    if (cfg->max_frag == 0 || e->side != TB_SIDE_CLIENT) return TB_OK;
+    if (cfg->version != 12) {
+        tb_set_error("Mbed TLS 3.6 asks for a maximum fragment length in TLS 1.2 only");
+        return TB_UNSUPPORTED;
+    }
+    unsigned char code = cfg->max_frag == 512    ? MBEDTLS_SSL_MAX_FRAG_LEN_512
+                         : cfg->max_frag == 1024 ? MBEDTLS_SSL_MAX_FRAG_LEN_1024
+                         : cfg->max_frag == 2048 ? MBEDTLS_SSL_MAX_FRAG_LEN_2048
+                                                 : MBEDTLS_SSL_MAX_FRAG_LEN_4096;
+    int ret = mbedtls_ssl_conf_max_frag_len(conf, code);
+    return ret == 0 ? TB_OK : fail("mbedtls_ssl_conf_max_frag_len", ret);
+}
+
 static tb_status setup_conf(endpoint_t *e, mbedtls_ssl_config *conf, const tb_tls_config *cfg, int modes)
 {
     int ret = mbedtls_ssl_config_defaults(conf, e->side == TB_SIDE_CLIENT ? MBEDTLS_SSL_IS_CLIENT : MBEDTLS_SSL_IS_SERVER,
@@ -372,7 +390,9 @@ static tb_status setup_conf(endpoint_t *e, mbedtls_ssl_config *conf, const tb_tl
         }
     }
     conf_resumption(e, conf, modes);
-    tb_status st = conf_psk(conf, cfg);
+    tb_status st = conf_max_frag(e, conf, cfg);
+    if (st != TB_OK) return st;
+    st = conf_psk(conf, cfg);
     return st == TB_OK ? conf_certs(e, conf) : st;
 }
 
@@ -700,4 +720,11 @@ static tb_status early_recv(void *p, uint8_t *buf, size_t cap, size_t *got)
     return TB_OK;
 }
 
-TB_DEFINE_TLS_OPS();
+static size_t frag_len(void *p)
+{
+    conn_t *c = p;
+    int n = mbedtls_ssl_get_max_out_record_payload(&c->ssl);
+    return n > 0 ? (size_t)n : 0;
+}
+
+TB_DEFINE_TLS_OPS_FRAG();

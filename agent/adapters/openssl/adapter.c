@@ -25,7 +25,8 @@ tb_status tb_openssl_fail(const char *what)
 static int op_code(const char *op)
 {
     static const char *const names[] = {"hash",     "mac",    "encrypt",  "decrypt", "public",
-                                        "keygen",   "derive", "exchange", "sign",    "verify"};
+                                        "keygen",   "derive", "exchange", "sign",    "verify",
+                                        "encaps",   "decaps"};
     for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++) {
         if (strcmp(names[i], op) == 0) return i;
     }
@@ -66,6 +67,9 @@ static int adapter_supports(tb_kind kind, const char *alg, const char *op)
     case TB_KIND_SIG:
     case TB_KIND_PKE:
         return 1; /* every catalog entry of these kinds is in OpenSSL 3 */
+    case TB_KIND_KEM:
+    case TB_KIND_PQSIG:
+        return tb_openssl_pq_supports(alg);
     default:
         return 0;
     }
@@ -119,6 +123,10 @@ static tb_status adapter_prepare(const tb_job *job, void **out)
     case TB_KIND_PKE:
         st = tb_openssl_pk_prepare(s, job);
         break;
+    case TB_KIND_KEM:
+    case TB_KIND_PQSIG:
+        st = tb_openssl_pq_prepare(s, job);
+        break;
     default:
         st = TB_UNSUPPORTED;
     }
@@ -138,6 +146,9 @@ static tb_status adapter_run(void *p)
     case TB_KIND_SIG:
     case TB_KIND_PKE:
         return tb_openssl_pk_run(s);
+    case TB_KIND_KEM:
+    case TB_KIND_PQSIG:
+        return tb_openssl_pq_run(s);
     default:
         return TB_UNSUPPORTED;
     }

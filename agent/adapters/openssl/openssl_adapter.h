@@ -26,7 +26,7 @@ typedef struct {
     int ccm;
     uint8_t key[64];
     size_t enc_key_len;
-    uint8_t nonce[16];
+    uint8_t nonce[32]; /* aead: IV; kem encaps: m */
     size_t nonce_len;
     uint8_t *aad, *msg;
     size_t aad_len, msg_len;
@@ -42,7 +42,7 @@ typedef struct {
     size_t out_len, out_cap;
 } tb_openssl_state;
 
-enum { OP_HASH, OP_MAC, OP_ENC, OP_DEC, OP_PUBLIC, OP_KEYGEN, OP_DERIVE, OP_EXCHANGE, OP_SIGN, OP_VERIFY };
+enum { OP_HASH, OP_MAC, OP_ENC, OP_DEC, OP_PUBLIC, OP_KEYGEN, OP_DERIVE, OP_EXCHANGE, OP_SIGN, OP_VERIFY, OP_ENCAPS, OP_DECAPS };
 
 /* tb_set_error("<what>: <OpenSSL's queued error>"), clears the queue, TB_ERROR. */
 tb_status tb_openssl_fail(const char *what);
@@ -59,5 +59,9 @@ tb_status tb_openssl_kex_run(tb_openssl_state *s);
 tb_status tb_openssl_key_from_raw(const char *alg, tb_bytes priv, tb_bytes pub, EVP_PKEY **out);
 tb_status tb_openssl_pk_prepare(tb_openssl_state *s, const tb_job *job);
 tb_status tb_openssl_pk_run(tb_openssl_state *s);
+/* pq.c: ML-KEM (kem) and ML-DSA (pqsig), OpenSSL 3.5+ */
+int tb_openssl_pq_supports(const char *alg);
+tb_status tb_openssl_pq_prepare(tb_openssl_state *s, const tb_job *job);
+tb_status tb_openssl_pq_run(tb_openssl_state *s);
 
 #endif

@@ -90,8 +90,12 @@ static BIO_METHOD *transport_method(void)
 
 static const char *group_name(const char *g)
 {
+    /* the ML-KEM groups: OpenSSL 3.5+ (an older one refuses the list: unsupported) */
     static const char *const map[][2] = {{"x25519", "X25519"}, {"x448", "X448"},       {"p256", "P-256"},
-                                         {"p384", "P-384"},   {"ffdhe2048", "ffdhe2048"}, {"ffdhe3072", "ffdhe3072"}};
+                                         {"p384", "P-384"},   {"ffdhe2048", "ffdhe2048"}, {"ffdhe3072", "ffdhe3072"},
+                                         {"x25519mlkem768", "X25519MLKEM768"},
+                                         {"secp256r1mlkem768", "SecP256r1MLKEM768"},
+                                         {"mlkem768", "MLKEM768"}};
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
         if (strcmp(map[i][0], g) == 0) return map[i][1];
     }

@@ -56,6 +56,14 @@ static const alg_info algs[] = {
     {TB_KIND_SIG, "ed25519", F_ED25519, 0, 32, 0},
     {TB_KIND_PKE, "rsa2048-pkcs1v15", F_RSA_PKE, 0, 2048, 0},
     {TB_KIND_PKE, "rsa3072-pkcs1v15", F_RSA_PKE, 0, 3072, 0},
+#ifdef TB_WOLFSSL_PQ
+    {TB_KIND_KEM, "ml-kem-512", F_MLKEM, 0, 0, WC_ML_KEM_512},
+    {TB_KIND_KEM, "ml-kem-768", F_MLKEM, 0, 0, WC_ML_KEM_768},
+    {TB_KIND_KEM, "ml-kem-1024", F_MLKEM, 0, 0, WC_ML_KEM_1024},
+    {TB_KIND_PQSIG, "ml-dsa-44", F_MLDSA, 0, 0, WC_ML_DSA_44},
+    {TB_KIND_PQSIG, "ml-dsa-65", F_MLDSA, 0, 0, WC_ML_DSA_65},
+    {TB_KIND_PQSIG, "ml-dsa-87", F_MLDSA, 0, 0, WC_ML_DSA_87},
+#endif
 };
 
 static const alg_info *find_alg(tb_kind kind, const char *name)
@@ -80,6 +88,11 @@ static int find_op(tb_kind kind, const char *op)
         {TB_KIND_KEX, "derive", OP_DERIVE},   {TB_KIND_KEX, "exchange", OP_EXCHANGE},
         {TB_KIND_SIG, "sign", OP_SIGN},       {TB_KIND_SIG, "verify", OP_VERIFY},
         {TB_KIND_PKE, "encrypt", OP_ENC},     {TB_KIND_PKE, "decrypt", OP_DEC},
+#ifdef TB_WOLFSSL_PQ
+        {TB_KIND_KEM, "keygen", OP_KEYGEN},   {TB_KIND_KEM, "encaps", OP_ENCAPS},
+        {TB_KIND_KEM, "decaps", OP_DECAPS},   {TB_KIND_PQSIG, "keygen", OP_KEYGEN},
+        {TB_KIND_PQSIG, "sign", OP_SIGN},     {TB_KIND_PQSIG, "verify", OP_VERIFY},
+#endif
     };
     for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
         if (ops[i].kind == kind && strcmp(ops[i].name, op) == 0) return (int)ops[i].op;
@@ -181,6 +194,10 @@ static void adapter_release(void *p)
         case F_RSA_PSS:
         case F_RSA_PKE: wc_FreeRsaKey(&s->u.rsa); break;
         case F_ED25519: wc_ed25519_free(&s->u.ed); break;
+#ifdef TB_WOLFSSL_PQ
+        case F_MLKEM:
+        case F_MLDSA: tb_wolfssl_pq_free(s); break;
+#endif
         default: break;
         }
     }
@@ -246,6 +263,10 @@ static tb_status adapter_prepare(const tb_job *job, void **out)
         case F_RSA_PKE: st = tb_wolfssl_rsa_prepare(s, job); break;
         case F_ECDSA: st = tb_wolfssl_ecdsa_prepare(s, job); break;
         case F_ED25519: st = tb_wolfssl_ed25519_prepare(s, job); break;
+#ifdef TB_WOLFSSL_PQ
+        case F_MLKEM:
+        case F_MLDSA: st = tb_wolfssl_pq_prepare(s, job); break;
+#endif
         }
     }
     return tb_settle(st, s, adapter_release, out);
@@ -269,6 +290,10 @@ static tb_status adapter_run(void *p)
     case F_ECDSA:
     case F_ED25519: return tb_wolfssl_sig_run(s);
     case F_RSA_PKE: return tb_wolfssl_pke_run(s);
+#ifdef TB_WOLFSSL_PQ
+    case F_MLKEM:
+    case F_MLDSA: return tb_wolfssl_pq_run(s);
+#endif
     }
     return TB_ERROR;
 }

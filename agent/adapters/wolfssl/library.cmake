@@ -1,8 +1,16 @@
 # wolfSSL built from source with our own user_settings.h (WOLFSSL_USER_SETTINGS)
 # from an explicit file list, so the same list cross-compiles for Cortex-M.
 # wolfSSL's own CMake is not used.
+# A further version (TB_VERSION_AGENTS in CMakeLists.txt) is the same build
+# from its own tree, tlsbench-agent-wolfssl-<label>: same user_settings.h and
+# profile, so the version is the only difference between the two agents.
 set(_wolf ${TB_WOLFSSL_SOURCE_DIR})
-if("${TB_WOLFSSL_SOURCE_DIR}" STREQUAL "")
+set(_wolf_sfx "")
+if(TB_AGENT_LABEL)
+  set(_wolf ${TB_AGENT_DIR})
+  set(_wolf_sfx "-${TB_AGENT_LABEL}")
+endif()
+if("${_wolf}" STREQUAL "")
   message(FATAL_ERROR "wolfssl: set -DTB_WOLFSSL_SOURCE_DIR=<unpacked wolfSSL source tree>")
 endif()
 if(NOT EXISTS ${_wolf}/wolfssl/wolfcrypt/settings.h OR NOT EXISTS ${_wolf}/wolfcrypt/src/aes.c
@@ -95,6 +103,18 @@ else()
   endif()
 endif()
 
+# ML-KEM (FIPS 203) and ML-DSA (FIPS 204) where the tree has them (5.8+):
+# user_settings.h turns them on under TB_WOLFSSL_PQ.
+set(_wolf_pq OFF)
+if(EXISTS ${_wolf}/wolfcrypt/src/wc_mlkem.c AND EXISTS ${_wolf}/wolfcrypt/src/wc_mldsa.c)
+  set(_wolf_pq ON)
+  list(APPEND _wolf_crypt_sources wc_mlkem.c wc_mlkem_poly.c wc_mldsa.c)
+  if(_wolf_profile STREQUAL "x86-64-asm")
+    list(APPEND _wolf_crypt_sources wc_mlkem_asm.S wc_mldsa_asm.S)
+  endif()
+  set(_wolf_asm "${_wolf_asm}, ML-KEM + ML-DSA (wc_mlkem.c, wc_mldsa.c)")
+endif()
+
 set(_wolf_files)
 foreach(f IN LISTS _wolf_tls_sources)
   list(APPEND _wolf_files ${_wolf}/src/${f})
@@ -103,55 +123,59 @@ foreach(f IN LISTS _wolf_crypt_sources)
   list(APPEND _wolf_files ${_wolf}/wolfcrypt/src/${f})
 endforeach()
 
-add_library(tb_wolfssl STATIC ${_wolf_files})
-target_include_directories(tb_wolfssl PUBLIC ${_wolf_cfg} ${_wolf})
-target_compile_definitions(tb_wolfssl PUBLIC WOLFSSL_USER_SETTINGS
+add_library(tb_wolfssl${_wolf_sfx} STATIC ${_wolf_files})
+target_include_directories(tb_wolfssl${_wolf_sfx} PUBLIC ${_wolf_cfg} ${_wolf})
+target_compile_definitions(tb_wolfssl${_wolf_sfx} PUBLIC WOLFSSL_USER_SETTINGS
                            TB_WOLFSSL_PROFILE_HEADER="profiles/${_wolf_profile}.h")
+if(_wolf_pq)
+  target_compile_definitions(tb_wolfssl${_wolf_sfx} PUBLIC TB_WOLFSSL_PQ=1)
+endif()
 if(_wolf_thumb2_armasm)
-  target_compile_definitions(tb_wolfssl PUBLIC TB_WOLFSSL_THUMB2_ARMASM=1)
+  target_compile_definitions(tb_wolfssl${_wolf_sfx} PUBLIC TB_WOLFSSL_THUMB2_ARMASM=1)
 endif()
 if(TB_BARE_METAL)
   # user_settings.h drops threads, files, sockets and the OS random device
-  target_compile_definitions(tb_wolfssl PUBLIC TB_BARE_METAL=1)
+  target_compile_definitions(tb_wolfssl${_wolf_sfx} PUBLIC TB_BARE_METAL=1)
 endif()
 # Third-party code: its own warnings never fail our build.
-target_compile_options(tb_wolfssl PRIVATE -w)
+target_compile_options(tb_wolfssl${_wolf_sfx} PRIVATE -w)
 if(TB_SANITIZE)
   # Under UBSan: wolfSSL 5.7.2's SP maths shift signed digits left (sp_digit
   # is int64_t), undefined by the letter of C (wolfSSL's own autotools build
   # passes -fwrapv; upstream made these shifts unsigned after 5.7.2). Only
   # that check is off for wolfSSL's sources; every other one stays on.
-  target_compile_options(tb_wolfssl PRIVATE -fno-sanitize=shift-base)
+  target_compile_options(tb_wolfssl${_wolf_sfx} PRIVATE -fno-sanitize=shift-base)
 endif()
 if(_wolf_profile STREQUAL "x86-64-asm")
   # aes_asm.S does not read user_settings.h: it needs the target macro itself
   # (as wolfSSL's configure passes it to the assembler).
-  target_compile_definitions(tb_wolfssl PRIVATE $<$<COMPILE_LANGUAGE:ASM>:WOLFSSL_X86_64_BUILD>)
+  target_compile_definitions(tb_wolfssl${_wolf_sfx} PRIVATE $<$<COMPILE_LANGUAGE:ASM>:WOLFSSL_X86_64_BUILD>)
   # AES-NI intrinsics in aes.c (key schedule) and GCM: AES, SSE4.1, PCLMUL.
-  target_compile_options(tb_wolfssl PRIVATE $<$<COMPILE_LANGUAGE:C>:-maes -msse4.1 -mpclmul>)
+  target_compile_options(tb_wolfssl${_wolf_sfx} PRIVATE $<$<COMPILE_LANGUAGE:C>:-maes -msse4.1 -mpclmul>)
 endif()
 if(NOT TB_BARE_METAL)
   find_package(Threads)
   if(Threads_FOUND)
-    target_link_libraries(tb_wolfssl PUBLIC Threads::Threads)
+    target_link_libraries(tb_wolfssl${_wolf_sfx} PUBLIC Threads::Threads)
   endif()
 endif()
-target_link_libraries(tb_wolfssl PUBLIC m)
+target_link_libraries(tb_wolfssl${_wolf_sfx} PUBLIC m)
 
 get_filename_component(_wolf_name ${_wolf} NAME)
-tb_add_agent(wolfssl
-  SOURCES adapters/wolfssl/adapter.c adapters/wolfssl/sym.c adapters/wolfssl/kex.c adapters/wolfssl/pk.c adapters/wolfssl/tls.c
-  LIBS tb_wolfssl
+tb_add_agent(wolfssl${_wolf_sfx}
+  SOURCES adapters/wolfssl/adapter.c adapters/wolfssl/sym.c adapters/wolfssl/kex.c adapters/wolfssl/pk.c adapters/wolfssl/pq.c
+          adapters/wolfssl/tls.c
+  LIBS tb_wolfssl${_wolf_sfx}
   # (no ';' in CONFIG: CMake would split the string into a list)
   CONFIG "wolfSSL built from source (${_wolf_name}), profile ${_wolf_profile} (adapters/wolfssl/profiles/${_wolf_profile}.h): ${_wolf_asm}, TLS 1.2 PSK (static, DHE, ECDHE), static ECDH and DH_anon suites, session cache, tickets, 0-RTT enabled per endpoint")
 
 # `tlsbench fidelity --peers`: wolfCrypt's own wolfcrypt/benchmark/benchmark.c,
 # built from the same sources against the same library and user_settings.h
 # as the agent. Built only when asked for (EXCLUDE_FROM_ALL), host only.
-if(NOT TB_BARE_METAL AND EXISTS "${_wolf}/wolfcrypt/benchmark/benchmark.c")
+if(NOT TB_BARE_METAL AND NOT TB_AGENT_LABEL AND EXISTS "${_wolf}/wolfcrypt/benchmark/benchmark.c")
   add_executable(peer-wolfssl-benchmark EXCLUDE_FROM_ALL "${_wolf}/wolfcrypt/benchmark/benchmark.c"
                  peers/wolfssl_seed.c)
-  target_link_libraries(peer-wolfssl-benchmark PRIVATE tb_wolfssl)
+  target_link_libraries(peer-wolfssl-benchmark PRIVATE tb_wolfssl${_wolf_sfx})
   set_source_files_properties("${_wolf}/wolfcrypt/benchmark/benchmark.c" PROPERTIES COMPILE_OPTIONS -w)
   set_source_files_properties(peers/wolfssl_seed.c PROPERTIES COMPILE_OPTIONS "${TB_WARNINGS}")
 endif()

@@ -135,7 +135,12 @@ static int group_id(const char *g)
         int id;
     } map[] = {{"x25519", WOLFSSL_ECC_X25519},   {"x448", WOLFSSL_ECC_X448},
                {"p256", WOLFSSL_ECC_SECP256R1},  {"p384", WOLFSSL_ECC_SECP384R1},
-               {"ffdhe2048", WOLFSSL_FFDHE_2048}, {"ffdhe3072", WOLFSSL_FFDHE_3072}};
+               {"ffdhe2048", WOLFSSL_FFDHE_2048}, {"ffdhe3072", WOLFSSL_FFDHE_3072},
+#ifdef TB_WOLFSSL_PQ /* user_settings.h: hybrids and ML-KEM alone in TLS 1.3 */
+               {"x25519mlkem768", WOLFSSL_X25519MLKEM768}, {"secp256r1mlkem768", WOLFSSL_SECP256R1MLKEM768},
+               {"mlkem768", WOLFSSL_ML_KEM_768},
+#endif
+    };
     for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
         if (strcmp(map[i].name, g) == 0) return map[i].id;
     }
@@ -369,6 +374,23 @@ static tb_status set_resumption(endpoint_t *e, const tb_tls_config *cfg)
     return TB_OK;
 }
 
+/* The client asks for a maximum fragment length (RFC 6066, both versions);
+ * a server with HAVE_MAX_FRAGMENT accepts it. wolfSSL 5.7.2 has no
+ * record_size_limit (RFC 8449). */
+static tb_status set_max_frag(endpoint_t *e, const tb_tls_config *cfg)
+{
+    if (cfg->max_frag == 0 || e->side != TB_SIDE_CLIENT) return TB_OK;
+    unsigned char code = cfg->max_frag == 512    ? WOLFSSL_MFL_2_9
+                         : cfg->max_frag == 1024 ? WOLFSSL_MFL_2_10
+                         : cfg->max_frag == 2048 ? WOLFSSL_MFL_2_11
+                                                 : WOLFSSL_MFL_2_12;
+    if (wolfSSL_CTX_UseMaxFragment(e->ctx, code) != WOLFSSL_SUCCESS) {
+        tb_set_error("wolfSSL_CTX_UseMaxFragment failed");
+        return TB_ERROR;
+    }
+    return TB_OK;
+}
+
 static tb_status endpoint_new(tb_side side, const tb_tls_config *cfg, void **out)
 {
     tb_status st = ensure_init();
@@ -394,6 +416,7 @@ static tb_status endpoint_new(tb_side side, const tb_tls_config *cfg, void **out
     if (st == TB_OK && (cfg->group != NULL || cfg->client_share != NULL)) st = set_groups(e, cfg);
     if (st == TB_OK) st = set_dh_params(e, cfg);
     if (st == TB_OK) st = set_resumption(e, cfg);
+    if (st == TB_OK) st = set_max_frag(e, cfg);
     return tb_settle(st, e, free_endpoint, out);
 }
 
@@ -627,4 +650,11 @@ static tb_status early_recv(void *p, uint8_t *buf, size_t cap, size_t *got)
     return TB_OK;
 }
 
-TB_DEFINE_TLS_OPS();
+static size_t frag_len(void *p)
+{
+    conn_t *c = p;
+    int n = wolfSSL_GetMaxOutputSize(c->ssl);
+    return n > 0 ? (size_t)n : 0;
+}
+
+TB_DEFINE_TLS_OPS_FRAG();

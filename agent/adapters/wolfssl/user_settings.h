@@ -24,6 +24,7 @@
 #define HAVE_SERVER_RENEGOTIATION_INFO
 #define HAVE_SNI
 #define HAVE_ALPN
+#define HAVE_MAX_FRAGMENT         /* RFC 6066 maximum fragment length (a client asks only when a case says mfl=) */
 #define HAVE_SESSION_TICKET
 #define WOLFSSL_EARLY_DATA        /* TLS 1.3 0-RTT (the adapter enables it per server) */
 #define WOLFSSL_SEND_HRR_COOKIE   /* stateless HelloRetryRequest */
@@ -98,6 +99,19 @@ int tb_wolfssl_seed(unsigned char *output, unsigned int sz);
  * live in profiles/<TB_WOLFSSL_PROFILE>.h, which library.cmake names in
  * TB_WOLFSSL_PROFILE_HEADER (with the source files it needs). */
 #if defined(TB_WOLFSSL_PROFILE_HEADER)
+/* ---- Post-quantum, where the tree has it (library.cmake sets TB_WOLFSSL_PQ
+ * for wolfSSL 5.8+): ML-KEM-512/768/1024 (FIPS 203) and ML-DSA-44/65/87
+ * (FIPS 204), wolfSSL's own implementations, as --enable-mlkem
+ * --enable-mldsa configure them. Both need SHAKE128 as well. */
+#ifdef TB_WOLFSSL_PQ
+#define WOLFSSL_HAVE_MLKEM
+#define WOLFSSL_WC_MLKEM
+#define WOLFSSL_HAVE_MLDSA
+#define WOLFSSL_PQC_HYBRIDS       /* TLS 1.3 X25519MLKEM768, SecP256r1MLKEM768 (ML-KEM-768 alone is on by default) */
+#undef WOLFSSL_NO_SHAKE128
+#define WOLFSSL_SHAKE128
+#endif
+
 #include TB_WOLFSSL_PROFILE_HEADER
 #endif
 
@@ -116,6 +130,9 @@ int tb_wolfssl_seed(unsigned char *output, unsigned int sz);
 #define NO_WRITEV
 #define NO_DEV_RANDOM
 #define WOLFSSL_NO_CURRDIR
+/* tls13.c's TimeNowInMilliseconds uses struct timeval and gettimeofday;
+ * newlib's headers bring them in, picolibc's (RV32 class images) only here */
+#include <sys/time.h>
 #endif
 
 #endif

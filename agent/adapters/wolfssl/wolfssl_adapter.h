@@ -20,6 +20,10 @@
 #include <wolfssl/wolfcrypt/hmac.h>
 #include <wolfssl/wolfcrypt/random.h>
 #include <wolfssl/wolfcrypt/rsa.h>
+#ifdef TB_WOLFSSL_PQ
+#include <wolfssl/wolfcrypt/wc_mldsa.h>
+#include <wolfssl/wolfcrypt/wc_mlkem.h>
+#endif
 
 #include <string.h>
 
@@ -28,10 +32,15 @@
 typedef enum {
     F_HASH, F_HMAC, F_GCM, F_CCM, F_CHACHAPOLY,
     F_X25519, F_X448, F_ECDH, F_FFDHE,
-    F_RSA_PKCS1, F_RSA_PSS, F_ECDSA, F_ED25519, F_RSA_PKE
+    F_RSA_PKCS1, F_RSA_PSS, F_ECDSA, F_ED25519, F_RSA_PKE,
+#ifdef TB_WOLFSSL_PQ /* pq.c; other builds (firmware included) keep their exact code */
+    F_MLKEM, F_MLDSA
+#endif
 } family;
 
-typedef enum { OP_HASH, OP_MAC, OP_ENC, OP_DEC, OP_PUBLIC, OP_KEYGEN, OP_DERIVE, OP_EXCHANGE, OP_SIGN, OP_VERIFY } opcode;
+typedef enum {
+    OP_HASH, OP_MAC, OP_ENC, OP_DEC, OP_PUBLIC, OP_KEYGEN, OP_DERIVE, OP_EXCHANGE, OP_SIGN, OP_VERIFY, OP_ENCAPS, OP_DECAPS
+} opcode;
 
 typedef struct {
     tb_kind kind;
@@ -74,6 +83,10 @@ typedef struct {
         } dh;
         RsaKey rsa;
         ed25519_key ed;
+#ifdef TB_WOLFSSL_PQ
+        MlKemKey mlkem;
+        wc_MlDsaKey mldsa;
+#endif
     } u;
 } state;
 
@@ -134,5 +147,10 @@ tb_status tb_wolfssl_ecdsa_prepare(state *s, const tb_job *job);
 tb_status tb_wolfssl_ed25519_prepare(state *s, const tb_job *job);
 tb_status tb_wolfssl_sig_run(state *s);
 tb_status tb_wolfssl_pke_run(state *s);
+#ifdef TB_WOLFSSL_PQ
+tb_status tb_wolfssl_pq_prepare(state *s, const tb_job *job); /* pq.c: ML-KEM, ML-DSA */
+tb_status tb_wolfssl_pq_run(state *s);
+void tb_wolfssl_pq_free(state *s);
+#endif
 
 #endif

@@ -45,6 +45,25 @@
  *       op "decrypt"  key, msg=ciphertext -> plaintext, TB_REJECT on bad
  *                     padding.
  *
+ * kem   ML-KEM-512/768/1024 (FIPS 203), every input given, so every output
+ *       is deterministic (and checked against published vectors):
+ *       op "keygen"  key = 64-byte seed d || z -> encapsulation key
+ *                    (ML-KEM.KeyGen_internal; expanding a stored seed is
+ *                    what a device does with its key, and it costs the same
+ *                    as a fresh key pair)
+ *       op "encaps"  pub = encapsulation key (decoded in prepare), nonce =
+ *                    32-byte m -> ciphertext || 32-byte shared secret
+ *       op "decaps"  key = seed, msg = ciphertext -> shared secret (implicit
+ *                    rejection: a wrong ciphertext gives a pseudo-random
+ *                    secret, not an error)
+ * pqsig ML-DSA-44/65/87 (FIPS 204), pure, empty context, deterministic
+ *       (rnd = 32 zero bytes, FIPS 204 3.4's deterministic variant):
+ *       op "keygen"  key = 32-byte seed xi -> public key
+ *       op "sign"    key = seed, msg -> signature
+ *       op "verify"  pub, msg, sig -> TB_OK or TB_REJECT
+ *       Host agents only (no firmware library has them: TB_BARE_METAL
+ *       images keep the catalog they had).
+ *
  * Fields an operation does not use are empty (len 0). Adapters never print.
  */
 #ifndef TB_ADAPTER_H
@@ -68,6 +87,10 @@ typedef enum {
     TB_KIND_KEX,
     TB_KIND_SIG,
     TB_KIND_PKE,
+#ifndef TB_BARE_METAL
+    TB_KIND_KEM,
+    TB_KIND_PQSIG,
+#endif
     TB_KIND_COUNT
 } tb_kind;
 

@@ -61,6 +61,15 @@ typedef struct {
 void tb_heap_sides_reset(void);
 void tb_heap_side(int s);
 void tb_heap_side_read(int s, tb_heap_side_usage *u);
+/* The heap cap of the minimum-RAM search: while side s is charged and the
+ * hooks count (never in a timed pass), an allocation that would raise its
+ * net level above bytes fails (NULL), as on a device with that much heap.
+ * s -1 lifts the cap. tb_heap_cap_refusals: allocations refused since, and
+ * in *first_need (if given) the level the first of them would have made. */
+void tb_heap_cap(int s, uint64_t bytes);
+/* 1: the cap is set aside (a resumed case's priming handshake) until 0. */
+void tb_heap_cap_pause(int paused);
+uint64_t tb_heap_cap_refusals(uint64_t *first_need);
 /* The highest heap level of the whole process since it started (checks
  * against whole-process tools such as valgrind massif). */
 uint64_t tb_heap_process_peak(void);

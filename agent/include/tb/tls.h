@@ -77,6 +77,10 @@ typedef struct {
      * shared key and its identity, on both sides. */
     tb_bytes psk;
     const char *psk_identity;
+    /* The maximum fragment length (RFC 6066) the client asks for: 512,
+     * 1024, 2048 or 4096; 0 asks for none. An adapter without frag_len
+     * (below) cannot ask: the core reports it unsupported. */
+    uint32_t max_frag;
 } tb_tls_config;
 
 typedef struct {
@@ -114,6 +118,10 @@ typedef struct {
      * or received none); the adapter's step reads and keeps it. */
     tb_status (*early_send)(void *conn, const uint8_t *p, size_t n);
     tb_status (*early_recv)(void *conn, uint8_t *p, size_t cap, size_t *got);
+    /* Optional: the largest record plaintext this side sends now (after the
+     * handshake: the negotiated maximum fragment length, or its buffer's
+     * limit). The adapters that have it ask for cfg->max_frag too. */
+    size_t (*frag_len)(void *conn);
 } tb_tls_ops;
 
 /* Each adapter with TLS defines this object; the core links a weak empty
@@ -123,6 +131,12 @@ typedef struct {
 extern const tb_tls_ops tb_library_tls;
 #define TB_DEFINE_TLS_OPS()                                                                                        \
     const tb_tls_ops tb_library_tls = {endpoint_new, free_endpoint, conn_new,     step,      tls_send,   tls_recv, \
-                                       conn_free,    session_get,   session_free, resumed,   early_send, early_recv}
+                                       conn_free,    session_get,   session_free, resumed,   early_send, early_recv, \
+                                       NULL}
+/* The same with frag_len (a static function of that name): maximum fragment length. */
+#define TB_DEFINE_TLS_OPS_FRAG()                                                                                   \
+    const tb_tls_ops tb_library_tls = {endpoint_new, free_endpoint, conn_new,     step,      tls_send,   tls_recv, \
+                                       conn_free,    session_get,   session_free, resumed,   early_send, early_recv, \
+                                       frag_len}
 
 #endif

@@ -19,6 +19,11 @@ typedef struct {
     uint64_t early;      /* send the request as 0-RTT early data */
     uint64_t bulk;       /* bytes client -> server after the response (throughput) */
     uint64_t stack;      /* the per-side stack pass (default 1) */
+    /* the minimum-RAM search: cap this side's heap (0 client, 1 server,
+     * -1 none) at heap_limit bytes in the counted passes (memory, stack);
+     * with a cap, repeats may be 0 (no timed connection at all) */
+    int limit_side;
+    uint64_t heap_limit;
     int side;            /* one side only (the device-side request): 0 client, 1 server; -1 both */
     /* sockets only */
     uint64_t port;        /* server: 0 = any free port; client: where to connect */

@@ -27,8 +27,8 @@
 #ifndef TB_SEMIHOSTING
 #define TB_SEMIHOSTING 1
 #endif
-/* CFSR/HFSR exist on ARMv7-M (M3/M4/M7), not on ARMv6-M (M0). */
-#if defined(__ARM_ARCH_7M__) || defined(__ARM_ARCH_7EM__)
+/* CFSR/HFSR exist on ARMv7-M (M3/M4/M7) and Armv8-M mainline (M33), not on ARMv6-M (M0). */
+#if defined(__ARM_ARCH_7M__) || defined(__ARM_ARCH_7EM__) || defined(__ARM_ARCH_8M_MAIN__)
 #define TB_HAVE_FAULT_STATUS 1
 #else
 #define TB_HAVE_FAULT_STATUS 0

@@ -19,36 +19,75 @@ void *__real_malloc(size_t n);
 void *__real_calloc(size_t n, size_t size);
 void *__real_realloc(void *p, size_t n);
 void __real_free(void *p);
+void __wrap_free(void *p);
+
+/* picolibc's calloc and realloc call malloc and free by those names, which
+ * --wrap sends back here: while they run, the inner calls are not counted
+ * (else a calloc counts twice, its free once, and the heap seems to grow).
+ * newlib's call internal names (_malloc_r): nothing is nested there, and
+ * its images keep exactly the code they had. */
+#if defined(__PICOLIBC__)
+static int nested;
+#define TB_OUTER (nested == 0)
+#define TB_NEST_BEGIN() (nested++)
+#define TB_NEST_END() (nested--)
+#else
+#define TB_OUTER 1
+#define TB_NEST_BEGIN() ((void)0)
+#define TB_NEST_END() ((void)0)
+#endif
 
 static void counted(void *p)
 {
-    if (p != NULL && tb_heap_counting) tb_heap_account_alloc(malloc_usable_size(p));
+    if (p != NULL && tb_heap_counting && TB_OUTER) tb_heap_account_alloc(malloc_usable_size(p));
+}
+
+/* A new block, unless the heap cap refuses it (then it is freed at once). */
+static void *admitted(void *p)
+{
+    if (p != NULL && tb_heap_counting && TB_OUTER && !tb_heap_account_admit(malloc_usable_size(p))) {
+        __real_free(p);
+        return NULL;
+    }
+    counted(p);
+    return p;
 }
 
 static void uncounted(void *p)
 {
-    if (p != NULL && tb_heap_counting) tb_heap_account_free(malloc_usable_size(p));
+    if (p != NULL && tb_heap_counting && TB_OUTER) tb_heap_account_free(malloc_usable_size(p));
 }
 
 void *__wrap_malloc(size_t n)
 {
-    void *p = __real_malloc(n);
-    counted(p);
-    return p;
+    return admitted(__real_malloc(n));
 }
 
 void *__wrap_calloc(size_t n, size_t size)
 {
+    TB_NEST_BEGIN();
     void *p = __real_calloc(n, size);
-    counted(p);
-    return p;
+    TB_NEST_END();
+    return admitted(p);
 }
 
 void *__wrap_realloc(void *old, size_t n)
 {
     if (old == NULL) return __wrap_malloc(n);
+    if (n > 0 && tb_heap_counting && tb_heap_capped()) {
+        /* under the cap a move the cap refuses must leave the old block
+         * alive: a new block (admitted or not) while the old one counts */
+        void *p = __wrap_malloc(n);
+        if (p == NULL) return NULL;
+        size_t keep = malloc_usable_size(old);
+        memcpy(p, old, keep < n ? keep : n);
+        __wrap_free(old);
+        return p;
+    }
     uncounted(old);
+    TB_NEST_BEGIN();
     void *p = __real_realloc(old, n);
+    TB_NEST_END();
     counted(p != NULL ? p : (n ? old : NULL));
     return p;
 }
@@ -95,6 +134,23 @@ __attribute__((naked, noinline)) static void call_on(void *top, void (*fn)(void 
     (void)top;
     (void)fn;
     (void)arg;
+#if defined(__riscv)
+    /* RV32 (also the RV32 class target): s0 keeps the caller's sp across
+     * the call; the old ra and s0 go on the new stack's top 16 bytes
+     * (16-byte aligned: the ABI's stack alignment) */
+    __asm__ volatile("addi a0, a0, -16\n"
+                     "sw ra, 12(a0)\n"
+                     "sw s0, 8(a0)\n"
+                     "mv s0, sp\n"
+                     "mv sp, a0\n"
+                     "mv a0, a2\n"
+                     "jalr a1\n"
+                     "mv a0, sp\n"
+                     "mv sp, s0\n"
+                     "lw s0, 8(a0)\n"
+                     "lw ra, 12(a0)\n"
+                     "ret\n");
+#else
     __asm__ volatile("push {r4, lr}\n"
                      "mov r4, sp\n"
                      "mov sp, r0\n"
@@ -102,6 +158,7 @@ __attribute__((naked, noinline)) static void call_on(void *top, void (*fn)(void 
                      "blx r1\n"
                      "mov sp, r4\n"
                      "pop {r4, pc}\n");
+#endif
 }
 
 static uint64_t deepest(const struct tb_stack *s)

@@ -1,4 +1,5 @@
-/* Cortex-M platform layer (bare metal, newlib): the board's counter as the
+/* Cortex-M platform layer (bare metal, newlib; shared with the RV32 class
+ * target, picolibc, where the few lines of assembly differ): the board's counter as the
  * only clock, line I/O over the board's UART, and the requests only a
  * firmware serves: "exit", "clock" and "calibrate". */
 #include "board.h"
@@ -35,10 +36,24 @@ static int32_t model_handle = -1;
 
 static uint32_t semihost(uint32_t op, void *args)
 {
+#if defined(__riscv)
+    /* RISC-V semihosting: the same operations, entered by this sequence
+     * (uncompressed, in one page) */
+    register uint32_t a0 __asm__("a0") = op;
+    register void *a1 __asm__("a1") = args;
+    __asm__ volatile(".option push\n.option norvc\n.balign 16\n"
+                     "slli x0, x0, 0x1f\nebreak\nsrai x0, x0, 7\n"
+                     ".option pop\n"
+                     : "+r"(a0)
+                     : "r"(a1)
+                     : "memory");
+    return a0;
+#else
     register uint32_t r0 __asm__("r0") = op;
     register void *r1 __asm__("r1") = args;
     __asm__ volatile("bkpt 0xab" : "+r"(r0) : "r"(r1) : "memory");
     return r0;
+#endif
 }
 
 static void model_open(void)
@@ -85,7 +100,9 @@ void tb_platform_init(void)
     tb_reading a, b;
     tb_read_counters(&a);
     tb_read_counters(&b);
-    read_cost = b.instructions - a.instructions; /* read_cost was 0 for both */
+    /* read_cost was 0 for both; a board counting cycles has them in .cycles
+     * (subtracting only .instructions left its read cost in every window) */
+    read_cost = (tb_board_counter() & TB_CTR_CYCLES) ? b.cycles - a.cycles : b.instructions - a.instructions;
     model_read_cost = b.model_cycles - a.model_cycles;
     reads = 0;
     /* "Ready": one empty line (the host's reader skips empty lines). A host
@@ -200,11 +217,17 @@ const char *tb_platform_seed_note(void)
 /* Exactly 2n instructions for n >= 1: the calibration loop of known length. */
 static __attribute__((noinline)) void spin(uint32_t n)
 {
+#if defined(__riscv)
+    __asm__ volatile("1: addi %0, %0, -1\n"
+                     "   bnez %0, 1b\n"
+                     : "+r"(n));
+#else
     __asm__ volatile("1: subs %0, %0, #1\n"
                      "   bne 1b\n"
                      : "+l"(n)
                      :
                      : "cc");
+#endif
 }
 
 static const char *field(const void *fields, size_t n, const char *key)

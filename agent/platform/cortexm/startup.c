@@ -125,13 +125,17 @@ void Timer_Handler(void)
     tb_timer_irq();
 }
 
+/* A board that counts cycles with SysTick (cortexm/systick.c) defines it. */
+void SysTick_Handler(void) __attribute__((weak, alias("Fault_Handler")));
+
 typedef void (*vector)(void);
 #define TB_TIMER_IRQ_SLOT (16 + TB_TIMER_IRQ)
 
 __attribute__((section(".isr_vector"), used)) static const vector vectors[16 + 32] = {
     [0] = (vector)(uintptr_t)&_handler_stack_top,
     [1] = Reset_Handler,
-    [2 ... 15] = Fault_Handler,
+    [2 ... 14] = Fault_Handler,
+    [15] = SysTick_Handler,
     [16 ... TB_TIMER_IRQ_SLOT - 1] = Fault_Handler,
     [TB_TIMER_IRQ_SLOT] = Timer_Handler,
     [TB_TIMER_IRQ_SLOT + 1 ... 47] = Fault_Handler,

@@ -35,6 +35,17 @@ static void counted(void *p)
     if (p != NULL && tb_heap_counting) tb_heap_account_alloc(malloc_usable_size(p));
 }
 
+/* A new block, unless the heap cap refuses it (then it is freed at once). */
+static void *admitted(void *p)
+{
+    if (p != NULL && tb_heap_counting && !tb_heap_account_admit(malloc_usable_size(p))) {
+        __libc_free(p);
+        return NULL;
+    }
+    counted(p);
+    return p;
+}
+
 static void uncounted(void *p)
 {
     if (p != NULL && tb_heap_counting) tb_heap_account_free(malloc_usable_size(p));
@@ -42,21 +53,27 @@ static void uncounted(void *p)
 
 void *malloc(size_t n)
 {
-    void *p = __libc_malloc(n);
-    counted(p);
-    return p;
+    return admitted(__libc_malloc(n));
 }
 
 void *calloc(size_t n, size_t size)
 {
-    void *p = __libc_calloc(n, size);
-    counted(p);
-    return p;
+    return admitted(__libc_calloc(n, size));
 }
 
 void *realloc(void *old, size_t n)
 {
     if (old == NULL) return malloc(n);
+    if (n > 0 && tb_heap_counting && tb_heap_capped()) {
+        /* under the cap a move the cap refuses must leave the old block
+         * alive: a new block (admitted or not) while the old one counts */
+        void *p = malloc(n);
+        if (p == NULL) return NULL;
+        size_t keep = malloc_usable_size(old);
+        memcpy(p, old, keep < n ? keep : n);
+        free(old);
+        return p;
+    }
     uncounted(old);
     void *p = __libc_realloc(old, n);
     /* on failure the old block lives on */
@@ -72,9 +89,7 @@ void free(void *p)
 
 void *memalign(size_t align, size_t n)
 {
-    void *p = __libc_memalign(align, n);
-    counted(p);
-    return p;
+    return admitted(__libc_memalign(align, n));
 }
 
 void *aligned_alloc(size_t align, size_t n)

@@ -6,11 +6,16 @@
  * 2^32 ticks, about 1.34 G instructions) is counted by an interrupt, so a
  * window can be as long as the run. Output and input: CMSDK UART 0. */
 #include "board.h"
+#include "cortexm.h" /* TB_TIMER_IRQ */
 #include "tb/platform.h"
 
 #define REG(addr) (*(volatile uint32_t *)(addr))
 
+/* A board that shares this code (mps2-an505) sets its own addresses, timer
+ * IRQ and tick conversion before including it. */
+#ifndef UART0
 #define UART0 0x40004000u
+#endif
 #define UART_DATA REG(UART0 + 0x00)
 #define UART_STATE REG(UART0 + 0x04)
 #define UART_CTRL REG(UART0 + 0x08)
@@ -18,13 +23,17 @@
 #define UART_TX_FULL 1u
 #define UART_RX_FULL 2u
 
+#ifndef TIMER0
 #define TIMER0 0x40000000u
+#endif
 #define TIMER_CTRL REG(TIMER0 + 0x00)
 #define TIMER_VALUE REG(TIMER0 + 0x04)
 #define TIMER_RELOAD REG(TIMER0 + 0x08)
 #define TIMER_INT REG(TIMER0 + 0x0C)
 #define NVIC_ISER0 REG(0xE000E100u)
-#define TIMER_IRQ 8u
+#ifndef TB_MPS2_TICKS_TO_INSTRUCTIONS
+#define TB_MPS2_TICKS_TO_INSTRUCTIONS(t) (((t) * 5u + 8u) >> 4) /* round(ticks * 40 / 128) */
+#endif
 
 static volatile uint32_t wraps;
 
@@ -36,7 +45,7 @@ void tb_board_init(void)
     TIMER_RELOAD = 0xFFFFFFFFu;
     TIMER_VALUE = 0xFFFFFFFFu;
     TIMER_INT = 1;
-    NVIC_ISER0 = 1u << TIMER_IRQ;
+    NVIC_ISER0 = 1u << TB_TIMER_IRQ;
     TIMER_CTRL = 1u | 8u; /* enable, interrupt on wrap */
 }
 
@@ -79,7 +88,7 @@ uint64_t tb_board_count(void)
     }
     uint64_t ticks = ((uint64_t)wraps << 32) | (0xFFFFFFFFu - v);
     __asm__ volatile("cpsie i" ::: "memory");
-    return (ticks * 5u + 8u) >> 4; /* round(ticks * 40 / 128) */
+    return TB_MPS2_TICKS_TO_INSTRUCTIONS(ticks);
 }
 
 uint32_t tb_board_counter(void)

@@ -8,4 +8,4 @@ set(TB_BOARD_MAX_LINE 8192)
 set(TB_BOARD_MAX_RECORD 9216) # the hex of a 4 KiB output and the fields around it
 set(TB_BOARD_STACK_BYTES 16384)
 set(TB_BOARD_LINK_RESERVE 8192) # per direction of an in-memory handshake (grows if a flight is larger)
-set(TB_BOARD_SOURCES platform/stm32/usart_stm32.c)
+set(TB_BOARD_SOURCES platform/stm32/usart_stm32.c platform/stm32/qemu_tim_count.c)

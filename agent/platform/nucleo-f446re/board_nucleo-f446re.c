@@ -3,9 +3,9 @@
  * APB undivided, flash with 0 wait states and the ART accelerator off as at
  * reset): the simplest clock tree, named in the board name.
  *
- * Counter: DWT CYCCNT (core cycles; TRCENA in DEMCR, then CYCCNTENA). It
- * wraps every 2^32 cycles (268 s at 16 MHz); a read after a wrap sees a
- * smaller value and counts it, and TIM2's update interrupt (every 2^31
+ * Counter: DWT CYCCNT (core cycles, cortexm/dwt.c). It wraps every 2^32
+ * cycles (268 s at 16 MHz); a read after a wrap sees a smaller value and
+ * counts it, and TIM2's update interrupt (every 2^31
  * cycles, 134 s) reads it at least twice per wrap, so the count is 64 bits.
  * A window that spans that interrupt includes its few dozen cycles.
  *
@@ -20,6 +20,7 @@
  * set-up, DWT CYCCNT, the TIM2 interrupt, and the baud rate on a wire. */
 #include "board.h"
 #include "tb/platform.h"
+#include "../cortexm/dwt.h"
 #include "../stm32/usart_stm32.h"
 
 #define REG(addr) (*(volatile uint32_t *)(addr))
@@ -41,12 +42,6 @@
 #define TIM2_IRQ 28u /* TB_TIMER_IRQ in board.cmake */
 #define NVIC_ISER0 REG(0xE000E100u)
 
-#define DEMCR REG(0xE000EDFCu)
-#define DWT_CTRL REG(0xE0001000u)
-#define DWT_CYCCNT REG(0xE0001004u)
-
-static uint32_t last, wraps;
-
 void tb_board_init(void)
 {
     RCC_AHB1ENR |= 1u << 0;                 /* GPIOA */
@@ -56,9 +51,7 @@ void tb_board_init(void)
     GPIOA_AFRL = (GPIOA_AFRL & ~(0xFFu << 8)) | (0x77u << 8);  /* AF7: USART2 */
     tb_usart_init(USART2, HSI_HZ, 115200u);
 
-    DEMCR |= 1u << 24; /* TRCENA */
-    DWT_CYCCNT = 0;
-    DWT_CTRL |= 1u;    /* CYCCNTENA */
+    tb_dwt_start();
 
     TIM2_CR1 = 0;
     TIM2_PSC = 0;
@@ -70,19 +63,10 @@ void tb_board_init(void)
     TIM2_CR1 = 1u;
 }
 
-/* The 64-bit cycle count; call with interrupts off. */
-static uint64_t cycles(void)
-{
-    uint32_t v = DWT_CYCCNT;
-    if (v < last) wraps++;
-    last = v;
-    return ((uint64_t)wraps << 32) | v;
-}
-
 void tb_timer_irq(void)
 {
     TIM2_SR = 0;
-    (void)cycles();
+    (void)tb_dwt_count();
 }
 
 const char *tb_board_name(void)
@@ -103,7 +87,7 @@ int tb_board_getc(void)
 uint64_t tb_board_count(void)
 {
     __asm__ volatile("cpsid i" ::: "memory");
-    uint64_t c = cycles();
+    uint64_t c = tb_dwt_count();
     __asm__ volatile("cpsie i" ::: "memory");
     return c;
 }

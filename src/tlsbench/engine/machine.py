@@ -52,12 +52,16 @@ def _firmware(target) -> dict[str, object]:
         "board": board.name, "board_cpu": board.cpu, "board_ram_bytes": board.ram_bytes,
         "board_counter": board.counter, "profiles": dict(target.profiles),
         "one_side_image": target.one_side,  # the lean image of device-side runs
-        "cross_compiler": (_cmd("arm-none-eabi-gcc", "--version").splitlines() or ["unknown"])[0],
-        "newlib": _cmd("dpkg-query", "-W", "-f=${Version}", "libnewlib-arm-none-eabi") or "unknown",
+        "cross_compiler": (_cmd(f"{board.toolchain.prefix}gcc", "--version").splitlines() or ["unknown"])[0],
     }
+    if board.arch == "arm":
+        out["newlib"] = _cmd("dpkg-query", "-W", "-f=${Version}", "libnewlib-arm-none-eabi") or "unknown"
+    else:  # the C library of the RV32 class images
+        out["picolibc"] = _cmd("dpkg-query", "-W", "-f=${Version}", "picolibc-riscv64-unknown-elf") or "unknown"
     if target.kind == "qemu":
-        out["emulator"] = (_cmd("qemu-system-arm", "--version").splitlines() or ["unknown"])[0]
-        out["emulator_options"] = f"-M {board.machine} -icount {ICOUNT}"
+        qemu = board.toolchain.qemu
+        out["emulator"] = (_cmd(qemu[0], "--version").splitlines() or ["unknown"])[0]
+        out["emulator_options"] = " ".join([*qemu[1:], "-M", board.machine, "-icount", ICOUNT])
     return out
 
 

@@ -103,13 +103,32 @@ TLS_SHARED = (
     _m("bulk_throughput_per_s", "B/s", False, "bulk throughput", "rate", lower_is_better=False),
     _m("transactions_per_s", "transactions/s", False, "transactions per second", "rate", lower_is_better=False),
 )
+# The minimum-RAM search (families/minram), per side: the least heap cap one connection (handshake and
+# request/response) completes under, and what the side's configuration (certificates, keys, settings) holds
+# outside any connection; and the largest record plaintext the client sends after asking for a maximum
+# fragment length (mfl=<n>).
+MIN_RAM = (
+    *(_m(f"{side}_{base}", "bytes", True, f"{side} {label}", "bytes") for base, label in (
+        ("min_heap_bytes", "least heap to complete the handshake and request/response"),
+        ("endpoint_heap_bytes", "heap held by the configuration"),
+        ("conn_heap_peak_bytes", "heap peak of the uncapped connection (handshake and request/response)"))
+      for side in SIDES),
+    _m("negotiated_max_frag_bytes", "bytes", True, "largest record plaintext the client sends (max fragment)",
+       "bytes"),
+)
+# Post-quantum primitives: the sizes of what their operations output, as the library produced it.
+PQ_SIZES = (
+    _m("public_key_bytes", "bytes", True, "public key size (keygen's output)", "bytes"),
+    _m("ciphertext_bytes", "bytes", True, "KEM ciphertext size (encaps' output)", "bytes"),
+    _m("signature_bytes", "bytes", True, "signature size (sign's output)", "bytes"),
+)
 SIZE = (
     _m("flash_bytes", "bytes", True, "flash (text + rodata + data)", "bytes"),
     _m("ram_bytes", "bytes", True, "static RAM (data + bss)", "bytes"),
 )
 
 REGISTRY: dict[str, Metric] = {}
-for _metric in (*COUNTERS, *MEMORY, *PRIMITIVE_DERIVED, *TLS_SIDED, *TLS_SHARED, *SIZE):
+for _metric in (*COUNTERS, *MEMORY, *PRIMITIVE_DERIVED, *PQ_SIZES, *TLS_SIDED, *TLS_SHARED, *MIN_RAM, *SIZE):
     assert _metric.name not in REGISTRY, f"metric {_metric.name} is registered twice"
     assert _metric.display in DISPLAYS, _metric
     REGISTRY[_metric.name] = _metric
@@ -167,6 +186,7 @@ HEADLINE = (
     "handshake_wall_ns", "exchange_wall_ns", "transactions_per_s",
     *(f"{side}_{base}" for base in ("cpu_ns", "instructions") for side in SIDES),
     "flash_bytes", "ram_bytes",
+    *(f"{side}_min_heap_bytes" for side in SIDES),  # min-ram cases
 )
 
 

@@ -80,7 +80,13 @@ SCHEMA: dict[str, dict[str, str]] = {
     "tls_stack": {"?client_stack": "uint", "?server_stack": "uint"},  # one side on the device: its own
     "tls_memory": {"?client_heap_peak": "uint", "?server_heap_peak": "uint", "?client_heap_held": "uint",
                    "?server_heap_held": "uint", "c2s_bytes": "uint", "s2c_bytes": "uint", "c2s_records": "uint",
-                   "s2c_records": "uint", "total_c2s_bytes": "uint", "total_s2c_bytes": "uint"},
+                   "s2c_records": "uint", "total_c2s_bytes": "uint", "total_s2c_bytes": "uint",
+                   "?max_frag": "uint"},
+    # the minimum-RAM search's capped connection: each side's heap peak, the allocations the cap refused
+    "tls_cap": {"passed": "uint", "refusals": "uint", "?first_need": "uint", "?client_heap_peak": "uint",
+                "?server_heap_peak": "uint", "?max_frag": "uint"},
+    # what each side's configuration holds on the heap, outside any connection
+    "tls_endpoint": {"client_heap_held": "uint", "server_heap_held": "uint"},
     "process_heap": {"peak": "uint", "?timed_heap_calls": "uint"},
     "listening": {"port": "uint"},
     "tls_side": _SIDE,
@@ -92,7 +98,7 @@ SCHEMA: dict[str, dict[str, str]] = {
     "limits": {"line_max": "uint", "record_max": "uint", "heap_arena": "uint", "stack_bytes": "uint",
                "primitive_stack": "uint", "stacks": "uint", "main_stack": "uint", "heap_failures": "uint"},
     "fault": {"what": "str", "exception": "uint", "pc": "uint", "lr": "uint", "?cfsr": "uint", "?hfsr": "uint",
-              "?bfar": "uint"},
+              "?bfar": "uint", "?mtval": "uint"},  # mtval: RV32's faulting address or instruction
     # one side on the device (tls-device): a connection opens and closes, the side's bytes go out, it
     # waits for its peer's (the host answers with an "rx" line)
     "open": {},

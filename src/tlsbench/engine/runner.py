@@ -342,8 +342,9 @@ def image_for(plan: Plan, target: targets.Target) -> targets.Target:
 
 def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None,
         json_out: TextIO | None = None, show_progress: bool = True,
-        target: targets.Target = targets.HOST, quiet: bool = False) -> int:
-    """Runs (or resumes) a plan; returns the run id. ``quiet``: warnings and errors only on stderr."""
+        target: targets.Target = targets.HOST, quiet: bool = False, labels: dict[str, str] | None = None) -> int:
+    """Runs (or resumes) a plan; returns the run id. ``quiet``: warnings and errors only on stderr.
+    ``labels``: the user's, stored with the run beside the recorded ones."""
     if resume is None:
         fit_to_target(plan, target)
         target = image_for(plan, target)
@@ -359,7 +360,7 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
                 family.prepare(plan, keys, None)
         run_id = store.create_run(target=target.name, plan_name=plan.name, plan_source=plan_source,
                                   plan=plan.to_dict(), machine=machine.collect(target),
-                                  version=machine.tlsbench_revision(), keys=keys)
+                                  version=machine.tlsbench_revision(), keys=keys, labels=labels)
         if not quiet:
             _log(f"run {run_id}: plan {plan.name!r}, results in {store.path}")
     else:

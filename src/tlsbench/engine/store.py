@@ -1,8 +1,10 @@
-"""The results store: SQLite, versioned schema, written case by case.
+"""The results store: SQLite (default) or PostgreSQL (a team store),
+versioned schema, written case by case.
 
 Every case is committed in its own transaction as soon as it is measured,
 so a killed run keeps what it measured and ``tlsbench run --resume RUN``
-finishes it.
+finishes it. The SQL is written once; store_backends.py holds what the two
+dialects do differently.
 """
 
 from __future__ import annotations
@@ -10,15 +12,21 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterable
-from contextlib import AbstractContextManager
+import uuid
+from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tlsbench import paths
+from tlsbench.engine import labels as run_labels
 from tlsbench.engine.case import Result, Sample
+from tlsbench.engine.store_backends import LOCK_CLASS, POSTGRES, SQLITE, Dialect, connect_postgres, is_url, redacted
 from tlsbench.engine.store_faults import run_lock, translated
 from tlsbench.errors import StoreError
+
+Row = Any  # sqlite3.Row or store_backends.Row: by position or by column name
 
 # Each migration takes the schema from version i to i+1. Never edit one that
 # has shipped: add a new one.
@@ -141,10 +149,30 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (case_id, round)
     );
     """,
+    # 5 -> 6: a run's identity across stores (db push copies it; old runs get
+    # one derived from their content, see _fill_uuids) and its labels
+    """
+    ALTER TABLE runs ADD COLUMN uuid TEXT;
+    CREATE UNIQUE INDEX runs_by_uuid ON runs(uuid);
+    CREATE TABLE run_labels (
+        run_id INTEGER NOT NULL REFERENCES runs(id),
+        label TEXT NOT NULL,             -- user labels (--label k=v) and recorded ones (git.commit ...)
+        value TEXT NOT NULL,
+        PRIMARY KEY (run_id, label)
+    );
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 # how long a write waits for another process holding the database
 BUSY_TIMEOUT_S = 30.0
+
+
+@dataclass
+class RunRows:
+    """A run's rows, ready to copy into another store."""
+    run: dict[str, Any]
+    per_run: dict[str, list[dict[str, Any]]]
+    cases: list[tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]]
 
 
 @dataclass
@@ -162,24 +190,64 @@ class RunInfo:
     keys: dict
 
 
-def _version(db: sqlite3.Connection) -> int:
-    return db.execute("PRAGMA user_version").fetchone()[0]
+# the namespace of the run identities derived from an old run's content
+RUN_UUID_NAMESPACE = uuid.UUID("5b0f3c52-8a59-4f57-9d1e-7c2b1f0e6a10")
+# the tables that hang off a run, and those that hang off its cases
+RUN_TABLES = ("run_libraries", "checks", "code_sizes", "run_labels")
+CASE_TABLES = ("samples", "results", "case_rounds")
 
 
-def migrate(db: sqlite3.Connection, migrations: list[str] = MIGRATIONS) -> None:
-    current = _version(db)
+def _version(db: Any, dialect: Dialect = SQLITE) -> int:
+    return db.execute(dialect.version_sql).fetchone()[0]
+
+
+def _transaction(db: Any, dialect: Dialect) -> AbstractContextManager[Any]:
+    """sqlite3's connection commits on leaving its with-block; psycopg's
+    (in autocommit mode) opens a transaction block."""
+    return db.transaction() if dialect is POSTGRES else db
+
+
+def migrate(db: Any, migrations: list[str] = MIGRATIONS, dialect: Dialect = SQLITE) -> None:
+    if dialect.prologue:
+        db.execute(dialect.prologue)
+    current = _version(db, dialect)
     if current > len(migrations):
         raise StoreError(
             f"database schema version {current} is newer than this tlsbench "
             f"({len(migrations)}): upgrade tlsbench"
         )
     for i in range(current, len(migrations)):
-        with db:
-            db.executescript("BEGIN;" + migrations[i] + f"; PRAGMA user_version = {i + 1};")
+        if dialect is SQLITE:
+            with db:
+                db.executescript("BEGIN;" + migrations[i] + f"; PRAGMA user_version = {i + 1};")
+        else:
+            with _transaction(db, dialect):
+                db.execute(dialect.ddl(migrations[i]))
+                db.execute(dialect.set_version_sql.format(n=i + 1))
+
+
+def content_uuid(row: Row) -> str:
+    """An old run's identity, the same in every copy of its database: from
+    what no two runs share (its creation time and generated keys) and what
+    it ran."""
+    parts = [repr(float(row["created"])), row["target"], row["plan_name"], row["plan_json"],
+             row["machine_json"], row["keys_json"]]
+    return str(uuid.uuid5(RUN_UUID_NAMESPACE, "\x1f".join(parts)))
 
 
 class Store:
-    def __init__(self, path: Path):
+    def __init__(self, where: Path | str):
+        """where: a SQLite file, or a postgresql://user@host/dbname URL."""
+        if is_url(where):
+            self.dialect: Dialect = POSTGRES
+            self.path: Path | str = redacted(str(where))
+            self.db = connect_postgres(str(where), BUSY_TIMEOUT_S)
+            with translated(self.path):
+                migrate(self.db, dialect=POSTGRES)
+                self._fill_uuids()
+            return
+        path = Path(where)
+        self.dialect = SQLITE
         self.path = path
         if path == paths.default_database():
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -190,49 +258,112 @@ class Store:
             self.db.row_factory = sqlite3.Row
             self.db.execute("PRAGMA foreign_keys = ON")
             migrate(self.db)
+            self._fill_uuids()
+
+    def _tx(self) -> AbstractContextManager[Any]:
+        return _transaction(self.db, self.dialect)
+
+    def _q(self, sql: str, params: tuple | list = ()) -> Any:
+        return self.db.execute(self.dialect.sql(sql), params)
+
+    def _many(self, sql: str, rows: list) -> None:
+        if rows:
+            self.db.cursor().executemany(self.dialect.sql(sql), rows)
+
+    def _fill_uuids(self) -> None:
+        """Runs stored before identities and labels: their identity from their
+        content, their recorded labels from their machine and libraries."""
+        rows = self._q("SELECT * FROM runs WHERE uuid IS NULL").fetchall()
+        if not rows:
+            return
+        with self._tx():
+            self._many("UPDATE runs SET uuid=? WHERE id=?", [(content_uuid(r), r["id"]) for r in rows])
+            for r in rows:
+                try:
+                    recorded = run_labels.recorded(json.loads(r["machine_json"]))
+                except (ValueError, TypeError, AttributeError):
+                    recorded = {}
+                libs = {f"lib.{x[0]}": x[1] for x in self._q(
+                    "SELECT library, version FROM run_libraries WHERE run_id=?", (r["id"],))}
+                self._put_labels(r["id"], {**recorded, **libs})
 
     def check(self, quick: bool = True) -> list[str]:
         """SQLite's own consistency check: [] when the file is sound, else its
         findings (quick_check skips the index-content cross-check: fast
-        enough to run before every resume)."""
-        pragma = "quick_check" if quick else "integrity_check"
+        enough to run before every resume). A PostgreSQL server keeps its
+        own consistency: there, [] once the connection and schema answer."""
         with translated(self.path):
+            if self.dialect is POSTGRES:
+                _version(self.db, self.dialect)
+                return []
+            pragma = "quick_check" if quick else "integrity_check"
             rows = [r[0] for r in self.db.execute(f"PRAGMA {pragma}")]
         return [] if rows == ["ok"] else rows
 
+    @property
+    def check_name(self) -> str:
+        return "SQLite integrity_check" if self.dialect is SQLITE else "PostgreSQL: connected, schema current"
+
     def lock_run(self, run_id: int) -> AbstractContextManager[None]:
-        """Held while this process measures the run (a second one is refused)."""
-        return run_lock(self.path, run_id)
+        """Held while this process measures the run (a second one is refused):
+        a file lock next to a SQLite file; on PostgreSQL an advisory lock,
+        which works across machines and goes with its connection."""
+        if self.dialect is POSTGRES:
+            return self._advisory_lock(run_id)
+        return run_lock(Path(self.path), run_id)
+
+    @contextmanager
+    def _advisory_lock(self, run_id: int) -> Iterator[None]:
+        key = (LOCK_CLASS, run_id)
+        with translated(self.path):
+            got = self.db.execute("SELECT pg_try_advisory_lock(%s::int4, %s::int4)", key).fetchone()[0]
+            if not got:
+                holder = self.db.execute(
+                    "SELECT a.application_name, host(a.client_addr) FROM pg_locks l"
+                    " JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory'"
+                    " AND l.classid = %s::oid AND l.objid = %s::oid AND l.granted", key).fetchone()
+                who = (f"{holder[0] or 'a client'} (from {holder[1] or 'a local socket'})" if holder
+                       else "another process")
+                raise StoreError(f"run {run_id} in {self.path} is being measured by {who}; wait for it to"
+                                 " finish (PostgreSQL advisory lock)")
+        try:
+            yield
+        finally:
+            if not self.db.closed:  # else the lock went with its connection
+                with translated(self.path):
+                    self.db.execute("SELECT pg_advisory_unlock(%s::int4, %s::int4)", key)
 
     def close(self) -> None:
         self.db.close()
 
     # ---- runs ----
     def create_run(self, *, target: str, plan_name: str, plan_source: str, plan: dict,
-                   machine: dict, version: str, keys: dict) -> int:
-        with self.db:
-            cur = self.db.execute(
+                   machine: dict, version: str, keys: dict, labels: dict[str, str] | None = None) -> int:
+        with self._tx():
+            cur = self._q(
                 "INSERT INTO runs (created, status, target, plan_name, plan_source, plan_json,"
-                " machine_json, tlsbench_version, keys_json) VALUES (?,?,?,?,?,?,?,?,?)",
+                " machine_json, tlsbench_version, keys_json, uuid) VALUES (?,?,?,?,?,?,?,?,?,?) RETURNING id",
                 (time.time(), "running", target, plan_name, plan_source, json.dumps(plan),
-                 json.dumps(machine), version, json.dumps(keys)),
+                 json.dumps(machine), version, json.dumps(keys), str(uuid.uuid4())),
             )
-        return int(cur.lastrowid)
+            run_id = int(cur.fetchone()[0])
+            self._put_labels(run_id, {**run_labels.recorded(machine), **(labels or {})})
+        return run_id
 
     def finish_run(self, run_id: int) -> str:
         """Marks the run finished: 'complete', or NOTHING_MEASURED when no case
         came out ok (every case failed, or nothing could run: no firmware, no
         board). Returns the status."""
-        with self.db:
-            ok = self.db.execute("SELECT count(*) FROM cases WHERE run_id=? AND status='ok'", (run_id,)).fetchone()[0]
+        with self._tx():
+            ok = self._q("SELECT count(*) FROM cases WHERE run_id=? AND status='ok'", (run_id,)).fetchone()[0]
             status = "complete" if ok else NOTHING_MEASURED
-            self.db.execute("UPDATE runs SET status=?, finished=? WHERE id=?", (status, time.time(), run_id))
+            self._q("UPDATE runs SET status=?, finished=? WHERE id=?", (status, time.time(), run_id))
         return status
 
     def get_run(self, run_id: int) -> RunInfo:
-        row = self.db.execute("SELECT * FROM runs WHERE id=?", (run_id,)).fetchone()
+        row = self._q("SELECT * FROM runs WHERE id=?", (run_id,)).fetchone()
         if row is None:
-            known = [r[0] for r in self.db.execute("SELECT id FROM runs ORDER BY id DESC LIMIT 5")]
+            known = [r[0] for r in self._q("SELECT id FROM runs ORDER BY id DESC LIMIT 5")]
             hint = f" (latest: {', '.join(map(str, known))})" if known else " (the database has no runs)"
             raise StoreError(f"no run {run_id} in {self.path}{hint}")
         return RunInfo(
@@ -242,7 +373,7 @@ class Store:
             tlsbench_version=row["tlsbench_version"], keys=self._json(row, "keys_json"),
         )
 
-    def _json(self, row: sqlite3.Row, column: str) -> dict:
+    def _json(self, row: Row, column: str) -> dict:
         try:
             return json.loads(row[column])
         except (ValueError, TypeError):
@@ -250,66 +381,143 @@ class Store:
                              "see `tlsbench db check`") from None
 
     def latest_run_id(self) -> int:
-        row = self.db.execute("SELECT max(id) FROM runs").fetchone()
+        row = self._q("SELECT max(id) FROM runs").fetchone()
         if row[0] is None:
             raise StoreError(f"the database {self.path} has no runs yet")
         return int(row[0])
 
-    def list_runs(self) -> list[sqlite3.Row]:
-        return self.db.execute(
-            "SELECT r.id, r.created, r.finished, r.status, r.target, r.plan_name, r.tlsbench_version,"
-            " json_extract(r.machine_json, '$.board') AS board,"
+    def list_runs(self) -> list[dict[str, Any]]:
+        """Every run, oldest first, with its board, case counts and labels."""
+        rows = self._q(
+            "SELECT r.id, r.uuid, r.created, r.finished, r.status, r.target, r.plan_name, r.tlsbench_version,"
+            " r.machine_json,"
             " (SELECT count(*) FROM cases c WHERE c.run_id=r.id) AS cases,"
             " (SELECT count(*) FROM cases c WHERE c.run_id=r.id AND c.status='ok') AS ok"
             " FROM runs r ORDER BY r.id"
         ).fetchall()
+        labels = self.all_labels()
+        out = []
+        for r in rows:
+            row = {k: r[k] for k in r.keys() if k != "machine_json"}
+            try:
+                row["board"] = json.loads(r["machine_json"]).get("board")
+            except (ValueError, TypeError, AttributeError):
+                row["board"] = None
+            row["labels"] = labels.get(r["id"], {})
+            out.append(row)
+        return out
+
+    # ---- labels ----
+    def _put_labels(self, run_id: int, labels: dict[str, str]) -> None:
+        self._many(_upsert("run_labels", ("run_id", "label", "value"), 2),
+                   [(run_id, k, v) for k, v in sorted(labels.items())])
+
+    def labels(self, run_id: int) -> dict[str, str]:
+        return {r[0]: r[1] for r in self._q("SELECT label, value FROM run_labels WHERE run_id=? ORDER BY label",
+                                            (run_id,))}
+
+    def all_labels(self) -> dict[int, dict[str, str]]:
+        out: dict[int, dict[str, str]] = {}
+        for run_id, label, value in self._q("SELECT run_id, label, value FROM run_labels ORDER BY run_id, label"):
+            out.setdefault(run_id, {})[label] = value
+        return out
+
+    # ---- copying runs between stores (tlsbench db push) ----
+    def run_uuid(self, run_id: int) -> str:
+        self.get_run(run_id)  # an unknown run: the usual error
+        return self._q("SELECT uuid FROM runs WHERE id=?", (run_id,)).fetchone()[0]
+
+    def has_run(self, run_uuid: str) -> int | None:
+        row = self._q("SELECT id FROM runs WHERE uuid=?", (run_uuid,)).fetchone()
+        return None if row is None else int(row[0])
+
+    def run_rows(self, run_id: int) -> RunRows:
+        """Everything stored for a run, as column -> value rows, in insertion order."""
+        run = self._q("SELECT * FROM runs WHERE id=?", (run_id,)).fetchone()
+        if run is None:
+            self.get_run(run_id)  # raises the usual error
+        order = self.dialect.insertion_order
+        per_run = {t: [_as_dict(r) for r in self._q(f"SELECT * FROM {t} WHERE run_id=? ORDER BY {order}", (run_id,))]
+                   for t in RUN_TABLES}
+        cases = []
+        for case in self._q("SELECT * FROM cases WHERE run_id=? ORDER BY id", (run_id,)).fetchall():
+            children = {t: [_as_dict(r) for r in self._q(f"SELECT * FROM {t} WHERE case_id=? ORDER BY {order}",
+                                                         (case["id"],))]
+                        for t in CASE_TABLES}
+            cases.append((_as_dict(case), children))
+        return RunRows(_as_dict(run), per_run, cases)
+
+    def put_run_rows(self, rows: RunRows) -> int | None:
+        """Stores a copied run under a new local id, in one transaction;
+        None (and nothing written) when a run with its identity is here."""
+        with self._tx():
+            if self.has_run(rows.run["uuid"]) is not None:
+                return None
+            run = {k: v for k, v in rows.run.items() if k != "id"}
+            run_id = int(self._q(_insert("runs", tuple(run)) + " RETURNING id", tuple(run.values())).fetchone()[0])
+            for table, table_rows in rows.per_run.items():
+                self._put_rows(table, [{**r, "run_id": run_id} for r in table_rows])
+            for case, children in rows.cases:
+                values = {k: v for k, v in case.items() if k != "id"} | {"run_id": run_id}
+                case_id = int(self._q(_insert("cases", tuple(values)) + " RETURNING id",
+                                      tuple(values.values())).fetchone()[0])
+                for table, table_rows in children.items():
+                    self._put_rows(table, [{**r, "case_id": case_id} for r in table_rows])
+        return run_id
+
+    def _put_rows(self, table: str, rows: list[dict[str, Any]]) -> None:
+        if rows:
+            columns = tuple(rows[0])
+            self._many(_insert(table, columns), [tuple(r[c] for c in columns) for r in rows])
 
     # ---- libraries and checks ----
     def put_library(self, run_id: int, library: str, version: str, config: str, source: str,
                     agent_sha256: str, counters: str, counters_missing: dict[str, str]) -> None:
-        with self.db:
-            self.db.execute(
-                "INSERT OR REPLACE INTO run_libraries VALUES (?,?,?,?,?,?,?,?)",
+        with self._tx():
+            self._q(
+                _upsert("run_libraries", ("run_id", "library", "version", "config", "source", "agent_sha256",
+                                          "counters", "counters_missing_json"), 2),
                 (run_id, library, version, config, source, agent_sha256, counters,
                  json.dumps(counters_missing)),
             )
+            self._put_labels(run_id, {f"lib.{library}": version})
 
-    def libraries(self, run_id: int) -> list[sqlite3.Row]:
-        return self.db.execute(
+    def libraries(self, run_id: int) -> list[Row]:
+        return self._q(
             "SELECT * FROM run_libraries WHERE run_id=? ORDER BY library", (run_id,)
         ).fetchall()
 
     def put_code_sizes(self, run_id: int, library: str, parts: Iterable[tuple[str, int, int]]) -> None:
-        with self.db:
-            self.db.executemany("INSERT OR REPLACE INTO code_sizes VALUES (?,?,?,?,?)",
+        with self._tx():
+            self._many(_upsert("code_sizes", ("run_id", "library", "component", "flash_bytes", "ram_bytes"), 3),
                                 [(run_id, library, *p) for p in parts])
 
-    def code_sizes(self, run_id: int) -> list[sqlite3.Row]:
-        return self.db.execute(
-            "SELECT * FROM code_sizes WHERE run_id=? ORDER BY library, rowid", (run_id,)
+    def code_sizes(self, run_id: int) -> list[Row]:
+        return self._q(
+            f"SELECT * FROM code_sizes WHERE run_id=? ORDER BY library, {self.dialect.insertion_order}", (run_id,)
         ).fetchall()
 
     def put_checks(self, run_id: int, rows: Iterable[tuple[str, str, str, str, str]]) -> None:
-        with self.db:
-            self.db.executemany(
-                "INSERT OR REPLACE INTO checks VALUES (?,?,?,?,?,?)",
+        with self._tx():
+            self._many(
+                _upsert("checks", ("run_id", "library", "kind", "alg", "status", "detail"), 4),
                 [(run_id, *r) for r in rows],
             )
 
-    def checks(self, run_id: int) -> list[sqlite3.Row]:
-        return self.db.execute(
+    def checks(self, run_id: int) -> list[Row]:
+        return self._q(
             "SELECT * FROM checks WHERE run_id=? ORDER BY library, kind, alg", (run_id,)
         ).fetchall()
 
     # ---- cases ----
     def forget_failed(self, run_id: int) -> None:
         """Drops failed cases (with their samples) so a resume measures them again."""
-        with self.db:
-            ids = [r[0] for r in self.db.execute(
+        with self._tx():
+            ids = [r[0] for r in self._q(
                 "SELECT id FROM cases WHERE run_id=? AND status='failed'", (run_id,))]
             for table in ("samples", "results", "case_rounds"):
-                self.db.executemany(f"DELETE FROM {table} WHERE case_id=?", [(i,) for i in ids])
-            self.db.executemany("DELETE FROM cases WHERE id=?", [(i,) for i in ids])
+                self._many(f"DELETE FROM {table} WHERE case_id=?", [(i,) for i in ids])
+            self._many("DELETE FROM cases WHERE id=?", [(i,) for i in ids])
 
     def put_case(self, run_id: int, *, name: str, library: str, kind: str, alg: str, op: str,
                  size: int | None, params: dict, status: str, reason: str, iters: int | None,
@@ -317,15 +525,15 @@ class Store:
                  samples: Iterable[Sample] = (),
                  results: Iterable[Result] = (), rounds_done: int = 1, round_info: dict | None = None) -> int:
         """One transaction per case (or round): all of it is stored, or none of it."""
-        with self.db:
-            cur = self.db.execute(
+        with self._tx():
+            cur = self._q(
                 "INSERT INTO cases (run_id, name, library, kind, alg, op, size, params_json, status,"
                 " reason, iters, started, finished, transcript, rounds_done)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
                 (run_id, name, library, kind, alg, op, size, json.dumps(params), status, reason,
                  iters, started, time.time(), transcript, rounds_done),
             )
-            case_id = int(cur.lastrowid)
+            case_id = int(cur.fetchone()[0])
             self._put_samples(case_id, samples)
             self._put_results(case_id, results)
             self._put_round_info(case_id, rounds_done - 1, round_info)
@@ -334,15 +542,16 @@ class Store:
     def _put_round_info(self, case_id: int, rnd: int, info: dict | None) -> None:
         if info is None:
             return
-        self.db.execute(
-            "INSERT OR REPLACE INTO case_rounds VALUES (?,?,?,?,?,?,?,?)",
+        self._q(
+            _upsert("case_rounds", ("case_id", "round", "stack_at", "heap_shift", "reference_ns",
+                                    "best_reference_ns", "attempts", "slow"), 2),
             (case_id, rnd, info.get("stack_at"), info.get("heap_shift"), info.get("reference_ns"),
              info.get("best_reference_ns"), info.get("attempts", 1), int(bool(info.get("slow")))),
         )
 
-    def case_rounds(self, run_id: int) -> list[sqlite3.Row]:
+    def case_rounds(self, run_id: int) -> list[Row]:
         """Every stored round's placement and pace, with its case's name."""
-        return self.db.execute(
+        return self._q(
             "SELECT c.name, r.* FROM case_rounds r JOIN cases c ON c.id = r.case_id WHERE c.run_id=?"
             " ORDER BY c.id, r.round", (run_id,)).fetchall()
 
@@ -351,46 +560,46 @@ class Store:
                   round_info: dict | None = None) -> None:
         """A later round of a case: its batches, the case's new state and (after
         the last round) its results, in one transaction."""
-        with self.db:
-            self.db.execute(
+        with self._tx():
+            self._q(
                 "UPDATE cases SET status=?, reason=?, finished=?, rounds_done=?,"
                 " transcript=transcript || ? WHERE id=?",
                 (status, reason, time.time(), rounds_done, f"\n--- round {rounds_done} ---\n" + transcript,
                  case_id),
             )
             self._put_samples(case_id, samples)
-            self.db.execute("DELETE FROM results WHERE case_id=?", (case_id,))
+            self._q("DELETE FROM results WHERE case_id=?", (case_id,))
             self._put_results(case_id, results)
             self._put_round_info(case_id, rounds_done - 1, round_info)
 
     def case_progress(self, run_id: int) -> dict[str, tuple[int, str, int]]:
         return {
             r["name"]: (r["id"], r["status"], r["rounds_done"])
-            for r in self.db.execute("SELECT id, name, status, rounds_done FROM cases WHERE run_id=?", (run_id,))
+            for r in self._q("SELECT id, name, status, rounds_done FROM cases WHERE run_id=?", (run_id,))
         }
 
     def _put_samples(self, case_id: int, samples: Iterable[Sample]) -> None:
-        self.db.executemany("INSERT INTO samples (case_id, idx, warmup, iters, counter, total) VALUES (?,?,?,?,?,?)",
+        self._many("INSERT INTO samples (case_id, idx, warmup, iters, counter, total) VALUES (?,?,?,?,?,?)",
                             [(case_id, s.idx, int(s.warmup), s.iters, s.counter, s.total) for s in samples])
 
     def _put_results(self, case_id: int, results: Iterable[Result]) -> None:
-        self.db.executemany(
+        self._many(
             "INSERT INTO results (case_id, metric, unit, n, removed, median, mean, stdev, min, max, ci95_low,"
             " ci95_high) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
             [(case_id, r.metric, r.unit, r.n, r.removed, r.median, r.mean, r.stdev, r.min, r.max, r.ci95_low,
               r.ci95_high) for r in results])
 
     def case_samples(self, case_id: int) -> list[Sample]:
-        return [Sample(idx, bool(warm), iters, counter, total) for idx, warm, iters, counter, total in self.db.execute(
+        return [Sample(idx, bool(warm), iters, counter, total) for idx, warm, iters, counter, total in self._q(
             "SELECT idx, warmup, iters, counter, total FROM samples WHERE case_id=?", (case_id,))]
 
     def per_op_values(self, run_id: int, counter: str) -> dict[str, tuple[str, list[float]]]:
         """case name -> (status, the per-operation values of its measured batches
         of this counter, in batch order); every case of the run is there."""
         out: dict[str, tuple[str, list[float]]] = {}
-        for name, status in self.db.execute("SELECT name, status FROM cases WHERE run_id=? ORDER BY id", (run_id,)):
+        for name, status in self._q("SELECT name, status FROM cases WHERE run_id=? ORDER BY id", (run_id,)):
             out[name] = (status, [])
-        rows = self.db.execute(
+        rows = self._q(
             "SELECT c.name, s.total, s.iters FROM samples s JOIN cases c ON c.id = s.case_id"
             " WHERE c.run_id=? AND s.warmup=0 AND s.counter=? ORDER BY c.id, s.idx",
             (run_id, counter),
@@ -401,16 +610,16 @@ class Store:
 
     def sample_counters(self, run_id: int) -> set[str]:
         """Every counter (metric) with a stored sample in this run."""
-        return {r[0] for r in self.db.execute(
+        return {r[0] for r in self._q(
             "SELECT DISTINCT s.counter FROM samples s JOIN cases c ON c.id = s.case_id WHERE c.run_id=?", (run_id,))}
 
-    def cases(self, run_id: int) -> list[sqlite3.Row]:
-        return self.db.execute(
+    def cases(self, run_id: int) -> list[Row]:
+        return self._q(
             "SELECT * FROM cases WHERE run_id=? ORDER BY id", (run_id,)
         ).fetchall()
 
-    def results(self, run_id: int) -> list[sqlite3.Row]:
-        return self.db.execute(
+    def results(self, run_id: int) -> list[Row]:
+        return self._q(
             "SELECT c.name, c.library, c.kind, c.alg, c.op, c.size, c.params_json, c.status,"
             " r.metric, r.unit, r.n, r.removed, r.median, r.mean, r.stdev, r.min, r.max,"
             " r.ci95_low, r.ci95_high"
@@ -418,7 +627,23 @@ class Store:
             (run_id,),
         ).fetchall()
 
-    def samples(self, case_id: int) -> list[sqlite3.Row]:
-        return self.db.execute(
+    def samples(self, case_id: int) -> list[Row]:
+        return self._q(
             "SELECT * FROM samples WHERE case_id=? ORDER BY warmup DESC, idx, counter", (case_id,)
         ).fetchall()
+
+
+def _upsert(table: str, columns: tuple[str, ...], key_columns: int) -> str:
+    """INSERT, or UPDATE the row with the same key (the first key_columns)."""
+    keys, rest = columns[:key_columns], columns[key_columns:]
+    return (f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({','.join('?' * len(columns))})"
+            f" ON CONFLICT ({', '.join(keys)}) DO UPDATE SET "
+            + ", ".join(f"{c}=excluded.{c}" for c in rest))
+
+
+def _insert(table: str, columns: tuple[str, ...]) -> str:
+    return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({','.join('?' * len(columns))})"
+
+
+def _as_dict(row: Row) -> dict[str, Any]:
+    return {k: row[k] for k in row.keys()}

@@ -13,11 +13,11 @@ import errno
 import fcntl
 import os
 import socket
-import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from tlsbench.engine.store_backends import db_errors
 from tlsbench.errors import StoreError
 
 # SQLite message fragment -> what the user can do about it
@@ -32,20 +32,20 @@ _ADVICE = (
 )
 
 
-def explain(e: sqlite3.Error, path: Path | str, then: str = "") -> StoreError:
-    """One line naming the database, what SQLite said and what to do."""
-    said = str(e) or type(e).__name__
+def explain(e: Exception, path: Path | str, then: str = "") -> StoreError:
+    """One line naming the database, what SQLite (or PostgreSQL) said and what to do."""
+    said = " ".join(str(e).split()) or type(e).__name__
     advice = next((a for frag, a in _ADVICE if frag in said.lower()), "")
     return StoreError(f"results database {path}: {said}" + (f": {advice}" if advice else "") + then)
 
 
 @contextmanager
 def translated(path: Path | str, then: str = "") -> Iterator[None]:
-    """Inside: any SQLite error becomes a StoreError from explain() (then:
-    what to add, e.g. how to resume)."""
+    """Inside: any SQLite or PostgreSQL error becomes a StoreError from
+    explain() (then: what to add, e.g. how to resume)."""
     try:
         yield
-    except sqlite3.Error as e:
+    except db_errors() as e:
         raise explain(e, path, then) from e
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from tlsbench.engine import metrics
 from tlsbench.errors import TlsbenchError
 from tlsbench.families.base import Family
+from tlsbench.families.minram.family import MinRamFamily
 from tlsbench.families.primitive.family import PrimitiveFamily
 from tlsbench.families.size.family import SizeFamily
 from tlsbench.families.tls.family import TlsFamily
@@ -13,6 +14,7 @@ FAMILIES: tuple[Family, ...] = (
     PrimitiveFamily(),
     TlsFamily(),
     SizeFamily(),
+    MinRamFamily(),
 )
 
 _BY_KIND = {kind: f for f in FAMILIES for kind in f.kinds}

@@ -18,10 +18,10 @@ import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from tlsbench import paths
+from tlsbench import paths, versions
 from tlsbench.engine.stats import POLICY_HELP, parse_policy
 from tlsbench.errors import PlanError
-from tlsbench.families.primitive.catalog import ALGORITHMS, BENCH_OPS, DEFAULT_SIZES, KINDS, LIBRARIES
+from tlsbench.families.primitive.catalog import ALGORITHMS, BENCH_OPS, DEFAULT_KINDS, DEFAULT_SIZES, KINDS, LIBRARIES
 from tlsbench.families.tls import catalog as tls_catalog
 
 MAX_SIZE = 1 << 20
@@ -66,9 +66,11 @@ class TlsSelect:
     # firmware targets: the device runs only this side of the handshake ("client" or "server"), its peer
     # is the host agent of the same library; "" both sides in the device's memory
     device_side: str = ""
+    # the maximum fragment lengths the client asks for, 0 for none asked (each a case option, mfl=<n>)
+    max_fragment: list[int] = field(default_factory=lambda: [0])
 
 
-PLAN_KINDS = (*KINDS, "tls")
+PLAN_KINDS = (*KINDS, "tls", "min-ram")
 
 
 @dataclass
@@ -76,7 +78,7 @@ class Plan:
     name: str = "custom"
     description: str = ""
     libraries: list[str] = field(default_factory=lambda: list(LIBRARIES))
-    kinds: list[str] = field(default_factory=lambda: list(KINDS))
+    kinds: list[str] = field(default_factory=lambda: list(DEFAULT_KINDS))
     algorithms: list[str] = field(default_factory=list)  # empty: every algorithm of the kinds
     ops: list[str] = field(default_factory=list)  # empty: the default ops of each kind
     sizes: list[int] = field(default_factory=lambda: list(DEFAULT_SIZES))
@@ -144,6 +146,8 @@ _TLS_KEYS = {
     "capacity_clients": "list of client counts (tcp transactions per second)",
     "capacity_seconds": "number > 0 and <= 3600 (seconds per capacity measurement)",
     "device_side": "\"client\" or \"server\" (firmware: only this side on the device, its peer on the host)",
+    "max_fragment": "list of maximum fragment lengths the client asks for: 0 (none), "
+                    + ", ".join(str(n) for n in tls_catalog.MAX_FRAGMENTS),
 }
 _TOP_KEYS = {"name": "string", "description": "string", "select": "table", "method": "table", "tls": "table"}
 
@@ -202,6 +206,23 @@ def _check_list(loc: _Locator, table: str, key: str, value: object, allowed: lis
     return list(value)
 
 
+def _check_libraries(loc: _Locator, table: str, key: str, value: object) -> list[str]:
+    """Library identifiers: a bare name (its default version) or name@version."""
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise loc.error(table, key, f"must be a list of strings; allowed: {', '.join(versions.identifiers())}")
+    for v in value:
+        if versions.base(v) not in versions.VERSIONS:  # the nearest library names, then every version allowed
+            near = difflib.get_close_matches(v, list(versions.VERSIONS), n=3, cutoff=0.5)
+            hint = f" (did you mean {', '.join(near)}?)" if near else ""
+            raise loc.error(table, key, f"unknown value {v!r}{hint}; allowed: {', '.join(versions.identifiers())}")
+        if versions.problem(v):
+            raise loc.error(table, key, versions.problem(v))
+    chosen = [versions.canonical(v) for v in value]
+    if len(set(chosen)) != len(chosen):
+        raise loc.error(table, key, "lists a library version twice")
+    return chosen
+
+
 def _check_sizes(loc: _Locator, table: str, value: object) -> list[int]:
     if (
         not isinstance(value, list)
@@ -257,13 +278,13 @@ def parse_plan(text: str, source: str = "<plan>") -> Plan:
                          ("certs", tls_catalog.KEY_TYPES), ("chains", tls_catalog.CHAIN_KINDS),
                          ("auth", tls_catalog.AUTHS), ("handshakes", tuple(tls_catalog.HANDSHAKES)),
                          ("transports", tls_catalog.TRANSPORTS),
-                         ("servers", ("same", *LIBRARIES, *tls_catalog.EXTERNAL_SERVERS)),
+                         ("servers", ("same", *versions.identifiers(), *tls_catalog.EXTERNAL_SERVERS)),
                          ("clients", tls_catalog.EXTERNAL_CLIENTS)):
         if key in tls:
             setattr(plan.tls, key, _check_list(loc, "tls", key, tls[key], list(allowed)))
     _parse_tls_numbers(loc, tls, plan.tls)
     if "libraries" in select:
-        plan.libraries = _check_list(loc, "select", "libraries", select["libraries"], list(LIBRARIES))
+        plan.libraries = _check_libraries(loc, "select", "libraries", select["libraries"])
     if "kinds" in select:
         plan.kinds = _check_list(loc, "select", "kinds", select["kinds"], list(PLAN_KINDS))
     if "algorithms" in select:
@@ -348,6 +369,13 @@ def _parse_tls_numbers(loc: _Locator, tls: dict, t: TlsSelect) -> None:
         if tls["device_side"] not in DEVICE_SIDES:
             raise loc.error("tls", "device_side", "must be one of: " + ", ".join(f'"{x}"' for x in DEVICE_SIDES))
         t.device_side = tls["device_side"]
+    if "max_fragment" in tls:
+        v = tls["max_fragment"]
+        allowed = (0, *tls_catalog.MAX_FRAGMENTS)
+        if (not isinstance(v, list) or not v
+                or not all(isinstance(n, int) and not isinstance(n, bool) and n in allowed for n in v)):
+            raise loc.error("tls", "max_fragment", f"must be a non-empty list of: {', '.join(map(str, allowed))}")
+        t.max_fragment = sorted(set(v))
     if "capacity_seconds" in tls:
         t.capacity_seconds = float(_number(loc, "capacity_seconds", tls["capacity_seconds"], False, 0, True, "tls"))
         if t.capacity_seconds > 3600:
@@ -362,7 +390,8 @@ def validate(plan: Plan, loc: _Locator | None = None) -> None:
         if problem:
             raise loc.error("method", key, problem)
     if not plan.libraries:
-        raise loc.error("select", "libraries", f"must name at least one library; allowed: {', '.join(LIBRARIES)}")
+        raise loc.error("select", "libraries",
+                        f"must name at least one library; allowed: {', '.join(versions.identifiers())}")
     if not plan.kinds:
         raise loc.error("select", "kinds", f"must name at least one kind; allowed: {', '.join(PLAN_KINDS)}")
     if not plan.sizes or not all(1 <= n <= MAX_SIZE for n in plan.sizes):

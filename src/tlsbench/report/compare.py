@@ -64,6 +64,20 @@ class ExactRow:
 
 
 @dataclass
+class ModelRow:
+    """One case's cycles measured on a board (its DWT or SysTick counter,
+    run ``measured_run``) beside the cycle model's figure for that board
+    (an emulated run of the same plan with the board's profile, run
+    ``model_run``)."""
+
+    name: str
+    measured: float | None  # median cycles per operation, the board's counter
+    model: float | None  # model cycles per operation
+    ratio: float | None  # measured / model: the model's error on this case (1 = exact)
+    note: str = ""
+
+
+@dataclass
 class Comparison:
     run_a: int
     run_b: int
@@ -73,6 +87,10 @@ class Comparison:
     context_differences: list[str] = field(default_factory=list)
     rows: list[Row] = field(default_factory=list)
     exact: list[ExactRow] = field(default_factory=list)  # every deterministic metric of both runs
+    # a board's measured cycles beside the model's, when one run has each
+    measured_run: int | None = None
+    model_run: int | None = None
+    measured_vs_model: list[ModelRow] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -127,11 +145,39 @@ def read(store: Store, run_id: int, metric: str | None) -> RunSide:
     headline metric), and of every exact metric it stored."""
     stored = store.sample_counters(run_id)
     wanted = ({metric} if metric else set(metrics.headline(stored))) | {m for m in stored if metrics.is_exact(m)}
+    wanted |= {m for m in MEASURED_AND_MODEL if m in stored}
     return RunSide(run_id, _context(store, run_id), {r["metric"]: r["unit"] for r in store.results(run_id)},
                    {m: store.per_op_values(run_id, m) for m in sorted(wanted)})
 
 
 # ---- pure comparison ----
+
+# a board's counter and the cycle model's figure for the same work
+MEASURED_AND_MODEL = ("cycles", "model_cycles")
+
+
+def measured_vs_model(a: RunSide, b: RunSide) -> tuple[int | None, int | None, list[ModelRow]]:
+    """When one run measured ``cycles`` (a board's counter) and the other
+    ``model_cycles`` (the cycle model), each case of both: the measured
+    median over the model's. Returns (measured run, model run, rows)."""
+    def has(side: RunSide, metric: str) -> bool:
+        return any(values for _, values in side.values.get(metric, {}).values())
+    if has(a, "cycles") and has(b, "model_cycles") and not has(a, "model_cycles"):
+        meas, model = a, b
+    elif has(b, "cycles") and has(a, "model_cycles") and not has(b, "model_cycles"):
+        meas, model = b, a
+    else:
+        return None, None, []
+    measured_cases, model_cases = meas.values["cycles"], model.values["model_cycles"]
+    rows = []
+    for name in dict.fromkeys([*measured_cases, *model_cases]):
+        mv = measured_cases.get(name, ("", []))[1]
+        pv = model_cases.get(name, ("", []))[1]
+        m = median(mv) if mv else None
+        p = median(pv) if pv else None
+        note = "" if mv and pv else "measured only" if mv else "model only"
+        rows.append(ModelRow(name, m, p, m / p if m is not None and p else None, note))
+    return meas.run_id, model.run_id, rows
 
 def _exact_value(values: list[float]) -> tuple[float, str]:
     """The value of a deterministic metric in a run, and a note when its samples differ."""
@@ -257,15 +303,37 @@ def compare_runs(a: RunSide, b: RunSide, metric: str | None, alpha: float = ALPH
         else:
             result.rows += [_metric_row(a, b, name, m, alpha, min_effect) for m in _case_metrics(a, b, name, metric)]
     result.exact = _exact_all(a, b)
+    result.measured_run, result.model_run, result.measured_vs_model = measured_vs_model(a, b)
     return result
 
 
+def one_version(side: RunSide, ident: str) -> RunSide:
+    """Pure: only the cases of one library version ("openssl@3.5"), named by
+    their library alone ("openssl/kem/..."), so two versions of a library
+    compare case by case, from one run or two. Its version and configuration
+    stay in the context under the library's name: compare shows them as the
+    difference between the two sides."""
+    lib = ident.split("@", 1)[0]
+    prefix = f"{ident}/"
+    values = {m: {f"{lib}/{n[len(prefix):]}": v for n, v in per_case.items() if n.startswith(prefix)}
+              for m, per_case in side.values.items()}
+    context = {k: v for k, v in side.context.items() if not k.endswith((" version", " config"))}
+    for what in ("version", "config"):
+        if f"{ident} {what}" in side.context:
+            context[f"{lib} {what}"] = side.context[f"{ident} {what}"]
+    return RunSide(side.run_id, context, side.units, values)
+
+
 def compare(store: Store, run_a: int, run_b: int, metric: str | None = None, alpha: float = ALPHA,
-            min_effect: float = MIN_EFFECT) -> Comparison:
-    """Read both runs, compare them. An unknown metric is an error naming the nearest ones."""
+            min_effect: float = MIN_EFFECT, versions: tuple[str, str] | None = None) -> Comparison:
+    """Read both runs, compare them. An unknown metric is an error naming the nearest ones.
+    versions (A's library version, B's): compare those two versions of one library (one_version)."""
     if metric:
         metrics.get(metric)
-    return compare_runs(read(store, run_a, metric), read(store, run_b, metric), metric, alpha, min_effect)
+    a, b = read(store, run_a, metric), read(store, run_b, metric)
+    if versions is not None:
+        a, b = one_version(a, versions[0]), one_version(b, versions[1])
+    return compare_runs(a, b, metric, alpha, min_effect)
 
 
 def _worse(r: Row, limit: float, value: float) -> bool:

@@ -7,7 +7,7 @@ import json
 from dataclasses import asdict
 
 from tlsbench.engine import metrics
-from tlsbench.engine.stats import BOOTSTRAP_ROUNDS
+from tlsbench.engine.stats import BOOTSTRAP_ROUNDS, median
 from tlsbench.report.compare import Comparison
 
 
@@ -34,6 +34,17 @@ def ci_json(c: Comparison) -> list[dict]:
             extra.append(r.note)
         out.append({"name": f"{r.name} {metric}", "unit": r.unit or metric, "value": r.median_b,
                     "range": rng, "extra": "\n".join(extra)})
+    return out
+
+
+def bmf_json(c: Comparison) -> dict[str, dict[str, dict[str, float]]]:
+    """Run B's medians in the Bencher Metric Format: {case: {metric: {"value":
+    median}}}. No lower_value/upper_value: compare's interval is of the
+    ratio B/A, not of B's value, and is not passed off as one."""
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for r in c.rows:
+        if r.median_b is not None:
+            out.setdefault(r.name, {})[r.metric or c.metric] = {"value": r.median_b}
     return out
 
 
@@ -94,6 +105,23 @@ def exact_table(c: Comparison, only_changes: bool = True) -> tuple[list[str], li
     return header, body
 
 
+def model_table(c: Comparison) -> tuple[list[str], list[list[str]]]:
+    header = ["case", f"measured cycles/op (run {c.measured_run})", f"model cycles/op (run {c.model_run})",
+              "measured/model", "note"]
+    body = [[m.name, _num(m.measured, ",.0f"), _num(m.model, ",.0f"), _num(m.ratio, ".3f"), m.note]
+            for m in c.measured_vs_model]
+    return header, body
+
+
+def model_summary(c: Comparison) -> str:
+    """The spread of measured/model over the cases that have both."""
+    ratios = sorted(m.ratio for m in c.measured_vs_model if m.ratio is not None)
+    if not ratios:
+        return "no case has both a measured and a model figure"
+    return (f"measured/model over {len(ratios)} cases: median {median(ratios):.3f}, min {ratios[0]:.3f},"
+            f" max {ratios[-1]:.3f} (1 = the model is exact; the model: docs/cycle-model.md)")
+
+
 def _text_table(header: list[str], body: list[list[str]], md: bool) -> list[str]:
     if md:
         out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
@@ -105,12 +133,19 @@ def _text_table(header: list[str], body: list[list[str]], md: bool) -> list[str]
 
 def render(c: Comparison, fmt: str = "table", only_changes: bool = False) -> str:
     if fmt == "json":
-        return json.dumps(asdict(c), indent=1) + "\n"
+        data = asdict(c)
+        if not c.measured_vs_model:  # runs without a board's counter read exactly as before
+            for key in ("measured_run", "model_run", "measured_vs_model"):
+                data.pop(key)
+        return json.dumps(data, indent=1) + "\n"
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")
     md = fmt == "markdown"
     title = f"{'## ' if md else ''}tlsbench compare: run {c.run_a} (A) -> run {c.run_b} (B), metric {c.metric}"
     out = "\n".join([title, *header_lines(c)]) + "\n\n" + "\n".join(_text_table(*main_table(c, only_changes), md))
+    if c.measured_vs_model:
+        out += ("\n\n" + ("### " if md else "") + "cycles measured on the board beside the cycle model\n\n"
+                + model_summary(c) + "\n\n" + "\n".join(_text_table(*model_table(c), md)))
     header, body = exact_table(c)
     if body:
         out += ("\n\n" + ("### " if md else "") + "deterministic metrics that are not the same\n\n"

@@ -274,7 +274,7 @@ def figures(data: RunData) -> list[Chart]:
     out: list[Chart] = []
     kinds = list(dict.fromkeys(c["kind"] for c in data.cases))
     for kind in kinds:
-        if kind == "tls":
+        if kind in ("tls", "min-ram"):  # min-ram: tables only (the fits view)
             continue
         bar = _primitive_bars(data, kind)
         if bar:

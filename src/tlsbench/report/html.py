@@ -10,6 +10,7 @@ import time
 
 from tlsbench.engine import metrics
 from tlsbench.report import figures
+from tlsbench.report import fits as fits_view
 from tlsbench.report import tables as report
 from tlsbench.report.charts import Chart
 from tlsbench.report.tables import RunData
@@ -138,7 +139,9 @@ def context(data: RunData) -> str:
         *([("board", f"{m['board']} ({m.get('board_cpu')}, {m.get('board_ram_bytes', 0) // 1024} KiB RAM),"
                      f" counter: {m.get('board_counter')}"),
            ("emulator", f"{m.get('emulator', 'none (a real board)')} {m.get('emulator_options', '')}"),
-           ("cross-compiler", f"{m.get('cross_compiler')}, newlib {m.get('newlib')}")] if firmware else []),
+           ("cross-compiler", f"{m.get('cross_compiler')}, " + (f"picolibc {m['picolibc']}" if "picolibc" in m
+                                                                else f"newlib {m.get('newlib')}"))]
+          if firmware else []),
         ("host machine" if firmware else "machine", f"{m.get('cpu_model')}, {m.get('cores')} cores"),
         ("CPU flags", ", ".join(m.get("cpu_flags", [])) or "none recorded"),
         ("system", f"{m.get('os')}, kernel {m.get('kernel')}"),
@@ -211,6 +214,11 @@ def tables(data: RunData) -> list[tuple[str, str, str]]:
     if data.code_sizes:
         out.append(("code-size", "Code size of each firmware image (from its linker map; static RAM excludes heap"
                     " and stack)", table(*report.code_size_table(data))))
+    view = fits_view.fits(data.cases, data.code_sizes)
+    if view.rows:
+        out.append(("fits", "Fits on: the RAM each side of a min-ram case needs (bytes)",
+                    table(*fits_view.size_table(view)) + table(*fits_view.board_table(view))
+                    + "".join(f"<p>{_e(line)}</p>" for line in fits_view.notes(view))))
     return out
 
 

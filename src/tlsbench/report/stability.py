@@ -130,7 +130,7 @@ def cmd_stability(a: argparse.Namespace) -> int:
     from tlsbench.engine import runner
     from tlsbench.plans import runenv
 
-    store = Store(Path(a.db))
+    store = Store(a.db)
     try:
         if a.runs:
             run_a, run_b = a.runs

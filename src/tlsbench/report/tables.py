@@ -13,6 +13,7 @@ from tlsbench.engine import metrics, stats
 from tlsbench.engine.metrics import format_rate, format_time
 from tlsbench.engine.store import NOTHING_MEASURED, RunInfo, Store
 from tlsbench.families.tls import names as tls_names
+from tlsbench.report import fits as fits_view
 from tlsbench.targets import cyclemodel
 
 FORMATS = ("table", "markdown", "csv", "json")
@@ -100,6 +101,13 @@ def cell(case: dict, metric: str | None = None) -> str:
         return (f"TCP {format_time(res['transaction_wall_ns']['median'])} per request/response"
                 f" ({format_time(res['connect_wall_ns']['median'])} connect),"
                 f" {res['total_c2s_bytes']['median']:.0f}+{res['total_s2c_bytes']['median']:.0f} B")
+    if "client_min_heap_bytes" in res or "server_min_heap_bytes" in res:  # the minimum-RAM search
+        def b(metric: str) -> str:
+            return f"{res[metric]['median']:,.0f}" if metric in res else "n/m"
+        return (f"min heap C {b('client_min_heap_bytes')} / S {b('server_min_heap_bytes')} B"
+                f" (uncapped peak {b('client_conn_heap_peak_bytes')} / {b('server_conn_heap_peak_bytes')}),"
+                f" stack C {b('client_stack_bytes')} / S {b('server_stack_bytes')} B"
+                + (f", fragment {b('negotiated_max_frag_bytes')} B" if "negotiated_max_frag_bytes" in res else ""))
     if "transactions_per_s" in res:  # TLS server capacity
         return f"{res['transactions_per_s']['median']:,.0f} transactions/s"
     if "c2s_bytes" in res and ("client_instructions" in res or "server_instructions" in res):
@@ -286,7 +294,8 @@ def context_lines(data: RunData, md: bool) -> list[str]:
         out.append(f"{bullet}board: {m['board']} ({m.get('board_cpu')}, {m.get('board_ram_bytes', 0) // 1024} KiB RAM),"
                    f" counter: {m.get('board_counter')}"
                    + (f"; {m['emulator']} {m.get('emulator_options', '')}" if "emulator" in m else "")
-                   + f"; built with {m.get('cross_compiler')}, newlib {m.get('newlib')}")
+                   + f"; built with {m.get('cross_compiler')}, "
+                   + (f"picolibc {m['picolibc']}" if "picolibc" in m else f"newlib {m.get('newlib')}"))
     if "size_probes" in method:  # tlsbench sizes: no sampling, images measured
         out.append(f"{bullet}tlsbench {r.tlsbench_version}; method: {method['size_probes']}")
     else:
@@ -385,6 +394,9 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
             sizes_table = markdown(*code_size_table(data)) if md else aligned(*code_size_table(data))
             out += ("\n" + bullet + "code size of each firmware image, from its linker map (static RAM excludes"
                     " heap and stack, which are measured per operation)\n\n" + sizes_table + "\n")
+        if any(c["kind"] == fits_view.KIND for c in data.cases):
+            out += ("\n" + bullet + "fits on (tlsbench fits): the RAM each side of a min-ram case needs\n\n"
+                    + fits_view.render(fits_view.fits(data.cases, data.code_sizes), markdown if md else aligned, md))
         return out
     if fmt == "csv":
         buf = io.StringIO()

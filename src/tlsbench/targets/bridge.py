@@ -17,6 +17,15 @@ A serial board holds one firmware at a time. With a flash command
 0x08000000``; split like a shell line, never run by a shell) the bridge
 flashes this library's image when the board answers ``hello`` with another
 library; without one, such a board is reported as holding the other library.
+
+A serial board may restart in the middle of a run (its reset button, a
+brown-out, a watchdog): its ready line then arrives where an answer was
+expected. The bridge answers that request with ``end status=error`` (one
+answer per request, so the run records the case as failed, never hangs),
+re-handshakes (``hello`` for the library, then ``clock``) and goes on with
+the next request. The port itself is pyserial's (targets/serialport.py):
+a missing or busy port is one clear line, silence has a timeout, a port
+that vanishes is reopened.
 """
 
 from __future__ import annotations
@@ -28,14 +37,16 @@ import shutil
 import subprocess
 import sys
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from tlsbench.engine.protocol import Record, parse_line
+from tlsbench.engine.protocol import PREFIX, Record, parse_line
 from tlsbench.errors import ProtocolError, TlsbenchError
 from tlsbench.families.primitive.keys import FIRMWARE_CLOCK_ENV
-from tlsbench.targets import cyclemodel
+from tlsbench.targets import cyclemodel, serialport
 from tlsbench.targets import target as targets
+from tlsbench.targets.serialport import BoardReset
 
 FLASH_ENV = "TLSBENCH_FLASH_COMMAND"
 
@@ -57,15 +68,21 @@ def clock_request(now: float | None = None) -> str:
 class Session:
     """Request/answer in lockstep over a line channel to the firmware."""
 
-    def __init__(self, lines: Iterator[str], send: Callable[[bytes], None], out=sys.stdout):
-        self.lines, self.send, self.out = lines, send, out
+    def __init__(self, lines: Iterator[str], send: Callable[[bytes], None], out=None,
+                 watch_resets: bool = False):
+        self.lines, self.send, self.out = lines, send, out if out is not None else sys.stdout
         self.fault: str | None = None
+        # a board that can restart: its ready line (empty) mid-answer means it did
+        self.watch_resets = watch_resets
 
     def _next(self) -> str:
         for raw in self.lines:
-            line = raw.rstrip("\r\n")
+            # a USART can deliver a stray 0x00 or 0xff as the board resets
+            line = raw.rstrip("\r\n").lstrip("\x00\xff")
             if line:
                 return line
+            if self.watch_resets:
+                raise BoardReset
         raise Ended
 
     def wait_ready(self) -> None:
@@ -152,7 +169,7 @@ def _qemu_session(cmd: list[str], requests: list[str]) -> int:
     except subprocess.TimeoutExpired:
         proc.kill()
         rc = proc.wait()
-    return _verdict(session, rc, answered, len(requests), "qemu-system-arm")
+    return _verdict(session, rc, answered, len(requests), cmd[0])
 
 
 def _verdict(session: Session, rc: int, answered: int, asked: int, what: str) -> int:
@@ -165,36 +182,6 @@ def _verdict(session: Session, rc: int, answered: int, asked: int, what: str) ->
     return 0
 
 
-def _serial_lines(fd: int) -> Iterator[str]:
-    buf = b""
-    while True:
-        try:
-            chunk = os.read(fd, 4096)
-        except OSError:  # a pty whose other end closed reads EIO
-            chunk = b""
-        if not chunk:
-            if buf:
-                yield buf.decode("latin-1")
-            return
-        buf += chunk
-        while b"\n" in buf:
-            line, buf = buf.split(b"\n", 1)
-            yield line.decode("latin-1") + "\n"
-
-
-def _open_serial(port: str, baud: int) -> int:
-    import termios
-    import tty
-
-    fd = os.open(port, os.O_RDWR | os.O_NOCTTY)
-    tty.setraw(fd)
-    attrs = termios.tcgetattr(fd)
-    speed = getattr(termios, f"B{baud}")
-    attrs[4] = attrs[5] = speed
-    termios.tcsetattr(fd, termios.TCSANOW, attrs)
-    return fd
-
-
 def flash_command(firmware: Path) -> list[str] | None:
     """The user's flash command as an argument list, {firmware} replaced."""
     text = os.environ.get(FLASH_ENV, "").strip()
@@ -203,21 +190,85 @@ def flash_command(firmware: Path) -> list[str] | None:
     return [arg.replace("{firmware}", str(firmware)) for arg in shlex.split(text)]
 
 
+def error_end(message: str) -> str:
+    """An ``end status=error`` record written by the bridge itself (its
+    message %-escaped as the firmware escapes)."""
+    text = "".join(c if c.isalnum() or c in "-_.,:;()/" else f"%{ord(c):02x}" for c in message)
+    body = f"{PREFIX} end status=error msg={text}"
+    return f"{body} crc={zlib.crc32(body.encode()):08x}"
+
+
+def _library_on_board(session: Session) -> str:
+    hello = session.ask("hello", forward=False)
+    return next((str(r["library"]) for r in hello if r.type == "hello"), "?")
+
+
+def _handshake(session: Session, attempts: int = 3) -> str:
+    """hello, then the frozen clock; a restart during it starts it over.
+    Returns the library the board runs."""
+    for _ in range(attempts):
+        try:
+            library = _library_on_board(session)
+            session.ask(clock_request(), forward=False)
+            return library
+        except BoardReset:
+            continue
+    raise serialport.PortError(f"the board restarted {attempts} times during the handshake: check its power and"
+                               " that its firmware does not fault at start (see its first lines)")
+
+
+def _reset_pending(link: serialport.Lines) -> bool:
+    """Whether the board restarted while no request was out (its ready line
+    is waiting, or the port was reopened)."""
+    restarted = any(not raw.rstrip("\r\n").lstrip("\x00\xff") for raw in link.pending())
+    return restarted or link.reconnected
+
+
+def serve_resilient(session: Session, link: serialport.Lines, requests: list[str], library: str,
+                    port: str) -> int:
+    """Every request in lockstep; a board restart fails the request it
+    interrupted and the run goes on after a new handshake. Returns the
+    number of requests answered."""
+    answered = 0
+    for r in requests:
+        if _reset_pending(link):
+            link.reconnected = False
+            _rehandshake(session, library, port)
+        try:
+            session.ask(r, forward=True)
+        except BoardReset:
+            link.reconnected = False
+            verb = r.split(" ", 1)[0]
+            session.out.write(error_end(f"the board restarted during this {verb} request; its answer is lost")
+                              + "\n")
+            session.out.flush()
+            print(f"the board on {port} restarted during a {verb} request: handshaking again, going on with the"
+                  " next request", file=sys.stderr)
+            _rehandshake(session, library, port)
+        answered += 1
+    return answered
+
+
+def _rehandshake(session: Session, library: str, port: str) -> None:
+    on_board = _handshake(session)
+    if on_board != library:
+        raise serialport.PortError(f"the board on {port} restarted with the {on_board} firmware, not {library}")
+
+
 def _serial(port: str, library: str, firmware: Path, requests: list[str], baud: int) -> int:
     """A board already running a firmware: raw 8N1 at ``baud``. There is no
     exit on a real board: the bridge stops after the last answer."""
-    fd = _open_serial(port, baud)
-
-    def send(data: bytes) -> None:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-
-    session = Session(_serial_lines(fd), send)
+    try:
+        link = serialport.Lines(port, baud)
+    except serialport.PortError as e:
+        print(e, file=sys.stderr)
+        return 5
+    session = Session(link, link.send, watch_resets=True)
     answered = 0
     try:
-        hello = session.ask("hello", forward=False)
-        on_board = next((str(r["library"]) for r in hello if r.type == "hello"), "?")
+        link.pending()  # what the board wrote before we came (its ready line, an old run's end) is no answer
+        link.reconnected = False
+        on_board = _handshake(session)
         if on_board != library:
             cmd = flash_command(firmware)
             if cmd is None:
@@ -230,11 +281,16 @@ def _serial(port: str, library: str, firmware: Path, requests: list[str], baud: 
                       file=sys.stderr)
                 return 4
             session.wait_ready()
-        answered = serve(session, requests, exit_after=False)
+            link.reconnected = False
+            _rehandshake(session, library, port)
+        answered = serve_resilient(session, link, requests, library, port)
     except Ended:
         pass
+    except serialport.PortError as e:
+        print(e, file=sys.stderr)
+        return 5
     finally:
-        os.close(fd)
+        link.close()
     return _verdict(session, 0, answered, len(requests), f"the board on {port}")
 
 

@@ -1,6 +1,6 @@
 """Building the agents with CMake (both cores; reuses the build dir): the
-host executables, or the firmware of a Cortex-M board cross-compiled with
-agent/cmake/arm-none-eabi.cmake."""
+host executables, or the firmware of a board cross-compiled with its
+toolchain file (agent/cmake/arm-none-eabi.cmake, riscv32-unknown-elf.cmake)."""
 
 from __future__ import annotations
 
@@ -9,35 +9,52 @@ import re
 import shutil
 import subprocess
 
-from tlsbench import paths
-from tlsbench.errors import SetupError
-from tlsbench.families.primitive.catalog import LIBRARIES
-from tlsbench.targets import firmware, sources
+from tlsbench import paths, versions
+from tlsbench.errors import PlanError, SetupError
+from tlsbench.targets import firmware, prefixbuild, sources
 from tlsbench.targets import target as targets
 
 
 def build_agents(libraries: list[str] | None = None, jobs: int | None = None, log=print) -> None:
-    libs = list(libraries or LIBRARIES)
-    unknown = [lib for lib in libs if lib not in LIBRARIES]
-    if unknown:
-        raise SetupError(f"unknown library {unknown[0]!r}; known: {', '.join(LIBRARIES)}")
+    """The host agents of these library identifiers (default: every version
+    versions.py knows): the default versions as before, each further version
+    as its own agent (tlsbench-agent-<lib>-<label>) built against its pinned tree."""
+    try:
+        idents = [versions.canonical(lib) for lib in (libraries or versions.identifiers())]
+    except PlanError as e:
+        raise SetupError(str(e)) from None
     if shutil.which("cmake") is None:
         raise SetupError("cmake not found (apt-get install cmake)")
-    srcs = sources.ensure_sources([lib for lib in libs if lib in ("mbedtls", "wolfssl")])
+    jobs = jobs or os.cpu_count() or 2
+    libs = [i for i in idents if "@" not in i]
+    extra = [i for i in idents if "@" in i]
+    pinned = {i: versions.version_of(i).lock for i in idents if versions.version_of(i).lock != "system"}
+    srcs = sources.ensure_sources(sorted(set(pinned.values())))
+    entries = []  # CMake's TB_VERSION_AGENTS: <lib>|<label>|<dir>|<dir2>
+    for ident in extra:
+        v = versions.version_of(ident)
+        src = srcs[pinned[ident]]
+        if v.library == "openssl":
+            entries.append(f"openssl|{v.label}|{prefixbuild.build_openssl(ident, src, jobs, log)}|{src}")
+        elif v.library == "wolfssl":
+            entries.append(f"wolfssl|{v.label}|{src}|-")
+        else:
+            raise SetupError(f"{ident}: tlsbench builds no further version of {v.library}")
     build = paths.build_dir("host")
     build.mkdir(parents=True, exist_ok=True)
     configure = [
         "cmake", "-S", str(paths.root() / "agent"), "-B", str(build),
         "-DCMAKE_BUILD_TYPE=Release",
         f"-DTB_LIBRARIES={';'.join(libs)}",
+        f"-DTB_VERSION_AGENTS={';'.join(entries)}",
     ]
     if shutil.which("ninja") and not (build / "Makefile").exists():
         configure += ["-G", "Ninja"]
-    for lib, src in srcs.items():
-        configure.append(f"-DTB_{lib.upper()}_SOURCE_DIR={src}")
-    log(f"configuring agents ({', '.join(libs)}) in {build}")
+    for lib in libs:
+        if lib in pinned:
+            configure.append(f"-DTB_{lib.upper()}_SOURCE_DIR={srcs[pinned[lib]]}")
+    log(f"configuring agents ({', '.join(idents)}) in {build}")
     _run(configure, "cmake configure")
-    jobs = jobs or os.cpu_count() or 2
     log(f"building agents with {jobs} jobs")
     _run(["cmake", "--build", str(build), "--parallel", str(jobs)], "cmake build")
 
@@ -60,16 +77,17 @@ def build_firmware(target: targets.Target, libraries: list[str] | None = None, o
         raise SetupError(f"{bad[0]!r} has no firmware build; firmware libraries: {', '.join(FIRMWARE_LIBRARIES)}")
     if opt not in OPT_LEVELS:
         raise SetupError(f"unknown optimisation level {opt!r}; one of: {', '.join(OPT_LEVELS)}")
-    for tool in ("cmake", "arm-none-eabi-gcc"):
+    chain = board.toolchain
+    for tool in ("cmake", f"{chain.prefix}gcc"):
         if shutil.which(tool) is None:
-            raise SetupError(f"{tool} not found (apt-get install cmake gcc-arm-none-eabi libnewlib-arm-none-eabi)")
+            raise SetupError(f"{tool} not found (apt-get install cmake {chain.packages})")
     srcs = sources.ensure_sources(libs)
     build = target.cmake_dir()
     build.mkdir(parents=True, exist_ok=True)
     agent_dir = paths.root() / "agent"
     configure = [
         "cmake", "-S", str(agent_dir), "-B", str(build),
-        f"-DCMAKE_TOOLCHAIN_FILE={agent_dir / 'cmake' / 'arm-none-eabi.cmake'}",
+        f"-DCMAKE_TOOLCHAIN_FILE={agent_dir / 'cmake' / chain.cmake_file}",
         f"-DCMAKE_BUILD_TYPE={OPT_LEVELS[opt]}", f"-DTB_CPU={board.cpu}", f"-DTB_PLATFORM={board.platform}",
         f"-DTB_MACHINE={board.name}", f"-DTB_LIBRARIES={';'.join(libs)}",
         f"-DTB_SIZE_PROBES={'ON' if size_probes else 'OFF'}", f"-DTB_ONE_SIDE={'ON' if target.one_side else 'OFF'}",

@@ -31,12 +31,13 @@ from tlsbench.targets.boardprofiles import Profile
 
 MODEL_ENV = "TLSBENCH_MODEL_BOARD"
 MARK_SYMBOL = "tb_model_mark"
-PLUGIN_SOURCES = ("cyclemodel.c", "cyclemodel_tables.c")
+PLUGIN_SOURCES = ("cyclemodel.c", "cyclemodel_tables.c", "cyclemodel_rv32.c")
 # the profile's core -> the emulated cores whose firmware it can model: the
 # same instruction set (ARMv6-M firmware built for the M0 runs unchanged on an M0+)
 EMULATED_CORES = {
     "cortex-m0": ("cortex-m0",), "cortex-m0plus": ("cortex-m0",), "cortex-m3": ("cortex-m3",),
-    "cortex-m4": ("cortex-m4",), "cortex-m7": ("cortex-m7",), "cortex-m33": (), "rv32imc": (),
+    "cortex-m4": ("cortex-m4",), "cortex-m7": ("cortex-m7",), "cortex-m33": ("cortex-m33",),
+    "rv32imc": ("rv32imc",),
 }
 MODEL_SUFFIXES = ("model_cycles", "model_time_ns", "model_energy_nj")
 
@@ -52,7 +53,7 @@ def build_plugin(log=print) -> Path:
     src_dir = paths.root() / "agent" / "qemu-plugin"
     srcs = [src_dir / n for n in PLUGIN_SOURCES]
     header_dir = sources.ensure_sources(["qemu"])["qemu"] / "include" / "qemu"
-    newest = max(p.stat().st_mtime for p in [*srcs, src_dir / "cyclemodel_tables.h"])
+    newest = max(p.stat().st_mtime for p in [*srcs, *src_dir.glob("*.h")])
     if out.exists() and out.stat().st_mtime >= newest:
         return out
     cc = shutil.which("cc") or shutil.which("gcc")
@@ -108,10 +109,10 @@ def code_range(firmware: Path) -> tuple[int, int]:
     return min(a for a, _ in spans), max(b for _, b in spans)
 
 
-def mark_address(firmware: Path) -> int:
-    nm = shutil.which("arm-none-eabi-nm")
+def mark_address(firmware: Path, prefix: str = "arm-none-eabi-") -> int:
+    nm = shutil.which(f"{prefix}nm")
     if nm is None:
-        raise SetupError("arm-none-eabi-nm not found (apt-get install binutils-arm-none-eabi)")
+        raise SetupError(f"{prefix}nm not found (apt-get install binutils-{prefix.rstrip('-')})")
     proc = subprocess.run([nm, str(firmware)], capture_output=True, text=True)
     for line in proc.stdout.splitlines():
         parts = line.split()
@@ -120,7 +121,7 @@ def mark_address(firmware: Path) -> int:
     raise SetupError(f"{firmware} has no {MARK_SYMBOL} (rebuild it: tlsbench build --target ...)")
 
 
-def plugin_args(profile: Profile, firmware: Path, out_file: Path) -> list[str]:
+def plugin_args(profile: Profile, firmware: Path, out_file: Path, nm_prefix: str = "arm-none-eabi-") -> list[str]:
     """The plugin's arguments for this profile and image. The memory model
     (docs/cycle-model.md): a taken branch refetches from flash and pays its
     wait states unless ART or an instruction cache hides them; a data load
@@ -133,7 +134,7 @@ def plugin_args(profile: Profile, firmware: Path, out_file: Path) -> list[str]:
     load_ws = 0 if profile.art or profile.dcache else ws
     seq_ws = 0 if profile.prefetch or profile.art or profile.icache else ws
     lo, hi = code_range(firmware)
-    args = [f"core={profile.core}", f"mark={mark_address(firmware):#x}", f"out={out_file}",
+    args = [f"core={profile.core}", f"mark={mark_address(firmware, nm_prefix):#x}", f"out={out_file}",
             f"branch_ws={branch_ws}", f"load_ws={load_ws}", f"seq_ws={seq_ws}", f"flash={lo:#x}-{hi:#x}",
             f"muls={profile.multiplier_cycles}"]
     if profile.art_icache_lines and not profile.icache:
@@ -157,7 +158,8 @@ def qemu_command(board: targets.Board, firmware: Path, profile: Profile, workdir
     cmd = targets.qemu_command(board, firmware)
     i = cmd.index("-semihosting-config")
     cmd[i + 1] += f",arg=tlsbench,arg={count_file}"
-    return [*cmd, "-plugin", ",".join([str(plugin), *(f"{a}" for a in plugin_args(profile, firmware, count_file))])]
+    return [*cmd, "-plugin", ",".join([str(plugin), *(f"{a}" for a in plugin_args(profile, firmware, count_file,
+                                                                                board.toolchain.prefix))])]
 
 
 def private_dir() -> Path:
@@ -186,9 +188,10 @@ def legend(env: dict[str, str]) -> str | None:
         profile = boardprofiles.load(name)
     except PlanError as e:
         return f"model: board profile {name} (cannot be read now: {e})"
+    source = ("the SiFive E31 manual's pipeline figures for an RV32 class core (its error not measured)"
+              if profile.core.startswith("rv32") else "the Arm TRM tables and the board's wait states")
     return (f"model: cycles and time (cycles / clock) from the cycle model of board profile {profile.summary()}"
-            " (docs/cycle-model.md): a model from the Arm TRM tables and the board's wait states, not a"
-            " measurement on the board")
+            f" (docs/cycle-model.md): a model from {source}, not a measurement on the board")
 
 def derived_results(results: list[Result], profile: Profile | None = None) -> list[Result]:
     """model_time_ns (and model_energy_nj) results from every *model_cycles

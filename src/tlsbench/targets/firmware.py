@@ -5,9 +5,10 @@ Stale means the inputs an image was built from changed. At build time a
 stamp is written next to each image (``tlsbench-agent-<lib>.inputs``, JSON)
 with one hash per input: the agent/ sources, the library's source tree
 identity (version and archive SHA-256 from libraries.lock.toml, or the
-user's own tree), its build profile, the CMake options, and
-``arm-none-eabi-gcc --version``. A run compares them with the present ones;
-the first that differs is named in the progress line.
+user's own tree), its build profile, the CMake options, and the
+cross-compiler's ``--version`` (``arm-none-eabi-gcc``, ``riscv64-unknown-elf-gcc``).
+A run compares them with the present ones; the first that differs is named
+in the progress line.
 """
 
 from __future__ import annotations
@@ -63,12 +64,18 @@ def library_identity(library: str) -> str:
     return f"{pin.version} {pin.archive} sha256={pin.sha256[pin.archive]}"
 
 
-def toolchain_version() -> str:
+def toolchain_version(chain: targets.Toolchain = targets.TOOLCHAINS["arm"]) -> str:
+    gcc = f"{chain.prefix}gcc"
     try:
-        out = subprocess.run(["arm-none-eabi-gcc", "--version"], capture_output=True, text=True, timeout=30)
+        out = subprocess.run([gcc, "--version"], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired) as e:
-        raise SetupError(f"arm-none-eabi-gcc does not run ({e}); apt-get install gcc-arm-none-eabi") from e
+        raise SetupError(f"{gcc} does not run ({e}); apt-get install {chain.packages}") from e
     return out.stdout.strip()
+
+
+def _toolchain_of(target: targets.Target) -> str:
+    assert target.board is not None
+    return toolchain_version(target.board.toolchain)
 
 
 def cmake_options(target: targets.Target, opt: str) -> str:
@@ -89,7 +96,7 @@ def inputs(target: targets.Target, library: str, opt: str, agent_hash: str | Non
         "library": _digest(library_identity(library).encode()),
         "profile": _digest(profile.encode()),
         "options": _digest(cmake_options(target, opt).encode()),
-        "toolchain": _digest((toolchain if toolchain is not None else toolchain_version()).encode()),
+        "toolchain": _digest((toolchain if toolchain is not None else _toolchain_of(target)).encode()),
     }
 
 
@@ -130,7 +137,7 @@ def stale(target: targets.Target, libraries: list[str], agent_hash: str | None =
           toolchain: str | None = None) -> dict[str, tuple[str, str]]:
     """library -> (why, the -O level to build it at) for every image to build."""
     agent_hash = agent_hash or agent_sources_hash()
-    toolchain = toolchain if toolchain is not None else toolchain_version()
+    toolchain = toolchain if toolchain is not None else _toolchain_of(target)
     out = {}
     for lib in libraries:
         stamp = read_stamp(target, lib)

@@ -6,7 +6,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tlsbench import paths
+from tlsbench import paths, versions
 from tlsbench.engine import agent
 from tlsbench.errors import AgentError
 from tlsbench.targets import sources
@@ -35,8 +35,8 @@ def probe(name: str, timeout: float = 30.0, path: Path | None = None, firmware: 
     if hello_resp.status != "ok" or list_resp.status != "ok":
         raise AgentError(f"{name} agent refused hello/list: {hello_resp.message or list_resp.message}")
     hello = hello_resp.of_type("hello")[0]
-    if hello["library"] != name:
-        raise AgentError(f"agent {path} says it is {hello['library']!r}, expected {name!r}")
+    if hello["library"] != versions.base(name):
+        raise AgentError(f"agent {path} says it is {hello['library']!r}, expected {versions.base(name)!r}")
     missing = {str(r["counter"]): str(r["reason"]) for r in hello_resp.of_type("counter_missing")}
     support = {
         (str(r["kind"]), str(r["alg"]), str(r["op"])) for r in list_resp.of_type("alg") if r["supported"] == 1

@@ -23,8 +23,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from tlsbench import paths
-from tlsbench.errors import SetupError
+from tlsbench import paths, versions
+from tlsbench.errors import PlanError, SetupError
 
 VERIFIED_MARK = ".tlsbench-verified"
 # libraries taken from the system, and the development package that brings them
@@ -52,6 +52,9 @@ class PinnedSource:
     sha256: dict[str, str]
     # only these archive members are unpacked (empty: the whole archive)
     members: tuple[str, ...] = ()
+    # only the upstream archive is fetched (apt-get source --tar-only): for a
+    # package whose .dsc and Debian patches the mirror no longer serves
+    tar_only: bool = False
 
 
 def load_lock(path: Path | None = None) -> dict[str, PinnedSource]:
@@ -138,8 +141,11 @@ def _download(pins: list[PinnedSource], downloads: Path) -> None:
     (state / "sources.list").write_text("\n".join(lines) + "\n")
     opts = _apt_options(state)
     _run(["apt-get", *opts, "update"], downloads, "apt-get update (private state)")
-    wanted = [f"{p.package}={p.version}" for p in pins]
-    _run(["apt-get", *opts, "source", "--download-only", *wanted], downloads, "apt-get source")
+    for tar_only in (False, True):
+        wanted = [f"{p.package}={p.version}" for p in pins if p.tar_only == tar_only]
+        if wanted:
+            extra = ["--tar-only"] if tar_only else []
+            _run(["apt-get", *opts, "source", "--download-only", *extra, *wanted], downloads, "apt-get source")
 
 
 def _verify(pin: PinnedSource, downloads: Path) -> None:
@@ -195,8 +201,14 @@ def _extract(pin: PinnedSource, downloads: Path, dest_root: Path) -> Path:
     return dest
 
 
+def source_variable(library: str) -> str:
+    """The variable naming a user-supplied tree: TLSBENCH_WOLFSSL_SOURCE,
+    TLSBENCH_WOLFSSL_5_9_SOURCE for wolfssl@5.9."""
+    return "TLSBENCH_" + re.sub(r"[^A-Z0-9]", "_", library.upper()) + "_SOURCE"
+
+
 def user_source(library: str) -> Path | None:
-    value = os.environ.get(f"TLSBENCH_{library.upper()}_SOURCE")
+    value = os.environ.get(source_variable(library))
     return Path(value) if value else None
 
 
@@ -212,7 +224,7 @@ def ensure_sources(libraries: list[str] | None = None) -> dict[str, Path]:
         if custom is not None:
             if not (custom / pin.marker).exists():
                 raise SetupError(
-                    f"TLSBENCH_{pin.library.upper()}_SOURCE={custom} does not look like a "
+                    f"{source_variable(pin.library)}={custom} does not look like a "
                     f"{pin.library} source tree (no {pin.marker})"
                 )
             result[pin.library] = custom
@@ -231,12 +243,21 @@ def ensure_sources(libraries: list[str] | None = None) -> dict[str, Path]:
     return result
 
 
+def _lock_key(library: str) -> str:
+    """The lock section of a library identifier (versions.py; itself when it names none)."""
+    try:
+        lock = versions.version_of(library).lock
+    except PlanError:
+        return library
+    return library if lock == "system" else lock
+
+
 def describe(library: str) -> str:
     """Where a library's source comes from, for the record."""
     custom = user_source(library)
     if custom is not None:
         return f"user-supplied source tree {custom} (not checksum-verified)"
-    pin = load_lock().get(library)
+    pin = load_lock().get(_lock_key(library))
     if pin is None:
         package = SYSTEM_PACKAGES.get(library, library)
         version = _dpkg_version(package)

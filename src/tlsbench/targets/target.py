@@ -24,14 +24,41 @@ ICOUNT = "shift=7,sleep=off"
 
 
 @dataclass(frozen=True)
+class Toolchain:
+    """What builds and runs one instruction set's firmware."""
+    prefix: str  # of gcc, nm, size: "arm-none-eabi-"
+    cmake_file: str  # agent/cmake/<file>
+    packages: str  # the Debian packages that install the compiler and C library
+    qemu: tuple[str, ...]  # the emulator and its machine-independent options
+
+
+TOOLCHAINS = {
+    "arm": Toolchain("arm-none-eabi-", "arm-none-eabi.cmake", "gcc-arm-none-eabi libnewlib-arm-none-eabi",
+                     ("qemu-system-arm",)),
+    # the RV32 class: QEMU's generic rv32 core without A, F, D (RV32IMC + Zicsr),
+    # started at DRAM with no firmware of QEMU's own, 16 MiB of DRAM (the image uses 8)
+    "riscv32": Toolchain("riscv64-unknown-elf-", "riscv32-unknown-elf.cmake",
+                         "gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf",
+                         ("qemu-system-riscv32", "-cpu", "rv32,a=off,f=off,d=off", "-m", "16M", "-bios", "none")),
+}
+
+
+@dataclass(frozen=True)
 class Board:
     name: str
     platform: str  # agent/platform/<platform>
-    cpu: str  # -mcpu
-    machine: str | None  # qemu-system-arm -M (None: a real board)
+    cpu: str  # -mcpu (Arm), the ISA string -march (RISC-V)
+    machine: str | None  # the emulator's -M (None: a real board)
     ram_bytes: int
     counter: str  # instructions (exact, emulated) | cycles (a real core's counter)
     description: str
+    arch: str = "arm"  # TOOLCHAINS key
+    uart: int = 0  # which of QEMU's -serial ports the firmware talks on (netduino2's USART2 is the second)
+    qemu_args: tuple[str, ...] = ()  # what the machine needs to match the board (e.g. its RAM size)
+
+    @property
+    def toolchain(self) -> Toolchain:
+        return TOOLCHAINS[self.arch]
 
 
 BOARDS: dict[str, Board] = {b.name: b for b in (
@@ -41,6 +68,11 @@ BOARDS: dict[str, Board] = {b.name: b for b in (
           "Arm MPS2 AN386, Cortex-M4 (QEMU; exact instruction counts)"),
     Board("mps2-an500", "mps2", "cortex-m7", "mps2-an500", 4 << 20, "instructions",
           "Arm MPS2 AN500, Cortex-M7 (QEMU; exact instruction counts)"),
+    Board("mps2-an505", "mps2-an505", "cortex-m33", "mps2-an505", 4 << 20, "instructions",
+          "Arm MPS2+ AN505, Cortex-M33 (Armv8-M mainline, Secure state; QEMU; exact instruction counts)"),
+    Board("rv32-virt", "rv32-virt", "rv32imc", "virt", 4 << 20, "instructions",
+          "RV32 class core (RV32IMC) on QEMU's riscv32 virt machine (NS16550A UART, minstret; exact instruction"
+          " counts)", arch="riscv32"),
     Board("netduinoplus2", "netduinoplus2", "cortex-m4", "netduinoplus2", 128 << 10, "instructions",
           "Netduino Plus 2, STM32F405 Cortex-M4 (QEMU, through its USART; exact instruction counts)"),
     Board("microbit", "microbit", "cortex-m0", "microbit", 16 << 10, "instructions",
@@ -49,6 +81,26 @@ BOARDS: dict[str, Board] = {b.name: b for b in (
     Board("nucleo-f446re", "nucleo-f446re", "cortex-m4", None, 128 << 10, "cycles",
           "ST Nucleo-F446RE, STM32F446RE Cortex-M4 at 16 MHz (HSI), a real board over its ST-LINK serial port"
           " (DWT cycle counter)"),
+    Board("nucleo-f103rb", "nucleo-f103rb", "cortex-m3", None, 20 << 10, "cycles",
+          "ST Nucleo-F103RB, STM32F103RB Cortex-M3 at 72 MHz, a real board over its ST-LINK serial port"
+          " (DWT cycle counter; never run on hardware)"),
+    Board("nucleo-l073rz", "nucleo-l073rz", "cortex-m0", None, 20 << 10, "cycles",
+          "ST Nucleo-L073RZ, STM32L073RZ Cortex-M0+ at 32 MHz, a real board over its ST-LINK serial port"
+          " (SysTick cycle counter; never run on hardware)"),
+    Board("nucleo-f746zg", "nucleo-f746zg", "cortex-m7", None, 320 << 10, "cycles",
+          "ST Nucleo-F746ZG, STM32F746ZG Cortex-M7 at 216 MHz, a real board over its ST-LINK serial port"
+          " (DWT cycle counter; never run on hardware)"),
+    # a board's image layout (its own linker script's memory sizes) on the closest emulated machine
+    Board("nucleo-f103rb-on-netduino2", "nucleo-f103rb", "cortex-m3", "netduino2", 20 << 10, "instructions",
+          "the Nucleo-F103RB image (20 KiB RAM, 128 KiB flash, USART2) on QEMU's Netduino 2 (STM32F205"
+          " Cortex-M3; exact instruction counts)", uart=1),
+    Board("nucleo-l073rz-on-microbit", "nucleo-l073rz", "cortex-m0", "microbit", 20 << 10, "instructions",
+          "the Nucleo-L073RZ memory layout (20 KiB RAM, 192 KiB flash) on QEMU's micro:bit Cortex-M0 with its"
+          " RAM set to 20 KiB (micro:bit UART and timer; exact instruction counts)",
+          qemu_args=("-global", "nrf51-soc.sram-size=20480")),
+    Board("nucleo-f746zg-on-mps2-an500", "nucleo-f746zg", "cortex-m7", "mps2-an500", 320 << 10, "instructions",
+          "the Nucleo-F746ZG memory layout (320 KiB RAM, 1 MiB flash) on QEMU's MPS2 AN500 Cortex-M7 (MPS2 UART"
+          " and timer; exact instruction counts)"),
 )}
 
 
@@ -158,8 +210,8 @@ def qemu_command(board: Board, firmware: Path, serial: str = "stdio") -> list[st
     ``serial``, semihosting for the firmware's exit, and instruction counting
     that makes virtual time a pure function of the instructions run."""
     assert board.machine is not None
-    return ["qemu-system-arm", "-M", board.machine, "-display", "none", "-monitor", "none",
-            "-serial", serial, "-semihosting-config", "enable=on,target=native",
+    return [*board.toolchain.qemu, "-M", board.machine, *board.qemu_args, "-display", "none", "-monitor", "none",
+            *["-serial", "null"] * board.uart, "-serial", serial, "-semihosting-config", "enable=on,target=native",
             "-icount", ICOUNT, "-kernel", str(firmware)]
 
 

@@ -6,7 +6,10 @@ checks that the two agree, so a new algorithm is added in both places.
 
 from __future__ import annotations
 
-KINDS = ("hash", "mac", "aead", "kex", "sig", "pke")
+# The kinds a plan selects when it names none (the post-quantum kinds are
+# selected by name: today's default libraries have none of them).
+DEFAULT_KINDS = ("hash", "mac", "aead", "kex", "sig", "pke")
+KINDS = (*DEFAULT_KINDS, "kem", "pqsig")
 
 # kind -> algorithm -> operations, in catalog order
 ALGORITHMS: dict[str, dict[str, tuple[str, ...]]] = {
@@ -38,6 +41,9 @@ ALGORITHMS: dict[str, dict[str, tuple[str, ...]]] = {
         )
     },
     "pke": {name: ("encrypt", "decrypt") for name in ("rsa2048-pkcs1v15", "rsa3072-pkcs1v15")},
+    # ML-KEM (FIPS 203) and ML-DSA (FIPS 204): keys from their seeds (agent/include/tb/adapter.h)
+    "kem": {name: ("keygen", "encaps", "decaps") for name in ("ml-kem-512", "ml-kem-768", "ml-kem-1024")},
+    "pqsig": {name: ("keygen", "sign", "verify") for name in ("ml-dsa-44", "ml-dsa-65", "ml-dsa-87")},
 }
 
 # Operations that are benchmarked by default: "public" only exists for checks.
@@ -48,6 +54,8 @@ BENCH_OPS: dict[str, tuple[str, ...]] = {
     "kex": ("keygen", "derive", "exchange"),
     "sig": ("sign", "verify"),
     "pke": ("encrypt", "decrypt"),
+    "kem": ("keygen", "encaps", "decaps"),
+    "pqsig": ("keygen", "sign", "verify"),
 }
 
 # Kinds whose cost depends on the message size (swept over SIZES).

@@ -7,6 +7,7 @@ reference, hence each other), and for signatures and RSA ciphertexts of its
 own. Phase 2 has every library verify every other library's signatures and
 decrypt every other's ciphertexts; pyca/cryptography arbitrates who is wrong.
 A (library, algorithm) that fails any item is "fail" and is not timed.
+The post-quantum kinds' items are pqchecks.py's, run in the same two phases.
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, x448, x25519
 from cryptography.hazmat.primitives.asymmetric import padding as apad
 
+from tlsbench import versions
 from tlsbench.engine import agent as agent_mod
 from tlsbench.engine.protocol import encode_request
 from tlsbench.errors import AgentError
+from tlsbench.families.primitive import pqchecks
 from tlsbench.families.primitive.catalog import ALGORITHMS
 from tlsbench.families.primitive.vectors import cbc_hmac_seal, ecdh_reference, ffdhe_reference, standard_vectors
 
@@ -201,7 +204,18 @@ def phase1_items(keys: dict, selected: set[tuple[str, str]]) -> list[CheckItem]:
             CheckItem("pke", alg, "decrypt", {"key": key, "msg": ref_ct}, _expect(PKE_MESSAGE),
                       "decrypts a pyca/cryptography ciphertext"),
         ]
+    if any(kind in pqchecks.KINDS for kind, _ in selected):
+        items += pqchecks.phase1_items(selected, CheckItem, _expect, _expect_status, _ok_any, CHECK_MESSAGE)
     return items
+
+
+def unsupported_reason(lib: str, kind: str) -> str:
+    """Why a library lacks a kind, naming the versions that have it where the kind is version-bound."""
+    having = versions.having(kind)
+    if having and lib not in having:
+        return (f"{versions.base(lib)} {versions.version_of(lib).label} has no {kind} algorithms; "
+                f"versions with them: {', '.join(having)}")
+    return "not supported by this library build"
 
 
 def request_for(item: CheckItem) -> str:
@@ -229,7 +243,10 @@ def run_checks(
     timeout: float,
 ) -> list[CheckResult]:
     tally = _Tally()
-    items = phase1_items(keys, selected)
+    # post-quantum items only where some library has the algorithm (their vectors come from a pinned source)
+    selected_items = {(kind, alg) for kind, alg in selected if kind not in pqchecks.KINDS or any(
+        (kind, alg, op) in support[lib] for lib in agents for op in ALGORITHMS[kind][alg])}
+    items = phase1_items(keys, selected_items)
     made: dict[tuple[str, str, str], dict[str, bytes]] = {}  # (kind, alg, what) -> lib -> bytes
     broken: dict[str, str] = {}
     for lib, path in agents.items():
@@ -252,9 +269,15 @@ def run_checks(
     # Phase 2: cross-verification and cross-decryption, arbitrated by the reference.
     cross: dict[str, list[tuple[CheckItem, str]]] = {lib: [] for lib in agents}
     for (kind, alg, what), by_lib in made.items():
-        k = keys[kind][alg]
+        k = keys.get(kind, {}).get(alg, {})
         for maker, blob in by_lib.items():
-            if what == "sig":
+            if kind in pqchecks.KINDS:
+                problem = pqchecks.reference_problem(kind, alg, blob, CHECK_MESSAGE)
+                if problem:
+                    tally.record(maker, kind, alg, problem, "encaps" if kind == "kem" else "sign")
+                    continue
+                item = pqchecks.cross_item(kind, alg, maker, blob, CheckItem, _expect, _expect_status, CHECK_MESSAGE)
+            elif what == "sig":
                 if not ref_verify(alg, k, CHECK_MESSAGE, blob):
                     tally.record(maker, kind, alg, "pyca/cryptography rejects its signature", "sign")
                     continue
@@ -292,7 +315,7 @@ def run_checks(
             if lib in broken:
                 results.append(CheckResult(lib, kind, alg, "fail", f"agent failed during checks: {broken[lib]}"))
             elif not any((kind, alg, op) in support[lib] for op in ALGORITHMS[kind][alg]):
-                results.append(CheckResult(lib, kind, alg, "unsupported", "not supported by this library build"))
+                results.append(CheckResult(lib, kind, alg, "unsupported", unsupported_reason(lib, kind)))
             elif key in tally.failures:
                 results.append(CheckResult(lib, kind, alg, "fail", tally.failures[key]))
             elif tally.passed.get(key, 0) == 0:

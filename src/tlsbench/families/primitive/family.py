@@ -12,8 +12,9 @@ from pathlib import Path
 from tlsbench.engine import agent, metrics, pacing
 from tlsbench.engine.case import Case, Measured, Sample, split_repeats
 from tlsbench.engine.protocol import encode_request
-from tlsbench.errors import AgentError
+from tlsbench.errors import AgentError, SetupError
 from tlsbench.families.base import Context
+from tlsbench.families.primitive import pqvectors
 from tlsbench.families.primitive.catalog import (
     ALGORITHMS,
     BENCH_OPS,
@@ -48,7 +49,31 @@ def bench_fields(case: Case, keys: dict) -> dict[str, bytes | int | None]:
         return {"key": raw["key"], "peer": raw["peer"]}
     if case.kind == "sig":
         return {"key": raw["key"], "pub": raw.get("pub"), "msg": SIG_MESSAGE}
+    if case.kind == "kem":  # the first published vector: the same work in every run (pqvectors.py)
+        v = pqvectors.kem_vectors(case.alg)[0]
+        return {"keygen": {"key": v.seed}, "encaps": {"pub": v.ek, "nonce": v.m},
+                "decaps": {"key": v.seed, "msg": v.ct}}[case.op]
+    if case.kind == "pqsig":  # verify's signature: the library's own deterministic one (measure)
+        d = pqvectors.dsa_vectors(case.alg)[0]
+        return {"key": d.seed} if case.op == "keygen" else {"key": d.seed, "pub": d.pk, "msg": SIG_MESSAGE}
     return {"key": raw["key"], "msg": PKE_MESSAGE}
+
+
+# post-quantum: the operation whose output size is a metric, and how many trailing bytes are not part of it
+PQ_SIZE_OF = {("kem", "keygen"): ("public_key_bytes", 0), ("kem", "encaps"): ("ciphertext_bytes", 32),
+              ("pqsig", "keygen"): ("public_key_bytes", 0), ("pqsig", "sign"): ("signature_bytes", 0)}
+
+
+def _pq_output(case: Case, ctx: Context, op: str) -> bytes:
+    """One untimed run of op with the case's inputs: its output (sizes, verify's signature)."""
+    fields = bench_fields(Case(case.library, case.kind, case.alg, op, None), ctx.keys)
+    res = agent.call(ctx.info.path, [encode_request("compute", kind=case.kind, alg=case.alg, op=op, **fields)],
+                     ctx.plan.method.timeout_s, f"{case.name} ({op} output)")
+    resp = res.responses[0]
+    out = resp.of_type("out")
+    if resp.status != "ok" or not out:
+        raise AgentError(f"{case.name}: {op} gave no output ({resp.status}: {resp.message})")
+    return bytes(out[0]["data"])
 
 
 def _validate_batches(batches: list, repeats: int, counters: list[str], case: Case) -> None:
@@ -86,7 +111,7 @@ class PrimitiveFamily:
         return cases
 
     def metrics(self) -> tuple[metrics.Metric, ...]:
-        return (*metrics.COUNTERS, *metrics.MEMORY, *metrics.PRIMITIVE_DERIVED)
+        return (*metrics.COUNTERS, *metrics.MEMORY, *metrics.PRIMITIVE_DERIVED, *metrics.PQ_SIZES)
 
     def prepare(self, plan: Plan, keys: dict, now: datetime.datetime | None) -> None:
         """Its keys are the run's own (engine keys): nothing more to make."""
@@ -105,9 +130,19 @@ class PrimitiveFamily:
         per_round = split_repeats(m.repeats, m.rounds)
         repeats = per_round[rnd]
         first = sum(per_round[:rnd])
+        fields = bench_fields(case, ctx.keys)
+        size_sample = None
+        try:
+            if (case.kind, case.op) == ("pqsig", "verify"):
+                fields["sig"] = _pq_output(case, ctx, "sign")
+            if (case.kind, case.op) in PQ_SIZE_OF:
+                metric, tail = PQ_SIZE_OF[(case.kind, case.op)]
+                size_sample = Sample.one(rnd, metric, len(_pq_output(case, ctx, case.op)) - tail)
+        except (AgentError, SetupError) as e:  # SetupError: the vectors' pinned source is missing
+            return Measured.not_run("failed", str(e), "")
         request = encode_request(
             "bench", kind=case.kind, alg=case.alg, op=case.op, warmup=m.warmup, repeats=repeats,
-            min_ns=int(m.min_sample_ms * 1e6), **bench_fields(case, ctx.keys),
+            min_ns=int(m.min_sample_ms * 1e6), **fields,
             **(ctx.place.fields() if ctx.place else {}),
         )
         requests = [pacing.REQUEST, request] if ctx.paced else [request]
@@ -145,6 +180,8 @@ class PrimitiveFamily:
             for field_name, metric in metrics.MEMORY_FIELDS.items():
                 if field_name in rec.fields:
                     samples.append(Sample.one(rnd, metric, int(rec[field_name])))
+        if size_sample is not None:
+            samples.append(size_sample)
         measured = Measured("ok", "", int(batches[0]["iters"]), res.stdout, samples, [])
         calib = resp.of_type("calib")
         info: dict = {"reference_ns": reference} if ctx.paced else {}

@@ -30,6 +30,7 @@ class TlsCase:
     early: bool = False  # the request as 0-RTT early data
     psk: bytes | None = None  # TLS 1.2 PSK suites: the shared key (identity "client.tlsbench.test")
     bulk: int = 0  # bytes client -> server after the response
+    max_frag: int = 0  # the maximum fragment length the client asks for (0: none)
 
 
 def _pem_key(issued) -> bytes:
@@ -56,6 +57,8 @@ def case_fields(case: TlsCase) -> dict[str, object]:
         f.update(early=1, max_early=16384)
     if case.bulk:
         f["bulk"] = case.bulk
+    if case.max_frag:
+        f["max_frag"] = case.max_frag
     return f
 
 

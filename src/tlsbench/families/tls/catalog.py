@@ -28,7 +28,10 @@ TLS12_SUITES = tuple(
 SUITES = TLS13_SUITES + TLS12_SUITES
 EC_GROUPS = ("x25519", "x448", "p256", "p384")
 FF_GROUPS = ("ffdhe2048", "ffdhe3072")
-GROUPS = EC_GROUPS + FF_GROUPS
+# TLS 1.3 only: ML-KEM-768 hybrids (X25519 or P-256 with ML-KEM-768) and ML-KEM-768 alone
+# (draft-ietf-tls-ecdhe-mlkem, draft-ietf-tls-mlkem); OpenSSL 3.5 and wolfSSL 5.9 have them
+PQ_GROUPS = ("x25519mlkem768", "secp256r1mlkem768", "mlkem768")
+GROUPS = EC_GROUPS + FF_GROUPS + PQ_GROUPS
 # what proves the server's identity when it is not a certificate
 PSK_CRED, ANON_CRED = "psk", "anon"
 
@@ -42,6 +45,8 @@ HANDSHAKES = {
     "0rtt": (13,),  # a resumed handshake carrying the request as early data
 }
 AUTHS = ("server", "mutual")
+# the maximum fragment lengths a client can ask for (RFC 6066: 2^9..2^12 bytes)
+MAX_FRAGMENTS = (512, 1024, 2048, 4096)
 TRANSPORTS = ("memory", "tcp")
 # peers nobody here wrote, started by tlsbench on 127.0.0.1 (gnutls-serv cannot
 # be limited to loopback, so it is not one of them)

@@ -5,7 +5,8 @@ where the variant is ``<group>/<credential>-<chain>[/<option>+<option>...]``:
 the group (or, for suites without one, rsa-kx / psk-kx / cert-curve), the
 certificate key type (or psk / anon) and chain kind (full / leaf / none),
 then in this order: mutual, a handshake kind other than full, tcp,
-server=<side>, client=<tool>, clients=<n>. The plain TCP baseline is suite
+server=<side>, client=<tool>, clients=<n>, device=<side>, mfl=<bytes> (the
+client asks for this maximum fragment length). The plain TCP baseline is suite
 ``TCP`` with the variant ``tcp``. The name is the comparison key between runs,
 so a variant prints the same text it was parsed from.
 """
@@ -35,6 +36,7 @@ class TlsVariant:
     client: str = "same"  # tcp: an external client tool (the case's library is then the server)
     capacity: int = 0  # tcp: transactions/s with this many clients
     device: str = ""  # firmware: only this side ("client" / "server") on the device, its peer on the host
+    max_frag: int = 0  # the maximum fragment length the client asks for (0: none asked)
 
     def op(self, suite: str) -> str:
         base = f"{self.group or tls_catalog.no_group_label(suite)}/{self.cred}-{self.chain}"
@@ -46,6 +48,7 @@ class TlsVariant:
             f"client={self.client}" if self.client != "same" else "",
             f"clients={self.capacity}" if self.capacity else "",
             f"device={self.device}" if self.device else "",
+            f"mfl={self.max_frag}" if self.max_frag else "",
         ) if o]
         return base + ("/" + "+".join(opts) if opts else "")
 
@@ -72,6 +75,8 @@ class TlsVariant:
                 v = replace(v, capacity=int(opt[8:]))
             elif opt.startswith("device="):
                 v = replace(v, device=opt[7:])
+            elif opt.startswith("mfl=") and opt[4:] in {str(n) for n in tls_catalog.MAX_FRAGMENTS}:
+                v = replace(v, max_frag=int(opt[4:]))
             else:
                 raise ValueError(f"unknown TLS case option {opt!r} in {op!r}")
         return v

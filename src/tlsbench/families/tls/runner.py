@@ -79,7 +79,9 @@ BASELINE_METRICS = {k: TCP_CLIENT_METRICS[k] for k in ("connect_ns", "transactio
                                                        "total_recv_bytes")}
 
 
-def expand_tls(plan: Plan) -> list[Case]:
+def expand_tls(plan: Plan, kind: str = "tls") -> list[Case]:
+    """The plan's handshake matrix as cases of this kind (the TLS family's,
+    or another family measuring the same handshakes otherwise)."""
     t = plan.tls
     cases: list[Case] = []
     for suite in t.suites:
@@ -99,8 +101,8 @@ def expand_tls(plan: Plan) -> list[Case]:
                             base = TlsVariant(group, cred, chain, auth, hs)
                             for v in _transports(t, base):
                                 for lib in plan.libraries:
-                                    cases.append(Case(lib, "tls", suite, v.op(suite), None))
-    if t.baseline and "tcp" in t.transports:
+                                    cases.append(Case(lib, kind, suite, v.op(suite), None))
+    if t.baseline and "tcp" in t.transports and kind == "tls":
         cases += [Case(lib, "tls", BASELINE, BASELINE_OP, None) for lib in plan.libraries]
     return cases
 
@@ -108,7 +110,7 @@ def expand_tls(plan: Plan) -> list[Case]:
 def _transports(t, base: TlsVariant) -> list[TlsVariant]:
     out = []
     if "memory" in t.transports:
-        out.append(replace(base, device=t.device_side))
+        out += [replace(base, device=t.device_side, max_frag=mf) for mf in t.max_fragment]
     if "tcp" in t.transports:
         out += [replace(base, transport="tcp", server=s) for s in t.servers]
         out += [replace(base, transport="tcp", client=c) for c in t.clients]
@@ -179,7 +181,7 @@ def tls_case(suite: str, v: TlsVariant, keys: dict, bulk: int) -> TlsCase:
               "0rtt": "ticket"}.get(v.handshake, "none")
     return TlsCase(version, suite, v.group, chain, client_chain=client,
                    client_share=tls_catalog.hrr_first_share(v.group) if v.handshake == "hrr" and v.group else None,
-                   resume=resume, early=v.handshake == "0rtt", psk=psk, bulk=bulk)
+                   resume=resume, early=v.handshake == "0rtt", psk=psk, bulk=bulk, max_frag=v.max_frag)
 
 
 # ---- one round ----
@@ -282,6 +284,8 @@ def _measure_memory(client: Path, case: Case, tc: TlsCase, n: int, first: int, w
         samples += [Sample.one(rnd, metric, int(rec[f])) for f, metric in STACK_METRICS.items()]
     for rec in resp.of_type("tls_memory"):  # and one counted, untimed connection
         samples += [Sample.one(rnd, metric, int(rec[f])) for f, metric in HEAP_METRICS.items() if f in rec.fields]
+        if "max_frag" in rec.fields:  # mfl=<n>: what the client sends at most once the handshake is done
+            samples.append(Sample.one(rnd, "negotiated_max_frag_bytes", int(rec["max_frag"])))
     return Measured("ok", "", 1, res.stdout, samples, [])
 
 

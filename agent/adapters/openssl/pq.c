@@ -1,0 +1,194 @@
+/* OpenSSL adapter: post-quantum primitives (OpenSSL 3.5+): ML-KEM (kind
+ * kem) through EVP_PKEY_encapsulate/decapsulate and ML-DSA (kind pqsig)
+ * through EVP_DigestSign/Verify, keys from their FIPS 203/204 seeds. Built
+ * against an older OpenSSL (the system's 3.0), every entry is unsupported. */
+#include "openssl_adapter.h"
+
+#include <openssl/core_names.h>
+#include <openssl/err.h>
+#include <openssl/opensslv.h>
+
+#include <string.h>
+
+#if OPENSSL_VERSION_NUMBER >= 0x30500000L
+#define TB_OPENSSL_PQ 1
+#endif
+
+#ifdef TB_OPENSSL_PQ
+
+/* "ml-kem-768" -> "ML-KEM-768", the provider's algorithm name */
+static const char *provider_name(const char *alg)
+{
+    static const char *const names[][2] = {
+        {"ml-kem-512", "ML-KEM-512"}, {"ml-kem-768", "ML-KEM-768"}, {"ml-kem-1024", "ML-KEM-1024"},
+        {"ml-dsa-44", "ML-DSA-44"},   {"ml-dsa-65", "ML-DSA-65"},   {"ml-dsa-87", "ML-DSA-87"},
+    };
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        if (strcmp(names[i][0], alg) == 0) return names[i][1];
+    }
+    return NULL;
+}
+
+/* A key pair from its seed: the keygen operation, also the untimed set-up of decaps and sign. */
+static tb_status key_from_seed(EVP_PKEY_CTX *ctx, int kem, const uint8_t *seed, size_t len, EVP_PKEY **out)
+{
+    OSSL_PARAM prm[] = {OSSL_PARAM_construct_octet_string(kem ? OSSL_PKEY_PARAM_ML_KEM_SEED : OSSL_PKEY_PARAM_ML_DSA_SEED,
+                                                          (void *)seed, len),
+                        OSSL_PARAM_END};
+    if (EVP_PKEY_keygen_init(ctx) != 1 || EVP_PKEY_CTX_set_params(ctx, prm) != 1) return tb_openssl_fail("keygen init (seed)");
+    if (EVP_PKEY_generate(ctx, out) != 1) return tb_openssl_fail("EVP_PKEY_generate");
+    return TB_OK;
+}
+
+static tb_status seeded_key(tb_openssl_state *s, const tb_job *job, int kem)
+{
+    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_name(NULL, provider_name(s->alg), NULL);
+    if (ctx == NULL) return tb_openssl_fail("EVP_PKEY_CTX_new_from_name");
+    tb_status st = key_from_seed(ctx, kem, job->key.data, job->key.len, &s->pkey);
+    EVP_PKEY_CTX_free(ctx);
+    return st;
+}
+
+static tb_status public_key(tb_openssl_state *s, const tb_job *job)
+{
+    s->pkey = EVP_PKEY_new_raw_public_key_ex(NULL, provider_name(s->alg), NULL, job->pub.data, job->pub.len);
+    if (s->pkey == NULL) return tb_openssl_fail("EVP_PKEY_new_raw_public_key_ex");
+    return TB_OK;
+}
+
+tb_status tb_openssl_pq_prepare(tb_openssl_state *s, const tb_job *job)
+{
+    int kem = job->kind == TB_KIND_KEM;
+    tb_status st = tb_openssl_reserve_out(s, 8192);
+    if (st != TB_OK) return st;
+    s->msg = tb_dup(job->msg);
+    s->msg_len = job->msg.len;
+    s->sig = tb_dup(job->sig);
+    s->sig_len = job->sig.len;
+    if (s->op == OP_KEYGEN) {
+        if (job->key.len != (kem ? 64u : 32u)) {
+            tb_set_error("keygen needs the %u-byte seed as key", kem ? 64u : 32u);
+            return TB_BAD_INPUT;
+        }
+        memcpy(s->key, job->key.data, job->key.len);
+        s->enc_key_len = job->key.len;
+        s->pctx = EVP_PKEY_CTX_new_from_name(NULL, provider_name(s->alg), NULL);
+        return s->pctx == NULL ? tb_openssl_fail("EVP_PKEY_CTX_new_from_name") : TB_OK;
+    }
+    if (s->op == OP_ENCAPS) {
+        if (job->nonce.len != 32) {
+            tb_set_error("encaps needs the 32-byte m as nonce");
+            return TB_BAD_INPUT;
+        }
+        memcpy(s->nonce, job->nonce.data, 32);
+        st = public_key(s, job);
+    } else if (s->op == OP_VERIFY) {
+        st = public_key(s, job);
+    } else {
+        st = seeded_key(s, job, kem);
+    }
+    if (st != TB_OK || !kem) return st;
+    s->pctx = EVP_PKEY_CTX_new_from_pkey(NULL, s->pkey, NULL);
+    if (s->pctx == NULL) return tb_openssl_fail("EVP_PKEY_CTX_new_from_pkey");
+    int ok = s->op == OP_ENCAPS ? EVP_PKEY_encapsulate_init(s->pctx, NULL) : EVP_PKEY_decapsulate_init(s->pctx, NULL);
+    return ok == 1 ? TB_OK : tb_openssl_fail("EVP_PKEY_encapsulate/decapsulate_init");
+}
+
+static tb_status run_keygen(tb_openssl_state *s)
+{
+    EVP_PKEY *k = NULL;
+    tb_status st = key_from_seed(s->pctx, s->kind == TB_KIND_KEM, s->key, s->enc_key_len, &k);
+    if (st == TB_OK) {
+        size_t n = s->out_cap;
+        if (EVP_PKEY_get_raw_public_key(k, s->out, &n) != 1) {
+            st = tb_openssl_fail("EVP_PKEY_get_raw_public_key");
+        } else {
+            s->out_len = n;
+        }
+    }
+    EVP_PKEY_free(k);
+    return st;
+}
+
+static tb_status run_kem(tb_openssl_state *s)
+{
+    size_t ss_len = 32;
+    if (s->op == OP_DECAPS) {
+        if (EVP_PKEY_decapsulate(s->pctx, s->out, &ss_len, s->msg, s->msg_len) != 1)
+            return tb_openssl_fail("EVP_PKEY_decapsulate");
+        s->out_len = ss_len;
+        return TB_OK;
+    }
+    /* the encapsulation randomness m is one-shot in OpenSSL: given again for every call */
+    OSSL_PARAM prm[] = {OSSL_PARAM_construct_octet_string(OSSL_KEM_PARAM_IKME, s->nonce, 32), OSSL_PARAM_END};
+    size_t ct_len = s->out_cap - 32;
+    if (EVP_PKEY_CTX_set_params(s->pctx, prm) != 1) return tb_openssl_fail("EVP_PKEY_CTX_set_params (ikmE)");
+    if (EVP_PKEY_encapsulate(s->pctx, s->out, &ct_len, s->out + s->out_cap - 32, &ss_len) != 1)
+        return tb_openssl_fail("EVP_PKEY_encapsulate");
+    memmove(s->out + ct_len, s->out + s->out_cap - 32, ss_len);
+    s->out_len = ct_len + ss_len;
+    return TB_OK;
+}
+
+static tb_status run_sig(tb_openssl_state *s)
+{
+    int deterministic = 1;
+    OSSL_PARAM prm[] = {OSSL_PARAM_construct_int(OSSL_SIGNATURE_PARAM_DETERMINISTIC, &deterministic), OSSL_PARAM_END};
+    EVP_MD_CTX *m = EVP_MD_CTX_new();
+    if (m == NULL) return tb_openssl_fail("EVP_MD_CTX_new");
+    tb_status st = TB_OK;
+    if (s->op == OP_SIGN) {
+        size_t n = s->out_cap;
+        if (EVP_DigestSignInit_ex(m, NULL, NULL, NULL, NULL, s->pkey, prm) != 1) {
+            st = tb_openssl_fail("EVP_DigestSignInit_ex");
+        } else if (EVP_DigestSign(m, s->out, &n, s->msg, s->msg_len) != 1) {
+            st = tb_openssl_fail("EVP_DigestSign");
+        } else {
+            s->out_len = n;
+        }
+    } else if (EVP_DigestVerifyInit_ex(m, NULL, NULL, NULL, NULL, s->pkey, NULL) != 1) {
+        st = tb_openssl_fail("EVP_DigestVerifyInit_ex");
+    } else if (EVP_DigestVerify(m, s->sig, s->sig_len, s->msg, s->msg_len) != 1) {
+        ERR_clear_error();
+        tb_set_error("signature did not verify");
+        st = TB_REJECT;
+    } else {
+        s->out_len = 0;
+    }
+    EVP_MD_CTX_free(m);
+    return st;
+}
+
+int tb_openssl_pq_supports(const char *alg)
+{
+    return provider_name(alg) != NULL;
+}
+
+tb_status tb_openssl_pq_run(tb_openssl_state *s)
+{
+    if (s->op == OP_KEYGEN) return run_keygen(s);
+    return s->kind == TB_KIND_KEM ? run_kem(s) : run_sig(s);
+}
+
+#else
+
+int tb_openssl_pq_supports(const char *alg)
+{
+    (void)alg;
+    return 0;
+}
+
+tb_status tb_openssl_pq_prepare(tb_openssl_state *s, const tb_job *job)
+{
+    (void)s;
+    (void)job;
+    return TB_UNSUPPORTED;
+}
+
+tb_status tb_openssl_pq_run(tb_openssl_state *s)
+{
+    (void)s;
+    return TB_UNSUPPORTED;
+}
+
+#endif

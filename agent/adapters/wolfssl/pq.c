@@ -1,0 +1,129 @@
+/* wolfSSL adapter: post-quantum primitives where the tree has them (wolfSSL
+ * 5.8+, TB_WOLFSSL_PQ from library.cmake): ML-KEM (kind kem) with wolfCrypt's
+ * wc_MlKemKey_* and ML-DSA (kind pqsig) with wc_MlDsaKey_*, keys from their
+ * FIPS 203/204 seeds, every random input given (adapter.h). */
+#include "wolfssl_adapter.h"
+
+#ifdef TB_WOLFSSL_PQ
+
+#include <stdlib.h>
+
+/* FIPS 204 deterministic signing: rnd is 32 zero bytes */
+static const byte zero_rnd[32];
+
+tb_status tb_wolfssl_pq_prepare(state *s, const tb_job *job)
+{
+    int ret;
+    tb_status st = tb_wolfssl_alloc_out(s, 8192);
+    if (st != TB_OK) return st;
+    if (s->alg->fam == F_MLKEM) {
+        MlKemKey *k = &s->u.mlkem;
+        ret = wc_MlKemKey_Init(k, s->alg->param, NULL, INVALID_DEVID);
+        if (ret != 0) return lib_fail("wc_MlKemKey_Init", ret);
+        s->live = 1;
+        if (s->op == OP_KEYGEN || s->op == OP_DECAPS) {
+            if (job->key.len != 64) return bad_len("ML-KEM seed (key)", job->key.len, "64");
+            memcpy(s->key, job->key.data, 64);
+            if (s->op == OP_KEYGEN) return TB_OK;
+            ret = wc_MlKemKey_MakeKeyWithRandom(k, s->key, 64);
+            return ret == 0 ? TB_OK : lib_fail("wc_MlKemKey_MakeKeyWithRandom", ret);
+        }
+        if (s->nonce.len != 32) return bad_len("ML-KEM m (nonce)", s->nonce.len, "32");
+        ret = wc_MlKemKey_DecodePublicKey(k, job->pub.data, (word32)job->pub.len);
+        return ret == 0 ? TB_OK : lib_fail("wc_MlKemKey_DecodePublicKey", ret);
+    }
+    wc_MlDsaKey *k = &s->u.mldsa;
+    ret = wc_MlDsaKey_Init(k, NULL, INVALID_DEVID);
+    if (ret != 0) return lib_fail("wc_MlDsaKey_Init", ret);
+    s->live = 1;
+    ret = wc_MlDsaKey_SetParams(k, (byte)s->alg->param);
+    if (ret != 0) return lib_fail("wc_MlDsaKey_SetParams", ret);
+    if (s->op == OP_VERIFY) {
+        ret = wc_MlDsaKey_ImportPubRaw(k, job->pub.data, (word32)job->pub.len);
+        return ret == 0 ? TB_OK : lib_fail("wc_MlDsaKey_ImportPubRaw", ret);
+    }
+    if (job->key.len != 32) return bad_len("ML-DSA seed (key)", job->key.len, "32");
+    memcpy(s->key, job->key.data, 32);
+    if (s->op == OP_KEYGEN) return TB_OK;
+    ret = wc_MlDsaKey_MakeKeyFromSeed(k, s->key);
+    return ret == 0 ? TB_OK : lib_fail("wc_MlDsaKey_MakeKeyFromSeed", ret);
+}
+
+static tb_status run_mlkem(state *s)
+{
+    MlKemKey *k = &s->u.mlkem;
+    word32 ct_len = 0, n = 0;
+    int ret;
+    switch (s->op) {
+    case OP_KEYGEN:
+        ret = wc_MlKemKey_MakeKeyWithRandom(k, s->key, 64);
+        if (ret != 0) return lib_fail("wc_MlKemKey_MakeKeyWithRandom", ret);
+        if ((ret = wc_MlKemKey_PublicKeySize(k, &n)) != 0) return lib_fail("wc_MlKemKey_PublicKeySize", ret);
+        ret = wc_MlKemKey_EncodePublicKey(k, s->out, n);
+        if (ret != 0) return lib_fail("wc_MlKemKey_EncodePublicKey", ret);
+        s->out_len = n;
+        return TB_OK;
+    case OP_ENCAPS:
+        if ((ret = wc_MlKemKey_CipherTextSize(k, &ct_len)) != 0) return lib_fail("wc_MlKemKey_CipherTextSize", ret);
+        ret = wc_MlKemKey_EncapsulateWithRandom(k, s->out, s->out + ct_len, s->nonce.data, 32);
+        if (ret != 0) return lib_fail("wc_MlKemKey_EncapsulateWithRandom", ret);
+        s->out_len = ct_len + 32;
+        return TB_OK;
+    default:
+        ret = wc_MlKemKey_Decapsulate(k, s->out, s->msg.data, (word32)s->msg.len);
+        if (ret != 0) return lib_fail("wc_MlKemKey_Decapsulate", ret);
+        s->out_len = 32;
+        return TB_OK;
+    }
+}
+
+static tb_status run_mldsa(state *s)
+{
+    wc_MlDsaKey *k = &s->u.mldsa;
+    word32 n = 8192;
+    int ret, res = 0;
+    switch (s->op) {
+    case OP_KEYGEN:
+        ret = wc_MlDsaKey_MakeKeyFromSeed(k, s->key);
+        if (ret != 0) return lib_fail("wc_MlDsaKey_MakeKeyFromSeed", ret);
+        ret = wc_MlDsaKey_ExportPubRaw(k, s->out, &n);
+        if (ret != 0) return lib_fail("wc_MlDsaKey_ExportPubRaw", ret);
+        s->out_len = n;
+        return TB_OK;
+    case OP_SIGN:
+        ret = wc_MlDsaKey_SignCtxWithSeed(k, NULL, 0, s->out, &n, s->msg.data, (word32)s->msg.len, zero_rnd);
+        if (ret != 0) return lib_fail("wc_MlDsaKey_SignCtxWithSeed", ret);
+        s->out_len = n;
+        return TB_OK;
+    default:
+        ret = wc_MlDsaKey_VerifyCtx(k, s->sig.data, (word32)s->sig.len, NULL, 0, s->msg.data, (word32)s->msg.len, &res);
+        if (ret != 0) return check_fail("wc_MlDsaKey_VerifyCtx", ret);
+        if (res != 1) {
+            tb_set_error("signature did not verify");
+            return TB_REJECT;
+        }
+        s->out_len = 0;
+        return TB_OK;
+    }
+}
+
+tb_status tb_wolfssl_pq_run(state *s)
+{
+    return s->alg->fam == F_MLKEM ? run_mlkem(s) : run_mldsa(s);
+}
+
+void tb_wolfssl_pq_free(state *s)
+{
+    if (s->alg->fam == F_MLKEM) {
+        wc_MlKemKey_Free(&s->u.mlkem);
+    } else {
+        wc_MlDsaKey_Free(&s->u.mldsa);
+    }
+}
+
+#else
+
+/* An ISO C translation unit is never empty. */
+typedef int tb_wolfssl_no_pq;
+
+#endif

@@ -1,0 +1,170 @@
+"""The minimum-RAM family (kind "min-ram"): for each handshake of the plan's
+[tls] matrix, the least heap each side completes it with. Heap peak is not
+that figure: under a cap a library may fall back to smaller buffers, or fail.
+
+One round of a case: an uncapped counted connection (each side's peak, what
+its configuration holds, the negotiated fragment length), then for the
+client and the server in turn (the other side uncapped) the search of
+families.minram.search over agent probes: a probe is a request whose counted
+connection runs with that side's heap capped (agent/core/heap_account.c) and
+passes only if the handshake completes and the request and response arrive
+intact. Every probe runs each side on its painted stack (where the platform
+has them), so the stack at the limit found is measured by the probe that
+confirms it, and every probe's allocator layout is the same.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable
+from pathlib import Path
+
+from tlsbench.engine import agent, metrics
+from tlsbench.engine.case import Case, Measured, Sample
+from tlsbench.engine.protocol import Record, encode_request
+from tlsbench.families.base import Context
+from tlsbench.families.minram import search
+from tlsbench.families.primitive.checks import CheckResult
+from tlsbench.families.tls import catalog as tls_catalog
+from tlsbench.families.tls import runner as tls_runner
+from tlsbench.families.tls.cases import case_fields
+from tlsbench.families.tls.names import TlsVariant
+from tlsbench.plans.plan import Plan
+from tlsbench.targets.bridge import clock_request
+
+KIND = "min-ram"
+UNCAPPED = 1 << 40  # a cap nothing reaches: the same counted path as every probe
+SIDES = ("client", "server")
+
+
+class MinRamFamily:
+    name = "min-ram"
+    kinds = (KIND,)
+    needs_checks = False
+    timed = False  # counted passes only: instructions, bytes and heap, no clock
+    placed = False
+
+    def expand(self, plan: Plan) -> list[Case]:
+        if KIND not in plan.kinds:
+            return []
+        return [c for c in tls_runner.expand_tls(plan, KIND) if TlsVariant.parse(c.op).transport == "memory"]
+
+    def metrics(self) -> tuple[metrics.Metric, ...]:
+        """Its own; it also stores the TLS family's per-side stack_bytes."""
+        return metrics.MIN_RAM
+
+    def prepare(self, plan: Plan, keys: dict, now: datetime.datetime | None) -> None:
+        """The chains and PSK of its handshakes (the TLS family's material)."""
+        if KIND in plan.kinds:
+            for case in self.expand(plan):
+                v = TlsVariant.parse(case.op)
+                if v.cred != tls_catalog.ANON_CRED:
+                    tls_runner.material(keys, v.cred, v.chain, now)
+
+    def check(self, agents: dict[str, Path], support: dict[str, set[tuple[str, str, str]]], keys: dict,
+              cases: Iterable[Case], timeout: float) -> list[CheckResult]:
+        return []
+
+    def measure(self, case: Case, ctx: Context, rnd: int) -> Measured:
+        v = TlsVariant.parse(case.op)
+        if v.device:
+            return Measured.not_run("unsupported", "the minimum-RAM search runs both sides in one image "
+                                    "(device_side is not searched)")
+        tc = tls_runner.tls_case(case.alg, v, ctx.keys, 0)
+        return measure_min_ram(ctx.info.path, case.name, case_fields(tc), rnd, ctx.plan.method.timeout_s)
+
+
+def fixed_env() -> tuple[str, ...]:
+    """The agent's randomness from a fixed test stream and its clock frozen
+    (a host agent's; a firmware's are already): every probe then does the
+    same work, signatures of the same length included, so the limit where
+    it starts to pass is the same in every run."""
+    return ("env", "TLSBENCH_FIXED_SEED=1", f"TLSBENCH_FIXED_CLOCK={clock_request().removeprefix('clock unix=')}")
+
+
+class _Prober:
+    """Probes of one case through its agent, each the first and only
+    request of a fresh process (its random stream starts over: the same work
+    at every limit); a probe that crashes the agent failed (and is counted)."""
+
+    def __init__(self, path: Path, what: str, fields: dict[str, object], timeout: float):
+        self.path, self.what, self.fields, self.timeout = path, what, fields, timeout
+        self.wrapper = fixed_env()
+        self.crashes: list[str] = []
+        self.transcript: list[str] = []
+        self.last: dict[int, list[Record]] = {}  # limit -> the records of its last probe
+
+    def request(self, side: str, limit: int) -> str:
+        return encode_request("handshake", **self.fields, repeats=0, warmup=0, heap_limit=limit,
+                              heap_limit_side=side)
+
+    def run(self, side: str, limits: list[int]) -> list[agent.Response | None]:
+        out: list[agent.Response | None] = []
+        for n in limits:
+            try:
+                res = agent.call(self.path, [self.request(side, n)], self.timeout, self.what, self.wrapper)
+                out.append(res.responses[0])
+                self.transcript.append(res.stdout)
+            except agent.AgentCallError as e:  # a library that crashes under the cap: that limit failed
+                self.crashes.append(f"{side} at {n} B: {e}")
+                self.transcript.append(e.partial.stdout)
+                out.append(None)
+            self.last[n] = out[-1].records if out[-1] is not None else []
+        return out
+
+    def passes(self, side: str) -> search.Probe:
+        """A probe of this side: passed, with the bound its tls_cap record proves."""
+        def probe(limits: list[int]) -> list[search.Outcome]:
+            out = []
+            for r in self.run(side, limits):
+                cap = _one(r.records, "tls_cap") if r is not None else None
+                ok = r is not None and r.status == "ok"
+                bound = None
+                if cap is not None and ok:
+                    bound = int(cap[f"{side}_heap_peak"])
+                elif cap is not None and int(cap["refusals"]) == 1:
+                    # one refusal, then failure: any cap below its need refuses that block alone, and admits
+                    # all the rest, so the run is the same. After a second refusal a library that went on
+                    # past the first may take another path under a larger cap: no bound.
+                    bound = int(cap["first_need"])
+                out.append(search.Outcome(ok, bound))
+            return out
+        return probe
+
+
+def _one(records: list[Record], rtype: str) -> Record | None:
+    found = [r for r in records if r.type == rtype]
+    return found[0] if found else None
+
+
+def measure_min_ram(path: Path, what: str, fields: dict[str, object], rnd: int, timeout: float) -> Measured:
+    p = _Prober(path, what, fields, timeout)
+    first = p.run("client", [UNCAPPED])[0]
+    if first is None or first.status != "ok":
+        status = first.status if first is not None else "failed"
+        msg = first.message if first is not None else "; ".join(p.crashes)
+        if status == "unsupported":
+            return Measured.not_run("unsupported", msg or "not supported", "".join(p.transcript))
+        return Measured.not_run("failed", f"handshake failed without a cap: {msg}", "".join(p.transcript))
+    mem = _one(first.records, "tls_cap")
+    endpoint = _one(first.records, "tls_endpoint")
+    if mem is None or endpoint is None or "client_heap_peak" not in mem.fields:
+        return Measured.not_run("unsupported", "this agent counts no heap (no tls_cap record)",
+                                "".join(p.transcript))
+    samples = []
+    for side in SIDES:
+        samples.append(Sample.one(rnd, f"{side}_conn_heap_peak_bytes", int(mem[f"{side}_heap_peak"])))
+        samples.append(Sample.one(rnd, f"{side}_endpoint_heap_bytes", int(endpoint[f"{side}_heap_held"])))
+    if "max_frag" in mem.fields:
+        samples.append(Sample.one(rnd, "negotiated_max_frag_bytes", int(mem["max_frag"])))
+    for side in SIDES:
+        try:
+            found = search.min_limit(p.passes(side), int(mem[f"{side}_heap_peak"]))
+        except search.SearchError as e:
+            return Measured.not_run("failed", f"{side}: {e}", "".join(p.transcript))
+        stack = _one(p.last[found.limit], "tls_stack")
+        samples.append(Sample.one(rnd, f"{side}_min_heap_bytes", found.limit))
+        if stack is not None:
+            samples.append(Sample.one(rnd, f"{side}_stack_bytes", int(stack[f"{side}_stack"])))
+    reason = f"{len(p.crashes)} probes crashed the agent: {'; '.join(p.crashes)[:300]}" if p.crashes else ""
+    return Measured("ok", reason, 1, "".join(p.transcript)[-20000:], samples, [])

@@ -1,0 +1,61 @@
+"""Building a pinned OpenSSL into its own tree under build/libs.
+
+A version of OpenSSL other than the system's (versions.py) is built from its
+pinned source (libraries.lock.toml) out of tree, in build/libs/openssl-<label>:
+only the libraries (make build_libs: no apps, docs or tests), shared, which
+the agent links with an RPATH, so the system's libcrypto is never replaced
+and never loaded by that agent. A stamp records the source archive and the
+Configure arguments; the same inputs are not built again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+from pathlib import Path
+
+from tlsbench import paths, versions
+from tlsbench.errors import SetupError
+from tlsbench.targets import sources
+
+STAMP = ".tlsbench-built"
+# Configure arguments besides the prefix: what the agent needs and nothing more
+OPENSSL_OPTIONS = ("no-docs", "no-tests", "no-apps", "shared")
+
+
+def build_dir(ident: str) -> Path:
+    return paths.root() / "build" / "libs" / ident.replace("@", "-")
+
+
+def build_openssl(ident: str, src: Path, jobs: int, log=print) -> Path:
+    """The build tree of OpenSSL ``ident`` (e.g. "openssl@3.5"), built when
+    missing or made from other inputs; returns it (libcrypto.so, libssl.so,
+    include/ with the generated headers)."""
+    out = build_dir(ident)
+    pin = sources.load_lock().get(versions.version_of(ident).lock)
+    archive = pin.sha256[pin.archive] if pin else sources.describe(ident)
+    configure = [str(src / "Configure"), f"--prefix={out / 'prefix'}", "--libdir=lib", *OPENSSL_OPTIONS]
+    want = hashlib.sha256(json.dumps({"archive": archive, "configure": configure}).encode()).hexdigest()
+    stamp = out / STAMP
+    built = (out / "libcrypto.so").exists() and (out / "libssl.so").exists()
+    if built and stamp.exists() and stamp.read_text().strip() == want:
+        return out
+    out.mkdir(parents=True, exist_ok=True)
+    stamp.unlink(missing_ok=True)
+    log(f"building {ident} from {src.name} in {out} (Configure + make build_libs, {jobs} jobs; once)")
+    _run(configure, out, f"{ident}: Configure")
+    _run(["make", f"-j{jobs}", "build_libs"], out, f"{ident}: make build_libs")
+    stamp.write_text(want + "\n")
+    return out
+
+
+def _run(cmd: list[str], cwd: Path, what: str) -> None:
+    log_file = paths.data_dir() / "logs" / "build.log"
+    log_file.parent.mkdir(parents=True, exist_ok=True)
+    with log_file.open("a") as f:
+        f.write("$ " + " ".join(cmd) + "\n")
+        f.flush()
+        proc = subprocess.run(cmd, cwd=cwd, stdout=f, stderr=subprocess.STDOUT)
+    if proc.returncode != 0:
+        raise SetupError(f"{what} failed (exit {proc.returncode}; full log: {log_file})")

@@ -1,0 +1,110 @@
+"""Library versions: one library may be present in several versions.
+
+A library version is named everywhere (plans, flags, the store, reports,
+compare) by its identifier: the bare name ("openssl") for the library's
+default version, "name@label" ("openssl@3.5") for any other. "openssl@3.0"
+is accepted too and means the bare name while 3.0 is the default. So runs
+stored before versions existed ("openssl") read as they always did: the
+default version, whose exact version string each run records (run_libraries).
+
+Each version is built either from the system's development package or from
+a source pinned in libraries.lock.toml (its section named here).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tlsbench.errors import PlanError
+
+
+@dataclass(frozen=True)
+class Version:
+    library: str
+    label: str
+    # "system": the Debian development package; otherwise the libraries.lock.toml section
+    lock: str
+    note: str = ""
+    # families of algorithms this version has that older ones lack (for "unsupported" reasons)
+    features: tuple[str, ...] = ()
+
+
+# The default version of each library: one line of data each. Exact counts,
+# docs and tests are of these versions; switching one is this one edit.
+DEFAULTS = {"mbedtls": "3.6", "wolfssl": "5.7", "openssl": "3.0", "gnutls": "3.7"}
+
+# Every version tlsbench can build, per library (the default among them).
+VERSIONS: dict[str, tuple[Version, ...]] = {
+    "mbedtls": (Version("mbedtls", "3.6", "mbedtls", "Mbed TLS 3.6.6 LTS"),),
+    "wolfssl": (
+        Version("wolfssl", "5.7", "wolfssl", "wolfSSL 5.7.2"),
+        Version("wolfssl", "5.9", "wolfssl@5.9", "wolfSSL 5.9.2: ML-KEM, ML-DSA", ("kem", "pqsig")),
+    ),
+    "openssl": (
+        Version("openssl", "3.0", "system", "OpenSSL 3.0 (Debian 12 libssl-dev)"),
+        Version("openssl", "3.5", "openssl@3.5", "OpenSSL 3.5.7: ML-KEM, ML-DSA", ("kem", "pqsig")),
+    ),
+    "gnutls": (Version("gnutls", "3.7", "system", "GnuTLS 3.7 (Debian 12 libgnutls28-dev)"),),
+}
+
+
+def identifier(v: Version) -> str:
+    return v.library if DEFAULTS[v.library] == v.label else f"{v.library}@{v.label}"
+
+
+def all_versions() -> list[Version]:
+    return [v for versions in VERSIONS.values() for v in versions]
+
+
+def identifiers() -> list[str]:
+    """Every library identifier: the bare names first (catalog order), then the other versions."""
+    bare = list(VERSIONS)
+    return bare + [identifier(v) for v in all_versions() if identifier(v) not in bare]
+
+
+def base(ident: str) -> str:
+    """The library of an identifier ("openssl@3.5" -> "openssl")."""
+    return ident.split("@", 1)[0]
+
+
+def version_of(ident: str) -> Version:
+    lib, _, label = ident.partition("@")
+    label = label or DEFAULTS.get(lib, "")
+    for v in VERSIONS.get(lib, ()):
+        if v.label == label:
+            return v
+    raise PlanError(_unknown(ident))
+
+
+def canonical(name: str) -> str:
+    """The identifier a user's name selects: "openssl@3.0" -> "openssl" while
+    3.0 is the default. Raises PlanError with one line listing what is allowed."""
+    return identifier(version_of(name))
+
+
+def problem(name: str) -> str:
+    """Why name selects no library version ("" when it does)."""
+    try:
+        version_of(name)
+    except PlanError as e:
+        return str(e)
+    return ""
+
+
+def _unknown(name: str) -> str:
+    lib = base(name)
+    if lib in VERSIONS:
+        labels = ", ".join(f"{lib}@{v.label}" + (" (default)" if v.label == DEFAULTS[lib] else "")
+                           for v in VERSIONS[lib])
+        return f"unknown version {name!r}; {lib} versions: {labels}"
+    return f"unknown library {name!r}; allowed: {', '.join(identifiers())}"
+
+
+def having(feature: str) -> list[str]:
+    """The identifiers of the versions that have a feature (e.g. kind "kem")."""
+    return [identifier(v) for v in all_versions() if feature in v.features]
+
+
+def agent_name(ident: str) -> str:
+    """The agent executable's name: tlsbench-agent-openssl, tlsbench-agent-openssl-3.5."""
+    return "tlsbench-agent-" + ident.replace("@", "-")

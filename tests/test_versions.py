@@ -1,0 +1,71 @@
+"""Library versions as a dimension: name@version selection, its errors, the
+agents' names, and compare between two versions of one library."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+from conftest import env_without_agent_dir, tlsbench_cmd
+
+from tlsbench import paths, versions
+from tlsbench.errors import PlanError
+from tlsbench.plans.plan import parse_plan
+from tlsbench.report.compare import RunSide, compare_runs, one_version
+
+
+def test_a_bare_name_and_its_default_version_are_one_identifier() -> None:
+    assert versions.canonical("openssl") == "openssl"
+    assert versions.canonical(f"openssl@{versions.DEFAULTS['openssl']}") == "openssl"
+    assert versions.canonical("openssl@3.5") == "openssl@3.5"
+    assert versions.canonical("wolfssl@5.9") == "wolfssl@5.9"
+    assert versions.identifiers()[:4] == ["mbedtls", "wolfssl", "openssl", "gnutls"]
+    assert {"openssl@3.5", "wolfssl@5.9"} <= set(versions.identifiers())
+
+
+def test_an_unknown_version_is_one_line_listing_the_versions_allowed() -> None:
+    with pytest.raises(PlanError) as e:
+        versions.canonical("openssl@9.9")
+    assert str(e.value) == "unknown version 'openssl@9.9'; openssl versions: openssl@3.0 (default), openssl@3.5"
+
+
+def test_a_plan_selects_versions_and_names_the_line_of_a_bad_one() -> None:
+    plan = parse_plan('[select]\nlibraries = ["openssl@3.5", "openssl@3.0", "wolfssl"]\n')
+    assert plan.libraries == ["openssl@3.5", "openssl", "wolfssl"]
+    with pytest.raises(PlanError, match=r"^p.toml:2: \[select\] libraries: unknown version 'wolfssl@5.8'; "
+                                        r"wolfssl versions: wolfssl@5.7 \(default\), wolfssl@5.9$"):
+        parse_plan('[select]\nlibraries = ["wolfssl@5.8"]\n', "p.toml")
+    with pytest.raises(PlanError, match="lists a library version twice"):
+        parse_plan('[select]\nlibraries = ["openssl", "openssl@3.0"]\n', "p.toml")
+
+
+def test_the_cli_refuses_an_unknown_version_in_one_line() -> None:
+    p = subprocess.run([*tlsbench_cmd(), "run", "--libraries", "mbedtls,openssl@9.9"], capture_output=True,
+                       text=True, env=env_without_agent_dir())
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr == "tlsbench: error: unknown version 'openssl@9.9'; openssl versions: openssl@3.0 (default), " \
+                       "openssl@3.5\n"
+
+
+def test_each_version_has_its_own_agent() -> None:
+    assert paths.agent_path("openssl").name == "tlsbench-agent-openssl"
+    assert paths.agent_path("openssl@3.5").name == "tlsbench-agent-openssl-3.5"
+    assert versions.agent_name("wolfssl@5.9") == paths.agent_path("wolfssl@5.9").name
+
+
+def _side(run_id: int, values: dict[str, list[float]], versions_of: dict[str, str]) -> RunSide:
+    ctx = {"cpu": "x", **{f"{lib} version": v for lib, v in versions_of.items()}}
+    return RunSide(run_id, ctx, {"public_key_bytes": "bytes"},
+                   {"public_key_bytes": {n: ("ok", v) for n, v in values.items()}})
+
+
+def test_compare_matches_two_versions_case_by_case_and_shows_their_versions() -> None:
+    one_run = _side(7, {"openssl@3.5/kem/ml-kem-768/keygen": [1184.0], "openssl/kem/ml-kem-768/keygen": [1200.0],
+                        "wolfssl@5.9/kem/ml-kem-768/keygen": [1184.0]},
+                    {"openssl@3.5": "OpenSSL 3.5.7", "openssl": "OpenSSL 3.0.19", "wolfssl@5.9": "5.9.2"})
+    a, b = one_version(one_run, "openssl"), one_version(one_run, "openssl@3.5")
+    assert list(a.values["public_key_bytes"]) == list(b.values["public_key_bytes"]) == ["openssl/kem/ml-kem-768/keygen"]
+    result = compare_runs(a, b, "public_key_bytes")
+    assert "openssl version: OpenSSL 3.0.19 -> OpenSSL 3.5.7" in result.context_differences
+    [row] = [r for r in result.exact if r.name == "openssl/kem/ml-kem-768/keygen"]
+    assert (row.a, row.b) == (1200.0, 1184.0)
