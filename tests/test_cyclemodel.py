@@ -156,7 +156,15 @@ def test_firmware_calibration_loop_costs_its_model_cycles(m4_selftest: Path, boa
     costs = [int(c["model_measured"]) for c in cal]
     assert [b - a for a, b in zip(costs, costs[1:], strict=False)] == [per_turn * (b - a)
                                                                         for a, b in zip(ns, ns[1:], strict=False)]
-    assert all(int(c["model_empty"]) == 0 for c in cal)
+    empties = {int(c["model_empty"]) for c in cal}
+    assert len(empties) == 1  # deterministic: the same every request
+    if not boardprofiles.load(board).art_icache_lines:
+        assert empties == {0}
+    else:
+        # with the ART's caches modelled a reading's own cost depends on what ran
+        # before it; the subtracted cost is a warm reading's (start-up), so an empty
+        # window keeps the misses of the reading code evicted by the request's work
+        assert 0 < empties.pop() < 64
 
 
 def test_the_model_leaves_instruction_counts_as_they_were(m4_selftest: Path) -> None:
