@@ -66,7 +66,7 @@ def _run_with(store: Store, cases: dict[str, dict[str, list[int]]], version: str
     for name, counters in cases.items():
         samples = [Sample(i, False, 10, counter, t)
                    for counter, totals in counters.items() for i, t in enumerate(totals)]
-        results = [Result(counter, "ns/op" if counter == "wall_ns" else "bytes", len(t), 0, sum(t) / len(t) / 10,
+        results = [Result.of(counter, "ns/op" if counter == "wall_ns" else "bytes", len(t), 0, sum(t) / len(t) / 10,
                           sum(t) / len(t) / 10, None, min(t) / 10, max(t) / 10, None, None)
                    for counter, t in counters.items()]
         store.put_case(run, name=name, library="l", kind="tls", alg="a", op="o", size=None, params={},

@@ -190,13 +190,13 @@ def test_model_time_and_energy_are_the_cycles_scaled_by_the_profile(tmp_path: Pa
     text += 'run_current_ma = "a test figure"\nsupply_v = "a test figure"\n'
     path.write_text(text)
     profile = boardprofiles.parse(path)
-    row = Result("model_cycles", "model-cycles/op", 3, 0, 1800.0, 1800.0, 0.0, 1800.0, 1800.0, 1800.0, 1800.0)
+    row = Result.of("model_cycles", "model-cycles/op", 3, 0, 1800.0, 1800.0, 0.0, 1800.0, 1800.0, 1800.0, 1800.0)
     derived = {r.metric: r for r in cyclemodel.derived_results([row], profile)}
     assert derived["model_time_ns"].unit == "model-ns/op"
     assert derived["model_time_ns"].median == pytest.approx(10_000.0)  # 1800 cycles at 180 MHz
     # 3.0 V * 30 mA / 180 MHz = 0.5 nJ per cycle
     assert derived["model_energy_nj"].median == pytest.approx(900.0)
-    side = Result("client_model_cycles", "model cycles", 1, 0, *([360.0] * 7))
+    side = Result.of("client_model_cycles", "model cycles", 1, 0, *([360.0] * 7))
     first = cyclemodel.derived_results([side], profile)[0]
     assert (first.metric, first.unit) == ("client_model_time_ns", "model-ns")
 

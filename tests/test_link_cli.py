@@ -14,7 +14,7 @@ SUITE = "TLS_AES_128_GCM_SHA256"
 
 
 def _r(metric: str, unit: str, value: float) -> Result:
-    return Result(metric, unit, 5, 0, value, value, None, value, value, None, None)
+    return Result.of(metric, unit, 5, 0, value, value, None, value, value, None, None)
 
 
 def _run(db: Path, plan: dict | None = None) -> int:

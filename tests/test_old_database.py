@@ -4,8 +4,9 @@ compares, to the byte: tests/fixtures/old-db holds two runs of its plan.toml
 emptied to keep it small) dumped as SQL with schema version 4, and what
 `tlsbench report` and `tlsbench compare` print for it. The outputs were
 rewritten once on purpose, when compare learnt headline metrics, units and
-"inconclusive" and the reports learnt noise flags: the old database still
-reads, and any other change to these outputs shows here."""
+"inconclusive" and the reports learnt noise flags, and again when the
+context named the CPU features and the legend its units: the old database
+still reads, and any other change to these outputs shows here."""
 
 from __future__ import annotations
 

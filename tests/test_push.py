@@ -25,7 +25,7 @@ def _fabricated_run(store: Store, n: int) -> int:
         store.put_case(run, name=name, library="openssl", kind="hash", alg=name.split("/")[2], op="hash", size=64,
                        params={}, status="ok", reason="", iters=100, started=float(i), transcript=f"t{i}",
                        samples=[Sample.one(j, "wall_ns", 1000 * (j + 1) + n) for j in range(3)],
-                       results=[Result("wall_ns", "ns", 3, 0, 20.0 + n, 20.0, 1.0, 10.0, 30.0, 15.0, 25.0)],
+                       results=[Result.of("wall_ns", "ns", 3, 0, 20.0 + n, 20.0, 1.0, 10.0, 30.0, 15.0, 25.0)],
                        round_info={"stack_at": 8, "attempts": 1})
     store.finish_run(run)
     return run

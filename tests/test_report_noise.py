@@ -7,7 +7,7 @@ import io
 import json
 from pathlib import Path
 
-from tlsbench.engine.case import Result
+from tlsbench.engine.case import Result, Sample
 from tlsbench.engine.store import Store
 from tlsbench.report import export
 from tlsbench.report import html as html_report
@@ -15,7 +15,7 @@ from tlsbench.report import tables as report
 
 
 def _result(metric: str, unit: str, median: float, stdev: float | None) -> Result:
-    return Result(metric, unit, 10, 0, median, median, stdev, median, median, None, None)
+    return Result.of(metric, unit, 10, 0, median, median, stdev, median, median, None, None)
 
 
 def _run(store: Store) -> int:
@@ -49,3 +49,62 @@ def test_noise_is_flagged_in_every_format(db_path: Path, tmp_path: Path) -> None
     assert "noisy: 1 figure(s)" in html_report.render(data)
     md = export.markdown(data, [])
     assert "noisy: 1 figure(s)" in md
+
+
+def _drift_run(store: Store) -> int:
+    """10 repeats in 3 rounds (4, 3, 3 batches): sha256's third round runs 30%
+    slower with a small spread inside each round; sha512's rounds agree."""
+    method = {"repeats": 10, "warmup": 1, "outliers": "none", "min_sample_ms": 1, "timeout_s": 9, "rounds": 3,
+              "env": {}}
+    run = store.create_run(target="host", plan_name="p", plan_source="", plan={"method": method},
+                           machine={"cpu_model": "cpu", "cores": 2}, version="1", keys={})
+    for alg, last in (("sha256", 130), ("sha512", 101)):
+        per_op = [100, 101, 99, 100, 100, 101, 99, last, last + 1, last - 1]
+        store.put_case(run, name=f"openssl/hash/{alg}/hash/64", library="openssl", kind="hash", alg=alg, op="hash",
+                       size=64, params={}, status="ok", reason="", iters=10, started=0, transcript="",
+                       samples=[Sample(i, False, 10, "wall_ns", 10 * v) for i, v in enumerate(per_op)],
+                       results=[_result("wall_ns", "ns/op", 100.5, 1.0)])
+    store.finish_run(run)
+    return run
+
+
+def test_drift_between_rounds_is_flagged_in_every_format(db_path: Path) -> None:
+    store = Store(db_path)
+    data = report.load(store, _drift_run(store))
+    assert [(n, round(d, 3)) for n, d in report.drifting_cases(data)] == [("openssl/hash/sha256/hash/64", 0.299)]
+    assert report.noisy_cases(data) == []  # the spread inside the rounds hides it
+    table = report.render(data, "table")
+    assert "±1.0% (drift)" in table and table.count("(drift)") == 2  # the cell, and the warning
+    assert "drift: 1 case(s) whose rounds' median wall_ns differ by more than 10%" in table and "--rounds" in table
+    assert "drift: 1 case(s)" in report.render(data, "markdown")
+    rows = {(r["name"], r["metric"]): r for r in csv.DictReader(io.StringIO(report.render(data, "csv")))}
+    assert rows[("sha256", "wall_ns")]["round_drift"] == "0.2985" and rows[("sha512", "wall_ns")]["round_drift"]
+    doc = json.loads(report.render(data, "json"))
+    assert doc["noise"]["drift_limit"] == 0.1
+    assert [x["case"] for x in doc["noise"]["drifting"]] == ["openssl/hash/sha256/hash/64"]
+    assert "drift: 1 case(s)" in html_report.render(data)
+    assert "drift: 1 case(s)" in export.markdown(data, [])
+
+
+def test_an_exact_count_that_differs_between_repeats_is_shown_as_varying(db_path: Path) -> None:
+    method = {"repeats": 3, "warmup": 1, "outliers": "none", "min_sample_ms": 1, "timeout_s": 9, "rounds": 1,
+              "env": {}}
+    store = Store(db_path)
+    run = store.create_run(target="qemu:mps2-an386", plan_name="p", plan_source="", plan={"method": method},
+                           machine={"cpu_model": "cpu", "cores": 2, "board": "mps2-an386"}, version="1", keys={})
+    for alg, lo, hi in (("rsa2048-pkcs1-sha256", 55_082_368, 55_159_412), ("ecdsa-p256-sha256", 7_000, 7_000)):
+        store.put_case(run, name=f"mbedtls/sig/{alg}/sign", library="mbedtls", kind="sig", alg=alg, op="sign",
+                       size=None, params={}, status="ok", reason="", iters=1, started=0, transcript="",
+                       results=[Result.of("instructions", "instructions", 3, 0, lo, lo, 0.0, lo, hi, None, None)])
+    store.finish_run(run)
+    data = report.load(store, run)
+    assert report.varying_counts(data) == [("mbedtls/sig/rsa2048-pkcs1-sha256/sign", "instructions",
+                                            55_082_368, 55_159_412)]
+    table = report.render(data, "table")
+    assert "55,082,368 instructions (varies) 55,082,368..55,159,412" in table
+    assert "7,000 instructions" in table and table.count("(varies)") == 2  # the cell, and the note
+    assert "varies: 1 exact count(s) differ between the repeats" in report.render(data, "markdown")
+    doc = json.loads(report.render(data, "json"))
+    assert doc["noise"]["varying"] == [{"case": "mbedtls/sig/rsa2048-pkcs1-sha256/sign", "metric": "instructions",
+                                        "min": 55_082_368, "max": 55_159_412}]
+    assert "varies: 1 exact count(s)" in html_report.render(data)

@@ -75,7 +75,7 @@ def test_resume_keeps_partial_and_ok_cases_and_forgets_failed(store_where: str) 
     _case(store, run, "c", "failed")
     store.forget_failed(run)
     assert store.case_progress(run) == {"a": (ok, "ok", 1), "b": (partial, "partial", 1)}
-    result = Result("wall_ns", "ns", 2, 0, 3.5, 3.5, 0.0, 3.0, 4.0, None, None)
+    result = Result.of("wall_ns", "ns", 2, 0, 3.5, 3.5, 0.0, 3.0, 4.0, None, None)
     store.add_round(partial, status="ok", reason="", transcript="r2", samples=[Sample.one(1, "wall_ns", 7)],
                     results=[result], rounds_done=2, round_info={"stack_at": 32, "attempts": 2, "slow": True})
     assert store.case_progress(run)["b"] == (partial, "ok", 2)

@@ -141,6 +141,9 @@ static __attribute__((noinline)) void timed_passes(timed_args *t)
      * per batch is exact: no batch needs to outlast a clock's resolution. */
     int clocked = (tb_platform_counters() & TB_CTR_WALL_NS) != 0;
     for (;;) {
+        /* every batch starts from the same generator state (untimed): a
+         * deterministic seed makes every repeat do the same work */
+        if ((s = tb_rng_restart()) != TB_OK) goto done;
         s = run_batch(t->state, iters, &d);
         if (s != TB_OK) goto done;
         if (!clocked || d.wall_ns >= cfg->min_ns || iters >= cfg->max_iters) break;
@@ -151,11 +154,13 @@ static __attribute__((noinline)) void timed_passes(timed_args *t)
     }
     t->iters = iters;
     for (uint64_t w = 0; w < cfg->warmup; w++) {
+        if ((s = tb_rng_restart()) != TB_OK) goto done;
         s = run_batch(t->state, iters, &d);
         if (s != TB_OK) goto done;
         emit_batch("warmup", w, iters, &d);
     }
     for (uint64_t r = 0; r < cfg->repeats; r++) {
+        if ((s = tb_rng_restart()) != TB_OK) goto done;
         s = run_batch(t->state, iters, &d);
         if (s != TB_OK) goto done;
         emit_batch("sample", r, iters, &d);

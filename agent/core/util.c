@@ -1,5 +1,7 @@
 #define _POSIX_C_SOURCE 200112L
 #include "tb/util.h"
+#include "tb/adapter.h"
+#include "tb/platform.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,4 +37,10 @@ tb_status tb_settle(tb_status st, void *obj, void (*release)(void *obj), void **
     }
     *out = obj;
     return TB_OK;
+}
+
+tb_status tb_rng_restart(void)
+{
+    if (!tb_platform_seed_restart() || tb_library.reseed == NULL) return TB_OK;
+    return tb_library.reseed();
 }

@@ -151,6 +151,11 @@ int tb_platform_seed(uint8_t *out, size_t n)
     return 0;
 }
 
+int tb_platform_seed_restart(void)
+{
+    return 0; /* every call already starts the same stream */
+}
+
 const char *tb_platform_seed_note(void)
 {
     return "a fixed stream (fuzzing)";

@@ -452,12 +452,14 @@ def cmd_list(a: argparse.Namespace) -> int:
         print(report.aligned(header, body))
     elif what == "suites":
         agents: dict[str, Path] = {}
+        images: dict[str, str] = {}  # each image's answers are kept by its SHA-256
         for lib in libraries:
             try:
-                agents[lib] = _probe_on(target, lib).path
+                info = _probe_on(target, lib)
             except TlsbenchError:
                 continue
-        print(report.aligned(*tls_support.support_matrix(agents, libraries)))
+            agents[lib], images[lib] = info.path, info.agent_sha256
+        print(report.aligned(*tls_support.support_matrix(agents, libraries, images)))
     elif what == "targets":
         print(f"{'host':28}  this machine, Linux (agents built by tlsbench build)")
         for b in targets.BOARDS.values():
@@ -703,6 +705,9 @@ def parser() -> argparse.ArgumentParser:
     from tlsbench.report import stability  # the command lives in its own module
 
     stability.add_parser(sub, db)
+    from tlsbench.report import resultsdoc  # the results pages, from stored runs
+
+    resultsdoc.add_parser(sub, db)
 
     hi = sub.add_parser("history", parents=[db], help="cases over many runs: a trend per case, changes marked by"
                         " compare's test (table, or one HTML page)")

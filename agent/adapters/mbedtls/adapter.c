@@ -11,6 +11,7 @@
 #include <mbedtls/error.h>
 #include <mbedtls/platform_time.h>
 #include <mbedtls/version.h>
+#include <psa/crypto.h>
 
 #include "tb/platform.h"
 
@@ -92,6 +93,28 @@ tb_status tb_mbedtls_bad_input(const char *fn, int ret)
 static tb_status adapter_init(void)
 {
     return seed_rng();
+}
+
+/* After the platform's deterministic stream restarted (tb_rng_restart): the
+ * generator rebuilt from it, so every repeat draws the same numbers. */
+int tb_mbedtls_psa_started;
+
+static tb_status adapter_reseed(void)
+{
+    mbedtls_ctr_drbg_free(&drbg);
+    mbedtls_entropy_free(&entropy);
+    tb_status st = seed_rng();
+    if (st != TB_OK || !tb_mbedtls_psa_started) return st;
+    /* TLS 1.3's key shares come from PSA's own DRBG: restarted the same way.
+     * Between handshakes PSA holds no key (TLS 1.3 destroys its ephemeral
+     * keys when the handshake ends; MBEDTLS_USE_PSA_CRYPTO is off). */
+    mbedtls_psa_crypto_free();
+    psa_status_t ps = psa_crypto_init();
+    if (ps != PSA_SUCCESS) {
+        tb_set_error("psa_crypto_init: %d", (int)ps);
+        return TB_ERROR;
+    }
+    return TB_OK;
 }
 
 static const char *adapter_version(void)

@@ -436,6 +436,7 @@ static tb_status configure(endpoint_t *e, const tb_tls_config *cfg)
         tb_set_error("psa_crypto_init: %d", (int)ps);
         return TB_ERROR;
     }
+    tb_mbedtls_psa_started = 1;
     tb_status st = choose_suite(e, cfg);
     if (st == TB_OK) st = choose_groups(e, cfg);
     if (st == TB_OK) st = load_material(e, cfg);

@@ -42,6 +42,13 @@ static tb_status adapter_init(void)
     return TB_OK;
 }
 
+/* OpenSSL draws from its own DRBG, seeded from the OS: a restarted
+ * platform seed does not reach it, so nothing to rebuild (host only). */
+static tb_status adapter_reseed(void)
+{
+    return TB_OK;
+}
+
 static const char *adapter_version(void)
 {
     return OpenSSL_version(OPENSSL_VERSION);

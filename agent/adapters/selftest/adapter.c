@@ -19,6 +19,12 @@ static tb_status adapter_init(void)
     return TB_OK;
 }
 
+/* No generator. */
+static tb_status adapter_reseed(void)
+{
+    return TB_OK;
+}
+
 static const char *adapter_version(void)
 {
     return "selftest 1";

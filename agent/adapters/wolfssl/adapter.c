@@ -111,6 +111,17 @@ static tb_status adapter_init(void)
     return TB_OK;
 }
 
+/* After the platform's deterministic stream restarted (tb_rng_restart): the
+ * shared generator rebuilt in place (prepared keys keep pointing at it), so
+ * every repeat draws the same numbers. A connection's own generator is seeded
+ * from the same stream when the connection is made. */
+static tb_status adapter_reseed(void)
+{
+    wc_FreeRng(&tb_wolfssl_rng);
+    int ret = wc_InitRng(&tb_wolfssl_rng);
+    return ret == 0 ? TB_OK : lib_fail("wc_InitRng", ret);
+}
+
 static const char *adapter_version(void)
 {
     return wolfSSL_lib_version();

@@ -129,6 +129,10 @@ typedef struct tb_adapter {
     /* Output of the last successful run(); valid until release(). */
     tb_status (*result)(void *state, tb_bytes *out);
     void (*release)(void *state);
+    /* Untimed, after tb_platform_seed_restart() put a deterministic seed
+     * stream back at its start: rebuilds the library's generator from it, so
+     * every repeat draws the same numbers (core: tb_rng_restart). */
+    tb_status (*reseed)(void);
 } tb_adapter;
 
 /* Each adapter defines exactly this one object, in its adapter.c, with
@@ -136,9 +140,14 @@ typedef struct tb_adapter {
  * (adapter_init, adapter_version, ... adapter_release): one shape for every
  * library (agent/adapters/README.md). */
 extern const tb_adapter tb_library;
+/* Restarts the platform's deterministic seed and the library's generator
+ * (nothing where the seed is the OS's); the core calls it, untimed, before
+ * every measured batch and every handshake. */
+tb_status tb_rng_restart(void);
 #define TB_DEFINE_ADAPTER(name)                                                                                    \
     const tb_adapter tb_library = {(name),           adapter_init,   adapter_version, adapter_config, adapter_supports, \
-                                   adapter_prepare, adapter_run,    adapter_result,  adapter_release}
+                                   adapter_prepare, adapter_run,    adapter_result,  adapter_release, \
+                                   adapter_reseed}
 
 /*
  * Primitives the core composes (core/composite.c builds the TLS 1.2

@@ -113,6 +113,11 @@ int tb_platform_verb(const char *verb, const void *fields, size_t n);
  * tb_platform_seed_note() names so the results say so. Returns 0 on success. */
 int tb_platform_seed(uint8_t *out, size_t n);
 const char *tb_platform_seed_note(void);
+/* Where the seed is a deterministic stream: puts it back at its start and
+ * returns 1 (the core then has the library rebuild its generator, untimed,
+ * before every measured batch and handshake, so every repeat draws the same
+ * numbers and does the same work). Where it is the OS's: returns 0. */
+int tb_platform_seed_restart(void);
 
 /* Line I/O with the host side (pipe, UART or semihosting). */
 /* Reads one line without its newline; returns its length, or -1 at end of

@@ -197,7 +197,8 @@ void tb_cortexm_time(void *timeval)
 /* A deterministic stream (xorshift32 from a fixed start) so that every run
  * of an image executes the same instructions. For benchmarking only: it is
  * NOT an entropy source and must never seed keys for real use. */
-static uint32_t seed_state = 0x7462656eu; /* "tben" */
+#define SEED_START 0x7462656eu /* "tben" */
+static uint32_t seed_state = SEED_START;
 
 int tb_platform_seed(uint8_t *out, size_t n)
 {
@@ -208,6 +209,12 @@ int tb_platform_seed(uint8_t *out, size_t n)
         out[i] = (uint8_t)seed_state;
     }
     return 0;
+}
+
+int tb_platform_seed_restart(void)
+{
+    seed_state = SEED_START;
+    return 1;
 }
 
 const char *tb_platform_seed_note(void)

@@ -185,15 +185,24 @@ static int fixed_seed(void)
     return fixed;
 }
 
+#define FIXED_START 0x74626870u /* "tbhp": not the device's start */
+static uint32_t fixed_state = FIXED_START;
+
+int tb_platform_seed_restart(void)
+{
+    if (!fixed_seed()) return 0;
+    fixed_state = FIXED_START;
+    return 1;
+}
+
 int tb_platform_seed(uint8_t *out, size_t n)
 {
-    static uint32_t state = 0x74626870u; /* "tbhp": not the device's start */
     if (fixed_seed()) {
         for (size_t i = 0; i < n; i++) {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            out[i] = (uint8_t)state;
+            fixed_state ^= fixed_state << 13;
+            fixed_state ^= fixed_state >> 17;
+            fixed_state ^= fixed_state << 5;
+            out[i] = (uint8_t)fixed_state;
         }
         return 0;
     }

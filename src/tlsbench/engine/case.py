@@ -3,7 +3,9 @@ a metric's stored summary."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+
+from tlsbench.engine.stats import Summary
 
 
 @dataclass(frozen=True)
@@ -39,24 +41,65 @@ class Sample:
 
 @dataclass(frozen=True)
 class Result:
-    """A case's summary of one metric over every kept sample, as stored."""
+    """A case's summary of one metric over every kept sample, as stored: the
+    metric's name and unit and its stats.Summary (whose fields it reads
+    through, so the store and the reports name them as before)."""
 
     metric: str
     unit: str
-    n: int
-    removed: int  # samples the outlier policy dropped
-    median: float
-    mean: float
-    stdev: float | None
-    min: float
-    max: float
-    ci95_low: float | None
-    ci95_high: float | None
+    summary: Summary
+
+    @staticmethod
+    def of(metric: str, unit: str, n: int, removed: int, median: float, mean: float, stdev: float | None,
+           min: float, max: float, ci95_low: float | None, ci95_high: float | None) -> Result:
+        """From the values one by one (a stored row, a scaled copy)."""
+        return Result(metric, unit, Summary(n, removed, median, mean, stdev, min, max, ci95_low, ci95_high))
 
     @staticmethod
     def exact(metric: str, unit: str, value: float) -> Result:
         """One value measured once (a size, a count): no spread, no interval."""
-        return Result(metric, unit, 1, 0, value, value, None, value, value, None, None)
+        return Result.of(metric, unit, 1, 0, value, value, None, value, value, None, None)
+
+    def flat(self) -> dict:
+        """metric, unit and the summary's fields in one mapping, in the order
+        the --json lines have always had them."""
+        return {"metric": self.metric, "unit": self.unit, **asdict(self.summary)}
+
+    @property
+    def n(self) -> int:
+        return self.summary.n
+
+    @property
+    def removed(self) -> int:  # samples the outlier policy dropped
+        return self.summary.removed
+
+    @property
+    def median(self) -> float:
+        return self.summary.median
+
+    @property
+    def mean(self) -> float:
+        return self.summary.mean
+
+    @property
+    def stdev(self) -> float | None:
+        return self.summary.stdev
+
+    @property
+    def min(self) -> float:
+        return self.summary.min
+
+    @property
+    def max(self) -> float:
+        return self.summary.max
+
+    @property
+    def ci95_low(self) -> float | None:
+        return self.summary.ci95_low
+
+    @property
+    def ci95_high(self) -> float | None:
+        return self.summary.ci95_high
 
 
 @dataclass

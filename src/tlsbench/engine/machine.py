@@ -10,9 +10,13 @@ from pathlib import Path
 from tlsbench import __version__, paths
 from tlsbench.targets.target import ICOUNT
 
-# CPU flags that change what crypto costs
-_FLAGS = ("aes", "vaes", "pclmulqdq", "vpclmulqdq", "sha_ni", "avx", "avx2", "avx512f", "bmi2", "adx",
-          "asimd", "pmull", "sha2", "sha3")
+# CPU flags the libraries dispatch on (OpenSSL's OPENSSL_ia32cap and armcap,
+# wolfSSL's and Mbed TLS's CPUID checks), so a run says which code paths its
+# figures come from: OpenSSL's RSA takes its AVX-512 IFMA path (avx512ifma with
+# avx512vl) when the CPU has it, AES-GCM its VAES/VPCLMULQDQ path, SHA-256 SHA-NI;
+# big-number code uses BMI2/ADX (mulx, adcx/adox). Arm: asimd, aes, pmull, sha2, sha3.
+CPU_FEATURES = ("aes", "pclmulqdq", "vaes", "vpclmulqdq", "sha_ni", "avx", "avx2", "avx512f", "avx512vl",
+                "avx512bw", "avx512ifma", "bmi2", "adx", "asimd", "pmull", "sha2", "sha3")
 
 
 def _read(path: str) -> str:
@@ -79,7 +83,7 @@ def collect(target=None) -> dict[str, object]:
     return {
         "hostname": platform.node(),
         "cpu_model": cpu.get("model name") or cpu.get("CPU part") or platform.processor(),
-        "cpu_flags": sorted(f for f in _FLAGS if f in flags),
+        "cpu_flags": [f for f in CPU_FEATURES if f in flags],  # dispatch order, as listed above
         "cores": os.cpu_count(),
         "memory_mib": mem_kb // 1024,
         "arch": platform.machine(),

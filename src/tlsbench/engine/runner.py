@@ -8,7 +8,6 @@ import dataclasses
 import json
 import sys
 import time
-from dataclasses import asdict
 from typing import TextIO
 
 from tlsbench import paths
@@ -59,8 +58,7 @@ def measure(info: LibraryInfo, case: Case, keys: dict, plan: Plan, rnd: int = 0,
 
 
 def _result(metric: str, s: Summary) -> Result:
-    return Result(metric, metrics.unit(metric), s.n, s.removed, s.median, s.mean, s.stdev, s.min, s.max,
-                  s.ci95_low, s.ci95_high)
+    return Result(metric, metrics.unit(metric), s)
 
 
 def summarize_samples(samples: list[Sample], size: int | None, outliers: str) -> list[Result]:
@@ -99,7 +97,7 @@ def json_rows(run_id: int, target: str, info_version: str, case: Case, measured:
     if measured.status != "ok":
         return [{**base, "reason": measured.reason, "metric": None, "unit": None, "n": 0,
                  **dict.fromkeys(("median", "mean", "stdev", "min", "max", "ci95_low", "ci95_high"))}]
-    return [{**base, **asdict(r)} for r in measured.results]
+    return [{**base, **r.flat()} for r in measured.results]
 
 
 class _Session:

@@ -144,6 +144,29 @@ NOISE_ADVICE = ("for a stable figure: more rounds (--rounds) and repeats, a quie
                 " a fixed CPU frequency), then compare the runs")
 
 
+# Rounds run in fresh agents spread over the run (the runner's round-major
+# order); a case whose rounds' medians differ by more than this share of its
+# overall median drifted with the machine during the run (another load, a
+# frequency change), which the within-round spread does not show. Flagged in
+# every report, like noise.
+DRIFT_LIMIT = 0.10
+
+
+def round_drift(values: list[float], per_round: list[int]) -> float | None:
+    """(largest - smallest round median) / the median of all values, the rounds
+    being consecutive runs of per_round values; None with fewer than two
+    rounds, when the values are not exactly the rounds' or the median is 0."""
+    if len([n for n in per_round if n]) < 2 or len(values) != sum(per_round):
+        return None
+    medians, at = [], 0
+    for n in per_round:
+        if n:
+            medians.append(statistics.median(values[at:at + n]))
+        at += n
+    whole = statistics.median(values)
+    return None if whole == 0 else (max(medians) - min(medians)) / abs(whole)
+
+
 def spread(median_value: float | None, stdev: float | None) -> float | None:
     """stdev / median, the spread a report prints as ±; None without both."""
     if median_value is None or stdev is None or median_value == 0:

@@ -129,6 +129,7 @@ def _context(store: Store, run_id: int) -> dict[str, str]:
         "board": str(run.machine.get("board", "-")),
         "profiles": ",".join(f"{k}={v}" for k, v in sorted((run.machine.get("profiles") or {}).items())) or "-",
         "cpu": str(run.machine.get("cpu_model")),
+        "cpu features": ",".join(sorted(run.machine.get("cpu_flags") or [])) or "-",  # the code paths libraries take
         "cores": str(run.machine.get("cores")),
         "kernel": str(run.machine.get("kernel")),
         "tlsbench": run.tlsbench_version,

@@ -1,5 +1,5 @@
 """Which charts a stored run gets, and their figures: read from the run's
-stored results (mean and 95% CI of the mean, or medians), never computed
+stored results (medians with the kept samples' range), never computed
 anew; a case that was not measured is drawn as its status."""
 
 from __future__ import annotations
@@ -72,12 +72,21 @@ def _missing(case: dict | None, what: str = "not measured") -> Point:
     return Point(None, note=what)
 
 
-def mean_ci(case: dict | None, metric: str) -> Point:
-    """The stored mean with its stored 95% CI (none with one sample)."""
+# One convention for every chart and table: the median of the kept samples
+# (what the tables print), the whisker their stored range, min to max.
+SPREAD_NOTE = "bar the median of the kept samples (the figure the tables print), whisker their range (min to max)"
+RATE_NOTE = "MB/s is 10^6 bytes per second; input sizes are binary (1 KiB = 1,024 B)"
+
+
+def median_range(case: dict | None, metric: str) -> Point:
+    """The stored median with the stored range of the kept samples (none
+    with one sample)."""
     r = case["results"].get(metric) if case and case["status"] == "ok" else None
     if r is None:
         return _missing(case)
-    return Point(r["mean"], r["ci95_low"], r["ci95_high"])
+    if r["n"] < 2:
+        return Point(r["median"])
+    return Point(r["median"], r["min"], r["max"])
 
 
 def median(case: dict | None, metric: str, what: str = "not measured") -> Point:
@@ -117,17 +126,15 @@ def _primitive_bars(data: RunData, kind: str) -> Chart | None:
         size = max(c["size"] for c in cases)
         cases = [c for c in cases if c["size"] == size]
         metric = "throughput"
-        caption = (f"Throughput on {fmt_size(size)} inputs per algorithm and library: bar the mean of the kept"
-                   " samples, whisker its 95% confidence interval (as stored with the run).")
+        caption = f"Throughput on {fmt_size(size)} inputs per algorithm and library: {SPREAD_NOTE}. {RATE_NOTE}."
         title = f"{KIND_TITLES[kind]}: throughput at {fmt_size(size)}"
     else:
         metric = "wall_ns"
-        caption = ("Time per operation per algorithm and library: bar the mean of the kept samples, whisker its"
-                   " 95% confidence interval (as stored with the run).")
+        caption = f"Time per operation per algorithm and library: {SPREAD_NOTE}."
         title = f"{KIND_TITLES[kind]}: time per operation"
     by_key = {(c["alg"], c["op"], c["library"]): c for c in cases}
     cats = list(dict.fromkeys((c["alg"], c["op"]) for c in cases))
-    series = {lib: [mean_ci(by_key.get((a, o, lib)), metric) for a, o in cats] for lib in libs}
+    series = {lib: [median_range(by_key.get((a, o, lib)), metric) for a, o in cats] for lib in libs}
     if not _has_data(series):
         return None
     return charts.bars(_slug(kind, metric), title, caption, [f"{a} {o}" for a, o in cats], series,
@@ -193,21 +200,21 @@ def _tls_charts(data: RunData) -> list[Chart]:
 
         def wall(case: dict | None) -> Point:
             if case and case["status"] == "ok" and "handshake_wall_ns" not in case["results"]:
-                return mean_ci(case, "exchange_wall_ns")
-            return mean_ci(case, "handshake_wall_ns")
+                return median_range(case, "exchange_wall_ns")
+            return median_range(case, "handshake_wall_ns")
         series = {lib: [wall(by_key.get((a, o, lib))) for a, o in cats] for lib in libs}
         labels = [f"{a} {o}" for a, o in cats]
         base = {c["library"]: c for c in data.cases if c["kind"] == "tls" and names.is_baseline(c["alg"])}
         if base:  # the plain TCP baseline: its connect time, beside the handshakes
             labels.append("TCP without TLS: connect")
             for lib in libs:
-                series[lib].append(mean_ci(base.get(lib), "connect_wall_ns"))
+                series[lib].append(median_range(base.get(lib), "connect_wall_ns"))
     if _has_data(series):  # never a chart of a time the target does not measure
         out.append(charts.bars(
             "tls-handshake-wall", "TLS: handshake time per suite and variant", (
                 "Over TCP the client's wall time to handshake complete; in memory the wall time of the handshake"
-                " and a 64-byte request/response. Bar the mean of the kept samples, whisker its 95% confidence"
-                " interval (as stored). The TCP baseline shows the plain TCP connect."), labels, series, fmt_time))
+                f" and a 64-byte request/response; {SPREAD_NOTE}. The TCP baseline shows the plain TCP connect."),
+            labels, series, fmt_time))
     if tls:
         rows = [f"{c['library']} {c['alg']} {c['op']}" for c in tls]
         ins = _per_side(tls, "instructions")
@@ -242,11 +249,11 @@ def _tls_charts(data: RunData) -> list[Chart]:
         libs = _libraries(cap)
         by_key = {(c["alg"], c["op"], c["library"]): c for c in cap}
         cats = list(dict.fromkeys((c["alg"], c["op"]) for c in cap))
-        series = {lib: [mean_ci(by_key.get((a, o, lib)), "transactions_per_s") for a, o in cats] for lib in libs}
+        series = {lib: [median_range(by_key.get((a, o, lib)), "transactions_per_s") for a, o in cats] for lib in libs}
         out.append(charts.bars(
             "tls-transactions", "TLS: transactions per second", (
                 "Full handshakes with a 64-byte request/response per second, with N concurrent clients (clients=N);"
-                " bar the mean over the rounds, whisker its 95% confidence interval (as stored)."),
+                f" {SPREAD_NOTE} (a sample is a round)."),
             [f"{a} {o}" for a, o in cats], series, lambda v: f"{v:,.0f}/s"))
     return out
 

@@ -143,7 +143,7 @@ def context(data: RunData) -> str:
                                                                 else f"newlib {m.get('newlib')}"))]
           if firmware else []),
         ("host machine" if firmware else "machine", f"{m.get('cpu_model')}, {m.get('cores')} cores"),
-        ("CPU flags", ", ".join(m.get("cpu_flags", [])) or "none recorded"),
+        ("CPU features the libraries dispatch on", ", ".join(m.get("cpu_flags", [])) or "none recorded"),
         ("system", f"{m.get('os')}, kernel {m.get('kernel')}"),
         ("tlsbench", r.tlsbench_version),
         ("method", f"{method.get('repeats')} repeats in {method.get('rounds', 1)} round(s), warm-up"
@@ -247,8 +247,9 @@ def render(data: RunData) -> str:
         context(data),
         _problems(data),
         "<p>Every figure comes from the stored run. A value that was not measured says so (not measured, n/m,"
-        " unsupported, failed), never 0. Charts: bars show the mean of the kept samples with its 95% confidence"
-        " interval as stored; lines and stacked bars show medians. Click a column header to sort.</p>",
+        " unsupported, failed), never 0. Charts and tables show one figure, the median of the kept samples; a"
+        " chart's whisker is their range (min to max), a table's ± their standard deviation over the median."
+        f" {figures.RATE_NOTE}. Click a column header to sort.</p>",
         f"<p>{_e(metrics.INSTRUCTIONS_NOTE)}</p>" if report.clockless(data.cases) else "",
         *(f'<p class="noisy" role="note"><strong>{_e(line)}</strong></p>' for line in report.noise_lines(data)),
     ]

@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass, field
 
 from tlsbench.engine import metrics, stats
+from tlsbench.engine.case import split_repeats
 from tlsbench.engine.metrics import format_rate, format_time
 from tlsbench.engine.store import NOTHING_MEASURED, RunInfo, Store
 from tlsbench.families.tls import names as tls_names
@@ -38,6 +39,13 @@ def load(store: Store, run_id: int) -> RunData:
         cases[r["name"]]["results"][r["metric"]] = dict(r)
     for c in cases.values():
         c.pop("transcript", None)
+    method = run.plan.get("method", {})
+    per_round = split_repeats(int(method.get("repeats", 0)), int(method.get("rounds", 1)))
+    if len(per_round) > 1:  # each case's drift between its rounds, of its timed headline
+        for name, (status, values) in store.per_op_values(run_id, DRIFT_METRIC).items():
+            drift = stats.round_drift(values, per_round) if status == "ok" else None
+            if drift is not None:
+                cases[name]["round_drift"] = drift
     return RunData(
         run=run,
         libraries=[dict(r) for r in store.libraries(run_id)],
@@ -49,6 +57,32 @@ def load(store: Store, run_id: int) -> RunData:
 
 
 NOISY_MARK = "(noisy)"
+VARIES_MARK = "(varies)"
+
+
+def varies(r: dict) -> bool:
+    """An exact count whose repeats differ (state a library keeps from one
+    call to the next): shown as varying with its range, never as exact."""
+    return metrics.is_exact(r["metric"]) and r["n"] > 1 and r["min"] != r["max"]
+
+
+def varying_counts(data: RunData) -> list[tuple[str, str, float, float]]:
+    """(case, metric, min, max) of every exact count whose repeats differ."""
+    return [(c["name"], m, r["min"], r["max"]) for c in data.cases if c["status"] == "ok"
+            for m, r in c["results"].items() if varies(r)]
+
+
+def _range(r: dict) -> str:
+    return f" {VARIES_MARK} {r['min']:,.0f}..{r['max']:,.0f}" if varies(r) else ""
+DRIFT_MARK = "(drift)"
+DRIFT_METRIC = "wall_ns"  # the timed metric whose rounds are compared
+
+
+def drifting_cases(data: RunData) -> list[tuple[str, float]]:
+    """(case, drift) of every case whose rounds' medians differ by more than
+    stats.DRIFT_LIMIT of its median (stats.round_drift)."""
+    return [(c["name"], c["round_drift"]) for c in data.cases
+            if c.get("round_drift") is not None and c["round_drift"] > stats.DRIFT_LIMIT]
 
 
 def noisy_cases(data: RunData) -> list[tuple[str, str, float]]:
@@ -64,13 +98,28 @@ def noisy_cases(data: RunData) -> list[tuple[str, str, float]]:
 
 def noise_lines(data: RunData) -> list[str]:
     """The warning every format prints when some figure is noisy: how many, the worst, what to do."""
+    out = []
     noisy = noisy_cases(data)
-    if not noisy:
-        return []
-    worst = sorted(noisy, key=lambda x: -x[2])[:5]
-    return [f"noisy: {len(noisy)} figure(s) have a spread (stdev/median) over {100 * stats.NOISE_LIMIT:g}%,"
-            f" marked {NOISY_MARK}; worst: " + ", ".join(f"{n} {m} ±{100 * s:.0f}%" for n, m, s in worst)
-            + f"; {stats.NOISE_ADVICE}"]
+    if noisy:
+        worst = sorted(noisy, key=lambda x: -x[2])[:5]
+        out.append(f"noisy: {len(noisy)} figure(s) have a spread (stdev/median) over {100 * stats.NOISE_LIMIT:g}%,"
+                   f" marked {NOISY_MARK}; worst: " + ", ".join(f"{n} {m} ±{100 * s:.0f}%" for n, m, s in worst)
+                   + f"; {stats.NOISE_ADVICE}")
+    varying = varying_counts(data)
+    if varying:
+        out.append(f"varies: {len(varying)} exact count(s) differ between the repeats of their case, marked"
+                   f" {VARIES_MARK} in firmware cells with their range (median shown): randomness drawn (on the"
+                   " host, from the OS) or state the library keeps from one call to the next (on firmware, Mbed"
+                   " TLS's RSA blinding values and the heap they move), not measurement noise; e.g. "
+                   + ", ".join(f"{n} {m} {lo:,.0f}..{hi:,.0f}" for n, m, lo, hi in varying[:3]))
+    drifting = drifting_cases(data)
+    if drifting:
+        worst_d = sorted(drifting, key=lambda x: -x[1])[:5]
+        out.append(f"drift: {len(drifting)} case(s) whose rounds' median {DRIFT_METRIC} differ by more than"
+                   f" {100 * stats.DRIFT_LIMIT:g}% of the median (the machine changed during the run), marked"
+                   f" {DRIFT_MARK}; worst: " + ", ".join(f"{n} {100 * d:.0f}%" for n, d in worst_d)
+                   + f"; {stats.NOISE_ADVICE}")
+    return out
 
 
 def clockless(cases: list[dict]) -> bool:
@@ -114,7 +163,7 @@ def cell(case: dict, metric: str | None = None) -> str:
         # a TLS case on firmware: exact instructions per side (one side on the device: the other is the host's,
         # not measured), bytes each way
         def count(metric: str) -> str:
-            return f"{res[metric]['median']:,.0f}" if metric in res else "host"
+            return f"{res[metric]['median']:,.0f}{_range(res[metric])}" if metric in res else "host"
         return (f"C {count('client_instructions')} / S {count('server_instructions')}"
                 f" instructions, {res['c2s_bytes']['median']:.0f}+{res['s2c_bytes']['median']:.0f} B"
                 + (f", {res['round_trips']['median']:.0f} RTT" if "round_trips" in res else "")
@@ -140,12 +189,14 @@ def cell(case: dict, metric: str | None = None) -> str:
         if model is not None:  # a board profile's cycle model ran along
             cycles = res["model_cycles"]["median"]
             per_byte += f"; model {cycles:,.0f} cycles = {format_time(model['median'])}"
-        return f"{n:,.0f} instructions{per_byte}"
+        return f"{n:,.0f} instructions{_range(res['instructions'])}{per_byte}"
     if "wall_ns" not in res and "cycles" in res:  # a real board's cycle counter
         return f"{res['cycles']['median']:,.0f} cycles"
     wall = res["wall_ns"]
     sp = stats.spread(wall["median"], wall["stdev"])
     spread = "" if sp is None else f" ±{100 * sp:.1f}%" + (f" {NOISY_MARK}" if sp > stats.NOISE_LIMIT else "")
+    if (case.get("round_drift") or 0) > stats.DRIFT_LIMIT:
+        spread += f" {DRIFT_MARK}"
     if "throughput" in res:
         return f"{format_rate(res['throughput']['median'])}{spread}"
     return f"{format_time(wall['median'])}{spread}"
@@ -288,7 +339,8 @@ def context_lines(data: RunData, md: bool) -> list[str]:
     out = [
         f"{'## ' if md else ''}tlsbench run {r.id}: plan {r.plan_name}, target {r.target}, {status}",
         f"{bullet}{'host ' if firmware else ''}machine: {m.get('cpu_model')} ({m.get('cores')} cores;"
-        f" {', '.join(m.get('cpu_flags', []))}), {m.get('os')}, kernel {m.get('kernel')}",
+        f" CPU features the libraries dispatch on: {', '.join(m.get('cpu_flags', [])) or 'none recorded'}),"
+        f" {m.get('os')}, kernel {m.get('kernel')}",
     ]
     if firmware:
         out.append(f"{bullet}board: {m['board']} ({m.get('board_cpu')}, {m.get('board_ram_bytes', 0) // 1024} KiB RAM),"
@@ -378,8 +430,8 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
                      " client->server + server->client, round trips" if has_tls else "")
                   + ". " + metrics.INSTRUCTIONS_NOTE
                   if firmware and metric is None else
-                  "cells: median throughput for sized operations, otherwise median wall time per operation;"
-                  " ±: stdev/median of the kept samples"
+                  "cells: median throughput for sized operations (MB/s = 10^6 B/s; sizes in KiB = 1,024 B),"
+                  " otherwise median wall time per operation; ±: stdev/median of the kept samples"
                   + ("; tls: median CPU time per handshake of the client (C) and the server (S), handshake"
                      " bytes client->server + server->client, round trips" if has_tls else "")
                   if metric is None else
@@ -402,7 +454,7 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
         buf = io.StringIO()
         cols = ["run", "case", "library", "library_version", "kind", "name", "op", "size", "status", "reason",
                 "metric", "unit", "n", "removed", "median", "mean", "stdev", "min", "max", "ci95_low", "ci95_high",
-                "spread", "noisy"]
+                "spread", "noisy", "round_drift"]
         w = csv.writer(buf)
         w.writerow(cols)
         versions = {lib["library"]: lib["version"] for lib in data.libraries}
@@ -410,11 +462,13 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
             base = [data.run.id, c["name"], c["library"], versions.get(c["library"], ""), c["kind"], c["alg"],
                     c["op"], c["size"] if c["size"] is not None else "", c["status"], c["reason"]]
             if not c["results"]:
-                w.writerow(base + [""] * 13)
+                w.writerow(base + [""] * 14)
             for metric, r in c["results"].items():
                 sp = None if metrics.is_exact(metric) else stats.spread(r["median"], r["stdev"])
-                w.writerow(base + [metric] + [r[k] if r[k] is not None else "" for k in cols[11:-2]]
-                           + ["" if sp is None else f"{sp:.4f}", int(sp is not None and sp > stats.NOISE_LIMIT)])
+                drift = c.get("round_drift") if metric == DRIFT_METRIC else None
+                w.writerow(base + [metric] + [r[k] if r[k] is not None else "" for k in cols[11:-3]]
+                           + ["" if sp is None else f"{sp:.4f}", int(sp is not None and sp > stats.NOISE_LIMIT),
+                              "" if drift is None else f"{drift:.4f}"])
         return buf.getvalue()
     if fmt == "json":
         r = data.run
@@ -423,7 +477,12 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
             "tlsbench_version": r.tlsbench_version, "libraries": data.libraries, "checks": data.checks,
             "cases": data.cases,
             "noise": {"limit": stats.NOISE_LIMIT, "rule": "stdev/median of a noisy metric above the limit",
-                      "noisy": [{"case": n, "metric": m, "spread": round(sp, 4)} for n, m, sp in noisy_cases(data)]},
+                      "noisy": [{"case": n, "metric": m, "spread": round(sp, 4)} for n, m, sp in noisy_cases(data)],
+                      "drift_limit": stats.DRIFT_LIMIT,
+                      "drift_rule": f"(largest - smallest round median of {DRIFT_METRIC}) / median, above the limit",
+                      "drifting": [{"case": n, "drift": round(d, 4)} for n, d in drifting_cases(data)],
+                      "varying": [{"case": n, "metric": m, "min": lo, "max": hi}
+                                  for n, m, lo, hi in varying_counts(data)]},
         }
         return json.dumps(doc, indent=1, default=str) + "\n"
     raise ValueError(f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")

@@ -213,6 +213,6 @@ def derived_results(results: list[Result], profile: Profile | None = None) -> li
             def scaled(v: float | None, k: float = k) -> float | None:
                 return None if v is None else v * k
 
-            out.append(Result(name, metrics.unit(name), r.n, r.removed, r.median * k, r.mean * k, scaled(r.stdev),
+            out.append(Result.of(name, metrics.unit(name), r.n, r.removed, r.median * k, r.mean * k, scaled(r.stdev),
                               r.min * k, r.max * k, scaled(r.ci95_low), scaled(r.ci95_high)))
     return out

@@ -1,10 +1,15 @@
 """`tlsbench list suites`: which library completes a handshake with which
-suite, from one real handshake per pair."""
+suite, from one real handshake per pair. The answers are kept per agent or
+firmware image (by its SHA-256, with the suite list they answer): asking an
+image again reads them back, and a rebuilt image is asked again."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 
+from tlsbench import paths
 from tlsbench.errors import TlsbenchError
 from tlsbench.families.primitive.catalog import LIBRARIES
 from tlsbench.families.tls import catalog as tls_catalog
@@ -15,14 +20,52 @@ from tlsbench.families.tls.runner import tls_case
 from tlsbench.targets.libraries import probe
 
 
+def _cache_file(image_sha256: str) -> Path:
+    """Where one image's answers are kept: named by the image and by what was
+    asked (each suite with the group and credential it is tried with)."""
+    asked = [(s, tls_catalog.groups_for(s)[0], tls_catalog.certs_for(s)[0]) for s in tls_catalog.SUITES]
+    key = hashlib.sha256(json.dumps([image_sha256, asked]).encode()).hexdigest()[:32]
+    return paths.data_dir() / "suite-support" / f"{key}.json"
+
+
+def _ask(path: Path) -> dict[str, str]:
+    keys: dict = {}  # one chain per key type and one PSK, made once
+    out = {}
+    for suite in tls_catalog.SUITES:
+        cred = tls_catalog.certs_for(suite)[0]
+        variant = TlsVariant(tls_catalog.groups_for(suite)[0], cred, "full" if cred in certs.KEY_TYPES else "none")
+        r = run_handshakes(path, tls_case(suite, variant, keys, 0), repeats=1, warmup=0, timeout=60)
+        out[suite] = {"ok": "yes", "unsupported": "unsupported"}.get(r.status, f"fails: {r.message[:40]}")
+    return out
+
+
+def suite_answers(path: Path, image_sha256: str | None = None) -> dict[str, str]:
+    """suite -> yes / unsupported / fails: ..., for the agent at ``path``;
+    with ``image_sha256`` (the agent's or firmware's), kept and read back."""
+    if image_sha256 is None:
+        return _ask(path)
+    cache = _cache_file(image_sha256)
+    try:
+        return json.loads(cache.read_text())
+    except (OSError, ValueError):
+        pass
+    answers = _ask(path)
+    if not any(v.startswith("fails") for v in answers.values()):  # a failure may be passing trouble: ask again
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_text(json.dumps(answers, indent=1))
+    return answers
+
+
 def support_matrix(agents: dict[str, Path] | None = None,
-                   libraries: list[str] | None = None) -> tuple[list[str], list[list[str]]]:
+                   libraries: list[str] | None = None,
+                   images: dict[str, str] | None = None) -> tuple[list[str], list[list[str]]]:
     """`tlsbench list suites`: each library's answer for each suite, from one
     real handshake per pair (with the suite's first group and credential).
     agents: library -> the agent to ask (default: the host's, probed here);
-    a library of ``libraries`` without one is "not built"."""
+    a library of ``libraries`` without one is "not built"; images: library ->
+    its image's SHA-256, whose answers are kept (_cache_file)."""
     libraries = libraries or list(LIBRARIES)
-    keys: dict = {}  # one chain per key type and one PSK, made once
+    images = dict(images or {})
     cols: dict[str, dict[str, str]] = {}
     for lib in libraries:
         cols[lib] = {}
@@ -32,14 +75,11 @@ def support_matrix(agents: dict[str, Path] | None = None,
             path = agents[lib]
         else:
             try:
-                path = probe(lib, timeout=20).path
+                info = probe(lib, timeout=20)
             except TlsbenchError:
                 continue
-        for suite in tls_catalog.SUITES:
-            cred = tls_catalog.certs_for(suite)[0]
-            variant = TlsVariant(tls_catalog.groups_for(suite)[0], cred, "full" if cred in certs.KEY_TYPES else "none")
-            r = run_handshakes(path, tls_case(suite, variant, keys, 0), repeats=1, warmup=0, timeout=60)
-            cols[lib][suite] = {"ok": "yes", "unsupported": "unsupported"}.get(r.status, f"fails: {r.message[:40]}")
+            path, images[lib] = info.path, info.agent_sha256
+        cols[lib] = suite_answers(path, images.get(lib))
     header = ["suite", "version", "tested with", *libraries]
     body = []
     for suite in tls_catalog.SUITES:
