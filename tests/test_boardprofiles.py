@@ -11,7 +11,7 @@ from tlsbench.errors import PlanError
 from tlsbench.targets import boardprofiles
 
 SHIPPED = ["esp32-c3-class", "nrf5340-app", "nucleo-f103rb", "nucleo-f446re", "nucleo-f746zg", "nucleo-l053r8",
-           "nucleo-l073rz", "stm32f217", "stm32f405"]
+           "nucleo-l073rz", "stm32f217", "stm32f405", "stm32h753zi", "stm32l4a6zg"]
 GOOD = (boardprofiles.BOARDS_DIR / "nucleo-f446re.toml").read_text()
 
 
@@ -74,3 +74,17 @@ def test_a_wrong_type_and_a_figure_without_source(tmp_path: Path) -> None:
 def test_an_unknown_profile_name_lists_the_known_ones() -> None:
     with pytest.raises(PlanError, match=r"unknown board profile 'nucleo-f446' \(did you mean nucleo-f446re"):
         boardprofiles.load("nucleo-f446")
+
+
+def test_the_art_cache_keys_go_together_and_only_with_art(tmp_path: Path) -> None:
+    text = GOOD.replace("art = true", "art = false")
+    assert bad(tmp_path, text) == (f"board.toml:{line_of(text, 'flash_line_bytes')}: flash_line_bytes: describes the"
+                                   " ART accelerator's caches: only with art = true")
+    text = GOOD.replace("art_dcache_lines = 8\n", "")
+    assert bad(tmp_path, text) == (f"board.toml:{line_of(text, 'flash_line_bytes')}: flash_line_bytes:"
+                                   " flash_line_bytes, art_icache_lines and art_dcache_lines go together")
+    text = GOOD.replace("flash_line_bytes = 16", "flash_line_bytes = 12")
+    assert bad(tmp_path, text) == (f"board.toml:{line_of(text, 'flash_line_bytes')}: flash_line_bytes: must be 4, 8,"
+                                   " 16 or 32, got 12")
+    f446 = boardprofiles.load("nucleo-f446re")
+    assert (f446.flash_line_bytes, f446.art_icache_lines, f446.art_dcache_lines) == (16, 64, 8)

@@ -24,7 +24,13 @@
  * that holds code and constants), branch_ws=N (wait states a taken branch
  * pays to refetch), load_ws=N (per data load from flash), seq_ws=N (per
  * instruction when sequential fetch is not hidden), muls=1|32 (ARMv6-M
- * multiplier option). */
+ * multiplier option), and for ST's ART accelerator (a small cache in front
+ * of the flash, instead of assuming it always hits): art_ws=N (the flash's
+ * wait states), art_fetch=BYTES (bytes one flash access returns: a cache
+ * line), art_ilines=N and art_dlines=N (lines of its instruction and data
+ * caches, least recently used replaced), art_prefetch=0|1 (whether the
+ * next line is read ahead; default 1). See "The ART accelerator" in
+ * docs/cycle-model.md. */
 #include "cyclemodel_rv32.h"
 #include "cyclemodel_tables.h"
 
@@ -62,6 +68,39 @@ static unsigned load_ws;
 static int out_fd = -1;
 static FILE *log_file;
 
+/* ST's ART accelerator: fully associative caches of flash lines (LRU), one
+ * for instruction fetches and one for data loads. An instruction line that
+ * misses costs its wait states when it is a branch target, and only what
+ * the prefetch of the previous line has not yet hidden when execution runs
+ * into it sequentially; a data line that misses costs the wait states. */
+#define ART_MAX_LINES 256
+typedef struct {
+    uint64_t tag[ART_MAX_LINES];
+    uint64_t used[ART_MAX_LINES];
+    unsigned n;
+    uint64_t clock;
+} art_cache;
+
+static art_cache art_i, art_d;
+static unsigned art_ws, art_fetch, art_prefetch = 1;
+
+/* 1 when the line was present; either way it is now the most recent one */
+static int art_touch(art_cache *c, uint64_t line)
+{
+    unsigned victim = 0;
+    c->clock++;
+    for (unsigned k = 0; k < c->n; k++) {
+        if (c->tag[k] == line) {
+            c->used[k] = c->clock;
+            return 1;
+        }
+        if (c->used[k] < c->used[victim]) victim = k;
+    }
+    c->tag[victim] = line;
+    c->used[victim] = c->clock;
+    return 0;
+}
+
 /* A conditional branch that has executed: its fall-through address and
  * what it costs on top when the next block does not start there. */
 typedef struct {
@@ -83,9 +122,40 @@ typedef struct {
     uint64_t pc, end;
     cm_insn first, last;
     uint32_t first_alone;
+    /* the flash lines the block runs through, in order, and the cycles its
+     * instructions spend in each (the time the prefetch of the next line has) */
+    unsigned nlines;
+    uint64_t *line;
+    uint32_t *line_cycles;
 } block_info;
 
 static const block_info *prev_block;
+
+/* Instruction fetch through the ART: the block's lines in order. */
+static uint64_t art_fetch_cost(const block_info *b, int fell_through)
+{
+    uint64_t extra = 0;
+    for (unsigned j = 0; j < b->nlines; j++) {
+        int sequential;
+        uint32_t hidden;
+        if (j > 0) {
+            sequential = b->line[j] == b->line[j - 1] + 1;
+            hidden = b->line_cycles[j - 1];
+        } else {
+            sequential = fell_through && prev_block->nlines > 0 &&
+                         (b->line[0] == prev_block->line[prev_block->nlines - 1] + 1 ||
+                          b->line[0] == prev_block->line[prev_block->nlines - 1]);
+            hidden = sequential ? prev_block->line_cycles[prev_block->nlines - 1] : 0;
+        }
+        if (art_touch(&art_i, b->line[j])) continue;
+        if (!sequential || !art_prefetch) {
+            extra += art_ws; /* a branch target (its refill already pays one fetch cycle), or no prefetch */
+        } else if (hidden < art_ws + 1) {
+            extra += art_ws + 1 - hidden; /* the prefetch started one line ahead */
+        }
+    }
+    return extra;
+}
 
 static void on_block(unsigned int vcpu, void *udata)
 {
@@ -95,11 +165,13 @@ static void on_block(unsigned int vcpu, void *udata)
         if (b->pc != pending.fallthrough) cycles += pending.taken_extra;
         have_pending = 0;
     }
-    if (prev_block != NULL && prev_block->end == b->pc) {
+    int fell_through = prev_block != NULL && prev_block->end == b->pc;
+    if (fell_through) {
         int paired = 0;
         cm_cost c = cost_of(&b->first, &prev_block->last, &paired);
         cycles += (uint64_t)((int64_t)c.base - (int64_t)b->first_alone); /* may be negative: modular */
     }
+    if (b->nlines) cycles += art_fetch_cost(b, fell_through);
     prev_block = b;
 }
 
@@ -115,7 +187,12 @@ static void on_load(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vadd
     (void)vcpu;
     (void)udata;
     if (qemu_plugin_mem_is_store(info)) return;
-    if (vaddr >= flash_lo && vaddr < flash_hi) cycles += load_ws;
+    if (vaddr < flash_lo || vaddr >= flash_hi) return;
+    if (art_d.n) {
+        if (!art_touch(&art_d, vaddr / art_fetch)) cycles += art_ws;
+    } else {
+        cycles += load_ws;
+    }
 }
 
 static void on_mark(unsigned int vcpu, void *udata)
@@ -142,6 +219,12 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     block_info *info = calloc(1, sizeof(*info));
     if (info == NULL) abort();
     info->pc = qemu_plugin_tb_vaddr(tb);
+    if (art_i.n && info->pc >= flash_lo && info->pc < flash_hi) {
+        /* never freed, as info; a block of n instructions spans at most 2n lines */
+        info->line = calloc(2 * n + 1, sizeof(*info->line));
+        info->line_cycles = calloc(2 * n + 1, sizeof(*info->line_cycles));
+        if (info->line == NULL || info->line_cycles == NULL) abort();
+    }
     /* the block's start: resolves the previous block's conditional branch
      * and charges a fall-through's first instruction after its predecessor */
     qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, QEMU_PLUGIN_CB_NO_REGS, info);
@@ -159,6 +242,16 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         }
         info->last = cur;
         info->end = pc + qemu_plugin_insn_size(insn);
+        if (info->line != NULL) {
+            /* an instruction that straddles two lines is charged to the later one */
+            uint64_t line = (info->end - 1) / art_fetch;
+            uint64_t first_line = pc / art_fetch;
+            if (info->nlines == 0 || info->line[info->nlines - 1] != first_line) {
+                info->line[info->nlines++] = first_line;
+            }
+            if (line != first_line) info->line[info->nlines++] = line;
+            info->line_cycles[info->nlines - 1] += cost.base;
+        }
         qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &insns, 1);
         if (cost.base) qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &cycles, cost.base);
         if (cost.taken_extra) {
@@ -168,7 +261,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
             b->taken_extra = cost.taken_extra;
             qemu_plugin_register_vcpu_insn_exec_cb(insn, on_cond_branch, QEMU_PLUGIN_CB_NO_REGS, b);
         }
-        if (load_ws && cur.loads) {
+        if ((load_ws || art_d.n) && cur.loads) {
             /* QEMU 7.2 calls a QEMU_PLUGIN_MEM_R callback for stores only
              * (tried: the filter is inverted), so ask for both and filter */
             qemu_plugin_register_vcpu_mem_cb(insn, on_load, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW, NULL);
@@ -250,11 +343,29 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
             if (KEY("branch_ws")) cfg.branch_ws = (uint32_t)v;
             if (KEY("load_ws")) load_ws = (unsigned)v;
             if (KEY("seq_ws")) cfg.seq_ws = (uint32_t)v;
+        } else if (KEY("art_ws") || KEY("art_fetch") || KEY("art_ilines") || KEY("art_dlines") ||
+                   KEY("art_prefetch")) {
+            if (parse_u64(val, &v) != 0) return bad(a, "a number");
+            if (KEY("art_prefetch")) {
+                if (v > 1) return bad(a, "art_prefetch=0 or 1");
+                art_prefetch = (unsigned)v;
+            } else if (KEY("art_ws")) {
+                if (v > 64) return bad(a, "art_ws=0..64");
+                art_ws = (unsigned)v;
+            } else if (KEY("art_fetch")) {
+                if (v != 4 && v != 8 && v != 16 && v != 32) return bad(a, "art_fetch=4, 8, 16 or 32 bytes");
+                art_fetch = (unsigned)v;
+            } else {
+                if (v > ART_MAX_LINES) return bad(a, "0..256 lines");
+                if (KEY("art_ilines")) art_i.n = (unsigned)v;
+                else art_d.n = (unsigned)v;
+            }
         } else if (KEY("muls")) {
             if (parse_u64(val, &v) != 0 || (v != 1 && v != 32)) return bad(a, "muls=1 or muls=32");
             cfg.muls = (uint32_t)v;
         } else {
-            return bad(a, "core, mark, out, log, flash, branch_ws, load_ws, seq_ws, muls");
+            return bad(a, "core, mark, out, log, flash, branch_ws, load_ws, seq_ws, muls, art_ws, art_fetch, art_ilines,"
+                          " art_dlines, art_prefetch");
         }
 #undef KEY
     }
@@ -263,6 +374,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         return bad(core ? core : "(no core=)", "core=" CM_CORE_NAMES ", " CM_RV32_CORE);
     }
     if (load_ws && flash_hi == 0) return bad("load_ws", "load_ws needs flash=0xLO-0xHI");
+    if ((art_i.n || art_d.n) && (flash_hi == 0 || art_fetch == 0)) {
+        return bad("art_ilines/art_dlines", "the ART caches need flash=0xLO-0xHI and art_fetch=BYTES");
+    }
+    /* every line starts invalid: a tag no address divides to */
+    for (unsigned k = 0; k < ART_MAX_LINES; k++) art_i.tag[k] = art_d.tag[k] = UINT64_MAX;
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
     qemu_plugin_register_atexit_cb(id, on_plugin_exit, NULL);
     return 0;

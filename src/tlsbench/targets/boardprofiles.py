@@ -35,6 +35,10 @@ FIELDS: dict[str, tuple[type, bool]] = {
     "flash_bytes": (int, True),
     "ram_bytes": (int, True),
     "multiplier_cycles": (int, False),  # ARMv6-M MULS: 1 (fast multiplier) or 32 (small)
+    # the ART accelerator's caches, modelled line by line (else the model assumes it always hits)
+    "flash_line_bytes": (int, False),  # bytes one flash access returns: an ART line
+    "art_icache_lines": (int, False),
+    "art_dcache_lines": (int, False),
     "run_current_ma": (float, False),  # with supply_v: energy per cycle
     "supply_v": (float, False),
 }
@@ -57,6 +61,9 @@ class Profile:
     ram_bytes: int
     sources: dict[str, str]
     multiplier_cycles: int = 1
+    flash_line_bytes: int | None = None
+    art_icache_lines: int | None = None
+    art_dcache_lines: int | None = None
     run_current_ma: float | None = None
     supply_v: float | None = None
 
@@ -138,6 +145,16 @@ def parse(path: Path, text: str | None = None) -> Profile:
         raise err("flash_wait_states", f"must be 0..15, got {values['flash_wait_states']!r}")
     if "multiplier_cycles" in values and values["multiplier_cycles"] not in (1, 32):
         raise err("multiplier_cycles", f"must be 1 or 32, got {values['multiplier_cycles']!r}")
+    art_keys = [k for k in ("flash_line_bytes", "art_icache_lines", "art_dcache_lines") if k in values]
+    if art_keys and not values["art"]:
+        raise err(art_keys[0], "describes the ART accelerator's caches: only with art = true")
+    if art_keys and len(art_keys) != 3:
+        raise err(art_keys[0], "flash_line_bytes, art_icache_lines and art_dcache_lines go together")
+    if "flash_line_bytes" in values and values["flash_line_bytes"] not in (4, 8, 16, 32):
+        raise err("flash_line_bytes", f"must be 4, 8, 16 or 32, got {values['flash_line_bytes']!r}")
+    for key in ("art_icache_lines", "art_dcache_lines"):
+        if key in values and not 1 <= int(values[key]) <= 256:  # type: ignore[call-overload]
+            raise err(key, f"must be 1..256, got {values[key]!r}")
     for key in ("run_current_ma", "supply_v"):
         if key in values and not float(values[key]) > 0:  # type: ignore[arg-type]
             raise err(key, f"must be a positive number, got {values[key]!r}")

@@ -126,7 +126,9 @@ def plugin_args(profile: Profile, firmware: Path, out_file: Path, nm_prefix: str
     (docs/cycle-model.md): a taken branch refetches from flash and pays its
     wait states unless ART or an instruction cache hides them; a data load
     from the code range pays them unless ART or a data cache does; without
-    prefetch every instruction pays them; SRAM has none."""
+    prefetch every instruction pays them; SRAM has none. A profile that
+    describes its ART accelerator's caches has them modelled line by line
+    instead (a miss pays the wait states, less what the prefetch hid)."""
     ws = profile.flash_wait_states
     branch_ws = 0 if profile.art or profile.icache else ws
     load_ws = 0 if profile.art or profile.dcache else ws
@@ -135,6 +137,9 @@ def plugin_args(profile: Profile, firmware: Path, out_file: Path, nm_prefix: str
     args = [f"core={profile.core}", f"mark={mark_address(firmware, nm_prefix):#x}", f"out={out_file}",
             f"branch_ws={branch_ws}", f"load_ws={load_ws}", f"seq_ws={seq_ws}", f"flash={lo:#x}-{hi:#x}",
             f"muls={profile.multiplier_cycles}"]
+    if profile.art_icache_lines and not profile.icache:
+        args += [f"art_ws={ws}", f"art_fetch={profile.flash_line_bytes}", f"art_ilines={profile.art_icache_lines}",
+                 f"art_dlines={profile.art_dcache_lines}", f"art_prefetch={int(profile.prefetch)}"]
     for a in args:
         if "," in a:  # QEMU splits -plugin options at commas
             raise SetupError(f"a cycle model argument cannot contain a comma: {a!r}")

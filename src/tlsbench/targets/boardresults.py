@@ -1,0 +1,192 @@
+"""docs/results-boards.md: TLS handshake time per side on every board profile
+(cycle model), energy where the profile has its run current, and time to the
+first application byte over three link profiles.
+
+One stored run per board profile (docs/data/boards-handshakes.toml, both
+libraries, on the emulated core the profile maps to); the page is rendered
+from those runs only.
+
+    python -m tlsbench.targets.boardresults [--db PATH] [--out docs/results-boards.md]
+    (scripts/results-boards)
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from tlsbench import paths
+from tlsbench.engine.store import Store
+from tlsbench.errors import TlsbenchError
+from tlsbench.links import profiles as link_profiles
+from tlsbench.links import view as link_view
+from tlsbench.report.tables import load as load_run
+from tlsbench.targets import boardprofiles, cyclemodel
+from tlsbench.targets import target as targets
+
+PLAN = Path("docs/data/boards-handshakes.toml")
+LINKS = ("ethernet-100m", "ble-5", "802.15.4-6lowpan")
+# the emulated board each core's firmware runs on (docs/cycle-model.md, "Board profiles")
+EMULATED = {"cortex-m4": "mps2-an386", "cortex-m7": "mps2-an500", "cortex-m3": "mps2-an385",
+            "cortex-m0plus": "microbit", "cortex-m0": "microbit"}
+SUITES = {"TLS_AES_128_GCM_SHA256": "TLS 1.3 X25519 + ECDSA P-256",
+          "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256": "TLS 1.2 ECDHE-ECDSA (X25519)"}
+
+
+@dataclass
+class BoardRun:
+    profile: boardprofiles.Profile
+    target: str | None
+    run: int | None
+    why_not: str = ""
+
+
+def _not_fit(target: str) -> str:
+    """Why the target's firmware images could not be built ("does not fit"), if so."""
+    folder = targets.parse(target).cmake_dir()
+    why = [f.read_text().strip() for f in sorted(folder.glob("*.does-not-fit"))]
+    return "; ".join(f"{f.name.split('.')[0].removeprefix('tlsbench-agent-')} {w}"
+                     for f, w in zip(sorted(folder.glob("*.does-not-fit")), why, strict=True))
+
+
+def stored_runs(db: Path) -> list[BoardRun]:
+    """The latest complete run of the plan per board profile already in db (no new run)."""
+    store = Store(db)
+    latest: dict[str, int] = {}
+    try:
+        for row in store.list_runs():
+            data = load_run(store, int(row["id"]))
+            name = link_view.run_board(data)
+            run = data.run
+            if name and run is not None and run.status == "complete" and run.plan_name == "boards-handshakes":
+                latest[name] = int(row["id"])
+    finally:
+        store.close()
+    out = []
+    for name in boardprofiles.names():
+        profile = boardprofiles.load(name)
+        machine = EMULATED.get(profile.core)
+        target = f"qemu:{machine}" if machine else None
+        if name in latest:
+            out.append(BoardRun(profile, target, latest[name]))
+        elif target is None:
+            out.append(BoardRun(profile, None, None, f"no emulated target runs {profile.core} firmware yet"))
+        else:
+            out.append(BoardRun(profile, target, None, _not_fit(target) or f"no stored run in {db}"))
+    return out
+
+
+def run_all(db: Path, log=print) -> list[BoardRun]:
+    tb = [sys.executable, "-m", "tlsbench.cli"]
+    out = []
+    built: set[str] = set()
+    for name in boardprofiles.names():
+        profile = boardprofiles.load(name)
+        machine = EMULATED.get(profile.core)
+        if machine is None:
+            out.append(BoardRun(profile, None, None, f"no emulated target runs {profile.core} firmware yet"))
+            continue
+        target = f"qemu:{machine}"
+        cyclemodel.check_target(profile, targets.BOARDS[machine])
+        if target not in built:
+            log(f"results-boards: building {target}")
+            subprocess.run([*tb, "build", "--target", target], check=True, stdout=subprocess.DEVNULL)
+            built.add(target)
+        log(f"results-boards: {name} on {target}")
+        proc = subprocess.run([*tb, "--db", str(db), "run", "--plan", str(paths.root() / PLAN), "--target", target,
+                               "--board", name, "-q"], capture_output=True, text=True)
+        if proc.returncode != 0:
+            reason = _not_fit(target) or (proc.stderr.strip().splitlines() or ["failed"])[-1]
+            out.append(BoardRun(profile, target, None, reason))
+            continue
+        store = Store(db)
+        try:
+            out.append(BoardRun(profile, target, store.latest_run_id()))
+        finally:
+            store.close()
+    return out
+
+
+def _ms(ns: float | None) -> str:
+    return "-" if ns is None else f"{ns / 1e6:,.1f} ms"
+
+
+def _uj(nj: float | None) -> str:
+    return "n/a" if nj is None else f"{nj / 1e3:,.1f} µJ"
+
+
+def render(runs: list[BoardRun], db: Path) -> str:
+    store = Store(db)
+    lines = ["# TLS handshakes per board profile (cycle model)", "",
+             f"Generated by `scripts/results-boards` on {datetime.date.today():%Y-%m-%d} from the stored runs named"
+             " in each row (`tlsbench report RUN` in the database it wrote). Every time and energy here is a"
+             " **model** (docs/cycle-model.md): the board profile's cycle model on the emulated core, not a"
+             " measurement on the board; its measured error against published board figures is in"
+             " docs/cycle-model.md, \"Validation\". Full handshakes, both sides on the device, in memory, server"
+             " certificate ECDSA P-256 (docs/data/boards-handshakes.toml). Energy = model cycles x V x I / f"
+             " with the profile's datasheet run current; n/a where the profile has none (no shipped profile has"
+             " one yet). A profile runs on the emulated board with its core (column 'emulated on'); an image that"
+             " does not fit that emulated board (the Cortex-M0+ profiles on qemu:microbit) is not run, whatever"
+             " the real board's memory.", "",
+             "| board profile | core, clock | emulated on | library | handshake | client (model) | server (model)"
+             " | client energy | server energy | run |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    link_lines = ["", "## Time to the first application byte over three links (model)", "",
+                  "`tlsbench link RUN --link NAME` per run: handshake compute per side (above) + latency,"
+                  " serialisation and the TCP handshake of each link profile (src/tlsbench/links/; no loss).", "",
+                  "| board profile | library | handshake | " + " | ".join(LINKS) + " | run |",
+                  "|---|---|---|" + "---|" * len(LINKS) + "---|"]
+    try:
+        for br in runs:
+            p = br.profile
+            head = f"| {p.name} | {p.core}, {p.clock_hz / 1e6:g} MHz | {br.target or '-'}"
+            if br.run is None:
+                lines.append(f"{head} | - | not run: {br.why_not} | - | - | - | - | - |")
+                continue
+            data = load_run(store, br.run)
+            link_rows = {name: {r.case: r for r in link_view.rows(data, link_profiles.get_profile(name),
+                                                                   link_view.board_for(data, None))}
+                         for name in LINKS}
+            for case in data.cases:
+                if case["kind"] != "tls":
+                    continue
+                res = {m: r.get("median") for m, r in case["results"].items()}
+                suite = next((s for s in SUITES if s in case["name"]), case["name"])
+                what = SUITES.get(suite, suite)
+                lines.append(f"{head} | {case['library']} | {what} | {_ms(res.get('client_model_time_ns'))}"
+                             f" | {_ms(res.get('server_model_time_ns'))} | {_uj(res.get('client_model_energy_nj'))}"
+                             f" | {_uj(res.get('server_model_energy_nj'))} | {br.run} |")
+                cells = []
+                for name in LINKS:
+                    row = link_rows[name].get(case["name"])
+                    cells.append(_ms(float(row.breakdown.total_ns)) if row and row.breakdown else "-")
+                link_lines.append(f"| {p.name} | {case['library']} | {what} | " + " | ".join(cells)
+                                  + f" | {br.run} |")
+    finally:
+        store.close()
+    return "\n".join(lines + link_lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="results-boards", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--db", default=".tlsbench/boards.sqlite", help="results database for the runs")
+    ap.add_argument("--out", default="docs/results-boards.md")
+    ap.add_argument("--stored", action="store_true", help="render from the runs already in --db (no new run)")
+    args = ap.parse_args(argv)
+    try:
+        db = Path(args.db)
+        db.parent.mkdir(parents=True, exist_ok=True)
+        runs = stored_runs(db) if args.stored else run_all(db, log=lambda m: print(m, file=sys.stderr))
+        (paths.root() / args.out).write_text(render(runs, db))
+    except (TlsbenchError, subprocess.CalledProcessError) as e:
+        print(f"results-boards: error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,53 @@
+"""The published-figures data file and its conversion to cycles
+(src/tlsbench/targets/validation.py): exact arithmetic, bad rows named by
+file and line. No emulator: scripts/validate-model does the runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tlsbench import paths
+from tlsbench.errors import PlanError
+from tlsbench.targets import validation
+
+DATA = paths.root() / validation.DATA
+
+
+def test_the_shipped_figures_load_and_convert_to_cycles() -> None:
+    figures = {f.id: f for f in validation.load(DATA)}
+    assert len(figures) == 23
+    # 80 MHz / (847.458 KiB/s) cycles per byte
+    assert figures["l4a6z-c-sha256"].published_cycles() == pytest.approx(80e6 / (847.458 * 1024))
+    # 31.625 ms at 80 MHz
+    assert figures["l4a6z-asm-x25519"].published_cycles() == pytest.approx(2_530_000)
+    # (566.5 - 305.0) us over 512 bytes at 180 MHz
+    assert figures["riot-f446-sha256"].published_cycles() == pytest.approx(261.5e-6 * 180e6 / 512)
+    assert figures["riot-f446-sha256"].sizes == (512, 1024)
+    # the library's default profile is not named (it would build a second, identical image)
+    assert figures["l4a6z-c-sha256"].group() == ("qemu:mps2-an386", "", "stm32l4a6zg")
+    assert figures["h753-asm-x25519"].group() == ("qemu:mps2-an500", "wolfssl=sp-asm", "stm32h753zi")
+    assert figures["riot-f103-sha256"].library == "mbedtls"
+
+
+def write(tmp_path: Path, old: str, new: str) -> Path:
+    text = DATA.read_text()
+    assert old in text
+    path = tmp_path / "figures.toml"
+    path.write_text(text.replace(old, new, 1))
+    return path
+
+
+def test_a_bad_unit_names_the_row_and_the_units(tmp_path: Path) -> None:
+    path = write(tmp_path, 'unit = "KiB/s"', 'unit = "kB/s"')
+    with pytest.raises(PlanError) as e:
+        validation.load(path)
+    line = next(i for i, s in enumerate(path.read_text().splitlines(), 1) if s == 'id = "l4a6z-c-sha256"')
+    assert str(e.value) == f"{path}:{line}: unit 'kB/s'; allowed: B/s, KiB/s, MiB/s, ms, us"
+
+
+def test_a_clock_other_than_the_board_profiles_is_refused(tmp_path: Path) -> None:
+    path = write(tmp_path, "clock_hz = 80_000_000", "clock_hz = 64_000_000")
+    with pytest.raises(PlanError, match=r"board profile stm32l4a6zg runs at 80000000 Hz, the source at 64000000 Hz"):
+        validation.load(path)
