@@ -31,7 +31,7 @@ class Version:
 
 # The default version of each library: one line of data each. Exact counts,
 # docs and tests are of these versions; switching one is this one edit.
-DEFAULTS = {"mbedtls": "3.6", "wolfssl": "5.7", "openssl": "3.0", "gnutls": "3.7"}
+DEFAULTS = {"mbedtls": "3.6", "wolfssl": "5.7", "openssl": "3.0", "gnutls": "3.7", "bearssl": "0.6"}
 
 # Every version tlsbench can build, per library (the default among them).
 VERSIONS: dict[str, tuple[Version, ...]] = {
@@ -45,6 +45,7 @@ VERSIONS: dict[str, tuple[Version, ...]] = {
         Version("openssl", "3.5", "openssl@3.5", "OpenSSL 3.5.7: ML-KEM, ML-DSA", ("kem", "pqsig")),
     ),
     "gnutls": (Version("gnutls", "3.7", "system", "GnuTLS 3.7 (Debian 12 libgnutls28-dev)"),),
+    "bearssl": (Version("bearssl", "0.6", "bearssl", "BearSSL 0.6: no malloc; TLS 1.2 only, no SHA-3, RSA-PSS, Ed25519"),),
 }
 
 

@@ -61,7 +61,7 @@ def build_agents(libraries: list[str] | None = None, jobs: int | None = None, lo
 
 OPT_LEVELS = {"Os": "MinSizeRel", "O2": "RelWithDebInfo", "O3": "Release"}
 # Firmware libraries: the embedded ones (OpenSSL and GnuTLS are the PC side).
-FIRMWARE_LIBRARIES = ("mbedtls", "wolfssl")
+FIRMWARE_LIBRARIES = ("mbedtls", "wolfssl", "bearssl")
 
 
 def build_firmware(target: targets.Target, libraries: list[str] | None = None, opt: str = "Os",

@@ -17,6 +17,7 @@ from tlsbench.errors import TlsbenchError
 LIBRARY_ARCHIVES = {
     "mbedtls": ("libmbedtls.a", "libmbedx509.a", "libmbedcrypto.a"),
     "wolfssl": ("libtb_wolfssl.a",),
+    "bearssl": ("libtb_bearssl.a",),
     "selftest": (),
 }
 RUNTIME = re.compile(r"(^|/)(libc|libg|libgcc|libm|libnosys|libc_nano)\.a$|(^|/)crt[^/]*\.o$")
