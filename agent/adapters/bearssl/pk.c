@@ -42,13 +42,58 @@ static int sig_supports(const char *alg, const char *op)
 }
 
 /* An RSA private key from PKCS#1 RSAPrivateKey DER, and its public half
- * (n, e) computed from it by BearSSL (its private key holds p, q, dp, dq, iq). */
+ * (n, e) read from the same DER. */
 typedef struct {
     br_skey_decoder_context dec;
     const br_rsa_private_key *sk;
     br_rsa_public_key pk;
-    uint8_t n[512], e[4];
+    uint8_t n[512], e[8];
 } rsa_key;
+
+/* One DER element at *p (short or long length form): its tag, content and
+ * the next element; 0 when malformed. */
+static int der_next(const uint8_t **p, const uint8_t *end, uint8_t tag, const uint8_t **content, size_t *len)
+{
+    const uint8_t *q = *p;
+    if (end - q < 2 || q[0] != tag) return 0;
+    size_t n = q[1];
+    q += 2;
+    if (n & 0x80) {
+        size_t k = n & 0x7F;
+        if (k == 0 || k > 3 || (size_t)(end - q) < k) return 0;
+        n = 0;
+        while (k--) n = (n << 8) | *q++;
+    }
+    if ((size_t)(end - q) < n) return 0;
+    *content = q;
+    *len = n;
+    *p = q + n;
+    return 1;
+}
+
+/* RSAPrivateKey ::= SEQUENCE { version, modulus n, publicExponent e, ... } */
+static tb_status rsa_public_from_der(tb_bytes der, rsa_key *k)
+{
+    const uint8_t *p = der.data, *end = der.data + der.len, *c, *seq;
+    size_t len;
+    if (!der_next(&p, end, 0x30, &seq, &len)) return TB_BAD_INPUT;
+    p = seq;
+    end = seq + len;
+    if (!der_next(&p, end, 0x02, &c, &len)) return TB_BAD_INPUT; /* version */
+    const uint8_t *n, *e;
+    size_t nlen, elen;
+    if (!der_next(&p, end, 0x02, &n, &nlen) || !der_next(&p, end, 0x02, &e, &elen)) return TB_BAD_INPUT;
+    while (nlen > 0 && *n == 0) n++, nlen--;
+    while (elen > 0 && *e == 0) e++, elen--;
+    if (nlen == 0 || nlen > sizeof(k->n) || elen == 0 || elen > sizeof(k->e)) return TB_BAD_INPUT;
+    memcpy(k->n, n, nlen);
+    memcpy(k->e, e, elen);
+    k->pk.n = k->n;
+    k->pk.nlen = nlen;
+    k->pk.e = k->e;
+    k->pk.elen = elen;
+    return TB_OK;
+}
 
 static tb_status rsa_load(rsa_key *k, tb_bytes der, size_t bits, const char *alg)
 {
@@ -68,19 +113,13 @@ static tb_status rsa_load(rsa_key *k, tb_bytes der, size_t bits, const char *alg
         tb_set_error("%s: key is %u bits, expected %zu", alg, (unsigned)k->sk->n_bitlen, bits);
         return TB_BAD_INPUT;
     }
-    size_t nlen = br_rsa_compute_modulus_get_default()(k->n, k->sk);
-    uint32_t e = br_rsa_compute_pubexp_get_default()(k->sk);
-    if (nlen == 0 || e == 0) return tb_bearssl_fail("br_rsa_compute_modulus/pubexp");
-    k->e[0] = (uint8_t)(e >> 24);
-    k->e[1] = (uint8_t)(e >> 16);
-    k->e[2] = (uint8_t)(e >> 8);
-    k->e[3] = (uint8_t)e;
-    size_t skip = 0;
-    while (skip < 3 && k->e[skip] == 0) skip++;
-    k->pk.n = k->n;
-    k->pk.nlen = nlen;
-    k->pk.e = k->e + skip;
-    k->pk.elen = 4 - skip;
+    /* n and e are read from the DER: BearSSL's decoder keeps only the CRT
+     * half, and its br_rsa_compute_pubexp works only for primes = 3 mod 4
+     * (as its own keygen makes), which the 3072-bit test key's are not */
+    if (rsa_public_from_der(der, k) != TB_OK) {
+        tb_set_error("%s: cannot read n and e from the RSAPrivateKey DER", alg);
+        return TB_BAD_INPUT;
+    }
     return TB_OK;
 }
 
