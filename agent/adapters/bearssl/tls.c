@@ -315,17 +315,23 @@ typedef struct {
     } u;
     br_x509_minimal_context x509;
     br_ssl_engine_context *eng;
-    uint8_t *offered_id; /* client: the session ID it offered (resumption) */
+    uint8_t offered_id[32]; /* client: the session ID it offered (resumption) */
     size_t offered_len;
     uint8_t iobuf[BR_SSL_BUFSIZE_BIDI];
 } conn;
+
+/* BearSSL allocates nothing and its contexts and record buffer are the
+ * caller's: here one static connection per side (a device's usual choice),
+ * so a handshake's heap figures read 0 allocations truthfully and the
+ * connection's memory is static RAM (the image's .bss, in the size table). */
+static conn slots[2];
+static int slot_used[2];
 
 static void conn_free(void *p)
 {
     conn *c = p;
     if (c == NULL) return;
-    free(c->offered_id);
-    free(c);
+    slot_used[c == &slots[1]] = 0;
 }
 
 static tb_status engine_failed(conn *c)
@@ -374,8 +380,6 @@ static tb_status conn_setup(conn *c, endpoint *e, const tb_transport *tr, const 
         if (session != NULL) {
             br_ssl_engine_set_session_parameters(c->eng, session);
             c->offered_len = session->session_id_len;
-            c->offered_id = malloc(c->offered_len + 1);
-            if (c->offered_id == NULL) return TB_ERROR;
             memcpy(c->offered_id, session->session_id, c->offered_len);
         }
         ok = br_ssl_client_reset(&c->u.client, e->name, session != NULL);
@@ -387,8 +391,14 @@ static tb_status conn_setup(conn *c, endpoint *e, const tb_transport *tr, const 
 
 static tb_status conn_new(void *endpoint_p, const tb_transport *tr, void *session, void **out)
 {
-    conn *c = tb_zalloc(sizeof(*c));
-    if (c == NULL) return TB_ERROR;
+    int side = ((endpoint *)endpoint_p)->side == TB_SIDE_SERVER;
+    if (slot_used[side]) {
+        tb_set_error("the BearSSL adapter has one static connection per side, and it is in use");
+        return TB_ERROR;
+    }
+    conn *c = &slots[side];
+    memset(c, 0, offsetof(conn, iobuf)); /* the engine needs no zeroed record buffer */
+    slot_used[side] = 1;
     return tb_settle(conn_setup(c, endpoint_p, tr, session), c, conn_free, out);
 }
 
@@ -513,7 +523,7 @@ static int resumed(void *p)
     br_ssl_session_parameters now;
     br_ssl_engine_get_session_parameters(c->eng, &now);
     if (c->e->side == TB_SIDE_CLIENT)
-        return c->offered_id != NULL && now.session_id_len == c->offered_len &&
+        return c->offered_len > 0 && now.session_id_len == c->offered_len &&
                memcmp(now.session_id, c->offered_id, c->offered_len) == 0;
     return c->e->hit && now.session_id_len > 0;
 }
