@@ -45,7 +45,7 @@ VERSIONS: dict[str, tuple[Version, ...]] = {
         Version("openssl", "3.5", "openssl@3.5", "OpenSSL 3.5.7: ML-KEM, ML-DSA", ("kem", "pqsig")),
     ),
     "gnutls": (Version("gnutls", "3.7", "system", "GnuTLS 3.7 (Debian 12 libgnutls28-dev)"),),
-    "bearssl": (Version("bearssl", "0.6", "bearssl", "BearSSL 0.6: no malloc; TLS 1.2 only, no SHA-3, RSA-PSS, Ed25519"),),
+    "bearssl": (Version("bearssl", "0.6", "bearssl", "BearSSL 0.6: no malloc; TLS 1.2 only; no SHA-3, PSS, Ed25519"),),
 }
 
 

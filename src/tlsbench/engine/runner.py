@@ -314,15 +314,16 @@ def fit_to_target(plan: Plan, target: targets.Target) -> None:
             raise TlsbenchError("[tls] device_side (--device-side) puts one side on a device: give a firmware "
                                 "target (--target qemu:BOARD)")
         return
-    from tlsbench.targets.build import FIRMWARE_LIBRARIES
+    from tlsbench.targets.build import FIRMWARE_LIBRARIES, FIRMWARE_ON_REQUEST
 
-    dropped = [lib for lib in plan.libraries if lib not in FIRMWARE_LIBRARIES]
-    plan.libraries = [lib for lib in plan.libraries if lib in FIRMWARE_LIBRARIES]
+    firmware_libraries = FIRMWARE_LIBRARIES + FIRMWARE_ON_REQUEST
+    dropped = [lib for lib in plan.libraries if lib not in firmware_libraries]
+    plan.libraries = [lib for lib in plan.libraries if lib in firmware_libraries]
     if dropped:
         _log(f"note: {', '.join(dropped)} run on the host only (no firmware build): not on {target.name}")
     if not plan.libraries:
         raise TlsbenchError(f"no library of this plan has firmware for {target.name}; "
-                            f"firmware libraries: {', '.join(FIRMWARE_LIBRARIES)}")
+                            f"firmware libraries: {', '.join(firmware_libraries)}")
     if target.deterministic:
         plan.method.rounds = 1
         plan.method.repeats = min(plan.method.repeats, 3)

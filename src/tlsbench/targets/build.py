@@ -61,7 +61,10 @@ def build_agents(libraries: list[str] | None = None, jobs: int | None = None, lo
 
 OPT_LEVELS = {"Os": "MinSizeRel", "O2": "RelWithDebInfo", "O3": "Release"}
 # Firmware libraries: the embedded ones (OpenSSL and GnuTLS are the PC side).
-FIRMWARE_LIBRARIES = ("mbedtls", "wolfssl", "bearssl")
+FIRMWARE_LIBRARIES = ("mbedtls", "wolfssl")
+# Firmware libraries built only when named (--libraries, a plan's
+# libraries), so a default firmware build builds what it always did.
+FIRMWARE_ON_REQUEST = ("bearssl",)
 
 
 def build_firmware(target: targets.Target, libraries: list[str] | None = None, opt: str = "Os",
@@ -72,9 +75,10 @@ def build_firmware(target: targets.Target, libraries: list[str] | None = None, o
     board = target.board
     assert board is not None
     libs = list(FIRMWARE_LIBRARIES if libraries is None else libraries)
-    bad = [lib for lib in libs if lib not in FIRMWARE_LIBRARIES]
+    allowed = FIRMWARE_LIBRARIES + FIRMWARE_ON_REQUEST
+    bad = [lib for lib in libs if lib not in allowed]
     if bad:
-        raise SetupError(f"{bad[0]!r} has no firmware build; firmware libraries: {', '.join(FIRMWARE_LIBRARIES)}")
+        raise SetupError(f"{bad[0]!r} has no firmware build; firmware libraries: {', '.join(allowed)}")
     if opt not in OPT_LEVELS:
         raise SetupError(f"unknown optimisation level {opt!r}; one of: {', '.join(OPT_LEVELS)}")
     chain = board.toolchain
