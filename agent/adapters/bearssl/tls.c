@@ -112,6 +112,7 @@ static tb_status load_chain(creds *c, tb_bytes chain_pem, tb_bytes key_pem)
     c->chain_len = (size_t)n;
     der_buf key[1] = {{0}};
     if (pem_objects(key_pem, key, 1) != 1) {
+        free(key[0].data);
         tb_set_error("server key: not one PEM object");
         return TB_BAD_INPUT;
     }
@@ -132,6 +133,7 @@ static tb_status load_trust(creds *c, tb_bytes trust_pem)
 {
     der_buf root[1] = {{0}};
     if (pem_objects(trust_pem, root, 1) != 1) {
+        free(root[0].data);
         tb_set_error("trust: not one PEM certificate");
         return TB_BAD_INPUT;
     }
