@@ -172,6 +172,9 @@ def cmd_run(a: argparse.Namespace) -> int:
     show_progress = not (a.no_progress or a.quiet)
     try:
         if a.resume is not None:
+            if a.label:  # a run's labels describe all of it: set when it starts, never changed halfway
+                raise PlanError(f"--label with --resume: run {a.resume} keeps the labels it was started with"
+                                " (tlsbench runs shows them); resume without --label")
             env = store.get_run(a.resume).plan.get("method", {}).get("env", {})
             with runenv.applied(env):
                 run_id = runner.run(Plan(), "", store, resume=a.resume, json_out=sys.stdout if a.json else None,
@@ -664,7 +667,8 @@ def parser() -> argparse.ArgumentParser:
                         " the same library (the case name says device=SIDE)")
     r.add_argument("--label", action="append", metavar="KEY=VALUE",
                    help="a label for the run (repeatable), e.g. --label branch=tuning; the commit, library"
-                        " versions and machine are recorded as labels already (tlsbench runs --label)")
+                        " versions and machine are recorded as labels already (tlsbench runs --label); not"
+                        " with --resume (a run keeps the labels it started with)")
     r.add_argument("-q", "--quiet", action="store_true",
                    help="no progress, no table, no notes: only errors on stderr (the run is stored)")
     r.set_defaults(func=cmd_run)
