@@ -170,6 +170,8 @@ def _plan_from_args(a: argparse.Namespace) -> tuple[Plan, str]:
 def cmd_run(a: argparse.Namespace) -> int:
     store = Store(a.db)
     show_progress = not (a.no_progress or a.quiet)
+    if getattr(a, "labgrid_coordinator", None):  # a resumed labgrid run finds its coordinator here too
+        os.environ["LG_COORDINATOR"] = a.labgrid_coordinator
     try:
         if a.resume is not None:
             if a.label:  # a run's labels describe all of it: set when it starts, never changed halfway
@@ -658,10 +660,13 @@ def parser() -> argparse.ArgumentParser:
                    help="let --env (or the plan's env) set LD_* and PATH, which change what code is measured")
     r.add_argument("--no-progress", action="store_true", help="no progress line on stderr (default: one)")
     r.add_argument("--target", default="host",
-                   help="host (default), qemu:BOARD or serial:DEVICE (see: tlsbench list targets)")
+                   help="host (default), qemu:BOARD, serial:DEVICE or labgrid:PLACE[,PLACE]"
+                        " (see: tlsbench list targets)")
     r.add_argument("--board", help="the board behind a serial target, e.g. nucleo-f446re; with a qemu target, the"
                                    " board profile whose cycle model the run adds (src/tlsbench/targets/boards/)")
     r.add_argument("--profile", help="firmware library build profiles, e.g. mbedtls=small,wolfssl=sp-asm")
+    r.add_argument("--labgrid-coordinator", dest="labgrid_coordinator", metavar="HOST:PORT",
+                   help="the labgrid coordinator of a labgrid:PLACE target (default: $LG_COORDINATOR)")
     r.add_argument("--device-side", dest="device_side", choices=("client", "server"),
                    help="firmware: only this side of each handshake on the device, its peer the host agent of"
                         " the same library (the case name says device=SIDE)")
@@ -854,7 +859,8 @@ def main(argv: list[str] | None = None) -> int:
         where = str(getattr(args, "db", ""))
         db = [] if where == str(paths.default_database()) else ["--db", redacted(where) if is_url(where) else where]
         again = shlex.join(["tlsbench", "run", *db, "--resume", str(e.run_id)])
-        print(f"tlsbench: interrupted: run {e.run_id} keeps what it measured; finish it with: {again}",
+        print(f"tlsbench: {getattr(e, 'why', 'interrupted')}: run {e.run_id} keeps what it measured; finish it with:"
+              f" {again}",
               file=sys.stderr)
         return 130
     except TlsbenchError as e:
