@@ -100,7 +100,7 @@ def tags_of(address: str) -> dict[str, dict[str, str]]:
     """Every place the coordinator knows, with its tags."""
     out: dict[str, dict[str, str]] = {}
     current = None
-    for line in _lg(address, None, "places", "--verbose").splitlines():
+    for line in _lg(address, None, "-v", "places").splitlines():
         m = re.match(r"Place '([^']+)':", line)
         if m:
             current = out.setdefault(m[1], {})
