@@ -284,3 +284,23 @@ def test_places_are_released_after_an_error(lab: Farm) -> None:
     with pytest.raises(labgrid_places.LabgridError, match="coordinator .* has no place P3; places: P1, P2"):
         labgrid_places.resolve(lab.address, "P3")
 
+
+
+def test_the_docs_show_the_exporter_configuration_the_test_uses() -> None:
+    doc = (Path(__file__).parents[1] / "docs" / "labgrid.md").read_text()
+    assert "```yaml\n" + EXPORTER_YAML.read_text() + "```" in doc
+
+
+def test_labgrid_target_names_are_checked_before_any_coordinator_is_asked(monkeypatch) -> None:
+    from tlsbench.errors import PlanError
+
+    monkeypatch.delenv(labgrid_places.COORDINATOR_ENV, raising=False)
+    with pytest.raises(PlanError, match=r"expected labgrid:PLACE\[,PLACE...\] or labgrid:tag=KEY=VALUE"):
+        targets.parse("labgrid:P1,,P2", "mps2-an386")
+    with pytest.raises(PlanError, match="names a place twice"):
+        targets.parse("labgrid:P1,P1", "mps2-an386")
+    with pytest.raises(PlanError, match="a labgrid target needs the coordinator: --labgrid-coordinator HOST:PORT"):
+        targets.parse("labgrid:P1", "mps2-an386")
+    t = targets.parse("labgrid:P1,P2", "mps2-an386", coordinator="127.0.0.1:20408")
+    assert (t.port, t.coordinator, t.deterministic) == ("P1,P2", "127.0.0.1:20408", True)
+    assert not targets.parse("labgrid:P1", "nucleo-f446re", coordinator="127.0.0.1:1").deterministic
