@@ -46,7 +46,7 @@ name = "labgrid-farm"
 libraries = ["mbedtls"]
 kinds = ["hash", "aead", "kex"]
 algorithms = ["sha256", "aes-128-gcm", "x25519"]
-sizes = [64, 256]
+sizes = [64]
 [method]
 repeats = 2
 warmup = 0
@@ -214,7 +214,7 @@ def _counts(store: Store, run_id: int) -> dict[tuple[str, str], float]:
 
 
 def _boards(store: Store, run_id: int) -> dict[str, str]:
-    return {c["name"]: json.loads(c["params_json"]).get("board", "") for c in store.cases(run_id)}
+    return {c["name"]: json.loads(c["params_json"]).get("place", "") for c in store.cases(run_id)}
 
 
 @e2e
@@ -227,7 +227,7 @@ def test_two_places_give_the_counts_of_the_direct_target_and_are_released(lab: F
     assert (farm_target.kind, farm_target.board.name, farm_target.deterministic) == ("labgrid", "mps2-an386", True)
     shared = runner.run(parse_plan(PLAN, "plan"), PLAN, store, show_progress=False, target=farm_target)
     statuses = {c["name"]: c["status"] for c in store.cases(shared)}
-    assert set(statuses.values()) == {"ok"} and len(statuses) == 6
+    assert statuses == {c["name"]: "ok" for c in store.cases(direct)} and len(statuses) >= 4
     first, second = _counts(store, direct), _counts(store, shared)
     assert first == second and any(m == "instructions" for _n, m in first)
     boards = _boards(store, shared)
@@ -262,7 +262,7 @@ def test_a_killed_board_moves_its_cases_to_the_other_place(lab: Farm, tmp_path: 
     t.join(timeout=10)
     assert killed.is_set()
     cases = store.cases(run_id)
-    assert len(cases) == 6
+    assert len(cases) == len(runner.expand(parse_plan(PLAN, "plan")))
     failed = [c for c in cases if c["status"] != "ok"]
     # P1 died after its first case: at most its case then in flight failed, naming why; the rest ran on P2
     assert len(failed) <= 1

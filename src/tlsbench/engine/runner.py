@@ -267,8 +267,8 @@ class _Session:
             return Measured("failed", str(e), None, "", [], [])
 
     def store_round(self, case: Case, rnd: int, entry: tuple[int, str, int] | None, measured: Measured,
-                    started: float, board: str | None = None) -> tuple[int, str, int]:
-        """Stores one measured round; ``board``: which of several boards measured it (in the case's params)."""
+                    started: float, place: str | None = None) -> tuple[int, str, int]:
+        """Stores one measured round; ``place``: which of several boards measured it (in the case's params)."""
         rounds = self.plan.method.rounds
         board = self.target.kind != "host"  # a board's memory is the budget; on the host an error stays one
         if measured.status == "failed" and board and any(k in measured.reason.lower() for k in _NO_ROOM):
@@ -287,7 +287,7 @@ class _Session:
         if entry is None:
             case_id = self.store.put_case(
                 self.run_id, name=case.name, library=case.library, kind=case.kind, alg=case.alg, op=case.op,
-                size=case.size, params={"op": case.op, "size": case.size, **({"board": board} if board else {})},
+                size=case.size, params={"op": case.op, "size": case.size, **({"place": place} if place else {})},
                 status=status,
                 reason=measured.reason, iters=measured.iters, started=started, transcript=measured.transcript,
                 samples=measured.samples, results=measured.results, rounds_done=rnd + 1,
