@@ -172,8 +172,10 @@ def firmware() -> targets.Target:
     return M4
 
 
-@pytest.fixture
-def lab(firmware: targets.Target, tmp_path: Path) -> Iterator[Farm]:
+@pytest.fixture(scope="module")
+def lab(firmware: targets.Target, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Farm]:
+    """One farm for the module (the test that kills a board runs last)."""
+    tmp_path = tmp_path_factory.mktemp("farm")
     procs: list[subprocess.Popen] = []
     try:
         ports = {"P1": _free_port(), "P2": _free_port()}
@@ -237,6 +239,19 @@ def test_two_places_give_the_counts_of_the_direct_target_and_are_released(lab: F
 
 
 @e2e
+def test_places_are_released_after_an_error(lab: Farm) -> None:
+    with pytest.raises(RuntimeError, match="boom"), labgrid_places.acquired(lab.address, ["P1", "P2"]) as places:
+        assert [p.name for p in places] == ["P1", "P2"]
+        assert set(lab.acquired().values()) != {"None"}
+        raise RuntimeError("boom")
+    assert lab.acquired() == {"P1": "None", "P2": "None"}
+    with pytest.raises(labgrid_places.LabgridError, match="coordinator .* has no place P3; places: P1, P2"):
+        labgrid_places.resolve(lab.address, "P3")
+
+
+
+
+@e2e
 def test_a_killed_board_moves_its_cases_to_the_other_place(lab: Farm, tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(labgrid_places.COORDINATOR_ENV, lab.address)
@@ -272,19 +287,6 @@ def test_a_killed_board_moves_its_cases_to_the_other_place(lab: Farm, tmp_path: 
     assert 1 <= len(on_p1) <= 2 and len(on_p1) - len(failed) == 1
     assert store.get_run(run_id).status == "complete"
     assert lab.acquired() == {"P1": "None", "P2": "None"}
-
-
-@e2e
-def test_places_are_released_after_an_error(lab: Farm) -> None:
-    with pytest.raises(RuntimeError, match="boom"), labgrid_places.acquired(lab.address, ["P1", "P2"]) as places:
-        assert [p.name for p in places] == ["P1", "P2"]
-        assert set(lab.acquired().values()) != {"None"}
-        raise RuntimeError("boom")
-    assert lab.acquired() == {"P1": "None", "P2": "None"}
-    with pytest.raises(labgrid_places.LabgridError, match="coordinator .* has no place P3; places: P1, P2"):
-        labgrid_places.resolve(lab.address, "P3")
-
-
 
 def test_the_docs_show_the_exporter_configuration_the_test_uses() -> None:
     doc = (Path(__file__).parents[1] / "docs" / "labgrid.md").read_text()
