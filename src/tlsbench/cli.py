@@ -473,8 +473,8 @@ def cmd_list(a: argparse.Namespace) -> int:
         for lib in build.FIRMWARE_LIBRARIES:
             print(f"{'':28}  --profile {lib}=" + "|".join(targets.available_profiles(lib)))
         print(f"{'labgrid:PLACE[,PLACE...]':28}  places of a labgrid coordinator (--labgrid-coordinator or"
-              " LG_COORDINATOR), any board above via --board or the places' board= tag; labgrid:tag=KEY=VALUE selects by tag"
-              " (docs/labgrid.md)")
+              " LG_COORDINATOR), any board above via --board or the places' board= tag;"
+              " labgrid:tag=KEY=VALUE selects by tag (docs/labgrid.md)")
         from tlsbench.targets import boardprofiles
 
         print("cycle model (tlsbench run --target qemu:BOARD --board PROFILE; docs/cycle-model.md):")
