@@ -239,14 +239,20 @@ def test_two_places_give_the_counts_of_the_direct_target_and_are_released(lab: F
 
 
 @e2e
-def test_places_are_released_after_an_error(lab: Farm) -> None:
+def test_places_are_released_after_an_error(lab: Farm, capsys: pytest.CaptureFixture) -> None:
     with pytest.raises(RuntimeError, match="boom"), labgrid_places.acquired(lab.address, ["P1", "P2"]) as places:
         assert [p.name for p in places] == ["P1", "P2"]
         assert set(lab.acquired().values()) != {"None"}
         raise RuntimeError("boom")
     assert lab.acquired() == {"P1": "None", "P2": "None"}
-    with pytest.raises(labgrid_places.LabgridError, match="coordinator .* has no place P3; places: P1, P2"):
-        labgrid_places.resolve(lab.address, "P3")
+    from tlsbench.cli import main
+
+    db = lab.folder / "cli.sqlite"
+    assert main(["--db", str(db), "run", "--target", "labgrid:P1,P3", "--board", "mps2-an386",
+                 "--labgrid-coordinator", lab.address, "--preset", "cortex-m"]) == 2
+    assert f"coordinator {lab.address} has no place P3; places: P1, P2" in capsys.readouterr().err
+    assert lab.acquired() == {"P1": "None", "P2": "None"}  # nothing acquired for a run that cannot start
+    assert Store(db).list_runs() == []  # nor stored
 
 
 
@@ -303,6 +309,10 @@ def test_labgrid_target_names_are_checked_before_any_coordinator_is_asked(monkey
         targets.parse("labgrid:P1,P1", "mps2-an386")
     with pytest.raises(PlanError, match="a labgrid target needs the coordinator: --labgrid-coordinator HOST:PORT"):
         targets.parse("labgrid:P1", "mps2-an386")
-    t = targets.parse("labgrid:P1,P2", "mps2-an386", coordinator="127.0.0.1:20408")
-    assert (t.port, t.coordinator, t.deterministic) == ("P1,P2", "127.0.0.1:20408", True)
-    assert not targets.parse("labgrid:P1", "nucleo-f446re", coordinator="127.0.0.1:1").deterministic
+    places = {"P1": {"board": "mps2-an386"}, "P2": {"board": "mps2-an386"}, "N": {"board": "nucleo-f446re"}}
+    monkeypatch.setattr(labgrid_places, "tags_of", lambda address: places)  # no coordinator needed here
+    t = targets.parse("labgrid:P1,P2", None, coordinator="127.0.0.1:20408")
+    assert (t.board.name, t.port, t.coordinator, t.deterministic) == ("mps2-an386", "P1,P2", "127.0.0.1:20408", True)
+    assert not targets.parse("labgrid:N", None, coordinator="127.0.0.1:1").deterministic  # a real board: cycles
+    with pytest.raises(PlanError, match="do not share one `board` tag"):
+        targets.parse("labgrid:P1,N", None, coordinator="127.0.0.1:1")

@@ -215,8 +215,8 @@ def parse(name: str, board: str | None = None, profiles: str | None = None, coor
 
         labgrid_places.parse_selection(rest)
         address = labgrid_places.coordinator(coordinator)
-        if board is None:
-            board = labgrid_places.board_of(labgrid_places.resolve(address, rest), None)
+        # the places must exist before a run is stored for them
+        board = labgrid_places.board_of(labgrid_places.resolve(address, rest), board)
         if board not in BOARDS:
             raise PlanError(f"labgrid target: unknown board {board!r} (--board or the places' board tag); known:"
                             f" {', '.join(BOARDS)}")
