@@ -66,7 +66,13 @@ def profile(out_file: Path) -> dict[str, Cost]:
     if exe is None:
         raise SetupError("callgrind_annotate is not installed (apt-get install valgrind)")
     args = [exe, "--inclusive=yes", "--tree=caller", "--threshold=100", str(out_file)]
-    text = subprocess.run(args, capture_output=True, text=True, check=True).stdout
+    return parse_tree(subprocess.run(args, capture_output=True, text=True, check=True).stdout)
+
+
+def parse_tree(text: str) -> dict[str, Cost]:
+    """callgrind_annotate's caller tree: each function's block lists its
+    callers (``<`` lines: the calls' inclusive count, how many, from which
+    object file), then the function itself (``*``: its inclusive count)."""
     found: dict[str, Cost] = {}
     calls: dict[str, int] = {}
     from_ir: dict[str, int] = {}
@@ -184,6 +190,8 @@ def wolfssl_verify(folder: Path) -> list[Row]:
 
 
 def openssl_handshake(folder: Path, seconds: int = 8) -> list[Row]:
+    from dataclasses import replace
+
     from cryptography.hazmat.primitives import serialization
 
     from tlsbench.families.tls import net
@@ -191,34 +199,40 @@ def openssl_handshake(folder: Path, seconds: int = 8) -> list[Row]:
     from tlsbench.families.tls.certs import make_chain
     from tlsbench.fidelity_handshakes import T13
 
-    case = TlsCase(13, T13, "x25519", make_chain("ecdsa-p256", "leaf"))
+    verified = TlsCase(13, T13, "x25519", make_chain("ecdsa-p256", "leaf"))
     exe = shutil.which("openssl")
     if exe is None:
         raise SetupError("the openssl command is not installed (apt-get install openssl)")
-    assert case.chain is not None
+    assert verified.chain is not None
     root = folder / "root.pem"
-    root.write_bytes(case.chain.root.cert.public_bytes(serialization.Encoding.PEM))
-    server = net.OpenSSLServer(case, 1_000_000, "-www")
-    out = folder / "s_time.cg"
-    try:
-        subprocess.run([*valgrind(), f"--callgrind-out-file={out}", exe, "s_time", "-connect",
-                        f"127.0.0.1:{server.port}", "-new", "-time", str(seconds), "-tls1_3", "-ciphersuites",
-                        case.suite, "-no-CApath", "-no-CAstore", "-CAfile", str(root), "-verify", "3"],
-                       capture_output=True, timeout=600, check=True)
-    finally:
-        os.killpg(server.proc.pid, signal.SIGKILL)
-        server.close()
-    prof = profile(out)
-    theirs = prof["SSL_do_handshake"].ir / sum(prof["SSL_connect"].calls.values())
-    ours_out = folder / "ours-openssl-client.cg"
-    r = net.run_over_tcp(_wrapper(folder, paths.agent_path("openssl"), ours_out), "openssl-s_server", case,
-                         repeats=40, warmup=5, timeout=600)
-    if r.status != "ok":
-        raise SetupError(f"tlsbench openssl client under callgrind: {r.status}: {r.message}")
-    prof = profile(ours_out)
-    handshakes = sum(prof["SSL_new"].calls.values())  # warm-ups and the memory pass included, as in the count
-    return [Row("openssl TLS 1.3 handshake, client", "openssl s_time -new", theirs,
-                prof["SSL_do_handshake"].ir / handshakes, "SSL_do_handshake per connection, verified")]
+    root.write_bytes(verified.chain.root.cert.public_bytes(serialization.Encoding.PEM))
+    rows = []
+    for case in (verified, replace(verified, verify_peer=False)):
+        how = "verified" if case.verify_peer else "not verified"
+        # as tlsbench fidelity --handshakes runs it
+        trust = ["-CAfile", str(root), "-verify", "3"] if case.verify_peer else ["-no-CAfile"]
+        server = net.OpenSSLServer(case, 1_000_000, "-www")
+        out = folder / f"s_time-{case.verify_peer}.cg"
+        try:
+            subprocess.run([*valgrind(), f"--callgrind-out-file={out}", exe, "s_time", "-connect",
+                            f"127.0.0.1:{server.port}", "-new", "-time", str(seconds), "-tls1_3", "-ciphersuites",
+                            case.suite, "-no-CApath", "-no-CAstore", *trust], capture_output=True, timeout=600,
+                           check=True)
+        finally:
+            os.killpg(server.proc.pid, signal.SIGKILL)
+            server.close()
+        prof = profile(out)
+        theirs = prof["SSL_do_handshake"].ir / sum(prof["SSL_connect"].calls.values())
+        ours_out = folder / f"ours-openssl-client-{case.verify_peer}.cg"
+        r = net.run_over_tcp(_wrapper(folder, paths.agent_path("openssl"), ours_out), "openssl-s_server", case,
+                             repeats=40, warmup=5, timeout=600)
+        if r.status != "ok":
+            raise SetupError(f"tlsbench openssl client under callgrind: {r.status}: {r.message}")
+        prof = profile(ours_out)
+        handshakes = sum(prof["SSL_new"].calls.values())  # warm-ups and the memory pass included, as in the count
+        rows.append(Row(f"openssl TLS 1.3 handshake, client, {how}", "openssl s_time -new", theirs,
+                        prof["SSL_do_handshake"].ir / handshakes, "SSL_do_handshake per connection"))
+    return rows
 
 
 def wolfssl_handshake(folder: Path, seconds: int = 10) -> list[Row]:
