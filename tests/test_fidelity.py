@@ -3,13 +3,11 @@
 session (with -aead for an AEAD: complete seals, like ours).
 
 AES-128-GCM and SHA-256 must agree within 10%. ChaCha20-Poly1305 sits 6-13%
-below `openssl speed -evp`: that command streams EVP updates through one
-context, while the agent times complete AEAD seals (nonce, AAD, message,
-tag), and for ChaCha20-Poly1305 the per-seal work (the Poly1305 key block,
-the final lengths block) costs about 10% at 16 KiB. Our own minimal loop
-doing complete seals (tests/reference/aead_loop.c) gets the agent's figure,
-within 10%, and that is checked below; against `openssl speed` its bound is
-15%, as docs/method.md says.
+below `openssl speed -evp`, with 4.2% more instructions per 16 KiB seal than
+the command's (callgrind, scripts/fidelity-counts aead) and the rest not
+explained (docs/method.md); its bound is 15%. Our own minimal loop doing
+complete seals (tests/reference/aead_loop.c) gets the agent's figure, within
+10%, and that is checked below.
 """
 
 from __future__ import annotations
