@@ -36,6 +36,13 @@ def test_the_caller_tree_is_read_exactly() -> None:
     assert fc._per_call(prof, "tb_openssl_sym_run") == 8_256_951 / 211
 
 
+def test_one_operation_is_the_difference_of_two_runs() -> None:
+    # 1,000 of set-up in both runs, 300 per operation
+    assert fc._steady((1_000 + 300 * 40, 40), (1_000 + 300 * 10, 10)) == 300
+    with pytest.raises(fc.SetupError, match="same number of operations"):
+        fc._steady((5, 3), (7, 3))
+
+
 def test_an_unknown_pair_is_one_clear_error(capsys) -> None:
     with pytest.raises(SystemExit):
         fc.main(["aes"])

@@ -4,13 +4,16 @@ operation, each library's own tool against tlsbench, under callgrind.
 Timings on a shared machine cannot say whether two programs do the same
 work; callgrind's counts can (user-space instructions, the same on every
 run of the same binaries and inputs). For each pair the tool and the agent
-run under ``valgrind --tool=callgrind`` and the named functions' inclusive
-counts are divided by the operations each side made:
+run under ``valgrind --tool=callgrind`` twice, a short and a longer run,
+and the difference of the named functions' inclusive counts is divided by
+the difference of the operations each side made: first-use costs (lazy
+set-up, a process's first handshake) cancel out, and what is left is one
+steady operation's count. Counts that depend on data (an ECDSA verify's
+scalars) move by a few hundredths of a percent between runs.
 
 * OpenSSL AES-128-GCM and ChaCha20-Poly1305, 16 KiB: ``openssl speed
   -evp``, without and with ``-aead`` (its EVP calls made from the openssl
-  binary; a 1 s and a 3 s run, the difference of their counts over the
-  difference of their operations) against the agent's tb_openssl_sym_run;
+  binary) against the agent's tb_openssl_sym_run;
 * wolfSSL ECDSA P-256 verify: wolfCrypt's benchmark against the agent,
   wc_ecc_verify_hash on both sides (ours also hashes the message: wc_Hash);
 * OpenSSL handshake: ``openssl s_time -new`` against ``s_server`` and the
@@ -128,7 +131,7 @@ def _bench_ours(folder: Path, library: str, kind: str, alg: str, op: str, size: 
     from tlsbench.families.primitive import keys as keys_mod
     from tlsbench.families.primitive.family import bench_fields
 
-    out = folder / f"ours-{library}-{alg}-{op}.cg"
+    out = folder / f"ours-{library}-{alg}-{op}-{repeats}.cg"
     case = Case(library, kind, alg, op, size)
     req = encode_request("bench", kind=kind, alg=alg, op=op, warmup=0, repeats=repeats, min_ns=0,
                          **bench_fields(case, keys_mod.generate()))
@@ -141,13 +144,32 @@ def _per_call(prof: dict[str, Cost], func: str) -> float:
     return prof[func].ir / sum(prof[func].calls.values())
 
 
+def _steady(a: tuple[float, int], b: tuple[float, int]) -> float:
+    """One operation's count from two runs of different lengths ((count,
+    operations) each): first-use costs (lazy set-up, caches) cancel out."""
+    (ir_a, n_a), (ir_b, n_b) = sorted([a, b], key=lambda x: x[1])
+    if n_b <= n_a:
+        raise SetupError("the two runs made the same number of operations: no difference to divide")
+    return (ir_b - ir_a) / (n_b - n_a)
+
+
+def _ours_steady(folder: Path, library: str, kind: str, alg: str, op: str, size: int | None,
+                 funcs: tuple[str, ...], per: str) -> float:
+    runs = []
+    for repeats in (40, 120):
+        prof = _bench_ours(folder, library, kind, alg, op, size, repeats)
+        runs.append((sum(prof[f].ir for f in funcs if f in prof), sum(prof[per].calls.values())))
+    return _steady(runs[0], runs[1])
+
+
 def aead_seal(folder: Path) -> list[Row]:
     exe = shutil.which("openssl")
     if exe is None:
         raise SetupError("the openssl command is not installed (apt-get install openssl)")
     rows = []
     for alg, title in (("aes-128-gcm", "AES-128-GCM"), ("chacha20-poly1305", "ChaCha20-Poly1305")):
-        ours = _per_call(_bench_ours(folder, "openssl", "aead", alg, "encrypt", 16384), "tb_openssl_sym_run")
+        ours = _ours_steady(folder, "openssl", "aead", alg, "encrypt", 16384, ("tb_openssl_sym_run",),
+                            "tb_openssl_sym_run")
         for aead in (False, True):
             # two runs of different lengths: the difference of their counts over the
             # difference of their operations is one operation's, set-up excluded
@@ -164,11 +186,8 @@ def aead_seal(folder: Path) -> list[Row]:
                 # its EVP calls made from the openssl binary itself (the timed loop's)
                 funcs = ("EVP_CipherInit_ex", "EVP_EncryptUpdate", "EVP_CIPHER_CTX_ctrl", "EVP_EncryptFinal_ex")
                 seen.append((sum(prof[f].from_object("/openssl")[0] for f in funcs if f in prof), int(m.group(1))))
-            (ir1, n1), (ir3, n3) = seen
-            if n3 <= n1:
-                raise SetupError("openssl speed made no more operations in 3 s than in 1 s under callgrind")
-            rows.append(Row(f"openssl {title} encrypt 16384 B", "openssl speed" + (" -aead" if aead else ""),
-                            (ir3 - ir1) / (n3 - n1), ours,
+                rows.append(Row(f"openssl {title} encrypt 16384 B", "openssl speed" + (" -aead" if aead else ""),
+                            _steady(seen[0], seen[1]), ours,
                             "theirs: its EVP calls per operation; ours: the whole seal (nonce, AAD, message, tag)"))
     return rows
 
@@ -176,8 +195,9 @@ def aead_seal(folder: Path) -> list[Row]:
 def wolfssl_verify(folder: Path) -> list[Row]:
     from tlsbench.fidelity_peers import PEERS, build_peer
 
-    prof = _bench_ours(folder, "wolfssl", "sig", "ecdsa-p256-sha256", "verify", None)
-    ours, hashed = _per_call(prof, "wc_ecc_verify_hash"), _per_call(prof, "wc_Hash")
+    ours = _ours_steady(folder, "wolfssl", "sig", "ecdsa-p256-sha256", "verify", None, ("wc_ecc_verify_hash",),
+                        "wc_ecc_verify_hash")
+    hashed = _ours_steady(folder, "wolfssl", "sig", "ecdsa-p256-sha256", "verify", None, ("wc_Hash",), "wc_Hash")
     exe = build_peer(PEERS["wolfssl"])
     out = folder / "peer-wolfssl-ecc.cg"
     subprocess.run([*valgrind(), f"--callgrind-out-file={out}", exe, "-csv", "-ecc", "-p256"], capture_output=True,
@@ -189,7 +209,7 @@ def wolfssl_verify(folder: Path) -> list[Row]:
                 "ours with the message's SHA-256 (wc_Hash) added")]
 
 
-def openssl_handshake(folder: Path, seconds: int = 8) -> list[Row]:
+def openssl_handshake(folder: Path, seconds: int = 4) -> list[Row]:
     from dataclasses import replace
 
     from cryptography.hazmat.primitives import serialization
@@ -211,62 +231,72 @@ def openssl_handshake(folder: Path, seconds: int = 8) -> list[Row]:
         how = "verified" if case.verify_peer else "not verified"
         # as tlsbench fidelity --handshakes runs it
         trust = ["-CAfile", str(root), "-verify", "3"] if case.verify_peer else ["-no-CAfile"]
-        server = net.OpenSSLServer(case, 1_000_000, "-www")
-        out = folder / f"s_time-{case.verify_peer}.cg"
-        try:
-            subprocess.run([*valgrind(), f"--callgrind-out-file={out}", exe, "s_time", "-connect",
-                            f"127.0.0.1:{server.port}", "-new", "-time", str(seconds), "-tls1_3", "-ciphersuites",
-                            case.suite, "-no-CApath", "-no-CAstore", *trust], capture_output=True, timeout=600,
-                           check=True)
-        finally:
-            os.killpg(server.proc.pid, signal.SIGKILL)
-            server.close()
-        prof = profile(out)
-        theirs = prof["SSL_do_handshake"].ir / sum(prof["SSL_connect"].calls.values())
-        ours_out = folder / f"ours-openssl-client-{case.verify_peer}.cg"
-        r = net.run_over_tcp(_wrapper(folder, paths.agent_path("openssl"), ours_out), "openssl-s_server", case,
-                             repeats=40, warmup=5, timeout=600)
-        if r.status != "ok":
-            raise SetupError(f"tlsbench openssl client under callgrind: {r.status}: {r.message}")
-        prof = profile(ours_out)
-        handshakes = sum(prof["SSL_new"].calls.values())  # warm-ups and the memory pass included, as in the count
-        rows.append(Row(f"openssl TLS 1.3 handshake, client, {how}", "openssl s_time -new", theirs,
-                        prof["SSL_do_handshake"].ir / handshakes, "SSL_do_handshake per connection"))
+        theirs_runs = []
+        for seconds_ in (seconds, 3 * seconds):
+            server = net.OpenSSLServer(case, 1_000_000, "-www")
+            out = folder / f"s_time-{case.verify_peer}-{seconds_}.cg"
+            try:
+                subprocess.run([*valgrind(), f"--callgrind-out-file={out}", exe, "s_time", "-connect",
+                                f"127.0.0.1:{server.port}", "-new", "-time", str(seconds_), "-tls1_3",
+                                "-ciphersuites", case.suite, "-no-CApath", "-no-CAstore", *trust],
+                               capture_output=True, timeout=600, check=True)
+            finally:
+                os.killpg(server.proc.pid, signal.SIGKILL)
+                server.close()
+            prof = profile(out)
+            theirs_runs.append((prof["SSL_do_handshake"].ir, sum(prof["SSL_connect"].calls.values())))
+        ours_runs = []
+        for repeats in (20, 60):
+            ours_out = folder / f"ours-openssl-client-{case.verify_peer}-{repeats}.cg"
+            r = net.run_over_tcp(_wrapper(folder, paths.agent_path("openssl"), ours_out), "openssl-s_server", case,
+                                 repeats=repeats, warmup=5, timeout=600)
+            if r.status != "ok":
+                raise SetupError(f"tlsbench openssl client under callgrind: {r.status}: {r.message}")
+            prof = profile(ours_out)
+            ours_runs.append((prof["SSL_do_handshake"].ir, sum(prof["SSL_new"].calls.values())))
+        rows.append(Row(f"openssl TLS 1.3 handshake, client, {how}", "openssl s_time -new",
+                        _steady(theirs_runs[0], theirs_runs[1]), _steady(ours_runs[0], ours_runs[1]),
+                        "SSL_do_handshake per connection"))
     return rows
 
 
-def wolfssl_handshake(folder: Path, seconds: int = 10) -> list[Row]:
+def wolfssl_handshake(folder: Path, seconds: int = 5) -> list[Row]:
     from tlsbench.families.tls.cases import TlsCase, run_handshakes
     from tlsbench.families.tls.certs import make_chain
     from tlsbench.fidelity_handshakes import parse_tls_bench, tls_bench_args
     from tlsbench.fidelity_peers import build_peer_target
 
     exe = build_peer_target("peer-wolfssl-tls-bench")
-    out = folder / "tls_bench.cg"
-    r = subprocess.run([*valgrind(), f"--callgrind-out-file={out}",
-                        *tls_bench_args(exe, "ECDHE-RSA-AES128-GCM-SHA256", seconds)],
-                       capture_output=True, text=True, timeout=900, check=True)
-    conns = parse_tls_bench(r.stdout + r.stderr)["client"][0]
-    total = re.search(r"Collected : (\d+)", r.stderr)
-    theirs_total = int(total.group(1)) if total else 0
-    prof = profile(out)
     funcs = ("wolfSSL_new", "wolfSSL_connect", "wolfSSL_accept", "wolfSSL_free")
-    theirs_lib = sum(prof[f].ir for f in funcs) / conns
+    lib_runs, total_runs = [], []
+    for seconds_ in (seconds, 3 * seconds):
+        out = folder / f"tls_bench-{seconds_}.cg"
+        r = subprocess.run([*valgrind(), f"--callgrind-out-file={out}",
+                            *tls_bench_args(exe, "ECDHE-RSA-AES128-GCM-SHA256", seconds_)],
+                           capture_output=True, text=True, timeout=900, check=True)
+        conns = parse_tls_bench(r.stdout + r.stderr)["client"][0]
+        total = re.search(r"Collected : (\d+)", r.stderr)
+        if total is None:
+            raise SetupError("callgrind printed no total for tls_bench")
+        prof = profile(out)
+        lib_runs.append((sum(prof[f].ir for f in funcs), conns))
+        total_runs.append((int(total.group(1)), conns))
     case = TlsCase(12, "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "p256", make_chain("rsa2048", "leaf"))
-    ours_out = folder / "ours-wolfssl-memory.cg"
-    res = run_handshakes(_wrapper(folder, paths.agent_path("wolfssl"), ours_out), case, repeats=40, warmup=5,
-                         timeout=600)
-    if res.status != "ok":
-        raise SetupError(f"tlsbench wolfssl handshakes under callgrind: {res.status}: {res.message}")
-    prof = profile(ours_out)
-    handshakes = sum(prof["wolfSSL_new"].calls.values()) / 2  # one per side
-    ours_lib = sum(prof[f].ir for f in funcs if f in prof) / handshakes
-    rows = [Row("wolfssl TLS 1.2 ECDHE-RSA handshake, both sides", "tls_bench -m", theirs_lib, ours_lib,
-                "wolfSSL_new/connect/accept/free of both sides per connection")]
-    if theirs_total:
-        rows.append(Row("wolfssl TLS 1.2 ECDHE-RSA handshake, both sides", "tls_bench -m (whole program)",
-                        theirs_total / conns, ours_lib, "its whole program (both threads) over its connections"))
-    return rows
+    ours_runs = []
+    for repeats in (20, 60):
+        ours_out = folder / f"ours-wolfssl-memory-{repeats}.cg"
+        res = run_handshakes(_wrapper(folder, paths.agent_path("wolfssl"), ours_out), case, repeats=repeats,
+                             warmup=5, timeout=600)
+        if res.status != "ok":
+            raise SetupError(f"tlsbench wolfssl handshakes under callgrind: {res.status}: {res.message}")
+        prof = profile(ours_out)
+        handshakes = sum(prof["wolfSSL_new"].calls.values()) // 2  # one per side
+        ours_runs.append((sum(prof[f].ir for f in funcs if f in prof), handshakes))
+    ours = _steady(ours_runs[0], ours_runs[1])
+    return [Row("wolfssl TLS 1.2 ECDHE-RSA handshake, both sides", "tls_bench -m", _steady(lib_runs[0], lib_runs[1]),
+                ours, "wolfSSL_new/connect/accept/free of both sides per connection"),
+            Row("wolfssl TLS 1.2 ECDHE-RSA handshake, both sides", "tls_bench -m (whole program)",
+                _steady(total_runs[0], total_runs[1]), ours, "its whole program (both threads) per connection")]
 
 
 PAIRS: dict[str, Callable[[Path], list[Row]]] = {
