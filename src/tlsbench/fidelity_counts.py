@@ -186,7 +186,7 @@ def aead_seal(folder: Path) -> list[Row]:
                 # its EVP calls made from the openssl binary itself (the timed loop's)
                 funcs = ("EVP_CipherInit_ex", "EVP_EncryptUpdate", "EVP_CIPHER_CTX_ctrl", "EVP_EncryptFinal_ex")
                 seen.append((sum(prof[f].from_object("/openssl")[0] for f in funcs if f in prof), int(m.group(1))))
-                rows.append(Row(f"openssl {title} encrypt 16384 B", "openssl speed" + (" -aead" if aead else ""),
+            rows.append(Row(f"openssl {title} encrypt 16384 B", "openssl speed" + (" -aead" if aead else ""),
                             _steady(seen[0], seen[1]), ours,
                             "theirs: its EVP calls per operation; ours: the whole seal (nonce, AAD, message, tag)"))
     return rows
