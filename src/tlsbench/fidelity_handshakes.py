@@ -10,8 +10,8 @@ tlsbench, under the same configuration, CPU time against CPU time.
   the same s_server: its handshake's CPU time in library calls less the
   time inside the socket calls (io_cpu_ns, the kernel's share that s_time's
   user time leaves out). callgrind counts the same user-space work per
-  handshake on both sides (SSL_do_handshake: 5.546 M instructions against
-  s_time's 5.483 M, docs/method.md).
+  handshake on both sides (SSL_do_handshake: 5.535 M instructions against
+  s_time's 5.475 M, docs/method.md).
 * GnuTLS: ``gnutls-cli --benchmark-tls-kx`` runs both sides in one thread
   over memory buffers, with its own certificates, no verification by the
   client (it loads no trust anchor), for 5 s (wall) per configuration, and
