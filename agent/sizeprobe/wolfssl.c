@@ -111,7 +111,10 @@ static ed25519_key ed;
 static MlKemKey kem;
 static const byte kem_seed[64] = {1, 2, 3, 4, 5, 6, 7, 8};
 static const byte kem_m[32] = {9, 10, 11, 12};
-static byte kem_ct[1088], kem_pk[1184];
+static byte kem_ct[1088];
+#if defined(TB_PROBE_MLKEM768_KEYGEN)
+static byte kem_pk[1184];
+#endif
 #endif
 #if defined(TB_PROBE_MLDSA44_KEYGEN) || defined(TB_PROBE_MLDSA44) || defined(TB_PROBE_MLDSA65)
 /* a fixed 32-byte key seed; FIPS 204 deterministic signing (rnd all zero) */

@@ -19,6 +19,7 @@ from tlsbench.engine.metrics import format_time
 from tlsbench.engine.store import Store
 from tlsbench.families.tls import names
 from tlsbench.report import figures_pq, resultsdoc, tables
+from tlsbench.report import fits as fits_view
 from tlsbench.report.tables import RunData
 
 # a 1-minute load average per core above this: the machine was busy, host CPU times are not final
@@ -82,8 +83,9 @@ def section(data: RunData, load: str | None) -> list[str]:
            "- libraries: " + ", ".join(f"{lib['library']} {lib.get('version', '')}".strip() for lib in data.libraries),
            "- bytes, round trips, flights and heap are exact (the same in every run);"
            + (" " + load_note(load) if host else " instructions are exact counts (QEMU), not cycles."), ""]
+    out += _primitives(data) + _min_ram(data) + _size_probes(data)
     if not cases:
-        return [*out, "No ML-KEM group case in this run.", ""]
+        return out
     extra = TIMES if host else COUNTS
     header = ["library", "group", "class", "handshake", *(h for h, _m in COLUMNS), *(h for h, _m in extra)]
     body = []
@@ -105,6 +107,43 @@ def section(data: RunData, load: str | None) -> list[str]:
                 "A cell is ok with the client's handshake wall time (host: noisy, see above), or the reason the"
                 " pair did not complete.", "", tables.markdown(ih, ib), ""]
     return out
+
+
+PRIMITIVE_COLUMNS = (("instructions", "instructions"), ("heap peak B", "heap_peak_bytes"), ("stack B", "stack_bytes"))
+PQ_KINDS = ("kem", "pqsig")
+
+
+def _primitives(data: RunData) -> list[str]:
+    """ML-KEM and ML-DSA operations: one row each (exact on firmware)."""
+    rows = [c for c in data.cases if c["kind"] in PQ_KINDS]
+    if not rows:
+        return []
+    times = (("wall", "wall_ns"),) if data.run.target == "host" else ()
+    body = [[c["alg"], c["op"], *([_value(c, m) for _h, m in (*PRIMITIVE_COLUMNS, *times)] if c["status"] == "ok"
+                                  else [f"{c['status']}: {c['reason'] or ''}"])] for c in rows]
+    return ["### ML-KEM and ML-DSA, one operation", "",
+            tables.markdown(["algorithm", "op", *(h for h, _m in (*PRIMITIVE_COLUMNS, *times))], body), ""]
+
+
+def _min_ram(data: RunData) -> list[str]:
+    """The least heap each side of a handshake completes with (min-ram cases), and the RAM it adds up to."""
+    if not any(c["kind"] == "min-ram" for c in data.cases):
+        return []
+    f = fits_view.fits(data.cases, data.code_sizes)
+    return ["### The least RAM a handshake completes with (min-ram)", "", tables.markdown(*fits_view.size_table(f)),
+            "", *(f"- {n}" for n in fits_view.notes(f)), ""]
+
+
+def _size_probes(data: RunData) -> list[str]:
+    """Flash each post-quantum primitive pulls in: its size probe's image minus the empty probe's."""
+    if "size_probes" not in data.run.plan.get("method", {}):
+        return []
+    body = [[c["alg"], c["op"], _value(c, "flash_bytes"), _value(c, "static_ram_bytes")] for c in data.cases
+            if c["status"] == "ok" and any(k in c["alg"] for k in ("mlkem", "mldsa", "ml-kem", "ml-dsa"))]
+    if not body:
+        return []
+    return ["### Code size of each post-quantum primitive (size probes: image minus the empty image)", "",
+            tables.markdown(["probe", "op", "flash B", "static RAM B"], body), ""]
 
 
 def render(runs: list[RunData], load: str | None) -> str:
