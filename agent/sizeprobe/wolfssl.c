@@ -110,9 +110,10 @@ static ed25519_key ed;
  * key generation seed and a fixed 32-byte encapsulation message */
 static MlKemKey kem;
 static const byte kem_seed[64] = {1, 2, 3, 4, 5, 6, 7, 8};
+#if defined(TB_PROBE_MLKEM768)
 static const byte kem_m[32] = {9, 10, 11, 12};
 static byte kem_ct[1088];
-#if defined(TB_PROBE_MLKEM768_KEYGEN)
+#else
 static byte kem_pk[1184];
 #endif
 #endif
