@@ -65,7 +65,9 @@ def pq_agents(agents) -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def chain():
-    return make_chain("ecdsa-p256", "full", "server")
+    """Ed25519: a signature of one length (64 B), so every handshake's bytes are exact (an ECDSA DER
+    signature is 70-72 B, a random one on the host)."""
+    return make_chain("ed25519", "full", "server")
 
 
 def _ok(r) -> None:
@@ -96,17 +98,42 @@ def test_a_hello_retry_adds_exactly_the_retry_and_the_first_client_hello(pq_agen
     assert retry[0] == 22 and retry[1][0] == 2 and retry[1][6:38] == HRR_RANDOM  # a ServerHello that is an HRR
     first_ch = c_rec[0]
     assert first_ch[0] == 22 and first_ch[1][0] == 1
-    # the wire (transcript of the counted connection) is what the counters count
-    assert len(hrr.wire["server"]) == _one(hrr, "s2c_bytes") and len(hrr.wire["client"]) == _one(hrr, "c2s_bytes")
-    assert _one(hrr, "s2c_bytes") - _one(plain, "s2c_bytes") == 5 + len(retry[1])
+    # the wire (the counted connection: handshake, request and response) is what the counters count
+    assert len(hrr.wire["server"]) == _one(hrr, "total_s2c_bytes")
+    assert len(hrr.wire["client"]) == _one(hrr, "total_c2s_bytes")
     second_ch = next(f for t, f in c_rec[1:] if t == 22)
     plain_ch = parse_records(plain.wire["client"])[0][1]
-    cookie = _cookie_len(retry[1])
-    assert len(second_ch) == len(plain_ch) + (4 + cookie if cookie else 0)
-    assert _one(hrr, "c2s_bytes") - _one(plain, "c2s_bytes") == 5 + len(first_ch[1]) + (4 + cookie if cookie else 0)
+    second, base = _extensions(second_ch), _extensions(plain_ch)
+    # the second ClientHello is the plain one but for: its groups list names the first share's group too
+    # (2 B), an OpenSSL client then sends ec_point_formats (a classical EC group offered) and echoes a
+    # cookie if the server sent one; its key share is the plain one's
+    assert second[51] == base[51] and second[10] == base[10] + 2
+    assert set(second) - set(base) <= {11, 44} and set(base) <= set(second)
+    assert (44 in second) == (_cookie_len(retry[1]) > 0)
+    extra = len(second_ch) - len(plain_ch)
+    assert extra == 2 + sum(4 + second[k] for k in set(second) - set(base))
+    # so the client sends exactly one more ClientHello record, the server one HelloRetryRequest record
+    assert _one(hrr, "c2s_bytes") - _one(plain, "c2s_bytes") == 5 + len(first_ch[1]) + extra
+    assert _one(hrr, "s2c_bytes") - _one(plain, "s2c_bytes") == 5 + len(retry[1])
     assert _one(hrr, "round_trips") == _one(plain, "round_trips") + 1
     assert _one(hrr, "c2s_records") == _one(plain, "c2s_records") + 1
     assert _one(hrr, "s2c_records") == _one(plain, "s2c_records") + 1
+
+
+def _extensions(hello: bytes) -> dict[int, int]:
+    """A ClientHello handshake message's extensions: type -> body length."""
+    i = 4 + 2 + 32
+    i += 1 + hello[i]  # legacy_session_id
+    i += 2 + int.from_bytes(hello[i:i + 2], "big")  # cipher suites
+    i += 1 + hello[i]  # compression methods
+    end = i + 2 + int.from_bytes(hello[i:i + 2], "big")
+    i += 2
+    out = {}
+    while i < end:
+        kind, size = int.from_bytes(hello[i:i + 2], "big"), int.from_bytes(hello[i + 2:i + 4], "big")
+        out[kind] = size
+        i += 4 + size
+    return out
 
 
 def _cookie_len(hrr: bytes) -> int:
@@ -130,14 +157,25 @@ def test_a_ticket_resumption_runs_the_ml_kem_group_again(pq_agents, chain, libra
     hybrid's 1,216 bytes, ML-KEM-768's 1,184), the server answers with its
     ciphertext; no certificate."""
     c2s, s2c = {}, {}
+    point_formats = 0
     for group in ("x25519", "x25519mlkem768", "mlkem768"):
-        r = run_handshakes(pq_agents[library], TlsCase(13, T13, group, chain, resume="ticket"), repeats=2, warmup=0)
+        r = run_handshakes(pq_agents[library], TlsCase(13, T13, group, chain, resume="ticket"), repeats=2, warmup=0,
+                           transcript=True)
         _ok(r)
         assert all(int(s["resumed"]) == 1 for s in r.samples)
         c2s[group], s2c[group] = _one(r, "c2s_bytes"), _one(r, "s2c_bytes")
-    # key shares: X25519 32 B; X25519MLKEM768 1184 + 32 B from the client, 1088 + 32 B back; ML-KEM-768 1184 / 1088
-    assert c2s["x25519mlkem768"] - c2s["x25519"] == 1184 and s2c["x25519mlkem768"] - s2c["x25519"] == 1088
-    assert c2s["mlkem768"] - c2s["x25519"] == 1184 - 32 and s2c["mlkem768"] - s2c["x25519"] == 1088 - 32
+        exts = _extensions(parse_records(r.wire["client"])[0][1])
+        assert 41 in exts and 45 in exts  # pre_shared_key and psk_key_exchange_modes: a resumption
+        if group == "x25519":
+            point_formats = 4 + exts[11] if 11 in exts else 0
+        else:
+            assert 11 not in exts
+    # ML-KEM-768's key (1,184 B) and ciphertext (1,088 B) in place of X25519's 32 B each way; the hybrid
+    # adds X25519's 32 B to ML-KEM-768's. An OpenSSL client sends ec_point_formats only when it offers a
+    # classical EC group: the x25519 ClientHello carries that extension too
+    assert c2s["x25519mlkem768"] - c2s["mlkem768"] == 32 and s2c["x25519mlkem768"] - s2c["mlkem768"] == 32
+    assert s2c["mlkem768"] - s2c["x25519"] == 1088 - 32
+    assert c2s["mlkem768"] - c2s["x25519"] == 1184 - 32 - point_formats
     full = run_handshakes(pq_agents[library], TlsCase(13, T13, "x25519mlkem768", chain), repeats=1, warmup=0)
     _ok(full)
     assert s2c["x25519mlkem768"] < _one(full, "s2c_bytes") - 400  # no certificate chain in the resumed one
@@ -179,3 +217,14 @@ def test_pq_interop_failures_carry_their_reason_and_the_page_shows_them(pq_agent
     row = next(line for line in doc.splitlines() if line.startswith("| openssl@3.5 | x25519mlkem768 | hybrid | full |"))
     case = next(c for c in data.cases if c["name"] == base.format(lib="openssl@3.5"))
     assert f"| {case['results']['c2s_bytes']['median']:,.0f} |" in row
+
+
+def test_a_client_lacking_the_group_is_the_reason_not_the_waiting_server(pq_agents, chain) -> None:
+    """OpenSSL 3.0's client against OpenSSL 3.5's server on X25519MLKEM768:
+    the client refuses before it connects; the reason is its own, the server
+    is stopped rather than waited for."""
+    from tlsbench.families.tls import net
+
+    r = net.run_over_tcp(paths.agent_path("openssl"), pq_agents["openssl@3.5"],
+                         TlsCase(13, T13, "x25519mlkem768", chain), repeats=1, warmup=0, timeout=60)
+    assert (r.status, r.message) == ("unsupported", "client: OpenSSL has no group x25519mlkem768")
