@@ -81,7 +81,8 @@ def section(data: RunData, load: str | None) -> list[str]:
            f"- tlsbench {run.tlsbench_version}; machine: {run.machine.get('cpu_model')},"
            f" {run.machine.get('cores')} cores" + (f"; board {run.machine['board']}" if "board" in run.machine else ""),
            "- libraries: " + ", ".join(f"{lib['library']} {lib.get('version', '')}".strip() for lib in data.libraries),
-           "- bytes, round trips, flights and heap are exact (the same in every run);"
+           "- bytes, round trips, flights and heap are exact (the same in every run), but for an ECDSA"
+           " signature's DER length (70-72 B: random on the host, so a server's bytes may differ by 2 B);"
            + (" " + load_note(load) if host else " instructions are exact counts (QEMU), not cycles."), ""]
     out += _primitives(data) + _min_ram(data) + _size_probes(data)
     if not cases:
