@@ -16,6 +16,7 @@ from conftest import env_without_agent_dir, tlsbench_cmd
 from tlsbench import paths
 from tlsbench.engine.store import Store
 from tlsbench.errors import PlanError
+from tlsbench.families.tls import net
 from tlsbench.families.tls.cases import TlsCase, parse_records, run_handshakes
 from tlsbench.families.tls.certs import make_chain
 from tlsbench.families.tls.names import TlsVariant
@@ -223,8 +224,6 @@ def test_a_client_lacking_the_group_is_the_reason_not_the_waiting_server(pq_agen
     """OpenSSL 3.0's client against OpenSSL 3.5's server on X25519MLKEM768:
     the client refuses before it connects; the reason is its own, the server
     is stopped rather than waited for."""
-    from tlsbench.families.tls import net
-
     r = net.run_over_tcp(paths.agent_path("openssl"), pq_agents["openssl@3.5"],
                          TlsCase(13, T13, "x25519mlkem768", chain), repeats=1, warmup=0, timeout=60)
     assert (r.status, r.message) == ("unsupported", "client: OpenSSL has no group x25519mlkem768")

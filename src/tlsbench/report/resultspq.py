@@ -15,6 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from tlsbench import paths
 from tlsbench.engine.metrics import format_time
 from tlsbench.engine.store import Store
 from tlsbench.families.tls import names
@@ -35,6 +36,11 @@ def _value(c: dict, metric: str) -> str:
     if r is None:
         return "n/m"
     return format_time(r["median"]) if metric.endswith("_ns") else f"{r['median']:,.0f}"
+
+
+def _relative(text: str) -> str:
+    """A source description without the checkout's own path (the page is the same from any clone)."""
+    return text.replace(f"{paths.root()}/", "")
 
 
 def load_note(load: str | None) -> str:
@@ -81,12 +87,27 @@ def section(data: RunData, load: str | None) -> list[str]:
            f"- tlsbench {run.tlsbench_version}; machine: {run.machine.get('cpu_model')},"
            f" {run.machine.get('cores')} cores" + (f"; board {run.machine['board']}" if "board" in run.machine else ""),
            "- libraries: " + ", ".join(f"{lib['library']} {lib.get('version', '')}".strip() for lib in data.libraries),
-           "- bytes, round trips, flights and heap are exact (the same in every run), but for an ECDSA"
-           " signature's DER length (70-72 B: random on the host, so a server's bytes may differ by 2 B);"
-           + (" " + load_note(load) if host else " instructions are exact counts (QEMU), not cycles."), ""]
+           *(f"- {lib['library']} source: {_relative(lib['source'])}" for lib in data.libraries
+             if "user-supplied" in lib["source"]),
+           ("- bytes, round trips, flights and heap are exact (the same in every run), but for an ECDSA"
+            " signature's DER length (70-72 B: random on the host, so a server's bytes may differ by 2 B); "
+            + load_note(load)) if host else
+           "- instructions, bytes, round trips, heap and stack are exact counts (QEMU -icount, seeded keys and"
+           " randomness: the same in every run); instructions are not cycles.", ""]
     out += _primitives(data) + _min_ram(data) + _size_probes(data)
-    if not cases:
-        return out
+    if cases:
+        out += _memory(data, cases, host)
+    ih, ib = tables.interop(data)
+    if ib:
+        out += ["### Over loopback TCP: each client against each server", "",
+                "A cell is ok with the client's handshake wall time (host: noisy, see above), or the reason the"
+                " pair did not complete.", "", tables.markdown(ih, ib), ""]
+    return out
+
+
+def _memory(data: RunData, cases: list[dict], host: bool) -> list[str]:
+    """The in-memory handshakes: a row per library, group and kind, then the differences from X25519."""
+    out: list[str] = []
     extra = TIMES if host else COUNTS
     header = ["library", "group", "class", "handshake", *(h for h, _m in COLUMNS), *(h for h, _m in extra)]
     body = []
@@ -96,17 +117,13 @@ def section(data: RunData, load: str | None) -> list[str]:
         cells = ([_value(c, m) for _h, m in (*COLUMNS, *extra)] if c["status"] == "ok"
                  else [f"{c['status']}: {c['reason'] or ''}"] + [""] * (len(COLUMNS) + len(extra) - 1))
         body.append([c["library"], v.group or "", figures_pq.group_class(v.group), kind, *cells])
-    out += ["### In memory, both sides in one process", "", tables.markdown(header, body), ""]
+    where = "both sides in one process" if host else "both sides in one firmware image"
+    out += [f"### In memory, {where}", "", tables.markdown(header, body), ""]
     deltas = _delta_rows(cases)
     if deltas:
         out += ["### Against X25519 (same library and handshake kind)", "",
                 tables.markdown(["library", "group", "handshake", "C->S B", "S->C B", "C heap peak", "S heap peak"],
                                 deltas), ""]
-    ih, ib = tables.interop(data)
-    if ib:
-        out += ["### Over loopback TCP: each client against each server", "",
-                "A cell is ok with the client's handshake wall time (host: noisy, see above), or the reason the"
-                " pair did not complete.", "", tables.markdown(ih, ib), ""]
     return out
 
 
@@ -139,7 +156,7 @@ def _size_probes(data: RunData) -> list[str]:
     """Flash each post-quantum primitive pulls in: its size probe's image minus the empty probe's."""
     if "size_probes" not in data.run.plan.get("method", {}):
         return []
-    body = [[c["alg"], c["op"], _value(c, "flash_bytes"), _value(c, "static_ram_bytes")] for c in data.cases
+    body = [[c["alg"], c["op"], _value(c, "flash_bytes"), _value(c, "ram_bytes")] for c in data.cases
             if c["status"] == "ok" and any(k in c["alg"] for k in ("mlkem", "mldsa", "ml-kem", "ml-dsa"))]
     if not body:
         return []
@@ -149,8 +166,10 @@ def _size_probes(data: RunData) -> list[str]:
 
 def render(runs: list[RunData], load: str | None) -> str:
     out = ["# Post-quantum TLS 1.3: classical vs hybrid vs ML-KEM-768", "",
-           "Made by `scripts/results-pq` (runs the `pq-tls` preset, then renders this page with"
-           " `python -m tlsbench.report.resultspq`); every figure is a stored run's median, named by run below."
+           "Made by `scripts/results-pq` (the `pq-tls` and `pq-interop` presets on the host; on a Cortex-M4,"
+           " qemu:mps2-an386, wolfSSL 5.9.2 firmware with the `pq-cortex-m` preset and the size probes; then"
+           " this page with `python -m tlsbench.report.resultspq`); every figure is a stored run's median, named"
+           " by run below (`RUNS=\"...\" scripts/results-pq` renders the same runs again)."
            " Groups: x25519 and p256 (classical), x25519mlkem768 and secp256r1mlkem768 (hybrid), mlkem768 (pure"
            " PQ). Handshakes: full; resume-ticket (TLS 1.3 ticket PSK with (EC)DHE, psk_dhe_ke: the group's key"
            " exchange runs again); hrr with share=G (the client's first key share is G, the server supports only"
