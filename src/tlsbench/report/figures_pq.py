@@ -46,8 +46,8 @@ def pq_cases(data: RunData) -> list[dict]:
 
 def _label(c: dict) -> str:
     v = names.TlsVariant.parse(c["op"])
-    kind = v.handshake + (f" (first share {v.share})" if v.share else "")
-    return f"{c['library']} {v.group} [{group_class(v.group)}] {kind}"
+    kind = v.handshake + (f":{v.share}" if v.share else "")  # hrr:G: the client's first key share was G
+    return f"{c['library']} {v.group} ({group_class(v.group)}) {kind}"
 
 
 def pq_charts(data: RunData) -> list[Chart]:
@@ -58,7 +58,8 @@ def pq_charts(data: RunData) -> list[Chart]:
     out = [charts.bars(
         "pq-tls-bytes", "Post-quantum TLS: handshake bytes each way", (
             "Bytes each side sent during the handshake (exact, records included), classical vs hybrid"
-            " (X25519/P-256 + ML-KEM-768) vs ML-KEM-768 alone; resumed and HelloRetryRequest kinds as named."),
+            " (X25519/P-256 + ML-KEM-768) vs ML-KEM-768 alone; resume-ticket: a ticket resumption with (EC)DHE;"
+            " hrr:G: a HelloRetryRequest after the client's first key share G."),
         rows, {"client -> server": [median(c, "c2s_bytes") for c in cases],
                "server -> client": [median(c, "s2c_bytes") for c in cases]}, axis_format("c2s_bytes"))]
     for base, title, what in (("cpu_ns", "CPU time per side", "Median thread CPU time per handshake"),
