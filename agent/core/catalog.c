@@ -41,6 +41,8 @@ const tb_catalog_entry tb_catalog[] = {
     {TB_KIND_PQSIG, "ml-dsa-44", {"keygen", "sign", "verify"}},
     {TB_KIND_PQSIG, "ml-dsa-65", {"keygen", "sign", "verify"}},
     {TB_KIND_PQSIG, "ml-dsa-87", {"keygen", "sign", "verify"}},
+    {TB_KIND_PQSIG, "slh-dsa-sha2-128s", {"keygen", "sign", "verify"}},
+    {TB_KIND_PQSIG, "slh-dsa-sha2-128f", {"keygen", "sign", "verify"}},
 #endif
 };
 const size_t tb_catalog_len = sizeof(tb_catalog) / sizeof(tb_catalog[0]);

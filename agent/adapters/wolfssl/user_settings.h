@@ -123,6 +123,30 @@ int tb_wolfssl_seed(unsigned char *output, unsigned int sz);
 #define WOLFSSL_MLDSA_VERIFY_SMALL_MEM
 #endif
 #endif
+/* SLH-DSA (FIPS 205, wolfSSL 5.9+, host agents: library.cmake sets
+ * TB_WOLFSSL_SLHDSA): the 128s/128f sets, SHA2 and SHAKE, what configure
+ * --enable-slhdsa=128s,128f,sha2-128s,sha2-128f defines. The SHAKE 128 sets
+ * stay on because wolfSSL 5.9.2 sizes its internal buffers (wc_slhdsa.c
+ * SLHDSA_MAX_INDICES_SZ, SLHDSA_MAX_A, SLHDSA_MAX_H_M) from the SHAKE "NO"
+ * flags alone: with every SHAKE set off they are those of no set, and
+ * signing with SHA2-128f overran a stack buffer (a crash we saw). */
+#ifdef TB_WOLFSSL_SLHDSA
+#define WOLFSSL_HAVE_SLHDSA
+#define WOLFSSL_WC_SLHDSA
+#define WOLFSSL_SLHDSA_PARAM_128S
+#define WOLFSSL_SLHDSA_PARAM_128F
+#define WOLFSSL_SLHDSA_PARAM_NO_192S
+#define WOLFSSL_SLHDSA_PARAM_NO_192F
+#define WOLFSSL_SLHDSA_PARAM_NO_256S
+#define WOLFSSL_SLHDSA_PARAM_NO_256F
+#define WOLFSSL_SLHDSA_SHA2
+#define WOLFSSL_SLHDSA_PARAM_SHA2_128S
+#define WOLFSSL_SLHDSA_PARAM_SHA2_128F
+#define WOLFSSL_SLHDSA_PARAM_NO_SHA2_192S
+#define WOLFSSL_SLHDSA_PARAM_NO_SHA2_192F
+#define WOLFSSL_SLHDSA_PARAM_NO_SHA2_256S
+#define WOLFSSL_SLHDSA_PARAM_NO_SHA2_256F
+#endif
 
 #include TB_WOLFSSL_PROFILE_HEADER
 #endif

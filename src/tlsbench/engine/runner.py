@@ -323,10 +323,10 @@ def fit_to_target(plan: Plan, target: targets.Target) -> None:
             raise TlsbenchError("[tls] device_side (--device-side) puts one side on a device: give a firmware "
                                 "target (--target qemu:BOARD)")
         return
-    from tlsbench.targets.build import FIRMWARE_LIBRARIES
+    from tlsbench.targets.build import FIRMWARE_LIBRARIES, is_firmware_library
 
-    dropped = [lib for lib in plan.libraries if lib not in FIRMWARE_LIBRARIES]
-    plan.libraries = [lib for lib in plan.libraries if lib in FIRMWARE_LIBRARIES]
+    dropped = [lib for lib in plan.libraries if not is_firmware_library(lib)]
+    plan.libraries = [lib for lib in plan.libraries if is_firmware_library(lib)]
     if dropped:
         _log(f"note: {', '.join(dropped)} run on the host only (no firmware build): not on {target.name}")
     if not plan.libraries:

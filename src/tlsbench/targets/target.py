@@ -155,10 +155,11 @@ class Target:
         return self.build_dir() / "cmake"
 
     def firmware_path(self, library: str) -> Path:
-        return self.cmake_dir() / f"tlsbench-agent-{library}"
+        # "mbedtls@3.6.7" -> tlsbench-agent-mbedtls-3.6.7 (CMake names have no '@')
+        return self.cmake_dir() / ("tlsbench-agent-" + library.replace("@", "-"))
 
     def map_path(self, library: str) -> Path:
-        return self.cmake_dir() / f"tlsbench-agent-{library}.map"
+        return self.cmake_dir() / ("tlsbench-agent-" + library.replace("@", "-") + ".map")
 
 
 HOST = Target("host", "host")
