@@ -249,12 +249,12 @@ def test_code_placement_does_not_change_the_cycles(plugin: Path, tmp_path: Path)
 ART_KERNEL = Path(__file__).parent / "data" / "cyclemodel_art.S"
 
 
-def art_intervals(plugin: Path, tmp: Path, extra: str) -> list[int]:
+def art_intervals(plugin: Path, tmp: Path, extra: str, source: Path = ART_KERNEL, log_name: str = "") -> list[int]:
     image = tmp / "art.elf"
     if not image.exists():
         subprocess.run(["arm-none-eabi-gcc", "-mcpu=cortex-m4", "-mthumb", "-nostdlib", "-nostartfiles",
-                        "-Wl,-Ttext=0", "-e", "reset", "-o", str(image), str(ART_KERNEL)], check=True)
-    log = tmp / f"art-log{len(extra)}"
+                        "-Wl,-Ttext=0", "-e", "reset", "-o", str(image), str(source)], check=True)
+    log = tmp / (log_name or f"art-log{len(extra)}")
     opts = f"{plugin},core=cortex-m4,mark={cyclemodel_symbol(image, 'mark'):#x},log={log}{extra}"
     subprocess.run(["qemu-system-arm", "-M", "mps2-an386", "-display", "none", "-monitor", "none",
                     "-semihosting-config", "enable=on,target=native", "-icount", targets.ICOUNT,
@@ -280,3 +280,22 @@ def test_art_misses_cost_wait_states_and_prefetch_hides_part_of_them(plugin: Pat
     no_prefetch = art_intervals(plugin, tmp_path, ",flash=0x0-0x1000,art_ws=5,art_fetch=16,art_ilines=64,"
                                 "art_dlines=8,art_prefetch=0")
     assert [a - p for a, p in zip(no_prefetch, perfect, strict=True)] == [15, 5, 15, 5]
+
+
+ART_ON = ",flash=0x0-0x1000,art_ws=5,art_fetch=16,art_ilines=64,art_dlines=8"
+
+
+def test_two_runs_from_two_checkout_paths_cost_the_same_cycles(plugin: Path, tmp_path: Path) -> None:
+    """The ART kernel (the model's most stateful rule: LRU lines) copied into
+    two folders of different depth and length, assembled there and run twice
+    each: the four interval lists are identical, and still carry the ART
+    misses (so the comparison is not between empty lists)."""
+    runs = []
+    for folder in (tmp_path / "a", tmp_path / "checkout" / "in-a-much-longer-folder-name"):
+        folder.mkdir(parents=True)
+        source = folder / ART_KERNEL.name
+        source.write_bytes(ART_KERNEL.read_bytes())
+        runs += [art_intervals(plugin, folder, ART_ON, source, f"log-{turn}") for turn in (1, 2)]
+    assert runs[1:] == runs[:1] * 3
+    perfect = art_intervals(plugin, tmp_path, "")
+    assert [a - p for a, p in zip(runs[0], perfect, strict=True)] == [9, 5, 15, 5]
