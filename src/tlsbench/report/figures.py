@@ -84,14 +84,15 @@ def median_range(case: dict | None, metric: str) -> Point:
     r = case["results"].get(metric) if case and case["status"] == "ok" else None
     if r is None:
         return _missing(case)
+    flag = " ".join(report.marks(case, metric))  # (noisy), (drift), (slow phase): as the tables mark them
     if r["n"] < 2:
-        return Point(r["median"])
-    return Point(r["median"], r["min"], r["max"])
+        return Point(r["median"], flag=flag)
+    return Point(r["median"], r["min"], r["max"], flag=flag)
 
 
 def median(case: dict | None, metric: str, what: str = "not measured") -> Point:
     r = case["results"].get(metric) if case and case["status"] == "ok" else None
-    return Point(r["median"]) if r is not None else _missing(case, what)
+    return Point(r["median"], flag=" ".join(report.marks(case, metric))) if r is not None else _missing(case, what)
 
 
 def _libraries(cases: list[dict]) -> list[str]:

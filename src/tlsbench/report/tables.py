@@ -46,13 +46,17 @@ def load(store: Store, run_id: int) -> RunData:
             drift = stats.round_drift(values, per_round) if status == "ok" else None
             if drift is not None:
                 cases[name]["round_drift"] = drift
+    rounds = [dict(r) for r in store.case_rounds(run_id)]
+    for r in rounds:  # each case's rounds measured in a slow phase (pacing.py), for its figures' marks
+        if r["slow"] and r["name"] in cases:
+            cases[r["name"]]["slow_rounds"] = cases[r["name"]].get("slow_rounds", 0) + 1
     return RunData(
         run=run,
         libraries=[dict(r) for r in store.libraries(run_id)],
         checks=[dict(r) for r in store.checks(run_id)],
         cases=list(cases.values()),
         code_sizes=[dict(r) for r in store.code_sizes(run_id)],
-        rounds=[dict(r) for r in store.case_rounds(run_id)],
+        rounds=rounds,
     )
 
 
@@ -76,6 +80,28 @@ def _range(r: dict) -> str:
     return f" {VARIES_MARK} {r['min']:,.0f}..{r['max']:,.0f}" if varies(r) else ""
 DRIFT_MARK = "(drift)"
 DRIFT_METRIC = "wall_ns"  # the timed metric whose rounds are compared
+SLOW_MARK = "(slow phase)"
+
+
+def marks(case: dict | None, metric: str) -> list[str]:
+    """The flags one figure carries in every format (tables, HTML, charts):
+    (noisy) when this noisy metric's spread exceeds stats.NOISE_LIMIT, (drift)
+    when the case's rounds differ, (slow phase) when a round of it ran while
+    the reference workload was slow. Exact counts are never noisy: they get
+    (varies) when their repeats differ."""
+    if not case or case.get("status") != "ok":
+        return []
+    r = case["results"].get(metric)
+    if metrics.is_exact(metric):  # a count the machine's pace does not move: only its repeats can differ
+        return [VARIES_MARK] if r is not None and varies(r) else []
+    out = []
+    if r is not None and stats.is_noisy(r["median"], r["stdev"]):
+        out.append(NOISY_MARK)
+    if (case.get("round_drift") or 0) > stats.DRIFT_LIMIT:
+        out.append(DRIFT_MARK)
+    if case.get("slow_rounds"):
+        out.append(SLOW_MARK)
+    return out
 
 
 def drifting_cases(data: RunData) -> list[tuple[str, float]]:
