@@ -459,7 +459,8 @@ def cmd_list(a: argparse.Namespace) -> int:
             except TlsbenchError:
                 continue
             agents[lib], images[lib] = info.path, info.agent_sha256
-        print(report.aligned(*tls_support.support_matrix(agents, libraries, images)))
+        print(report.aligned(*tls_support.support_matrix(agents, libraries, images,
+                                                         log=lambda m: print(m, file=sys.stderr, flush=True))))
     elif what == "targets":
         print(f"{'host':28}  this machine, Linux (agents built by tlsbench build)")
         for b in targets.BOARDS.values():
