@@ -819,7 +819,34 @@ def parser() -> argparse.ArgumentParser:
     fi.add_argument("--seconds", type=int, default=3, choices=range(1, 61), metavar="1..60",
                     help="with --handshakes: seconds per run of a time-window tool (default 3)")
     fi.set_defaults(func=cmd_fidelity)
+    _say_defaults(p)
     return p
+
+
+# what leaving an option out means, where "none" or "off" would not say it
+_ABSENT = {
+    "--plan": "the --preset, else the target's default preset", "--preset": "'default' on the host, 'cortex-m'"
+    " on a firmware target", "--resume": "a new run", "--board": "none",
+    "--profile": "each library's default profile", "--device-side": "both sides on the device",
+    "--format": "table", "--output": "stdout", "--runs": "the two runs just made", "--since": "every run",
+}
+
+
+def _say_defaults(p: argparse.ArgumentParser) -> None:
+    """Every option's help says what happens without it: those whose help does
+    not name a default get one here (a flag is off; a value is _ABSENT's or none)."""
+    for action in p._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                _say_defaults(sub)
+            continue
+        if (not action.option_strings or action.required or isinstance(action, (argparse._HelpAction, _Version))
+                or not action.help or "default" in action.help):
+            continue
+        if isinstance(action, argparse._StoreTrueAction):
+            action.help += " (default: off)"
+        else:
+            action.help += f" (default: {_ABSENT.get(action.option_strings[-1], 'none')})"
 
 
 class _Version(argparse.Action):
