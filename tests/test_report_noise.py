@@ -107,6 +107,7 @@ def test_an_exact_count_that_differs_between_repeats_is_shown_as_varying(db_path
     doc = json.loads(report.render(data, "json"))
     assert doc["noise"]["varying"] == [{"case": "mbedtls/sig/rsa2048-pkcs1-sha256/sign", "metric": "instructions",
                                         "min": 55_082_368, "max": 55_159_412}]
+    assert [c["results"]["instructions"]["reported_as"] for c in doc["cases"]] == ["varies", "exact"]
     assert "varies: 1 exact count(s)" in html_report.render(data)
 
 

@@ -477,6 +477,8 @@ def cmd_list(a: argparse.Namespace) -> int:
         rows = [[m.name, m.unit, "exact" if m.exact else "noisy", "lower" if m.lower_is_better else "higher", m.label]
                 for m in metrics.REGISTRY.values()]
         print(report.aligned(["metric", "unit", "kind", "better", "what"], rows))
+        print("\nexact: a count; a run whose repeats of it differ reports it as varies (its range shown, compared as"
+              " varying), e.g. Mbed TLS and wolfSSL RSA private-key operations, which draw blinding values")
     elif what == "links":
         from tlsbench.links.profiles import all_profiles
 

@@ -220,3 +220,18 @@ def format_time(ns: float) -> str:
 
 def format_rate(per_s: float) -> str:
     return f"{per_s / 1e6:,.1f} MB/s"
+
+
+REPORTED_AS = ("noisy", "exact", "varies")
+
+
+def reported_as(name: str, low: float, high: float) -> str:
+    """How a result of this metric is reported, from its repeats' range: a
+    measurement is "noisy" (statistics, compared by a test); a count is
+    "exact" when every repeat gave the same value, and "varies" when they
+    differ (randomness a library draws per operation, e.g. RSA blinding in
+    Mbed TLS and wolfSSL, or state it keeps between calls): a varying count is
+    shown with its range and compared as varying, never as an exact figure."""
+    if not is_exact(name):
+        return "noisy"
+    return "exact" if low == high else "varies"

@@ -36,7 +36,8 @@ def load(store: Store, run_id: int) -> RunData:
     run = store.get_run(run_id)
     cases = {c["name"]: {**dict(c), "results": {}} for c in store.cases(run_id)}
     for r in store.results(run_id):
-        cases[r["name"]]["results"][r["metric"]] = dict(r)
+        cases[r["name"]]["results"][r["metric"]] = {**dict(r),
+                                                    "reported_as": metrics.reported_as(r["metric"], r["min"], r["max"])}
     for c in cases.values():
         c.pop("transcript", None)
     method = run.plan.get("method", {})
@@ -67,7 +68,7 @@ VARIES_MARK = "(varies)"
 def varies(r: dict) -> bool:
     """An exact count whose repeats differ (state a library keeps from one
     call to the next): shown as varying with its range, never as exact."""
-    return metrics.is_exact(r["metric"]) and r["n"] > 1 and r["min"] != r["max"]
+    return r["n"] > 1 and metrics.reported_as(r["metric"], r["min"], r["max"]) == "varies"
 
 
 def varying_counts(data: RunData) -> list[tuple[str, str, float, float]]:
