@@ -17,7 +17,7 @@ from tlsbench.errors import TlsbenchError
 from tlsbench.families.primitive.catalog import LIBRARIES
 from tlsbench.families.tls import catalog as tls_catalog
 from tlsbench.families.tls import certs
-from tlsbench.families.tls.cases import handshake_request, run_handshakes
+from tlsbench.families.tls.cases import TlsCase, handshake_request, run_handshakes
 from tlsbench.families.tls.names import TlsVariant
 from tlsbench.families.tls.runner import tls_case
 from tlsbench.targets.libraries import probe
@@ -35,6 +35,7 @@ def _cache_file(image_sha256: str) -> Path:
 
 # one chain per key type and one PSK, made once per process and shared by every library asked
 _KEYS: dict = {}
+_CASES: dict[str, TlsCase] = {}  # suite -> the handshake it is asked with
 ANSWER = {"ok": "yes", "unsupported": "unsupported"}
 
 
@@ -46,11 +47,13 @@ def _ask(path: Path) -> dict[str, str]:
     """Every suite in one agent process (one start, which on firmware is one
     emulator boot, instead of one per suite); the suites after a crash or a
     hang are asked again one by one, so one bad suite cannot spoil the rest."""
-    cases = {}
-    for suite in tls_catalog.SUITES:
-        cred = tls_catalog.certs_for(suite)[0]
-        variant = TlsVariant(tls_catalog.groups_for(suite)[0], cred, "full" if cred in certs.KEY_TYPES else "none")
-        cases[suite] = tls_case(suite, variant, _KEYS, 0)
+    if not _CASES:  # the same for every library: made once (loading the keys was most of a library's time)
+        for suite in tls_catalog.SUITES:
+            cred = tls_catalog.certs_for(suite)[0]
+            variant = TlsVariant(tls_catalog.groups_for(suite)[0], cred,
+                                 "full" if cred in certs.KEY_TYPES else "none")
+            _CASES[suite] = tls_case(suite, variant, _KEYS, 0)
+    cases = _CASES
     requests = [handshake_request(c, repeats=1, warmup=0) for c in cases.values()]
     try:
         responses = agent.call(path, requests, PER_SUITE_TIMEOUT_S * len(requests), "list suites").responses
