@@ -227,7 +227,9 @@ def lines(slug: str, title: str, caption: str, xs: Sequence[float], series: dict
             if p.flag:  # a ring around the point and its marks beside it
                 body.append(f'<circle cx="{x_of(x):.1f}" cy="{y_of(p.value):.1f}" r="6" fill="none"'
                             ' stroke="#a40000" stroke-width="1.2"/>')
-                body.append(_text(x_of(x) + 8, y_of(p.value) - 6, p.flag, size=9, fill="#a40000"))
+                near_right = x_of(x) + 8 + len(p.flag) * 5.5 > WIDTH - 4  # keep the marks inside the chart
+                body.append(_text(x_of(x) - 8 if near_right else x_of(x) + 8, y_of(p.value) - 6, p.flag,
+                                  "end" if near_right else "start", size=9, fill="#a40000"))
         for seg in segments:
             if len(seg) > 1:
                 d = "M" + "L".join(f"{a:.1f},{b:.1f}" for a, b in seg)
