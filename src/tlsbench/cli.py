@@ -478,7 +478,8 @@ def cmd_list(a: argparse.Namespace) -> int:
                 for m in metrics.REGISTRY.values()]
         print(report.aligned(["metric", "unit", "kind", "better", "what"], rows))
         print("\nexact: a count; a run whose repeats of it differ reports it as varies (its range shown, compared as"
-              " varying), e.g. Mbed TLS and wolfSSL RSA private-key operations, which draw blinding values")
+              " varying), e.g. Mbed TLS RSA private-key operations on firmware, whose blinding draws from the random"
+              " generator (and in a handshake with an RSA certificate, both sides' instructions move with it)")
     elif what == "links":
         from tlsbench.links.profiles import all_profiles
 
