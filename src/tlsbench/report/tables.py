@@ -147,7 +147,7 @@ def noise_lines(data: RunData) -> list[str]:
         out.append(f"varies: {len(varying)} exact count(s) differ between the repeats of their case, marked"
                    f" {VARIES_MARK} in firmware cells with their range (median shown): randomness drawn (on the"
                    " host, from the OS) or state the library keeps from one call to the next (on firmware, Mbed"
-                   " TLS's RSA blinding values and the heap they move), not measurement noise; e.g. "
+                   " TLS's RSA blinding values drawn per operation), not measurement noise; e.g. "
                    + ", ".join(f"{n} {m} {lo:,.0f}..{hi:,.0f}" for n, m, lo, hi in varying[:3]))
     drifting = drifting_cases(data)
     if drifting:
