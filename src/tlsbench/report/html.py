@@ -143,7 +143,7 @@ def context(data: RunData) -> str:
                                                                 else f"newlib {m.get('newlib')}"))]
           if firmware else []),
         ("host machine" if firmware else "machine", f"{m.get('cpu_model')}, {m.get('cores')} cores"),
-        ("CPU features the libraries dispatch on", ", ".join(m.get("cpu_flags", [])) or "none recorded"),
+        (report.features_label(firmware), ", ".join(m.get("cpu_flags", [])) or "none recorded"),
         ("system", f"{m.get('os')}, kernel {m.get('kernel')}"),
         ("tlsbench", r.tlsbench_version),
         ("method", f"{method.get('repeats')} repeats in {method.get('rounds', 1)} round(s), warm-up"

@@ -84,6 +84,13 @@ DRIFT_METRIC = "wall_ns"  # the timed metric whose rounds are compared
 SLOW_MARK = "(slow phase)"
 
 
+def features_label(firmware: bool) -> str:
+    """What the recorded CPU features are: on the host the code paths the
+    libraries take; on a firmware target only the emulator's machine's."""
+    return ("host CPU features (the emulator's machine; the firmware does not use them)" if firmware
+            else "CPU features the libraries dispatch on")
+
+
 def marks(case: dict | None, metric: str) -> list[str]:
     """The flags one figure carries in every format (tables, HTML, charts):
     (noisy) when this noisy metric's spread exceeds stats.NOISE_LIMIT, (drift)
@@ -376,7 +383,7 @@ def context_lines(data: RunData, md: bool) -> list[str]:
     out = [
         f"{'## ' if md else ''}tlsbench run {r.id}: plan {r.plan_name}, target {r.target}, {status}",
         f"{bullet}{'host ' if firmware else ''}machine: {m.get('cpu_model')} ({m.get('cores')} cores;"
-        f" CPU features the libraries dispatch on: {', '.join(m.get('cpu_flags', [])) or 'none recorded'}),"
+        f" {features_label(firmware)}: {', '.join(m.get('cpu_flags', [])) or 'none recorded'}),"
         f" {m.get('os')}, kernel {m.get('kernel')}",
     ]
     if firmware:
