@@ -111,7 +111,7 @@ def test_an_exact_count_that_differs_between_repeats_is_shown_as_varying(db_path
     page = html_report.render(data)
     assert "varies: 1 exact count(s)" in page
     # the host's CPU features do not describe the firmware: labelled as the emulator's machine's
-    assert "host CPU features (the emulator&#x27;s machine; the firmware does not use them)" in page
+    assert "host CPU features (not the firmware&#x27;s)" in page
     assert "CPU features the libraries dispatch on" not in page + report.render(data, "table")
 
 

@@ -87,7 +87,7 @@ SLOW_MARK = "(slow phase)"
 def features_label(firmware: bool) -> str:
     """What the recorded CPU features are: on the host the code paths the
     libraries take; on a firmware target only the emulator's machine's."""
-    return ("host CPU features (the emulator's machine; the firmware does not use them)" if firmware
+    return ("host CPU features (not the firmware's)" if firmware
             else "CPU features the libraries dispatch on")
 
 
