@@ -219,8 +219,8 @@ def tables(data: RunData) -> list[tuple[str, str, str]]:
     if inter_body:
         out.append(("interop", "Interop: client library x server", table(inter_header, inter_body)))
     if data.code_sizes:
-        out.append(("code-size", "Code size of each firmware image (from its linker map; static RAM excludes heap"
-                    " and stack)", table(*report.code_size_table(data))))
+        out.append(("code-size", "Code size of each firmware image (from its linker map; "
+                    + report.CODE_SIZE_NOTE + ")", table(*report.code_size_table(data))))
     view = fits_view.fits(data.cases, data.code_sizes)
     if view.rows:
         out.append(("fits", "Fits on: the RAM each side of a min-ram case needs (bytes)",

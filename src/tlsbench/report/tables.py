@@ -84,6 +84,11 @@ DRIFT_METRIC = "wall_ns"  # the timed metric whose rounds are compared
 SLOW_MARK = "(slow phase)"
 
 
+# what the static RAM column holds (families/size/maps.py: .stacks counts as RAM)
+CODE_SIZE_NOTE = ("static RAM: .data + .bss, and in the tlsbench core + platform line the harness's painted"
+                  " stacks; not the heap")
+
+
 def features_label(firmware: bool) -> str:
     """What the recorded CPU features are: on the host the code paths the
     libraries take; on a firmware target only the emulator's machine's."""
@@ -488,8 +493,8 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
         out += "".join(f"\n{bullet}{line}\n" for line in noise_lines(data))
         if data.code_sizes:
             sizes_table = markdown(*code_size_table(data)) if md else aligned(*code_size_table(data))
-            out += ("\n" + bullet + "code size of each firmware image, from its linker map (static RAM excludes"
-                    " heap and stack, which are measured per operation)\n\n" + sizes_table + "\n")
+            out += ("\n" + bullet + "code size of each firmware image, from its linker map (" + CODE_SIZE_NOTE
+                    + "; an operation's heap and stack are measured per operation)\n\n" + sizes_table + "\n")
         if any(c["kind"] == fits_view.KIND for c in data.cases):
             out += ("\n" + bullet + "fits on (tlsbench fits): the RAM each side of a min-ram case needs\n\n"
                     + fits_view.render(fits_view.fits(data.cases, data.code_sizes), markdown if md else aligned, md))
