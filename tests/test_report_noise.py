@@ -168,3 +168,13 @@ def test_a_varying_exact_count_is_marked_in_its_chart(db_path: Path) -> None:
     store.finish_run(run)
     (chart,) = figures.figures(report.load(store, run))
     assert chart.svg.count("(varies)</text>") == 1 and "flagged: (varies) an exact count" in chart.svg
+
+
+def test_a_long_chart_label_keeps_its_start_and_its_end() -> None:
+    from tlsbench.report.charts import _clip
+
+    label = "mbedtls/tls/TLS_AES_128_GCM_SHA256/x25519/rsa2048-full client_instructions (same)"
+    clipped = _clip(label, 62)
+    assert len(clipped) == 62 and clipped.startswith("mbedtls/tls/TLS_AES_128_")
+    assert clipped.endswith("rsa2048-full client_instructions (same)")  # the side still tells two rows apart
+    assert _clip("short", 62) == "short"

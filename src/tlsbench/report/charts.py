@@ -75,7 +75,12 @@ def _text(x: float, y: float, s: str, anchor: str = "start", size: int = 11, fil
 
 
 def _clip(label: str, chars: int) -> str:
-    return label if len(label) <= chars else label[: chars - 1] + "…"
+    """A label cut in its middle: a case name's start (library, suite) and end
+    (variant, side, verdict) are what tell two rows apart."""
+    if len(label) <= chars:
+        return label
+    head = (chars - 1) * 2 // 5
+    return label[:head] + "…" + label[len(label) - (chars - 1 - head):]
 
 
 def nice_ticks(hi: float, count: int = 5) -> list[float]:
