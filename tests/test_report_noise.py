@@ -178,3 +178,10 @@ def test_a_long_chart_label_keeps_its_start_and_its_end() -> None:
     # the side (client/server) still tells two rows apart
     assert clipped == "mbedtls/tls/TLS_AES_128_…a2048-full client_instructions (same)" and len(clipped) == 62
     assert _clip("short", 62) == "short"
+
+
+def test_rate_axis_ticks_never_use_an_exponent() -> None:
+    from tlsbench.report.figures import fmt_rate
+
+    assert fmt_rate(1e10) == "10,000 MB/s" and fmt_rate(7.6374e9) == "7,637 MB/s"
+    assert fmt_rate(2.189e8) == "218.9 MB/s" and fmt_rate(0) == "0 MB/s"

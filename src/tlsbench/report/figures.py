@@ -41,7 +41,9 @@ def fmt_bytes(b: float) -> str:
 
 
 def fmt_rate(bps: float) -> str:
-    return f"{bps / 1e6:,.4g} MB/s"
+    mb = bps / 1e6
+    # 4 significant digits, but never an exponent: an axis tick of 10^10 B/s read "1e+04 MB/s"
+    return f"{mb:,.0f} MB/s" if mb >= 1000 else f"{mb:,.4g} MB/s"
 
 
 def fmt_count(v: float) -> str:
