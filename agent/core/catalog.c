@@ -34,7 +34,7 @@ const tb_catalog_entry tb_catalog[] = {
     {TB_KIND_SIG, "ed25519", {"sign", "verify"}},
     {TB_KIND_PKE, "rsa2048-pkcs1v15", {"encrypt", "decrypt"}},
     {TB_KIND_PKE, "rsa3072-pkcs1v15", {"encrypt", "decrypt"}},
-#ifndef TB_BARE_METAL /* post-quantum: host libraries only, firmware images unchanged */
+#if !defined(TB_BARE_METAL) || defined(TB_FIRMWARE_PQ) /* post-quantum: host, or a firmware wolfSSL 5.8+ */
     {TB_KIND_KEM, "ml-kem-512", {"keygen", "encaps", "decaps"}},
     {TB_KIND_KEM, "ml-kem-768", {"keygen", "encaps", "decaps"}},
     {TB_KIND_KEM, "ml-kem-1024", {"keygen", "encaps", "decaps"}},
@@ -46,7 +46,7 @@ const tb_catalog_entry tb_catalog[] = {
 const size_t tb_catalog_len = sizeof(tb_catalog) / sizeof(tb_catalog[0]);
 
 static const char *const kind_names[TB_KIND_COUNT] = {"hash", "mac", "aead", "kex", "sig", "pke",
-#ifndef TB_BARE_METAL
+#if !defined(TB_BARE_METAL) || defined(TB_FIRMWARE_PQ)
                                                       "kem", "pqsig",
 #endif
 };

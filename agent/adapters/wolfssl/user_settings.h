@@ -110,6 +110,18 @@ int tb_wolfssl_seed(unsigned char *output, unsigned int sz);
 #define WOLFSSL_PQC_HYBRIDS       /* TLS 1.3 X25519MLKEM768, SecP256r1MLKEM768 (ML-KEM-768 alone is on by default) */
 #undef WOLFSSL_NO_SHAKE128
 #define WOLFSSL_SHAKE128
+#if defined(TB_BARE_METAL)
+/* Firmware: wolfSSL's small-memory ML-KEM and ML-DSA (documented at the top
+ * of wc_mlkem.c and wc_mldsa.c): less heap and stack for key generation,
+ * encapsulation, signing and verification, at some speed; key buffers sized
+ * to the parameter set in use. The small-code options (WOLFSSL_MLKEM_SMALL,
+ * WOLFSSL_MLDSA_SMALL: smaller, slower code) are not set. */
+#define WOLFSSL_MLKEM_MAKEKEY_SMALL_MEM
+#define WOLFSSL_MLKEM_ENCAPSULATE_SMALL_MEM
+#define WOLFSSL_MLDSA_MAKE_KEY_SMALL_MEM
+#define WOLFSSL_MLDSA_SIGN_SMALL_MEM
+#define WOLFSSL_MLDSA_VERIFY_SMALL_MEM
+#endif
 #endif
 
 #include TB_WOLFSSL_PROFILE_HEADER

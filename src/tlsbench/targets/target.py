@@ -18,6 +18,7 @@ from pathlib import Path
 
 from tlsbench import paths
 from tlsbench.errors import PlanError
+from tlsbench.targets import sources
 
 # QEMU's -icount shift: every instruction advances virtual time by 2**7 ns.
 ICOUNT = "shift=7,sleep=off"
@@ -127,6 +128,7 @@ class Target:
         if self.board is None:
             return "host"
         suffix = "".join(f"-{lib}.{prof}" for lib, prof in self.profiles) + ("-oneside" if self.one_side else "")
+        suffix += _user_trees_suffix()
         return f"{'qemu' if self.board.machine else 'board'}-{self.board.name}{suffix}"
 
     def build_dir(self) -> Path:
@@ -156,6 +158,18 @@ HOST = Target("host", "host")
 
 def known_names() -> list[str]:
     return ["host", *(f"qemu:{b}" for b, v in BOARDS.items() if v.machine), "serial:PORT --board BOARD"]
+
+
+def _user_trees_suffix() -> str:
+    """Firmware from a user-supplied library tree (TLSBENCH_<LIB>_SOURCE, e.g.
+    wolfSSL 5.9.2 for post-quantum images) gets its own build folder, named by
+    the tree's folder, so the default trees' images are not rebuilt over."""
+    out = ""
+    for lib in ("mbedtls", "wolfssl"):  # the firmware libraries (targets.build.FIRMWARE_LIBRARIES)
+        tree = sources.user_source(lib)
+        if tree is not None:
+            out += f"-{lib}.tree-" + re.sub(r"[^A-Za-z0-9._-]+", "_", tree.name)
+    return out
 
 
 def available_profiles(library: str) -> list[str]:
