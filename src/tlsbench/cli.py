@@ -464,7 +464,8 @@ def cmd_list(a: argparse.Namespace) -> int:
             except TlsbenchError:
                 continue
             agents[lib], images[lib] = info.path, info.agent_sha256
-        print(report.aligned(*tls_support.support_matrix(agents, libraries, images)))
+        print(report.aligned(*tls_support.support_matrix(agents, libraries, images,
+                                                         log=lambda m: print(m, file=sys.stderr, flush=True))))
     elif what == "targets":
         print(f"{'host':28}  this machine, Linux (agents built by tlsbench build)")
         for b in targets.BOARDS.values():
@@ -484,6 +485,9 @@ def cmd_list(a: argparse.Namespace) -> int:
         rows = [[m.name, m.unit, "exact" if m.exact else "noisy", "lower" if m.lower_is_better else "higher", m.label]
                 for m in metrics.REGISTRY.values()]
         print(report.aligned(["metric", "unit", "kind", "better", "what"], rows))
+        print("\nexact: a count; a run whose repeats of it differ reports it as varies (its range shown, compared as"
+              " varying), e.g. Mbed TLS RSA private-key operations on firmware, whose blinding draws from the random"
+              " generator (and in a handshake with an RSA certificate, both sides' instructions move with it)")
     elif what == "links":
         from tlsbench.links.profiles import all_profiles
 
@@ -833,7 +837,34 @@ def parser() -> argparse.ArgumentParser:
     fi.add_argument("--seconds", type=int, default=3, choices=range(1, 61), metavar="1..60",
                     help="with --handshakes: seconds per run of a time-window tool (default 3)")
     fi.set_defaults(func=cmd_fidelity)
+    _say_defaults(p)
     return p
+
+
+# what leaving an option out means, where "none" or "off" would not say it
+_ABSENT = {
+    "--plan": "the --preset, else the target's default preset", "--preset": "'default' on the host, 'cortex-m'"
+    " on a firmware target", "--resume": "a new run", "--board": "none",
+    "--profile": "each library's default profile", "--device-side": "both sides on the device",
+    "--format": "table", "--output": "stdout", "--runs": "the two runs just made", "--since": "every run",
+}
+
+
+def _say_defaults(p: argparse.ArgumentParser) -> None:
+    """Every option's help says what happens without it: those whose help does
+    not name a default get one here (a flag is off; a value is _ABSENT's or none)."""
+    for action in p._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                _say_defaults(sub)
+            continue
+        if (not action.option_strings or action.required or isinstance(action, (argparse._HelpAction, _Version))
+                or not action.help or "default" in action.help):
+            continue
+        if isinstance(action, argparse._StoreTrueAction):
+            action.help += " (default: off)"
+        else:
+            action.help += f" (default: {_ABSENT.get(action.option_strings[-1], 'none')})"
 
 
 class _Version(argparse.Action):

@@ -97,7 +97,8 @@ def json_rows(run_id: int, target: str, info_version: str, case: Case, measured:
     if measured.status != "ok":
         return [{**base, "reason": measured.reason, "metric": None, "unit": None, "n": 0,
                  **dict.fromkeys(("median", "mean", "stdev", "min", "max", "ci95_low", "ci95_high"))}]
-    return [{**base, **r.flat()} for r in measured.results]
+    return [{**base, **r.flat(), "reported_as": metrics.reported_as(r.metric, r.min, r.max)}
+            for r in measured.results]
 
 
 class _Session:

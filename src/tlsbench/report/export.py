@@ -77,7 +77,7 @@ def markdown(data: RunData, charts: list[Chart], image_ext: str = "svg") -> str:
             out.append(f"### {title}\n")
             out.append(report.markdown(header, body) + "\n")
     if data.code_sizes:
-        out.append("### Code size of each firmware image (from its linker map; static RAM excludes heap and stack)\n")
+        out.append(f"### Code size of each firmware image (from its linker map; {report.CODE_SIZE_NOTE})\n")
         out.append(report.markdown(*report.code_size_table(data)) + "\n")
     return "\n".join(out)
 
