@@ -221,6 +221,27 @@ def test_fits_adds_heap_stack_and_static_ram_and_leaves_the_harness_apart() -> N
     assert len(section) == 1 and "24,000" in section[0] and "not shown: mbedtls/min-ram/y" in section[0]
 
 
+def test_a_device_case_fits_its_own_side_only_and_expands_with_the_plans_device_side() -> None:
+    # the host peer's side is never searched: the device's side alone is a row, nothing is "not shown"
+    case = {**_case("mbedtls/min-ram/x", client_endpoint_heap_bytes=1000, client_min_heap_bytes=20000,
+                    client_stack_bytes=2000), "op": "x25519/ecdsa-p256-full/device=client"}
+    f = fits_view.fits([case], [{"library": "mbedtls", "component": "library", "flash_bytes": 1, "ram_bytes": 10}])
+    assert [(r.side, r.total) for r in f.rows] == [("client", 23010)] and f.skipped == []
+    plan = parse_plan('''
+[select]
+libraries = ["mbedtls"]
+kinds = ["min-ram"]
+[tls]
+suites = ["TLS_AES_128_GCM_SHA256"]
+groups = ["x25519"]
+certs = ["ecdsa-p256"]
+device_side = "server"
+''')
+    assert plan.device_side == "server"  # the runner then uses the board's one-side image
+    ops = [c.op for c in registry.family_of("min-ram").expand(plan)]
+    assert ops and all(TlsVariant.parse(op).device == "server" for op in ops), ops
+
+
 def test_fits_of_a_run_without_min_ram_cases_is_one_clear_error(agents, db_path: Path) -> None:
     def cli(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run([*tlsbench_cmd(), "--db", str(db_path), *args], capture_output=True, text=True,
