@@ -165,6 +165,17 @@ def test_bad_cap_and_fragment_fields_are_refused(agents, extra: dict, message: s
     assert (r.status, r.message) == ("bad_input", message)
 
 
+@pytest.mark.parametrize("extra,message", [
+    ({"repeats": 1, "heap_limit": 1000, "heap_limit_side": "client"},
+     "a heap_limit probe runs no other connection: repeats and warmup must be 0"),
+    ({"repeats": 0, "heap_limit": 1000, "heap_limit_side": "server"}, "heap_limit_side must be the side on the device"),
+])
+def test_bad_device_side_probes_are_refused_before_any_connection(agents, extra: dict, message: str) -> None:
+    req = encode_request("tls-device", side="client", **_fields(ECDHE_ECDSA, "x25519/ecdsa-p256-full"), **extra)
+    r = agent.call(agents["mbedtls"], [req], 60, "min-ram test").responses[0]
+    assert (r.status, r.message) == ("bad_input", message)
+
+
 def test_the_maximum_fragment_length_is_negotiated_or_reported_unsupported(agents) -> None:
     fields = _fields(ECDHE_ECDSA, "x25519/ecdsa-p256-full/mfl=512")
     for lib in ("mbedtls", "wolfssl"):
