@@ -4,10 +4,13 @@ same library, uncapped, the records relayed over the UART.
 
 The device's least heap is found with the same search as in one image and
 confirmed the same way (it passes, one byte less fails, each in a fresh
-boot); probed again in fresh boots it gives the same records, byte for
-byte. For the same library, suite, group and certificates it equals the
-in-image client's least heap: the transport's buffers (the rx line, the tx
-and rx queues) are the core's, never the side's, in both drivers."""
+boot); probed again in fresh boots it gives the same stack and one byte
+less fails again. Against the in-image client's least heap on the same
+firmware (the transport's buffers, the rx line and the tx and rx queues,
+are the core's, never the side's, in both drivers): equal for wolfSSL TLS
+1.2 ECDHE-ECDSA; 8 bytes less on the device for Mbed TLS TLS 1.3, although
+every record each way has the same length: not explained yet
+(docs/results-min-ram.md), held here so that a change shows."""
 
 from __future__ import annotations
 
@@ -26,8 +29,11 @@ from tlsbench.targets import target as targets
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
 
 M4 = targets.parse("qemu:mps2-an386")
-LIBRARY = "wolfssl"
-SUITE, OP = "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "x25519/ecdsa-p256-full"
+OP = "x25519/ecdsa-p256-full"
+CASES = [  # library, suite, device minus in-image least heap (bytes)
+    ("wolfssl", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", 0),
+    ("mbedtls", "TLS_AES_128_GCM_SHA256", -8),
+]
 
 
 @pytest.fixture(scope="module")
@@ -40,9 +46,11 @@ def _values(m) -> dict[str, int]:
     return {s.counter: s.total for s in m.samples}
 
 
-def test_the_device_clients_least_heap_equals_the_in_image_one_and_repeats(firmware) -> None:
-    tc = tls_runner.tls_case(SUITE, TlsVariant.parse(OP), {"seed": "min-ram-device"}, 0)
-    dev = measure_device_min_ram(firmware, LIBRARY, tc, "client", 0, 300)
+@pytest.mark.parametrize(("library", "suite", "difference"), CASES)
+def test_the_device_clients_least_heap_against_the_in_image_one_and_again(firmware, library: str, suite: str,
+                                                                          difference: int) -> None:
+    tc = tls_runner.tls_case(suite, TlsVariant.parse(OP), {"seed": "min-ram-device"}, 0)
+    dev = measure_device_min_ram(firmware, library, tc, "client", 0, 300)
     assert dev.status == "ok", (dev.reason, dev.transcript[-2000:])
     got = _values(dev)
     assert set(got) == {"client_conn_heap_peak_bytes", "client_endpoint_heap_bytes", "client_min_heap_bytes",
@@ -52,7 +60,7 @@ def test_the_device_clients_least_heap_equals_the_in_image_one_and_repeats(firmw
 
     # the limit and one byte less again, in fresh boots against fresh peers: the same records exactly
     def probe(limit: int) -> device_tls.DeviceResult:
-        return device_tls.run(firmware, LIBRARY, tc, "client", repeats=0, warmup=0, timeout=300, heap_limit=limit)
+        return device_tls.run(firmware, library, tc, "client", repeats=0, warmup=0, timeout=300, heap_limit=limit)
 
     p = _DeviceProber(probe, "again")
     limit = got["client_min_heap_bytes"]
@@ -64,9 +72,9 @@ def test_the_device_clients_least_heap_equals_the_in_image_one_and_repeats(firmw
     assert int(short.of_type("tls_cap")[0]["refusals"]) >= 1
 
     # both sides in one image of the same firmware: the client's least heap is the same
-    image = _Prober(targets.write_launcher(firmware, LIBRARY), "in-image", case_fields(tc), 300)
+    image = _Prober(targets.write_launcher(firmware, library), "in-image", case_fields(tc), 300)
     first = image.run("client", [UNCAPPED])[0]
     assert first is not None and first.status == "ok", first
     found = search.min_limit(image.passes("client"), int(first.of_type("tls_cap")[0]["client_heap_peak"]))
-    assert found.limit == got["client_min_heap_bytes"]
+    assert got["client_min_heap_bytes"] - found.limit == difference
     assert int(first.of_type("tls_endpoint")[0]["client_heap_held"]) == got["client_endpoint_heap_bytes"]
