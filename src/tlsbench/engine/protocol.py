@@ -52,6 +52,7 @@ _SIDE = {
     "sent_records": "uint", "recv_records": "uint", "flights": "uint", "round_trips": "uint", "resumed": "uint",
     "?heap_peak": "uint", "?heap_held": "uint", "app_cpu_ns": "uint", "total_sent_bytes": "uint",
     "total_recv_bytes": "uint", "?bulk_bytes": "uint", "?bulk_wall_ns": "uint", "?bulk_cpu_ns": "uint",
+    "?io_cpu_ns": "uint",  # over TCP: the part of cpu_ns inside the socket calls (kernel time, mostly)
 }
 SCHEMA: dict[str, dict[str, str]] = {
     "hello": {
