@@ -86,8 +86,8 @@ SCHEMA: dict[str, dict[str, str]] = {
     # the minimum-RAM search's capped connection: each side's heap peak, the allocations the cap refused
     "tls_cap": {"passed": "uint", "refusals": "uint", "?first_need": "uint", "?client_heap_peak": "uint",
                 "?server_heap_peak": "uint", "?max_frag": "uint"},
-    # what each side's configuration holds on the heap, outside any connection
-    "tls_endpoint": {"client_heap_held": "uint", "server_heap_held": "uint"},
+    # what each side's configuration holds on the heap, outside any connection (tls-device: its side only)
+    "tls_endpoint": {"?client_heap_held": "uint", "?server_heap_held": "uint"},
     "process_heap": {"peak": "uint", "?timed_heap_calls": "uint"},
     "listening": {"port": "uint"},
     "tls_side": _SIDE,

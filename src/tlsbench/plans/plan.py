@@ -94,7 +94,7 @@ class Plan:
     @property
     def device_side(self) -> str:
         """The side its handshakes put on a firmware device ("" none)."""
-        return self.tls.device_side if "tls" in self.kinds else ""
+        return self.tls.device_side if {"tls", "min-ram"} & set(self.kinds) else ""
 
     def to_dict(self) -> dict:
         return asdict(self)
