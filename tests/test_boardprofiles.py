@@ -88,3 +88,37 @@ def test_the_art_cache_keys_go_together_and_only_with_art(tmp_path: Path) -> Non
                                    " 16 or 32, got 12")
     f446 = boardprofiles.load("nucleo-f446re")
     assert (f446.flash_line_bytes, f446.art_icache_lines, f446.art_dcache_lines) == (16, 64, 8)
+
+
+def test_the_m7_cache_sizes_go_together_only_on_a_cortex_m7(tmp_path: Path) -> None:
+    m7 = (boardprofiles.BOARDS_DIR / "stm32h753zi.toml").read_text()
+    text = m7.replace('core = "cortex-m7"', 'core = "cortex-m4"')
+    assert bad(tmp_path, text) == (f"board.toml:{line_of(text, 'icache_bytes')}: icache_bytes: describes the"
+                                   ' Cortex-M7\'s L1 caches: only with core = "cortex-m7"')
+    text = m7.replace("dcache_bytes = 16384\n", "")
+    assert bad(tmp_path, text) == (f"board.toml:{line_of(text, 'icache_bytes')}: icache_bytes: icache_bytes and"
+                                   " dcache_bytes go together")
+    text = m7.replace("dcache_bytes = 16384", "dcache_bytes = 12000")
+    assert bad(tmp_path, text) == (f"board.toml:{line_of(text, 'dcache_bytes')}: dcache_bytes: must be one of 4096,"
+                                   " 8192, 16384, 32768, 65536, got 12000")
+    text = m7.replace("icache = true", "icache = false")
+    assert bad(tmp_path, text) == (f"board.toml:{line_of(text, 'icache_bytes')}: icache_bytes: gives a cache size:"
+                                   " only with icache = true")
+    sizes = {n: (boardprofiles.load(n).icache_bytes, boardprofiles.load(n).dcache_bytes)
+             for n in ("nucleo-f746zg", "stm32h753zi")}
+    assert sizes == {"nucleo-f746zg": (4096, 4096), "stm32h753zi": (16384, 16384)}
+
+
+def test_the_m7_profiles_give_the_plugin_their_l1_caches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tlsbench.targets import cyclemodel
+    monkeypatch.setattr(cyclemodel, "code_range", lambda fw: (0x0, 0x1000))
+    monkeypatch.setattr(cyclemodel, "mark_address", lambda fw, prefix="": 0x100)
+    args = cyclemodel.plugin_args(boardprofiles.load("stm32h753zi"), tmp_path / "fw.elf", tmp_path / "out")
+    assert args[-7:] == ["art_ws=4", "art_fetch=32", "art_ilines=512", "art_iways=2", "art_dlines=512",
+                         "art_dways=4", "art_prefetch=0"]
+    args = cyclemodel.plugin_args(boardprofiles.load("nucleo-f746zg"), tmp_path / "fw.elf", tmp_path / "out")
+    assert args[-7:] == ["art_ws=7", "art_fetch=32", "art_ilines=128", "art_iways=2", "art_dlines=128",
+                         "art_dways=4", "art_prefetch=0"]
+    # a profile without cache sizes (the F446: ART, no L1) passes no ways
+    assert not any("ways" in a for a in cyclemodel.plugin_args(boardprofiles.load("nucleo-f446re"),
+                                                              tmp_path / "fw.elf", tmp_path / "out"))

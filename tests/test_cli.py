@@ -107,7 +107,10 @@ def test_a_killed_run_keeps_its_cases_and_resumes(agents, db_path: Path, kill_af
 
 def test_ctrl_c_stores_the_run_and_names_the_resume_command(agents, db_path: Path) -> None:
     args = [*tlsbench_cmd(), "--db", str(db_path), "run", "--libraries", "openssl", "--kinds", "hash",
-            "--sizes", "64,256,1024", "--repeats", "3", "--warmup", "0", "--min-sample-ms", "5", "--no-progress"]
+            "--algorithms", "sha1,sha256,sha384,sha512", "--sizes", "64,1024", "--repeats", "5", "--warmup", "0",
+            "--min-sample-ms", "150", "--no-progress"]
+    # every case lasts at least 0.75 s (5 samples of 150 ms), so the six cases left after
+    # the second one take seconds: the signal cannot arrive after the run ended
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             env=env_without_agent_dir())
     deadline = time.monotonic() + 120

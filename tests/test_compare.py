@@ -113,7 +113,7 @@ def test_counts_compare_exactly(db_path: Path) -> None:
     assert exact[("x", "c2s_bytes")].verdict == "changed" and exact[("x", "c2s_bytes")].diff == 16
     assert exact[("x", "s2c_bytes")].verdict == "same"
     text = compare_text.render(c)
-    assert "deterministic metrics: 1 same, 2 not" in text and "+16" in text
+    assert "deterministic metrics: 1 same, 1 changed, 1 varies" in text and "+16" in text
 
 
 def _cli(db: Path, *args: str) -> subprocess.CompletedProcess:

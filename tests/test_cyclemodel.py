@@ -249,12 +249,12 @@ def test_code_placement_does_not_change_the_cycles(plugin: Path, tmp_path: Path)
 ART_KERNEL = Path(__file__).parent / "data" / "cyclemodel_art.S"
 
 
-def art_intervals(plugin: Path, tmp: Path, extra: str) -> list[int]:
+def art_intervals(plugin: Path, tmp: Path, extra: str, source: Path = ART_KERNEL, log_name: str = "") -> list[int]:
     image = tmp / "art.elf"
     if not image.exists():
         subprocess.run(["arm-none-eabi-gcc", "-mcpu=cortex-m4", "-mthumb", "-nostdlib", "-nostartfiles",
-                        "-Wl,-Ttext=0", "-e", "reset", "-o", str(image), str(ART_KERNEL)], check=True)
-    log = tmp / f"art-log{len(extra)}"
+                        "-Wl,-Ttext=0", "-e", "reset", "-o", str(image), str(source)], check=True)
+    log = tmp / (log_name or f"art-log{len(extra)}")
     opts = f"{plugin},core=cortex-m4,mark={cyclemodel_symbol(image, 'mark'):#x},log={log}{extra}"
     subprocess.run(["qemu-system-arm", "-M", "mps2-an386", "-display", "none", "-monitor", "none",
                     "-semihosting-config", "enable=on,target=native", "-icount", targets.ICOUNT,
@@ -280,3 +280,68 @@ def test_art_misses_cost_wait_states_and_prefetch_hides_part_of_them(plugin: Pat
     no_prefetch = art_intervals(plugin, tmp_path, ",flash=0x0-0x1000,art_ws=5,art_fetch=16,art_ilines=64,"
                                 "art_dlines=8,art_prefetch=0")
     assert [a - p for a, p in zip(no_prefetch, perfect, strict=True)] == [15, 5, 15, 5]
+
+
+ART_ON = ",flash=0x0-0x1000,art_ws=5,art_fetch=16,art_ilines=64,art_dlines=8"
+
+
+def test_two_runs_from_two_checkout_paths_cost_the_same_cycles(plugin: Path, tmp_path: Path) -> None:
+    """The ART kernel (the model's most stateful rule: LRU lines) copied into
+    two folders of different depth and length, assembled there and run twice
+    each: the four interval lists are identical, and still carry the ART
+    misses (so the comparison is not between empty lists)."""
+    runs = []
+    for folder in (tmp_path / "a", tmp_path / "checkout" / "in-a-much-longer-folder-name"):
+        folder.mkdir(parents=True)
+        source = folder / ART_KERNEL.name
+        source.write_bytes(ART_KERNEL.read_bytes())
+        runs += [art_intervals(plugin, folder, ART_ON, source, f"log-{turn}") for turn in (1, 2)]
+    assert runs[1:] == runs[:1] * 3
+    perfect = art_intervals(plugin, tmp_path, "")
+    assert [a - p for a, p in zip(runs[0], perfect, strict=True)] == [9, 5, 15, 5]
+
+
+L1_KERNEL = Path(__file__).parent / "data" / "cyclemodel_l1.S"
+
+
+def l1_intervals(plugin: Path, tmp: Path, extra: str) -> list[int]:
+    image = tmp / "l1.elf"
+    if not image.exists():
+        subprocess.run(["arm-none-eabi-gcc", "-mcpu=cortex-m4", "-mthumb", "-nostdlib", "-nostartfiles",
+                        "-Wl,-Ttext=0", "-e", "reset", "-o", str(image), str(L1_KERNEL)], check=True)
+    log = tmp / f"l1-log{len(extra)}-{extra.count('ways=2')}"
+    opts = f"{plugin},core=cortex-m4,mark={cyclemodel_symbol(image, 'mark'):#x},log={log}{extra}"
+    subprocess.run(["qemu-system-arm", "-M", "mps2-an386", "-display", "none", "-monitor", "none",
+                    "-semihosting-config", "enable=on,target=native", "-icount", targets.ICOUNT,
+                    "-kernel", str(image), "-plugin", opts], check=True, timeout=60)
+    marks = [int(line.split()[0]) for line in log.read_text().splitlines() if not line.startswith("exit")]
+    return [b - a for a, b in zip(marks, marks[1:], strict=False)]
+
+
+def test_a_set_associative_cache_evicts_within_a_set(plugin: Path, tmp_path: Path) -> None:
+    """4 data lines of 32 bytes, 5 wait states per miss (no prefetch), the
+    instruction side large enough to be the same in every run:
+    - 2 ways (2 sets): lines A, A+2, A+4 share a set. Cold: A, A+2, A+4
+      miss, A misses again (A+4 evicted it): 4 x 5. Warm (the set holds A+4
+      and A, A the more recent): A hits, A+2 misses (evicts A+4), A+4
+      misses (evicts A), A misses: 3 x 5.
+    - 4 ways (one set, fully associative): cold 3 x 5, warm 0."""
+    common = ",flash=0x0-0x1000,art_ws=5,art_fetch=32,art_ilines=64,art_dlines=4,art_prefetch=0"
+    perfect = l1_intervals(plugin, tmp_path, "")
+    two = l1_intervals(plugin, tmp_path, common + ",art_dways=2")
+    four = l1_intervals(plugin, tmp_path, common + ",art_dways=4")
+    assert [t - f for t, f in zip(two, four, strict=True)] == [20 - 15, 15 - 0]
+    # the fully associative run against a perfect cache: the data misses (15 cold, 0 warm) plus the
+    # instruction lines not yet cached: cold, set_loads' one line (a branch target, 5); reset (28 bytes,
+    # one line) and mark were fetched before the first mark; warm: none
+    assert [f - p for f, p in zip(four, perfect, strict=True)] == [15 + 5, 0]
+
+
+def test_the_plugin_refuses_ways_that_do_not_divide_the_lines(plugin: Path, tmp_path: Path) -> None:
+    image = kernel_image(tmp_path, "cortex-m4")
+    proc = subprocess.run(["qemu-system-arm", "-M", "mps2-an386", "-display", "none", "-monitor", "none",
+                           "-kernel", str(image), "-plugin",
+                           f"{plugin},core=cortex-m4,flash=0x0-0x1000,art_fetch=32,art_dlines=4,art_dways=3"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0
+    assert "a number of lines per set that divides art_ilines/art_dlines" in proc.stderr

@@ -1,15 +1,13 @@
 """Fidelity: OpenSSL AES-128-GCM, ChaCha20-Poly1305 and SHA-256 throughput at
 16 KiB against `openssl speed -evp ALG -bytes 16384` measured in the same
-session.
+session (with -aead for an AEAD: complete seals, like ours).
 
 AES-128-GCM and SHA-256 must agree within 10%. ChaCha20-Poly1305 sits 6-13%
-below `openssl speed -evp`: that command streams EVP updates through one
-context, while the agent times complete AEAD seals (nonce, AAD, message,
-tag), and for ChaCha20-Poly1305 the per-seal work (the Poly1305 key block,
-the final lengths block) costs about 10% at 16 KiB. Our own minimal loop
-doing complete seals (tests/reference/aead_loop.c) gets the agent's figure,
-within 10%, and that is checked below; against `openssl speed` its bound is
-15%, as docs/method.md says.
+below `openssl speed -evp`, with 4.2% more instructions per 16 KiB seal than
+the command's (callgrind, scripts/fidelity-counts aead) and the rest not
+explained (docs/method.md); its bound is 15%. Our own minimal loop doing
+complete seals (tests/reference/aead_loop.c) gets the agent's figure, within
+10%, and that is checked below.
 """
 
 from __future__ import annotations
@@ -20,12 +18,10 @@ from pathlib import Path
 
 from tlsbench import fidelity
 
-BOUND = {"aes-128-gcm": 0.10, "sha256": 0.10, "chacha20-poly1305": 0.15}
-
 
 def test_openssl_figures_match_openssl_speed(agents) -> None:
     def outside(rows: list[fidelity.Comparison]) -> list[fidelity.Comparison]:
-        return [r for r in rows if abs(r.ratio - 1) > BOUND[r.alg]]
+        return [r for r in rows if not r.within]
 
     missed = outside(fidelity.compare())
     for _ in range(2):
@@ -62,3 +58,19 @@ def test_agent_matches_an_independent_loop_of_the_same_operation(agents, tmp_pat
         if abs(results[0] - 1) > 0.10:
             results += [ratio(alg), ratio(alg)]  # re-measured on a miss: noise passes, a real gap does not
         assert min(abs(r - 1) for r in results) <= 0.10, (alg, results)
+
+
+def test_openssl_speed_times_complete_seals_like_ours(monkeypatch) -> None:
+    assert fidelity.speed_args("aes-128-gcm", True) == ["speed", "-mr", "-seconds", "1", "-aead", "-evp",
+                                                        "aes-128-gcm", "-bytes", "16384"]
+    assert "-aead" not in fidelity.speed_args("sha256", False)
+    asked: list[tuple[str, bool]] = []
+
+    def speed(evp: str, seconds: int = 1, aead: bool = False) -> float:
+        asked.append((evp, aead))
+        return 1.0
+
+    monkeypatch.setattr(fidelity, "speed_bps", speed)
+    monkeypatch.setattr(fidelity, "ours_bps", lambda kind, alg, op: 1.0)
+    fidelity.compare(rounds=1)
+    assert asked == [("aes-128-gcm", True), ("chacha20-poly1305", True), ("sha256", False)]

@@ -100,7 +100,36 @@ def test_the_comparison_alternates_and_keeps_each_best_round(monkeypatch) -> Non
     rows = fh.compare(rounds=3, libraries=("wolfssl", "mbedtls"))
     assert calls == ["tool", "tlsbench"] * 3
     assert (rows[0].ours_ns, rows[0].tool_cpu_ns, rows[0].tool_other_ns) == (700.0, 600.0, 2.0)
-    assert [r.library for r in rows] == ["wolfssl", "mbedtls"] and rows[1].ratio is None
+    assert [r.library for r in rows] == ["wolfssl", "mbedtls", "wolfssl"]
+    assert rows[1].ratio is None and rows[2].ratio is None and "TLS 1.3" in rows[2].tool
+
+
+def test_rows_without_an_honest_equivalent_say_why() -> None:
+    rows = fh.compare(rounds=1, libraries=("mbedtls",))
+    assert [(r.library, r.ratio) for r in rows] == [("mbedtls", None)]
+    assert "reconnect=N" in rows[0].note and "resumes" in rows[0].note
+    text = fh.render(rows)
+    assert "not compared: Mbed TLS has no handshake benchmark" in text
+
+
+def test_tls_bench_runs_pinned_to_one_cpu(monkeypatch) -> None:
+    seen: list[tuple[list[str], set[int] | None]] = []
+
+    def counted(args: list[str], timeout: float, cpus: set[int] | None = None) -> tuple[str, float]:
+        seen.append((args, cpus))
+        return TLS_BENCH_OUT, 1.002
+
+    monkeypatch.setattr(fh, "run_counted", counted)
+    m = fh.tls_bench("/x/tls_bench", "ECDHE-RSA-AES128-GCM-SHA256", 2)
+    assert seen == [(["/x/tls_bench", "-m", "-t", "2", "-l", "ECDHE-RSA-AES128-GCM-SHA256", "-p", "16", "-S", "16"],
+                     fh.one_cpu())]
+    assert len(fh.one_cpu()) == 1 and (m.count, m.cpu_ns) == (1002, 1.002e9 / 1002)
+
+
+def test_a_pinned_tool_runs_on_that_cpu_only() -> None:
+    cpu = fh.one_cpu()
+    out, _cpu_s = fh.run_counted([shutil.which("grep") or "grep", "Cpus_allowed_list", "/proc/self/status"], 10, cpu)
+    assert out.split()[-1] == str(next(iter(cpu)))
 
 
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command")
@@ -109,5 +138,9 @@ def test_a_short_real_run_of_s_time_and_ours(agents) -> None:
     tool = fh.s_time(case, 1)
     ours = fh.ours_tcp_client(case, 20)
     assert tool.count > 0 and tool.cpu_ns > 0 and tool.other_ns is not None and tool.other_ns > 0
+    # ours is the client's CPU less its socket calls' share: both parts are reported, the share inside the whole
+    r = fh.net.run_over_tcp(fh.paths.agent_path("openssl"), "openssl-s_server", case, repeats=3, warmup=1)
+    assert r.status == "ok" and len(r.client) == 3
+    assert all(0 < int(c["io_cpu_ns"]) < int(c["cpu_ns"]) for c in r.client), r.client
     # the same handshake, one client each: within a wide bound of each other
     assert 0.2 < ours / tool.cpu_ns < 5, (ours, tool)

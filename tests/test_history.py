@@ -118,3 +118,23 @@ def test_history_page_in_chromium_marks_one_change(db_path: Path, tmp_path: Path
     assert "L" in timed and "H" not in timed and "H" in exact and "V" in exact and "L" not in exact
     shot = chromium.screenshot(out, tmp_path / "history.png", 1280, 1800)
     print(f"screenshot: {shot}")
+
+
+def test_history_page_spaces_runs_by_date_and_names_their_commits(db_path: Path) -> None:
+    """Runs on days 1, 2 and 10: the gap after run 2 is eight times the first
+    on the x axis (not evenly spaced), and each point's hover names its commit."""
+    from tlsbench.report import history_html
+
+    store = Store(str(db_path))
+    for day in (1, 2, 10):
+        _run(store, day, 1000, 5000)
+    h = history.read(store, [FIRMWARE])
+    assert h.created == {1: 1767225600 + 86400, 2: 1767225600 + 2 * 86400, 3: 1767225600 + 10 * 86400}
+    page = history_html.render(h)
+    xs = {int(run): float(x) for x, run in re.findall(r'<circle cx="([\d.]+)" cy="[\d.]+" r="3.5"[^>]*data-run="(\d+)"',
+                                                    page)}
+    assert sorted(xs) == [1, 2, 3]
+    assert round((xs[3] - xs[2]) / (xs[2] - xs[1]), 1) == 8.0  # x is written to 0.1 px
+    assert "run 3, 2026-01-11 00:00 UTC, commit 000000aaaaaa" in page
+    assert re.findall(r'data-tick="date">([^<]+)<', page)[0] == "2026-01-02"
+    assert "run date (UTC" in page

@@ -235,6 +235,7 @@ def test_firmware_reports_chart_instructions_and_never_a_time(db_path: Path, tmp
         assert "wall time" not in text and "CPU time" not in text and "not cycles and not time" in text
         page = html_report.render(data)
         assert "not cycles and not time" in page and "Code size of each firmware image" in page
+        assert "the harness&#x27;s painted stacks; not the heap" in page  # static RAM: what it holds
         assert "<td>small</td>" in page  # a library's flash says which build profile it is
         md = report.render(data, "markdown")
         assert "| mbedtls | small |" in md

@@ -30,3 +30,22 @@ def test_recorded_labels_come_from_the_machine_description() -> None:
     assert labels.recorded({**machine, "hostname": "renamed"})["machine.id"] == got["machine.id"]
     assert labels.recorded({**machine, "cores": 4})["machine.id"] != got["machine.id"]
     assert labels.recorded({"tlsbench": "0.1.0"})["git.commit"] == "unknown"  # not from a git checkout
+
+
+def test_resume_with_a_label_is_refused_with_one_line(tmp_path, capsys: pytest.CaptureFixture) -> None:
+    """A run's labels are set when it starts: --resume with --label is refused
+    before anything is measured (the run is left as it was)."""
+    from tlsbench.cli import main
+    from tlsbench.engine.store import Store
+
+    db = tmp_path / "r.sqlite"
+    store = Store(str(db))
+    run = store.create_run(target="host", plan_name="p", plan_source="", plan={}, machine={}, version="v", keys={},
+                           labels={"job": "nightly"})
+    store.close()
+    assert main(["--db", str(db), "run", "--resume", str(run), "--label", "job=other"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (f"tlsbench: error: --label with --resume: run {run} keeps the labels it was started with"
+                   " (tlsbench runs shows them); resume without --label")
+    again = Store(str(db))
+    assert again.get_run(run).status != "complete" and again.list_runs()[0]["labels"]["job"] == "nightly"

@@ -70,3 +70,13 @@ def test_the_outlier_policy_applies_to_noisy_metrics_only() -> None:
     assert (wall.unit, wall.n, wall.removed) == ("ns/op", 5, 1)
     assert (ins.unit, ins.n, ins.removed) == ("instructions/op", 6, 0)
     assert rows["instructions"].max == 5000  # the far value is kept
+
+
+def test_a_count_whose_repeats_differ_is_reported_as_varying_never_as_exact() -> None:
+    from tlsbench.engine import metrics as m
+
+    assert m.reported_as("instructions", 55_082_368, 55_159_412) == "varies"  # Mbed TLS RSA sign on firmware
+    assert m.reported_as("instructions", 7_000, 7_000) == "exact"
+    assert m.reported_as("client_heap_peak_bytes", 100, 120) == "varies"
+    assert m.reported_as("wall_ns", 100, 100) == "noisy"  # a measurement stays a measurement
+    assert m.reported_as("a_metric_a_newer_agent_sends", 1, 2) == "noisy"

@@ -165,6 +165,17 @@ def test_bad_cap_and_fragment_fields_are_refused(agents, extra: dict, message: s
     assert (r.status, r.message) == ("bad_input", message)
 
 
+@pytest.mark.parametrize("extra,message", [
+    ({"repeats": 1, "heap_limit": 1000, "heap_limit_side": "client"},
+     "a heap_limit probe runs no other connection: repeats and warmup must be 0"),
+    ({"repeats": 0, "heap_limit": 1000, "heap_limit_side": "server"}, "heap_limit_side must be the side on the device"),
+])
+def test_bad_device_side_probes_are_refused_before_any_connection(agents, extra: dict, message: str) -> None:
+    req = encode_request("tls-device", side="client", **_fields(ECDHE_ECDSA, "x25519/ecdsa-p256-full"), **extra)
+    r = agent.call(agents["mbedtls"], [req], 60, "min-ram test").responses[0]
+    assert (r.status, r.message) == ("bad_input", message)
+
+
 def test_the_maximum_fragment_length_is_negotiated_or_reported_unsupported(agents) -> None:
     fields = _fields(ECDHE_ECDSA, "x25519/ecdsa-p256-full/mfl=512")
     for lib in ("mbedtls", "wolfssl"):
@@ -219,6 +230,27 @@ def test_fits_adds_heap_stack_and_static_ram_and_leaves_the_harness_apart() -> N
     assert "harness static RAM, not in the totals: wolfssl image 9,000 B" in text
     section = [h for anchor, _title, h in html_report.tables(data) if anchor == "fits"]
     assert len(section) == 1 and "24,000" in section[0] and "not shown: mbedtls/min-ram/y" in section[0]
+
+
+def test_a_device_case_fits_its_own_side_only_and_expands_with_the_plans_device_side() -> None:
+    # the host peer's side is never searched: the device's side alone is a row, nothing is "not shown"
+    case = {**_case("mbedtls/min-ram/x", client_endpoint_heap_bytes=1000, client_min_heap_bytes=20000,
+                    client_stack_bytes=2000), "op": "x25519/ecdsa-p256-full/device=client"}
+    f = fits_view.fits([case], [{"library": "mbedtls", "component": "library", "flash_bytes": 1, "ram_bytes": 10}])
+    assert [(r.side, r.total) for r in f.rows] == [("client", 23010)] and f.skipped == []
+    plan = parse_plan('''
+[select]
+libraries = ["mbedtls"]
+kinds = ["min-ram"]
+[tls]
+suites = ["TLS_AES_128_GCM_SHA256"]
+groups = ["x25519"]
+certs = ["ecdsa-p256"]
+device_side = "server"
+''')
+    assert plan.device_side == "server"  # the runner then uses the board's one-side image
+    ops = [c.op for c in registry.family_of("min-ram").expand(plan)]
+    assert ops and all(TlsVariant.parse(op).device == "server" for op in ops), ops
 
 
 def test_fits_of_a_run_without_min_ram_cases_is_one_clear_error(agents, db_path: Path) -> None:

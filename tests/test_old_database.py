@@ -7,7 +7,9 @@ rewritten once on purpose, when compare learnt headline metrics, units and
 "inconclusive" and the reports learnt noise flags, again when the
 context named the CPU features and the legend its units, and again when the
 CSV and JSON reports learnt the slow-phase flag (a slow_rounds column, a
-slow_phase object: 0 rounds here, the old database has no placed rounds):
+slow_phase object: 0 rounds here, the old database has no placed rounds),
+and again when each JSON result said how it is reported (reported_as: noisy,
+exact or varies) and compare counted the deterministic metrics per verdict:
 the old database still reads, and any other change to these outputs shows
 here."""
 

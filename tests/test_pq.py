@@ -1,4 +1,4 @@
-"""Post-quantum primitives (ML-KEM, ML-DSA) in OpenSSL 3.5 and wolfSSL 5.9:
+"""Post-quantum primitives (ML-KEM, ML-DSA, SLH-DSA) in OpenSSL 3.5 and wolfSSL 5.9:
 known answers from the published vectors in the pinned OpenSSL source,
 agreement across libraries arbitrated by pyca/cryptography, and their exact
 sizes stored with a run. The default versions have none: unsupported, with
@@ -50,6 +50,14 @@ def test_the_vectors_have_the_sizes_of_fips_203_and_204() -> None:
         assert "evppkey_ml_kem_" in vecs[0].source and "sha256 a8c0d28a529ca480" in vecs[0].source
     for alg, pk in (("ml-dsa-44", 1312), ("ml-dsa-65", 1952), ("ml-dsa-87", 2592)):
         assert {(len(v.seed), len(v.pk)) for v in pqvectors.dsa_vectors(alg)} == {(32, pk)}
+    # SLH-DSA (FIPS 205) at category 1: 3n = 48-byte seeds, 2n = 32-byte public keys, one sign answer of
+    # the agent's interface (deterministic, pure, empty context) per set, of 7,856 (128s) / 17,088 (128f) bytes
+    for alg, sig, msg in (("slh-dsa-sha2-128s", 7856, 8192), ("slh-dsa-sha2-128f", 17088, 1)):
+        assert {(len(v.seed), len(v.pk)) for v in pqvectors.dsa_vectors(alg)} == {(48, 32)}
+        assert [(len(v.seed), len(v.pk), len(v.msg), len(v.sig)) for v in pqvectors.sign_vectors(alg)] == \
+            [(48, 32, msg, sig)]
+        assert "evppkey_slh_dsa_siggen.txt" in pqvectors.sign_vectors(alg)[0].source
+    assert pqvectors.sign_vectors("ml-dsa-44") == ()  # its sigGen vectors have expanded keys, not seeds
     # the first official ML-KEM-768 vector, as FIPS 203's reference publishes it
     assert pqvectors.kem_vectors("ml-kem-768")[0].ss.hex() == \
         "e7184a0975ee3470878d2d159ec83129c8aec253d4ee17b4810311d198cd0368"
@@ -65,6 +73,10 @@ def test_both_libraries_pass_every_known_answer_and_each_others_outputs(pq_agent
         # 3 keygen vectors + sign + pyca's signature + a tampered one + the other's signature
         for alg in ("ml-dsa-44", "ml-dsa-65", "ml-dsa-87"):
             assert got[(lib, alg)] == ("pass", "7 checks passed")
+        # SLH-DSA (no pyca/cryptography reference): 3 keygen vectors + the sign vector, its signature
+        # verified and a tampered one rejected + the kept signature + the other library's signature
+        for alg in ("slh-dsa-sha2-128s", "slh-dsa-sha2-128f"):
+            assert got[(lib, alg)] == ("pass", "8 checks passed")
     assert got[("openssl", "ml-kem-768")] == (
         "unsupported", "openssl 3.0 has no kem algorithms; versions with them: wolfssl@5.9, openssl@3.5")
 
@@ -84,7 +96,8 @@ def test_a_wrong_known_answer_fails_both_libraries(pq_agents, monkeypatch) -> No
 
 def test_a_run_stores_the_exact_sizes(pq_agents, tmp_path: Path) -> None:
     p = subprocess.run([*tlsbench_cmd(), "run", "--db", str(tmp_path / "r.sqlite"), "--json", "--libraries",
-                        "openssl@3.5,wolfssl@5.9", "--algorithms", "ml-kem-768,ml-dsa-44", "--ops",
+                        "openssl@3.5,wolfssl@5.9", "--algorithms",
+                        "ml-kem-768,ml-dsa-44,slh-dsa-sha2-128s,slh-dsa-sha2-128f", "--ops",
                         "keygen,encaps,sign", "--repeats", "1", "--warmup", "0", "--rounds", "1"],
                        capture_output=True, text=True, env=env_without_agent_dir(), timeout=600)
     assert p.returncode == 0, p.stderr
@@ -95,6 +108,9 @@ def test_a_run_stores_the_exact_sizes(pq_agents, tmp_path: Path) -> None:
         assert sizes[(f"{lib}/kem/ml-kem-768/encaps", "ciphertext_bytes")] == 1088
         assert sizes[(f"{lib}/pqsig/ml-dsa-44/keygen", "public_key_bytes")] == 1312
         assert sizes[(f"{lib}/pqsig/ml-dsa-44/sign", "signature_bytes")] == 2420
+        for alg, sig in (("slh-dsa-sha2-128s", 7856), ("slh-dsa-sha2-128f", 17088)):
+            assert sizes[(f"{lib}/pqsig/{alg}/keygen", "public_key_bytes")] == 32
+            assert sizes[(f"{lib}/pqsig/{alg}/sign", "signature_bytes")] == sig
 
 
 def _tls_run(tmp_path: Path, name: str, libraries: str, groups: str, tcp: str) -> list[dict]:
@@ -138,9 +154,10 @@ def test_the_ml_kem_tls_groups_complete_in_both_libraries_and_between_them(pq_ag
 def test_the_post_quantum_checks_run_clean_under_valgrind(pq_agents, library: str) -> None:
     """As tests/test_memory.py for the default versions: no invalid read or write in any check."""
     info = probe(library)
-    selected = {(k, a) for k in ("kem", "pqsig") for a in ALGORITHMS[k]}
+    # SLH-DSA at its fast set only: a 128s signature takes seconds under valgrind
+    selected = {(k, a) for k in ("kem", "pqsig") for a in ALGORITHMS[k] if a != "slh-dsa-sha2-128s"}
     items = [it for it in checks.phase1_items(NO_KEYS, selected) if (it.kind, it.alg, it.op) in info.support]
-    assert len(items) == 3 * (3 * 3 + 2) + 2 + 3 * (3 + 3)  # every kem and pqsig item of phase 1
+    assert len(items) == 3 * (3 * 3 + 2) + 2 + 3 * (3 + 3) + (3 + 3 + 1)  # every kem and pqsig item of phase 1
     res = agent.call(info.path, [checks.request_for(it) for it in items], 900, f"{library} under valgrind",
                      wrapper=("valgrind", "-q", "--error-exitcode=99", "--leak-check=no"))
     assert len(res.responses) == len(items) and res.stderr == ""

@@ -107,4 +107,81 @@ def test_an_exact_count_that_differs_between_repeats_is_shown_as_varying(db_path
     doc = json.loads(report.render(data, "json"))
     assert doc["noise"]["varying"] == [{"case": "mbedtls/sig/rsa2048-pkcs1-sha256/sign", "metric": "instructions",
                                         "min": 55_082_368, "max": 55_159_412}]
-    assert "varies: 1 exact count(s)" in html_report.render(data)
+    assert [c["results"]["instructions"]["reported_as"] for c in doc["cases"]] == ["varies", "exact"]
+    page = html_report.render(data)
+    assert "varies: 1 exact count(s)" in page
+    # the host's CPU features do not describe the firmware: labelled as the emulator's machine's
+    assert "host CPU features (not the firmware&#x27;s)" in page
+    assert "CPU features the libraries dispatch on" not in page + report.render(data, "table")
+
+
+def _flagged_run(store: Store) -> int:
+    """Four sized hash cases over 2 sizes: sha256 noisy (±55%), sha512 with a
+    round measured in a slow phase, sha1 clean; one firmware-like count whose
+    repeats differ. The charts drawn from it must carry the same marks."""
+    method = {"repeats": 10, "warmup": 1, "outliers": "none", "min_sample_ms": 1, "timeout_s": 9, "rounds": 1,
+              "env": {}}
+    run = store.create_run(target="host", plan_name="p", plan_source="", plan={"method": method},
+                           machine={"cpu_model": "cpu", "cores": 2}, version="1", keys={})
+    for alg, stdev, slow in (("sha256", 55.4, False), ("sha512", 2.0, True), ("sha1", 2.0, False)):
+        for size in (64, 1024):
+            store.put_case(run, name=f"openssl/hash/{alg}/hash/{size}", library="openssl", kind="hash", alg=alg,
+                           op="hash", size=size, params={}, status="ok", reason="", iters=10, started=0,
+                           transcript="", round_info={"slow": slow, "attempts": 2 if slow else 1},
+                           results=[_result("wall_ns", "ns/op", 100.0 * size, stdev * size),
+                                    _result("throughput", "B/s", 64e7, 1.0)])
+    store.finish_run(run)
+    return run
+
+
+def test_chart_exports_mark_flagged_figures(db_path: Path, tmp_path: Path) -> None:
+    store = Store(db_path)
+    data = report.load(store, _flagged_run(store))
+    written = {p.name: p.read_text() for p in export.export(data, "svg", str(tmp_path / "svg"))}
+    by_size = written["hash-sha256-by-size.svg"]
+    assert by_size.count(">(noisy)</text>") == 2  # both sizes' points, beside them
+    assert "flagged: (noisy) spread (stdev/median) over 10%" in by_size and "(slow phase)" not in by_size
+    slow = written["hash-sha512-by-size.svg"]
+    assert slow.count(">(slow phase)</text>") == 2 and "(noisy)" not in slow
+    assert "flagged: (slow phase) a round ran while the machine was slow" in slow
+    clean = written["hash-sha1-by-size.svg"]
+    assert "(noisy)" not in clean and "(slow phase)" not in clean and "flagged:" not in clean
+    # the throughput bars: the throughput itself is steady (stdev 1 B/s); sha512's slow round still marks it
+    bars = written["hash-throughput.svg"]
+    assert bars.count("(slow phase)</text>") == 1 and "(noisy)" not in bars
+    # the size of a flagged chart grows by the line that explains the marks
+    assert 'data-flags="1"' in by_size and 'data-flags="1"' not in clean
+
+
+def test_a_varying_exact_count_is_marked_in_its_chart(db_path: Path) -> None:
+    from tlsbench.report import figures
+
+    method = {"repeats": 3, "warmup": 1, "outliers": "none", "min_sample_ms": 1, "timeout_s": 9, "rounds": 1,
+              "env": {}}
+    store = Store(db_path)
+    run = store.create_run(target="qemu:mps2-an386", plan_name="p", plan_source="", plan={"method": method},
+                           machine={"cpu_model": "cpu", "cores": 2, "board": "mps2-an386"}, version="1", keys={})
+    for alg, lo, hi in (("rsa2048-pkcs1-sha256", 55_082_368, 55_159_412), ("ecdsa-p256-sha256", 7_000, 7_000)):
+        store.put_case(run, name=f"mbedtls/sig/{alg}/sign", library="mbedtls", kind="sig", alg=alg, op="sign",
+                       size=None, params={}, status="ok", reason="", iters=1, started=0, transcript="",
+                       results=[Result.of("instructions", "instructions", 3, 0, lo, lo, 0.0, lo, hi, None, None)])
+    store.finish_run(run)
+    (chart,) = figures.figures(report.load(store, run))
+    assert chart.svg.count("(varies)</text>") == 1 and "flagged: (varies) an exact count" in chart.svg
+
+
+def test_a_long_chart_label_keeps_its_start_and_its_end() -> None:
+    from tlsbench.report.charts import _clip
+
+    label = "mbedtls/tls/TLS_AES_128_GCM_SHA256/x25519/rsa2048-full client_instructions (same)"
+    clipped = _clip(label, 62)
+    # the side (client/server) still tells two rows apart
+    assert clipped == "mbedtls/tls/TLS_AES_128_…a2048-full client_instructions (same)" and len(clipped) == 62
+    assert _clip("short", 62) == "short"
+
+
+def test_rate_axis_ticks_never_use_an_exponent() -> None:
+    from tlsbench.report.figures import fmt_rate
+
+    assert fmt_rate(1e10) == "10,000 MB/s" and fmt_rate(7.6374e9) == "7,637 MB/s"
+    assert fmt_rate(2.189e8) == "218.9 MB/s" and fmt_rate(0) == "0 MB/s"

@@ -53,6 +53,35 @@ def test_each_version_has_its_own_agent() -> None:
     assert versions.agent_name("wolfssl@5.9") == paths.agent_path("wolfssl@5.9").name
 
 
+def test_a_further_firmware_version_is_its_own_image_and_its_archives_are_its_library() -> None:
+    from tlsbench.families.size.maps import component_of
+    from tlsbench.targets import build, target
+
+    board = target.parse("qemu:mps2-an386")
+    assert board.firmware_path("mbedtls@3.6.7").name == "tlsbench-agent-mbedtls-3.6.7"
+    assert board.map_path("mbedtls@3.6.7").name == "tlsbench-agent-mbedtls-3.6.7.map"
+    assert build.is_firmware_library("mbedtls@3.6.7") and not build.is_firmware_library("openssl@3.5")
+    assert not build.is_firmware_library("mbedtls@9.9")
+    # Mbed TLS's MBEDTLS_TARGET_PREFIX names a further version's archives (library.cmake)
+    assert component_of("mbedtls-3.6.7/library/libv3_6_7_mbedcrypto.a(aes.c.obj)", "mbedtls@3.6.7") == "library"
+    assert component_of("CMakeFiles/x.dir/adapters/mbedtls/sym.c.obj", "mbedtls@3.6.7") == "adapter"
+    assert component_of("libtb_wolfssl-5.9.a(aes.c.obj)", "wolfssl@5.9") == "library"
+    assert component_of("libtb_wolfssl-5.9.a(aes.c.obj)", "mbedtls@3.6.7") == "other"
+
+
+def test_the_mbedtls_3_6_7_agent_is_built_from_its_pinned_tree(agents) -> None:
+    from tlsbench.targets import build
+    from tlsbench.targets.libraries import probe
+
+    if not paths.agent_path("mbedtls@3.6.7").exists():
+        build.build_agents(["mbedtls@3.6.7"], log=lambda m: None)
+    new, old = probe("mbedtls@3.6.7"), probe("mbedtls")
+    assert new.version.startswith("Mbed TLS 3.6.7") and old.version.startswith("Mbed TLS 3.6.6")
+    assert "(mbedtls-3.6.7)" in new.config and "(mbedtls-3.6.6)" in old.config
+    # the same configuration header and profile: the version is the only difference
+    assert new.config.replace("3.6.7", "3.6.6") == old.config
+
+
 def _side(run_id: int, values: dict[str, list[float]], versions_of: dict[str, str]) -> RunSide:
     ctx = {"cpu": "x", **{f"{lib} version": v for lib, v in versions_of.items()}}
     return RunSide(run_id, ctx, {"public_key_bytes": "bytes"},

@@ -34,19 +34,21 @@ const tb_catalog_entry tb_catalog[] = {
     {TB_KIND_SIG, "ed25519", {"sign", "verify"}},
     {TB_KIND_PKE, "rsa2048-pkcs1v15", {"encrypt", "decrypt"}},
     {TB_KIND_PKE, "rsa3072-pkcs1v15", {"encrypt", "decrypt"}},
-#ifndef TB_BARE_METAL /* post-quantum: host libraries only, firmware images unchanged */
+#if !defined(TB_BARE_METAL) || defined(TB_FIRMWARE_PQ) /* post-quantum: host, or a firmware wolfSSL 5.8+ */
     {TB_KIND_KEM, "ml-kem-512", {"keygen", "encaps", "decaps"}},
     {TB_KIND_KEM, "ml-kem-768", {"keygen", "encaps", "decaps"}},
     {TB_KIND_KEM, "ml-kem-1024", {"keygen", "encaps", "decaps"}},
     {TB_KIND_PQSIG, "ml-dsa-44", {"keygen", "sign", "verify"}},
     {TB_KIND_PQSIG, "ml-dsa-65", {"keygen", "sign", "verify"}},
     {TB_KIND_PQSIG, "ml-dsa-87", {"keygen", "sign", "verify"}},
+    {TB_KIND_PQSIG, "slh-dsa-sha2-128s", {"keygen", "sign", "verify"}},
+    {TB_KIND_PQSIG, "slh-dsa-sha2-128f", {"keygen", "sign", "verify"}},
 #endif
 };
 const size_t tb_catalog_len = sizeof(tb_catalog) / sizeof(tb_catalog[0]);
 
 static const char *const kind_names[TB_KIND_COUNT] = {"hash", "mac", "aead", "kex", "sig", "pke",
-#ifndef TB_BARE_METAL
+#if !defined(TB_BARE_METAL) || defined(TB_FIRMWARE_PQ)
                                                       "kem", "pqsig",
 #endif
 };

@@ -19,7 +19,13 @@
  * handshake (client_instructions, c2s_bytes, ..., client_heap_peak);
  * bytes, records and flights are counted from the bytes themselves, as
  * there. One more untimed connection on a painted stack gives the side's
- * stack ("tls_stack"). */
+ * stack ("tls_stack").
+ *
+ * The minimum-RAM search's probe (heap_limit, repeats 0): that stack pass
+ * alone, with the side's heap capped as in the in-memory probe (core/tls.c,
+ * capped_passes), then one "tls_cap" record; the full handshake a resumed
+ * one starts from is made uncapped. The transport's buffers (the rx line,
+ * the tx and rx queues) are never the side's, so they are never capped. */
 #include "tb/core.h"
 #include "tb/platform.h"
 #include "tb/protocol.h"
@@ -206,6 +212,7 @@ typedef struct {
     uint64_t round_trips;
     tb_heap_side_usage heap;
     int resumed;
+    size_t frag_len; /* the client's largest record plaintext (max_frag asked; 0 otherwise) */
 } dev_result;
 
 /* Receives exactly n bytes of application data, waiting for the peer as needed. */
@@ -264,6 +271,7 @@ static tb_status connection(const dev_side *d, void *session, void **session_out
     if (st == TB_OK && d->side == 0) r->round_trips = l.wire.flights[1];
     r->hs_wire = l.wire;
     tb_heap_side_read(d->side, &r->heap);
+    if (st == TB_OK && d->side == 0 && d->req->cfg.max_frag != 0) r->frag_len = ops->frag_len(conn);
     if (st == TB_OK && ops->resumed != NULL) {
         r->resumed = ops->resumed(conn);
         if (session != NULL && !r->resumed) {
@@ -307,7 +315,9 @@ static tb_status measured(const dev_side *d, dev_result *r)
         dev_side plain = *d;
         dev_result ignored;
         plain.stack = NULL;
+        tb_heap_cap_pause(1); /* a heap cap is the measured connection's */
         tb_status st = connection(&plain, NULL, &session, &ignored);
+        tb_heap_cap_pause(0);
         if (st != TB_OK) return st;
     }
     tb_status st = connection(d, session, NULL, r);
@@ -348,8 +358,9 @@ static void emit(const char *type, uint64_t i, int side, const dev_result *r)
     tb_rec_end();
 }
 
-/* The side's peak stack over one more (untimed) connection. */
-static tb_status stack_pass(dev_side *d)
+/* The side's peak stack over one more (untimed) connection (*out, if
+ * given, gets that connection's result). */
+static tb_status stack_pass(dev_side *d, dev_result *out)
 {
     dev_result r;
     d->stack = tb_stack_new();
@@ -363,9 +374,38 @@ static tb_status stack_pass(dev_side *d)
         tb_rec_begin("tls_stack");
         tb_rec_u64(strcat(strcpy(key, tb_side_name(d->side)), "_stack"), tb_stack_peak(d->stack));
         tb_rec_end();
+        if (out != NULL) *out = r;
     }
     tb_stack_free(d->stack);
     d->stack = NULL;
+    return st;
+}
+
+/* The minimum-RAM probe: one connection of the side with its heap capped
+ * (on its painted stack where the platform has them), then what the search
+ * narrows with, as core/tls.c's capped_passes says. */
+static tb_status capped_pass(dev_side *d)
+{
+    const tb_tls_request *req = d->req;
+    dev_result r;
+    memset(&r, 0, sizeof(r));
+    tb_heap_cap(d->side, req->heap_limit);
+    tb_status st = tb_rng_restart();
+    if (st == TB_OK) st = (tb_platform_memory() & TB_MEM_STACK) ? stack_pass(d, &r) : measured(d, &r);
+    uint64_t first_need = 0, refusals = tb_heap_cap_refusals(&first_need);
+    tb_heap_cap(-1, 0);
+    if (tb_platform_memory() & TB_MEM_HEAP) {
+        char key[24];
+        tb_rec_begin("tls_cap");
+        tb_rec_u64("passed", st == TB_OK);
+        tb_rec_u64("refusals", refusals);
+        if (refusals > 0) tb_rec_u64("first_need", first_need);
+        if (st == TB_OK) {
+            tb_rec_u64(strcat(strcpy(key, tb_side_name(d->side)), "_heap_peak"), r.heap.peak);
+            if (req->cfg.max_frag != 0 && d->side == 0) tb_rec_u64("max_frag", r.frag_len);
+        }
+        tb_rec_end();
+    }
     return st;
 }
 
@@ -377,7 +417,9 @@ void tb_tls_device_serve(const tb_field *fields, size_t n)
     const char *why = NULL;
     if (req.side < 0) req.side = 0; /* the device is a client unless asked */
     if (req.plain) why = "plain (TCP) needs the socket transport";
-    else if (req.repeats == 0) why = "repeats must be >= 1";
+    else if (req.repeats == 0 && req.limit_side < 0) why = "repeats must be >= 1";
+    else if (req.limit_side >= 0 && (req.repeats != 0 || req.warmup != 0))
+        why = "a heap_limit probe runs no other connection: repeats and warmup must be 0";
     else if (req.bulk > 0) why = "bulk transfer is not measured with one side on the device";
     if (why != NULL) {
         tb_end(TB_BAD_INPUT, why);
@@ -392,6 +434,9 @@ void tb_tls_device_serve(const tb_field *fields, size_t n)
     } else if (req.cfg.resume != TB_RESUME_NONE && (ops->session_get == NULL || ops->resumed == NULL)) {
         tb_set_error("resumption is not supported by this adapter");
         st = TB_UNSUPPORTED;
+    } else if (req.cfg.max_frag != 0 && ops->frag_len == NULL) {
+        tb_set_error("this adapter does not ask for a maximum fragment length");
+        st = TB_UNSUPPORTED;
     } else if (req.early) {
         tb_set_error("0-RTT early data is not measured with one side on the device");
         st = TB_UNSUPPORTED;
@@ -400,11 +445,24 @@ void tb_tls_device_serve(const tb_field *fields, size_t n)
         tb_set_error("out of memory for the %u-byte rx line", (unsigned)RX_LINE);
         st = TB_ERROR;
     }
-    if (st == TB_OK) st = ops->endpoint_new((tb_side)req.side, &req.cfg, &d.endpoint);
+    if (st == TB_OK) {
+        /* what the device keeps for the whole session, outside any connection and its cap */
+        tb_heap_usage u;
+        tb_heap_begin();
+        st = ops->endpoint_new((tb_side)req.side, &req.cfg, &d.endpoint);
+        tb_heap_end(&u);
+        if (st == TB_OK && (tb_platform_memory() & TB_MEM_HEAP)) {
+            char key[24];
+            tb_rec_begin("tls_endpoint");
+            tb_rec_u64(strcat(strcpy(key, tb_side_name(req.side)), "_heap_held"), u.held);
+            tb_rec_end();
+        }
+    }
+    if (st == TB_OK && req.limit_side >= 0) st = capped_pass(&d);
     for (uint64_t i = 0; st == TB_OK && i < req.warmup + req.repeats; i++) {
         if (i == req.warmup && req.stack && (tb_platform_memory() & TB_MEM_STACK)) {
             st = tb_rng_restart(); /* the device's side draws the same numbers each time */
-            if (st == TB_OK) st = stack_pass(&d);
+            if (st == TB_OK) st = stack_pass(&d, NULL);
             if (st != TB_OK) break;
         }
         dev_result r;

@@ -29,7 +29,10 @@
  * wait states), art_fetch=BYTES (bytes one flash access returns: a cache
  * line), art_ilines=N and art_dlines=N (lines of its instruction and data
  * caches, least recently used replaced), art_prefetch=0|1 (whether the
- * next line is read ahead; default 1). See "The ART accelerator" in
+ * next line is read ahead; default 1), art_iways=N and art_dways=N (lines
+ * per set: a set-associative cache such as the Cortex-M7's L1 caches, which
+ * the same rule models with 32-byte lines; default: fully associative).
+ * See "The ART accelerator" and "The Cortex-M7 L1 caches" in
  * docs/cycle-model.md. */
 #include "cyclemodel_rv32.h"
 #include "cyclemodel_tables.h"
@@ -73,23 +76,27 @@ static FILE *log_file;
  * misses costs its wait states when it is a branch target, and only what
  * the prefetch of the previous line has not yet hidden when execution runs
  * into it sequentially; a data line that misses costs the wait states. */
-#define ART_MAX_LINES 256
+#define ART_MAX_LINES 2048
 typedef struct {
     uint64_t tag[ART_MAX_LINES];
     uint64_t used[ART_MAX_LINES];
     unsigned n;
+    unsigned ways; /* lines per set; 0 or n: fully associative */
     uint64_t clock;
 } art_cache;
 
 static art_cache art_i, art_d;
 static unsigned art_ws, art_fetch, art_prefetch = 1;
 
-/* 1 when the line was present; either way it is now the most recent one */
+/* 1 when the line was present; either way it is now the most recent one of
+ * its set (a line's set is its number modulo the number of sets) */
 static int art_touch(art_cache *c, uint64_t line)
 {
-    unsigned victim = 0;
+    unsigned ways = c->ways ? c->ways : c->n;
+    unsigned lo = (unsigned)(line % (c->n / ways)) * ways;
+    unsigned victim = lo;
     c->clock++;
-    for (unsigned k = 0; k < c->n; k++) {
+    for (unsigned k = lo; k < lo + ways; k++) {
         if (c->tag[k] == line) {
             c->used[k] = c->clock;
             return 1;
@@ -344,7 +351,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
             if (KEY("load_ws")) load_ws = (unsigned)v;
             if (KEY("seq_ws")) cfg.seq_ws = (uint32_t)v;
         } else if (KEY("art_ws") || KEY("art_fetch") || KEY("art_ilines") || KEY("art_dlines") ||
-                   KEY("art_prefetch")) {
+                   KEY("art_prefetch") || KEY("art_iways") || KEY("art_dways")) {
             if (parse_u64(val, &v) != 0) return bad(a, "a number");
             if (KEY("art_prefetch")) {
                 if (v > 1) return bad(a, "art_prefetch=0 or 1");
@@ -355,8 +362,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
             } else if (KEY("art_fetch")) {
                 if (v != 4 && v != 8 && v != 16 && v != 32) return bad(a, "art_fetch=4, 8, 16 or 32 bytes");
                 art_fetch = (unsigned)v;
+            } else if (KEY("art_iways") || KEY("art_dways")) {
+                if (v < 1 || v > ART_MAX_LINES) return bad(a, "1..2048 lines per set");
+                if (KEY("art_iways")) art_i.ways = (unsigned)v;
+                else art_d.ways = (unsigned)v;
             } else {
-                if (v > ART_MAX_LINES) return bad(a, "0..256 lines");
+                if (v > ART_MAX_LINES) return bad(a, "0..2048 lines");
                 if (KEY("art_ilines")) art_i.n = (unsigned)v;
                 else art_d.n = (unsigned)v;
             }
@@ -365,7 +376,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
             cfg.muls = (uint32_t)v;
         } else {
             return bad(a, "core, mark, out, log, flash, branch_ws, load_ws, seq_ws, muls, art_ws, art_fetch, art_ilines,"
-                          " art_dlines, art_prefetch");
+                          " art_dlines, art_prefetch, art_iways, art_dways");
         }
 #undef KEY
     }
@@ -376,6 +387,9 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     if (load_ws && flash_hi == 0) return bad("load_ws", "load_ws needs flash=0xLO-0xHI");
     if ((art_i.n || art_d.n) && (flash_hi == 0 || art_fetch == 0)) {
         return bad("art_ilines/art_dlines", "the ART caches need flash=0xLO-0xHI and art_fetch=BYTES");
+    }
+    if ((art_i.ways && art_i.n % art_i.ways) || (art_d.ways && art_d.n % art_d.ways)) {
+        return bad("art_iways/art_dways", "a number of lines per set that divides art_ilines/art_dlines");
     }
     /* every line starts invalid: a tag no address divides to */
     for (unsigned k = 0; k < ART_MAX_LINES; k++) art_i.tag[k] = art_d.tag[k] = UINT64_MAX;

@@ -15,6 +15,11 @@ set(TB_SIZEPROBES_COMMON empty drbg sha256 sha512 sha3-256 hmac-sha256 aes-128-g
 # Mbed TLS has no EdDSA.
 set(TB_SIZEPROBES_mbedtls ${TB_SIZEPROBES_COMMON} aes-128)
 set(TB_SIZEPROBES_wolfssl ${TB_SIZEPROBES_COMMON} ed25519-sign ed25519-verify ed25519-sign-verify)
+# ML-KEM-768 and ML-DSA-44/65 where the wolfSSL tree has them (library.cmake's _wolf_pq: 5.8+):
+# key generation alone, and the whole scheme (keygen, encaps, decaps / keygen, sign, verify)
+if(_wolf_pq)
+  list(APPEND TB_SIZEPROBES_wolfssl mlkem768-keygen mlkem768 mldsa44-keygen mldsa44 mldsa65)
+endif()
 set(TB_SIZEPROBE_LIBS_mbedtls MbedTLS::mbedtls MbedTLS::mbedx509 MbedTLS::mbedcrypto)
 set(TB_SIZEPROBE_LIBS_wolfssl tb_wolfssl)
 

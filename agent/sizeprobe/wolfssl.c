@@ -34,6 +34,12 @@
 #include <wolfssl/wolfcrypt/sha256.h>
 #include <wolfssl/wolfcrypt/sha3.h>
 #include <wolfssl/wolfcrypt/sha512.h>
+#if defined(TB_PROBE_MLKEM768_KEYGEN) || defined(TB_PROBE_MLKEM768)
+#include <wolfssl/wolfcrypt/wc_mlkem.h>
+#endif
+#if defined(TB_PROBE_MLDSA44_KEYGEN) || defined(TB_PROBE_MLDSA44) || defined(TB_PROBE_MLDSA65)
+#include <wolfssl/wolfcrypt/wc_mldsa.h>
+#endif
 
 /* The seed of every WC_RNG (CUSTOM_RAND_GENERATE_SEED in user_settings.h),
  * as the adapter defines it; dropped by the linker where no RNG is used. */
@@ -98,6 +104,45 @@ static ecc_key ea, eb;
 #endif
 #if defined(TB_PROBE_ED25519_SIGN) || defined(TB_PROBE_ED25519_VERIFY) || defined(TB_PROBE_ED25519_SIGN_VERIFY)
 static ed25519_key ed;
+#endif
+#if defined(TB_PROBE_MLKEM768_KEYGEN) || defined(TB_PROBE_MLKEM768)
+/* every random input given, as the agent's kem kind does: a fixed 64-byte
+ * key generation seed and a fixed 32-byte encapsulation message */
+static MlKemKey kem;
+static const byte kem_seed[64] = {1, 2, 3, 4, 5, 6, 7, 8};
+#if defined(TB_PROBE_MLKEM768)
+static const byte kem_m[32] = {9, 10, 11, 12};
+static byte kem_ct[1088];
+#else
+static byte kem_pk[1184];
+#endif
+#endif
+#if defined(TB_PROBE_MLDSA44_KEYGEN) || defined(TB_PROBE_MLDSA44) || defined(TB_PROBE_MLDSA65)
+/* a fixed 32-byte key seed; FIPS 204 deterministic signing (rnd all zero) */
+static wc_MlDsaKey dsa;
+static const byte dsa_seed[32] = {1, 2, 3, 4};
+static const byte dsa_rnd[32];
+static byte dsa_sig[3309]; /* ML-DSA-65's signature, the larger */
+#if defined(TB_PROBE_MLDSA65)
+#define TB_DSA_LEVEL WC_ML_DSA_65
+#else
+#define TB_DSA_LEVEL WC_ML_DSA_44
+#endif
+static int mldsa(int sign_verify)
+{
+    word32 n = sizeof(dsa_sig);
+    int ret = wc_MlDsaKey_Init(&dsa, NULL, INVALID_DEVID), ok = 0;
+    if (ret == 0) ret = wc_MlDsaKey_SetParams(&dsa, TB_DSA_LEVEL);
+    if (ret == 0) ret = wc_MlDsaKey_MakeKeyFromSeed(&dsa, dsa_seed);
+    if (ret == 0 && sign_verify) {
+        ret = wc_MlDsaKey_SignCtxWithSeed(&dsa, NULL, 0, dsa_sig, &n, tb_msg, sizeof(tb_msg), dsa_rnd);
+        if (ret == 0) ret = wc_MlDsaKey_VerifyCtx(&dsa, dsa_sig, n, NULL, 0, tb_msg, sizeof(tb_msg), &ok);
+        if (ret == 0 && ok != 1) ret = -1;
+        keep(dsa_sig, n);
+    }
+    wc_MlDsaKey_Free(&dsa);
+    return ret;
+}
 #endif
 
 int main(void)
@@ -246,6 +291,24 @@ int main(void)
     keep(out, n);
 #endif
     wc_FreeRsaKey(&rsa);
+#elif defined(TB_PROBE_MLKEM768_KEYGEN) || defined(TB_PROBE_MLKEM768)
+    ret = wc_MlKemKey_Init(&kem, WC_ML_KEM_768, NULL, INVALID_DEVID);
+    if (ret == 0) ret = wc_MlKemKey_MakeKeyWithRandom(&kem, kem_seed, sizeof(kem_seed));
+#if defined(TB_PROBE_MLKEM768)
+    /* encapsulate to the key just made, decapsulate, and compare the secrets */
+    if (ret == 0) ret = wc_MlKemKey_EncapsulateWithRandom(&kem, kem_ct, out, kem_m, sizeof(kem_m));
+    if (ret == 0) ret = wc_MlKemKey_Decapsulate(&kem, back, kem_ct, sizeof(kem_ct));
+    if (ret == 0 && memcmp(out, back, 32) != 0) ret = -1;
+    keep(back, 32);
+#else
+    if (ret == 0) ret = wc_MlKemKey_EncodePublicKey(&kem, kem_pk, sizeof(kem_pk));
+    keep(kem_pk, sizeof(kem_pk));
+#endif
+    wc_MlKemKey_Free(&kem);
+#elif defined(TB_PROBE_MLDSA44_KEYGEN)
+    ret = mldsa(0);
+#elif defined(TB_PROBE_MLDSA44) || defined(TB_PROBE_MLDSA65)
+    ret = mldsa(1);
 #else
 #error "no size probe selected (define one TB_PROBE_...)"
 #endif

@@ -7,8 +7,11 @@ tlsbench, under the same configuration, CPU time against CPU time.
   sec``: T is its user CPU time (times(2)), so 1/R is user CPU per
   connection. We also take its process's user + system time from the kernel
   (rusage) over the same N. Ours: the tlsbench OpenSSL client agent against
-  the same s_server (its handshake's CPU time in library calls, kernel time
-  inside them included).
+  the same s_server: its handshake's CPU time in library calls less the
+  time inside the socket calls (io_cpu_ns, the kernel's share that s_time's
+  user time leaves out). callgrind counts the same user-space work per
+  handshake on both sides (SSL_do_handshake: 5.535 M instructions against
+  s_time's 5.475 M, docs/method.md).
 * GnuTLS: ``gnutls-cli --benchmark-tls-kx`` runs both sides in one thread
   over memory buffers, with its own certificates, no verification by the
   client (it loads no trust anchor), for 5 s (wall) per configuration, and
@@ -20,11 +23,13 @@ tlsbench, under the same configuration, CPU time against CPU time.
   against the agent's own library (``peer-wolfssl-tls-bench``), ``-m``:
   client and server threads over memory; it prints the mean wall time of
   wolfSSL_connect (which spans the server's work). Its CPU per connection is
-  the process's user + system time over its connection count. It installs
-  PSK callbacks whenever the library has PSK, so its TLS 1.3 connections use
-  an external PSK, not certificates: the comparison is TLS 1.2
-  ECDHE-RSA (no PSK suite offered). Ours: both sides in memory.
-* Mbed TLS: ssl_client2 / ssl_server2 have no benchmark loop: not compared.
+  the process's user + system time over its connection count; both its
+  threads run pinned to one CPU, as our two sides share one thread. It
+  installs PSK callbacks whenever the library has PSK, so its TLS 1.3
+  connections use an external PSK, not certificates: the comparison is TLS
+  1.2 ECDHE-RSA (no PSK suite offered). Ours: both sides in memory.
+* Mbed TLS: ssl_client2 / ssl_server2 time nothing and make one full
+  handshake per process (reconnect=N resumes): not compared.
 
 The tool and tlsbench run alternately, ``rounds`` times; each keeps its best
 round (on a shared machine noise only slows a round down).
@@ -140,12 +145,19 @@ def _children_cpu_s() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def run_counted(args: list[str], timeout: float) -> tuple[str, float]:
+def one_cpu() -> set[int]:
+    """One CPU this process may run on (the lowest): where a pinned tool runs."""
+    return {min(os.sched_getaffinity(0))}
+
+
+def run_counted(args: list[str], timeout: float, cpus: set[int] | None = None) -> tuple[str, float]:
     """Runs a tool to its end: its output and its CPU seconds (user +
-    system, from the kernel's accounting of reaped children)."""
+    system, from the kernel's accounting of reaped children); with ``cpus``
+    the tool and all its threads run on those CPUs only."""
     before = _children_cpu_s()
+    pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
     try:
-        r = subprocess.run(args, capture_output=True, text=True, errors="replace", timeout=timeout)
+        r = subprocess.run(args, capture_output=True, text=True, errors="replace", timeout=timeout, preexec_fn=pin)
     except subprocess.TimeoutExpired as e:
         raise SetupError(f"{Path(args[0]).name} did not finish within {timeout:g} s") from e
     cpu = _children_cpu_s() - before
@@ -185,14 +197,17 @@ S_SERVER_BATCH = 100  # s_server 3.0 in -rev mode stopped answering after about 
 
 def ours_tcp_client(case: TlsCase, repeats: int) -> float:
     """tlsbench's OpenSSL client against openssl s_server: mean client CPU
-    per handshake (in batches, each against a fresh s_server)."""
+    per handshake outside the socket calls (in batches, each against a fresh
+    s_server). The agent's CPU in library calls includes the kernel's time
+    in send/recv (io_cpu_ns, about 15% of a loopback handshake's CPU):
+    s_time's user time leaves it out, so ours does too."""
     cpu: list[float] = []
     while len(cpu) < repeats:
         n = min(S_SERVER_BATCH, repeats - len(cpu))
         r = net.run_over_tcp(paths.agent_path("openssl"), "openssl-s_server", case, repeats=n, warmup=5)
         if r.status != "ok":
             raise SetupError(f"tlsbench openssl against s_server: {r.status}: {r.message}")
-        cpu += [int(c["cpu_ns"]) for c in r.client]
+        cpu += [int(c["cpu_ns"]) - int(c["io_cpu_ns"]) for c in r.client]
     return _mean(cpu)
 
 
@@ -228,8 +243,18 @@ def s_time(case: TlsCase, seconds: int) -> Measure:
     return Measure(user_s * 1e9 / n, cpu * 1e9 / n, n)
 
 
+def tls_bench_args(exe: str, cipher: str, seconds: int) -> list[str]:
+    """tls_bench over memory (-m), one cipher, 16 bytes each way per connection."""
+    return [exe, "-m", "-t", str(seconds), "-l", cipher, "-p", "16", "-S", "16"]
+
+
 def tls_bench(exe: str, cipher: str, seconds: int) -> Measure:
-    out, cpu = run_counted([exe, "-m", "-t", str(seconds), "-l", cipher, "-p", "16", "-S", "16"], seconds * 4 + 60)
+    """Its client and server threads pinned to one CPU, as our two sides share
+    one thread: callgrind counts the same instructions per connection for
+    both (12.63 M against our 12.57 M, docs/method.md), and what its threads
+    cost beyond them is their hand-offs (13.7 voluntary context switches per
+    connection), which across two idle cores also cost cold caches."""
+    out, cpu = run_counted(tls_bench_args(exe, cipher, seconds), seconds * 4 + 60, one_cpu())
     sides = parse_tls_bench(out)
     if "client" not in sides or sides["client"][0] == 0:
         raise SetupError(f"tls_bench printed no client connections for {cipher}: {out.strip()[-200:]}")
@@ -257,14 +282,14 @@ def comparisons(seconds: int, repeats: int) -> list[Comparison]:
     wolf = TlsCase(12, "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "p256", rsa)
     out = [
         Comparison("openssl", "openssl s_time -new", "TLS 1.3 AES-128-GCM X25519, ECDSA P-256 leaf, verified",
-                   "client CPU in library calls (kernel time inside them included), loopback TCP",
+                   "client CPU in library calls less the time inside the socket calls (io_cpu_ns), loopback TCP",
                    "its own figure, user CPU per connection; other: user+sys of the process (rusage), which"
                    " adds the kernel's connect/accept/close",
                    "s_time also counts SSL_new/SSL_free and its BIO set-up and checks no host name;"
                    " s_server sends no session ticket (-num_tickets 0), to either",
                    lambda: ours_tcp_client(ossl, repeats), lambda: s_time(ossl, seconds)),
         Comparison("openssl", "openssl s_time -new", "the same, verification off",
-                   "client CPU in library calls, loopback TCP",
+                   "client CPU in library calls less the socket calls' time, loopback TCP",
                    "its own figure, user CPU per connection; other: user+sys (rusage)",
                    "s_time with -no-CAfile -no-CApath -no-CAstore: its chain check stops at the missing anchor;"
                    " ours loads no anchor (verify_peer = false)",
@@ -282,8 +307,8 @@ def comparisons(seconds: int, repeats: int) -> list[Comparison]:
                    "CPU per connection, user+sys of both threads (rusage); other: its own figure, the"
                    " client's mean connect wall time",
                    "its certificates are its own (RSA-2048, like ours) and it checks no host name; it also"
-                   " moves 16 B each way per connection and wakes the other thread per flight;"
-                   " TLS 1.3 not compared: it offers an external PSK whenever the library has PSK",
+                   " moves 16 B each way per connection and wakes the other thread per flight (both threads"
+                   " pinned to one CPU, as our pair shares one thread)",
                    lambda: ours_memory("wolfssl", wolf, repeats),
                    lambda: tls_bench(build_peer_target("peer-wolfssl-tls-bench"), "ECDHE-RSA-AES128-GCM-SHA256",
                                      seconds)),
@@ -300,8 +325,15 @@ def _gnutls_measure() -> Measure:
     return Measure(avg_ns, 1e9 / tps if tps else None, 0)
 
 
-NOT_COMPARED = [("mbedtls", "ssl_client2 / ssl_server2",
-                 "no benchmark loop in Mbed TLS's programs: not compared")]
+NOT_COMPARED = [
+    ("mbedtls", "ssl_client2 / ssl_server2",
+     "not compared: Mbed TLS has no handshake benchmark; ssl_client2 times nothing, makes one full handshake per"
+     " process (start-up, configuration, certificate parsing and its progress printing would be in any CPU"
+     " figure of it) and its reconnect=N (at most 2) resumes the session: abbreviated handshakes, not full ones"),
+    ("wolfssl", "tls_bench -m, TLS 1.3",
+     "not compared: tls_bench installs PSK callbacks whenever the library has PSK (ours has), so its TLS 1.3"
+     " connections use an external PSK, not certificates; no option turns that off"),
+]
 
 
 def compare(rounds: int = 3, seconds: int = 3, repeats: int = 200,

@@ -35,16 +35,21 @@ DEFAULTS = {"mbedtls": "3.6", "wolfssl": "5.7", "openssl": "3.0", "gnutls": "3.7
 
 # Every version tlsbench can build, per library (the default among them).
 VERSIONS: dict[str, tuple[Version, ...]] = {
-    "mbedtls": (Version("mbedtls", "3.6", "mbedtls", "Mbed TLS 3.6.6 LTS"),),
+    "mbedtls": (
+        Version("mbedtls", "3.6", "mbedtls", "Mbed TLS 3.6.6 LTS"),
+        Version("mbedtls", "3.6.7", "mbedtls@3.6.7", "Mbed TLS 3.6.7 LTS"),
+    ),
     "wolfssl": (
         Version("wolfssl", "5.7", "wolfssl", "wolfSSL 5.7.2"),
-        Version("wolfssl", "5.9", "wolfssl@5.9", "wolfSSL 5.9.2: ML-KEM, ML-DSA", ("kem", "pqsig")),
+        Version("wolfssl", "5.9", "wolfssl@5.9", "wolfSSL 5.9.2: ML-KEM, ML-DSA, SLH-DSA", ("kem", "pqsig")),
     ),
     "openssl": (
         Version("openssl", "3.0", "system", "OpenSSL 3.0 (Debian 12 libssl-dev)"),
-        Version("openssl", "3.5", "openssl@3.5", "OpenSSL 3.5.7: ML-KEM, ML-DSA", ("kem", "pqsig")),
+        Version("openssl", "3.5", "openssl@3.5", "OpenSSL 3.5.7: ML-KEM, ML-DSA, SLH-DSA", ("kem", "pqsig")),
     ),
-    "gnutls": (Version("gnutls", "3.7", "system", "GnuTLS 3.7 (Debian 12 libgnutls28-dev)"),),
+    "gnutls": (Version("gnutls", "3.7", "system",
+                       "GnuTLS 3.7 (Debian 12 libgnutls28-dev); GnuTLS 3.8 not built yet, and without ML-KEM"
+                       " if built here: its leancrypto is no Debian source package (docs/versions.md)"),),
     "bearssl": (Version("bearssl", "0.6", "bearssl", "BearSSL 0.6: no malloc; TLS 1.2 only; no SHA-3, PSS, Ed25519"),),
 }
 

@@ -1,6 +1,17 @@
 # Mbed TLS 3.6 built from an unpacked source tree (TB_MBEDTLS_SOURCE_DIR) as
 # static libraries, configured by our own header tb_mbedtls_config.h.
+# A further version (TB_VERSION_AGENTS in CMakeLists.txt) is the same build
+# from its own tree, tlsbench-agent-mbedtls-<label>: same configuration header
+# and profile, its library targets prefixed (Mbed TLS's MBEDTLS_TARGET_PREFIX)
+# so both trees live in one build.
 set(_tb_mbedtls_src "${TB_MBEDTLS_SOURCE_DIR}")
+set(_tb_mbedtls_sfx "")
+set(MBEDTLS_TARGET_PREFIX "")
+if(TB_AGENT_LABEL)
+  set(_tb_mbedtls_src "${TB_AGENT_DIR}")
+  set(_tb_mbedtls_sfx "-${TB_AGENT_LABEL}")
+  string(MAKE_C_IDENTIFIER "v${TB_AGENT_LABEL}_" MBEDTLS_TARGET_PREFIX)
+endif()
 if(_tb_mbedtls_src STREQUAL "")
   message(FATAL_ERROR
     "mbedtls: TB_MBEDTLS_SOURCE_DIR is empty; pass "
@@ -52,13 +63,13 @@ set(MBEDTLS_FATAL_WARNINGS OFF CACHE BOOL "${_tb_mbedtls_note}" FORCE)
 set(DISABLE_PACKAGE_CONFIG_AND_INSTALL ON CACHE BOOL "${_tb_mbedtls_note}" FORCE)
 
 # Only the libraries the agent links get built.
-add_subdirectory("${_tb_mbedtls_src}" "${CMAKE_BINARY_DIR}/mbedtls" EXCLUDE_FROM_ALL)
+add_subdirectory("${_tb_mbedtls_src}" "${CMAKE_BINARY_DIR}/mbedtls${_tb_mbedtls_sfx}" EXCLUDE_FROM_ALL)
 
 # The configuration header reads TB_BARE_METAL (no FS_IO, NET_C, OS entropy;
 # mbedtls_ms_time from the adapter): every library target and its users.
 if(TB_BARE_METAL)
   foreach(_t mbedcrypto mbedx509 mbedtls)
-    target_compile_definitions(${_t} PUBLIC TB_BARE_METAL=1)
+    target_compile_definitions(${MBEDTLS_TARGET_PREFIX}${_t} PUBLIC TB_BARE_METAL=1)
   endforeach()
 endif()
 
@@ -67,16 +78,17 @@ get_filename_component(_tb_mbedtls_name "${_tb_mbedtls_src}" NAME) # never a pat
 get_directory_property(_tb_mbedtls_opt DIRECTORY "${_tb_mbedtls_src}"
   DEFINITION CMAKE_C_FLAGS_${_tb_mbedtls_bt})
 
-tb_add_agent(mbedtls
+tb_add_agent(mbedtls${_tb_mbedtls_sfx}
   SOURCES adapters/mbedtls/adapter.c adapters/mbedtls/sym.c adapters/mbedtls/kex.c adapters/mbedtls/pk.c
           adapters/mbedtls/tls.c
-  LIBS MbedTLS::mbedtls MbedTLS::mbedx509 MbedTLS::mbedcrypto
+  LIBS MbedTLS::${MBEDTLS_TARGET_PREFIX}mbedtls MbedTLS::${MBEDTLS_TARGET_PREFIX}mbedx509
+       MbedTLS::${MBEDTLS_TARGET_PREFIX}mbedcrypto
   CONFIG "Mbed TLS ${_tb_mbedtls_ver} built from source (${_tb_mbedtls_name}), static libraries built with Mbed TLS CMake flags for ${CMAKE_BUILD_TYPE}: ${_tb_mbedtls_opt}, configured by adapters/mbedtls/tb_mbedtls_config.h + profiles/${TB_MBEDTLS_PROFILE}.h with TLS 1.2 and 1.3, TLS 1.2 key exchanges RSA, DHE-RSA, ECDHE-RSA, ECDHE-ECDSA, static ECDH-ECDSA, PSK, ECDHE-PSK, DHE-PSK (no anonymous suites in Mbed TLS), TLS 1.3 ephemeral / PSK / PSK-ephemeral modes, session tickets (TLS 1.2 and 1.3), TLS 1.2 session cache, 0-RTT early data")
 
 # `tlsbench fidelity --peers`: Mbed TLS's own programs/test/benchmark.c,
 # built from the same sources against the same libraries and configuration
 # as the agent. Built only when asked for (EXCLUDE_FROM_ALL), host only.
-if(NOT TB_BARE_METAL AND EXISTS "${_tb_mbedtls_src}/programs/test/benchmark.c")
+if(NOT TB_BARE_METAL AND NOT TB_AGENT_LABEL AND EXISTS "${_tb_mbedtls_src}/programs/test/benchmark.c")
   add_executable(peer-mbedtls-benchmark EXCLUDE_FROM_ALL
     "${_tb_mbedtls_src}/programs/test/benchmark.c" peers/mbedtls_entropy.c)
   target_link_libraries(peer-mbedtls-benchmark PRIVATE MbedTLS::mbedcrypto)

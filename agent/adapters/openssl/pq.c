@@ -1,6 +1,7 @@
 /* OpenSSL adapter: post-quantum primitives (OpenSSL 3.5+): ML-KEM (kind
- * kem) through EVP_PKEY_encapsulate/decapsulate and ML-DSA (kind pqsig)
- * through EVP_DigestSign/Verify, keys from their FIPS 203/204 seeds. Built
+ * kem) through EVP_PKEY_encapsulate/decapsulate, ML-DSA and SLH-DSA (kind
+ * pqsig) through EVP_DigestSign/Verify, keys from their FIPS 203/204/205
+ * seeds (SLH-DSA: SK.seed || SK.prf || PK.seed, 3n bytes). Built
  * against an older OpenSSL (the system's 3.0), every entry is unsupported. */
 #include "openssl_adapter.h"
 
@@ -22,11 +23,19 @@ static const char *provider_name(const char *alg)
     static const char *const names[][2] = {
         {"ml-kem-512", "ML-KEM-512"}, {"ml-kem-768", "ML-KEM-768"}, {"ml-kem-1024", "ML-KEM-1024"},
         {"ml-dsa-44", "ML-DSA-44"},   {"ml-dsa-65", "ML-DSA-65"},   {"ml-dsa-87", "ML-DSA-87"},
+        {"slh-dsa-sha2-128s", "SLH-DSA-SHA2-128s"}, {"slh-dsa-sha2-128f", "SLH-DSA-SHA2-128f"},
     };
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         if (strcmp(names[i][0], alg) == 0) return names[i][1];
     }
     return NULL;
+}
+
+/* The seed a key pair is made from: ML-KEM d || z, ML-DSA xi, SLH-DSA 3n bytes (n = 16 for the 128 sets). */
+static size_t seed_len(int kind, const char *alg)
+{
+    if (kind == TB_KIND_KEM) return 64;
+    return strncmp(alg, "slh-dsa-", 8) == 0 ? 48 : 32;
 }
 
 /* A key pair from its seed: the keygen operation, also the untimed set-up of decaps and sign. */
@@ -59,15 +68,17 @@ static tb_status public_key(tb_openssl_state *s, const tb_job *job)
 tb_status tb_openssl_pq_prepare(tb_openssl_state *s, const tb_job *job)
 {
     int kem = job->kind == TB_KIND_KEM;
-    tb_status st = tb_openssl_reserve_out(s, 8192);
+    /* SLH-DSA-SHA2-128f signatures are 17,088 bytes, every other output fits 8 KiB */
+    tb_status st = tb_openssl_reserve_out(s, strncmp(s->alg, "slh-dsa-", 8) == 0 ? 17088 : 8192);
     if (st != TB_OK) return st;
     s->msg = tb_dup(job->msg);
     s->msg_len = job->msg.len;
     s->sig = tb_dup(job->sig);
     s->sig_len = job->sig.len;
     if (s->op == OP_KEYGEN) {
-        if (job->key.len != (kem ? 64u : 32u)) {
-            tb_set_error("keygen needs the %u-byte seed as key", kem ? 64u : 32u);
+        unsigned want = (unsigned)seed_len(job->kind, s->alg);
+        if (job->key.len != want) {
+            tb_set_error("keygen needs the %u-byte seed as key", want);
             return TB_BAD_INPUT;
         }
         memcpy(s->key, job->key.data, job->key.len);

@@ -64,6 +64,10 @@ static const alg_info algs[] = {
     {TB_KIND_PQSIG, "ml-dsa-65", F_MLDSA, 0, 0, WC_ML_DSA_65},
     {TB_KIND_PQSIG, "ml-dsa-87", F_MLDSA, 0, 0, WC_ML_DSA_87},
 #endif
+#ifdef TB_WOLFSSL_SLHDSA
+    {TB_KIND_PQSIG, "slh-dsa-sha2-128s", F_SLHDSA, 0, 16, SLHDSA_SHA2_128S},
+    {TB_KIND_PQSIG, "slh-dsa-sha2-128f", F_SLHDSA, 0, 16, SLHDSA_SHA2_128F},
+#endif
 };
 
 static const alg_info *find_alg(tb_kind kind, const char *name)
@@ -209,6 +213,9 @@ static void adapter_release(void *p)
         case F_MLKEM:
         case F_MLDSA: tb_wolfssl_pq_free(s); break;
 #endif
+#ifdef TB_WOLFSSL_SLHDSA
+        case F_SLHDSA: tb_wolfssl_pq_free(s); break;
+#endif
         default: break;
         }
     }
@@ -278,6 +285,9 @@ static tb_status adapter_prepare(const tb_job *job, void **out)
         case F_MLKEM:
         case F_MLDSA: st = tb_wolfssl_pq_prepare(s, job); break;
 #endif
+#ifdef TB_WOLFSSL_SLHDSA
+        case F_SLHDSA: st = tb_wolfssl_pq_prepare(s, job); break;
+#endif
         }
     }
     return tb_settle(st, s, adapter_release, out);
@@ -304,6 +314,9 @@ static tb_status adapter_run(void *p)
 #ifdef TB_WOLFSSL_PQ
     case F_MLKEM:
     case F_MLDSA: return tb_wolfssl_pq_run(s);
+#endif
+#ifdef TB_WOLFSSL_SLHDSA
+    case F_SLHDSA: return tb_wolfssl_pq_run(s);
 #endif
     }
     return TB_ERROR;

@@ -114,6 +114,15 @@ if(EXISTS ${_wolf}/wolfcrypt/src/wc_mlkem.c AND EXISTS ${_wolf}/wolfcrypt/src/wc
   endif()
   set(_wolf_asm "${_wolf_asm}, ML-KEM + ML-DSA (wc_mlkem.c, wc_mldsa.c)")
 endif()
+# SLH-DSA (FIPS 205) where the tree has it (5.9+), host agents only (the
+# firmware catalog has no post-quantum kinds): user_settings.h turns on the
+# SLH-DSA 128s/128f sets under TB_WOLFSSL_SLHDSA (see there: SHA2 and SHAKE).
+set(_wolf_slhdsa OFF)
+if(_wolf_pq AND NOT TB_BARE_METAL AND EXISTS ${_wolf}/wolfcrypt/src/wc_slhdsa.c)
+  set(_wolf_slhdsa ON)
+  list(APPEND _wolf_crypt_sources wc_slhdsa.c)
+  set(_wolf_asm "${_wolf_asm}, SLH-DSA SHA2-128s/128f (wc_slhdsa.c)")
+endif()
 
 set(_wolf_files)
 foreach(f IN LISTS _wolf_tls_sources)
@@ -129,6 +138,9 @@ target_compile_definitions(tb_wolfssl${_wolf_sfx} PUBLIC WOLFSSL_USER_SETTINGS
                            TB_WOLFSSL_PROFILE_HEADER="profiles/${_wolf_profile}.h")
 if(_wolf_pq)
   target_compile_definitions(tb_wolfssl${_wolf_sfx} PUBLIC TB_WOLFSSL_PQ=1)
+endif()
+if(_wolf_slhdsa)
+  target_compile_definitions(tb_wolfssl${_wolf_sfx} PUBLIC TB_WOLFSSL_SLHDSA=1)
 endif()
 if(_wolf_thumb2_armasm)
   target_compile_definitions(tb_wolfssl${_wolf_sfx} PUBLIC TB_WOLFSSL_THUMB2_ARMASM=1)

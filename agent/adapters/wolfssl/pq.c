@@ -1,7 +1,9 @@
 /* wolfSSL adapter: post-quantum primitives where the tree has them (wolfSSL
  * 5.8+, TB_WOLFSSL_PQ from library.cmake): ML-KEM (kind kem) with wolfCrypt's
  * wc_MlKemKey_* and ML-DSA (kind pqsig) with wc_MlDsaKey_*, keys from their
- * FIPS 203/204 seeds, every random input given (adapter.h). */
+ * FIPS 203/204 seeds, every random input given (adapter.h); SLH-DSA (kind
+ * pqsig, 5.9+, TB_WOLFSSL_SLHDSA) with wc_SlhDsaKey_*, keys from FIPS 205's
+ * 3n-byte seed SK.seed || SK.prf || PK.seed, deterministic signing. */
 #include "wolfssl_adapter.h"
 
 #ifdef TB_WOLFSSL_PQ
@@ -11,11 +13,64 @@
 /* FIPS 204 deterministic signing: rnd is 32 zero bytes */
 static const byte zero_rnd[32];
 
+#ifdef TB_WOLFSSL_SLHDSA
+static tb_status slhdsa_prepare(state *s, const tb_job *job)
+{
+    SlhDsaKey *k = &s->u.slhdsa;
+    size_t n = (size_t)s->alg->size;
+    int ret = wc_SlhDsaKey_Init(k, (enum SlhDsaParam)s->alg->param, NULL, INVALID_DEVID);
+    if (ret != 0) return lib_fail("wc_SlhDsaKey_Init", ret);
+    s->live = 1;
+    if (s->op == OP_VERIFY) {
+        ret = wc_SlhDsaKey_ImportPublic(k, job->pub.data, (word32)job->pub.len);
+        return ret == 0 ? TB_OK : lib_fail("wc_SlhDsaKey_ImportPublic", ret);
+    }
+    if (job->key.len != 3 * n) return bad_len("SLH-DSA seed (key)", job->key.len, "48");
+    memcpy(s->key, job->key.data, 3 * n);
+    if (s->op == OP_KEYGEN) return TB_OK;
+    ret = wc_SlhDsaKey_MakeKeyWithRandom(k, s->key, (word32)n, s->key + n, (word32)n, s->key + 2 * n, (word32)n);
+    return ret == 0 ? TB_OK : lib_fail("wc_SlhDsaKey_MakeKeyWithRandom", ret);
+}
+
+static tb_status run_slhdsa(state *s)
+{
+    SlhDsaKey *k = &s->u.slhdsa;
+    word32 n = (word32)s->alg->size, len = 17088;
+    int ret;
+    switch (s->op) {
+    case OP_KEYGEN:
+        ret = wc_SlhDsaKey_MakeKeyWithRandom(k, s->key, n, s->key + n, n, s->key + 2 * n, n);
+        if (ret != 0) return lib_fail("wc_SlhDsaKey_MakeKeyWithRandom", ret);
+        ret = wc_SlhDsaKey_ExportPublic(k, s->out, &len);
+        if (ret != 0) return lib_fail("wc_SlhDsaKey_ExportPublic", ret);
+        s->out_len = len;
+        return TB_OK;
+    case OP_SIGN:
+        ret = wc_SlhDsaKey_SignDeterministic(k, NULL, 0, s->msg.data, (word32)s->msg.len, s->out, &len);
+        if (ret != 0) return lib_fail("wc_SlhDsaKey_SignDeterministic", ret);
+        s->out_len = len;
+        return TB_OK;
+    default:
+        ret = wc_SlhDsaKey_Verify(k, NULL, 0, s->msg.data, (word32)s->msg.len, s->sig.data, (word32)s->sig.len);
+        if (ret != 0) {
+            tb_set_error("signature did not verify (%s)", wc_GetErrorString(ret));
+            return TB_REJECT;
+        }
+        s->out_len = 0;
+        return TB_OK;
+    }
+}
+#endif
+
 tb_status tb_wolfssl_pq_prepare(state *s, const tb_job *job)
 {
     int ret;
-    tb_status st = tb_wolfssl_alloc_out(s, 8192);
+    /* SLH-DSA-SHA2-128f signatures are 17,088 bytes, every other output fits 8 KiB */
+    tb_status st = tb_wolfssl_alloc_out(s, 17088);
     if (st != TB_OK) return st;
+#ifdef TB_WOLFSSL_SLHDSA
+    if (s->alg->fam == F_SLHDSA) return slhdsa_prepare(s, job);
+#endif
     if (s->alg->fam == F_MLKEM) {
         MlKemKey *k = &s->u.mlkem;
         ret = wc_MlKemKey_Init(k, s->alg->param, NULL, INVALID_DEVID);
@@ -109,6 +164,9 @@ static tb_status run_mldsa(state *s)
 
 tb_status tb_wolfssl_pq_run(state *s)
 {
+#ifdef TB_WOLFSSL_SLHDSA
+    if (s->alg->fam == F_SLHDSA) return run_slhdsa(s);
+#endif
     return s->alg->fam == F_MLKEM ? run_mlkem(s) : run_mldsa(s);
 }
 
@@ -116,6 +174,10 @@ void tb_wolfssl_pq_free(state *s)
 {
     if (s->alg->fam == F_MLKEM) {
         wc_MlKemKey_Free(&s->u.mlkem);
+#ifdef TB_WOLFSSL_SLHDSA
+    } else if (s->alg->fam == F_SLHDSA) {
+        wc_SlhDsaKey_Free(&s->u.slhdsa);
+#endif
     } else {
         wc_MlDsaKey_Free(&s->u.mldsa);
     }

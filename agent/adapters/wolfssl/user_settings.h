@@ -110,6 +110,42 @@ int tb_wolfssl_seed(unsigned char *output, unsigned int sz);
 #define WOLFSSL_PQC_HYBRIDS       /* TLS 1.3 X25519MLKEM768, SecP256r1MLKEM768 (ML-KEM-768 alone is on by default) */
 #undef WOLFSSL_NO_SHAKE128
 #define WOLFSSL_SHAKE128
+#if defined(TB_BARE_METAL)
+/* Firmware: wolfSSL's small-memory ML-KEM and ML-DSA (documented at the top
+ * of wc_mlkem.c and wc_mldsa.c): less heap and stack for key generation,
+ * encapsulation, signing and verification, at some speed; key buffers sized
+ * to the parameter set in use. The small-code options (WOLFSSL_MLKEM_SMALL,
+ * WOLFSSL_MLDSA_SMALL: smaller, slower code) are not set. */
+#define WOLFSSL_MLKEM_MAKEKEY_SMALL_MEM
+#define WOLFSSL_MLKEM_ENCAPSULATE_SMALL_MEM
+#define WOLFSSL_MLDSA_MAKE_KEY_SMALL_MEM
+#define WOLFSSL_MLDSA_SIGN_SMALL_MEM
+#define WOLFSSL_MLDSA_VERIFY_SMALL_MEM
+#endif
+#endif
+/* SLH-DSA (FIPS 205, wolfSSL 5.9+, host agents: library.cmake sets
+ * TB_WOLFSSL_SLHDSA): the 128s/128f sets, SHA2 and SHAKE, what configure
+ * --enable-slhdsa=128s,128f,sha2-128s,sha2-128f defines. The SHAKE 128 sets
+ * stay on because wolfSSL 5.9.2 sizes its internal buffers (wc_slhdsa.c
+ * SLHDSA_MAX_INDICES_SZ, SLHDSA_MAX_A, SLHDSA_MAX_H_M) from the SHAKE "NO"
+ * flags alone: with every SHAKE set off they are those of no set, and
+ * signing with SHA2-128f overran a stack buffer (a crash we saw). */
+#ifdef TB_WOLFSSL_SLHDSA
+#define WOLFSSL_HAVE_SLHDSA
+#define WOLFSSL_WC_SLHDSA
+#define WOLFSSL_SLHDSA_PARAM_128S
+#define WOLFSSL_SLHDSA_PARAM_128F
+#define WOLFSSL_SLHDSA_PARAM_NO_192S
+#define WOLFSSL_SLHDSA_PARAM_NO_192F
+#define WOLFSSL_SLHDSA_PARAM_NO_256S
+#define WOLFSSL_SLHDSA_PARAM_NO_256F
+#define WOLFSSL_SLHDSA_SHA2
+#define WOLFSSL_SLHDSA_PARAM_SHA2_128S
+#define WOLFSSL_SLHDSA_PARAM_SHA2_128F
+#define WOLFSSL_SLHDSA_PARAM_NO_SHA2_192S
+#define WOLFSSL_SLHDSA_PARAM_NO_SHA2_192F
+#define WOLFSSL_SLHDSA_PARAM_NO_SHA2_256S
+#define WOLFSSL_SLHDSA_PARAM_NO_SHA2_256F
 #endif
 
 #include TB_WOLFSSL_PROFILE_HEADER

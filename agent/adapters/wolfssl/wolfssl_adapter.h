@@ -24,6 +24,9 @@
 #include <wolfssl/wolfcrypt/wc_mldsa.h>
 #include <wolfssl/wolfcrypt/wc_mlkem.h>
 #endif
+#ifdef TB_WOLFSSL_SLHDSA
+#include <wolfssl/wolfcrypt/wc_slhdsa.h>
+#endif
 
 #include <string.h>
 
@@ -34,7 +37,7 @@ typedef enum {
     F_X25519, F_X448, F_ECDH, F_FFDHE,
     F_RSA_PKCS1, F_RSA_PSS, F_ECDSA, F_ED25519, F_RSA_PKE,
 #ifdef TB_WOLFSSL_PQ /* pq.c; other builds (firmware included) keep their exact code */
-    F_MLKEM, F_MLDSA
+    F_MLKEM, F_MLDSA, F_SLHDSA
 #endif
 } family;
 
@@ -47,7 +50,7 @@ typedef struct {
     const char *name;
     family fam;
     int hash;   /* enum wc_HashType (hash, MAC, signature digest) */
-    int size;   /* key bytes (AEAD), element/scalar bytes (kex, ECDSA), modulus bits (RSA) */
+    int size;   /* key bytes (AEAD), element/scalar bytes (kex, ECDSA), modulus bits (RSA), n (SLH-DSA) */
     int param;  /* ECC curve id, ffdhe group */
 } alg_info;
 
@@ -86,6 +89,9 @@ typedef struct {
 #ifdef TB_WOLFSSL_PQ
         MlKemKey mlkem;
         wc_MlDsaKey mldsa;
+#endif
+#ifdef TB_WOLFSSL_SLHDSA
+        SlhDsaKey slhdsa;
 #endif
     } u;
 } state;

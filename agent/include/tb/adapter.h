@@ -87,7 +87,7 @@ typedef enum {
     TB_KIND_KEX,
     TB_KIND_SIG,
     TB_KIND_PKE,
-#ifndef TB_BARE_METAL
+#if !defined(TB_BARE_METAL) || defined(TB_FIRMWARE_PQ) /* CMakeLists.txt */
     TB_KIND_KEM,
     TB_KIND_PQSIG,
 #endif

@@ -220,3 +220,20 @@ def format_time(ns: float) -> str:
 
 def format_rate(per_s: float) -> str:
     return f"{per_s / 1e6:,.1f} MB/s"
+
+
+REPORTED_AS = ("noisy", "exact", "varies")
+
+
+def reported_as(name: str, low: float, high: float) -> str:
+    """How a result of this metric is reported, from its repeats' range: a
+    measurement is "noisy" (statistics, compared by a test); a count is
+    "exact" when every repeat gave the same value, and "varies" when they
+    differ (randomness a library draws per operation, e.g. Mbed TLS's RSA
+    blinding: on firmware its RSA signatures and every handshake with an RSA
+    certificate vary by up to 0.15% of their instructions, wolfSSL's do not;
+    or state a library keeps between calls): a varying count is shown with
+    its range and compared as varying, never as an exact figure."""
+    if not is_exact(name):
+        return "noisy"
+    return "exact" if low == high else "varies"

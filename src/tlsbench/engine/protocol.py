@@ -52,6 +52,7 @@ _SIDE = {
     "sent_records": "uint", "recv_records": "uint", "flights": "uint", "round_trips": "uint", "resumed": "uint",
     "?heap_peak": "uint", "?heap_held": "uint", "app_cpu_ns": "uint", "total_sent_bytes": "uint",
     "total_recv_bytes": "uint", "?bulk_bytes": "uint", "?bulk_wall_ns": "uint", "?bulk_cpu_ns": "uint",
+    "?io_cpu_ns": "uint",  # over TCP: the part of cpu_ns inside the socket calls (kernel time, mostly)
 }
 SCHEMA: dict[str, dict[str, str]] = {
     "hello": {
@@ -85,8 +86,8 @@ SCHEMA: dict[str, dict[str, str]] = {
     # the minimum-RAM search's capped connection: each side's heap peak, the allocations the cap refused
     "tls_cap": {"passed": "uint", "refusals": "uint", "?first_need": "uint", "?client_heap_peak": "uint",
                 "?server_heap_peak": "uint", "?max_frag": "uint"},
-    # what each side's configuration holds on the heap, outside any connection
-    "tls_endpoint": {"client_heap_held": "uint", "server_heap_held": "uint"},
+    # what each side's configuration holds on the heap, outside any connection (tls-device: its side only)
+    "tls_endpoint": {"?client_heap_held": "uint", "?server_heap_held": "uint"},
     "process_heap": {"peak": "uint", "?timed_heap_calls": "uint"},
     "listening": {"port": "uint"},
     "tls_side": _SIDE,

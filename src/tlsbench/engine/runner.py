@@ -97,7 +97,8 @@ def json_rows(run_id: int, target: str, info_version: str, case: Case, measured:
     if measured.status != "ok":
         return [{**base, "reason": measured.reason, "metric": None, "unit": None, "n": 0,
                  **dict.fromkeys(("median", "mean", "stdev", "min", "max", "ci95_low", "ci95_high"))}]
-    return [{**base, **r.flat()} for r in measured.results]
+    return [{**base, **r.flat(), "reported_as": metrics.reported_as(r.metric, r.min, r.max)}
+            for r in measured.results]
 
 
 class _Session:
@@ -257,11 +258,19 @@ class _Session:
     def run_round(self, case: Case, rnd: int, entry: tuple[int, str, int] | None) -> tuple[int, str, int]:
         """Measures and stores one round of a case; returns its new progress."""
         started = time.time()
-        rounds = self.plan.method.rounds
+        return self.store_round(case, rnd, entry, self.outcome(case, rnd), started)
+
+    def outcome(self, case: Case, rnd: int) -> Measured:
+        """One round measured (or decided without measuring); never raises for an agent's failure."""
         try:
-            measured = self._decide(case, rnd) or self._measure(case, rnd)
+            return self._decide(case, rnd) or self._measure(case, rnd)
         except (TlsbenchError, OSError) as e:  # an agent's failure fails its case, never the run
-            measured = Measured("failed", str(e), None, "", [], [])
+            return Measured("failed", str(e), None, "", [], [])
+
+    def store_round(self, case: Case, rnd: int, entry: tuple[int, str, int] | None, measured: Measured,
+                    started: float, place: str | None = None) -> tuple[int, str, int]:
+        """Stores one measured round; ``place``: which of several boards measured it (in the case's params)."""
+        rounds = self.plan.method.rounds
         board = self.target.kind != "host"  # a board's memory is the budget; on the host an error stays one
         if measured.status == "failed" and board and any(k in measured.reason.lower() for k in _NO_ROOM):
             measured.status = "does_not_fit"
@@ -279,7 +288,8 @@ class _Session:
         if entry is None:
             case_id = self.store.put_case(
                 self.run_id, name=case.name, library=case.library, kind=case.kind, alg=case.alg, op=case.op,
-                size=case.size, params={"op": case.op, "size": case.size}, status=status,
+                size=case.size, params={"op": case.op, "size": case.size, **({"place": place} if place else {})},
+                status=status,
                 reason=measured.reason, iters=measured.iters, started=started, transcript=measured.transcript,
                 samples=measured.samples, results=measured.results, rounds_done=rnd + 1,
                 round_info=measured.round_info)
@@ -314,16 +324,15 @@ def fit_to_target(plan: Plan, target: targets.Target) -> None:
             raise TlsbenchError("[tls] device_side (--device-side) puts one side on a device: give a firmware "
                                 "target (--target qemu:BOARD)")
         return
-    from tlsbench.targets.build import FIRMWARE_LIBRARIES, FIRMWARE_ON_REQUEST
+    from tlsbench.targets.build import FIRMWARE_LIBRARIES, FIRMWARE_ON_REQUEST, is_firmware_library
 
-    firmware_libraries = FIRMWARE_LIBRARIES + FIRMWARE_ON_REQUEST
-    dropped = [lib for lib in plan.libraries if lib not in firmware_libraries]
-    plan.libraries = [lib for lib in plan.libraries if lib in firmware_libraries]
+    dropped = [lib for lib in plan.libraries if not is_firmware_library(lib)]
+    plan.libraries = [lib for lib in plan.libraries if is_firmware_library(lib)]
     if dropped:
         _log(f"note: {', '.join(dropped)} run on the host only (no firmware build): not on {target.name}")
     if not plan.libraries:
         raise TlsbenchError(f"no library of this plan has firmware for {target.name}; "
-                            f"firmware libraries: {', '.join(firmware_libraries)}")
+                            f"firmware libraries: {', '.join(FIRMWARE_LIBRARIES + FIRMWARE_ON_REQUEST)}")
     if target.deterministic:
         plan.method.rounds = 1
         plan.method.repeats = min(plan.method.repeats, 3)
@@ -388,6 +397,18 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
 
 def _measure_run(store: Store, run_id: int, plan: Plan, keys: dict, target: targets.Target,
                  json_out: TextIO | None, show_progress: bool, resuming: bool) -> None:
+    if target.kind == "labgrid":  # the places are held for the whole run, released however it ends
+        from tlsbench.engine import farm_places
+
+        with farm_places.held(target) as places:
+            _measure_session(store, run_id, plan, keys, farm_places.first(target, places), json_out,
+                             show_progress, resuming, places)
+        return
+    _measure_session(store, run_id, plan, keys, target, json_out, show_progress, resuming)
+
+
+def _measure_session(store: Store, run_id: int, plan: Plan, keys: dict, target: targets.Target,
+                     json_out: TextIO | None, show_progress: bool, resuming: bool, places: list | None = None) -> None:
     session = _Session(store, run_id, plan, keys, target, json_out)
     session.resuming = resuming
     cases = expand(plan)
@@ -403,6 +424,11 @@ def _measure_run(store: Store, run_id: int, plan: Plan, keys: dict, target: targ
     rounds = len({r for r, _ in pending}) if len(pending) == len(cases) * len({r for r, _ in pending}) else 1
     progress = Progress(len(pending), enabled=show_progress, rounds=rounds)
     try:
+        if places:  # several boards share the cases (engine/farm.py)
+            from tlsbench.engine import farm_places
+
+            farm_places.share(session, places, pending, progress_of, progress, run_id, _log)
+            pending = []
         for rnd, case in pending:
             entry = progress_of.get(case.name)
             if entry is None or entry[1] == "partial":  # not decided in an earlier round of this session

@@ -71,6 +71,9 @@ class TlsSelect:
     # False: clients do not verify the server's chain or name (as peer benchmark tools that load
     # no trust anchor do); cases are then named with "noverify" (certificate suites only)
     verify_peer: bool = True
+    # hrr cases: the client's first key share, one case per share (share=<group>); the server and the
+    # client's second ClientHello use the case's group. Empty: the catalog's guess (hrr_first_share)
+    hrr_shares: list[str] = field(default_factory=list)
 
 
 PLAN_KINDS = (*KINDS, "tls", "min-ram")
@@ -91,7 +94,7 @@ class Plan:
     @property
     def device_side(self) -> str:
         """The side its handshakes put on a firmware device ("" none)."""
-        return self.tls.device_side if "tls" in self.kinds else ""
+        return self.tls.device_side if {"tls", "min-ram"} & set(self.kinds) else ""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -152,6 +155,8 @@ _TLS_KEYS = {
     "max_fragment": "list of maximum fragment lengths the client asks for: 0 (none), "
                     + ", ".join(str(n) for n in tls_catalog.MAX_FRAGMENTS),
     "verify_peer": "boolean (false: clients skip verifying the server's chain; cases named noverify)",
+    "hrr_shares": "list of key-exchange groups: an hrr case's first client key share (the server accepts only "
+                  "the case's group), one case per share",
 }
 _TOP_KEYS = {"name": "string", "description": "string", "select": "table", "method": "table", "tls": "table"}
 
@@ -283,10 +288,12 @@ def parse_plan(text: str, source: str = "<plan>") -> Plan:
                          ("auth", tls_catalog.AUTHS), ("handshakes", tuple(tls_catalog.HANDSHAKES)),
                          ("transports", tls_catalog.TRANSPORTS),
                          ("servers", ("same", *versions.identifiers(), *tls_catalog.EXTERNAL_SERVERS)),
-                         ("clients", tls_catalog.EXTERNAL_CLIENTS)):
+                         ("clients", tls_catalog.EXTERNAL_CLIENTS), ("hrr_shares", tls_catalog.GROUPS)):
         if key in tls:
             setattr(plan.tls, key, _check_list(loc, "tls", key, tls[key], list(allowed)))
     _parse_tls_numbers(loc, tls, plan.tls)
+    if plan.tls.hrr_shares and "hrr" not in plan.tls.handshakes:
+        raise loc.error("tls", "hrr_shares", 'names first key shares of hrr cases: needs "hrr" in handshakes')
     if "libraries" in select:
         plan.libraries = _check_libraries(loc, "select", "libraries", select["libraries"])
     if "kinds" in select:

@@ -27,6 +27,27 @@ class Point:
     low: float | None = None  # whisker (e.g. the 95% CI), when known
     high: float | None = None
     note: str = ""  # why there is no value
+    flag: str = ""  # the figure's marks, e.g. "(noisy) (drift)": drawn beside its value
+
+
+# what each mark means, in a line under any chart that shows one (the report's text says the same)
+FLAG_MEANINGS = {"(noisy)": "spread (stdev/median) over 10%", "(drift)": "the rounds' medians differ by over 10%",
+                 "(slow phase)": "a round ran while the machine was slow",
+                 "(varies)": "an exact count whose repeats differ (bar: their median)"}
+
+
+def _flags_note(flags: Sequence[str], y: float) -> list[str]:
+    """One line naming the marks used in this chart, so an exported SVG or
+    PNG explains them without the report around it."""
+    used = [f for f in FLAG_MEANINGS if any(f in x for x in flags)]
+    if not used:
+        return []
+    text = "flagged: " + "; ".join(f"{f} {FLAG_MEANINGS[f]}" for f in used) + " (see the report's notes)"
+    return [_text(10, y, text, size=10, fill="#a40000", extra=' data-flags="1"')]
+
+
+def _with_flag(text: str, flag: str) -> str:
+    return f"{text} {flag}" if flag else text
 
 
 @dataclass(frozen=True)
@@ -54,7 +75,12 @@ def _text(x: float, y: float, s: str, anchor: str = "start", size: int = 11, fil
 
 
 def _clip(label: str, chars: int) -> str:
-    return label if len(label) <= chars else label[: chars - 1] + "…"
+    """A label cut in its middle: a case name's start (library, suite) and end
+    (variant, side, verdict) are what tell two rows apart."""
+    if len(label) <= chars:
+        return label
+    head = (chars - 1) * 2 // 5
+    return label[:head] + "…" + label[len(label) - (chars - 1 - head):]
 
 
 def nice_ticks(hi: float, count: int = 5) -> list[float]:
@@ -106,7 +132,8 @@ def bars(slug: str, title: str, caption: str, categories: Sequence[str], series:
     names = list(series)
     label_chars = min(62, max([len(c) for c in categories] + [4]))
     left = 12 + label_chars * CHAR_W
-    right = 92
+    # room right of the longest bar for its value and its marks
+    right = 92 + max([len(p.flag) + 1 for pts in series.values() for p in pts if p.flag] + [0]) * 5.6
     body = [_text(10, 18, title, size=14, extra=' font-weight="600"')]
     legend, y = _legend(names, 38)
     body += legend
@@ -119,6 +146,8 @@ def bars(slug: str, title: str, caption: str, categories: Sequence[str], series:
     plot_w = WIDTH - left - right
     x_of = lambda v: left + plot_w * v / span  # noqa: E731
     height = top + group_h * len(categories) + 30
+    flags = [p.flag for pts in series.values() for p in pts if p.flag]
+    note = _flags_note(flags, height + 4)
     for t in ticks:
         x = x_of(t)
         body.append(f'<line x1="{x:.1f}" y1="{top - 6:.1f}" x2="{x:.1f}" y2="{height - 28:.1f}" stroke="#e3e3e3"/>')
@@ -145,9 +174,11 @@ def bars(slug: str, title: str, caption: str, categories: Sequence[str], series:
                 body.append(f'<path d="M{lo:.1f},{mid:.1f}H{hi:.1f}M{lo:.1f},{mid - 3:.1f}V{mid + 3:.1f}'
                             f'M{hi:.1f},{mid - 3:.1f}V{mid + 3:.1f}" stroke="#222" stroke-width="1" fill="none"/>')
                 end = max(end, hi)
-            body.append(_text(end + 4, y0 + bar_h - 2, fmt(p.value), size=10, fill="#333"))
+            body.append(_text(end + 4, y0 + bar_h - 2, _with_flag(fmt(p.value), p.flag), size=10,
+                              fill="#a40000" if p.flag else "#333"))
     body.append(f'<line x1="{left:.1f}" y1="{top - 6:.1f}" x2="{left:.1f}" y2="{height - 28:.1f}" stroke="#888"/>')
-    return Chart(slug, title, caption, _svg(WIDTH, height, title, body))
+    body += note
+    return Chart(slug, title, caption, _svg(WIDTH, height + (14 if note else 0), title, body))
 
 
 def lines(slug: str, title: str, caption: str, xs: Sequence[float], series: dict[str, Sequence[Point]],
@@ -197,12 +228,20 @@ def lines(slug: str, title: str, caption: str, xs: Sequence[float], series: dict
                 continue
             segments[-1].append((x_of(x), y_of(p.value)))
             body.append(f'<circle cx="{x_of(x):.1f}" cy="{y_of(p.value):.1f}" r="3" fill="{colour}">'
-                        f"<title>{_t(f'{name}, {fmt_x(x)}: {fmt_y(p.value)}')}</title></circle>")
+                        f"<title>{_t(_with_flag(f'{name}, {fmt_x(x)}: {fmt_y(p.value)}', p.flag))}</title></circle>")
+            if p.flag:  # a ring around the point and its marks beside it
+                body.append(f'<circle cx="{x_of(x):.1f}" cy="{y_of(p.value):.1f}" r="6" fill="none"'
+                            ' stroke="#a40000" stroke-width="1.2"/>')
+                near_right = x_of(x) + 8 + len(p.flag) * 5.5 > WIDTH - 4  # keep the marks inside the chart
+                body.append(_text(x_of(x) - 8 if near_right else x_of(x) + 8, y_of(p.value) - 6, p.flag,
+                                  "end" if near_right else "start", size=9, fill="#a40000"))
         for seg in segments:
             if len(seg) > 1:
                 d = "M" + "L".join(f"{a:.1f},{b:.1f}" for a, b in seg)
                 body.append(f'<path d="{d}" stroke="{colour}" stroke-width="1.8" fill="none"{dash}/>')
-    return Chart(slug, title, caption, _svg(WIDTH, height, title, body))
+    note = _flags_note([p.flag for pts in series.values() for p in pts if p.flag], height + 4)
+    body += note
+    return Chart(slug, title, caption, _svg(WIDTH, height + (14 if note else 0), title, body))
 
 
 def stacked(slug: str, title: str, caption: str, categories: Sequence[str], parts: Sequence[str],
@@ -210,7 +249,8 @@ def stacked(slug: str, title: str, caption: str, categories: Sequence[str], part
     """Horizontal stacked bars: a bar per category, a segment per part (e.g.
     client and server); a part not measured is named beside the bar."""
     label_chars = min(70, max([len(c) for c in categories] + [4]))
-    left, right = 12 + label_chars * CHAR_W, 150
+    left = 12 + label_chars * CHAR_W
+    right = 150 + max([len(p.flag) + 1 for row in values for p in row if p.flag] + [0]) * 5.6
     body = [_text(10, 18, title, size=14, extra=' font-weight="600"')]
     legend, y = _legend(list(parts), 38)
     body += legend
@@ -239,10 +279,15 @@ def stacked(slug: str, title: str, caption: str, categories: Sequence[str], part
                         "</title></rect>")
             x += w
         note = fmt(totals[ci]) if len(missing) < len(parts) else ""
+        flag = " ".join(f for f in FLAG_MEANINGS if any(f in p.flag for p in row))  # both sides' marks, once
+        note = _with_flag(note, flag)
         if missing:
             note += (" — " if note else "") + ", ".join(missing)
-        body.append(_text(x + 4, y0 + bar_h - 5, note, size=10, fill="#555" if not missing else "#888"))
-    return Chart(slug, title, caption, _svg(WIDTH, height, title, body))
+        body.append(_text(x + 4, y0 + bar_h - 5, note, size=10,
+                          fill="#a40000" if flag else "#555" if not missing else "#888"))
+    flags_note = _flags_note([p.flag for row in values for p in row if p.flag], height + 4)
+    body += flags_note
+    return Chart(slug, title, caption, _svg(WIDTH, height + (14 if flags_note else 0), title, body))
 
 
 GRID_COLOURS = {"ok": "#cdebd3", "fails": "#f6c9c4", "unsupported": "#e4e4e4", "none": "#ffffff"}

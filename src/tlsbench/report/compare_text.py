@@ -69,8 +69,11 @@ def header_lines(c: Comparison) -> list[str]:
         shown = sorted({r.metric for r in c.rows if r.metric})
         lines.append("metrics: each case's headline metrics both runs measured (per side for TLS): "
                      + (", ".join(shown) or "none") + " (--metric NAME for another; tlsbench list metrics)")
-    changed = [e for e in c.exact if e.verdict != "same"]
-    lines.append(f"deterministic metrics: {len(c.exact) - len(changed)} same, {len(changed)} not")
+    by_verdict: dict[str, int] = {}
+    for e in c.exact:  # "only in A/B" is a case one run did not make, not a count that moved
+        by_verdict[e.verdict] = by_verdict.get(e.verdict, 0) + 1
+    lines.append("deterministic metrics: " + ", ".join(
+        f"{by_verdict[v]} {v}" for v in ("same", "changed", "varies", "only in A", "only in B") if v in by_verdict))
     return lines
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tlsbench.engine import metrics
 from tlsbench.errors import TlsbenchError
-from tlsbench.report import chromium, figures
+from tlsbench.report import chromium, figures, figures_pq
 from tlsbench.report import tables as report
 from tlsbench.report.charts import Chart
 from tlsbench.report.tables import RunData
@@ -77,7 +77,7 @@ def markdown(data: RunData, charts: list[Chart], image_ext: str = "svg") -> str:
             out.append(f"### {title}\n")
             out.append(report.markdown(header, body) + "\n")
     if data.code_sizes:
-        out.append("### Code size of each firmware image (from its linker map; static RAM excludes heap and stack)\n")
+        out.append(f"### Code size of each firmware image (from its linker map; {report.CODE_SIZE_NOTE})\n")
         out.append(report.markdown(*report.code_size_table(data)) + "\n")
     return "\n".join(out)
 
@@ -85,7 +85,7 @@ def markdown(data: RunData, charts: list[Chart], image_ext: str = "svg") -> str:
 def export(data: RunData, fmt: str, out: str | None) -> list[Path]:
     """Writes the run's charts (and for md its tables) into the folder ``out``."""
     folder = _folder(out, fmt)
-    charts = figures.figures(data)
+    charts = figures.figures(data) + figures_pq.pq_charts(data)
     if fmt == "svg":
         return write_svg(charts, folder)
     if fmt == "png":

@@ -41,7 +41,9 @@ def fmt_bytes(b: float) -> str:
 
 
 def fmt_rate(bps: float) -> str:
-    return f"{bps / 1e6:,.4g} MB/s"
+    mb = bps / 1e6
+    # 4 significant digits, but never an exponent: an axis tick of 10^10 B/s read "1e+04 MB/s"
+    return f"{mb:,.0f} MB/s" if mb >= 1000 else f"{mb:,.4g} MB/s"
 
 
 def fmt_count(v: float) -> str:
@@ -84,14 +86,15 @@ def median_range(case: dict | None, metric: str) -> Point:
     r = case["results"].get(metric) if case and case["status"] == "ok" else None
     if r is None:
         return _missing(case)
+    flag = " ".join(report.marks(case, metric))  # (noisy), (drift), (slow phase): as the tables mark them
     if r["n"] < 2:
-        return Point(r["median"])
-    return Point(r["median"], r["min"], r["max"])
+        return Point(r["median"], flag=flag)
+    return Point(r["median"], r["min"], r["max"], flag=flag)
 
 
 def median(case: dict | None, metric: str, what: str = "not measured") -> Point:
     r = case["results"].get(metric) if case and case["status"] == "ok" else None
-    return Point(r["median"]) if r is not None else _missing(case, what)
+    return Point(r["median"], flag=" ".join(report.marks(case, metric))) if r is not None else _missing(case, what)
 
 
 def _libraries(cases: list[dict]) -> list[str]:

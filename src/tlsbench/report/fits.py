@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tlsbench.families.minram.family import KIND, SIDES
+from tlsbench.families.tls.names import TlsVariant
 from tlsbench.targets import boardprofiles
 
 Table = Callable[[list[str], list[list[str]]], str]
@@ -79,7 +80,8 @@ def fits(cases: list[dict], code_sizes: list[dict]) -> Fits:
             skipped.append((c["name"], f"{c['status']}: {c['reason']}"))
             continue
         res = c["results"]
-        for side in SIDES:
+        device = TlsVariant.parse(c["op"]).device  # one side on the device: the other is the host's, never searched
+        for side in (device,) if device else SIDES:
             need = [f"{side}_{m}" for m in ("endpoint_heap_bytes", "min_heap_bytes", "stack_bytes")]
             missing = [m for m in need if m not in res]
             if missing:

@@ -68,6 +68,7 @@ class History:
     selection: list[str]                 # what selected the runs, said in words
     alpha: float = compare.ALPHA
     min_effect: float = compare.MIN_EFFECT
+    created: dict[int, float] = field(default_factory=dict)  # run -> its creation time (the chart's x)
 
 
 def parse_since(text: str) -> float:
@@ -196,7 +197,7 @@ def assemble(runs: list[_Run], names: list[str], metric: str | None, selection: 
             raise PlanError(f"history: case {name} has no {m} values in the selected runs"
                             + (f"; it has: {', '.join(has)}" if has else ""))
         out.append(case)
-    return History([r.id for r in runs], out, selection, alpha, min_effect)
+    return History([r.id for r in runs], out, selection, alpha, min_effect, {r.id: r.created for r in runs})
 
 
 def _against(a: tuple[_Run, list[float]], b: tuple[_Run, list[float]], name: str, metric: str, alpha: float,

@@ -1,6 +1,8 @@
 """History as one self-contained HTML page: a trend chart per case (inline
-SVG, no external reference), then its table. Runs are evenly spaced on the
-x axis in time order (labelled by run id); each series is one machine and
+SVG, no external reference), then its table. Runs sit on the x axis at
+their run date (a week without runs is a gap, two runs an hour apart are
+close; the axis is labelled with dates, each point's run and commit are on
+hover and in the table); each series is one machine and
 target; a point is the run's median with its 95% interval as a whisker;
 exact metrics (bytes, instructions) are drawn as steps, since they hold
 until the next run changes them; a change compare calls significant is
@@ -48,7 +50,46 @@ def _is_worse(case: CaseHistory, p: HPoint) -> bool:
     return False
 
 
-def trend(case: CaseHistory, runs: list[int], slug: str) -> Chart:
+def _span(runs: list[int], created: dict[int, float]) -> tuple[float, float]:
+    times = [created[r] for r in runs]
+    return (min(times), max(times)) if times else (0.0, 0.0)
+
+
+def x_positions(runs: list[int], created: dict[int, float], left: float, plot_w: float) -> dict[int, float]:
+    """Each run's x: proportional to its date inside the plot (a margin of
+    4% each side keeps the first and last points off the frame). Without
+    dates (an older History) or with all runs at one instant, evenly spaced
+    in order, the only honest choice left."""
+    margin = plot_w * 0.04
+    t0, t1 = _span(runs, created) if all(r in created for r in runs) else (0.0, 0.0)
+    if t1 <= t0:
+        slot = plot_w / max(len(runs), 1)
+        return {run: left + slot * (i + 0.5) for i, run in enumerate(runs)}
+    return {run: left + margin + (plot_w - 2 * margin) * (created[run] - t0) / (t1 - t0) for run in runs}
+
+
+def date_ticks(runs: list[int], created: dict[int, float], left: float, plot_w: float,
+               count: int = 5) -> list[tuple[str, float]]:
+    """Evenly spaced dates along the axis (at most ``count``), each where its
+    instant falls; times of day only when the runs span under two days."""
+    if not runs or not all(r in created for r in runs):
+        return []
+    t0, t1 = _span(runs, created)
+    fmt = "%Y-%m-%d" if t1 - t0 >= 2 * 86400 else "%m-%d %H:%M"
+    margin = plot_w * 0.04
+    if t1 <= t0:
+        return [(time.strftime(fmt, time.gmtime(t0)), left + plot_w / 2)]
+    out: list[tuple[str, float]] = []
+    for i in range(count):
+        t = t0 + (t1 - t0) * i / (count - 1)
+        label = time.strftime(fmt, time.gmtime(t))
+        if not out or out[-1][0] != label:
+            out.append((label, left + margin + (plot_w - 2 * margin) * i / (count - 1)))
+    return out
+
+
+def trend(case: CaseHistory, runs: list[int], slug: str, created: dict[int, float] | None = None) -> Chart:
+    created = created or {}
     names = list(case.series)
     styles = [(PALETTE[i % len(PALETTE)], False) for i in range(len(names))]
     title = f"{case.name} — {case.metric} ({case.unit})"
@@ -63,17 +104,16 @@ def trend(case: CaseHistory, runs: list[int], slug: str) -> Chart:
     plot_w = WIDTH - left - right
     height = top + plot_h + bottom
     y_of = lambda v: top + plot_h * (1 - (v - ticks[0]) / (ticks[-1] - ticks[0]))  # noqa: E731
-    slot = plot_w / max(len(runs), 1)
-    x_at = {run: left + slot * (i + 0.5) for i, run in enumerate(runs)}
+    x_at = x_positions(runs, created, left, plot_w)
     for t, label in zip(ticks, tick_labels, strict=True):
         yy = y_of(t)
         body.append(f'<line x1="{left:.1f}" y1="{yy:.1f}" x2="{WIDTH - right}" y2="{yy:.1f}" stroke="#e3e3e3"/>')
         body.append(_text(left - 6, yy + 3, label, "end", 10, "#555"))
-    every = max(1, math.ceil(len(runs) / 30))  # at most ~30 run labels on the axis
-    for i, run in enumerate(runs):
-        if i % every == 0:
-            body.append(_text(x_at[run], top + plot_h + 14, str(run), "middle", 10, "#555"))
-    body.append(_text(left + plot_w / 2, height - 10, "run (oldest first)", "middle", 11, "#333"))
+    for when, x in date_ticks(runs, created, left, plot_w):
+        body.append(f'<line x1="{x:.1f}" y1="{top + plot_h}" x2="{x:.1f}" y2="{top + plot_h + 4}" stroke="#888"/>')
+        body.append(_text(x, top + plot_h + 14, when, "middle", 10, "#555", extra=' data-tick="date"'))
+    body.append(_text(left + plot_w / 2, height - 10, "run date (UTC; hover a point for its run and commit)",
+                      "middle", 11, "#333"))
     body.append(f'<rect x="{left:.1f}" y="{top}" width="{plot_w:.1f}" height="{plot_h}" fill="none" stroke="#888"/>')
     for si, name in enumerate(names):
         colour = styles[si][0]
@@ -120,7 +160,7 @@ def render(h: History) -> str:
         " metrics (drawn as steps) by any difference. Red: worse, green: better.</p>",
     ]
     for i, case in enumerate(h.cases):
-        chart = trend(case, h.runs, f"history-{i}")
+        chart = trend(case, h.runs, f"history-{i}", h.created)
         parts.append(f'<h2 id="case-{i}">{page._e(case.name)}</h2>')
         parts.append(f'<figure><div class="chart">{chart.svg}</div><figcaption>{page._e(chart.caption)}'
                      "</figcaption></figure>")

@@ -9,7 +9,7 @@ import json
 import time
 
 from tlsbench.engine import metrics
-from tlsbench.report import figures
+from tlsbench.report import figures, figures_pq
 from tlsbench.report import fits as fits_view
 from tlsbench.report import tables as report
 from tlsbench.report.charts import Chart
@@ -143,7 +143,7 @@ def context(data: RunData) -> str:
                                                                 else f"newlib {m.get('newlib')}"))]
           if firmware else []),
         ("host machine" if firmware else "machine", f"{m.get('cpu_model')}, {m.get('cores')} cores"),
-        ("CPU features the libraries dispatch on", ", ".join(m.get("cpu_flags", [])) or "none recorded"),
+        (report.features_label(firmware), ", ".join(m.get("cpu_flags", [])) or "none recorded"),
         ("system", f"{m.get('os')}, kernel {m.get('kernel')}"),
         ("tlsbench", r.tlsbench_version),
         ("method", f"{method.get('repeats')} repeats in {method.get('rounds', 1)} round(s), warm-up"
@@ -185,7 +185,9 @@ def _problems(data: RunData) -> str:
     if slow:  # pacing.py: still slower than the threshold after being measured again
         out.append(f"<h3>Slow phase: {sum(slow.values())} of {len(data.rounds)} rounds ran while the reference"
                    " workload was slow (after measuring again)</h3>")
-        out.append(table(["case", "slow rounds"], [[n, str(k)] for n, k in sorted(slow.items())]))
+        # the cases folded away: on a busy machine this is most of them, and the charts come first
+        out.append(f"<details><summary>the {len(slow)} case(s), marked (slow phase) in the charts</summary>"
+                   + table(["case", "slow rounds"], [[n, str(k)] for n, k in sorted(slow.items())]) + "</details>")
     return "\n".join(out)
 
 
@@ -217,8 +219,8 @@ def tables(data: RunData) -> list[tuple[str, str, str]]:
     if inter_body:
         out.append(("interop", "Interop: client library x server", table(inter_header, inter_body)))
     if data.code_sizes:
-        out.append(("code-size", "Code size of each firmware image (from its linker map; static RAM excludes heap"
-                    " and stack)", table(*report.code_size_table(data))))
+        out.append(("code-size", "Code size of each firmware image (from its linker map; "
+                    + report.CODE_SIZE_NOTE + ")", table(*report.code_size_table(data))))
     view = fits_view.fits(data.cases, data.code_sizes)
     if view.rows:
         out.append(("fits", "Fits on: the RAM each side of a min-ram case needs (bytes)",
@@ -230,7 +232,7 @@ def tables(data: RunData) -> list[tuple[str, str, str]]:
 def render(data: RunData) -> str:
     r = data.run
     title = f"tlsbench run {r.id}: {r.plan_name} on {r.target}"
-    charts = figures.figures(data)
+    charts = figures.figures(data) + figures_pq.pq_charts(data)
     views = tables(data)
     links = ([("charts", "Charts")] if charts else []) + [(a, t.split(" (")[0]) for a, t, _h in views]
     toc = " ".join(f'<a href="#{a}">{_e(t)}</a>' for a, t in links)

@@ -57,7 +57,7 @@ def _summary(data: tables.RunData) -> list[str]:
         + (f" ({run.finished - run.created:.0f} s)" if run.finished is not None else ""),
         f"- {'host ' if 'board' in m else ''}machine: {m.get('cpu_model')}, {m.get('cores')} cores,"
         f" {m.get('memory_mib', 0):,} MiB, {m.get('os')}, kernel {m.get('kernel')}",
-        f"- CPU features the libraries dispatch on: {', '.join(m.get('cpu_flags', [])) or 'none recorded'}",
+        f"- {tables.features_label('board' in m)}: {', '.join(m.get('cpu_flags', [])) or 'none recorded'}",
     ]
     if "board" in m:
         out.append(f"- board: {m['board']} ({m.get('board_cpu')}); {m.get('emulator', 'a real board')}"

@@ -36,7 +36,8 @@ def load(store: Store, run_id: int) -> RunData:
     run = store.get_run(run_id)
     cases = {c["name"]: {**dict(c), "results": {}} for c in store.cases(run_id)}
     for r in store.results(run_id):
-        cases[r["name"]]["results"][r["metric"]] = dict(r)
+        cases[r["name"]]["results"][r["metric"]] = {**dict(r),
+                                                    "reported_as": metrics.reported_as(r["metric"], r["min"], r["max"])}
     for c in cases.values():
         c.pop("transcript", None)
     method = run.plan.get("method", {})
@@ -46,13 +47,17 @@ def load(store: Store, run_id: int) -> RunData:
             drift = stats.round_drift(values, per_round) if status == "ok" else None
             if drift is not None:
                 cases[name]["round_drift"] = drift
+    rounds = [dict(r) for r in store.case_rounds(run_id)]
+    for r in rounds:  # each case's rounds measured in a slow phase (pacing.py), for its figures' marks
+        if r["slow"] and r["name"] in cases:
+            cases[r["name"]]["slow_rounds"] = cases[r["name"]].get("slow_rounds", 0) + 1
     return RunData(
         run=run,
         libraries=[dict(r) for r in store.libraries(run_id)],
         checks=[dict(r) for r in store.checks(run_id)],
         cases=list(cases.values()),
         code_sizes=[dict(r) for r in store.code_sizes(run_id)],
-        rounds=[dict(r) for r in store.case_rounds(run_id)],
+        rounds=rounds,
     )
 
 
@@ -63,7 +68,7 @@ VARIES_MARK = "(varies)"
 def varies(r: dict) -> bool:
     """An exact count whose repeats differ (state a library keeps from one
     call to the next): shown as varying with its range, never as exact."""
-    return metrics.is_exact(r["metric"]) and r["n"] > 1 and r["min"] != r["max"]
+    return r["n"] > 1 and metrics.reported_as(r["metric"], r["min"], r["max"]) == "varies"
 
 
 def varying_counts(data: RunData) -> list[tuple[str, str, float, float]]:
@@ -76,6 +81,40 @@ def _range(r: dict) -> str:
     return f" {VARIES_MARK} {r['min']:,.0f}..{r['max']:,.0f}" if varies(r) else ""
 DRIFT_MARK = "(drift)"
 DRIFT_METRIC = "wall_ns"  # the timed metric whose rounds are compared
+SLOW_MARK = "(slow phase)"
+
+
+# what the static RAM column holds (families/size/maps.py: .stacks counts as RAM)
+CODE_SIZE_NOTE = ("static RAM: .data + .bss, and in the tlsbench core + platform line the harness's painted"
+                  " stacks; not the heap")
+
+
+def features_label(firmware: bool) -> str:
+    """What the recorded CPU features are: on the host the code paths the
+    libraries take; on a firmware target only the emulator's machine's."""
+    return ("host CPU features (not the firmware's)" if firmware
+            else "CPU features the libraries dispatch on")
+
+
+def marks(case: dict | None, metric: str) -> list[str]:
+    """The flags one figure carries in every format (tables, HTML, charts):
+    (noisy) when this noisy metric's spread exceeds stats.NOISE_LIMIT, (drift)
+    when the case's rounds differ, (slow phase) when a round of it ran while
+    the reference workload was slow. Exact counts are never noisy: they get
+    (varies) when their repeats differ."""
+    if not case or case.get("status") != "ok":
+        return []
+    r = case["results"].get(metric)
+    if metrics.is_exact(metric):  # a count the machine's pace does not move: only its repeats can differ
+        return [VARIES_MARK] if r is not None and varies(r) else []
+    out = []
+    if r is not None and stats.is_noisy(r["median"], r["stdev"]):
+        out.append(NOISY_MARK)
+    if (case.get("round_drift") or 0) > stats.DRIFT_LIMIT:
+        out.append(DRIFT_MARK)
+    if case.get("slow_rounds"):
+        out.append(SLOW_MARK)
+    return out
 
 
 def drifting_cases(data: RunData) -> list[tuple[str, float]]:
@@ -120,7 +159,7 @@ def noise_lines(data: RunData) -> list[str]:
         out.append(f"varies: {len(varying)} exact count(s) differ between the repeats of their case, marked"
                    f" {VARIES_MARK} in firmware cells with their range (median shown): randomness drawn (on the"
                    " host, from the OS) or state the library keeps from one call to the next (on firmware, Mbed"
-                   " TLS's RSA blinding values and the heap they move), not measurement noise; e.g. "
+                   " TLS's RSA blinding values drawn per operation), not measurement noise; e.g. "
                    + ", ".join(f"{n} {m} {lo:,.0f}..{hi:,.0f}" for n, m, lo, hi in varying[:3]))
     drifting = drifting_cases(data)
     if drifting:
@@ -349,7 +388,7 @@ def context_lines(data: RunData, md: bool) -> list[str]:
     out = [
         f"{'## ' if md else ''}tlsbench run {r.id}: plan {r.plan_name}, target {r.target}, {status}",
         f"{bullet}{'host ' if firmware else ''}machine: {m.get('cpu_model')} ({m.get('cores')} cores;"
-        f" CPU features the libraries dispatch on: {', '.join(m.get('cpu_flags', [])) or 'none recorded'}),"
+        f" {features_label(firmware)}: {', '.join(m.get('cpu_flags', [])) or 'none recorded'}),"
         f" {m.get('os')}, kernel {m.get('kernel')}",
     ]
     if firmware:
@@ -454,8 +493,8 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
         out += "".join(f"\n{bullet}{line}\n" for line in noise_lines(data))
         if data.code_sizes:
             sizes_table = markdown(*code_size_table(data)) if md else aligned(*code_size_table(data))
-            out += ("\n" + bullet + "code size of each firmware image, from its linker map (static RAM excludes"
-                    " heap and stack, which are measured per operation)\n\n" + sizes_table + "\n")
+            out += ("\n" + bullet + "code size of each firmware image, from its linker map (" + CODE_SIZE_NOTE
+                    + "; an operation's heap and stack are measured per operation)\n\n" + sizes_table + "\n")
         if any(c["kind"] == fits_view.KIND for c in data.cases):
             out += ("\n" + bullet + "fits on (tlsbench fits): the RAM each side of a min-ram case needs\n\n"
                     + fits_view.render(fits_view.fits(data.cases, data.code_sizes), markdown if md else aligned, md))

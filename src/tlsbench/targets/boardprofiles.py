@@ -41,7 +41,13 @@ FIELDS: dict[str, tuple[type, bool]] = {
     "art_dcache_lines": (int, False),
     "run_current_ma": (float, False),  # with supply_v: energy per cycle
     "supply_v": (float, False),
+    # the Cortex-M7's L1 caches, modelled line by line (else the model assumes they always hit)
+    "icache_bytes": (int, False),
+    "dcache_bytes": (int, False),
 }
+# Cortex-M7 L1 cache sizes the core can be built with (DDI 0489F, 5.9 "L1 caches": configurable;
+# ST AN4839: 32-byte lines, instruction cache 2-way, data cache 4-way set associative)
+M7_CACHE_BYTES = (4096, 8192, 16384, 32768, 65536)
 FIGURES = tuple(k for k in FIELDS if k != "description")
 
 
@@ -66,6 +72,8 @@ class Profile:
     art_dcache_lines: int | None = None
     run_current_ma: float | None = None
     supply_v: float | None = None
+    icache_bytes: int | None = None
+    dcache_bytes: int | None = None
 
     @property
     def energy_nj_per_cycle(self) -> float | None:
@@ -155,6 +163,16 @@ def parse(path: Path, text: str | None = None) -> Profile:
     for key in ("art_icache_lines", "art_dcache_lines"):
         if key in values and not 1 <= int(values[key]) <= 256:  # type: ignore[call-overload]
             raise err(key, f"must be 1..256, got {values[key]!r}")
+    l1_keys = [k for k in ("icache_bytes", "dcache_bytes") if k in values]
+    if l1_keys and values["core"] != "cortex-m7":
+        raise err(l1_keys[0], "describes the Cortex-M7's L1 caches: only with core = \"cortex-m7\"")
+    if l1_keys and len(l1_keys) != 2:
+        raise err(l1_keys[0], "icache_bytes and dcache_bytes go together")
+    for key in l1_keys:
+        if not values[key.replace("_bytes", "")]:
+            raise err(key, f"gives a cache size: only with {key.replace('_bytes', '')} = true")
+        if values[key] not in M7_CACHE_BYTES:
+            raise err(key, f"must be one of {', '.join(map(str, M7_CACHE_BYTES))}, got {values[key]!r}")
     for key in ("run_current_ma", "supply_v"):
         if key in values and not float(values[key]) > 0:  # type: ignore[arg-type]
             raise err(key, f"must be a positive number, got {values[key]!r}")

@@ -36,8 +36,8 @@ def build_agents(libraries: list[str] | None = None, jobs: int | None = None, lo
         src = srcs[pinned[ident]]
         if v.library == "openssl":
             entries.append(f"openssl|{v.label}|{prefixbuild.build_openssl(ident, src, jobs, log)}|{src}")
-        elif v.library == "wolfssl":
-            entries.append(f"wolfssl|{v.label}|{src}|-")
+        elif v.library in ("wolfssl", "mbedtls"):
+            entries.append(f"{v.library}|{v.label}|{src}|-")
         else:
             raise SetupError(f"{ident}: tlsbench builds no further version of {v.library}")
     build = paths.build_dir("host")
@@ -75,17 +75,24 @@ def build_firmware(target: targets.Target, libraries: list[str] | None = None, o
     board = target.board
     assert board is not None
     libs = list(FIRMWARE_LIBRARIES if libraries is None else libraries)
-    allowed = FIRMWARE_LIBRARIES + FIRMWARE_ON_REQUEST
-    bad = [lib for lib in libs if lib not in allowed]
+    try:  # further versions (mbedtls@3.6.7) are built as their own images beside the defaults
+        libs = [versions.canonical(lib) if versions.base(lib) in FIRMWARE_LIBRARIES else lib for lib in libs]
+    except PlanError as e:
+        raise SetupError(str(e)) from None
+    bad = [lib for lib in libs if not is_firmware_library(lib)]
     if bad:
-        raise SetupError(f"{bad[0]!r} has no firmware build; firmware libraries: {', '.join(allowed)}")
+        raise SetupError(f"{bad[0]!r} has no firmware build; firmware libraries: {', '.join(FIRMWARE_LIBRARIES + FIRMWARE_ON_REQUEST)}")
     if opt not in OPT_LEVELS:
         raise SetupError(f"unknown optimisation level {opt!r}; one of: {', '.join(OPT_LEVELS)}")
     chain = board.toolchain
     for tool in ("cmake", f"{chain.prefix}gcc"):
         if shutil.which(tool) is None:
             raise SetupError(f"{tool} not found (apt-get install cmake {chain.packages})")
-    srcs = sources.ensure_sources(libs)
+    defaults = [lib for lib in libs if "@" not in lib]
+    extra = [lib for lib in libs if "@" in lib]
+    locks = {lib: versions.version_of(lib).lock for lib in libs}
+    srcs = sources.ensure_sources(sorted(set(locks.values())))
+    entries = [f"{versions.base(lib)}|{versions.version_of(lib).label}|{srcs[locks[lib]]}|-" for lib in extra]
     build = target.cmake_dir()
     build.mkdir(parents=True, exist_ok=True)
     agent_dir = paths.root() / "agent"
@@ -93,13 +100,14 @@ def build_firmware(target: targets.Target, libraries: list[str] | None = None, o
         "cmake", "-S", str(agent_dir), "-B", str(build),
         f"-DCMAKE_TOOLCHAIN_FILE={agent_dir / 'cmake' / chain.cmake_file}",
         f"-DCMAKE_BUILD_TYPE={OPT_LEVELS[opt]}", f"-DTB_CPU={board.cpu}", f"-DTB_PLATFORM={board.platform}",
-        f"-DTB_MACHINE={board.name}", f"-DTB_LIBRARIES={';'.join(libs)}",
+        f"-DTB_MACHINE={board.name}", f"-DTB_LIBRARIES={';'.join(defaults)}",
+        f"-DTB_VERSION_AGENTS={';'.join(entries)}",
         f"-DTB_SIZE_PROBES={'ON' if size_probes else 'OFF'}", f"-DTB_ONE_SIDE={'ON' if target.one_side else 'OFF'}",
     ]
     if shutil.which("ninja") and not (build / "Makefile").exists():
         configure += ["-G", "Ninja"]
-    for lib, src in srcs.items():
-        configure.append(f"-DTB_{lib.upper()}_SOURCE_DIR={src}")
+    for lib in defaults:
+        configure.append(f"-DTB_{lib.upper()}_SOURCE_DIR={srcs[locks[lib]]}")
     for lib, profile in target.profiles:
         configure.append(f"-DTB_{lib.upper()}_PROFILE={profile}")
     lean = ", one-side image" if target.one_side else ""
@@ -111,7 +119,7 @@ def build_firmware(target: targets.Target, libraries: list[str] | None = None, o
     # one image at a time: an image too big for the board is a finding ("does
     # not fit", with the bytes), not a failed build of the others
     for lib in ["selftest", *libs]:
-        exe = f"tlsbench-agent-{lib}"
+        exe = versions.agent_name(lib)
         marker = build / f"{exe}.does-not-fit"
         marker.unlink(missing_ok=True)
         try:
@@ -138,6 +146,11 @@ def build_firmware(target: targets.Target, libraries: list[str] | None = None, o
             if not overflows(str(e)) or _compile_errors(str(e)):
                 raise
     return built
+
+
+def is_firmware_library(ident: str) -> bool:
+    """Whether a library identifier (any version) has a firmware build."""
+    return ident in FIRMWARE_ON_REQUEST or (versions.base(ident) in FIRMWARE_LIBRARIES and not versions.problem(ident))
 
 
 def _compile_errors(text: str) -> str:

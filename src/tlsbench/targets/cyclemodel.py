@@ -121,6 +121,9 @@ def mark_address(firmware: Path, prefix: str = "arm-none-eabi-") -> int:
     raise SetupError(f"{firmware} has no {MARK_SYMBOL} (rebuild it: tlsbench build --target ...)")
 
 
+L1_LINE = 32  # bytes in a Cortex-M7 L1 cache line (ST AN4839)
+
+
 def plugin_args(profile: Profile, firmware: Path, out_file: Path, nm_prefix: str = "arm-none-eabi-") -> list[str]:
     """The plugin's arguments for this profile and image. The memory model
     (docs/cycle-model.md): a taken branch refetches from flash and pays its
@@ -140,6 +143,12 @@ def plugin_args(profile: Profile, firmware: Path, out_file: Path, nm_prefix: str
     if profile.art_icache_lines and not profile.icache:
         args += [f"art_ws={ws}", f"art_fetch={profile.flash_line_bytes}", f"art_ilines={profile.art_icache_lines}",
                  f"art_dlines={profile.art_dcache_lines}", f"art_prefetch={int(profile.prefetch)}"]
+    if profile.icache_bytes and profile.dcache_bytes:
+        # the Cortex-M7's L1 caches (docs/cycle-model.md, "The Cortex-M7 L1 caches"): 32-byte lines,
+        # 2-way I, 4-way D (ST AN4839); a miss pays the flash wait states once (critical word first,
+        # DDI 0489F 5.9), no next-line prefetch
+        args += [f"art_ws={ws}", f"art_fetch={L1_LINE}", f"art_ilines={profile.icache_bytes // L1_LINE}",
+                 "art_iways=2", f"art_dlines={profile.dcache_bytes // L1_LINE}", "art_dways=4", "art_prefetch=0"]
     for a in args:
         if "," in a:  # QEMU splits -plugin options at commas
             raise SetupError(f"a cycle model argument cannot contain a comma: {a!r}")

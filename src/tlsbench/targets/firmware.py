@@ -20,7 +20,7 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-from tlsbench import paths
+from tlsbench import paths, versions
 from tlsbench.errors import SetupError
 from tlsbench.targets import sources
 from tlsbench.targets import target as targets
@@ -58,7 +58,7 @@ def library_identity(library: str) -> str:
     user = sources.user_source(library)
     if user is not None:
         return f"user tree {user}"
-    pin = sources.load_lock().get(library)
+    pin = sources.load_lock().get(sources.lock_key(library))
     if pin is None:
         return f"{library}: not in the lock file"
     return f"{pin.version} {pin.archive} sha256={pin.sha256[pin.archive]}"
@@ -89,7 +89,7 @@ def cmake_options(target: targets.Target, opt: str) -> str:
 def inputs(target: targets.Target, library: str, opt: str, agent_hash: str | None = None,
            toolchain: str | None = None) -> dict[str, str]:
     """The stamp of an image built now: one hash per input, and the -O level."""
-    profile = dict(target.profiles).get(library, "default")
+    profile = dict(target.profiles).get(versions.base(library), "default")
     return {
         "opt": opt,
         "agent": agent_hash or agent_sources_hash(),

@@ -243,7 +243,7 @@ def ensure_sources(libraries: list[str] | None = None) -> dict[str, Path]:
     return result
 
 
-def _lock_key(library: str) -> str:
+def lock_key(library: str) -> str:
     """The lock section of a library identifier (versions.py; itself when it names none)."""
     try:
         lock = versions.version_of(library).lock
@@ -257,7 +257,7 @@ def describe(library: str) -> str:
     custom = user_source(library)
     if custom is not None:
         return f"user-supplied source tree {custom} (not checksum-verified)"
-    pin = load_lock().get(_lock_key(library))
+    pin = load_lock().get(lock_key(library))
     if pin is None:
         package = SYSTEM_PACKAGES.get(library, library)
         version = _dpkg_version(package)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from tlsbench import paths
 from tlsbench.errors import PlanError
+from tlsbench.targets import sources
 
 # QEMU's -icount shift: every instruction advances virtual time by 2**7 ns.
 ICOUNT = "shift=7,sleep=off"
@@ -115,10 +116,15 @@ class Target:
     # the lean image for one side of a handshake on the device (tls-device): one painted stack, no in-memory
     # link, a request line and records sized for one side's chunks (agent/CMakeLists.txt, TB_ONE_SIDE)
     one_side: bool = False
+    # labgrid: the coordinator's HOST:PORT; on one place's own target, that place (port is then its serial URL)
+    coordinator: str | None = None
+    place: str | None = None
 
     @property
     def deterministic(self) -> bool:
-        return self.kind == "qemu"
+        # a labgrid place whose board is an emulated one (QEMU behind the farm) counts instructions exactly too
+        return self.kind == "qemu" or (self.kind == "labgrid" and self.board is not None
+                                       and self.board.machine is not None)
 
     @property
     def build_name(self) -> str:
@@ -127,6 +133,7 @@ class Target:
         if self.board is None:
             return "host"
         suffix = "".join(f"-{lib}.{prof}" for lib, prof in self.profiles) + ("-oneside" if self.one_side else "")
+        suffix += _user_trees_suffix()
         return f"{'qemu' if self.board.machine else 'board'}-{self.board.name}{suffix}"
 
     def build_dir(self) -> Path:
@@ -139,23 +146,40 @@ class Target:
         if self.kind == "serial":
             port = re.sub(r"[^A-Za-z0-9]+", "_", self.port or "")
             return self.build_dir() / f"serial{port}" / f"tlsbench-agent-{library}"
+        if self.kind == "labgrid":
+            place = re.sub(r"[^A-Za-z0-9]+", "_", self.place or "")
+            return self.build_dir() / f"labgrid_{place}" / f"tlsbench-agent-{library}"
         return self.build_dir() / f"tlsbench-agent-{library}"
 
     def cmake_dir(self) -> Path:
         return self.build_dir() / "cmake"
 
     def firmware_path(self, library: str) -> Path:
-        return self.cmake_dir() / f"tlsbench-agent-{library}"
+        # "mbedtls@3.6.7" -> tlsbench-agent-mbedtls-3.6.7 (CMake names have no '@')
+        return self.cmake_dir() / ("tlsbench-agent-" + library.replace("@", "-"))
 
     def map_path(self, library: str) -> Path:
-        return self.cmake_dir() / f"tlsbench-agent-{library}.map"
+        return self.cmake_dir() / ("tlsbench-agent-" + library.replace("@", "-") + ".map")
 
 
 HOST = Target("host", "host")
 
 
 def known_names() -> list[str]:
-    return ["host", *(f"qemu:{b}" for b, v in BOARDS.items() if v.machine), "serial:PORT --board BOARD"]
+    return ["host", *(f"qemu:{b}" for b, v in BOARDS.items() if v.machine), "serial:PORT --board BOARD",
+            "labgrid:PLACE[,PLACE...] or labgrid:tag=KEY=VALUE [--board BOARD]"]
+
+
+def _user_trees_suffix() -> str:
+    """Firmware from a user-supplied library tree (TLSBENCH_<LIB>_SOURCE, e.g.
+    wolfSSL 5.9.2 for post-quantum images) gets its own build folder, named by
+    the tree's folder, so the default trees' images are not rebuilt over."""
+    out = ""
+    for lib in ("mbedtls", "wolfssl"):  # the firmware libraries (targets.build.FIRMWARE_LIBRARIES)
+        tree = sources.user_source(lib)
+        if tree is not None:
+            out += f"-{lib}.tree-" + re.sub(r"[^A-Za-z0-9._-]+", "_", tree.name)
+    return out
 
 
 def available_profiles(library: str) -> list[str]:
@@ -177,9 +201,10 @@ def parse_profiles(text: str | None) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(out.items()))
 
 
-def parse(name: str, board: str | None = None, profiles: str | None = None) -> Target:
-    """'host', 'qemu:<board>' or 'serial:<device>' (with board=...); profiles
-    ('mbedtls=small,...') pick library build profiles for firmware."""
+def parse(name: str, board: str | None = None, profiles: str | None = None, coordinator: str | None = None) -> Target:
+    """'host', 'qemu:<board>', 'serial:<device>' (with board=...) or
+    'labgrid:<places>' (the board from --board or the places' board tag);
+    profiles ('mbedtls=small,...') pick library build profiles for firmware."""
     prof = parse_profiles(profiles)
     if name == "host":
         if prof:
@@ -200,6 +225,17 @@ def parse(name: str, board: str | None = None, profiles: str | None = None) -> T
         if board is None or board not in BOARDS:
             raise PlanError(f"serial target needs --board, one of: {', '.join(BOARDS)}")
         return Target(name, "serial", BOARDS[board], rest, profiles=prof)
+    if kind == "labgrid":
+        from tlsbench.targets import labgrid_places
+
+        labgrid_places.parse_selection(rest)
+        address = labgrid_places.coordinator(coordinator)
+        # the places must exist before a run is stored for them
+        board = labgrid_places.board_of(labgrid_places.resolve(address, rest), board)
+        if board not in BOARDS:
+            raise PlanError(f"labgrid target: unknown board {board!r} (--board or the places' board tag); known:"
+                            f" {', '.join(BOARDS)}")
+        return Target(name, "labgrid", BOARDS[board], rest, profiles=prof, coordinator=address)
     near = difflib.get_close_matches(name, known_names(), n=3)
     hint = f" (did you mean {', '.join(near)}?)" if near else ""
     raise PlanError(f"unknown target {name!r}{hint}; known: {', '.join(known_names())}")
@@ -223,7 +259,7 @@ def write_launcher(target: Target, library: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     if target.kind == "qemu":
         args = ["qemu", "--board", target.board.name, "--firmware", str(target.firmware_path(library))]
-    else:
+    else:  # a serial board, or one labgrid place (its port: the place's serial resource)
         args = ["serial", "--port", target.port, "--board", target.board.name, "--library", library,
                 "--firmware", str(target.firmware_path(library))]
     path.write_text(

@@ -16,7 +16,7 @@ confirms it, and every probe's allocator layout is the same.
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from tlsbench.engine import agent, metrics
@@ -26,10 +26,12 @@ from tlsbench.families.base import Context
 from tlsbench.families.minram import search
 from tlsbench.families.primitive.checks import CheckResult
 from tlsbench.families.tls import catalog as tls_catalog
+from tlsbench.families.tls import device as tls_device
 from tlsbench.families.tls import runner as tls_runner
-from tlsbench.families.tls.cases import case_fields
+from tlsbench.families.tls.cases import TlsCase, case_fields
 from tlsbench.families.tls.names import TlsVariant
 from tlsbench.plans.plan import Plan
+from tlsbench.targets import target as targets
 from tlsbench.targets.bridge import clock_request
 
 KIND = "min-ram"
@@ -67,10 +69,12 @@ class MinRamFamily:
 
     def measure(self, case: Case, ctx: Context, rnd: int) -> Measured:
         v = TlsVariant.parse(case.op)
-        if v.device:
-            return Measured.not_run("unsupported", "the minimum-RAM search runs both sides in one image "
-                                    "(device_side is not searched)")
         tc = tls_runner.tls_case(case.alg, v, ctx.keys, 0)
+        if v.device:  # the device's side on the firmware, its peer the library's host agent (never capped)
+            if v.transport != "memory":
+                return Measured.not_run("unsupported", "one side on the device is for handshakes relayed by the "
+                                        "host, not tcp")
+            return measure_device_min_ram(ctx.target, case.library, tc, v.device, rnd, ctx.plan.method.timeout_s)
         return measure_min_ram(ctx.info.path, case.name, case_fields(tc), rnd, ctx.plan.method.timeout_s)
 
 
@@ -98,17 +102,21 @@ class _Prober:
         return encode_request("handshake", **self.fields, repeats=0, warmup=0, heap_limit=limit,
                               heap_limit_side=side)
 
+    def probe_one(self, side: str, limit: int) -> agent.Response | None:
+        """One probe's answer (None: the agent crashed; noted in crashes)."""
+        try:
+            res = agent.call(self.path, [self.request(side, limit)], self.timeout, self.what, self.wrapper)
+        except agent.AgentCallError as e:  # a library that crashes under the cap: that limit failed
+            self.crashes.append(f"{side} at {limit} B: {e}")
+            self.transcript.append(e.partial.stdout)
+            return None
+        self.transcript.append(res.stdout)
+        return res.responses[0]
+
     def run(self, side: str, limits: list[int]) -> list[agent.Response | None]:
         out: list[agent.Response | None] = []
         for n in limits:
-            try:
-                res = agent.call(self.path, [self.request(side, n)], self.timeout, self.what, self.wrapper)
-                out.append(res.responses[0])
-                self.transcript.append(res.stdout)
-            except agent.AgentCallError as e:  # a library that crashes under the cap: that limit failed
-                self.crashes.append(f"{side} at {n} B: {e}")
-                self.transcript.append(e.partial.stdout)
-                out.append(None)
+            out.append(self.probe_one(side, n))
             self.last[n] = out[-1].records if out[-1] is not None else []
         return out
 
@@ -132,14 +140,50 @@ class _Prober:
         return probe
 
 
+class _DeviceProber(_Prober):
+    """Probes of the device's side of a handshake: each a fresh boot of the
+    board's firmware (its random stream and allocator start over) and a fresh
+    host peer of the same library, uncapped, drawing from the fixed stream
+    (families.tls.device); only the device's side is searched."""
+
+    def __init__(self, run_probe: Callable[[int], tls_device.DeviceResult], what: str):
+        super().__init__(Path(), what, {}, 0)
+        self.run_probe = run_probe
+
+    def probe_one(self, side: str, limit: int) -> agent.Response | None:
+        r = self.run_probe(limit)
+        self.transcript.append(r.transcript + "\n")
+        if not r.records or r.records[-1].type != "end":  # the firmware crashed or hung: that limit failed
+            self.crashes.append(f"{side} at {limit} B: {r.message}")
+            return None
+        # the firmware's own end, unless the host peer failed after it
+        end = Record("end", {**r.records[-1].fields, "status": r.status, "msg": r.message})
+        return agent.Response(r.records[:-1], end)
+
+
+def measure_device_min_ram(target: targets.Target, library: str, tc: TlsCase, side: str, rnd: int,
+                           timeout: float) -> Measured:
+    """The least heap of the device's side of a handshake against the host
+    agent of its library, stored under the side's own metric names (the
+    other side's figures are the host's: not stored)."""
+    def run_probe(limit: int) -> tls_device.DeviceResult:
+        return tls_device.run(target, library, tc, side, repeats=0, warmup=0, timeout=timeout, heap_limit=limit)
+
+    return _search(_DeviceProber(run_probe, f"{library} {side} on {target.name}"), (side,), rnd)
+
+
 def _one(records: list[Record], rtype: str) -> Record | None:
     found = [r for r in records if r.type == rtype]
     return found[0] if found else None
 
 
 def measure_min_ram(path: Path, what: str, fields: dict[str, object], rnd: int, timeout: float) -> Measured:
-    p = _Prober(path, what, fields, timeout)
-    first = p.run("client", [UNCAPPED])[0]
+    return _search(_Prober(path, what, fields, timeout), SIDES, rnd)
+
+
+def _search(p: _Prober, sides: tuple[str, ...], rnd: int) -> Measured:
+    """The uncapped pass, then each side's search and its confirmation."""
+    first = p.run(sides[0], [UNCAPPED])[0]
     if first is None or first.status != "ok":
         status = first.status if first is not None else "failed"
         msg = first.message if first is not None else "; ".join(p.crashes)
@@ -148,16 +192,16 @@ def measure_min_ram(path: Path, what: str, fields: dict[str, object], rnd: int, 
         return Measured.not_run("failed", f"handshake failed without a cap: {msg}", "".join(p.transcript))
     mem = _one(first.records, "tls_cap")
     endpoint = _one(first.records, "tls_endpoint")
-    if mem is None or endpoint is None or "client_heap_peak" not in mem.fields:
+    if mem is None or endpoint is None or f"{sides[0]}_heap_peak" not in mem.fields:
         return Measured.not_run("unsupported", "this agent counts no heap (no tls_cap record)",
                                 "".join(p.transcript))
     samples = []
-    for side in SIDES:
+    for side in sides:
         samples.append(Sample.one(rnd, f"{side}_conn_heap_peak_bytes", int(mem[f"{side}_heap_peak"])))
         samples.append(Sample.one(rnd, f"{side}_endpoint_heap_bytes", int(endpoint[f"{side}_heap_held"])))
     if "max_frag" in mem.fields:
         samples.append(Sample.one(rnd, "negotiated_max_frag_bytes", int(mem["max_frag"])))
-    for side in SIDES:
+    for side in sides:
         try:
             found = search.min_limit(p.passes(side), int(mem[f"{side}_heap_peak"]))
         except search.SearchError as e:

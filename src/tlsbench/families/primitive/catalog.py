@@ -43,7 +43,9 @@ ALGORITHMS: dict[str, dict[str, tuple[str, ...]]] = {
     "pke": {name: ("encrypt", "decrypt") for name in ("rsa2048-pkcs1v15", "rsa3072-pkcs1v15")},
     # ML-KEM (FIPS 203) and ML-DSA (FIPS 204): keys from their seeds (agent/include/tb/adapter.h)
     "kem": {name: ("keygen", "encaps", "decaps") for name in ("ml-kem-512", "ml-kem-768", "ml-kem-1024")},
-    "pqsig": {name: ("keygen", "sign", "verify") for name in ("ml-dsa-44", "ml-dsa-65", "ml-dsa-87")},
+    # SLH-DSA (FIPS 205) at security category 1: small (128s) and fast (128f) signing
+    "pqsig": {name: ("keygen", "sign", "verify")
+              for name in ("ml-dsa-44", "ml-dsa-65", "ml-dsa-87", "slh-dsa-sha2-128s", "slh-dsa-sha2-128f")},
 }
 
 # Operations that are benchmarked by default: "public" only exists for checks.

@@ -7,6 +7,17 @@ checked by SHA-256), never copied into this repository:
       publishes them (seed d||z -> encapsulation key; ek, m -> ct, K)
   test/recipes/30-test_evp_data/evppkey_ml_dsa_keygen.txt:
       NIST ACVP ML-DSA-keyGen-FIPS204 internalProjection.json (seed -> pk)
+  test/recipes/30-test_evp_data/evppkey_slh_dsa_keygen.txt, _siggen.txt:
+      NIST ACVP SLH-DSA-keyGen-FIPS205 / SLH-DSA-sigGen-FIPS205
+      internalProjection.json [version 53] (seed -> pk; sk, M -> signature).
+      The sign answers are the vectors of the agent's interface: deterministic,
+      external ("pure") message encoding, empty context; the private key's
+      first 3n bytes (SK.seed || SK.prf || PK.seed) are the seed.
+
+ML-DSA sign answers are not read: the ML-DSA sigGen vectors of the archive
+give expanded private keys (2,560+ bytes), not the 32-byte seed the agent's
+interface takes, so ML-DSA signatures are checked by pyca/cryptography and
+across libraries instead.
 
 The first vectors of each parameter set are the checks; vector 0 is also the
 benchmark's input (its seed, ek, m and ciphertext), so every run of a case
@@ -26,6 +37,7 @@ PIN = "openssl@3.5"
 DATA_DIR = "test/recipes/30-test_evp_data"
 KEMS = {"ml-kem-512": "ML-KEM-512", "ml-kem-768": "ML-KEM-768", "ml-kem-1024": "ML-KEM-1024"}
 DSAS = {"ml-dsa-44": "ML-DSA-44", "ml-dsa-65": "ML-DSA-65", "ml-dsa-87": "ML-DSA-87"}
+SLHS = {"slh-dsa-sha2-128s": "SLH-DSA-SHA2-128s", "slh-dsa-sha2-128f": "SLH-DSA-SHA2-128f"}
 PER_SET = 3  # vectors checked per parameter set and file
 
 
@@ -100,11 +112,50 @@ def kem_vectors(alg: str) -> tuple[KemVector, ...]:
     return tuple(out)
 
 
+@dataclass(frozen=True)
+class SignVector:
+    seed: bytes  # SLH-DSA: SK.seed || SK.prf || PK.seed
+    pk: bytes
+    msg: bytes
+    sig: bytes
+    source: str
+
+
 @functools.cache
 def dsa_vectors(alg: str) -> tuple[DsaVector, ...]:
-    path = _tree() / DATA_DIR / "evppkey_ml_dsa_keygen.txt"
-    found = [b for b in _blocks(path) if b.get("KeyGen") == DSAS[alg]][:PER_SET]
+    """Key generation answers of ML-DSA or SLH-DSA (seed -> public key)."""
+    slh = alg in SLHS
+    path = _tree() / DATA_DIR / ("evppkey_slh_dsa_keygen.txt" if slh else "evppkey_ml_dsa_keygen.txt")
+    found = [b for b in _blocks(path) if b.get("KeyGen") == (SLHS if slh else DSAS)[alg]][:PER_SET]
     if not found:
         raise SetupError(f"{alg}: no vectors in {path}")
     return tuple(DsaVector(bytes.fromhex(b["hexseed"]), bytes.fromhex(b["hexpub"]), _source(path, i))
                  for i, b in enumerate(found))
+
+
+@functools.cache
+def sign_vectors(alg: str) -> tuple[SignVector, ...]:
+    """SLH-DSA signing answers of the agent's interface (deterministic, pure,
+    empty context); none for ML-DSA (see the module's comment)."""
+    if alg not in SLHS:
+        return ()
+    path = _tree() / DATA_DIR / "evppkey_slh_dsa_siggen.txt"
+    blocks = _blocks(path)
+    keys = {}
+    for b in blocks:
+        if "PrivateKeyRaw" in b:
+            name, _, sk = b["PrivateKeyRaw"].split(":")
+            keys[name] = bytes.fromhex(sk)
+    out = []
+    for i, b in enumerate(blocks):
+        name = b.get("Sign-Message", "").partition(":")[2]
+        if (b.get("Sign-Message", "").partition(":")[0] != SLHS[alg] or b.get("deterministic") != "1"
+                or b.get("message-encoding") != "1" or b.get("hexcontext-string") != ""):
+            continue
+        sk = keys[name]
+        n = len(sk) // 4  # sk = SK.seed || SK.prf || PK.seed || PK.root
+        out.append(SignVector(sk[:3 * n], sk[2 * n:], bytes.fromhex(b["Input"]), bytes.fromhex(b["Output"]),
+                              f"{_source(path, i)} ({name})"))
+    if not out:
+        raise SetupError(f"{alg}: no deterministic pure-message sign vectors in {path}")
+    return tuple(out[:PER_SET])

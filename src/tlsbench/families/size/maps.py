@@ -37,9 +37,16 @@ class Part:
     ram_bytes: int = 0
 
 
+# a further version's archives (agent/adapters/*/library.cmake): Mbed TLS's
+# targets prefixed "v<label>_" (libv3_6_7_mbedcrypto.a), wolfSSL's suffixed
+# "-<label>" (libtb_wolfssl-5.9.a)
+_VERSION_ARCHIVE = re.compile(r"^libv[0-9_]+_|-[0-9.]+(?=\.a$)")
+
+
 def component_of(path: str, library: str) -> str:
     archive = path.split("(", 1)[0]
-    base = archive.rsplit("/", 1)[-1]
+    library = library.split("@", 1)[0]  # "mbedtls@3.6.7": the library's own archives and adapter
+    base = _VERSION_ARCHIVE.sub(lambda m: "lib" if m.group(0).startswith("lib") else "", archive.rsplit("/", 1)[-1])
     if base in LIBRARY_ARCHIVES.get(library, ()):
         return "library"
     if "/sizeprobe/" in path:  # a size probe's own object (agent/sizeprobe)

@@ -51,12 +51,22 @@ PRIMITIVES: dict[str, str] = {
     "ed25519-sign-verify": "Ed25519 sign and verify",
     "rsa2048-verify": "RSA-2048 PKCS#1 v1.5 SHA-256 verify from the raw modulus and exponent",
     "rsa2048-sign": "RSA-2048 PKCS#1 v1.5 SHA-256 sign from the raw key parts (with the DRBG)",
+    # post-quantum (FIPS 203/204), every random input given: seeds and the encapsulation message fixed
+    "mlkem768-keygen": "ML-KEM-768 key pair from a fixed seed, public key encoded",
+    "mlkem768": "ML-KEM-768 key pair, encapsulation to it and decapsulation (secrets compared)",
+    "mldsa44-keygen": "ML-DSA-44 key pair from a fixed seed",
+    "mldsa44": "ML-DSA-44 key pair, deterministic sign and verify",
+    "mldsa65": "ML-DSA-65 key pair, deterministic sign and verify",
 }
+PQ_PROBES = ("mlkem768-keygen", "mlkem768", "mldsa44-keygen", "mldsa44", "mldsa65")
 # What a library's public API cannot do in its tlsbench configuration.
 UNSUPPORTED: dict[tuple[str, str], str] = {
     **{("mbedtls", p): "Mbed TLS 3.6 has no EdDSA" for p in ("ed25519-sign", "ed25519-verify", "ed25519-sign-verify")},
     ("wolfssl", "aes-128"): "no public single-block AES call in this configuration"
                             " (needs WOLFSSL_AES_DIRECT or HAVE_AES_ECB)",
+    **{("mbedtls", p): "Mbed TLS 3.6 has no ML-KEM or ML-DSA" for p in PQ_PROBES},
+    **{("wolfssl", p): "this wolfSSL tree has no ML-KEM or ML-DSA (5.8+ has: TLSBENCH_WOLFSSL_SOURCE)"
+       for p in PQ_PROBES},
 }
 EMPTY = "empty"
 PROBE_COMPONENT = "size probe"  # the probe's own object: left out of every figure
@@ -224,7 +234,9 @@ def run(target: targets.Target, store: Store, libraries: list[str] | None = None
     for lib in libs:
         config = library_config(target, lib)
         version = sources.load_lock().get(lib)
-        store.put_library(run_id, lib, version.version if version else "unknown", config, sources.describe(lib),
+        user = sources.user_source(lib)  # a user-supplied tree is not the pinned version
+        store.put_library(run_id, lib, f"user tree {user.name}" if user else version.version if version else "unknown",
+                          config, sources.describe(lib),
                           "", "flash_bytes,ram_bytes", {})
         empty = empties[lib]
         for probe in PRIMITIVES:

@@ -165,9 +165,12 @@ def _rx_line(data: bytes) -> bytes:
 
 
 def run(target: targets.Target, library: str, case: TlsCase, side: str = "client", repeats: int = 3,
-        warmup: int = 1, timeout: float = 300, stack: bool = True) -> DeviceResult:
+        warmup: int = 1, timeout: float = 300, stack: bool = True, heap_limit: int | None = None) -> DeviceResult:
     """Runs warmup + repeats connections with `side` on the emulated board and
-    the other side on the host; the firmware's records (relay traffic aside)."""
+    the other side on the host; the firmware's records (relay traffic aside).
+    heap_limit: the minimum-RAM probe instead (repeats and warmup 0): one
+    connection with the device side's heap capped, answered by a tls_cap
+    record; the host peer is never capped."""
     if target.kind != "qemu" or target.board is None:
         return DeviceResult("unsupported", "one side on the device runs under QEMU only (not over a serial port yet)")
     firmware = target.firmware_path(library)
@@ -178,8 +181,9 @@ def run(target: targets.Target, library: str, case: TlsCase, side: str = "client
         peer = _Peer(library, case, side, warmup, repeats, stack)
     except _Refused as e:
         return DeviceResult(e.status, e.message)
+    cap = {} if heap_limit is None else {"heap_limit": heap_limit, "heap_limit_side": side}
     request = encode_request("tls-device", side=side, **device_fields(case, side), repeats=repeats, warmup=warmup,
-                             stack=1 if stack else 0)
+                             stack=1 if stack else 0, **cap)
     proc = subprocess.Popen(targets.qemu_command(target.board, firmware), stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     watchdog = threading.Timer(timeout, proc.kill)  # a hung firmware or peer ends here

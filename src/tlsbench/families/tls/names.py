@@ -7,7 +7,8 @@ certificate key type (or psk / anon) and chain kind (full / leaf / none),
 then in this order: mutual, noverify (the client skips verifying the
 server), a handshake kind other than full, tcp,
 server=<side>, client=<tool>, clients=<n>, device=<side>, mfl=<bytes> (the
-client asks for this maximum fragment length). The plain TCP baseline is suite
+client asks for this maximum fragment length), share=<group> (a HelloRetryRequest
+case's first client key share, when the plan names it: [tls] hrr_shares). The plain TCP baseline is suite
 ``TCP`` with the variant ``tcp``. The name is the comparison key between runs,
 so a variant prints the same text it was parsed from.
 """
@@ -39,6 +40,7 @@ class TlsVariant:
     device: str = ""  # firmware: only this side ("client" / "server") on the device, its peer on the host
     max_frag: int = 0  # the maximum fragment length the client asks for (0: none asked)
     verify: bool = True  # False: the client does not verify the server's chain (plan [tls] verify_peer)
+    share: str = ""  # hrr: the client's first key share ("" the catalog's guess, hrr_first_share)
 
     def op(self, suite: str) -> str:
         base = f"{self.group or tls_catalog.no_group_label(suite)}/{self.cred}-{self.chain}"
@@ -52,6 +54,7 @@ class TlsVariant:
             f"clients={self.capacity}" if self.capacity else "",
             f"device={self.device}" if self.device else "",
             f"mfl={self.max_frag}" if self.max_frag else "",
+            f"share={self.share}" if self.share else "",
         ) if o]
         return base + ("/" + "+".join(opts) if opts else "")
 
@@ -82,6 +85,8 @@ class TlsVariant:
                 v = replace(v, device=opt[7:])
             elif opt.startswith("mfl=") and opt[4:] in {str(n) for n in tls_catalog.MAX_FRAGMENTS}:
                 v = replace(v, max_frag=int(opt[4:]))
+            elif opt.startswith("share=") and opt[6:] in tls_catalog.GROUPS:
+                v = replace(v, share=opt[6:])
             else:
                 raise ValueError(f"unknown TLS case option {opt!r} in {op!r}")
         return v

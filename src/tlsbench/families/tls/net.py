@@ -269,6 +269,13 @@ def run_over_tcp(client: Path, server: Path | str, case: TlsCase, repeats: int =
         status, message, records = "error", str(e), []
     server_memory = None
     process_heap = _process_heap("client", records)
+    # a client that refused its configuration (e.g. a group its library lacks) never connected: the
+    # server would only wait out its accept timeout, so it is stopped and the client's reason stands
+    refused_client = status == "unsupported" and not any(r.type == "tls_side" for r in records)
+    if isinstance(peer, AgentServer) and refused_client:
+        peer.kill()
+        peer.finish(timeout=10)
+        return NetResult(status, f"client: {message}")
     if isinstance(peer, AgentServer):
         srv_records, srv_end = peer.finish(timeout=30)
         server_side = {int(r["i"]): r for r in srv_records if r.type == "tls_side"}

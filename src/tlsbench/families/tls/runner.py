@@ -100,12 +100,22 @@ def expand_tls(plan: Plan, kind: str = "tls") -> list[Case]:
                                 continue
                             base = TlsVariant(group, cred, chain, auth, hs,
                                               verify=t.verify_peer or cred not in tls_catalog.KEY_TYPES)
-                            for v in _transports(t, base):
-                                for lib in plan.libraries:
-                                    cases.append(Case(lib, kind, suite, v.op(suite), None))
+                            for b in _hrr_shares(t, base):
+                                for v in _transports(t, b):
+                                    for lib in plan.libraries:
+                                        cases.append(Case(lib, kind, suite, v.op(suite), None))
     if t.baseline and "tcp" in t.transports and kind == "tls":
         cases += [Case(lib, "tls", BASELINE, BASELINE_OP, None) for lib in plan.libraries]
     return cases
+
+
+def _hrr_shares(t, base: TlsVariant) -> list[TlsVariant]:
+    """A HelloRetryRequest case once per first key share the plan names
+    ([tls] hrr_shares; a share that is the case's own group would need no
+    retry: skipped), or once with the catalog's guess."""
+    if base.handshake != "hrr" or not t.hrr_shares:
+        return [base]
+    return [replace(base, share=s) for s in t.hrr_shares if s != base.group]
 
 
 def _transports(t, base: TlsVariant) -> list[TlsVariant]:
@@ -181,7 +191,8 @@ def tls_case(suite: str, v: TlsVariant, keys: dict, bulk: int) -> TlsCase:
     resume = {"resume-id": "session-id", "resume-ticket": "ticket", "resume-psk-only": "psk-only",
               "0rtt": "ticket"}.get(v.handshake, "none")
     return TlsCase(version, suite, v.group, chain, client_chain=client,
-                   client_share=tls_catalog.hrr_first_share(v.group) if v.handshake == "hrr" and v.group else None,
+                   client_share=(v.share or tls_catalog.hrr_first_share(v.group)) if v.handshake == "hrr" and v.group
+                   else None,
                    resume=resume, early=v.handshake == "0rtt", psk=psk, bulk=bulk, max_frag=v.max_frag,
                    verify_peer=v.verify)
 

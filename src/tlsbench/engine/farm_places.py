@@ -1,0 +1,71 @@
+"""A labgrid target's places as the boards of one run: held for the whole
+run (targets/labgrid_places.py), each with its own target and launchers,
+the runner's pending rounds shared among them (engine/farm.py)."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from tlsbench.engine import farm
+from tlsbench.engine.case import Case, Measured
+from tlsbench.targets import labgrid_places
+from tlsbench.targets import target as targets
+
+
+@contextmanager
+def held(target: targets.Target) -> Iterator[list[labgrid_places.Place]]:
+    """The target's places, acquired; released when the run ends, fails or is interrupted."""
+    assert target.coordinator is not None and target.port is not None
+    names = list(labgrid_places.resolve(target.coordinator, target.port))
+    with labgrid_places.acquired(target.coordinator, names) as places:
+        yield places
+
+
+def on(target: targets.Target, place: labgrid_places.Place) -> targets.Target:
+    """One place's own target: its serial resource as the port its launchers open."""
+    return dataclasses.replace(target, port=place.url, place=place.name)
+
+
+def first(target: targets.Target, places: list[labgrid_places.Place]) -> targets.Target:
+    """The target the run probes and checks on: its first place."""
+    return on(target, places[0])
+
+
+def _view(session: Any, target: targets.Target) -> Any:
+    """The session as one place sees it: its own target and launchers, the
+    same libraries, checks and verdicts."""
+    view = copy.copy(session)
+    view.target = target
+    view.infos = {lib: dataclasses.replace(info, path=targets.write_launcher(target, lib))
+                  for lib, info in session.infos.items()}
+    return view
+
+
+def share(session: Any, places: list[labgrid_places.Place], pending: list[tuple[int, Case]],
+          progress_of: dict, progress: Any, run_id: int, log: Callable[[str], None]) -> None:
+    """Measures the pending rounds on every place; results stored by this thread."""
+    base = dataclasses.replace(session.target, port=None, place=None)
+    boards = []
+    for place in places:
+        view = _view(session, on(base, place))
+        boards.append(farm.Board(place.name, view.outcome, lambda url=place.url: labgrid_places.answers(url)))
+
+    def wanted(rnd: int, case: Case) -> bool:
+        entry = progress_of.get(case.name)
+        return entry is None or (entry[1] == "partial" and entry[2] <= rnd)
+
+    def store(case: Case, rnd: int, measured: Measured, started: float, board: str) -> None:
+        progress_of[case.name] = session.store_round(case, rnd, progress_of.get(case.name), measured, started,
+                                                     board)
+
+    dead = farm.share(boards, pending, wanted, store, run_id, log, on_done=lambda c: progress.update(c.name))
+    if dead:
+        log(f"run {run_id}: {len(dead)} of {len(places)} place(s) stopped answering: "
+            + "; ".join(f"{n}: {w}" for n, w in dead.items()))
+
+
+__all__ = ["first", "held", "on", "share"]

@@ -1,0 +1,49 @@
+/* A kernel for the set-associative cache rule (the Cortex-M7 L1 D-cache:
+ * 32-byte lines, tests/test_cyclemodel.py): one routine loads from three
+ * table lines 64 bytes apart and the first again, called cold then warm
+ * between marks. With 4 lines of 2 ways (2 sets), the three lines share
+ * set 0 and evict each other; with 4 lines in one set (fully associative)
+ * they all stay. Cortex-M4 encoding, linked at 0 (all of it "flash"). */
+    .syntax unified
+    .thumb
+    .text
+    .balign 4
+vectors:
+    .word 0x20001000          /* initial stack */
+    .word reset + 1
+
+    .balign 32
+    .global mark
+    .thumb_func
+mark:
+    bx lr
+
+    .balign 32
+    .thumb_func
+    .global reset
+reset:
+    bl mark
+    bl set_loads              /* cold */
+    bl mark
+    bl set_loads              /* warm */
+    bl mark
+    /* the end: semihosting SYS_EXIT, ADP_Stopped_ApplicationExit */
+    movs r0, #0x18
+    ldr r1, =0x20026
+    bkpt 0xab
+2:  b 2b
+
+    .balign 32
+    .thumb_func
+set_loads:                    /* lines A, A+2, A+4 (A even: all in set 0 of 2), then A again */
+    adr r0, table
+    ldr r1, [r0]
+    ldr r2, [r0, #64]
+    ldr r3, [r0, #128]
+    ldr r1, [r0]
+    bx lr
+
+    .balign 64
+table:
+    .fill 40, 4, 0
+    .ltorg

@@ -1,0 +1,318 @@
+"""A board farm through labgrid, end to end on this machine: the test starts
+a labgrid coordinator and an exporter (loopback, free ports); the "boards"
+are two QEMU mps2-an386 instances of the Mbed TLS firmware whose UART is a
+TCP serial port, exported as NetworkSerialPort (tests/data/labgrid/
+exporter.yaml, the file docs/labgrid.md shows). A small plan on
+labgrid:P1,P2 must give exactly the counts of the direct qemu:mps2-an386
+target, each case naming the place that ran it; killing one QEMU mid-run
+moves its remaining cases to the other place; places are released after
+a run and after an error. The sharing itself (engine/farm.py) is also
+tested without boards: a dead board's cases go to the others, no board
+left stops the run resumable."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import string
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from conftest import needs_tools
+
+from tlsbench.engine import farm, runner
+from tlsbench.engine.case import Case, Measured
+from tlsbench.engine.store import Store
+from tlsbench.errors import RunInterrupted
+from tlsbench.plans.plan import parse_plan
+from tlsbench.report import tables as report
+from tlsbench.targets import build, labgrid_places
+from tlsbench.targets import target as targets
+
+BIN = Path(sys.executable).parent
+EXPORTER_YAML = Path(__file__).parent / "data" / "labgrid" / "exporter.yaml"
+M4 = targets.parse("qemu:mps2-an386")
+PLAN = """
+name = "labgrid-farm"
+[select]
+libraries = ["mbedtls"]
+kinds = ["hash", "aead", "kex"]
+algorithms = ["sha256", "aes-128-gcm", "x25519"]
+sizes = [64]
+[method]
+repeats = 2
+warmup = 0
+timeout_s = 120
+"""
+
+
+def _case(name: str) -> Case:
+    return Case(library="lib", kind="hash", alg=name, op="hash", size=None)
+
+
+def test_a_dead_boards_cases_go_to_the_others_and_no_board_left_stops_resumable() -> None:
+    """engine/farm.py alone: board A fails its second case and is then dead;
+    B measures everything else; the failed case names why."""
+    calls: dict[str, list[str]] = {"A": [], "B": []}
+    a_dead = threading.Event()
+
+    def on(board: str):
+        def measure(case: Case, rnd: int) -> Measured:
+            calls[board].append(case.name)
+            if board == "A" and len(calls["A"]) == 2:
+                a_dead.set()
+                return Measured.not_run("failed", "agent crashed")
+            time.sleep(0.01)
+            return Measured("ok", "", 1, "", [], [])
+        return measure
+
+    stored: list[tuple[str, str, str, str]] = []
+    boards = [farm.Board("A", on("A"), lambda: "connection refused" if a_dead.is_set() else None),
+              farm.Board("B", on("B"), lambda: None)]
+    pending = [(0, _case(f"c{i}")) for i in range(8)]
+    dead = farm.share(boards, pending, lambda r, c: True,
+                      lambda c, r, m, t, b: stored.append((c.name, b, m.status, m.reason)), 1, lambda m: None)
+    assert dead == {"A": "connection refused"}
+    assert sorted(n for n, *_ in stored) == [f"lib/hash/c{i}/hash" for i in range(8)]  # every case once
+    assert len(calls["A"]) == 2 and len(calls["B"]) == 6
+    failed = [s for s in stored if s[2] == "failed"]
+    assert failed == [(calls["A"][1], "A", "failed", "board A stopped answering (connection refused): agent crashed")]
+
+    lost = [farm.Board(n, lambda c, r: Measured.not_run("failed", "gone"), lambda: "gone") for n in ("A", "B")]
+    with pytest.raises(farm.PlacesLost) as e:
+        farm.share(lost, [(0, _case(f"c{i}")) for i in range(5)], lambda r, c: True,
+                   lambda *a: None, 7, lambda m: None)
+    assert isinstance(e.value, RunInterrupted) and e.value.run_id == 7
+    assert str(e.value) == "every board of the run stopped answering (A: gone; B: gone)"
+
+
+# --- end to end: a coordinator, an exporter and two QEMU boards -------------------------------------------
+
+LABGRID = ("labgrid-coordinator", "labgrid-exporter", "labgrid-client")
+_missing = [t for t in LABGRID if not (BIN / t).exists()]
+if _missing and os.environ.get("CI") == "true":
+    raise RuntimeError(f"CI: {', '.join(_missing)} missing from {BIN} (scripts/setup installs labgrid)")
+_E2E = (pytest.mark.skipif(bool(_missing), reason=f"needs {', '.join(_missing)} (pip install labgrid: scripts/setup)"),
+        needs_tools("qemu-system-arm", "arm-none-eabi-gcc"))
+
+
+def e2e(test):
+    for mark in _E2E:
+        test = mark(test)
+    return test
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_port(port: int, proc: subprocess.Popen, what: str, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{what} exited ({proc.returncode})")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"{what} did not listen on 127.0.0.1:{port} within {timeout:g} s")
+
+
+@dataclass
+class Farm:
+    address: str
+    qemus: dict[str, subprocess.Popen]  # place -> its board
+    folder: Path
+
+    def client(self, *args: str) -> str:
+        return subprocess.run([str(BIN / "labgrid-client"), "-x", self.address, *args], check=True,
+                              capture_output=True, text=True, timeout=60).stdout
+
+    def acquired(self) -> dict[str, str]:
+        text = self.client("-v", "places")
+        out, place = {}, ""
+        for line in text.splitlines():
+            if line.startswith("Place '"):
+                place = line.split("'")[1]
+            elif line.strip().startswith("acquired:"):
+                out[place] = line.split(":", 1)[1].strip()
+        return out
+
+
+def _start(cmd: list[str], folder: Path, log: str) -> subprocess.Popen:
+    out = open(folder / log, "wb")  # noqa: SIM115 (closed with the process, read when a step fails)
+    return subprocess.Popen(cmd, cwd=folder, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+@pytest.fixture(scope="module")
+def firmware() -> targets.Target:
+    build.build_firmware(M4, ["mbedtls"], log=lambda m: None)  # up to date in seconds when nothing changed
+    return M4
+
+
+@pytest.fixture(scope="module")
+def lab(firmware: targets.Target, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Farm]:
+    """One farm for the module (the test that kills a board runs last)."""
+    tmp_path = tmp_path_factory.mktemp("farm")
+    procs: list[subprocess.Popen] = []
+    try:
+        ports = {"P1": _free_port(), "P2": _free_port()}
+        qemus = {}
+        for place, port in ports.items():
+            cmd = targets.qemu_command(firmware.board, firmware.firmware_path("mbedtls"),
+                                       serial=f"tcp:127.0.0.1:{port},server=on,wait=off")
+            qemus[place] = _start(cmd, tmp_path, f"qemu-{place}.log")
+            procs.append(qemus[place])
+            _wait_port(port, qemus[place], f"QEMU of {place}")
+        coord_port = _free_port()
+        address = f"127.0.0.1:{coord_port}"
+        procs.append(_start([str(BIN / "labgrid-coordinator"), "-l", address], tmp_path, "coordinator.log"))
+        _wait_port(coord_port, procs[-1], "labgrid-coordinator")
+        config = tmp_path / "exporter.yaml"
+        config.write_text(string.Template(EXPORTER_YAML.read_text()).substitute(
+            PORT_1=ports["P1"], PORT_2=ports["P2"]))
+        procs.append(_start([str(BIN / "labgrid-exporter"), "-c", address, "-n", "farm", "--hostname", "127.0.0.1",
+                             str(config)], tmp_path, "exporter.log"))
+        f = Farm(address, qemus, tmp_path)
+        deadline = time.monotonic() + 30
+        while "farm/board-2/NetworkSerialPort" not in f.client("resources"):
+            assert time.monotonic() < deadline, (tmp_path / "exporter.log").read_text()[-2000:]
+            time.sleep(0.3)
+        for i, place in enumerate(("P1", "P2"), 1):
+            f.client("-p", place, "create")
+            f.client("-p", place, "add-match", f"farm/board-{i}/NetworkSerialPort")
+            f.client("-p", place, "set-tags", "board=mps2-an386")
+        yield f
+    finally:
+        for p in reversed(procs):
+            _stop(p)
+
+
+def _counts(store: Store, run_id: int) -> dict[tuple[str, str], float]:
+    data = report.load(store, run_id)
+    return {(c["name"], metric): r["median"] for c in data.cases for metric, r in c["results"].items()}
+
+
+def _boards(store: Store, run_id: int) -> dict[str, str]:
+    return {c["name"]: json.loads(c["params_json"]).get("place", "") for c in store.cases(run_id)}
+
+
+@e2e
+def test_two_places_give_the_counts_of_the_direct_target_and_are_released(lab: Farm, tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(labgrid_places.COORDINATOR_ENV, lab.address)
+    store = Store(tmp_path / "r.sqlite")
+    direct = runner.run(parse_plan(PLAN, "plan"), PLAN, store, show_progress=False, target=M4)
+    farm_target = targets.parse("labgrid:tag=board=mps2-an386")  # the board from the places' tag
+    assert (farm_target.kind, farm_target.board.name, farm_target.deterministic) == ("labgrid", "mps2-an386", True)
+    shared = runner.run(parse_plan(PLAN, "plan"), PLAN, store, show_progress=False, target=farm_target)
+    statuses = {c["name"]: c["status"] for c in store.cases(shared)}
+    assert statuses == {c["name"]: "ok" for c in store.cases(direct)} and len(statuses) >= 4
+    first, second = _counts(store, direct), _counts(store, shared)
+    assert first == second and any(m == "instructions" for _n, m in first)
+    boards = _boards(store, shared)
+    assert set(boards.values()) == {"P1", "P2"}  # both places measured, each case names its own
+    assert store.get_run(shared).target == "labgrid:tag=board=mps2-an386"
+    assert lab.acquired() == {"P1": "None", "P2": "None"}  # released after the run
+
+
+@e2e
+def test_places_are_released_after_an_error(lab: Farm, capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(RuntimeError, match="boom"), labgrid_places.acquired(lab.address, ["P1", "P2"]) as places:
+        assert [p.name for p in places] == ["P1", "P2"]
+        assert set(lab.acquired().values()) != {"None"}
+        raise RuntimeError("boom")
+    assert lab.acquired() == {"P1": "None", "P2": "None"}
+    from tlsbench.cli import main
+
+    db = lab.folder / "cli.sqlite"
+    assert main(["--db", str(db), "run", "--target", "labgrid:P1,P3", "--board", "mps2-an386",
+                 "--labgrid-coordinator", lab.address, "--preset", "cortex-m"]) == 2
+    assert f"coordinator {lab.address} has no place P3; places: P1, P2" in capsys.readouterr().err
+    assert lab.acquired() == {"P1": "None", "P2": "None"}  # nothing acquired for a run that cannot start
+    assert Store(db).list_runs() == []  # nor stored
+
+
+
+
+@e2e
+def test_a_killed_board_moves_its_cases_to_the_other_place(lab: Farm, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(labgrid_places.COORDINATOR_ENV, lab.address)
+    db = tmp_path / "r.sqlite"
+    store = Store(db)
+    killed = threading.Event()
+
+    def kill_p1_after_its_first_case() -> None:
+        watcher = Store(db)
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and not killed.is_set():
+            runs = watcher.list_runs()
+            if runs and "P1" in _boards(watcher, runs[0]["id"]).values():
+                _stop(lab.qemus["P1"])
+                killed.set()
+                return
+            time.sleep(0.05)
+
+    t = threading.Thread(target=kill_p1_after_its_first_case, daemon=True)
+    t.start()
+    run_id = runner.run(parse_plan(PLAN, "plan"), PLAN, store, show_progress=False,
+                        target=targets.parse("labgrid:P1,P2", "mps2-an386"))
+    t.join(timeout=10)
+    assert killed.is_set()
+    cases = store.cases(run_id)
+    assert len(cases) == len(runner.expand(parse_plan(PLAN, "plan")))
+    failed = [c for c in cases if c["status"] != "ok"]
+    # P1 died after its first case: at most its case then in flight failed, naming why; the rest ran on P2
+    assert len(failed) <= 1
+    for c in failed:
+        assert c["reason"].startswith("board P1 stopped answering (serial port socket://127.0.0.1:")
+    on_p1 = [n for n, b in _boards(store, run_id).items() if b == "P1"]
+    assert 1 <= len(on_p1) <= 2 and len(on_p1) - len(failed) == 1
+    assert store.get_run(run_id).status == "complete"
+    assert lab.acquired() == {"P1": "None", "P2": "None"}
+
+def test_the_docs_show_the_exporter_configuration_the_test_uses() -> None:
+    doc = (Path(__file__).parents[1] / "docs" / "labgrid.md").read_text()
+    assert "```yaml\n" + EXPORTER_YAML.read_text() + "```" in doc
+
+
+def test_labgrid_target_names_are_checked_before_any_coordinator_is_asked(monkeypatch) -> None:
+    from tlsbench.errors import PlanError
+
+    monkeypatch.delenv(labgrid_places.COORDINATOR_ENV, raising=False)
+    with pytest.raises(PlanError, match=r"expected labgrid:PLACE\[,PLACE...\] or labgrid:tag=KEY=VALUE"):
+        targets.parse("labgrid:P1,,P2", "mps2-an386")
+    with pytest.raises(PlanError, match="names a place twice"):
+        targets.parse("labgrid:P1,P1", "mps2-an386")
+    with pytest.raises(PlanError, match="a labgrid target needs the coordinator: --labgrid-coordinator HOST:PORT"):
+        targets.parse("labgrid:P1", "mps2-an386")
+    places = {"P1": {"board": "mps2-an386"}, "P2": {"board": "mps2-an386"}, "N": {"board": "nucleo-f446re"}}
+    monkeypatch.setattr(labgrid_places, "tags_of", lambda address: places)  # no coordinator needed here
+    t = targets.parse("labgrid:P1,P2", None, coordinator="127.0.0.1:20408")
+    assert (t.board.name, t.port, t.coordinator, t.deterministic) == ("mps2-an386", "P1,P2", "127.0.0.1:20408", True)
+    assert not targets.parse("labgrid:N", None, coordinator="127.0.0.1:1").deterministic  # a real board: cycles
+    with pytest.raises(PlanError, match="do not share one `board` tag"):
+        targets.parse("labgrid:P1,N", None, coordinator="127.0.0.1:1")

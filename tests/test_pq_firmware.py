@@ -1,0 +1,79 @@
+"""wolfSSL 5.9 on a Cortex-M4 (qemu:mps2-an386): an image built from the
+pinned 5.9.2 tree (TLSBENCH_WOLFSSL_SOURCE, its own build folder) has
+ML-KEM-768 and the X25519MLKEM768 TLS 1.3 group; its known-answer check
+passes on the device, and two runs count exactly the same instructions,
+bytes and heap."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import needs_tools
+
+from tlsbench import versions
+from tlsbench.engine import runner
+from tlsbench.engine.store import Store
+from tlsbench.plans.plan import parse_plan
+from tlsbench.report import tables as report
+from tlsbench.targets import build, sources
+from tlsbench.targets import target as targets
+
+pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
+
+PLAN = """
+name = "pq-firmware"
+[select]
+libraries = ["wolfssl"]
+kinds = ["kem", "tls"]
+algorithms = ["ml-kem-768"]
+[tls]
+suites = ["TLS_AES_128_GCM_SHA256"]
+groups = ["x25519", "x25519mlkem768"]
+certs = ["ecdsa-p256"]
+handshakes = ["full"]
+transports = ["memory"]
+[method]
+repeats = 1
+warmup = 0
+rounds = 1
+timeout_s = 300
+"""
+EXACT = ("instructions", "client_instructions", "server_instructions", "c2s_bytes", "s2c_bytes",
+         "client_heap_peak_bytes", "server_heap_peak_bytes", "public_key_bytes", "ciphertext_bytes")
+
+
+@pytest.fixture(scope="module")
+def pq_m4():
+    lock = versions.version_of("wolfssl@5.9").lock
+    tree = sources.ensure_sources([lock])[lock]
+    mp = pytest.MonkeyPatch()
+    mp.setenv(sources.source_variable("wolfssl"), str(tree))
+    m4 = targets.parse("qemu:mps2-an386")
+    assert "wolfssl.tree-wolfssl-5.9" in m4.build_name  # not the default image's folder
+    build.build_firmware(m4, ["wolfssl"], log=lambda m: None)
+    yield m4
+    mp.undo()
+
+
+def _run(m4, tmp_path: Path, name: str) -> dict[tuple[str, str], float]:
+    store = Store(tmp_path / f"{name}.sqlite")
+    run_id = runner.run(parse_plan(PLAN, "test plan"), PLAN, store, show_progress=False, target=m4)
+    data = report.load(store, run_id)
+    store.close()
+    assert {c["status"] for c in data.cases} == {"ok"}, [(c["name"], c["reason"]) for c in data.cases]
+    assert [(c["alg"], c["status"]) for c in data.checks] == [("ml-kem-768", "pass")]
+    return {(c["name"], m): r["median"] for c in data.cases for m, r in c["results"].items() if m in EXACT}
+
+
+def test_ml_kem_and_the_hybrid_handshake_count_the_same_in_two_runs(pq_m4, tmp_path: Path) -> None:
+    first, second = _run(pq_m4, tmp_path, "a"), _run(pq_m4, tmp_path, "b")
+    assert first == second
+    assert first[("wolfssl/kem/ml-kem-768/keygen", "public_key_bytes")] == 1184
+    tls = "wolfssl/tls/TLS_AES_128_GCM_SHA256/{}/ecdsa-p256-full"
+    hybrid, classic = tls.format("x25519mlkem768"), tls.format("x25519")
+    # the hybrid's shares: ML-KEM-768's key (1,184 B) and ciphertext (1,088 B) on top of X25519's; the
+    # server's ECDSA signature (DER, 70-72 B) differs with the transcript it signs
+    assert first[(hybrid, "c2s_bytes")] - first[(classic, "c2s_bytes")] == 1184
+    assert 1088 - 2 <= first[(hybrid, "s2c_bytes")] - first[(classic, "s2c_bytes")] <= 1088 + 2
+    assert first[(hybrid, "client_instructions")] > first[(classic, "client_instructions")]
