@@ -81,7 +81,8 @@ def build_firmware(target: targets.Target, libraries: list[str] | None = None, o
         raise SetupError(str(e)) from None
     bad = [lib for lib in libs if not is_firmware_library(lib)]
     if bad:
-        raise SetupError(f"{bad[0]!r} has no firmware build; firmware libraries: {', '.join(FIRMWARE_LIBRARIES + FIRMWARE_ON_REQUEST)}")
+        allowed = ", ".join(FIRMWARE_LIBRARIES + FIRMWARE_ON_REQUEST)
+        raise SetupError(f"{bad[0]!r} has no firmware build; firmware libraries: {allowed}")
     if opt not in OPT_LEVELS:
         raise SetupError(f"unknown optimisation level {opt!r}; one of: {', '.join(OPT_LEVELS)}")
     chain = board.toolchain
