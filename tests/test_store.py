@@ -5,6 +5,7 @@ tests start themselves, tests/pg_server.py)."""
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -188,6 +189,15 @@ def test_postgresql_run_lock_is_held_across_connections(pg_server) -> None:
     with pytest.raises(StoreError, match="is being measured"):
         second.lock_run(run).__enter__()
     first.close()  # the connection goes, as with its process
-    with second.lock_run(run):
-        pass
+    # the server ends the closed connection's backend (and frees its lock) after the
+    # client has gone, not before close() returns: wait for that, bounded
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with second.lock_run(run):
+                break
+        except StoreError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
     second.close()
