@@ -185,3 +185,24 @@ def test_rate_axis_ticks_never_use_an_exponent() -> None:
 
     assert fmt_rate(1e10) == "10,000 MB/s" and fmt_rate(7.6374e9) == "7,637 MB/s"
     assert fmt_rate(2.189e8) == "218.9 MB/s" and fmt_rate(0) == "0 MB/s"
+
+
+def test_the_tls_per_side_table_marks_a_count_whose_repeats_differ(db_path: Path) -> None:
+    method = {"repeats": 3, "warmup": 1, "outliers": "none", "min_sample_ms": 1, "timeout_s": 9, "rounds": 1,
+              "env": {}}
+    store = Store(db_path)
+    run = store.create_run(target="qemu:mps2-an386", plan_name="p", plan_source="", plan={"method": method},
+                           machine={"cpu_model": "cpu", "cores": 2, "board": "mps2-an386"}, version="1", keys={})
+    counts = {"client_instructions": (31_000_000, 31_040_000), "server_instructions": (9_000_000, 9_000_000)}
+    store.put_case(run, name="mbedtls/tls/TLS_AES_128_GCM_SHA256/x25519/rsa2048-full", library="mbedtls", kind="tls",
+                   alg="TLS_AES_128_GCM_SHA256", op="x25519/rsa2048-full", size=None, params={}, status="ok",
+                   reason="", iters=1, started=0, transcript="",
+                   results=[Result.of(m, "instructions", 3, 0, lo, lo, 0.0, lo, hi, None, None)
+                            for m, (lo, hi) in counts.items()])
+    store.finish_run(run)
+    data = report.load(store, run)
+    header, body = report.tls_table(data)
+    row = dict(zip(header, body[0], strict=True))
+    assert row["client instructions"] == "31,000,000 (varies)"
+    assert row["server instructions"] == "9,000,000"  # equal repeats stay unmarked
+    assert "31,000,000 (varies)" in html_report.render(data)

@@ -328,7 +328,9 @@ def _tls_value(res: dict, metric: str | tuple[str, ...]) -> str:
         if m in res:
             v = res[m]["median"]
             how = metrics.display(m)
-            return format_time(v) if how == "time" else format_rate(v) if how == "rate" else f"{v:,.0f}"
+            text = format_time(v) if how == "time" else format_rate(v) if how == "rate" else f"{v:,.0f}"
+            # an exact count whose repeats differ is marked in the cell, as in the other tables
+            return f"{text} {VARIES_MARK}" if metrics.is_exact(m) and varies(res[m]) else text
     return "n/m"  # not measured for this case (e.g. a foreign server's side)
 
 
