@@ -65,8 +65,13 @@ static tb_status run_slhdsa(state *s)
 tb_status tb_wolfssl_pq_prepare(state *s, const tb_job *job)
 {
     int ret;
-    /* SLH-DSA-SHA2-128f signatures are 17,088 bytes, every other output fits 8 KiB */
-    tb_status st = tb_wolfssl_alloc_out(s, 17088);
+    /* SLH-DSA-SHA2-128f signatures are 17,088 bytes, every other output fits 8 KiB
+     * (kept at 8 KiB where a board's heap is counted and SLH-DSA is absent) */
+#ifdef TB_WOLFSSL_SLHDSA
+    tb_status st = tb_wolfssl_alloc_out(s, s->alg->fam == F_SLHDSA ? 17088 : 8192);
+#else
+    tb_status st = tb_wolfssl_alloc_out(s, 8192);
+#endif
     if (st != TB_OK) return st;
 #ifdef TB_WOLFSSL_SLHDSA
     if (s->alg->fam == F_SLHDSA) return slhdsa_prepare(s, job);

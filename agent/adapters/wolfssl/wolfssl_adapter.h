@@ -37,7 +37,10 @@ typedef enum {
     F_X25519, F_X448, F_ECDH, F_FFDHE,
     F_RSA_PKCS1, F_RSA_PSS, F_ECDSA, F_ED25519, F_RSA_PKE,
 #ifdef TB_WOLFSSL_PQ /* pq.c; other builds (firmware included) keep their exact code */
-    F_MLKEM, F_MLDSA, F_SLHDSA
+    F_MLKEM, F_MLDSA,
+#endif
+#ifdef TB_WOLFSSL_SLHDSA /* host builds only: a PQ firmware has no SLH-DSA to switch on */
+    F_SLHDSA,
 #endif
 } family;
 
