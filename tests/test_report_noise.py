@@ -86,12 +86,18 @@ def test_drift_between_rounds_is_flagged_in_every_format(db_path: Path) -> None:
     assert "drift: 1 case(s)" in export.markdown(data, [])
 
 
-def test_an_exact_count_that_differs_between_repeats_is_shown_as_varying(db_path: Path) -> None:
+def _firmware_run(db_path: Path) -> tuple[Store, int]:
+    """An empty stored run on an emulated board, 3 repeats per case."""
     method = {"repeats": 3, "warmup": 1, "outliers": "none", "min_sample_ms": 1, "timeout_s": 9, "rounds": 1,
               "env": {}}
     store = Store(db_path)
     run = store.create_run(target="qemu:mps2-an386", plan_name="p", plan_source="", plan={"method": method},
                            machine={"cpu_model": "cpu", "cores": 2, "board": "mps2-an386"}, version="1", keys={})
+    return store, run
+
+
+def test_an_exact_count_that_differs_between_repeats_is_shown_as_varying(db_path: Path) -> None:
+    store, run = _firmware_run(db_path)
     for alg, lo, hi in (("rsa2048-pkcs1-sha256", 55_082_368, 55_159_412), ("ecdsa-p256-sha256", 7_000, 7_000)):
         store.put_case(run, name=f"mbedtls/sig/{alg}/sign", library="mbedtls", kind="sig", alg=alg, op="sign",
                        size=None, params={}, status="ok", reason="", iters=1, started=0, transcript="",
@@ -156,11 +162,7 @@ def test_chart_exports_mark_flagged_figures(db_path: Path, tmp_path: Path) -> No
 def test_a_varying_exact_count_is_marked_in_its_chart(db_path: Path) -> None:
     from tlsbench.report import figures
 
-    method = {"repeats": 3, "warmup": 1, "outliers": "none", "min_sample_ms": 1, "timeout_s": 9, "rounds": 1,
-              "env": {}}
-    store = Store(db_path)
-    run = store.create_run(target="qemu:mps2-an386", plan_name="p", plan_source="", plan={"method": method},
-                           machine={"cpu_model": "cpu", "cores": 2, "board": "mps2-an386"}, version="1", keys={})
+    store, run = _firmware_run(db_path)
     for alg, lo, hi in (("rsa2048-pkcs1-sha256", 55_082_368, 55_159_412), ("ecdsa-p256-sha256", 7_000, 7_000)):
         store.put_case(run, name=f"mbedtls/sig/{alg}/sign", library="mbedtls", kind="sig", alg=alg, op="sign",
                        size=None, params={}, status="ok", reason="", iters=1, started=0, transcript="",
@@ -188,11 +190,7 @@ def test_rate_axis_ticks_never_use_an_exponent() -> None:
 
 
 def test_the_tls_per_side_table_marks_a_count_whose_repeats_differ(db_path: Path) -> None:
-    method = {"repeats": 3, "warmup": 1, "outliers": "none", "min_sample_ms": 1, "timeout_s": 9, "rounds": 1,
-              "env": {}}
-    store = Store(db_path)
-    run = store.create_run(target="qemu:mps2-an386", plan_name="p", plan_source="", plan={"method": method},
-                           machine={"cpu_model": "cpu", "cores": 2, "board": "mps2-an386"}, version="1", keys={})
+    store, run = _firmware_run(db_path)
     counts = {"client_instructions": (31_000_000, 31_040_000), "server_instructions": (9_000_000, 9_000_000)}
     store.put_case(run, name="mbedtls/tls/TLS_AES_128_GCM_SHA256/x25519/rsa2048-full", library="mbedtls", kind="tls",
                    alg="TLS_AES_128_GCM_SHA256", op="x25519/rsa2048-full", size=None, params={}, status="ok",
