@@ -119,7 +119,8 @@ def test_a_dead_boards_cases_go_to_the_others_and_no_board_left_stops_resumable(
     assert [(n, st) for n, _b, st, _r in stored] == [(f"lib/hash/c{i}/hash", "ok") for i in range(3)]
     never = farm.Board("A", lambda c, r: Measured.not_run("failed", "gone"), lambda: "silent", lambda: "still silent")
     with pytest.raises(farm.PlacesLost, match=r"A: silent; power-cycled: still silent"):
-        farm.share([never], [(0, _case("c0"))], lambda r, c: True, lambda *a: None, 2, lambda m: None)
+        farm.share([never], [(0, _case("c0")), (0, _case("c1"))], lambda r, c: True, lambda *a: None, 2,
+                   lambda m: None)
 
     lost = [farm.Board(n, lambda c, r: Measured.not_run("failed", "gone"), lambda: "gone") for n in ("A", "B")]
     with pytest.raises(farm.PlacesLost) as e:

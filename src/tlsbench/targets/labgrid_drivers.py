@@ -60,6 +60,7 @@ def place_target(place: str) -> Any:
 
 def power_driver(target: Any) -> Any | None:
     """The target's power driver (not yet active), or None."""
+    import labgrid.driver  # noqa: F401 (registers labgrid's drivers with its factory)
     from labgrid import target_factory
     from labgrid.exceptions import NoDriverFoundError
 
