@@ -99,7 +99,9 @@ def _lg(address: str, place: str | None, *args: str, timeout: float = 60) -> str
     """One labgrid-client step; its error is one line naming the step."""
     cmd = [_client(), "-x", address, *(["-p", place] if place else []), *args]
     try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=_env())
+        # without the user's environment config: with one, labgrid-client adds lines of its own to `env`
+        env = {k: v for k, v in _env().items() if k != "LG_ENV"}
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired as e:
         raise LabgridError(f"labgrid coordinator {address}: `labgrid-client {' '.join(args)}`"
                            f" did not answer within {timeout:g} s") from e
