@@ -462,6 +462,43 @@ def test_a_place_whose_power_or_flash_fails_is_one_line_and_released(lab: Farm, 
                                    " EmulatedBoardFlashDriver failed: HTTPError: HTTP Error 500")
     assert lab.acquired()["P3"] == "None"
 
+    # a place with neither resource: none found, and asking it to power-cycle names why
+    with labgrid_places.acquired(lab.address, ["P1"]) as places, pytest.raises(labgrid_places.LabgridError) as e:
+        assert (places[0].power, places[0].flasher) == (None, None)
+        labgrid_places.power_cycle(lab.address, "P1")
+    assert str(e.value) == ("labgrid place P1: power cycle failed: LookupError: it has no power resource a labgrid"
+                            " power driver can use")
+    assert lab.acquired()["P1"] == "None"
+
+
+def test_a_place_is_flashed_once_per_image_and_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """labgrid_places.ensure_image without a farm: the first image of a run
+    is always written, the same image not again, another one is; a failed
+    flash leaves no record of an image on the board."""
+    written: list[str] = []
+
+    def flash(address: str, place: str, image: Path) -> None:
+        if image.name == "broken":
+            raise labgrid_places.LabgridError(f"labgrid place {place}: flashing {image} failed")
+        written.append(image.name)
+
+    monkeypatch.setattr(labgrid_places, "flash", flash)
+    state = tmp_path / "flashed.json"
+    images = {}
+    for name, data in (("a", b"A"), ("b", b"B"), ("broken", b"X")):
+        images[name] = tmp_path / name
+        images[name].write_bytes(data)
+    for name in ("a", "a", "b", "b", "a"):
+        labgrid_places.ensure_image("127.0.0.1:1", "P", "lib", images[name], state)
+    assert written == ["a", "b", "a"]
+    assert labgrid_places.flashed(state) == {"library": "lib", "image": str(images["a"]),
+                                             "sha256": hashlib.sha256(b"A").hexdigest()}
+    with pytest.raises(labgrid_places.LabgridError):
+        labgrid_places.ensure_image("127.0.0.1:1", "P", "lib", images["broken"], state)
+    assert labgrid_places.flashed(state) == {}
+    labgrid_places.ensure_image("127.0.0.1:1", "P", "lib", images["a"], state)
+    assert written == ["a", "b", "a", "a"]  # after a failed flash the board's image is unknown: written again
+
 
 @e2e
 def test_places_are_released_after_an_error(lab: Farm, capsys: pytest.CaptureFixture) -> None:
