@@ -122,6 +122,18 @@ def test_a_dead_boards_cases_go_to_the_others_and_no_board_left_stops_resumable(
         farm.share([never], [(0, _case("c0")), (0, _case("c1"))], lambda r, c: True, lambda *a: None, 2,
                    lambda m: None)
 
+    # rounds settled without a board (not wanted any more, or known: e.g. an unavailable library) are stored
+    # with no board's name and never make a board look dead
+    stored.clear()
+    silent = farm.Board("A", lambda c, r: Measured("ok", "", 1, "", [], []), lambda: "silent")
+    known = {"lib/hash/c1/hash": Measured.not_run("failed", "agent unavailable: probe failed")}
+    assert farm.share([silent], [(0, _case(f"c{i}")) for i in range(4)], lambda r, c: c.name != "lib/hash/c2/hash",
+                      lambda c, r, m, t, b: stored.append((c.name, b, m.status, m.reason)), 3, lambda m: None,
+                      known=lambda c, r: known.get(c.name)) == {}
+    assert stored == [("lib/hash/c0/hash", "A", "ok", ""),
+                      ("lib/hash/c1/hash", "", "failed", "agent unavailable: probe failed"),
+                      ("lib/hash/c3/hash", "A", "ok", "")]
+
     lost = [farm.Board(n, lambda c, r: Measured.not_run("failed", "gone"), lambda: "gone") for n in ("A", "B")]
     with pytest.raises(farm.PlacesLost) as e:
         farm.share(lost, [(0, _case(f"c{i}")) for i in range(5)], lambda r, c: True,
@@ -453,6 +465,14 @@ def test_a_place_whose_power_or_flash_fails_is_one_line_and_released(lab: Farm, 
 
     board.fail_flash = True
     try:
+        # in a run: the library's agent fails, and its cases name the failed flash
+        store = Store(tmp_path / "f.sqlite")
+        run_id = runner.run(parse_plan(PLAN, "plan"), PLAN, store, show_progress=False,
+                            target=targets.parse("labgrid:P3"))
+        reasons = {c["reason"] for c in store.cases(run_id)}
+        assert {c["status"] for c in store.cases(run_id)} == {"failed"} and len(reasons) == 1
+        assert "labgrid place P3: flashing " in reasons.pop()
+        assert lab.acquired()["P3"] == "None"
         with labgrid_places.acquired(lab.address, ["P3"]) as places, pytest.raises(labgrid_places.LabgridError) as e:
             assert (places[0].power, places[0].flasher) == ("NetworkPowerDriver", "EmulatedBoardFlashDriver")
             labgrid_places.flash(lab.address, "P3", firmware.firmware_path("mbedtls"))

@@ -48,11 +48,14 @@ Done = tuple[str, int, Case, float, Measured]
 
 def share(boards: list[Board], pending: list[tuple[int, Case]], wanted: Callable[[int, Case], bool],
           store: Callable[[Case, int, Measured, float, str], None], run_id: int,
-          log: Callable[[str], None], on_done: Callable[[Case], None] = lambda c: None) -> dict[str, str]:
+          log: Callable[[str], None], on_done: Callable[[Case], None] = lambda c: None,
+          known: Callable[[Case, int], Measured | None] = lambda c, r: None) -> dict[str, str]:
     """Measures ``pending`` (round, case) on the boards; ``wanted`` says whether
     a round still needs measuring once its turn comes (an earlier round may
-    have decided the case); ``store`` keeps one outcome with its board's name.
-    Returns the boards that died, with why."""
+    have decided the case); ``known`` gives a round's outcome that needs no
+    board (e.g. its library is unavailable), stored with no board's name and
+    saying nothing about any board; ``store`` keeps one outcome with its
+    board's name. Returns the boards that died, with why."""
     todo = deque(pending)
     idle = [b.name for b in boards]
     by_name = {b.name: b for b in boards}
@@ -64,17 +67,28 @@ def share(boards: list[Board], pending: list[tuple[int, Case]], wanted: Callable
     def work(board: Board, rnd: int, case: Case, started: float) -> None:
         done.put((board.name, rnd, case, started, board.measure(case, rnd)))
 
-    while todo or busy:
-        for name in list(idle):
+    def next_for_a_board() -> tuple[int, Case] | None:
+        """The next round a board must measure; rounds that need none are settled on the way."""
+        while True:
             # a case's next round waits while its previous round is out
             pick = next((i for i, (_r, c) in enumerate(todo) if c.name not in busy.values()), None)
             if pick is None:
-                break
+                return None
             rnd, case = todo[pick]
             del todo[pick]
-            if not wanted(rnd, case):
-                on_done(case)
-                continue
+            if wanted(rnd, case):
+                outcome = known(case, rnd)
+                if outcome is None:
+                    return rnd, case
+                store(case, rnd, outcome, time.time(), "")
+            on_done(case)
+
+    while todo or busy:
+        for name in list(idle):
+            picked = next_for_a_board()
+            if picked is None:
+                break
+            rnd, case = picked
             idle.remove(name)
             busy[name] = case.name
             threading.Thread(target=work, args=(by_name[name], rnd, case, time.time()), daemon=True,

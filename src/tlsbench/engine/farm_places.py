@@ -81,12 +81,13 @@ def share(session: Any, places: list[labgrid_places.Place], pending: list[tuple[
         return entry is None or (entry[1] == "partial" and entry[2] <= rnd)
 
     def store(case: Case, rnd: int, measured: Measured, started: float, board: str) -> None:
-        # the image the place held for this case, when tlsbench flashed it in this run
-        image = labgrid_places.flashed(states[board]).get("sha256")
+        # the image the place held for this case, when tlsbench flashed it in this run ("": no board ran it)
+        image = labgrid_places.flashed(states[board]).get("sha256") if board else None
         progress_of[case.name] = session.store_round(case, rnd, progress_of.get(case.name), measured, started,
-                                                     board, image)
+                                                     board or None, image)
 
-    dead = farm.share(boards, pending, wanted, store, run_id, log, on_done=lambda c: progress.update(c.name))
+    dead = farm.share(boards, pending, wanted, store, run_id, log, on_done=lambda c: progress.update(c.name),
+                      known=session.decide)
     if dead:
         log(f"run {run_id}: {len(dead)} of {len(places)} place(s) stopped answering: "
             + "; ".join(f"{n}: {w}" for n, w in dead.items()))

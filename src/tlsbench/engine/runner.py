@@ -185,7 +185,7 @@ class _Session:
             elif c.status == "fail":
                 _log(f"check failed, not timed: {c.library} {c.alg}: {c.detail}")
 
-    def _decide(self, case: Case, rnd: int) -> Measured | None:
+    def decide(self, case: Case, rnd: int) -> Measured | None:
         """A round's outcome known without measuring, or None: measure it."""
         if case.library in self.does_not_fit:
             return Measured.not_run("does_not_fit", self.does_not_fit[case.library])
@@ -263,7 +263,7 @@ class _Session:
     def outcome(self, case: Case, rnd: int) -> Measured:
         """One round measured (or decided without measuring); never raises for an agent's failure."""
         try:
-            return self._decide(case, rnd) or self._measure(case, rnd)
+            return self.decide(case, rnd) or self._measure(case, rnd)
         except (TlsbenchError, OSError) as e:  # an agent's failure fails its case, never the run
             return Measured("failed", str(e), None, "", [], [])
 
