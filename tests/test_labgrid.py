@@ -142,7 +142,7 @@ def test_a_dead_boards_cases_go_to_the_others_and_no_board_left_stops_resumable(
     assert str(e.value) == "every board of the run stopped answering (A: gone; B: gone)"
 
 
-# --- end to end: a coordinator, an exporter and two QEMU boards -------------------------------------------
+# --- end to end: a coordinator, an exporter, two QEMU boards and a power-cycled, flashed one -------------
 
 LABGRID = ("labgrid-coordinator", "labgrid-exporter", "labgrid-client")
 _missing = [t for t in LABGRID if not (BIN / t).exists()]
