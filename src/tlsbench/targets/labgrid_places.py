@@ -194,7 +194,8 @@ def drivers_of(address: str, place: str) -> tuple[str | None, str | None]:
     resource class labgrid does not know) is still used over its serial
     port, without them, as before it had any: said on stderr."""
     try:
-        found = json.loads(_drivers_step(address, place, "drivers", timeout=120))
+        lines = _drivers_step(address, place, "drivers", timeout=120).strip().splitlines()
+        found = json.loads(lines[-1] if lines else "")  # the step's answer is its last line
     except (LabgridError, ValueError) as e:
         print(f"warning: {e}; the place is used without power or flashing drivers", file=sys.stderr)
         return None, None
