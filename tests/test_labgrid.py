@@ -1,17 +1,30 @@
 """A board farm through labgrid, end to end on this machine: the test starts
 a labgrid coordinator and an exporter (loopback, free ports); the "boards"
-are two QEMU mps2-an386 instances of the Mbed TLS firmware whose UART is a
-TCP serial port, exported as NetworkSerialPort (tests/data/labgrid/
+are QEMU mps2-an386 instances of the Mbed TLS firmware whose UART is a TCP
+serial port, exported as NetworkSerialPort (tests/data/labgrid/
 exporter.yaml, the file docs/labgrid.md shows). A small plan on
 labgrid:P1,P2 must give exactly the counts of the direct qemu:mps2-an386
 target, each case naming the place that ran it; killing one QEMU mid-run
 moves its remaining cases to the other place; places are released after
-a run and after an error. The sharing itself (engine/farm.py) is also
-tested without boards: a dead board's cases go to the others, no board
-left stops the run resumable."""
+a run and after an error.
+
+The third place, P3, is a board labgrid can power-cycle and flash: an
+emulated board of the test's (EmulatedBoard) behind labgrid's simplerest
+power model (NetworkPowerPort, so NetworkPowerDriver switches it) and a
+flash resource whose BootstrapProtocol driver comes from the labgrid
+environment config (tests/data/labgrid/env.yaml, emulated_board.py). Its
+QEMU starts at power-on from the image last flashed. A run on it must
+power-cycle it first, flash the image whose SHA-256 each case records,
+power-cycle it again when its QEMU is killed and measure the lost case
+again, and give the direct target's counts.
+
+The sharing itself (engine/farm.py) is also tested without boards: a dead
+board's cases go to the others, a board that answers after its power cycle
+measures its case again, no board left stops the run resumable."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
@@ -22,7 +35,8 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -39,6 +53,7 @@ from tlsbench.targets import target as targets
 
 BIN = Path(sys.executable).parent
 EXPORTER_YAML = Path(__file__).parent / "data" / "labgrid" / "exporter.yaml"
+ENV_YAML = Path(__file__).parent / "data" / "labgrid" / "env.yaml"
 M4 = targets.parse("qemu:mps2-an386")
 PLAN = """
 name = "labgrid-farm"
@@ -86,6 +101,39 @@ def test_a_dead_boards_cases_go_to_the_others_and_no_board_left_stops_resumable(
     failed = [s for s in stored if s[2] == "failed"]
     assert failed == [(calls["A"][1], "A", "failed", "board A stopped answering (connection refused): agent crashed")]
 
+    # a board that answers again after its power cycle measures its case once more; one that does not is dead
+    answered = {"A": 0}
+
+    def flaky(case: Case, rnd: int) -> Measured:
+        answered["A"] += 1
+        return Measured.not_run("failed", "agent crashed") if answered["A"] == 2 else Measured("ok", "", 1, "", [], [])
+
+    cycles: list[str] = []
+    down = threading.Event()
+    stored.clear()
+    board = farm.Board("A", flaky, lambda: "silent" if down.is_set() else None, lambda: cycles.append("A") or None)
+    down.set()
+    assert farm.share([board], [(0, _case(f"c{i}")) for i in range(3)], lambda r, c: True,
+                      lambda c, r, m, t, b: stored.append((c.name, b, m.status, m.reason)), 1, lambda m: None) == {}
+    assert cycles == ["A"] and answered["A"] == 4  # 3 cases, the second measured twice
+    assert [(n, st) for n, _b, st, _r in stored] == [(f"lib/hash/c{i}/hash", "ok") for i in range(3)]
+    never = farm.Board("A", lambda c, r: Measured.not_run("failed", "gone"), lambda: "silent", lambda: "still silent")
+    with pytest.raises(farm.PlacesLost, match=r"A: silent; power-cycled: still silent"):
+        farm.share([never], [(0, _case("c0")), (0, _case("c1"))], lambda r, c: True, lambda *a: None, 2,
+                   lambda m: None)
+
+    # rounds settled without a board (not wanted any more, or known: e.g. an unavailable library) are stored
+    # with no board's name and never make a board look dead
+    stored.clear()
+    silent = farm.Board("A", lambda c, r: Measured("ok", "", 1, "", [], []), lambda: "silent")
+    known = {"lib/hash/c1/hash": Measured.not_run("failed", "agent unavailable: probe failed")}
+    assert farm.share([silent], [(0, _case(f"c{i}")) for i in range(4)], lambda r, c: c.name != "lib/hash/c2/hash",
+                      lambda c, r, m, t, b: stored.append((c.name, b, m.status, m.reason)), 3, lambda m: None,
+                      known=lambda c, r: known.get(c.name)) == {}
+    assert stored == [("lib/hash/c0/hash", "A", "ok", ""),
+                      ("lib/hash/c1/hash", "", "failed", "agent unavailable: probe failed"),
+                      ("lib/hash/c3/hash", "A", "ok", "")]
+
     lost = [farm.Board(n, lambda c, r: Measured.not_run("failed", "gone"), lambda: "gone") for n in ("A", "B")]
     with pytest.raises(farm.PlacesLost) as e:
         farm.share(lost, [(0, _case(f"c{i}")) for i in range(5)], lambda r, c: True,
@@ -94,7 +142,7 @@ def test_a_dead_boards_cases_go_to_the_others_and_no_board_left_stops_resumable(
     assert str(e.value) == "every board of the run stopped answering (A: gone; B: gone)"
 
 
-# --- end to end: a coordinator, an exporter and two QEMU boards -------------------------------------------
+# --- end to end: a coordinator, an exporter, two QEMU boards and a power-cycled, flashed one -------------
 
 LABGRID = ("labgrid-coordinator", "labgrid-exporter", "labgrid-client")
 _missing = [t for t in LABGRID if not (BIN / t).exists()]
@@ -129,11 +177,113 @@ def _wait_port(port: int, proc: subprocess.Popen, what: str, timeout: float = 30
     raise RuntimeError(f"{what} did not listen on 127.0.0.1:{port} within {timeout:g} s")
 
 
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@dataclass
+class EmulatedBoard:
+    """A board behind a power switch and a flash programmer, both on one
+    loopback HTTP port: labgrid's simplerest power model switches it
+    (GET /relay/0/1, /relay/0/0), the test's flashing driver writes its
+    image (PUT /flash). Power-on starts QEMU on the board's serial port with
+    the image last flashed (none: the board stays silent, as a blank MCU);
+    power-off stops it; a flash while on restarts it, as a programmer resets
+    the MCU after writing. Each answer comes once QEMU listens."""
+    board: targets.Board
+    folder: Path
+    serial_port: int
+    switches: list[str] = field(default_factory=list)  # "on"/"off", as the power switch was set
+    flashes: list[str] = field(default_factory=list)  # the SHA-256 of each image written
+    booted: list[str] = field(default_factory=list)  # the SHA-256 of the image each QEMU start ran
+    fail_power: bool = False
+    fail_flash: bool = False
+    powered: bool = False
+    qemu: subprocess.Popen | None = None
+
+    def __post_init__(self) -> None:
+        self.lock = threading.Lock()
+        self.image = self.folder / "flash.img"
+        board = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _answer(self, code: int, body: bytes = b"") -> None:
+                self.send_response(code)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+                parts = self.path.strip("/").split("/")
+                if board.fail_power:
+                    return self._answer(500)
+                if parts == ["relay", "0"]:
+                    return self._answer(200, b"1" if board.powered else b"0")
+                if parts[:2] != ["relay", "0"] or parts[2:] not in (["0"], ["1"]):
+                    return self._answer(404)
+                board.switch(parts[2] == "1")
+                self._answer(200)
+
+            def do_PUT(self) -> None:  # noqa: N802
+                data = self.rfile.read(int(self.headers["Content-Length"]))
+                if self.path != "/flash" or board.fail_flash:
+                    return self._answer(500)
+                board.write(data)
+                self._answer(200)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def _boot(self) -> None:
+        if self.image.exists():
+            self.booted.append(_sha256(self.image))
+            cmd = targets.qemu_command(self.board, self.image, serial=f"tcp:127.0.0.1:{self.serial_port},server=on,"
+                                       "wait=off")
+            self.qemu = _start(cmd, self.folder, f"qemu-{len(self.booted)}.log")
+            _wait_port(self.serial_port, self.qemu, "the emulated board's QEMU")
+
+    def kill(self) -> None:
+        """The board dies (a crash, a brown-out): its power stays on."""
+        with self.lock:
+            if self.qemu is not None:
+                _stop(self.qemu)
+
+    def switch(self, on: bool) -> None:
+        with self.lock:
+            self.switches.append("on" if on else "off")
+            if self.qemu is not None:
+                _stop(self.qemu)
+                self.qemu = None
+            self.powered = on
+            if on:
+                self._boot()
+
+    def write(self, data: bytes) -> None:
+        with self.lock:
+            self.image.write_bytes(data)
+            self.flashes.append(hashlib.sha256(data).hexdigest())
+            if self.qemu is not None:
+                _stop(self.qemu)
+                self.qemu = None
+            if self.powered:
+                self._boot()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.kill()
+
+
 @dataclass
 class Farm:
     address: str
     qemus: dict[str, subprocess.Popen]  # place -> its board
     folder: Path
+    board_3: EmulatedBoard
 
     def client(self, *args: str) -> str:
         return subprocess.run([str(BIN / "labgrid-client"), "-x", self.address, *args], check=True,
@@ -177,6 +327,7 @@ def lab(firmware: targets.Target, tmp_path_factory: pytest.TempPathFactory) -> I
     """One farm for the module (the test that kills a board runs last)."""
     tmp_path = tmp_path_factory.mktemp("farm")
     procs: list[subprocess.Popen] = []
+    board_3 = EmulatedBoard(firmware.board, tmp_path, _free_port())  # blank and off until tlsbench comes
     try:
         ports = {"P1": _free_port(), "P2": _free_port()}
         qemus = {}
@@ -192,22 +343,35 @@ def lab(firmware: targets.Target, tmp_path_factory: pytest.TempPathFactory) -> I
         _wait_port(coord_port, procs[-1], "labgrid-coordinator")
         config = tmp_path / "exporter.yaml"
         config.write_text(string.Template(EXPORTER_YAML.read_text()).substitute(
-            PORT_1=ports["P1"], PORT_2=ports["P2"]))
+            PORT_1=ports["P1"], PORT_2=ports["P2"], PORT_3=board_3.serial_port, BOARD_3=board_3.port))
         procs.append(_start([str(BIN / "labgrid-exporter"), "-c", address, "-n", "farm", "--hostname", "127.0.0.1",
                              str(config)], tmp_path, "exporter.log"))
-        f = Farm(address, qemus, tmp_path)
+        f = Farm(address, qemus, tmp_path, board_3)
         deadline = time.monotonic() + 30
-        while "farm/board-2/NetworkSerialPort" not in f.client("resources"):
+        while "farm/board-3/EmulatedBoardFlash" not in f.client("resources"):
             assert time.monotonic() < deadline, (tmp_path / "exporter.log").read_text()[-2000:]
             time.sleep(0.3)
         for i, place in enumerate(("P1", "P2"), 1):
             f.client("-p", place, "create")
             f.client("-p", place, "add-match", f"farm/board-{i}/NetworkSerialPort")
             f.client("-p", place, "set-tags", "board=mps2-an386")
+        f.client("-p", "P3", "create")
+        f.client("-p", "P3", "add-match", "farm/board-3/*")  # its serial port, power switch and flash
+        f.client("-p", "P3", "set-tags", "board=mps2-an386", "power=yes")
         yield f
     finally:
         for p in reversed(procs):
             _stop(p)
+        board_3.close()
+
+
+@pytest.fixture(scope="module")
+def direct(firmware: targets.Target, tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], float]:
+    """The plan's counts on the direct qemu:mps2-an386 target, measured once for the module."""
+    store = Store(tmp_path_factory.mktemp("direct") / "r.sqlite")
+    run_id = runner.run(parse_plan(PLAN, "plan"), PLAN, store, show_progress=False, target=firmware)
+    assert {c["status"] for c in store.cases(run_id)} == {"ok"}
+    return _counts(store, run_id)
 
 
 def _counts(store: Store, run_id: int) -> dict[tuple[str, str], float]:
@@ -220,22 +384,134 @@ def _boards(store: Store, run_id: int) -> dict[str, str]:
 
 
 @e2e
-def test_two_places_give_the_counts_of_the_direct_target_and_are_released(lab: Farm, tmp_path: Path,
+def test_two_places_give_the_counts_of_the_direct_target_and_are_released(lab: Farm, tmp_path: Path, direct: dict,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(labgrid_places.COORDINATOR_ENV, lab.address)
     store = Store(tmp_path / "r.sqlite")
-    direct = runner.run(parse_plan(PLAN, "plan"), PLAN, store, show_progress=False, target=M4)
-    farm_target = targets.parse("labgrid:tag=board=mps2-an386")  # the board from the places' tag
+    farm_target = targets.parse("labgrid:P1,P2")  # the board from the places' tag
     assert (farm_target.kind, farm_target.board.name, farm_target.deterministic) == ("labgrid", "mps2-an386", True)
     shared = runner.run(parse_plan(PLAN, "plan"), PLAN, store, show_progress=False, target=farm_target)
     statuses = {c["name"]: c["status"] for c in store.cases(shared)}
-    assert statuses == {c["name"]: "ok" for c in store.cases(direct)} and len(statuses) >= 4
-    first, second = _counts(store, direct), _counts(store, shared)
-    assert first == second and any(m == "instructions" for _n, m in first)
+    assert set(statuses.values()) == {"ok"} and len(statuses) >= 4
+    counts = _counts(store, shared)
+    assert counts == direct and any(m == "instructions" for _n, m in counts)
     boards = _boards(store, shared)
     assert set(boards.values()) == {"P1", "P2"}  # both places measured, each case names its own
-    assert store.get_run(shared).target == "labgrid:tag=board=mps2-an386"
-    assert lab.acquired() == {"P1": "None", "P2": "None"}  # released after the run
+    # places without power or flash resources: nothing flashed by tlsbench, so no image is named
+    assert not any("image_sha256" in json.loads(c["params_json"]) for c in store.cases(shared))
+    assert store.get_run(shared).target == "labgrid:P1,P2"
+    assert lab.acquired() == {"P1": "None", "P2": "None", "P3": "None"}  # released after the run
+
+
+@e2e
+def test_a_place_with_power_and_flash_is_cycled_flashed_and_recovers(lab: Farm, tmp_path: Path, direct: dict,
+                                                                     firmware: targets.Target,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(labgrid_places.COORDINATOR_ENV, lab.address)
+    monkeypatch.setenv("LG_ENV", str(ENV_YAML))
+    board = lab.board_3
+    db = tmp_path / "r.sqlite"
+    store = Store(db)
+    killed = threading.Event()
+
+    def kill_after_the_first_case() -> None:
+        watcher = Store(db)
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            runs = watcher.list_runs()
+            if runs and _boards(watcher, runs[0]["id"]):
+                board.kill()
+                killed.set()
+                return
+            time.sleep(0.05)
+
+    t = threading.Thread(target=kill_after_the_first_case, daemon=True)
+    t.start()
+    target = targets.parse("labgrid:tag=power=yes")  # P3 alone, its board from its tag
+    run_id = runner.run(parse_plan(PLAN, "plan"), PLAN, store, show_progress=False, target=target)
+    t.join(timeout=10)
+    assert killed.is_set()
+    cases = store.cases(run_id)
+    assert {c["status"] for c in cases} == {"ok"}  # the case the kill interrupted was measured again
+    assert _counts(store, run_id) == direct
+    image = _sha256(firmware.firmware_path("mbedtls"))
+    # flashed once, and every QEMU start (the first boot, the one after the kill) ran that very image
+    assert board.flashes == [image] and board.booted == [image, image]
+    assert {json.loads(c["params_json"])["image_sha256"] for c in cases} == {image}
+    assert {json.loads(c["params_json"])["place"] for c in cases} == {"P3"}
+    # a power cycle before the first case, another when the killed board stopped answering
+    assert board.switches == ["off", "on", "off", "on"]
+    assert store.get_run(run_id).status == "complete"
+    assert lab.acquired()["P3"] == "None"
+
+
+@e2e
+def test_a_place_whose_power_or_flash_fails_is_one_line_and_released(lab: Farm, tmp_path: Path,
+                                                                     firmware: targets.Target,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(labgrid_places.COORDINATOR_ENV, lab.address)
+    monkeypatch.setenv("LG_ENV", str(ENV_YAML))
+    board = lab.board_3
+    board.fail_power = True
+    try:
+        with pytest.raises(labgrid_places.LabgridError) as e:
+            runner.run(parse_plan(PLAN, "plan"), PLAN, Store(tmp_path / "r.sqlite"), show_progress=False,
+                       target=targets.parse("labgrid:P3"))
+    finally:
+        board.fail_power = False
+    assert str(e.value).startswith("labgrid place P3: power cycle through NetworkPowerDriver failed: HTTPError: 500")
+    assert "\n" not in str(e.value)
+    assert lab.acquired()["P3"] == "None"
+
+    board.fail_flash = True
+    try:  # in a run: the library's agent fails, and each of its cases ends with the failed flash's line
+        store = Store(tmp_path / "f.sqlite")
+        run_id = runner.run(parse_plan(PLAN, "plan"), PLAN, store, show_progress=False,
+                            target=targets.parse("labgrid:P3"))
+    finally:
+        board.fail_flash = False
+    assert {c["status"] for c in store.cases(run_id)} == {"failed"}
+    line = (f"labgrid place P3: flashing {firmware.firmware_path('mbedtls')} through EmulatedBoardFlashDriver failed:"
+            " HTTPError: HTTP Error 500: Internal Server Error")
+    assert all(c["reason"].endswith(": " + line) for c in store.cases(run_id))
+    assert lab.acquired()["P3"] == "None"
+
+    # a place with neither resource: none found, and asking it to power-cycle names why
+    with labgrid_places.acquired(lab.address, ["P1"]) as places, pytest.raises(labgrid_places.LabgridError) as e:
+        assert (places[0].power, places[0].flasher) == (None, None)
+        labgrid_places.power_cycle(lab.address, "P1")
+    assert str(e.value) == ("labgrid place P1: power cycle failed: LookupError: it has no power resource a labgrid"
+                            " power driver can use")
+    assert lab.acquired()["P1"] == "None"
+
+
+def test_a_place_is_flashed_once_per_image_and_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """labgrid_places.ensure_image without a farm: the first image of a run
+    is always written, the same image not again, another one is; a failed
+    flash leaves no record of an image on the board."""
+    written: list[str] = []
+
+    def flash(address: str, place: str, image: Path) -> None:
+        if image.name == "broken":
+            raise labgrid_places.LabgridError(f"labgrid place {place}: flashing {image} failed")
+        written.append(image.name)
+
+    monkeypatch.setattr(labgrid_places, "flash", flash)
+    state = tmp_path / "flashed.json"
+    images = {}
+    for name, data in (("a", b"A"), ("b", b"B"), ("broken", b"X")):
+        images[name] = tmp_path / name
+        images[name].write_bytes(data)
+    for name in ("a", "a", "b", "b", "a"):
+        labgrid_places.ensure_image("127.0.0.1:1", "P", "lib", images[name], state)
+    assert written == ["a", "b", "a"]
+    assert labgrid_places.flashed(state) == {"library": "lib", "image": str(images["a"]),
+                                             "sha256": hashlib.sha256(b"A").hexdigest()}
+    with pytest.raises(labgrid_places.LabgridError):
+        labgrid_places.ensure_image("127.0.0.1:1", "P", "lib", images["broken"], state)
+    assert labgrid_places.flashed(state) == {}
+    labgrid_places.ensure_image("127.0.0.1:1", "P", "lib", images["a"], state)
+    assert written == ["a", "b", "a", "a"]  # after a failed flash the board's image is unknown: written again
 
 
 @e2e
@@ -244,14 +520,14 @@ def test_places_are_released_after_an_error(lab: Farm, capsys: pytest.CaptureFix
         assert [p.name for p in places] == ["P1", "P2"]
         assert set(lab.acquired().values()) != {"None"}
         raise RuntimeError("boom")
-    assert lab.acquired() == {"P1": "None", "P2": "None"}
+    assert lab.acquired() == {"P1": "None", "P2": "None", "P3": "None"}
     from tlsbench.cli import main
 
     db = lab.folder / "cli.sqlite"
-    assert main(["--db", str(db), "run", "--target", "labgrid:P1,P3", "--board", "mps2-an386",
+    assert main(["--db", str(db), "run", "--target", "labgrid:P1,P9", "--board", "mps2-an386",
                  "--labgrid-coordinator", lab.address, "--preset", "cortex-m"]) == 2
-    assert f"coordinator {lab.address} has no place P3; places: P1, P2" in capsys.readouterr().err
-    assert lab.acquired() == {"P1": "None", "P2": "None"}  # nothing acquired for a run that cannot start
+    assert f"coordinator {lab.address} has no place P9; places: P1, P2, P3" in capsys.readouterr().err
+    assert lab.acquired() == {"P1": "None", "P2": "None", "P3": "None"}  # nothing acquired for a run that cannot start
     assert Store(db).list_runs() == []  # nor stored
 
 
@@ -292,7 +568,7 @@ def test_a_killed_board_moves_its_cases_to_the_other_place(lab: Farm, tmp_path: 
     on_p1 = [n for n, b in _boards(store, run_id).items() if b == "P1"]
     assert 1 <= len(on_p1) <= 2 and len(on_p1) - len(failed) == 1
     assert store.get_run(run_id).status == "complete"
-    assert lab.acquired() == {"P1": "None", "P2": "None"}
+    assert lab.acquired() == {"P1": "None", "P2": "None", "P3": "None"}
 
 def test_the_docs_show_the_exporter_configuration_the_test_uses() -> None:
     doc = (Path(__file__).parents[1] / "docs" / "labgrid.md").read_text()

@@ -1,6 +1,9 @@
 """A labgrid target's places as the boards of one run: held for the whole
-run (targets/labgrid_places.py), each with its own target and launchers,
-the runner's pending rounds shared among them (engine/farm.py)."""
+run (targets/labgrid_places.py), power-cycled before the first case where
+they have power, each with its own target and launchers (flashed through
+its labgrid driver where it has one), the runner's pending rounds shared
+among them (engine/farm.py), a board that stops answering power-cycled
+once and its case measured again."""
 
 from __future__ import annotations
 
@@ -17,17 +20,31 @@ from tlsbench.targets import target as targets
 
 
 @contextmanager
-def held(target: targets.Target) -> Iterator[list[labgrid_places.Place]]:
-    """The target's places, acquired; released when the run ends, fails or is interrupted."""
+def held(target: targets.Target, log: Callable[[str], None]) -> Iterator[list[labgrid_places.Place]]:
+    """The target's places, acquired and made ready (below); released when the run ends, fails or is
+    interrupted."""
     assert target.coordinator is not None and target.port is not None
     names = list(labgrid_places.resolve(target.coordinator, target.port))
     with labgrid_places.acquired(target.coordinator, names) as places:
+        for place in places:
+            ready(target, place, log)
         yield places
 
 
+def ready(target: targets.Target, place: labgrid_places.Place, log: Callable[[str], None]) -> None:
+    """Before the first case: a place with a flasher has nothing flashed by
+    this run yet (its first image is always written); one with power is
+    power-cycled, so every run starts from a freshly booted board."""
+    on(target, place).flash_state().unlink(missing_ok=True)
+    if place.power is not None:
+        assert target.coordinator is not None
+        log(f"labgrid place {place.name}: power-cycling the board ({place.power})")
+        labgrid_places.power_cycle(target.coordinator, place.name)
+
+
 def on(target: targets.Target, place: labgrid_places.Place) -> targets.Target:
-    """One place's own target: its serial resource as the port its launchers open."""
-    return dataclasses.replace(target, port=place.url, place=place.name)
+    """One place's own target: its serial resource as the port its launchers open, its flasher if any."""
+    return dataclasses.replace(target, port=place.url, place=place.name, flasher=place.flasher)
 
 
 def first(target: targets.Target, places: list[labgrid_places.Place]) -> targets.Target:
@@ -48,24 +65,32 @@ def _view(session: Any, target: targets.Target) -> Any:
 def share(session: Any, places: list[labgrid_places.Place], pending: list[tuple[int, Case]],
           progress_of: dict, progress: Any, run_id: int, log: Callable[[str], None]) -> None:
     """Measures the pending rounds on every place; results stored by this thread."""
-    base = dataclasses.replace(session.target, port=None, place=None)
-    boards = []
+    base = dataclasses.replace(session.target, port=None, place=None, flasher=None)
+    address = base.coordinator
+    assert address is not None
+    boards, states = [], {}
     for place in places:
         view = _view(session, on(base, place))
-        boards.append(farm.Board(place.name, view.outcome, lambda url=place.url: labgrid_places.answers(url)))
+        states[place.name] = view.target.flash_state()
+        recover = (lambda p=place: labgrid_places.recover(address, p)) if place.power is not None else None
+        boards.append(farm.Board(place.name, view.outcome, lambda url=place.url: labgrid_places.answers(url),
+                                 recover))
 
     def wanted(rnd: int, case: Case) -> bool:
         entry = progress_of.get(case.name)
         return entry is None or (entry[1] == "partial" and entry[2] <= rnd)
 
     def store(case: Case, rnd: int, measured: Measured, started: float, board: str) -> None:
+        # the image the place held for this case, when tlsbench flashed it in this run ("": no board ran it)
+        image = labgrid_places.flashed(states[board]).get("sha256") if board else None
         progress_of[case.name] = session.store_round(case, rnd, progress_of.get(case.name), measured, started,
-                                                     board)
+                                                     board or None, image)
 
-    dead = farm.share(boards, pending, wanted, store, run_id, log, on_done=lambda c: progress.update(c.name))
+    dead = farm.share(boards, pending, wanted, store, run_id, log, on_done=lambda c: progress.update(c.name),
+                      known=session.decide)
     if dead:
         log(f"run {run_id}: {len(dead)} of {len(places)} place(s) stopped answering: "
             + "; ".join(f"{n}: {w}" for n, w in dead.items()))
 
 
-__all__ = ["first", "held", "on", "share"]
+__all__ = ["first", "held", "on", "ready", "share"]

@@ -185,7 +185,7 @@ class _Session:
             elif c.status == "fail":
                 _log(f"check failed, not timed: {c.library} {c.alg}: {c.detail}")
 
-    def _decide(self, case: Case, rnd: int) -> Measured | None:
+    def decide(self, case: Case, rnd: int) -> Measured | None:
         """A round's outcome known without measuring, or None: measure it."""
         if case.library in self.does_not_fit:
             return Measured.not_run("does_not_fit", self.does_not_fit[case.library])
@@ -263,13 +263,14 @@ class _Session:
     def outcome(self, case: Case, rnd: int) -> Measured:
         """One round measured (or decided without measuring); never raises for an agent's failure."""
         try:
-            return self._decide(case, rnd) or self._measure(case, rnd)
+            return self.decide(case, rnd) or self._measure(case, rnd)
         except (TlsbenchError, OSError) as e:  # an agent's failure fails its case, never the run
             return Measured("failed", str(e), None, "", [], [])
 
     def store_round(self, case: Case, rnd: int, entry: tuple[int, str, int] | None, measured: Measured,
-                    started: float, place: str | None = None) -> tuple[int, str, int]:
-        """Stores one measured round; ``place``: which of several boards measured it (in the case's params)."""
+                    started: float, place: str | None = None, image: str | None = None) -> tuple[int, str, int]:
+        """Stores one measured round; ``place``: which of several boards measured it, ``image``: the SHA-256
+        of the firmware image tlsbench flashed on it (both in the case's params)."""
         rounds = self.plan.method.rounds
         board = self.target.kind != "host"  # a board's memory is the budget; on the host an error stays one
         if measured.status == "failed" and board and any(k in measured.reason.lower() for k in _NO_ROOM):
@@ -288,7 +289,8 @@ class _Session:
         if entry is None:
             case_id = self.store.put_case(
                 self.run_id, name=case.name, library=case.library, kind=case.kind, alg=case.alg, op=case.op,
-                size=case.size, params={"op": case.op, "size": case.size, **({"place": place} if place else {})},
+                size=case.size, params={"op": case.op, "size": case.size, **({"place": place} if place else {}),
+                                                      **({"image_sha256": image} if image else {})},
                 status=status,
                 reason=measured.reason, iters=measured.iters, started=started, transcript=measured.transcript,
                 samples=measured.samples, results=measured.results, rounds_done=rnd + 1,
@@ -400,7 +402,7 @@ def _measure_run(store: Store, run_id: int, plan: Plan, keys: dict, target: targ
     if target.kind == "labgrid":  # the places are held for the whole run, released however it ends
         from tlsbench.engine import farm_places
 
-        with farm_places.held(target) as places:
+        with farm_places.held(target, _log) as places:
             _measure_session(store, run_id, plan, keys, farm_places.first(target, places), json_out,
                              show_progress, resuming, places)
         return

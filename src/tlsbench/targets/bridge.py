@@ -17,6 +17,8 @@ A serial board holds one firmware at a time. With a flash command
 0x08000000``; split like a shell line, never run by a shell) the bridge
 flashes this library's image when the board answers ``hello`` with another
 library; without one, such a board is reported as holding the other library.
+A labgrid place with a flashing driver is flashed through it instead, before
+the bridge connects, once per image and run (targets/labgrid_places.py).
 
 A serial board may restart in the middle of a run (its reset button, a
 brown-out, a watchdog): its ready line then arrives where an answer was
@@ -255,9 +257,31 @@ def _rehandshake(session: Session, library: str, port: str) -> None:
         raise serialport.PortError(f"the board on {port} restarted with the {on_board} firmware, not {library}")
 
 
-def _serial(port: str, library: str, firmware: Path, requests: list[str], baud: int) -> int:
+def _flash_through_labgrid(place: tuple[str, str, Path], library: str, firmware: Path) -> str | None:
+    """A labgrid place with a flasher gets this library's image through its
+    labgrid driver before the bridge connects (a fresh board may hold no
+    firmware at all). Returns why it failed, or None."""
+    from tlsbench.targets import labgrid_places
+
+    coordinator, name, state = place
+    try:
+        labgrid_places.ensure_image(coordinator, name, library, firmware, state)
+    except (TlsbenchError, OSError) as e:
+        return str(e)
+    return None
+
+
+def _serial(port: str, library: str, firmware: Path, requests: list[str], baud: int,
+            labgrid: tuple[str, str, Path] | None = None) -> int:
     """A board already running a firmware: raw 8N1 at ``baud``. There is no
-    exit on a real board: the bridge stops after the last answer."""
+    exit on a real board: the bridge stops after the last answer.
+    ``labgrid``: (coordinator, place, flash state) of a labgrid place whose
+    flashing driver writes the image (else TLSBENCH_FLASH_COMMAND does)."""
+    if labgrid is not None:
+        why = _flash_through_labgrid(labgrid, library, firmware)
+        if why is not None:
+            print(why, file=sys.stderr)
+            return 4
     try:
         link = serialport.Lines(port, baud)
     except serialport.PortError as e:
@@ -269,6 +293,10 @@ def _serial(port: str, library: str, firmware: Path, requests: list[str], baud: 
         link.pending()  # what the board wrote before we came (its ready line, an old run's end) is no answer
         link.reconnected = False
         on_board = _handshake(session)
+        if on_board != library and labgrid is not None:
+            print(f"labgrid place {labgrid[1]} runs the {on_board} firmware after its {library} image {firmware}"
+                  " was flashed through its labgrid driver", file=sys.stderr)
+            return 4
         if on_board != library:
             cmd = flash_command(firmware)
             if cmd is None:
@@ -306,6 +334,9 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--library", required=True)
     s.add_argument("--firmware", required=True)
     s.add_argument("--baud", type=int, default=115200)
+    s.add_argument("--labgrid-coordinator")
+    s.add_argument("--labgrid-place")
+    s.add_argument("--flash-state", type=Path)
     a = p.parse_args(argv)
     requests = [line.rstrip("\r\n") for line in sys.stdin if line.strip()]
     if a.mode == "qemu":
@@ -314,7 +345,8 @@ def main(argv: list[str] | None = None) -> int:
         except TlsbenchError as e:
             print(f"cycle model: {e}", file=sys.stderr)
             return 2
-    return _serial(a.port, a.library, Path(a.firmware), requests, a.baud)
+    labgrid = (a.labgrid_coordinator, a.labgrid_place, a.flash_state) if a.flash_state else None
+    return _serial(a.port, a.library, Path(a.firmware), requests, a.baud, labgrid)
 
 
 if __name__ == "__main__":

@@ -13,10 +13,18 @@ resource (ser2net on an exporter, or any raw TCP serial): the firmware
 bridge opens it as pyserial's ``socket://HOST:PORT``, the same line
 protocol as a serial board (targets/bridge.py). Places are released when
 the run ends, fails or is interrupted (``acquired`` is a context manager).
+
+A place's power and flashing go through labgrid's drivers
+(targets/labgrid_drivers.py, one process per step under a time limit):
+which drivers it has is read when it is acquired; ``power_cycle`` and
+``recover`` switch its power, ``ensure_image`` writes a firmware image
+once per image and run and records its SHA-256 in the place's flash state.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 import shutil
@@ -47,6 +55,8 @@ class Place:
     name: str
     url: str  # the serial resource, as pyserial opens it: socket://HOST:PORT
     tags: tuple[tuple[str, str], ...] = ()
+    power: str | None = None  # the labgrid driver that switches its power (targets/labgrid_drivers.py)
+    flasher: str | None = None  # the labgrid driver that flashes it
 
 
 def coordinator(given: str | None = None) -> str:
@@ -80,12 +90,18 @@ def _client() -> str:
     return exe
 
 
+def _env() -> dict[str, str]:
+    # the user the places are acquired as: every step, and the drivers' RemotePlace, must be that user
+    return {**os.environ, "LG_USERNAME": os.environ.get("LG_USERNAME", "tlsbench")}
+
+
 def _lg(address: str, place: str | None, *args: str, timeout: float = 60) -> str:
     """One labgrid-client step; its error is one line naming the step."""
     cmd = [_client(), "-x", address, *(["-p", place] if place else []), *args]
     try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                              env={**os.environ, "LG_USERNAME": os.environ.get("LG_USERNAME", "tlsbench")})
+        # without the user's environment config: with one, labgrid-client adds lines of its own to `env`
+        env = {k: v for k, v in _env().items() if k != "LG_ENV"}
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired as e:
         raise LabgridError(f"labgrid coordinator {address}: `labgrid-client {' '.join(args)}`"
                            f" did not answer within {timeout:g} s") from e
@@ -156,6 +172,78 @@ def _serial_url(address: str, place: str) -> str:
                        " through ser2net, see docs/labgrid.md)")
 
 
+def _drivers_step(address: str, place: str, *args: str, timeout: float) -> str:
+    """One step of the place's labgrid drivers, in its own process
+    (targets/labgrid_drivers.py); its error is that process's one line."""
+    cmd = [sys.executable, "-m", "tlsbench.targets.labgrid_drivers", "--coordinator", address, "--place", place,
+           *args]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=_env())
+    except subprocess.TimeoutExpired as e:
+        raise LabgridError(f"labgrid place {place}: {args[0]} through its labgrid drivers did not end within"
+                           f" {timeout:g} s") from e
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines()
+        raise LabgridError(lines[-1] if lines else f"labgrid place {place}: {args[0]} failed: exit {done.returncode}")
+    return done.stdout
+
+
+def drivers_of(address: str, place: str) -> tuple[str | None, str | None]:
+    """The labgrid drivers that power-cycle and flash the (acquired) place,
+    None where it has none. A place whose drivers cannot be read (e.g. a
+    resource class labgrid does not know) is still used over its serial
+    port, without them, as before it had any: said on stderr."""
+    try:
+        lines = _drivers_step(address, place, "drivers", timeout=120).strip().splitlines()
+        found = json.loads(lines[-1] if lines else "")  # the step's answer is its last line
+    except (LabgridError, ValueError) as e:
+        print(f"warning: {e}; the place is used without power or flashing drivers", file=sys.stderr)
+        return None, None
+    return found.get("power"), found.get("flash")
+
+
+def power_cycle(address: str, place: str) -> None:
+    _drivers_step(address, place, "cycle", timeout=120)
+
+
+def flash(address: str, place: str, image: Path) -> None:
+    _drivers_step(address, place, "flash", str(image), timeout=600)
+
+
+def flashed(state: Path) -> dict[str, str]:
+    """What tlsbench last flashed on a place in this run ({} when nothing):
+    library, image, sha256."""
+    try:
+        return dict(json.loads(state.read_text()))
+    except (OSError, ValueError):
+        return {}
+
+
+def ensure_image(address: str, place: str, library: str, image: Path, state: Path) -> None:
+    """Flashes ``image`` through the place's labgrid flasher unless this run
+    already did (``state`` records the last image flashed): a place's first
+    image of a run is always flashed, so the run knows the very image each
+    case ran on, not just the library the board names."""
+    sha = hashlib.sha256(image.read_bytes()).hexdigest()
+    if flashed(state).get("sha256") == sha:
+        return
+    state.unlink(missing_ok=True)  # a failed flash leaves the board's image unknown
+    flash(address, place, image)
+    state.write_text(json.dumps({"library": library, "image": str(image), "sha256": sha}) + "\n")
+
+
+def recover(address: str, place: Place, boot_s: float = 30.0) -> str | None:
+    """Power-cycles a board that stopped answering; None when it answers
+    again, else why not."""
+    if place.power is None:
+        return "it has no power resource to cycle it with"
+    try:
+        power_cycle(address, place.name)
+    except (LabgridError, SetupError) as e:
+        return str(e)
+    return answers(place.url, timeout=boot_s)
+
+
 def answers(url: str, timeout: float = 10.0) -> str | None:
     """None when the firmware behind ``url`` answers ``hello`` within
     ``timeout`` seconds; else why not (a refused connection, silence)."""
@@ -204,11 +292,12 @@ def acquired(address: str, names: list[str]) -> Iterator[list[Place]]:
         for name in names:
             _lg(address, name, "acquire")
             held.append(name)
-            places.append(Place(name, _serial_url(address, name)))
+            places.append(Place(name, _serial_url(address, name), (), *drivers_of(address, name)))
         yield places
     finally:
         release(address, held)
 
 
 __all__ = ["COORDINATOR_ENV", "LabgridError", "Place", "acquired", "answers", "board_of", "coordinator",
-           "parse_selection", "release", "resolve"]
+           "drivers_of", "ensure_image", "flash", "flashed", "parse_selection", "power_cycle", "recover", "release",
+           "resolve"]

@@ -119,6 +119,7 @@ class Target:
     # labgrid: the coordinator's HOST:PORT; on one place's own target, that place (port is then its serial URL)
     coordinator: str | None = None
     place: str | None = None
+    flasher: str | None = None  # one place's labgrid flashing driver, when it has one
 
     @property
     def deterministic(self) -> bool:
@@ -150,6 +151,10 @@ class Target:
             place = re.sub(r"[^A-Za-z0-9]+", "_", self.place or "")
             return self.build_dir() / f"labgrid_{place}" / f"tlsbench-agent-{library}"
         return self.build_dir() / f"tlsbench-agent-{library}"
+
+    def flash_state(self) -> Path:
+        """What tlsbench last flashed on this labgrid place in this run (labgrid_places.ensure_image)."""
+        return self.agent_path("any").parent / "flashed.json"
 
     def cmake_dir(self) -> Path:
         return self.build_dir() / "cmake"
@@ -262,6 +267,9 @@ def write_launcher(target: Target, library: str) -> Path:
     else:  # a serial board, or one labgrid place (its port: the place's serial resource)
         args = ["serial", "--port", target.port, "--board", target.board.name, "--library", library,
                 "--firmware", str(target.firmware_path(library))]
+        if target.flasher is not None:  # flashed through the place's labgrid driver, not TLSBENCH_FLASH_COMMAND
+            args += ["--labgrid-coordinator", str(target.coordinator), "--labgrid-place", str(target.place),
+                     "--flash-state", str(target.flash_state())]
     path.write_text(
         f"#!{sys.executable}\n"
         "# Written by tlsbench build: runs this firmware's agent behind a pipe.\n"
