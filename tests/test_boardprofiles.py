@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from tlsbench.engine.case import Result
 from tlsbench.errors import PlanError
-from tlsbench.targets import boardprofiles
+from tlsbench.targets import boardprofiles, cyclemodel
 
 SHIPPED = ["esp32-c3-class", "nrf5340-app", "nucleo-f103rb", "nucleo-f446re", "nucleo-f746zg", "nucleo-l053r8",
            "nucleo-l073rz", "stm32f217", "stm32f405", "stm32h753zi", "stm32l4a6zg"]
@@ -139,9 +140,6 @@ def test_energy_per_cycle_only_where_a_datasheet_row_gives_the_current_at_the_pr
 
 
 def test_model_energy_of_a_shipped_profile_is_cycles_times_v_times_i_over_f() -> None:
-    from tlsbench.engine.case import Result
-    from tlsbench.targets import cyclemodel
-
     f103 = boardprofiles.load("nucleo-f103rb")
     # 72,000 cycles at 72 MHz are 1 ms; 3.3 V x 27 mA x 1 ms = 89.1 uJ
     row = Result.of("client_model_cycles", "model cycles", 1, 0, *([72_000.0] * 7))
