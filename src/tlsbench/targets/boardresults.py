@@ -132,7 +132,8 @@ def render(runs: list[BoardRun], db: Path) -> str:
              " with the profile's datasheet run current (typical, peripherals off, at the profile's clock; sources in"
              " docs/cycle-model.md, \"Energy: the datasheet rows\"), for "
              + (", ".join(with_current) or "no profile") + "; n/a where the profile has none. A profile runs on"
-             " the emulated board with its core (column 'emulated on'); an image that does not fit that emulated board (the Cortex-M0+ profiles on qemu:microbit) is not run, whatever"
+             " the emulated board with its core (column 'emulated on'); an image that does not fit that emulated"
+             " board (the Cortex-M0+ profiles on qemu:microbit) is not run, whatever"
              " the real board's memory.", "",
              "| board profile | core, clock | emulated on | library | handshake | client (model) | server (model)"
              " | client energy | server energy | run |",
