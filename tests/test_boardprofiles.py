@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from tlsbench.engine.case import Result
 from tlsbench.errors import PlanError
-from tlsbench.targets import boardprofiles
+from tlsbench.targets import boardprofiles, cyclemodel
 
 SHIPPED = ["esp32-c3-class", "nrf5340-app", "nucleo-f103rb", "nucleo-f446re", "nucleo-f746zg", "nucleo-l053r8",
            "nucleo-l073rz", "stm32f217", "stm32f405", "stm32h753zi", "stm32l4a6zg"]
@@ -122,3 +123,28 @@ def test_the_m7_profiles_give_the_plugin_their_l1_caches(tmp_path: Path, monkeyp
     # a profile without cache sizes (the F446: ART, no L1) passes no ways
     assert not any("ways" in a for a in cyclemodel.plugin_args(boardprofiles.load("nucleo-f446re"),
                                                               tmp_path / "fw.elf", tmp_path / "out"))
+
+
+# profiles whose datasheet gives a typical run current at the profile's own clock (docs/cycle-model.md, "Energy")
+WITH_CURRENT = {"nucleo-f103rb": (27.0, 3.3), "stm32f405": (40.0, 3.3), "stm32h753zi": (110.0, 3.3)}
+
+
+def test_energy_per_cycle_only_where_a_datasheet_row_gives_the_current_at_the_profile_clock() -> None:
+    for name in SHIPPED:
+        p = boardprofiles.load(name)
+        if name in WITH_CURRENT:
+            assert (p.run_current_ma, p.supply_v) == WITH_CURRENT[name]
+            assert "Table" in p.sources["run_current_ma"] and "V" in p.sources["supply_v"]
+        else:
+            assert p.energy_nj_per_cycle is None  # "n/a" in reports, never zero
+
+
+def test_model_energy_of_a_shipped_profile_is_cycles_times_v_times_i_over_f() -> None:
+    f103 = boardprofiles.load("nucleo-f103rb")
+    # 72,000 cycles at 72 MHz are 1 ms; 3.3 V x 27 mA x 1 ms = 89.1 uJ
+    row = Result.of("client_model_cycles", "model cycles", 1, 0, *([72_000.0] * 7))
+    derived = {r.metric: r.median for r in cyclemodel.derived_results([row], f103)}
+    assert derived["client_model_time_ns"] == pytest.approx(1_000_000.0, rel=1e-12)
+    assert derived["client_model_energy_nj"] == pytest.approx(89_100.0, rel=1e-12)
+    assert boardprofiles.load("stm32h753zi").energy_nj_per_cycle == pytest.approx(3.3 * 110e-3 / 480e6 * 1e9,
+                                                                                  rel=1e-12)
