@@ -51,6 +51,9 @@ class Counted:
     side: Side
     ops: list[stepcount.Op]
     mix: dict[str, int] = field(default_factory=dict)  # one operation's instructions by vector width
+    hot: list[tuple[str, int, int]] = field(default_factory=list)  # its top functions (name, count, address)
+    icache: tuple[int, int] = (0, 0)  # modelled L1I misses in a loop of it, most lines in one set
+    lines: int = 0  # distinct 64-byte code lines it runs
 
     @property
     def per_op(self) -> float:
@@ -76,10 +79,13 @@ def measure(side: Side, ops: int = 3, settle: float = 0.3) -> Counted:
         watched = {tracee.address(tracee.mapped(f), n): n for f, n in side.watched}
         count = stepcount.count_loop if side.loop else stepcount.count_calls
         counted = count(tracee, entry, watched, ops + side.skip)[side.skip:]
-        mix = stepcount.vector_mix(tracee, counted[len(counted) // 2])
+        mid = counted[len(counted) // 2]
+        found = Counted(side, counted, stepcount.vector_mix(tracee, mid), stepcount.by_function(tracee, mid),
+                        stepcount.icache_misses(mid.lines), len(set(mid.lines)))
         for op in counted:
-            op.at.clear()  # the addresses served the mix; they are large
-        return Counted(side, counted, mix)
+            op.at.clear()  # the addresses and lines served the figures above; they are large
+            op.lines.clear()
+        return found
     finally:
         if tracee is not None:
             tracee.kill()
@@ -148,9 +154,11 @@ PAIRS: dict[str, Callable[[], list[tuple[str, Side, Side]]]] = {
     "rsa-verify": lambda: [(
         "mbedtls RSA-2048 public operation (mbedtls_rsa_public)",
         Side("Mbed TLS benchmark", lambda: [*_peer("peer-mbedtls-benchmark")(), "rsa"], None,
-             "peer-mbedtls-benchmark", "mbedtls_rsa_public", False),
+             "peer-mbedtls-benchmark", "mbedtls_rsa_public", False,
+             (("peer-mbedtls-benchmark", "mbedtls_mpi_core_montmul"),)),
         Side("tlsbench", _agent("mbedtls"), _bench("sig", "rsa2048-pkcs1-sha256", "verify", None, "mbedtls"),
-             "tlsbench-agent-mbedtls", "mbedtls_rsa_public", False, skip=2))],
+             "tlsbench-agent-mbedtls", "mbedtls_rsa_public", False,
+             (("tlsbench-agent-mbedtls", "mbedtls_mpi_core_montmul"),), skip=2))],
 }
 
 
@@ -191,6 +199,12 @@ def render(rows: list[Row]) -> str:
             files = sum((o.by_file for o in c.ops), Counter())
             lines.append("    by file: " + ", ".join(f"{k} {v // len(c.ops):,}" for k, v in files.most_common(4)))
             lines.append(f"    by vector register: {_mix(c)}")
+            lines.append(f"    code: {c.lines:,} lines of 64 B; modelled L1I (32 KiB, 8 ways) misses per operation "
+                         f"in a loop: {c.icache[0]:,} (most lines in one set: {c.icache[1]})")
+            for name, n, addr in c.hot:
+                lines.append(f"    {name:40} {n:10,}  at {addr:#x} (mod 64: {addr % 64})")
+            for name, args in c.ops[0].args.items():
+                lines.append(f"    {name} first call, arguments mod 4096: " + " ".join(f"{a % 4096:#05x}" for a in args))
     return "\n".join(lines) + "\n"
 
 

@@ -113,6 +113,8 @@ class Op:
     calls: dict[str, int] = field(default_factory=dict)
     by_file: Counter = field(default_factory=Counter)
     at: Counter = field(default_factory=Counter)  # instruction address -> times executed
+    lines: list[int] = field(default_factory=list)  # the 64-byte code lines in the order they were entered
+    args: dict[str, tuple[int, ...]] = field(default_factory=dict)  # a watched function's first call's arguments
     signals: int = 0
 
 
@@ -250,7 +252,9 @@ def count_loop(t: Tracee, entry: int, watched: dict[int, str], ops: int, deliver
 def _walk(t: Tracee, op: Op, r: _Regs, watched: dict[int, str], done, deliver: bool, max_steps: int) -> _Regs:
     open_calls: list[tuple[str, int, int, int]] = []  # (name, return address, stack after return, count at entry)
     if r.rip in watched:
-        open_calls.append((watched[r.rip], t.peek(r.rsp), r.rsp + 8, 0))
+        name = watched[r.rip]
+        op.args.setdefault(name, (r.rdi, r.rsi, r.rdx, r.rcx, r.r8, r.r9, t.peek(r.rsp + 8), t.peek(r.rsp + 16)))
+        open_calls.append((name, t.peek(r.rsp), r.rsp + 8, 0))
     steps = 0
     while True:
         at = r.rip
@@ -262,6 +266,8 @@ def _walk(t: Tracee, op: Op, r: _Regs, watched: dict[int, str], done, deliver: b
         if r.rip != at:  # a rep-prefixed instruction stays put until its last element
             op.instructions += 1
             op.at[at] += 1
+            if not op.lines or op.lines[-1] != at >> 6:
+                op.lines.append(at >> 6)
         if open_calls and r.rip == open_calls[-1][1] and r.rsp == open_calls[-1][2]:
             name, _, _, n0 = open_calls.pop()
             if not open_calls:
@@ -271,7 +277,60 @@ def _walk(t: Tracee, op: Op, r: _Regs, watched: dict[int, str], done, deliver: b
                 op.by_file[t.file_of(a)] += n
             return r
         if r.rip in watched:
-            open_calls.append((watched[r.rip], t.peek(r.rsp), r.rsp + 8, op.instructions))
+            name = watched[r.rip]
+            if name not in op.args:  # the System V argument registers, then two words of the stack
+                op.args[name] = (r.rdi, r.rsi, r.rdx, r.rcx, r.r8, r.r9, t.peek(r.rsp + 8), t.peek(r.rsp + 16))
+            open_calls.append((name, t.peek(r.rsp), r.rsp + 8, op.instructions))
+
+
+def by_function(t: Tracee, op: Op, top: int = 8) -> list[tuple[str, int, int]]:
+    """The op's most executed functions: (name, instructions, the function's
+    address in the process), from each mapped file's symbol table (a
+    stripped library's exported functions only)."""
+    tables: dict[str, tuple[list[int], list[str]]] = {}
+    found: Counter = Counter()
+    where: dict[str, int] = {}
+    for a, n in op.at.items():
+        i = bisect.bisect_right(t._starts, a) - 1
+        path = t.maps[i].path if i >= 0 and a < t.maps[i].end else ""
+        if not path.startswith("/"):
+            found["?"] += n
+            continue
+        if path not in tables:
+            base = load_base(t.maps, path) if _is_dyn(path) else 0
+            try:
+                syms = sorted((v + base, k) for k, v in symbols(path).items())
+            except SetupError:
+                syms = []
+            tables[path] = ([v for v, _ in syms], [k for _, k in syms])
+        starts, names = tables[path]
+        j = bisect.bisect_right(starts, a) - 1
+        name = names[j] if j >= 0 else f"{Path(path).name}:?"
+        found[name] += n
+        where.setdefault(name, starts[j] if j >= 0 else 0)
+    return [(k, v, where.get(k, 0)) for k, v in found.most_common(top)]
+
+
+def icache_misses(lines: list[int], size: int = 32768, ways: int = 8) -> tuple[int, int]:
+    """Misses of an LRU instruction cache of 64-byte lines (default: 32 KiB,
+    8 ways, as the L1I of AMD Zen 2-4) on the second of two passes over an
+    operation's code lines, i.e. in a loop of it; and the most lines of the
+    operation that fall into one set (more than `ways`: conflict misses)."""
+    sets = size // 64 // ways
+    cache: list[list[int]] = [[] for _ in range(sets)]
+    misses = 0
+    for rnd in (0, 1):
+        for ln in lines:
+            s = cache[ln % sets]
+            if ln in s:
+                s.remove(ln)
+            else:
+                misses += rnd
+                if len(s) == ways:
+                    s.pop(0)
+            s.append(ln)
+    crowd = Counter(ln % sets for ln in set(lines))
+    return misses, max(crowd.values(), default=0)
 
 
 def vector_mix(t: Tracee, op: Op) -> dict[str, int]:
