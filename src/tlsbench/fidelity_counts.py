@@ -25,9 +25,9 @@ scalars) move by a few hundredths of a percent between runs.
   mbedtls_rsa_public on both sides.
 
 With ``--sim`` callgrind also simulates the caches and the branch
-predictors (``--cache-sim=yes --branch-sim=yes``; a model of a cache
-hierarchy like the host's, not the host's own), and each row adds D1 and
-last-level misses and mispredicted branches per operation.
+predictors (``--cache-sim=yes --branch-sim=yes``, the caches of SIM_CACHES:
+a model, not the host's own), and each row adds I1, D1 and last-level
+misses and mispredicted branches per operation.
 
 valgrind hides AVX-512 (and ADX) from the programs it runs, so a library
 may take another code path than natively; both sides of a pair run under
@@ -104,7 +104,12 @@ def parse_tree(text: str) -> dict[str, Cost]:
 
 
 # the simulated events summed into each figure of --sim
-SIM_EVENTS = {"D1 misses": ("D1mr", "D1mw"), "LL misses": ("DLmr", "DLmw"), "mispredicts": ("Bcm", "Bim")}
+SIM_EVENTS = {"I1 misses": ("I1mr",), "D1 misses": ("D1mr", "D1mw"), "LL misses": ("DLmr", "DLmw"),
+              "mispredicts": ("Bcm", "Bim")}
+# the simulated caches, fixed (not read from the CPU) so that every machine
+# models the same ones: those of the project's AMD EPYC (Zen 4) hosts, 32 KiB
+# 8-way L1I and L1D and a 1 MiB 8-way L2 as the last level, 64-byte lines
+SIM_CACHES = ["--I1=32768,8,64", "--D1=32768,8,64", "--LL=1048576,8,64"]
 _sim = False
 
 
@@ -112,7 +117,7 @@ def valgrind() -> list[str]:
     exe = shutil.which("valgrind")
     if exe is None:
         raise SetupError("valgrind is not installed (apt-get install valgrind)")
-    return [exe, "--tool=callgrind", *(["--cache-sim=yes", "--branch-sim=yes"] if _sim else [])]
+    return [exe, "--tool=callgrind", *(["--cache-sim=yes", "--branch-sim=yes", *SIM_CACHES] if _sim else [])]
 
 
 def _wrapper(folder: Path, exe: Path, out: Path) -> Path:
