@@ -70,7 +70,15 @@ def test_openssl_speed_times_complete_seals_like_ours(monkeypatch) -> None:
         asked.append((evp, aead))
         return 1.0
 
+    rekeyed: list[tuple[str, bool]] = []
+
+    def ours(kind: str, alg: str, op: str, rekey: bool = False) -> float:
+        rekeyed.append((alg, rekey))
+        return 1.0
+
     monkeypatch.setattr(fidelity, "speed_bps", speed)
-    monkeypatch.setattr(fidelity, "ours_bps", lambda kind, alg, op: 1.0)
+    monkeypatch.setattr(fidelity, "ours_bps", ours)
     fidelity.compare(rounds=1)
     assert asked == [("aes-128-gcm", True), ("chacha20-poly1305", True), ("sha256", False)]
+    # the command sets an AEAD's key before every operation: so does our side of the comparison
+    assert rekeyed == [("aes-128-gcm", True), ("chacha20-poly1305", True), ("sha256", False)]

@@ -183,16 +183,16 @@ def _row(pair: str, tool: str, theirs: Runs | _Minus, ours: Runs | tuple[Runs, .
 
 
 def _bench_ours(folder: Path, library: str, kind: str, alg: str, op: str, size: int | None,
-                repeats: int = 100) -> Path:
+                repeats: int = 100, rekey: int = 0) -> Path:
     """The agent's callgrind file over ``repeats`` + 1 single operations
     (min_ns=0: the calibration batch is one operation too)."""
     from tlsbench.families.primitive import keys as keys_mod
     from tlsbench.families.primitive.family import bench_fields
 
-    out = folder / f"ours-{library}-{alg}-{op}-{repeats}.cg"
+    out = folder / f"ours-{library}-{alg}-{op}-{repeats}-{rekey}.cg"
     case = Case(library, kind, alg, op, size)
     req = encode_request("bench", kind=kind, alg=alg, op=op, warmup=0, repeats=repeats, min_ns=0,
-                         **bench_fields(case, keys_mod.generate()))
+                         **bench_fields(case, keys_mod.generate()), **({"rekey": 1} if rekey else {}))
     agent.call(paths.agent_path(library), [req], 900, f"callgrind {case.name}",
                wrapper=(*valgrind(), f"--callgrind-out-file={out}"))
     return out
@@ -212,10 +212,10 @@ def _steady(a: tuple[float, int], b: tuple[float, int]) -> float:
 
 
 def _ours_runs(folder: Path, library: str, kind: str, alg: str, op: str, size: int | None,
-               funcs: tuple[str, ...], per: str) -> Runs:
+               funcs: tuple[str, ...], per: str, rekey: int = 0) -> Runs:
     files, ops = [], []
     for repeats in (40, 120):
-        out = _bench_ours(folder, library, kind, alg, op, size, repeats)
+        out = _bench_ours(folder, library, kind, alg, op, size, repeats, rekey)
         files.append(out)
         ops.append(sum(profile(out)[per].calls.values()))
     return Runs(tuple(files), tuple(ops), funcs)
@@ -229,6 +229,8 @@ def aead_seal(folder: Path) -> list[Row]:
     for alg, title in (("aes-128-gcm", "AES-128-GCM"), ("chacha20-poly1305", "ChaCha20-Poly1305")):
         ours = _ours_runs(folder, "openssl", "aead", alg, "encrypt", 16384, ("tb_openssl_sym_run",),
                           "tb_openssl_sym_run")
+        rekeyed = _ours_runs(folder, "openssl", "aead", alg, "encrypt", 16384, ("tb_openssl_sym_run",),
+                             "tb_openssl_sym_run", rekey=1)
         for aead in (False, True):
             # two runs of different lengths: the difference of their counts over the
             # difference of their operations is one operation's, set-up excluded
@@ -249,6 +251,8 @@ def aead_seal(folder: Path) -> list[Row]:
             rows.append(_row(f"openssl {title} encrypt 16384 B", "openssl speed" + (" -aead" if aead else ""),
                              theirs, ours,
                              "theirs: its EVP calls per operation; ours: the whole seal (nonce, AAD, message, tag)"))
+        rows.append(_row(f"openssl {title} encrypt 16384 B", "openssl speed -aead", theirs, rekeyed,
+                         "ours with rekey=1: the key set again before every seal, as the command does"))
     return rows
 
 

@@ -126,8 +126,8 @@ static tb_status prepare_aead(tb_openssl_state *s, const tb_job *job)
     return tb_openssl_reserve_out(s, s->msg_len + 128);
 }
 
-/* rekey: as `openssl speed` (3.0.13 and later) does before every AEAD
- * operation: the nonce length, then the key schedule and the nonce again. */
+/* rekey: what `openssl speed -aead` does before every AEAD operation: the
+ * nonce length, then the key schedule and the nonce again. */
 static tb_status rekey(tb_openssl_state *s)
 {
     if (EVP_CIPHER_CTX_ctrl(s->cctx, EVP_CTRL_AEAD_SET_IVLEN, (int)s->nonce_len, NULL) != 1)
