@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tlsbench import stepcount
 from tlsbench import fidelity_native as fn
+from tlsbench import stepcount
 
 PROGRAM = r"""
 char fill[4096];

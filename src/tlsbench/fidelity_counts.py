@@ -177,7 +177,7 @@ def _row(pair: str, tool: str, theirs: Runs | _Minus, ours: Runs | tuple[Runs, .
         return theirs.per_op(event), sum(p.per_op(event) for p in parts)
 
     ir = per_op("Ir")
-    sim = {label: tuple(map(sum, zip(*(per_op(e) for e in events)))) for label, events in SIM_EVENTS.items()} \
+    sim = {label: tuple(map(sum, zip(*(per_op(e) for e in events), strict=True))) for label, events in SIM_EVENTS.items()} \
         if _sim else {}
     return Row(pair, tool, ir[0], ir[1], what, sim)
 

@@ -223,7 +223,8 @@ def render(rows: list[Row]) -> str:
             for name, n, addr in c.hot:
                 lines.append(f"    {name:40} {n:10,}  at {addr:#x} (mod 64: {addr % 64})")
             for name, args in c.ops[0].args.items():
-                lines.append(f"    {name} first call, arguments mod 4096: " + " ".join(f"{a % 4096:#05x}" for a in args))
+                low = " ".join(f"{a % 4096:#05x}" for a in args)
+                lines.append(f"    {name} first call, arguments mod 4096: {low}")
     return "\n".join(lines) + "\n"
 
 

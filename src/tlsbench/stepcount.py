@@ -229,7 +229,7 @@ def count_calls(t: Tracee, entry: int, watched: dict[int, str], ops: int, delive
         op = Op(signals=t.run_to(entry, deliver))
         r = t.regs()
         ret, sp = t.peek(r.rsp), r.rsp + 8
-        _walk(t, op, r, watched, lambda rr: rr.rip == ret and rr.rsp == sp, deliver, max_steps)
+        _walk(t, op, r, watched, lambda rr, ret=ret, sp=sp: rr.rip == ret and rr.rsp == sp, deliver, max_steps)
         out.append(op)
     return out
 
