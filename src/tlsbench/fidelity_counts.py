@@ -177,8 +177,10 @@ def _row(pair: str, tool: str, theirs: Runs | _Minus, ours: Runs | tuple[Runs, .
         return theirs.per_op(event), sum(p.per_op(event) for p in parts)
 
     ir = per_op("Ir")
-    sim = {label: tuple(map(sum, zip(*(per_op(e) for e in events), strict=True))) for label, events in SIM_EVENTS.items()} \
-        if _sim else {}
+    sim: dict[str, tuple[float, float]] = {}
+    for label, events in SIM_EVENTS.items() if _sim else ():
+        counts = [per_op(e) for e in events]
+        sim[label] = (sum(c[0] for c in counts), sum(c[1] for c in counts))
     return Row(pair, tool, ir[0], ir[1], what, sim)
 
 
