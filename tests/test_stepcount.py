@@ -31,9 +31,21 @@ __attribute__((noinline)) void op(void)
                      "vzeroupper"
                      ::: "rax", "rcx", "rdi", "xmm0", "xmm1", "memory");
 }
+__attribute__((noinline)) void inner(void)
+{
+    __asm__ volatile(".rept 100\n\tnop\n\t.endr");
+}
+__attribute__((noinline)) void outer(void)
+{
+    __asm__ volatile("nop");
+    inner(); /* a tail call at -O2: jmp, one return for both */
+}
 int main(void)
 {
-    for (;;) op();
+    for (;;) {
+        op();
+        outer();
+    }
 }
 """
 
@@ -52,11 +64,19 @@ def program(tmp_path_factory) -> Path:
 
 
 def _listing(exe: Path, func: str) -> list[str]:
-    """objdump's instructions of one function."""
+    """objdump's instructions of one straight-line function, up to its ret or
+    tail jump (the alignment padding after it never runs)."""
     out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(exe)], capture_output=True, text=True,
                          check=True).stdout
     body = out.split(f"<{func}>:\n", 1)[1].split("\n\n", 1)[0]
-    return [line for line in body.splitlines() if re.match(r"^\s*[0-9a-f]+:\s+\S", line)]
+    lines = []
+    for line in body.splitlines():
+        m = re.match(r"^\s*[0-9a-f]+:\s+(\S+)", line)
+        if m:
+            lines.append(line)
+            if m.group(1) in ("ret", "jmp"):
+                break
+    return lines
 
 
 def _traced(exe: Path) -> tuple[subprocess.Popen, stepcount.Tracee]:
@@ -94,10 +114,27 @@ def test_a_loop_turn_adds_the_loops_own_instructions(program: Path) -> None:
         t.kill()
         proc.wait()
     n = len(_listing(program, "op"))
-    # main's loop at -O2 is `call op; jmp back`
-    assert [o.instructions for o in ops] == [n + 2] * 2
+    m = len(_listing(program, "outer")) + len(_listing(program, "inner"))
+    # main's loop at -O2 is `call op; call outer; jmp back`
+    assert [o.instructions for o in ops] == [n + m + 3] * 2
     assert [o.calls for o in ops] == [{"op": n}] * 2
-    assert mix == {"ymm": 1, "xmm": 1, "none": n + 2 - 2}
+    assert mix == {"ymm": 1, "xmm": 1, "none": n + m + 3 - 2}
+
+
+@needs_native
+def test_a_tail_call_returns_from_both_functions(program: Path) -> None:
+    assert any("jmp" in line and "<inner>" in line for line in _listing(program, "outer"))
+    proc, t = _traced(program)
+    try:
+        exe = t.mapped(program.name)
+        outer, inner = t.address(exe, "outer"), t.address(exe, "inner")
+        ops = stepcount.count_calls(t, outer, {outer: "outer", inner: "inner"}, 2)
+    finally:
+        t.kill()
+        proc.wait()
+    m = len(_listing(program, "outer")) + len(_listing(program, "inner"))
+    # the outermost watched call only, counted once, with what it jumped to
+    assert [o.calls for o in ops] == [{"outer": m}] * 2
 
 
 MAPS = """\

@@ -89,9 +89,10 @@ def parse_nm(text: str) -> dict[str, int]:
     return found
 
 
-def symbols(path: str) -> dict[str, int]:
-    """The file's function symbols (its full table, else the dynamic one of a stripped library)."""
-    for args in (["nm", "--defined-only", path], ["nm", "-D", "--defined-only", path]):
+def symbols(path: str, exported: bool = True) -> dict[str, int]:
+    """The file's function symbols: its full table, else (if `exported`) the
+    dynamic one of a stripped library."""
+    for args in (["nm", "--defined-only", path], *([["nm", "-D", "--defined-only", path]] if exported else [])):
         r = subprocess.run(args, capture_output=True, text=True)
         if r.returncode == 0 and r.stdout.strip():
             return parse_nm(r.stdout)
@@ -268,7 +269,8 @@ def _walk(t: Tracee, op: Op, r: _Regs, watched: dict[int, str], done, deliver: b
             op.at[at] += 1
             if not op.lines or op.lines[-1] != at >> 6:
                 op.lines.append(at >> 6)
-        if open_calls and r.rip == open_calls[-1][1] and r.rsp == open_calls[-1][2]:
+        # a watched function that tail-calls another (jmp) returns from both at once
+        while open_calls and r.rip == open_calls[-1][1] and r.rsp == open_calls[-1][2]:
             name, _, _, n0 = open_calls.pop()
             if not open_calls:
                 op.calls[name] = op.calls.get(name, 0) + op.instructions - n0
@@ -285,8 +287,9 @@ def _walk(t: Tracee, op: Op, r: _Regs, watched: dict[int, str], done, deliver: b
 
 def by_function(t: Tracee, op: Op, top: int = 8) -> list[tuple[str, int, int]]:
     """The op's most executed functions: (name, instructions, the function's
-    address in the process), from each mapped file's symbol table (a
-    stripped library's exported functions only)."""
+    address in the process), from each mapped file's full symbol table; a
+    stripped library's code counts as one entry, `file (no symbols)` (its
+    exported names would wrongly name its internal functions)."""
     tables: dict[str, tuple[list[int], list[str]]] = {}
     found: Counter = Counter()
     where: dict[str, int] = {}
@@ -299,13 +302,13 @@ def by_function(t: Tracee, op: Op, top: int = 8) -> list[tuple[str, int, int]]:
         if path not in tables:
             base = load_base(t.maps, path) if _is_dyn(path) else 0
             try:
-                syms = sorted((v + base, k) for k, v in symbols(path).items())
+                syms = sorted((v + base, k) for k, v in symbols(path, exported=False).items())
             except SetupError:
                 syms = []
             tables[path] = ([v for v, _ in syms], [k for _, k in syms])
         starts, names = tables[path]
         j = bisect.bisect_right(starts, a) - 1
-        name = names[j] if j >= 0 else f"{Path(path).name}:?"
+        name = names[j] if j >= 0 else f"{Path(path).name} (no symbols)"
         found[name] += n
         where.setdefault(name, starts[j] if j >= 0 else 0)
     return [(k, v, where.get(k, 0)) for k, v in found.most_common(top)]
