@@ -47,4 +47,4 @@ def test_an_unknown_pair_is_one_clear_error(capsys) -> None:
     with pytest.raises(SystemExit):
         fc.main(["aes"])
     err = capsys.readouterr().err.strip().splitlines()[-1]
-    assert "unknown pair 'aes'; known: aead, ecdsa-verify, openssl-handshake, wolfssl-handshake" in err
+    assert "unknown pair 'aes'; known: aead, ecdsa-verify, rsa-verify, openssl-handshake, wolfssl-handshake" in err

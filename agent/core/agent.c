@@ -139,6 +139,14 @@ static void serve_job(const tb_field *fields, size_t nfields, job_verb verb)
         } else if (strcmp(k, "op") == 0) {
             job.op = v;
             known = 1;
+        } else if (strcmp(k, "rekey") == 0) {
+            uint64_t r = 0;
+            if (tb_field_u64(v, &r) != 0 || r > 1) {
+                tb_end(TB_BAD_INPUT, "rekey must be 0 or 1");
+                return;
+            }
+            job.rekey = (int)r;
+            known = 1;
         }
         for (size_t j = 0; !known && j < sizeof(byte_fields) / sizeof(byte_fields[0]); j++) {
             if (strcmp(k, byte_fields[j].name) == 0) {
@@ -173,6 +181,10 @@ static void serve_job(const tb_field *fields, size_t nfields, job_verb verb)
     const tb_catalog_entry *entry = tb_catalog_find(job.kind, job.alg);
     if (entry == NULL || !tb_catalog_has_op(entry, job.op)) {
         tb_end(TB_BAD_INPUT, "unknown kind/alg/op");
+        return;
+    }
+    if (job.rekey && job.kind != TB_KIND_AEAD) {
+        tb_end(TB_BAD_INPUT, "rekey is for AEAD jobs only");
         return;
     }
     if (cfg.repeats == 0 || cfg.max_iters == 0) {

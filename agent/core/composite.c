@@ -136,6 +136,7 @@ tb_status tb_composite_prepare(const tb_prim_ops *prims, const tb_job *job, void
 
 static tb_status cbc_hmac_prepare(const tb_job *job, void **state)
 {
+    if (job->rekey) return tb_refuse_rekey();
     return tb_composite_prepare(&tb_library_prims, job, state);
 }
 

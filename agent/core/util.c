@@ -39,6 +39,12 @@ tb_status tb_settle(tb_status st, void *obj, void (*release)(void *obj), void **
     return TB_OK;
 }
 
+tb_status tb_refuse_rekey(void)
+{
+    tb_set_error("rekey (the key set again before every operation) is not supported by this adapter");
+    return TB_UNSUPPORTED;
+}
+
 tb_status tb_rng_restart(void)
 {
     if (!tb_platform_seed_restart() || tb_library.reseed == NULL) return TB_OK;

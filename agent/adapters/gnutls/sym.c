@@ -220,6 +220,7 @@ static tb_status check_aead_input(const tb_job *job, int a, int decrypt)
 
 static tb_status prepare_aead(const tb_job *job, tb_gnutls_job **out)
 {
+    if (job->rekey) return tb_refuse_rekey();
     int a = find_aead(job->alg);
     int decrypt = strcmp(job->op, "decrypt") == 0;
     tb_status st = check_aead_input(job, a, decrypt);

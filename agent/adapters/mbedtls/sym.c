@@ -172,6 +172,7 @@ typedef struct {
 
 static tb_status aead_prepare(const tb_job *job, tb_mbedtls_state **out)
 {
+    if (job->rekey) return tb_refuse_rekey();
     aead_state *st = tb_zalloc(sizeof(*st));
     if (st == NULL) return TB_ERROR;
     st->base.fam = &tb_mbedtls_aead;

@@ -24,6 +24,7 @@ typedef struct {
     const EVP_CIPHER *cipher;
     EVP_CIPHER_CTX *cctx;
     int ccm;
+    int rekey; /* set the key again before every operation (the job's rekey) */
     uint8_t key[64];
     size_t enc_key_len;
     uint8_t nonce[32]; /* aead: IV; kem encaps: m */

@@ -105,6 +105,7 @@ static tb_status prepare_aead(tb_openssl_state *s, const tb_job *job)
         tb_set_error("ciphertext shorter than the tag");
         return TB_BAD_INPUT;
     }
+    s->rekey = job->rekey;
     memcpy(s->key, job->key.data, job->key.len);
     memcpy(s->nonce, job->nonce.data, job->nonce.len);
     s->nonce_len = job->nonce.len;
@@ -125,13 +126,27 @@ static tb_status prepare_aead(tb_openssl_state *s, const tb_job *job)
     return tb_openssl_reserve_out(s, s->msg_len + 128);
 }
 
+/* rekey: what `openssl speed -aead` does before every AEAD operation: the
+ * nonce length, then the key schedule and the nonce again. */
+static tb_status rekey(tb_openssl_state *s)
+{
+    if (EVP_CIPHER_CTX_ctrl(s->cctx, EVP_CTRL_AEAD_SET_IVLEN, (int)s->nonce_len, NULL) != 1)
+        return tb_openssl_fail("EVP_CTRL_AEAD_SET_IVLEN");
+    if (EVP_CipherInit_ex(s->cctx, NULL, NULL, s->key, s->nonce, -1) != 1) return tb_openssl_fail("EVP_CipherInit_ex");
+    return TB_OK;
+}
+
 static tb_status run_aead_enc(tb_openssl_state *s)
 {
     int n = 0, f = 0;
     if (s->ccm && EVP_CIPHER_CTX_ctrl(s->cctx, EVP_CTRL_AEAD_SET_TAG, 16, NULL) != 1)
         return tb_openssl_fail("EVP_CTRL_AEAD_SET_TAG");
-    if (EVP_EncryptInit_ex(s->cctx, NULL, NULL, s->ccm ? s->key : NULL, s->nonce) != 1)
+    if (s->rekey) {
+        tb_status st = rekey(s);
+        if (st != TB_OK) return st;
+    } else if (EVP_EncryptInit_ex(s->cctx, NULL, NULL, s->ccm ? s->key : NULL, s->nonce) != 1) {
         return tb_openssl_fail("EVP_EncryptInit_ex");
+    }
     if (s->ccm && EVP_EncryptUpdate(s->cctx, NULL, &n, NULL, (int)s->msg_len) != 1)
         return tb_openssl_fail("EVP_EncryptUpdate length");
     if (s->aad_len && EVP_EncryptUpdate(s->cctx, NULL, &n, s->aad, (int)s->aad_len) != 1)
@@ -152,6 +167,10 @@ static tb_status run_aead_dec(tb_openssl_state *s)
     int n = 0, f = 0;
     size_t ct_len = s->msg_len - 16;
     uint8_t *tag = s->msg + ct_len;
+    if (s->rekey) {
+        tb_status st = rekey(s);
+        if (st != TB_OK) return st;
+    }
     if (s->ccm && EVP_CIPHER_CTX_ctrl(s->cctx, EVP_CTRL_AEAD_SET_TAG, 16, tag) != 1)
         return tb_openssl_fail("EVP_CTRL_AEAD_SET_TAG");
     if (EVP_DecryptInit_ex(s->cctx, NULL, NULL, s->ccm ? s->key : NULL, s->nonce) != 1)

@@ -21,6 +21,7 @@ tb_status tb_wolfssl_hash_prepare(state *s, const tb_job *job)
 
 tb_status tb_wolfssl_aead_prepare(state *s, const tb_job *job)
 {
+    if (job->rekey) return tb_refuse_rekey();
     const alg_info *a = s->alg;
     size_t n = job->nonce.len, len = job->msg.len;
     int ret;

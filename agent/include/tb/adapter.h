@@ -110,6 +110,11 @@ typedef struct {
     tb_bytes aad;
     tb_bytes msg;
     tb_bytes sig;
+    /* AEAD only: 1 sets the key again, with the nonce, before every
+     * operation (what `openssl speed` times per AEAD operation); TLS and the
+     * benchmark's own cases key once (0). An adapter that cannot refuses it
+     * with tb_refuse_rekey(). */
+    int rekey;
 } tb_job;
 
 typedef struct tb_adapter {

@@ -17,5 +17,7 @@ uint8_t *tb_dup(tb_bytes b);
  * hands obj over through *out, otherwise releases it (release must accept
  * a partly built object). Returns st. */
 tb_status tb_settle(tb_status st, void *obj, void (*release)(void *obj), void **out);
+/* An AEAD set-up's answer to rekey=1 where it sets its key only once. */
+tb_status tb_refuse_rekey(void);
 
 #endif
