@@ -186,12 +186,29 @@ def _exact_value(values: list[float]) -> tuple[float, str]:
     return median(values), "" if lo == hi else f"varies {lo:g}..{hi:g}"
 
 
-def _exact_row(name: str, metric: str, va: list[float], vb: list[float]) -> ExactRow:
+def _exact_row(name: str, metric: str, va: list[float], vb: list[float], drawn: bool = False) -> ExactRow:
+    """drawn: the count depends on random values each run draws anew (both
+    runs on the host, metrics.exact_between_runs): a difference of the
+    medians no larger than the wider of the two runs' own ranges is the
+    spread the run measured, "varies"; a larger one is "changed"."""
     a, note_a = _exact_value(va)
     b, note_b = _exact_value(vb)
     notes = "; ".join(f"{side}: {n}" for side, n in (("A", note_a), ("B", note_b)) if n)
-    verdict = "same" if a == b and not notes else "varies" if notes and a == b else "changed"
+    if a == b:
+        verdict = "varies" if notes else "same"
+    elif drawn and abs(b - a) <= (spread := max(max(va) - min(va), max(vb) - min(vb))):
+        verdict = "varies"
+        notes = f"within the runs' own spread ({spread:g}); {notes}"
+    else:
+        verdict = "changed"
     return ExactRow(name, metric, verdict, a, b, b - a, notes)
+
+
+def _drawn(a: RunSide, b: RunSide, metric: str) -> bool:
+    """Whether this count of these two runs may differ without a change: both runs on a target where it
+    depends on values drawn per run (one firmware run: exact, a difference is a change)."""
+    return not (metrics.exact_between_runs(metric, a.context.get("target", ""))
+                or metrics.exact_between_runs(metric, b.context.get("target", "")))
 
 
 def _exact_all(a: RunSide, b: RunSide) -> list[ExactRow]:
@@ -203,7 +220,7 @@ def _exact_all(a: RunSide, b: RunSide) -> list[ExactRow]:
             va = sa.get(name, ("", []))[1]
             vb = sb.get(name, ("", []))[1]
             if va and vb:
-                rows.append(_exact_row(name, metric, va, vb))
+                rows.append(_exact_row(name, metric, va, vb, _drawn(a, b, metric)))
             elif va:
                 rows.append(ExactRow(name, metric, "only in A", a=median(va)))
             elif vb:
@@ -280,7 +297,7 @@ def _metric_row(a: RunSide, b: RunSide, name: str, metric: str, alpha: float, mi
                 else status
         return Row(name, "not measured", note=f"A: {why(st_a, va)}; B: {why(st_b, vb)}", unit=unit, metric=metric)
     if metrics.is_exact(metric):
-        e = _exact_row(name, metric, va, vb)
+        e = _exact_row(name, metric, va, vb, _drawn(a, b, metric))
         ratio = e.b / e.a if e.a else None
         note = "exact" + (f"; {e.note}" if e.note else "")
         return Row(name, e.verdict, e.a, e.b, ratio, None, note, unit=unit, metric=metric)

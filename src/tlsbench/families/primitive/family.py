@@ -63,6 +63,14 @@ def bench_fields(case: Case, keys: dict) -> dict[str, bytes | int | None]:
 PQ_SIZE_OF = {("kem", "keygen"): ("public_key_bytes", 0), ("kem", "encaps"): ("ciphertext_bytes", 32),
               ("pqsig", "keygen"): ("public_key_bytes", 0), ("pqsig", "sign"): ("signature_bytes", 0)}
 
+# Memory passes per round on the host: the libraries draw fresh random values
+# there (keys, nonces, blinding), so a bignum's size, and with it the heap
+# and the allocations of one operation, differ between operations; several
+# passes measure that spread within the run, which compare then allows
+# between runs (docs/method.md, "How compare decides"). Firmware draws from
+# a seeded stream: one pass, exact.
+HOST_MEMORY_PASSES = 8
+
 
 def _pq_output(case: Case, ctx: Context, op: str) -> bytes:
     """One untimed run of op with the case's inputs: its output (sizes, verify's signature)."""
@@ -140,10 +148,12 @@ class PrimitiveFamily:
                 size_sample = Sample.one(rnd, metric, len(_pq_output(case, ctx, case.op)) - tail)
         except (AgentError, SetupError) as e:  # SetupError: the vectors' pinned source is missing
             return Measured.not_run("failed", str(e), "")
+        passes = HOST_MEMORY_PASSES if ctx.target.kind == "host" else 1
         request = encode_request(
             "bench", kind=case.kind, alg=case.alg, op=case.op, warmup=m.warmup, repeats=repeats,
             min_ns=int(m.min_sample_ms * 1e6), **fields,
             **(ctx.place.fields() if ctx.place else {}),
+            memory_passes=passes if passes > 1 else None,
         )
         requests = [pacing.REQUEST, request] if ctx.paced else [request]
         try:
@@ -175,11 +185,11 @@ class PrimitiveFamily:
             for rec in recs
             for c in counters
         ]
-        # the memory pass: one value per round, stored as a one-operation sample
-        for rec in resp.of_type("memory"):
+        # the memory passes: one value each, stored as one-operation samples numbered by round
+        for j, rec in enumerate(resp.of_type("memory")):
             for field_name, metric in metrics.MEMORY_FIELDS.items():
                 if field_name in rec.fields:
-                    samples.append(Sample.one(rnd, metric, int(rec[field_name])))
+                    samples.append(Sample.one(rnd * passes + j, metric, int(rec[field_name])))
         if size_sample is not None:
             samples.append(size_sample)
         measured = Measured("ok", "", int(batches[0]["iters"]), res.stdout, samples, [])
