@@ -136,8 +136,10 @@ def dsa_vectors(alg: str) -> tuple[DsaVector, ...]:
 
 def _of_the_interface(b: dict[str, str]) -> bool:
     """A sign answer of the agent's interface, each setting named in the stanza:
-    deterministic, external ("pure") message encoding, an empty context."""
-    return b.get("deterministic") == "1" and b.get("message-encoding") == "1" and b.get("hexcontext-string") == ""
+    deterministic, external ("pure") message encoding, an empty context, the
+    message itself (not an external mu)."""
+    return (b.get("deterministic") == "1" and b.get("message-encoding") == "1" and b.get("hexcontext-string") == ""
+            and b.get("mu", "0") == "0")
 
 
 @functools.cache
