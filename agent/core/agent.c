@@ -107,7 +107,7 @@ static void serve_job(const tb_field *fields, size_t nfields, job_verb verb)
     tb_job job;
     memset(&job, 0, sizeof(job));
     job.kind = TB_KIND_COUNT;
-    tb_bench_cfg cfg = {0, 2, 10, 10000000u, 100000000u, 0, 0, TB_STACK_PAGE, 0, 1};
+    tb_bench_cfg cfg = {0, 2, 10, 10000000u, 100000000u, 0, 0, TB_STACK_PAGE, 0};
     static const struct {
         const char *name;
         size_t offset;
@@ -125,7 +125,6 @@ static void serve_job(const tb_field *fields, size_t nfields, job_verb verb)
         {"max_iters", offsetof(tb_bench_cfg, max_iters)},
         {"stack_shift", offsetof(tb_bench_cfg, stack_shift)}, {"heap_shift", offsetof(tb_bench_cfg, heap_shift)},
         {"stack_at", offsetof(tb_bench_cfg, stack_at)}, {"count_timed", offsetof(tb_bench_cfg, count_timed)},
-        {"memory_passes", offsetof(tb_bench_cfg, memory_passes)},
     };
 
     for (size_t i = 0; i < nfields; i++) {
@@ -178,11 +177,6 @@ static void serve_job(const tb_field *fields, size_t nfields, job_verb verb)
     }
     if (cfg.repeats == 0 || cfg.max_iters == 0) {
         tb_end(TB_BAD_INPUT, "repeats and max_iters must be positive");
-        return;
-    }
-    if (cfg.memory_passes == 0 || cfg.memory_passes > TB_MAX_MEMORY_PASSES) {
-        tb_set_error("memory_passes must be 1..%u", TB_MAX_MEMORY_PASSES);
-        tb_end(TB_BAD_INPUT, tb_last_error());
         return;
     }
     if (cfg.stack_shift > TB_MAX_STACK_SHIFT || cfg.heap_shift > TB_MAX_HEAP_SHIFT || cfg.count_timed > 1 ||

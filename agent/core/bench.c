@@ -58,9 +58,10 @@ static void call_run(void *arg)
 
 /* One untimed pass with the memory instruments (a counting allocator and a
  * painted stack would disturb the timing, so they never share a batch). */
-static tb_status measure_memory_once(void *state, const tb_heap_usage *setup)
+static tb_status measure_memory(void *state, const tb_heap_usage *setup)
 {
     uint32_t have = tb_platform_memory();
+    if (have == 0) return TB_OK;
     tb_rec_begin("memory");
     if (have & TB_MEM_HEAP) {
         tb_heap_usage h;
@@ -85,20 +86,6 @@ static tb_status measure_memory_once(void *state, const tb_heap_usage *setup)
         tb_rec_u64("stack", used);
     }
     tb_rec_end();
-    return TB_OK;
-}
-
-/* `passes` memory passes, one record each: where the library draws fresh
- * random values in every operation (keys, nonces, blinding), its bignums'
- * sizes and so its allocations differ from one operation to the next, and
- * several passes show that spread within the run. */
-static tb_status measure_memory(void *state, const tb_heap_usage *setup, uint64_t passes)
-{
-    if (tb_platform_memory() == 0) return TB_OK;
-    for (uint64_t i = 0; i < passes; i++) {
-        tb_status s = measure_memory_once(state, setup);
-        if (s != TB_OK) return s;
-    }
     return TB_OK;
 }
 
@@ -274,7 +261,7 @@ tb_status tb_bench(const tb_job *job_in, const tb_bench_cfg *cfg)
     tb_rec_u64("stack_at", t.at);
     tb_rec_u64("heap_shift", cfg->heap_shift);
     tb_rec_end();
-    s = measure_memory(state, &setup, cfg->memory_passes);
+    s = measure_memory(state, &setup);
     if (s != TB_OK) goto out_state;
     if (dec) {
         /* The measured decryption must give back the original message. */

@@ -21,14 +21,12 @@ typedef struct {
      * the process's own randomised stack start does not blur it). */
     uint64_t stack_at;
     uint64_t count_timed; /* 1: the allocation hooks keep counting in timed passes (what they cost) */
-    uint64_t memory_passes; /* untimed memory passes after the timed ones, each its own record (1..TB_MAX_MEMORY_PASSES) */
 } tb_bench_cfg;
 
 /* Limits of the layout fields (a request beyond them is bad input). */
 #define TB_MAX_STACK_SHIFT 65536u
 #define TB_MAX_HEAP_SHIFT (1u << 20)
 #define TB_STACK_PAGE 4096u /* stack_at is taken modulo this (0..4095) */
-#define TB_MAX_MEMORY_PASSES 64u
 
 /* The "handshake" request (core/tls.c). */
 void tb_tls_serve(const tb_field *fields, size_t n);

@@ -19,7 +19,11 @@ The ratio B/A comes with a 95% bootstrap confidence interval (medians of
 resampled raw samples, fixed seed: the same runs give the same interval).
 Deterministic metrics (bytes, records, round trips, instruction counts, heap,
 stack, allocations) are compared exactly, without statistics: equal, or
-changed by a difference; every such metric of both runs is listed too.
+changed by a difference; every such metric of both runs is listed too. A
+count that depends on the keys and random values a host run draws
+(metrics.VARIES_ON_HOST), between two host runs, "varies" when its medians
+differ by no more than the wider of the two runs' own ranges, and is
+"changed" beyond that; on firmware every count is exact by construction.
 """
 
 from __future__ import annotations

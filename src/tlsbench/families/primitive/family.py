@@ -14,6 +14,7 @@ from tlsbench.engine.case import Case, Measured, Sample, split_repeats
 from tlsbench.engine.protocol import encode_request
 from tlsbench.errors import AgentError, SetupError
 from tlsbench.families.base import Context
+from tlsbench.families.primitive import keys as keys_mod
 from tlsbench.families.primitive import pqvectors
 from tlsbench.families.primitive.catalog import (
     ALGORITHMS,
@@ -63,13 +64,17 @@ def bench_fields(case: Case, keys: dict) -> dict[str, bytes | int | None]:
 PQ_SIZE_OF = {("kem", "keygen"): ("public_key_bytes", 0), ("kem", "encaps"): ("ciphertext_bytes", 32),
               ("pqsig", "keygen"): ("public_key_bytes", 0), ("pqsig", "sign"): ("signature_bytes", 0)}
 
-# Memory passes per round on the host: the libraries draw fresh random values
-# there (keys, nonces, blinding), so a bignum's size, and with it the heap
-# and the allocations of one operation, differ between operations; several
-# passes measure that spread within the run, which compare then allows
-# between runs (docs/method.md, "How compare decides"). Firmware draws from
-# a seeded stream: one pass, exact.
+# Memory passes per round on the host for the kinds with keys: a host run
+# draws its keys fresh and the library's own generator feeds every nonce,
+# blinding value and key pair, so a bignum's size, and with it the heap and
+# the allocations of an operation and of its set-up, depend on the key and on
+# the values drawn. The first pass uses the run's key, the others one
+# further key set each (drawn with the run, stored with its keys): the run
+# measures the spread that compare then allows between two host runs
+# (docs/method.md, "How compare decides"). Firmware material is seeded: one
+# pass, exact.
 HOST_MEMORY_PASSES = 8
+KEYED_KINDS = ("kex", "sig", "pke")
 
 
 def _pq_output(case: Case, ctx: Context, op: str) -> bytes:
@@ -122,7 +127,11 @@ class PrimitiveFamily:
         return (*metrics.COUNTERS, *metrics.MEMORY, *metrics.PRIMITIVE_DERIVED, *metrics.PQ_SIZES)
 
     def prepare(self, plan: Plan, keys: dict, now: datetime.datetime | None) -> None:
-        """Its keys are the run's own (engine keys): nothing more to make."""
+        """Its keys are the run's own (engine keys); material drawn fresh (no
+        seed: the host) gets HOST_MEMORY_PASSES - 1 further key sets for the
+        memory passes of the kinds with keys."""
+        if "seed" not in keys and "spread" not in keys and set(plan.kinds) & set(KEYED_KINDS):
+            keys["spread"] = [keys_mod.generate() for _ in range(HOST_MEMORY_PASSES - 1)]
 
     def check(self, agents: dict[str, Path], support: dict[str, set[tuple[str, str, str]]], keys: dict,
               cases: Iterable[Case], timeout: float) -> list[CheckResult]:
@@ -148,14 +157,17 @@ class PrimitiveFamily:
                 size_sample = Sample.one(rnd, metric, len(_pq_output(case, ctx, case.op)) - tail)
         except (AgentError, SetupError) as e:  # SetupError: the vectors' pinned source is missing
             return Measured.not_run("failed", str(e), "")
-        passes = HOST_MEMORY_PASSES if ctx.target.kind == "host" else 1
         request = encode_request(
             "bench", kind=case.kind, alg=case.alg, op=case.op, warmup=m.warmup, repeats=repeats,
             min_ns=int(m.min_sample_ms * 1e6), **fields,
             **(ctx.place.fields() if ctx.place else {}),
-            memory_passes=passes if passes > 1 else None,
         )
-        requests = [pacing.REQUEST, request] if ctx.paced else [request]
+        # the further memory passes: one operation timed once (its figures not kept), then its memory pass
+        spread = ctx.keys.get("spread", []) if case.kind in KEYED_KINDS else []
+        extra = [encode_request("bench", kind=case.kind, alg=case.alg, op=case.op, warmup=0, repeats=1, min_ns=0,
+                                **bench_fields(case, other)) for other in spread]
+        passes = 1 + len(extra)
+        requests = [pacing.REQUEST, request, *extra] if ctx.paced else [request, *extra]
         try:
             res = agent.call(ctx.info.path, requests, m.timeout_s, case.name)
         except agent.AgentCallError as e:
@@ -167,11 +179,16 @@ class PrimitiveFamily:
                 reference = pacing.parse(res.responses[0])
             except AgentError as e:
                 print(f"warning: {case.name}: {e}", file=sys.stderr, flush=True)
-        resp = res.responses[-1]
+        resp = res.responses[-passes]
         if resp.status == "unsupported":
             return Measured.not_run("unsupported", resp.message or "not supported", res.stdout)
         if resp.status != "ok":
             return Measured.not_run("failed", f"{resp.status}: {resp.message}", res.stdout)
+        further = res.responses[len(res.responses) - passes + 1:]
+        failed = next((r for r in further if r.status != "ok"), None)
+        if failed is not None:
+            return Measured.not_run("failed", f"a further key set's memory pass: {failed.status}: {failed.message}",
+                                    res.stdout)
         batches = resp.of_type("sample")
         warm = resp.of_type("warmup")
         counters = [c for c in ctx.info.counters if c in metrics.COUNTER_NAMES]
@@ -185,8 +202,9 @@ class PrimitiveFamily:
             for rec in recs
             for c in counters
         ]
-        # the memory passes: one value each, stored as one-operation samples numbered by round
-        for j, rec in enumerate(resp.of_type("memory")):
+        # the memory passes: one value each (the run's key first), stored as one-operation samples
+        memory = [rec for r in res.responses[-passes:] for rec in r.of_type("memory")]
+        for j, rec in enumerate(memory):
             for field_name, metric in metrics.MEMORY_FIELDS.items():
                 if field_name in rec.fields:
                     samples.append(Sample.one(rnd * passes + j, metric, int(rec[field_name])))
