@@ -102,6 +102,17 @@ def _validate_batches(batches: list, repeats: int, counters: list[str], case: Ca
             raise AgentError(f"{case.name}: sample {i} has zero iterations")
 
 
+def _further_memory(case: Case, ctx: Context) -> list:
+    """The memory passes of the further key sets (HOST_MEMORY_PASSES): each in
+    a fresh agent, as the case's own request is, so its heap starts from the
+    same state; the operation is timed once (its figures not kept)."""
+    spread = ctx.keys.get("spread", []) if case.kind in KEYED_KINDS else []
+    return [agent.call(ctx.info.path, [encode_request(
+                "bench", kind=case.kind, alg=case.alg, op=case.op, warmup=0, repeats=1, min_ns=0,
+                **bench_fields(case, other))], ctx.plan.method.timeout_s, f"{case.name} (key set {i + 2})").responses[0]
+            for i, other in enumerate(spread)]
+
+
 class PrimitiveFamily:
     name = "primitive"
     kinds = KINDS
@@ -162,14 +173,10 @@ class PrimitiveFamily:
             min_ns=int(m.min_sample_ms * 1e6), **fields,
             **(ctx.place.fields() if ctx.place else {}),
         )
-        # the further memory passes: one operation timed once (its figures not kept), then its memory pass
-        spread = ctx.keys.get("spread", []) if case.kind in KEYED_KINDS else []
-        extra = [encode_request("bench", kind=case.kind, alg=case.alg, op=case.op, warmup=0, repeats=1, min_ns=0,
-                                **bench_fields(case, other)) for other in spread]
-        passes = 1 + len(extra)
-        requests = [pacing.REQUEST, request, *extra] if ctx.paced else [request, *extra]
+        requests = [pacing.REQUEST, request] if ctx.paced else [request]
         try:
             res = agent.call(ctx.info.path, requests, m.timeout_s, case.name)
+            further = _further_memory(case, ctx)
         except agent.AgentCallError as e:
             p = e.partial
             return Measured.not_run("failed", str(e), p.stdout + ("\n--- stderr ---\n" + p.stderr if p.stderr else ""))
@@ -179,12 +186,11 @@ class PrimitiveFamily:
                 reference = pacing.parse(res.responses[0])
             except AgentError as e:
                 print(f"warning: {case.name}: {e}", file=sys.stderr, flush=True)
-        resp = res.responses[-passes]
+        resp = res.responses[-1]
         if resp.status == "unsupported":
             return Measured.not_run("unsupported", resp.message or "not supported", res.stdout)
         if resp.status != "ok":
             return Measured.not_run("failed", f"{resp.status}: {resp.message}", res.stdout)
-        further = res.responses[len(res.responses) - passes + 1:]
         failed = next((r for r in further if r.status != "ok"), None)
         if failed is not None:
             return Measured.not_run("failed", f"a further key set's memory pass: {failed.status}: {failed.message}",
@@ -203,7 +209,8 @@ class PrimitiveFamily:
             for c in counters
         ]
         # the memory passes: one value each (the run's key first), stored as one-operation samples
-        memory = [rec for r in res.responses[-passes:] for rec in r.of_type("memory")]
+        memory = [rec for r in (resp, *further) for rec in r.of_type("memory")]
+        passes = 1 + len(further)
         for j, rec in enumerate(memory):
             for field_name, metric in metrics.MEMORY_FIELDS.items():
                 if field_name in rec.fields:
