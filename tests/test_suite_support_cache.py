@@ -121,3 +121,20 @@ def test_firmware_is_asked_by_set_up_unless_checked(tmp_path: Path, monkeypatch:
         checked = support.suite_answers(fake, "d" * 64, check=True)
         assert set(checked.values()) == {"yes", "unsupported"}
         assert support.suite_answers(fake, "d" * 64, check=False) == checked
+
+
+@pytest.mark.parametrize("library", ["mbedtls", "wolfssl"])
+def test_set_up_answers_agree_with_handshakes_on_the_real_agents(agents, library: str) -> None:
+    """What each side's set-up accepts is what completes a handshake, suite by
+    suite (the firmware images run the same core and adapters); a set-up
+    request that also asks for connections is refused."""
+    from tlsbench.engine import agent
+
+    path = paths.agent_path(library)
+    by_setup = support._ask(path, check=False)
+    by_handshake = support._ask(path, check=True)
+    assert {s: {"accepted": "yes"}.get(a, a) for s, a in by_setup.items()} == by_handshake
+    assert "accepted" in by_setup.values() and "unsupported" in by_setup.values()
+    case = next(iter(support._cases().values()))
+    bad = support._request(case, False).replace("repeats=0", "repeats=1")
+    assert agent.call(path, [bad], 30, "set-up with a connection").responses[0].status == "bad_input"
