@@ -255,8 +255,9 @@ def reported_as(name: str, low: float, high: float) -> str:
     differ (randomness a library draws per operation, e.g. Mbed TLS's RSA
     blinding: on firmware its RSA signatures and every handshake with an RSA
     certificate vary by up to 0.15% of their instructions, wolfSSL's do not;
-    or state a library keeps between calls): a varying count is shown with
-    its range and compared as varying, never as an exact figure."""
+    on the host the keys and values each run draws, over the memory passes'
+    key sets; or state a library keeps between calls): a varying count is
+    shown with its range and compared as varying, never as an exact figure."""
     if not is_exact(name):
         return "noisy"
     return "exact" if low == high else "varies"
