@@ -181,7 +181,8 @@ def test_the_post_quantum_checks_run_clean_under_valgrind(pq_agents, library: st
     # SLH-DSA at its fast set only: a 128s signature takes seconds under valgrind
     selected = {(k, a) for k in ("kem", "pqsig") for a in ALGORITHMS[k] if a != "slh-dsa-sha2-128s"}
     items = [it for it in checks.phase1_items(NO_KEYS, selected) if (it.kind, it.alg, it.op) in info.support]
-    assert len(items) == 3 * (3 * 3 + 2) + 2 + 3 * (3 + 3) + (3 + 3 + 1)  # every kem and pqsig item of phase 1
+    # every kem and pqsig item of phase 1: ML-KEM, ML-DSA (3 keygen + 1 sign answer + 3), SLH-DSA-128f
+    assert len(items) == 3 * (3 * 3 + 2) + 2 + 3 * (3 + 1 + 3) + (3 + 3 + 1)
     res = agent.call(info.path, [checks.request_for(it) for it in items], 900, f"{library} under valgrind",
                      wrapper=("valgrind", "-q", "--error-exitcode=99", "--leak-check=no"))
     assert len(res.responses) == len(items) and res.stderr == ""
