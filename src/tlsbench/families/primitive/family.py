@@ -184,7 +184,6 @@ class PrimitiveFamily:
         requests = [pacing.REQUEST, request] if ctx.paced else [request]
         try:
             res = agent.call(ctx.info.path, requests, m.timeout_s, case.name)
-            further = _further_memory(case, ctx)
         except agent.AgentCallError as e:
             p = e.partial
             return Measured.not_run("failed", str(e), p.stdout + ("\n--- stderr ---\n" + p.stderr if p.stderr else ""))
@@ -199,6 +198,10 @@ class PrimitiveFamily:
             return Measured.not_run("unsupported", resp.message or "not supported", res.stdout)
         if resp.status != "ok":
             return Measured.not_run("failed", f"{resp.status}: {resp.message}", res.stdout)
+        try:
+            further = _further_memory(case, ctx)
+        except agent.AgentCallError as e:
+            return Measured.not_run("failed", f"a further key set's memory pass: {e}", e.partial.stdout)
         failed = next((r for r in further if r.status != "ok"), None)
         if failed is not None:
             return Measured.not_run("failed", f"a further key set's memory pass: {failed.status}: {failed.message}",
