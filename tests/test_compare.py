@@ -116,6 +116,51 @@ def test_counts_compare_exactly(db_path: Path) -> None:
     assert "deterministic metrics: 1 same, 1 changed, 1 varies" in text and "+16" in text
 
 
+def _memory_run(store: Store, target: str, cases: dict[str, dict[str, list[int]]]) -> int:
+    """A run's memory passes as the primitive family stores them: one operation a sample."""
+    run = store.create_run(target=target, plan_name="p", plan_source="", plan={"method": {}},
+                           machine={"cpu_model": "cpu"}, version="1", keys={})
+    for name, counters in cases.items():
+        samples = [Sample.one(i, counter, v) for counter, values in counters.items() for i, v in enumerate(values)]
+        store.put_case(run, name=name, library="mbedtls", kind="kex", alg="p256", op="keygen", size=None, params={},
+                       status="ok", reason="", iters=1, started=0, transcript="", samples=samples)
+    return run
+
+
+# two host runs of Mbed TLS P-256 keygen: 8 memory passes a round, 3 rounds; some passes make one
+# allocation more (a bignum one limb longer), and the second run happens to draw more of those
+DRAWN_A = [17] * 23 + [18]
+DRAWN_B = [18] * 13 + [17] * 11
+
+
+@pytest.mark.parametrize("target", ["host", "qemu:mps2-an386"])
+def test_a_count_drawn_per_host_run_varies_within_the_runs_spread_and_changes_beyond(db_path: Path,
+                                                                                       target: str) -> None:
+    store = Store(db_path)
+    a = _memory_run(store, target, {"within": {"allocations": DRAWN_A, "heap_peak_bytes": [1040] * 24},
+                                    "beyond": {"allocations": DRAWN_A},
+                                    "flat": {"allocations": [17] * 24, "stack_bytes": [3000] * 24}})
+    b = _memory_run(store, target, {"within": {"allocations": DRAWN_B, "heap_peak_bytes": [1040] * 24},
+                                    "beyond": {"allocations": [19] * 24},
+                                    "flat": {"allocations": [18] * 24, "stack_bytes": [3016] * 24}})
+    got = {(e.name, e.metric): e for e in compare.compare(store, a, b).exact}
+    within = got[("within", "allocations")]
+    assert (within.a, within.b, within.diff) == (17, 18, 1)
+    assert got[("within", "heap_peak_bytes")].verdict == "same"
+    # 19 - 17 = 2 is beyond the spread either run measured (1): a change on any target
+    assert got[("beyond", "allocations")].verdict == "changed"
+    # no spread measured in either run: the difference is a change, even on the host
+    assert got[("flat", "allocations")].verdict == "changed"
+    # the stack no drawn value reaches (metrics.VARIES_ON_HOST): exact on the host too
+    assert got[("flat", "stack_bytes")].verdict == "changed"
+    if target == "host":
+        assert within.verdict == "varies" and within.note.startswith("within the runs' own spread (1)")
+        text = compare_text.render(compare.compare(store, a, b))
+        assert "deterministic metrics: 1 same, 3 changed, 1 varies" in text
+    else:  # firmware draws from a seeded stream: a count that moved between runs is a change
+        assert within.verdict == "changed"
+
+
 def _cli(db: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "tlsbench", "--db", str(db), *args], capture_output=True,
                           text=True, timeout=60)

@@ -80,3 +80,14 @@ def test_a_count_whose_repeats_differ_is_reported_as_varying_never_as_exact() ->
     assert m.reported_as("client_heap_peak_bytes", 100, 120) == "varies"
     assert m.reported_as("wall_ns", 100, 100) == "noisy"  # a measurement stays a measurement
     assert m.reported_as("a_metric_a_newer_agent_sends", 1, 2) == "noisy"
+
+
+def test_which_counts_are_exact_between_runs_on_which_target() -> None:
+    """A host run draws its keys and random values anew: heap, allocations and handshake bytes depend on them
+    there; on firmware (seeded) every count is exact; a noisy metric is never exact."""
+    assert [metrics.exact_between_runs(m, "host") for m in ("allocations", "heap_peak_bytes", "state_heap_bytes",
+                                                            "client_heap_peak_bytes", "s2c_bytes", "stack_bytes",
+                                                            "flights", "signature_bytes", "wall_ns")] == [
+        False, False, False, False, False, True, True, True, False]
+    assert all(metrics.exact_between_runs(m, "qemu:mps2-an386") for m in metrics.VARIES_ON_HOST)
+    assert metrics.VARIES_ON_HOST <= {m for m in metrics.REGISTRY if metrics.is_exact(m)}

@@ -57,7 +57,15 @@ def test_the_vectors_have_the_sizes_of_fips_203_and_204() -> None:
         assert [(len(v.seed), len(v.pk), len(v.msg), len(v.sig)) for v in pqvectors.sign_vectors(alg)] == \
             [(48, 32, msg, sig)]
         assert "evppkey_slh_dsa_siggen.txt" in pqvectors.sign_vectors(alg)[0].source
-    assert pqvectors.sign_vectors("ml-dsa-44") == ()  # its sigGen vectors have expanded keys, not seeds
+    # ML-DSA sign answers (ACVP sigGen): FIPS 204's encoded private keys, not seeds, and signatures of its sizes;
+    # the archive has one answer of the agent's interface (deterministic, pure, empty context) per set
+    for alg, sk, msg, sig, name in (("ml-dsa-44", 2560, 5710, 2420, "ML_DSA_44_8"),
+                                    ("ml-dsa-65", 4032, 8192, 3309, "ML_DSA_65_39"),
+                                    ("ml-dsa-87", 4896, 1, 4627, "ML_DSA_87_67")):
+        assert [(len(v.seed), len(v.pk), len(v.msg), len(v.sig)) for v in pqvectors.sign_vectors(alg)] == \
+            [(sk, 0, msg, sig)]
+        source = pqvectors.sign_vectors(alg)[0].source
+        assert "sha256 a8c0d28a529ca480" in source and "evppkey_ml_dsa_siggen.txt" in source and f"({name})" in source
     # the first official ML-KEM-768 vector, as FIPS 203's reference publishes it
     assert pqvectors.kem_vectors("ml-kem-768")[0].ss.hex() == \
         "e7184a0975ee3470878d2d159ec83129c8aec253d4ee17b4810311d198cd0368"
@@ -70,9 +78,9 @@ def test_both_libraries_pass_every_known_answer_and_each_others_outputs(pq_agent
         assert got[(lib, "ml-kem-512")] == ("pass", "12 checks passed")
         assert got[(lib, "ml-kem-768")] == ("pass", "13 checks passed")
         assert got[(lib, "ml-kem-1024")] == ("pass", "13 checks passed")
-        # 3 keygen vectors + sign + pyca's signature + a tampered one + the other's signature
+        # 3 keygen vectors + the sign vector + sign + pyca's signature + a tampered one + the other's signature
         for alg in ("ml-dsa-44", "ml-dsa-65", "ml-dsa-87"):
-            assert got[(lib, alg)] == ("pass", "7 checks passed")
+            assert got[(lib, alg)] == ("pass", "8 checks passed")
         # SLH-DSA (no pyca/cryptography reference): 3 keygen vectors + the sign vector, its signature
         # verified and a tampered one rejected + the kept signature + the other library's signature
         for alg in ("slh-dsa-sha2-128s", "slh-dsa-sha2-128f"):
@@ -92,6 +100,22 @@ def test_a_wrong_known_answer_fails_both_libraries(pq_agents, monkeypatch) -> No
         status, detail = got[(lib, "ml-kem-768")]
         assert status == "fail" and detail.startswith("encaps: KAT openssl_3.5.7.orig.tar.gz") and "vector 1" in detail
         assert got[(lib, "ml-kem-512")][0] == "pass"
+
+
+def test_a_wrong_ml_dsa_sign_answer_fails_both_libraries(pq_agents, monkeypatch) -> None:
+    """The sign answers are checked byte for byte: one flipped bit of a published signature fails the set."""
+    original = pqvectors.sign_vectors
+    right = original("ml-dsa-65")[0]
+    sig = bytearray(right.sig)
+    sig[100] ^= 1
+    bad = dataclasses.replace(right, sig=bytes(sig))
+    monkeypatch.setattr(pqvectors, "sign_vectors", lambda alg: (bad,) if alg == "ml-dsa-65" else original(alg))
+    got = _checks({lib: pq_agents[lib] for lib in PQ_LIBS})
+    for lib in PQ_LIBS:
+        status, detail = got[(lib, "ml-dsa-65")]
+        assert status == "fail" and detail.startswith("sign: KAT openssl_3.5.7.orig.tar.gz")
+        assert "evppkey_ml_dsa_siggen.txt" in detail
+        assert got[(lib, "ml-dsa-44")] == ("pass", "8 checks passed")
 
 
 def test_a_run_stores_the_exact_sizes(pq_agents, tmp_path: Path) -> None:
@@ -157,7 +181,8 @@ def test_the_post_quantum_checks_run_clean_under_valgrind(pq_agents, library: st
     # SLH-DSA at its fast set only: a 128s signature takes seconds under valgrind
     selected = {(k, a) for k in ("kem", "pqsig") for a in ALGORITHMS[k] if a != "slh-dsa-sha2-128s"}
     items = [it for it in checks.phase1_items(NO_KEYS, selected) if (it.kind, it.alg, it.op) in info.support]
-    assert len(items) == 3 * (3 * 3 + 2) + 2 + 3 * (3 + 3) + (3 + 3 + 1)  # every kem and pqsig item of phase 1
+    # every kem and pqsig item of phase 1: ML-KEM, ML-DSA (3 keygen + 1 sign answer + 3), SLH-DSA-128f
+    assert len(items) == 3 * (3 * 3 + 2) + 2 + 3 * (3 + 1 + 3) + (3 + 3 + 1)
     res = agent.call(info.path, [checks.request_for(it) for it in items], 900, f"{library} under valgrind",
                      wrapper=("valgrind", "-q", "--error-exitcode=99", "--leak-check=no"))
     assert len(res.responses) == len(items) and res.stderr == ""

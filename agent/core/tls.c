@@ -586,8 +586,12 @@ void tb_tls_serve(const tb_field *fields, size_t n)
     const tb_tls_ops *ops = &tb_library_tls;
     tb_tls_request req;
     if (tb_tls_request_parse(fields, n, &req) != 0) return;
-    if (req.plain || (req.repeats == 0 && req.limit_side < 0)) {
+    if (req.plain || (req.repeats == 0 && req.limit_side < 0 && !req.setup)) {
         tb_end(TB_BAD_INPUT, req.plain ? "plain (TCP) needs the socket transport" : "repeats must be >= 1");
+        return;
+    }
+    if (req.setup && (req.limit_side >= 0 || req.repeats != 0 || req.warmup != 0)) {
+        tb_end(TB_BAD_INPUT, "setup=1 makes no connection: repeats=0 warmup=0 and no heap_limit");
         return;
     }
     tb_clear_error();

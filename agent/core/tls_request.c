@@ -65,6 +65,7 @@ int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
         else if (strcmp(k, "stack") == 0) bad = tb_field_u64(v, &req->stack);
         else if (strcmp(k, "verify") == 0) bad = tb_field_u64(v, &verify) || verify > 1;
         else if (strcmp(k, "memory") == 0) bad = tb_field_u64(v, &req->memory) || req->memory > 1;
+        else if (strcmp(k, "setup") == 0) bad = tb_field_u64(v, &req->setup) || req->setup > 1;
         else if (strcmp(k, "stack_at") == 0) bad = tb_field_u64(v, &req->stack_at) || req->stack_at >= TB_STACK_PAGE;
         else if (strcmp(k, "heap_shift") == 0) bad = tb_field_u64(v, &req->heap_shift) || req->heap_shift > TB_MAX_HEAP_SHIFT;
         else if (strcmp(k, "port") == 0) bad = tb_field_u64(v, &req->port) || req->port > 65535;

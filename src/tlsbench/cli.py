@@ -464,8 +464,14 @@ def cmd_list(a: argparse.Namespace) -> int:
             except TlsbenchError:
                 continue
             agents[lib], images[lib] = info.path, info.agent_sha256
-        print(report.aligned(*tls_support.support_matrix(agents, libraries, images,
-                                                         log=lambda m: print(m, file=sys.stderr, flush=True))))
+        # an emulated handshake costs seconds: firmware is asked by set-up unless --check (the host: handshakes)
+        check = target.kind == "host" or a.check
+        header, body = tls_support.support_matrix(agents, libraries, images,
+                                                  log=lambda m: print(m, file=sys.stderr, flush=True), check=check)
+        print(report.aligned(header, body))
+        for answer, meaning in tls_support.LEGEND.items():
+            if any(answer in row for row in body):
+                print(f"{answer}: {meaning}")
     elif what == "targets":
         print(f"{'host':28}  this machine, Linux (agents built by tlsbench build)")
         for b in targets.BOARDS.values():
@@ -482,12 +488,20 @@ def cmd_list(a: argparse.Namespace) -> int:
         for name in boardprofiles.names():
             print(f"  --board {name:19}  {boardprofiles.load(name).summary().split(': ', 1)[1]}")
     elif what == "metrics":
-        rows = [[m.name, m.unit, "exact" if m.exact else "noisy", "lower" if m.lower_is_better else "higher", m.label]
+        def kind(m: metrics.Metric) -> str:
+            if not m.exact:
+                return "noisy"
+            return "exact" if metrics.exact_between_runs(m.name, "host") else "exact (host: drawn)"
+
+        rows = [[m.name, m.unit, kind(m), "lower" if m.lower_is_better else "higher", m.label]
                 for m in metrics.REGISTRY.values()]
         print(report.aligned(["metric", "unit", "kind", "better", "what"], rows))
         print("\nexact: a count; a run whose repeats of it differ reports it as varies (its range shown, compared as"
               " varying), e.g. Mbed TLS RSA private-key operations on firmware, whose blinding draws from the random"
-              " generator (and in a handshake with an RSA certificate, both sides' instructions move with it)")
+              " generator (and in a handshake with an RSA certificate, both sides' instructions move with it)."
+              "\nexact (host: drawn): on the host it depends on the keys and random values each run draws (bignum"
+              " sizes, a DER signature's length), so two host runs may differ within the spread each run measures:"
+              " compare calls that varies, and only a larger difference changed; on firmware it is exact")
     elif what == "links":
         from tlsbench.links.profiles import all_profiles
 
@@ -774,6 +788,9 @@ def parser() -> argparse.ArgumentParser:
                     " firmware support (default: host; qemu:BOARD, serial:DEVICE with --board)")
     ls.add_argument("--board", help="the board behind a serial target")
     ls.add_argument("--profile", help="firmware library build profiles, e.g. mbedtls=small (default: each default)")
+    ls.add_argument("--check", action="store_true", help="suites on firmware: run a real handshake per suite (slow"
+                    " under emulation; kept per image) instead of each side's set-up (default: set-up on firmware;"
+                    " the host always runs handshakes)")
     ls.set_defaults(func=cmd_list)
 
     lk = sub.add_parser("link", parents=[db], help="model: a stored run's TLS handshakes over a link (time to"

@@ -1,7 +1,8 @@
 /* OpenSSL adapter: post-quantum primitives (OpenSSL 3.5+): ML-KEM (kind
  * kem) through EVP_PKEY_encapsulate/decapsulate, ML-DSA and SLH-DSA (kind
  * pqsig) through EVP_DigestSign/Verify, keys from their FIPS 203/204/205
- * seeds (SLH-DSA: SK.seed || SK.prf || PK.seed, 3n bytes). Built
+ * seeds (SLH-DSA: SK.seed || SK.prf || PK.seed, 3n bytes), or for ML-DSA
+ * signing FIPS 204's encoded private key (known answers). Built
  * against an older OpenSSL (the system's 3.0), every entry is unsupported. */
 #include "openssl_adapter.h"
 
@@ -58,6 +59,14 @@ static tb_status seeded_key(tb_openssl_state *s, const tb_job *job, int kem)
     return st;
 }
 
+/* FIPS 204's encoded private key (skEncode), as published signing answers give it. */
+static tb_status encoded_private_key(tb_openssl_state *s, const tb_job *job)
+{
+    s->pkey = EVP_PKEY_new_raw_private_key_ex(NULL, provider_name(s->alg), NULL, job->key.data, job->key.len);
+    if (s->pkey == NULL) return tb_openssl_fail("EVP_PKEY_new_raw_private_key_ex");
+    return TB_OK;
+}
+
 static tb_status public_key(tb_openssl_state *s, const tb_job *job)
 {
     s->pkey = EVP_PKEY_new_raw_public_key_ex(NULL, provider_name(s->alg), NULL, job->pub.data, job->pub.len);
@@ -95,6 +104,8 @@ tb_status tb_openssl_pq_prepare(tb_openssl_state *s, const tb_job *job)
         st = public_key(s, job);
     } else if (s->op == OP_VERIFY) {
         st = public_key(s, job);
+    } else if (s->op == OP_SIGN && strncmp(s->alg, "ml-dsa-", 7) == 0 && job->key.len != seed_len(job->kind, s->alg)) {
+        st = encoded_private_key(s, job);
     } else {
         st = seeded_key(s, job, kem);
     }

@@ -1,7 +1,8 @@
 /* wolfSSL adapter: post-quantum primitives where the tree has them (wolfSSL
  * 5.8+, TB_WOLFSSL_PQ from library.cmake): ML-KEM (kind kem) with wolfCrypt's
  * wc_MlKemKey_* and ML-DSA (kind pqsig) with wc_MlDsaKey_*, keys from their
- * FIPS 203/204 seeds, every random input given (adapter.h); SLH-DSA (kind
+ * FIPS 203/204 seeds (ML-DSA signing also from FIPS 204's encoded private
+ * key, for known answers), every random input given (adapter.h); SLH-DSA (kind
  * pqsig, 5.9+, TB_WOLFSSL_SLHDSA) with wc_SlhDsaKey_*, keys from FIPS 205's
  * 3n-byte seed SK.seed || SK.prf || PK.seed, deterministic signing. */
 #include "wolfssl_adapter.h"
@@ -101,6 +102,11 @@ tb_status tb_wolfssl_pq_prepare(state *s, const tb_job *job)
     if (s->op == OP_VERIFY) {
         ret = wc_MlDsaKey_ImportPubRaw(k, job->pub.data, (word32)job->pub.len);
         return ret == 0 ? TB_OK : lib_fail("wc_MlDsaKey_ImportPubRaw", ret);
+    }
+    if (s->op == OP_SIGN && job->key.len > 32) {
+        /* FIPS 204's encoded private key, as published signing answers give it */
+        ret = wc_MlDsaKey_ImportPrivRaw(k, job->key.data, (word32)job->key.len);
+        return ret == 0 ? TB_OK : lib_fail("wc_MlDsaKey_ImportPrivRaw", ret);
     }
     if (job->key.len != 32) return bad_len("ML-DSA seed (key)", job->key.len, "32");
     memcpy(s->key, job->key.data, 32);

@@ -59,7 +59,10 @@
  * pqsig ML-DSA-44/65/87 (FIPS 204), pure, empty context, deterministic
  *       (rnd = 32 zero bytes, FIPS 204 3.4's deterministic variant):
  *       op "keygen"  key = 32-byte seed xi -> public key
- *       op "sign"    key = seed, msg -> signature
+ *       op "sign"    key = seed, msg -> signature; or key = FIPS 204's
+ *                    encoded private key (skEncode: 2,560 / 4,032 / 4,896
+ *                    bytes), as published signing answers give it (checks
+ *                    only: the benchmark signs with a seed's key)
  *       op "verify"  pub, msg, sig -> TB_OK or TB_REJECT
  *       Host agents only (no firmware library has them: TB_BARE_METAL
  *       images keep the catalog they had).

@@ -25,6 +25,9 @@ typedef struct {
     int limit_side;
     uint64_t heap_limit;
     uint64_t memory;     /* sockets: the memory pass, one more counted connection (default 1) */
+    /* in memory: set up both endpoints and free them, no connection (what
+     * this build accepts: suite, group, credentials); repeats may be 0 */
+    uint64_t setup;
     /* in memory: the timed connections' frame at this offset in a 4 KiB page
      * (TB_STACK_PAGE: not placed, the default) and a held heap block, as for
      * primitives (tb_bench_cfg) */

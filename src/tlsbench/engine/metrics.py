@@ -135,6 +135,29 @@ for _metric in (*COUNTERS, *MEMORY, *PRIMITIVE_DERIVED, *PQ_SIZES, *TLS_SIDED, *
 
 COUNTER_NAMES = tuple(m.name for m in COUNTERS)
 
+# Exact counts that are not exact between two host runs. A host run draws its
+# keys fresh and the library's own generator feeds every nonce, blinding value
+# and key pair, so the sizes of a library's bignums, and with them the heap
+# and the allocations of an operation, and the length of a DER-encoded ECDSA
+# signature in a handshake, depend on the values drawn. A run measures that
+# spread itself (several memory passes per round, a handshake per repeat);
+# compare allows a difference between two host runs up to it and calls a
+# larger one a change. On firmware every value comes from a seeded stream
+# restarted for every repeat: every count is exact by construction there.
+VARIES_ON_HOST = frozenset({
+    "heap_peak_bytes", "heap_held_bytes", "allocations", "state_heap_bytes",
+    *(f"{side}_{base}" for side in SIDES for base in ("heap_peak_bytes", "heap_held_bytes")),
+    "c2s_bytes", "s2c_bytes", "total_c2s_bytes", "total_s2c_bytes",
+})
+assert VARIES_ON_HOST <= set(REGISTRY)
+
+
+def exact_between_runs(name: str, target: str) -> bool:
+    """Whether two unchanged runs on this target measure this count alike: every
+    exact count on firmware, and on the host those no drawn value reaches
+    (VARIES_ON_HOST); a noisy metric never."""
+    return is_exact(name) and not (target == "host" and name in VARIES_ON_HOST)
+
 
 def get(name: str) -> Metric:
     """The metric of this name; an unknown name is a PlanError with the nearest known names."""
@@ -232,8 +255,9 @@ def reported_as(name: str, low: float, high: float) -> str:
     differ (randomness a library draws per operation, e.g. Mbed TLS's RSA
     blinding: on firmware its RSA signatures and every handshake with an RSA
     certificate vary by up to 0.15% of their instructions, wolfSSL's do not;
-    or state a library keeps between calls): a varying count is shown with
-    its range and compared as varying, never as an exact figure."""
+    on the host the keys and values each run draws, over the memory passes'
+    key sets; or state a library keeps between calls): a varying count is
+    shown with its range and compared as varying, never as an exact figure."""
     if not is_exact(name):
         return "noisy"
     return "exact" if low == high else "varies"

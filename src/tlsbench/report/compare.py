@@ -19,7 +19,11 @@ The ratio B/A comes with a 95% bootstrap confidence interval (medians of
 resampled raw samples, fixed seed: the same runs give the same interval).
 Deterministic metrics (bytes, records, round trips, instruction counts, heap,
 stack, allocations) are compared exactly, without statistics: equal, or
-changed by a difference; every such metric of both runs is listed too.
+changed by a difference; every such metric of both runs is listed too. A
+count that depends on the keys and random values a host run draws
+(metrics.VARIES_ON_HOST), between two host runs, "varies" when its medians
+differ by no more than the wider of the two runs' own ranges, and is
+"changed" beyond that; on firmware every count is exact by construction.
 """
 
 from __future__ import annotations
@@ -186,12 +190,29 @@ def _exact_value(values: list[float]) -> tuple[float, str]:
     return median(values), "" if lo == hi else f"varies {lo:g}..{hi:g}"
 
 
-def _exact_row(name: str, metric: str, va: list[float], vb: list[float]) -> ExactRow:
+def _exact_row(name: str, metric: str, va: list[float], vb: list[float], drawn: bool = False) -> ExactRow:
+    """drawn: the count depends on random values each run draws anew (both
+    runs on the host, metrics.exact_between_runs): a difference of the
+    medians no larger than the wider of the two runs' own ranges is the
+    spread the run measured, "varies"; a larger one is "changed"."""
     a, note_a = _exact_value(va)
     b, note_b = _exact_value(vb)
     notes = "; ".join(f"{side}: {n}" for side, n in (("A", note_a), ("B", note_b)) if n)
-    verdict = "same" if a == b and not notes else "varies" if notes and a == b else "changed"
+    if a == b:
+        verdict = "varies" if notes else "same"
+    elif drawn and abs(b - a) <= (spread := max(max(va) - min(va), max(vb) - min(vb))):
+        verdict = "varies"
+        notes = f"within the runs' own spread ({spread:g}); {notes}"
+    else:
+        verdict = "changed"
     return ExactRow(name, metric, verdict, a, b, b - a, notes)
+
+
+def _drawn(a: RunSide, b: RunSide, metric: str) -> bool:
+    """Whether this count of these two runs may differ without a change: both runs on a target where it
+    depends on values drawn per run (one firmware run: exact, a difference is a change)."""
+    return not (metrics.exact_between_runs(metric, a.context.get("target", ""))
+                or metrics.exact_between_runs(metric, b.context.get("target", "")))
 
 
 def _exact_all(a: RunSide, b: RunSide) -> list[ExactRow]:
@@ -203,7 +224,7 @@ def _exact_all(a: RunSide, b: RunSide) -> list[ExactRow]:
             va = sa.get(name, ("", []))[1]
             vb = sb.get(name, ("", []))[1]
             if va and vb:
-                rows.append(_exact_row(name, metric, va, vb))
+                rows.append(_exact_row(name, metric, va, vb, _drawn(a, b, metric)))
             elif va:
                 rows.append(ExactRow(name, metric, "only in A", a=median(va)))
             elif vb:
@@ -280,7 +301,7 @@ def _metric_row(a: RunSide, b: RunSide, name: str, metric: str, alpha: float, mi
                 else status
         return Row(name, "not measured", note=f"A: {why(st_a, va)}; B: {why(st_b, vb)}", unit=unit, metric=metric)
     if metrics.is_exact(metric):
-        e = _exact_row(name, metric, va, vb)
+        e = _exact_row(name, metric, va, vb, _drawn(a, b, metric))
         ratio = e.b / e.a if e.a else None
         note = "exact" + (f"; {e.note}" if e.note else "")
         return Row(name, e.verdict, e.a, e.b, ratio, None, note, unit=unit, metric=metric)

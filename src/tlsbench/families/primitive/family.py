@@ -14,6 +14,7 @@ from tlsbench.engine.case import Case, Measured, Sample, split_repeats
 from tlsbench.engine.protocol import encode_request
 from tlsbench.errors import AgentError, SetupError
 from tlsbench.families.base import Context
+from tlsbench.families.primitive import keys as keys_mod
 from tlsbench.families.primitive import pqvectors
 from tlsbench.families.primitive.catalog import (
     ALGORITHMS,
@@ -63,6 +64,18 @@ def bench_fields(case: Case, keys: dict) -> dict[str, bytes | int | None]:
 PQ_SIZE_OF = {("kem", "keygen"): ("public_key_bytes", 0), ("kem", "encaps"): ("ciphertext_bytes", 32),
               ("pqsig", "keygen"): ("public_key_bytes", 0), ("pqsig", "sign"): ("signature_bytes", 0)}
 
+# Memory passes per round on the host for the kinds with keys: a host run
+# draws its keys fresh and the library's own generator feeds every nonce,
+# blinding value and key pair, so a bignum's size, and with it the heap and
+# the allocations of an operation and of its set-up, depend on the key and on
+# the values drawn. The first pass uses the run's key, the others one
+# further key set each (drawn with the run, stored with its keys): the run
+# measures the spread that compare then allows between two host runs
+# (docs/method.md, "How compare decides"). Firmware material is seeded: one
+# pass, exact.
+HOST_MEMORY_PASSES = 8
+KEYED_KINDS = ("kex", "sig", "pke")
+
 
 def _pq_output(case: Case, ctx: Context, op: str) -> bytes:
     """One untimed run of op with the case's inputs: its output (sizes, verify's signature)."""
@@ -87,6 +100,25 @@ def _validate_batches(batches: list, repeats: int, counters: list[str], case: Ca
             raise AgentError(f"{case.name}: sample {i} lacks {', '.join(lacking)}")
         if rec["iters"] == 0:
             raise AgentError(f"{case.name}: sample {i} has zero iterations")
+
+
+def _further_memory(case: Case, ctx: Context) -> list:
+    """The memory passes of the further key sets (HOST_MEMORY_PASSES): each in
+    a fresh agent whose heap has the history of the case's own: when that
+    follows the reference workload (paced), a `hello` first, which leaves the
+    set-up's blocks where the reference does (the same held set-up heap in
+    all 4 libraries x 4 cases tried; with no request first, Mbed TLS's
+    X25519 set-up held 32 B more) at none of its cost. The operation is timed
+    once (its figures not kept)."""
+    spread = ctx.keys.get("spread", []) if case.kind in KEYED_KINDS else []
+    before = ["hello"] if ctx.paced else []
+    out = []
+    for i, other in enumerate(spread):
+        request = encode_request("bench", kind=case.kind, alg=case.alg, op=case.op, warmup=0, repeats=1, min_ns=0,
+                                 **bench_fields(case, other))
+        res = agent.call(ctx.info.path, [*before, request], ctx.plan.method.timeout_s, f"{case.name} (key set {i + 2})")
+        out.append(res.responses[-1])
+    return out
 
 
 class PrimitiveFamily:
@@ -114,7 +146,11 @@ class PrimitiveFamily:
         return (*metrics.COUNTERS, *metrics.MEMORY, *metrics.PRIMITIVE_DERIVED, *metrics.PQ_SIZES)
 
     def prepare(self, plan: Plan, keys: dict, now: datetime.datetime | None) -> None:
-        """Its keys are the run's own (engine keys): nothing more to make."""
+        """Its keys are the run's own (engine keys); material drawn fresh (no
+        seed: the host) gets HOST_MEMORY_PASSES - 1 further key sets for the
+        memory passes of the kinds with keys."""
+        if "seed" not in keys and "spread" not in keys and set(plan.kinds) & set(KEYED_KINDS):
+            keys["spread"] = [keys_mod.generate() for _ in range(HOST_MEMORY_PASSES - 1)]
 
     def check(self, agents: dict[str, Path], support: dict[str, set[tuple[str, str, str]]], keys: dict,
               cases: Iterable[Case], timeout: float) -> list[CheckResult]:
@@ -162,6 +198,14 @@ class PrimitiveFamily:
             return Measured.not_run("unsupported", resp.message or "not supported", res.stdout)
         if resp.status != "ok":
             return Measured.not_run("failed", f"{resp.status}: {resp.message}", res.stdout)
+        try:
+            further = _further_memory(case, ctx)
+        except agent.AgentCallError as e:
+            return Measured.not_run("failed", f"a further key set's memory pass: {e}", e.partial.stdout)
+        failed = next((r for r in further if r.status != "ok"), None)
+        if failed is not None:
+            return Measured.not_run("failed", f"a further key set's memory pass: {failed.status}: {failed.message}",
+                                    res.stdout)
         batches = resp.of_type("sample")
         warm = resp.of_type("warmup")
         counters = [c for c in ctx.info.counters if c in metrics.COUNTER_NAMES]
@@ -175,11 +219,13 @@ class PrimitiveFamily:
             for rec in recs
             for c in counters
         ]
-        # the memory pass: one value per round, stored as a one-operation sample
-        for rec in resp.of_type("memory"):
+        # the memory passes: one value each (the run's key first), stored as one-operation samples
+        memory = [rec for r in (resp, *further) for rec in r.of_type("memory")]
+        passes = 1 + len(further)
+        for j, rec in enumerate(memory):
             for field_name, metric in metrics.MEMORY_FIELDS.items():
                 if field_name in rec.fields:
-                    samples.append(Sample.one(rnd, metric, int(rec[field_name])))
+                    samples.append(Sample.one(rnd * passes + j, metric, int(rec[field_name])))
         if size_sample is not None:
             samples.append(size_sample)
         measured = Measured("ok", "", int(batches[0]["iters"]), res.stdout, samples, [])

@@ -8,9 +8,12 @@ kem    keygen, encaps and decaps of each vector; a tampered ciphertext gives
        another secret (implicit rejection), not an error; a ciphertext from
        pyca/cryptography decapsulates; phase 2: every library decapsulates
        every other's ciphertext (pyca/cryptography checks each first).
-pqsig  keygen of each vector; verifies a pyca/cryptography signature,
-       rejects a tampered one; phase 2: pyca/cryptography verifies each
-       library's signature, then every other library does.
+pqsig  keygen of each vector; ML-DSA: deterministic sign of each ACVP
+       sigGen answer of the agent's interface (from its encoded private key,
+       which those vectors give instead of a seed); verifies a
+       pyca/cryptography signature, rejects a tampered one; phase 2:
+       pyca/cryptography verifies each library's signature, then every other
+       library does.
        SLH-DSA: pyca/cryptography 50 has no SLH-DSA, so the arbiter is the
        ACVP answers (keygen, deterministic sign, verify of the answer's
        signature, a tampered one rejected), then every other library
@@ -97,6 +100,8 @@ def phase1_items(selected: set[tuple[str, str]], item, expect, expect_status, ok
             continue
         vecs = pqvectors.dsa_vectors(alg)
         out += [item("pqsig", alg, "keygen", {"key": v.seed}, expect(v.pk), f"KAT {v.source}") for v in vecs]
+        out += [item("pqsig", alg, "sign", {"key": s.seed, "msg": s.msg}, expect(s.sig), f"KAT {s.source}")
+                for s in pqvectors.sign_vectors(alg)]
         v = vecs[0]
         ref = _PYCA_DSA[alg].from_seed_bytes(v.seed).sign(message)
         out += [

@@ -7,17 +7,18 @@ checked by SHA-256), never copied into this repository:
       publishes them (seed d||z -> encapsulation key; ek, m -> ct, K)
   test/recipes/30-test_evp_data/evppkey_ml_dsa_keygen.txt:
       NIST ACVP ML-DSA-keyGen-FIPS204 internalProjection.json (seed -> pk)
+  test/recipes/30-test_evp_data/evppkey_ml_dsa_siggen.txt:
+      NIST ACVP ML-DSA-sigGen-FIPS204 internalProjection.json (sk, M ->
+      signature). Its private keys are FIPS 204's encoded ones (skEncode),
+      not seeds: the agent's sign takes such a key for these checks only
+      (adapter.h). The answers used are those of the agent's interface:
+      deterministic, external ("pure") message encoding, empty context.
   test/recipes/30-test_evp_data/evppkey_slh_dsa_keygen.txt, _siggen.txt:
       NIST ACVP SLH-DSA-keyGen-FIPS205 / SLH-DSA-sigGen-FIPS205
       internalProjection.json [version 53] (seed -> pk; sk, M -> signature).
       The sign answers are the vectors of the agent's interface: deterministic,
       external ("pure") message encoding, empty context; the private key's
       first 3n bytes (SK.seed || SK.prf || PK.seed) are the seed.
-
-ML-DSA sign answers are not read: the ML-DSA sigGen vectors of the archive
-give expanded private keys (2,560+ bytes), not the 32-byte seed the agent's
-interface takes, so ML-DSA signatures are checked by pyca/cryptography and
-across libraries instead.
 
 The first vectors of each parameter set are the checks; vector 0 is also the
 benchmark's input (its seed, ek, m and ciphertext), so every run of a case
@@ -114,8 +115,8 @@ def kem_vectors(alg: str) -> tuple[KemVector, ...]:
 
 @dataclass(frozen=True)
 class SignVector:
-    seed: bytes  # SLH-DSA: SK.seed || SK.prf || PK.seed
-    pk: bytes
+    seed: bytes  # SLH-DSA: SK.seed || SK.prf || PK.seed; ML-DSA: the encoded private key (skEncode)
+    pk: bytes  # SLH-DSA: PK.seed || PK.root; ML-DSA: b"" (the vectors give none)
     msg: bytes
     sig: bytes
     source: str
@@ -133,13 +134,23 @@ def dsa_vectors(alg: str) -> tuple[DsaVector, ...]:
                  for i, b in enumerate(found))
 
 
+def _of_the_interface(b: dict[str, str]) -> bool:
+    """A sign answer of the agent's interface, each setting named in the stanza:
+    deterministic, external ("pure") message encoding, an empty context, the
+    message itself (not an external mu)."""
+    return (b.get("deterministic") == "1" and b.get("message-encoding") == "1" and b.get("hexcontext-string") == ""
+            and b.get("mu", "0") == "0")
+
+
 @functools.cache
 def sign_vectors(alg: str) -> tuple[SignVector, ...]:
-    """SLH-DSA signing answers of the agent's interface (deterministic, pure,
-    empty context); none for ML-DSA (see the module's comment)."""
-    if alg not in SLHS:
+    """Signing answers of the agent's interface (deterministic, pure, empty
+    context): SLH-DSA from its seed, ML-DSA from its encoded private key."""
+    slh = alg in SLHS
+    name_of = SLHS if slh else DSAS
+    if alg not in name_of:
         return ()
-    path = _tree() / DATA_DIR / "evppkey_slh_dsa_siggen.txt"
+    path = _tree() / DATA_DIR / ("evppkey_slh_dsa_siggen.txt" if slh else "evppkey_ml_dsa_siggen.txt")
     blocks = _blocks(path)
     keys = {}
     for b in blocks:
@@ -148,14 +159,17 @@ def sign_vectors(alg: str) -> tuple[SignVector, ...]:
             keys[name] = bytes.fromhex(sk)
     out = []
     for i, b in enumerate(blocks):
-        name = b.get("Sign-Message", "").partition(":")[2]
-        if (b.get("Sign-Message", "").partition(":")[0] != SLHS[alg] or b.get("deterministic") != "1"
-                or b.get("message-encoding") != "1" or b.get("hexcontext-string") != ""):
+        set_name, _, name = b.get("Sign-Message", "").partition(":")
+        if set_name != name_of[alg] or not _of_the_interface(b):
             continue
         sk = keys[name]
-        n = len(sk) // 4  # sk = SK.seed || SK.prf || PK.seed || PK.root
-        out.append(SignVector(sk[:3 * n], sk[2 * n:], bytes.fromhex(b["Input"]), bytes.fromhex(b["Output"]),
+        if slh:
+            n = len(sk) // 4  # sk = SK.seed || SK.prf || PK.seed || PK.root
+            key, pk = sk[:3 * n], sk[2 * n:]
+        else:
+            key, pk = sk, b""
+        out.append(SignVector(key, pk, bytes.fromhex(b["Input"]), bytes.fromhex(b["Output"]),
                               f"{_source(path, i)} ({name})"))
     if not out:
-        raise SetupError(f"{alg}: no deterministic pure-message sign vectors in {path}")
+        raise SetupError(f"{alg}: no deterministic pure-message sign vectors with an empty context in {path}")
     return tuple(out[:PER_SET])
