@@ -56,7 +56,8 @@ def test_uploaded_fields_serve_the_next_request(agents) -> None:
 def test_an_upload_is_refused_with_the_reason(agents) -> None:
     cases = [
         (["upload name=chain data=00"], "upload chain: data before the upload's size (upload name=... size=... first)"),
-        (["upload name=chain size=2", "upload name=chain data=001122"], "upload chain: more data than the upload's size"),
+        (["upload name=chain size=2", "upload name=chain data=001122"],
+         "upload chain: more data than the upload's size"),
         (["upload name=chain size=2", "upload name=chain data=0g"], "upload chain: data is not hex"),
         (["upload name=chain size=0"], "upload chain: size must be 1..65536"),
         (["upload name=chain size=65537"], "upload chain: size must be 1..65536"),
