@@ -113,7 +113,10 @@ def manifest(cmake_dir: Path) -> list[tuple[str, str, str]]:
 
 
 def size_tool(path: Path, prefix: str = "arm-none-eabi-") -> tuple[int, int, int]:
-    """text, data and bss by the toolchain's own size (GNU binutils, Berkeley format)."""
+    """text, data and bss by the toolchain's own size (GNU binutils, Berkeley
+    format). A thread-local .tbss (picolibc's errno on RV32) takes no address
+    space of its own: the image's .bss reserves its bytes (rv32-virt.ld), so
+    it is taken out of Berkeley's bss, which would count it twice."""
     tool = f"{prefix}size"
     if shutil.which(tool) is None:
         raise SetupError(f"{tool} not found (scripts/setup installs it with the firmware toolchain)")
@@ -122,7 +125,9 @@ def size_tool(path: Path, prefix: str = "arm-none-eabi-") -> tuple[int, int, int
     if out.returncode != 0 or len(lines) < 2:
         raise TlsbenchError(f"{tool} {path} failed: {out.stderr.strip()}")
     text, data, bss = (int(v) for v in lines[1].split()[:3])
-    return text, data, bss
+    sysv = subprocess.run([tool, "-A", str(path)], capture_output=True, text=True, check=False).stdout
+    tbss = re.search(r"^\.tbss\s+(\d+)\s", sysv, re.M)
+    return text, data, bss - (int(tbss.group(1)) if tbss else 0)
 
 
 def measure_image(cmake_dir: Path, library: str, probe: str, exe: str, prefix: str = "arm-none-eabi-") -> Image:
