@@ -235,9 +235,14 @@ def test_fits_adds_heap_stack_and_static_ram_and_leaves_the_harness_apart() -> N
 def test_a_device_case_fits_its_own_side_only_and_expands_with_the_plans_device_side() -> None:
     # the host peer's side is never searched: the device's side alone is a row, nothing is "not shown"
     case = {**_case("mbedtls/min-ram/x", client_endpoint_heap_bytes=1000, client_min_heap_bytes=20000,
-                    client_stack_bytes=2000), "op": "x25519/ecdsa-p256-full/device=client"}
+                    client_stack_bytes=2000, device_harness_heap_bytes=2100),
+            "op": "x25519/ecdsa-p256-full/device=client"}
     f = fits_view.fits([case], [{"library": "mbedtls", "component": "library", "flash_bytes": 1, "ram_bytes": 10}])
     assert [(r.side, r.total) for r in f.rows] == [("client", 23010)] and f.skipped == []
+    # the harness's heap beside the device's side (rx line, uploads) is named apart, never in the total
+    assert f.harness_heap == {"mbedtls": 2100}
+    assert ("harness heap beside the device's side (its rx line, an uploaded chain and key), not in the totals:"
+            " mbedtls up to 2,100 B") in fits_view.notes(f)
     plan = parse_plan('''
 [select]
 libraries = ["mbedtls"]

@@ -54,7 +54,8 @@ def test_the_device_clients_least_heap_against_the_in_image_one_and_again(firmwa
     assert dev.status == "ok", (dev.reason, dev.transcript[-2000:])
     got = _values(dev)
     assert set(got) == {"client_conn_heap_peak_bytes", "client_endpoint_heap_bytes", "client_min_heap_bytes",
-                        "client_stack_bytes"}, got
+                        "client_stack_bytes", "device_harness_heap_bytes"}, got
+    assert got["device_harness_heap_bytes"] == 2_100  # the rx line alone (2,096 B asked; newlib's usable size)
     assert 0 < got["client_min_heap_bytes"] <= got["client_conn_heap_peak_bytes"]
     assert got["client_stack_bytes"] > 0 and got["client_endpoint_heap_bytes"] > 0
 

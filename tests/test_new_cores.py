@@ -123,6 +123,44 @@ def test_the_cycle_model_runs_each_core_with_its_own_table(core: targets.Target,
         assert [int(c["model_measured"]) - 2 * int(c["n"]) for c in cal] == [3, 3], cal
 
 
+# the flash and static RAM SHA-256 adds to Mbed TLS's empty size probe on each core (tlsbench sizes; exact:
+# the same sources and toolchain give the same images): Thumb-2 on the M33, RV32IMC code on the RV32 class
+SHA256_PROBE = {"mps2-an505": (2_576, 7), "rv32-virt": (4_474, 7)}
+
+
+def test_a_size_probe_on_each_core_is_the_image_minus_the_empty_one(core: targets.Target, tmp_path: Path) -> None:
+    """tlsbench sizes on the core, one library and one probe (CI time): the
+    figure is the two images' difference by the core's own size tool, less
+    the probe's own object, and both images run to their end without a fault."""
+    import json
+    import subprocess
+
+    from tlsbench.engine.store import Store
+    from tlsbench.families.size import probes as sizeprobes
+
+    store = Store(tmp_path / "sizes.sqlite")
+    run_id = sizeprobes.run(core, store, ["mbedtls"], log=lambda m: None, probes=["sha256"])
+    (case,) = store.cases(run_id)
+    got = {r["metric"]: int(r["median"]) for r in store.results(run_id)}
+    assert (case["name"], case["status"]) == ("mbedtls/size/sha256/image", "ok")
+    assert (got["flash_bytes"], got["ram_bytes"]) == SHA256_PROBE[core.board.name]
+    tool = f"{core.board.toolchain.prefix}size"
+    (t1, d1, b1), (t0, d0, b0) = (
+        map(int, subprocess.run([tool, "-B", str(core.cmake_dir() / f"tb-sizeprobe-mbedtls-{p}")], check=True,
+                                capture_output=True, text=True).stdout.splitlines()[1].split()[:3])
+        for p in ("sha256", "empty"))
+    # left out: the probe's own object, and tlsbench's platform code the primitive reaches (a product has its own)
+    params = json.loads(case["params_json"])
+    own, harness = params["probe_own"], params["components"]["tlsbench core + platform (not counted)"]
+    assert got["flash_bytes"] == (t1 + d1) - (t0 + d0) - own["flash_bytes"] - harness["flash_bytes"]
+    assert got["ram_bytes"] == (d1 + b1) - (d0 + b0) - own["ram_bytes"] - harness["ram_bytes"]
+    for p in ("empty", "sha256"):
+        proc = subprocess.run(targets.qemu_command(core.board, core.cmake_dir() / f"tb-sizeprobe-mbedtls-{p}"),
+                              capture_output=True, timeout=120, check=False)
+        assert proc.returncode == 0 and b"fault" not in proc.stdout, (p, proc.stdout[-300:])
+    store.close()
+
+
 # ---- the RV32 class model's rules, exactly (no firmware: a kernel image of a few instructions) ----
 
 RV32_KERNELS = Path(__file__).parent / "data" / "cyclemodel_kernels_rv32.S"

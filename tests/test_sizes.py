@@ -105,3 +105,12 @@ def test_the_stored_run_renders_and_compares(stored) -> None:
     result = compare.compare(store, run_id, run_id, metric="flash_bytes")
     ok = [r for r in result.rows if r.verdict not in ("not measured",)]
     assert ok and all(r.verdict == "same" for r in ok), {r.verdict for r in ok}
+
+
+def test_a_probe_subset_keeps_the_table_order_and_an_unknown_name_lists_the_known() -> None:
+    from tlsbench.errors import PlanError
+
+    assert sizeprobes.chosen(["x25519", "sha256"]) == ("sha256", "x25519")
+    assert sizeprobes.chosen(None) == tuple(sizeprobes.PRIMITIVES)
+    with pytest.raises(PlanError, match=r"unknown size probe 'sha265'; known: drbg, sha256, sha512"):
+        sizeprobes.chosen(["sha256", "sha265"])

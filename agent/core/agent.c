@@ -6,6 +6,7 @@
 #include "tb/platform.h"
 #include "tb/protocol.h"
 #include "tb/tls_device.h"
+#include "tb/upload.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -229,9 +230,11 @@ static const struct {
     {"hello", do_hello},   {"list", do_list},   {"compute", do_compute_verb},
     {"bench", do_bench},   {"calls", do_calls}, {"handshake", tb_tls_serve}, {"reference", tb_reference},
     {"tls-device", tb_tls_device_serve}, /* one side here, its peer on the host */
+    {"upload", tb_upload_serve},         /* a byte field too long for one line, for the next request */
 };
 
-void tb_agent_serve_line(char *line)
+/* Serves one request; 1 when it was an upload (which the next request uses). */
+static int serve_line(char *line)
 {
     field fields[TB_MAX_FIELDS];
     size_t nfields = 0;
@@ -241,13 +244,14 @@ void tb_agent_serve_line(char *line)
     char *verb = strtok_r(line, " ", &save);
     if (verb == NULL) {
         tb_end(TB_BAD_INPUT, "empty request");
-        return;
+        return 0;
     }
+    int upload = strcmp(verb, "upload") == 0;
     for (char *tok = strtok_r(NULL, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
         char *eq = strchr(tok, '=');
         if (eq == NULL || nfields == TB_MAX_FIELDS) {
             tb_end(TB_BAD_INPUT, "expected key=value fields");
-            return;
+            return upload;
         }
         *eq = '\0';
         fields[nfields].key = tok;
@@ -258,11 +262,18 @@ void tb_agent_serve_line(char *line)
     for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
         if (strcmp(verb, verbs[i].name) == 0) {
             verbs[i].serve(fields, nfields);
-            return;
+            return upload;
         }
     }
-    if (tb_platform_verb(verb, fields, nfields)) return; /* e.g. the host's socket sides */
-    tb_end(TB_BAD_INPUT, "unknown request (expected hello, list, compute, bench, calls, reference, handshake, tls-device, tls-server or tls-client)");
+    if (tb_platform_verb(verb, fields, nfields)) return 0; /* e.g. the host's socket sides */
+    tb_end(TB_BAD_INPUT, "unknown request (expected hello, list, compute, bench, calls, reference, handshake, "
+                         "tls-device, upload, tls-server or tls-client)");
+    return 0;
+}
+
+void tb_agent_serve_line(char *line)
+{
+    if (!serve_line(line)) tb_upload_clear(); /* uploads serve only the request after them */
 }
 
 int tb_agent_main(void)
@@ -279,6 +290,7 @@ int tb_agent_main(void)
         if (n == -1) break;
         if (n == -2) {
             tb_end(TB_BAD_INPUT, "request line too long");
+            tb_upload_clear();
             continue;
         }
         tb_agent_serve_line(request);

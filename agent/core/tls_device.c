@@ -25,7 +25,13 @@
  * alone, with the side's heap capped as in the in-memory probe (core/tls.c,
  * capped_passes), then one "tls_cap" record; the full handshake a resumed
  * one starts from is made uncapped. The transport's buffers (the rx line,
- * the tx and rx queues) are never the side's, so they are never capped. */
+ * the tx and rx queues) are never the side's, so they are never capped.
+ *
+ * A server's chain and key are longer than a one-side image's request line:
+ * they come before the request in "upload" lines (core/upload.c) and the
+ * request names them "@". What the harness holds on the heap for the whole
+ * request (the rx line, the uploads) is reported in one "tls_harness"
+ * record, so a user can add it to the side's figures for a board. */
 #include "tb/core.h"
 #include "tb/platform.h"
 #include "tb/protocol.h"
@@ -33,6 +39,7 @@
 #include "tb/tls_call.h"
 #include "tb/tls_device.h"
 #include "tb/tls_request.h"
+#include "tb/upload.h"
 #include "tb/wire.h"
 
 #include <stdlib.h>
@@ -238,9 +245,11 @@ static tb_status receive(const dev_side *d, dev_link *l, void *conn, cost_t *cos
     return TB_OK;
 }
 
-/* One connection of our side: handshake (resuming `session` if given), the
- * request and response; *session_out (client, if given) gets the session. */
-static tb_status connection(const dev_side *d, void *session, void **session_out, dev_result *r)
+/* One connection of our side: handshake (a client resuming `session` if
+ * given; a server resuming what its peer offers), the request and response;
+ * *session_out (client, if given) gets the session. resumes: the handshake
+ * must have resumed. */
+static tb_status connection(const dev_side *d, void *session, void **session_out, int resumes, dev_result *r)
 {
     const tb_tls_ops *ops = &tb_library_tls;
     dev_link l;
@@ -274,7 +283,7 @@ static tb_status connection(const dev_side *d, void *session, void **session_out
     if (st == TB_OK && d->side == 0 && d->req->cfg.max_frag != 0) r->frag_len = ops->frag_len(conn);
     if (st == TB_OK && ops->resumed != NULL) {
         r->resumed = ops->resumed(conn);
-        if (session != NULL && !r->resumed) {
+        if (resumes && !r->resumed) {
             tb_set_error("the handshake was not resumed (a full handshake instead)");
             st = TB_ERROR;
         }
@@ -306,21 +315,24 @@ static tb_status connection(const dev_side *d, void *session, void **session_out
     return st;
 }
 
-/* A measured connection, after the full handshake it resumes if asked. */
+/* A measured connection, after the full handshake it resumes if asked (a
+ * client keeps that session to offer; a server keeps its ticket key or
+ * session cache in its endpoint). */
 static tb_status measured(const dev_side *d, dev_result *r)
 {
     const tb_tls_ops *ops = &tb_library_tls;
     void *session = NULL;
-    if (d->req->cfg.resume != TB_RESUME_NONE) {
+    int resumes = d->req->cfg.resume != TB_RESUME_NONE;
+    if (resumes) {
         dev_side plain = *d;
         dev_result ignored;
         plain.stack = NULL;
         tb_heap_cap_pause(1); /* a heap cap is the measured connection's */
-        tb_status st = connection(&plain, NULL, &session, &ignored);
+        tb_status st = connection(&plain, NULL, d->side == 0 ? &session : NULL, 0, &ignored);
         tb_heap_cap_pause(0);
         if (st != TB_OK) return st;
     }
-    tb_status st = connection(d, session, NULL, r);
+    tb_status st = connection(d, session, NULL, resumes, r);
     if (session != NULL) ops->session_free(session);
     return st;
 }
@@ -441,9 +453,22 @@ void tb_tls_device_serve(const tb_field *fields, size_t n)
         tb_set_error("0-RTT early data is not measured with one side on the device");
         st = TB_UNSUPPORTED;
     }
-    if (st == TB_OK && (rx_line = malloc(RX_LINE)) == NULL) {
-        tb_set_error("out of memory for the %u-byte rx line", (unsigned)RX_LINE);
-        st = TB_ERROR;
+    tb_heap_usage line_heap = {0};
+    if (st == TB_OK) {
+        tb_heap_begin();
+        rx_line = malloc(RX_LINE);
+        tb_heap_end(&line_heap);
+        if (rx_line == NULL) {
+            tb_set_error("out of memory for the %u-byte rx line", (unsigned)RX_LINE);
+            st = TB_ERROR;
+        }
+    }
+    if (st == TB_OK && (tb_platform_memory() & TB_MEM_HEAP)) {
+        /* the harness's heap beside the side for the whole request: a board needs it too */
+        tb_rec_begin("tls_harness");
+        tb_rec_u64("rx_line", line_heap.held);
+        tb_rec_u64("upload", tb_upload_heap_held());
+        tb_rec_end();
     }
     if (st == TB_OK) {
         /* what the device keeps for the whole session, outside any connection and its cap */

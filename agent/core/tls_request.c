@@ -1,6 +1,7 @@
 #include "tb/tls_request.h"
 
 #include "tb/core.h"
+#include "tb/upload.h"
 
 #include <string.h>
 
@@ -38,6 +39,14 @@ static int parse_max_frag(const char *v, uint32_t *out)
     return 0;
 }
 
+/* A byte field: its hex, or "@": the bytes uploaded under its name (tb/upload.h). */
+static int bytes_field(const char *key, const char *value, tb_bytes *out, int *uploaded)
+{
+    if (strcmp(value, "@") != 0) return tb_field_bytes(value, out);
+    *uploaded = 1;
+    return tb_upload_take(key, out);
+}
+
 int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
 {
     tb_tls_config *cfg = &req->cfg;
@@ -55,7 +64,7 @@ int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
     req->limit_side = -1;
     for (size_t i = 0; i < n; i++) {
         const char *k = fields[i].key, *v = fields[i].value;
-        int bad = 0;
+        int bad = 0, uploaded = 0;
         if (strcmp(k, "version") == 0) bad = tb_field_u64(v, &version);
         else if (strcmp(k, "warmup") == 0) bad = tb_field_u64(v, &req->warmup);
         else if (strcmp(k, "repeats") == 0) bad = tb_field_u64(v, &req->repeats);
@@ -80,12 +89,12 @@ int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
         else if (strcmp(k, "client_share") == 0) cfg->client_share = v;
         else if (strcmp(k, "name") == 0) cfg->server_name = v;
         else if (strcmp(k, "resume") == 0) bad = parse_resume(v, &cfg->resume);
-        else if (strcmp(k, "chain") == 0) bad = tb_field_bytes(v, &cfg->server_chain);
-        else if (strcmp(k, "key") == 0) bad = tb_field_bytes(v, &cfg->server_key);
-        else if (strcmp(k, "trust") == 0) bad = tb_field_bytes(v, &cfg->trust);
-        else if (strcmp(k, "client_chain") == 0) bad = tb_field_bytes(v, &cfg->client_chain);
-        else if (strcmp(k, "client_key") == 0) bad = tb_field_bytes(v, &cfg->client_key);
-        else if (strcmp(k, "psk") == 0) bad = tb_field_bytes(v, &cfg->psk);
+        else if (strcmp(k, "chain") == 0) bad = bytes_field(k, v, &cfg->server_chain, &uploaded);
+        else if (strcmp(k, "key") == 0) bad = bytes_field(k, v, &cfg->server_key, &uploaded);
+        else if (strcmp(k, "trust") == 0) bad = bytes_field(k, v, &cfg->trust, &uploaded);
+        else if (strcmp(k, "client_chain") == 0) bad = bytes_field(k, v, &cfg->client_chain, &uploaded);
+        else if (strcmp(k, "client_key") == 0) bad = bytes_field(k, v, &cfg->client_key, &uploaded);
+        else if (strcmp(k, "psk") == 0) bad = bytes_field(k, v, &cfg->psk, &uploaded);
         else if (strcmp(k, "psk_identity") == 0) cfg->psk_identity = v;
         else if (strcmp(k, "side") == 0) bad = parse_side(v, &req->side);
         else if (strcmp(k, "heap_limit") == 0) {
@@ -100,7 +109,7 @@ int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
             return -1;
         }
         if (bad) {
-            tb_set_error("field %s is malformed", k);
+            if (!uploaded) tb_set_error("field %s is malformed", k); /* an upload's error names itself */
             tb_end(TB_BAD_INPUT, tb_last_error());
             return -1;
         }

@@ -36,7 +36,10 @@ target_compile_definitions(tb_sizeprobe_platform_main PRIVATE main=tb_sizeprobe_
 foreach(_t tb_sizeprobe_platform tb_sizeprobe_platform_main)
   target_include_directories(${_t} PRIVATE include platform/cortexm)
   target_compile_definitions(${_t} PRIVATE TB_BARE_METAL=1 TB_MACHINE_NAME=${TB_MACHINE})
-  target_compile_options(${_t} PRIVATE ${TB_WARNINGS} -masm-syntax-unified)  # as the agents (Thumb-1 asm)
+  target_compile_options(${_t} PRIVATE ${TB_WARNINGS})
+  if(CMAKE_SYSTEM_PROCESSOR STREQUAL "arm")
+    target_compile_options(${_t} PRIVATE -masm-syntax-unified)  # as the agents (Thumb-1 asm)
+  endif()
 endforeach()
 
 set(_tb_manifest "")

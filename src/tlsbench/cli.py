@@ -576,7 +576,8 @@ def cmd_sizes(a: argparse.Namespace) -> int:
     libs = _csv(a.libraries) if a.libraries else None
     store = Store(a.db)
     try:
-        run_id = sizeprobes.run(target, store, libs, opt=a.opt, jobs=a.jobs, log=lambda m: print(m, file=sys.stderr))
+        run_id = sizeprobes.run(target, store, libs, opt=a.opt, jobs=a.jobs, log=lambda m: print(m, file=sys.stderr),
+                                probes=_csv(a.probes) if a.probes else None)
         text = report.render(report.load(store, run_id), a.format)
     finally:
         store.close()
@@ -823,6 +824,8 @@ def parser() -> argparse.ArgumentParser:
     sz.add_argument("--board", help="the board behind a serial target")
     sz.add_argument("--profile", help="firmware library build profiles, e.g. mbedtls=small,wolfssl=small-stack")
     sz.add_argument("--libraries", help="comma-separated (default: every firmware library)")
+    sz.add_argument("--probes", help="comma-separated probe names, e.g. sha256,x25519 (default: every one;"
+                                     " each library's empty image is built too)")
     sz.add_argument("--opt", default="Os", choices=list(build.OPT_LEVELS), help="firmware optimisation (default Os)")
     sz.add_argument("--jobs", type=int, help="parallel build jobs (default: all cores)")
     sz.add_argument("--format", choices=("table", "markdown", "json"), default="table",

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/random.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #if defined(__linux__)
@@ -150,7 +151,7 @@ void tb_flush(void)
  * which its signature covers), for the host peer of an emulated device whose
  * own clock is frozen at the same second. Unset: the system's clock. This
  * definition takes the place of the C library's for the whole agent. */
-time_t time(time_t *out)
+static long long fixed_clock(void)
 {
     static long long fixed = -2;
     if (fixed == -2) {
@@ -159,16 +160,36 @@ time_t time(time_t *out)
         fixed = v != NULL && *v != '\0' ? strtoll(v, &end, 10) : -1;
         if (end != NULL && *end != '\0') fixed = -1;
     }
-    time_t now;
+    return fixed;
+}
+
+time_t time(time_t *out)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    if (out != NULL) *out = tv.tv_sec;
+    return tv.tv_sec;
+}
+
+/* The same frozen second for the millisecond clock wolfSSL's TLS 1.3 ticket
+ * age reads (gettimeofday): a resuming host client then reports the same
+ * ticket age (0) every time, so the checks a device server makes of it run
+ * the same instructions in every run. tlsbench's own timers use
+ * clock_gettime, never this. */
+int gettimeofday(struct timeval *restrict tv, void *restrict tz)
+{
+    (void)tz;
+    long long fixed = fixed_clock();
     if (fixed >= 0) {
-        now = (time_t)fixed;
-    } else {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        now = ts.tv_sec;
+        tv->tv_sec = (time_t)fixed;
+        tv->tv_usec = 0;
+        return 0;
     }
-    if (out != NULL) *out = now;
-    return now;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    tv->tv_sec = ts.tv_sec;
+    tv->tv_usec = (suseconds_t)(ts.tv_nsec / 1000);
+    return 0;
 }
 
 /* TLSBENCH_FIXED_SEED=1: a fixed xorshift stream instead of the OS, for the

@@ -101,6 +101,10 @@ TLS_SHARED = (
     _m("flights", "flights", True, "flights", "count"),
     _m("round_trips", "round trips", True, "round trips", "count"),
     _m("bulk_throughput_per_s", "B/s", False, "bulk throughput", "rate", lower_is_better=False),
+    # one side on a device: the heap the harness holds beside that side for the whole request (its rx line
+    # and the uploaded chain and key), which a board needs too; not the side's, so not in its heap figures
+    _m("device_harness_heap_bytes", "bytes", True, "harness heap beside the device's side (rx line, uploads)",
+       "bytes"),
     _m("transactions_per_s", "transactions/s", False, "transactions per second", "rate", lower_is_better=False),
 )
 # The minimum-RAM search (families/minram), per side: the least heap cap one connection (handshake and

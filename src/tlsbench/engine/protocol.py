@@ -88,6 +88,8 @@ SCHEMA: dict[str, dict[str, str]] = {
                 "?server_heap_peak": "uint", "?max_frag": "uint"},
     # what each side's configuration holds on the heap, outside any connection (tls-device: its side only)
     "tls_endpoint": {"?client_heap_held": "uint", "?server_heap_held": "uint"},
+    # tls-device: the harness's heap beside the side for the whole request (its rx line, uploaded credentials)
+    "tls_harness": {"rx_line": "uint", "upload": "uint"},
     "process_heap": {"peak": "uint", "?timed_heap_calls": "uint"},
     "listening": {"port": "uint"},
     "tls_side": _SIDE,

@@ -11,6 +11,7 @@ Read -> pure computation -> render, like compare: ``fits()`` returns rows,
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -56,6 +57,8 @@ class Fits:
     skipped: list[tuple[str, str]]  # case, why (not ok, or a figure missing)
     harness_ram: dict[str, int]  # library -> the harness's static RAM in its image
     boards: list[tuple[str, int]]  # profile name, RAM bytes
+    # library -> the most heap the harness held beside a device's side (rx line, uploaded chain and key)
+    harness_heap: dict[str, int] = dataclasses.field(default_factory=dict)
 
 
 def _static_ram(code_sizes: list[dict]) -> tuple[dict[str, int], dict[str, int]]:
@@ -73,6 +76,7 @@ def fits(cases: list[dict], code_sizes: list[dict]) -> Fits:
     lib_ram, harness = _static_ram(code_sizes)
     rows: list[FitRow] = []
     skipped: list[tuple[str, str]] = []
+    harness_heap: dict[str, int] = {}
     for c in cases:
         if c["kind"] != KIND:
             continue
@@ -80,6 +84,9 @@ def fits(cases: list[dict], code_sizes: list[dict]) -> Fits:
             skipped.append((c["name"], f"{c['status']}: {c['reason']}"))
             continue
         res = c["results"]
+        if "device_harness_heap_bytes" in res:
+            held = int(res["device_harness_heap_bytes"]["median"])
+            harness_heap[c["library"]] = max(held, harness_heap.get(c["library"], 0))
         device = TlsVariant.parse(c["op"]).device  # one side on the device: the other is the host's, never searched
         for side in (device,) if device else SIDES:
             need = [f"{side}_{m}" for m in ("endpoint_heap_bytes", "min_heap_bytes", "stack_bytes")]
@@ -92,7 +99,7 @@ def fits(cases: list[dict], code_sizes: list[dict]) -> Fits:
                                lib_ram.get(c["library"]) if code_sizes else None,
                                int(frag["median"]) if frag else None))
     boards = [(n, boardprofiles.load(n).ram_bytes) for n in boardprofiles.names()]
-    return Fits(rows, skipped, harness, sorted(boards, key=lambda b: (b[1], b[0])))
+    return Fits(rows, skipped, harness, sorted(boards, key=lambda b: (b[1], b[0])), harness_heap)
 
 
 def _mark(total: int | None, ram: int) -> str:
@@ -125,6 +132,9 @@ def notes(f: Fits) -> list[str]:
     if f.harness_ram:
         out.append("harness static RAM, not in the totals: "
                    + ", ".join(f"{lib} image {n:,} B" for lib, n in sorted(f.harness_ram.items())))
+    if f.harness_heap:
+        out.append("harness heap beside the device's side (its rx line, an uploaded chain and key), not in the"
+                   " totals: " + ", ".join(f"{lib} up to {n:,} B" for lib, n in sorted(f.harness_heap.items())))
     out += [f"not shown: {name}: {why}" for name, why in f.skipped]
     return out
 

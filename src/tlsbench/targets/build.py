@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 from tlsbench import paths, versions
 from tlsbench.errors import PlanError, SetupError
@@ -68,10 +69,11 @@ FIRMWARE_ON_REQUEST = ("bearssl",)
 
 
 def build_firmware(target: targets.Target, libraries: list[str] | None = None, opt: str = "Os",
-                   jobs: int | None = None, log=print, size_probes: bool = False) -> list[str]:
+                   jobs: int | None = None, log=print, size_probes: bool | tuple[str, ...] = False) -> list[str]:
     """Cross-compiles the firmware agents of target's board; returns the
     libraries built (the selftest double is always built too). size_probes:
-    the per-primitive size probes too (agent/sizeprobe; tlsbench sizes)."""
+    the per-primitive size probes too (agent/sizeprobe; tlsbench sizes):
+    True every one, or these probes' names (each library's empty probe too)."""
     board = target.board
     assert board is not None
     libs = list(FIRMWARE_LIBRARIES if libraries is None else libraries)
@@ -137,16 +139,27 @@ def build_firmware(target: targets.Target, libraries: list[str] | None = None, o
         firmware.write_stamp(target, lib, opt)
         if lib != "selftest":
             built.append(lib)
-    if size_probes:  # every probe image; one too big for the board is simply absent (said by sizes)
+    if size_probes:  # every probe image asked for; one too big for the board is simply absent (said by sizes)
         keep_going = ["-k", "0"] if (build / "build.ninja").exists() else ["-k"]
+        chosen = _probe_targets(build, size_probes)
         try:
-            _run(["cmake", "--build", str(build), "--parallel", str(jobs), "--", *keep_going],
+            _run(["cmake", "--build", str(build), "--parallel", str(jobs), *chosen, "--", *keep_going],
                  "cmake build (size probes)")
         except SetupError as e:
             # only images too big for the board may be missing: any compile error is an error
             if not overflows(str(e)) or _compile_errors(str(e)):
                 raise
     return built
+
+
+def _probe_targets(build: Path, probes: bool | tuple[str, ...]) -> list[str]:
+    """cmake --build's --target options for these probes (none: build everything)."""
+    if probes is True:
+        return []
+    wanted = {"empty", *probes}
+    manifest = (build / "sizeprobes.txt").read_text().split("\n")  # sizeprobe.cmake: "<library> <probe> <exe>"
+    exes = [line.split()[2] for line in manifest if line.strip() and line.split()[1] in wanted]
+    return [arg for exe in exes for arg in ("--target", exe)]
 
 
 def is_firmware_library(ident: str) -> bool:

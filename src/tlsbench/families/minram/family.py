@@ -199,6 +199,9 @@ def _search(p: _Prober, sides: tuple[str, ...], rnd: int) -> Measured:
     for side in sides:
         samples.append(Sample.one(rnd, f"{side}_conn_heap_peak_bytes", int(mem[f"{side}_heap_peak"])))
         samples.append(Sample.one(rnd, f"{side}_endpoint_heap_bytes", int(endpoint[f"{side}_heap_held"])))
+    harness = _one(first.records, "tls_harness")  # one side on a device: the harness's heap beside it
+    if harness is not None:
+        samples.append(Sample.one(rnd, "device_harness_heap_bytes", int(harness["rx_line"]) + int(harness["upload"])))
     if "max_frag" in mem.fields:
         samples.append(Sample.one(rnd, "negotiated_max_frag_bytes", int(mem["max_frag"])))
     for side in sides:

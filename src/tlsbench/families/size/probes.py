@@ -1,7 +1,7 @@
 """Code size per primitive: the size probes (agent/sizeprobe) are minimal
 firmware images, one per library and primitive, that call only that
 primitive through the library's own API; each is measured from its linker
-map (sizes.parse_map, checked against arm-none-eabi-size) and the library's
+map (sizes.parse_map, checked against the toolchain's size) and the library's
 empty probe (same start-up, runtime and main, no library call) is
 subtracted. The probe's own object (its calls and test vectors) is left
 out, so a figure is what the primitive pulls in: library code and tables,
@@ -23,7 +23,7 @@ from tlsbench import paths
 from tlsbench.engine import machine, metrics
 from tlsbench.engine.case import Result, Sample
 from tlsbench.engine.store import Store
-from tlsbench.errors import SetupError, TlsbenchError
+from tlsbench.errors import PlanError, SetupError, TlsbenchError
 from tlsbench.families.size.maps import parse_map
 from tlsbench.targets import build, sources
 from tlsbench.targets import target as targets
@@ -80,7 +80,7 @@ class Image:
     probe: str
     path: Path
     parts: dict[str, tuple[int, int]]  # component -> (flash, ram)
-    size_tool: tuple[int, int, int]  # arm-none-eabi-size: text, data, bss
+    size_tool: tuple[int, int, int]  # the toolchain's size: text, data, bss
 
     @property
     def flash(self) -> int:
@@ -99,7 +99,7 @@ class Delta:
     ram_bytes: int
     parts: dict[str, tuple[int, int]]  # per component, image - empty
     probe_own: tuple[int, int]  # the probe's own object (calls, vectors), left out
-    size_tool: tuple[int, int, int]  # the image's arm-none-eabi-size text, data, bss
+    size_tool: tuple[int, int, int]  # the image's text, data, bss by the toolchain's size
 
 
 def manifest(cmake_dir: Path) -> list[tuple[str, str, str]]:
@@ -112,18 +112,25 @@ def manifest(cmake_dir: Path) -> list[tuple[str, str, str]]:
     return [tuple(line.split()) for line in lines if line.strip()]  # type: ignore[misc]
 
 
-def size_tool(path: Path) -> tuple[int, int, int]:
-    if shutil.which("arm-none-eabi-size") is None:
-        raise SetupError("arm-none-eabi-size not found (apt-get install binutils-arm-none-eabi)")
-    out = subprocess.run(["arm-none-eabi-size", "-B", str(path)], capture_output=True, text=True, check=False)
+def size_tool(path: Path, prefix: str = "arm-none-eabi-") -> tuple[int, int, int]:
+    """text, data and bss by the toolchain's own size (GNU binutils, Berkeley
+    format). A thread-local .tbss (picolibc's errno on RV32) takes no address
+    space of its own: the image's .bss reserves its bytes (rv32-virt.ld), so
+    it is taken out of Berkeley's bss, which would count it twice."""
+    tool = f"{prefix}size"
+    if shutil.which(tool) is None:
+        raise SetupError(f"{tool} not found (scripts/setup installs it with the firmware toolchain)")
+    out = subprocess.run([tool, "-B", str(path)], capture_output=True, text=True, check=False)
     lines = out.stdout.strip().splitlines()
     if out.returncode != 0 or len(lines) < 2:
-        raise TlsbenchError(f"arm-none-eabi-size {path} failed: {out.stderr.strip()}")
+        raise TlsbenchError(f"{tool} {path} failed: {out.stderr.strip()}")
     text, data, bss = (int(v) for v in lines[1].split()[:3])
-    return text, data, bss
+    sysv = subprocess.run([tool, "-A", str(path)], capture_output=True, text=True, check=False).stdout
+    tbss = re.search(r"^\.tbss\s+(\d+)\s", sysv, re.M)
+    return text, data, bss - (int(tbss.group(1)) if tbss else 0)
 
 
-def measure_image(cmake_dir: Path, library: str, probe: str, exe: str) -> Image:
+def measure_image(cmake_dir: Path, library: str, probe: str, exe: str, prefix: str = "arm-none-eabi-") -> Image:
     path = cmake_dir / exe
     map_path = cmake_dir / f"{exe}.map"
     try:
@@ -131,11 +138,11 @@ def measure_image(cmake_dir: Path, library: str, probe: str, exe: str) -> Image:
     except OSError as e:
         raise TlsbenchError(f"size probe {library}/{probe}: cannot read {map_path}: {e}") from e
     parts = {p.component: (p.flash_bytes, p.ram_bytes) for p in parse_map(text, library).values()}
-    img = Image(library, probe, path, parts, size_tool(path))
+    img = Image(library, probe, path, parts, size_tool(path, prefix))
     t, d, b = img.size_tool
     if (img.flash, img.ram) != (t + d, d + b):
         raise TlsbenchError(f"size probe {library}/{probe}: the map's parts ({img.flash} flash, {img.ram} RAM)"
-                            f" do not add up to arm-none-eabi-size (text {t}, data {d}, bss {b})")
+                            f" do not add up to {prefix}size (text {t}, data {d}, bss {b})")
     return img
 
 
@@ -170,20 +177,25 @@ def too_big(exe: str) -> str:
     return build.overflows(block)
 
 
-def measure(target: targets.Target) -> tuple[dict[str, dict[str, Delta]], dict[str, Image]]:
-    """library -> probe -> Delta, and each library's empty image; a probe whose
-    image was too big for the board is recorded in NO_ROOM (library, probe) -> why."""
+def measure(target: targets.Target, probes: tuple[str, ...] | None = None
+            ) -> tuple[dict[str, dict[str, Delta]], dict[str, Image]]:
+    """library -> probe -> Delta, and each library's empty image (probes: only
+    these, None every one); a probe whose image was too big for the board is
+    recorded in NO_ROOM (library, probe) -> why."""
     cmake_dir = target.cmake_dir()
     images: dict[str, dict[str, Image]] = {}
     NO_ROOM.clear()
     for library, probe, exe in manifest(cmake_dir):
+        if probes is not None and probe not in (EMPTY, *probes):
+            continue
         if not (cmake_dir / exe).exists():
             why = too_big(exe)
             if not why:
                 raise TlsbenchError(f"size probe {library}/{probe} was not built (see .tlsbench/logs/build.log)")
             NO_ROOM[(library, probe)] = f"does not fit {target.board.name}: {why}"
             continue
-        images.setdefault(library, {})[probe] = measure_image(cmake_dir, library, probe, exe)
+        images.setdefault(library, {})[probe] = measure_image(cmake_dir, library, probe, exe,
+                                                              target.board.toolchain.prefix)
     out: dict[str, dict[str, Delta]] = {}
     empties = {}
     for library, probes in images.items():
@@ -207,23 +219,37 @@ def library_config(target: targets.Target, library: str) -> str:
     return m.group(1) if m else "unknown (no generated/tb_build_config.h)"
 
 
-def run(target: targets.Target, store: Store, libraries: list[str] | None = None, opt: str = "Os",
-        jobs: int | None = None, log=print) -> int:
-    """Builds the probes, measures them and stores a "code-size" run; returns its id."""
+def chosen(probes: list[str] | None) -> tuple[str, ...]:
+    """The table's rows to measure, in its order: every one, or these (an
+    unknown name is a PlanError listing the known ones)."""
+    if probes is None:
+        return tuple(PRIMITIVES)
+    unknown = [p for p in probes if p not in PRIMITIVES]
+    if unknown or not probes:
+        raise PlanError(f"unknown size probe {unknown[0] if unknown else '(none given)'!r}; known: "
+                        + ", ".join(PRIMITIVES))
+    return tuple(p for p in PRIMITIVES if p in probes)
 
-    build.build_firmware(target, libraries, opt=opt, jobs=jobs, log=log, size_probes=True)
+
+def run(target: targets.Target, store: Store, libraries: list[str] | None = None, opt: str = "Os",
+        jobs: int | None = None, log=print, probes: list[str] | None = None) -> int:
+    """Builds the probes (every one, or these), measures them and stores a
+    "code-size" run; returns its id."""
+    rows = chosen(probes)
+    build.build_firmware(target, libraries, opt=opt, jobs=jobs, log=log,
+                         size_probes=True if probes is None else rows)
     # the probes of every library, also where its whole agent does not fit the board
     libs = list(build.FIRMWARE_LIBRARIES if libraries is None else libraries)
-    deltas, empties = measure(target)
+    deltas, empties = measure(target, None if probes is None else rows)
     missing = [lib for lib in libs if lib not in deltas]
     if missing:
         raise TlsbenchError(f"no size probes were built for {', '.join(missing)}")
     profiles = dict(target.profiles)
     source = (f"tlsbench sizes --target {target.name}"
               + (f" --profile {','.join(f'{k}={v}' for k, v in target.profiles)}" if target.profiles else "")
-              + f" --opt {opt}")
+              + (f" --probes {','.join(rows)}" if probes is not None else "") + f" --opt {opt}")
     plan = {
-        "name": "code-size", "libraries": libs, "primitives": list(PRIMITIVES), "opt": opt,
+        "name": "code-size", "libraries": libs, "primitives": list(rows), "opt": opt,
         "method": {"repeats": 1, "rounds": 1, "warmup": 0, "outliers": "none", "min_sample_ms": 0,
                    "size_probes": "per library and primitive a minimal image (agent/sizeprobe) minus the"
                                   " library's empty image, from the linker maps; the probe's own object"
@@ -239,7 +265,7 @@ def run(target: targets.Target, store: Store, libraries: list[str] | None = None
                           config, sources.describe(lib),
                           "", "flash_bytes,ram_bytes", {})
         empty = empties[lib]
-        for probe in PRIMITIVES:
+        for probe in rows:
             started = time.time()
             params = {"probe": probe, "what": PRIMITIVES[probe],
                       "profile": profiles.get(lib, "default"), "library_config": config}
@@ -261,8 +287,9 @@ def run(target: targets.Target, store: Store, libraries: list[str] | None = None
             params["components"] = {c: {"flash_bytes": f, "ram_bytes": r} for c, (f, r) in d.parts.items()}
             params["probe_own"] = {"flash_bytes": d.probe_own[0], "ram_bytes": d.probe_own[1]}
             params["empty_image"] = {"flash_bytes": empty.flash, "ram_bytes": empty.ram}
-            transcript = (f"{empty.path.name}: arm-none-eabi-size text/data/bss {empty.size_tool}\n"
-                          f"tb-sizeprobe-{lib}-{probe}: arm-none-eabi-size text/data/bss {d.size_tool}\n")
+            size = f"{target.board.toolchain.prefix}size"
+            transcript = (f"{empty.path.name}: {size} text/data/bss {empty.size_tool}\n"
+                          f"tb-sizeprobe-{lib}-{probe}: {size} text/data/bss {d.size_tool}\n")
             results = [Result.exact(m, metrics.unit(m), v)
                        for m, v in (("flash_bytes", d.flash_bytes), ("ram_bytes", d.ram_bytes))]
             samples = [Sample.one(0, m, v) for m, v in (("flash_bytes", d.flash_bytes), ("ram_bytes", d.ram_bytes))]

@@ -10,6 +10,13 @@ crc=<crc32>`` line: the peer's next TLS record (in pieces of at most the
 ``max`` the firmware asked for), ``open`` / ``close`` open and close the
 peer's connection.
 
+The device's own certificate chain and key (a server's; a client's in mutual
+authentication) are longer than a one-side image's request line: they go
+first, in ``upload`` lines of at most UPLOAD_CHUNK bytes each, and the
+request names them ``@``. The firmware holds them on its heap for the
+request and says how much in its ``tls_harness`` record, with its rx line:
+the harness's heap beside the side, stored as ``device_harness_heap_bytes``.
+
 The figures are the device's only (its instructions, heap and stack), with
 bytes, records and flights counted by the device as in the in-memory
 handshake. The host peer's own records are not stored: its CPU time is the
@@ -44,6 +51,11 @@ from tlsbench.targets.bridge import Ended, Session, clock_request
 PEER_WAIT_S = 20.0  # a peer silent this long has failed
 # the fields one side needs: a client the root it trusts, a server its chain and key
 _NOT_FOR = {"client": ("chain", "key"), "server": ("trust",)}
+# the side's own chain and key: uploaded before the request (the request line is sized for the rest)
+_OWN = {"client": ("client_chain", "client_key"), "server": ("chain", "key")}
+# bytes per upload line: its hex and "upload name=client_chain data=" fit the smallest one-side request
+# line of any board (2,047 characters: nucleo-f103rb, nucleo-l073rz)
+UPLOAD_CHUNK = 960
 
 
 def _peer_env() -> dict[str, str]:
@@ -79,6 +91,21 @@ def device_fields(case: TlsCase, side: str) -> dict[str, object]:
         f.pop("client_chain", None)
         f.pop("client_key", None)
     return f
+
+
+def uploads(fields: dict[str, object], side: str) -> tuple[dict[str, object], list[str]]:
+    """The request's fields with the side's own chain and key named "@", and
+    the upload lines that deliver them first."""
+    out, lines = dict(fields), []
+    for name in _OWN[side]:
+        data = out.get(name)
+        if not isinstance(data, (bytes, bytearray)) or not data:
+            continue
+        out[name] = "@"
+        lines.append(encode_request("upload", name=name, size=len(data)))
+        lines += [encode_request("upload", name=name, data=data[i:i + UPLOAD_CHUNK])
+                  for i in range(0, len(data), UPLOAD_CHUNK)]
+    return out, lines
 
 
 def peer_connections(case: TlsCase, warmup: int, repeats: int, stack: bool) -> int:
@@ -182,14 +209,15 @@ def run(target: targets.Target, library: str, case: TlsCase, side: str = "client
     except _Refused as e:
         return DeviceResult(e.status, e.message)
     cap = {} if heap_limit is None else {"heap_limit": heap_limit, "heap_limit_side": side}
-    request = encode_request("tls-device", side=side, **device_fields(case, side), repeats=repeats, warmup=warmup,
+    fields, upload_lines = uploads(device_fields(case, side), side)
+    request = encode_request("tls-device", side=side, **fields, repeats=repeats, warmup=warmup,
                              stack=1 if stack else 0, **cap)
     proc = subprocess.Popen(targets.qemu_command(target.board, firmware), stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     watchdog = threading.Timer(timeout, proc.kill)  # a hung firmware or peer ends here
     watchdog.start()
     try:
-        result = _relay(proc, peer, request, side)
+        result = _relay(proc, peer, upload_lines, request, side)
     finally:
         watchdog.cancel()
     peer_said = peer.finish(result.status == "ok")
@@ -213,7 +241,7 @@ def run(target: targets.Target, library: str, case: TlsCase, side: str = "client
     return result
 
 
-def _relay(proc: subprocess.Popen, peer: _Peer, request: str, side: str) -> DeviceResult:
+def _relay(proc: subprocess.Popen, peer: _Peer, upload_lines: list[str], request: str, side: str) -> DeviceResult:
     assert proc.stdin is not None and proc.stdout is not None
     stdin = proc.stdin
 
@@ -232,6 +260,10 @@ def _relay(proc: subprocess.Popen, peer: _Peer, request: str, side: str) -> Devi
     try:
         session.wait_ready()
         session.ask(clock_request(), forward=False)
+        for line in upload_lines:
+            end = session.ask(line, forward=False)[-1]
+            if end["status"] != "ok":
+                return DeviceResult(str(end["status"]), f"upload: {end.get('msg', '')}", [end], "\n".join(shown))
         send((request + "\n").encode())
         for raw in lines:
             line = raw.rstrip("\r\n")
@@ -352,7 +384,15 @@ def measure(target: targets.Target, case: Case, keys: dict, plan: Plan, rnd: int
     for rec in r.of_type("tls_stack"):  # one untimed pass per round
         samples += [Sample.one(rnd, metric, int(rec[f]))  # type: ignore[arg-type]
                     for f, metric in tls_runner.STACK_METRICS.items() if f in rec.fields]
+    samples += harness_samples(r, rnd)
     return Measured("ok", "", 1, r.transcript, samples, [])
 
 
-__all__ = ["DeviceResult", "device_fields", "is_device_case", "measure", "peer_connections", "run"]
+def harness_samples(r: DeviceResult, rnd: int) -> list[Sample]:
+    """The harness's heap beside the side (rx line and uploads), once per round."""
+    return [Sample.one(rnd, "device_harness_heap_bytes", int(rec["rx_line"]) + int(rec["upload"]))  # type: ignore[arg-type]
+            for rec in r.of_type("tls_harness")]
+
+
+__all__ = ["UPLOAD_CHUNK", "DeviceResult", "device_fields", "harness_samples", "is_device_case", "measure",
+           "peer_connections", "run", "uploads"]
