@@ -120,6 +120,9 @@ def _plan_from_args(a: argparse.Namespace) -> tuple[Plan, str]:
         flags.append(f"--libraries {a.libraries}")
     if a.kinds:
         plan.kinds = _choose("kind", a.kinds, list(PLAN_KINDS), "tlsbench run --help")
+        if not a.algorithms:  # the flag narrows the plan: its algorithms of the other kinds go too
+            plan.algorithms = [x for x in plan.algorithms
+                               if any(x in ALGORITHMS[k] for k in plan.kinds if k in ALGORITHMS)]
         flags.append(f"--kinds {a.kinds}")
     if a.algorithms:
         plan.algorithms = _choose("algorithm", a.algorithms, known_algs, "tlsbench list algorithms")
