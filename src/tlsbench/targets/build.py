@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 from tlsbench import paths, versions
 from tlsbench.errors import PlanError, SetupError
@@ -74,11 +75,49 @@ def build_firmware(target: targets.Target, libraries: list[str] | None = None, o
     the per-primitive size probes too (agent/sizeprobe; tlsbench sizes)."""
     board = target.board
     assert board is not None
-    libs = list(FIRMWARE_LIBRARIES if libraries is None else libraries)
-    try:  # further versions (mbedtls@3.6.7) are built as their own images beside the defaults
-        libs = [versions.canonical(lib) if versions.base(lib) in FIRMWARE_LIBRARIES else lib for lib in libs]
-    except PlanError as e:
-        raise SetupError(str(e)) from None
+    libs = firmware_identifiers(libraries)
+    build = configure_firmware(target, libs, opt, size_probes, log)
+    jobs = jobs or os.cpu_count() or 2
+    log(f"building firmware with {jobs} jobs")
+    built = []
+    # one image at a time: an image too big for the board is a finding ("does
+    # not fit", with the bytes), not a failed build of the others
+    for lib in ["selftest", *libs]:
+        exe = versions.agent_name(lib)
+        marker = build / f"{exe}.does-not-fit"
+        marker.unlink(missing_ok=True)
+        try:
+            _run(["cmake", "--build", str(build), "--parallel", str(jobs), "--target", exe],
+                 f"cmake build (firmware {lib})")
+        except SetupError as e:
+            overflow = overflows(str(e))
+            if not overflow:
+                raise
+            marker.write_text(f"does not fit {board.name}: {overflow}")
+            log(f"{lib}: does not fit {board.name}: {overflow}")
+            firmware.write_stamp(target, lib, opt)  # a finding from these inputs: not built again for them
+            continue
+        firmware.write_stamp(target, lib, opt)
+        if lib != "selftest":
+            built.append(lib)
+    if size_probes:  # every probe image; one too big for the board is simply absent (said by sizes)
+        keep_going = ["-k", "0"] if (build / "build.ninja").exists() else ["-k"]
+        try:
+            _run(["cmake", "--build", str(build), "--parallel", str(jobs), "--", *keep_going],
+                 "cmake build (size probes)")
+        except SetupError as e:
+            # only images too big for the board may be missing: any compile error is an error
+            if not overflows(str(e)) or _compile_errors(str(e)):
+                raise
+    return built
+
+
+def configure_firmware(target: targets.Target, libs: list[str], opt: str = "Os", size_probes: bool = False,
+                       log=print) -> Path:
+    """Configures (CMake) the firmware build of these library identifiers in
+    target's build folder, each further version its own image; returns the folder."""
+    board = target.board
+    assert board is not None
     bad = [lib for lib in libs if not is_firmware_library(lib)]
     if bad:
         allowed = ", ".join(FIRMWARE_LIBRARIES + FIRMWARE_ON_REQUEST)
@@ -114,39 +153,24 @@ def build_firmware(target: targets.Target, libraries: list[str] | None = None, o
     lean = ", one-side image" if target.one_side else ""
     log(f"configuring firmware for {target.name} ({board.cpu}, -{opt}{lean}; {', '.join(libs) or 'selftest only'})")
     _run(configure, "cmake configure (firmware)")
-    jobs = jobs or os.cpu_count() or 2
-    log(f"building firmware with {jobs} jobs")
-    built = []
-    # one image at a time: an image too big for the board is a finding ("does
-    # not fit", with the bytes), not a failed build of the others
-    for lib in ["selftest", *libs]:
-        exe = versions.agent_name(lib)
-        marker = build / f"{exe}.does-not-fit"
-        marker.unlink(missing_ok=True)
-        try:
-            _run(["cmake", "--build", str(build), "--parallel", str(jobs), "--target", exe],
-                 f"cmake build (firmware {lib})")
-        except SetupError as e:
-            overflow = overflows(str(e))
-            if not overflow:
-                raise
-            marker.write_text(f"does not fit {board.name}: {overflow}")
-            log(f"{lib}: does not fit {board.name}: {overflow}")
-            firmware.write_stamp(target, lib, opt)  # a finding from these inputs: not built again for them
-            continue
-        firmware.write_stamp(target, lib, opt)
-        if lib != "selftest":
-            built.append(lib)
-    if size_probes:  # every probe image; one too big for the board is simply absent (said by sizes)
-        keep_going = ["-k", "0"] if (build / "build.ninja").exists() else ["-k"]
-        try:
-            _run(["cmake", "--build", str(build), "--parallel", str(jobs), "--", *keep_going],
-                 "cmake build (size probes)")
-        except SetupError as e:
-            # only images too big for the board may be missing: any compile error is an error
-            if not overflows(str(e)) or _compile_errors(str(e)):
-                raise
-    return built
+    return build
+
+
+def firmware_identifiers(libraries: list[str] | None) -> list[str]:
+    """The library identifiers a firmware build names (default: each firmware
+    library's default version); a further version (wolfssl@5.9) is its own
+    image beside the default one. An unknown version is one line listing the allowed."""
+    libs = list(FIRMWARE_LIBRARIES if libraries is None else libraries)
+    try:
+        return [versions.canonical(lib) if versions.base(lib) in FIRMWARE_LIBRARIES else lib for lib in libs]
+    except PlanError as e:
+        raise SetupError(str(e)) from None
+
+
+def firmware_versions() -> list[str]:
+    """Every library identifier with a firmware build: the defaults, then the further versions."""
+    return [*FIRMWARE_LIBRARIES, *(i for i in versions.identifiers()
+                                   if "@" in i and versions.base(i) in FIRMWARE_LIBRARIES)]
 
 
 def is_firmware_library(ident: str) -> bool:
