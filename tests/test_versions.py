@@ -98,3 +98,28 @@ def test_compare_matches_two_versions_case_by_case_and_shows_their_versions() ->
     assert "openssl version: OpenSSL 3.0.19 -> OpenSSL 3.5.7" in result.context_differences
     [row] = [r for r in result.exact if r.name == "openssl/kem/ml-kem-768/keygen"]
     assert (row.a, row.b) == (1200.0, 1184.0)
+
+
+def test_a_run_stored_before_a_default_changed_reads_by_its_recorded_versions(monkeypatch) -> None:
+    """A bare "openssl" in a run made while 3.0 was the default is OpenSSL 3.0
+    (its recorded version string says so): after the default moves to 3.5,
+    openssl@3.0 selects that run's "openssl" cases and "openssl" its
+    "openssl@3.5" ones; a version the run lacks selects nothing."""
+    old_run = _side(3, {"openssl/kem/x/keygen": [1.0], "openssl@3.5/kem/x/keygen": [2.0],
+                        "wolfssl/kem/x/keygen": [3.0]},
+                    {"openssl": "OpenSSL 3.0.19 27 Jan 2026", "openssl@3.5": "OpenSSL 3.5.7 1 Jul 2026",
+                     "wolfssl": "5.7.2"})
+    monkeypatch.setitem(versions.DEFAULTS, "openssl", "3.5")
+    monkeypatch.setitem(versions.DEFAULTS, "wolfssl", "5.9")
+    old, new = versions.canonical("openssl@3.0"), versions.canonical("openssl@3.5")
+    assert (old, new) == ("openssl@3.0", "openssl")
+    a, b = one_version(old_run, old), one_version(old_run, new)
+    assert a.values["public_key_bytes"] == {"openssl/kem/x/keygen": ("ok", [1.0])}
+    assert b.values["public_key_bytes"] == {"openssl/kem/x/keygen": ("ok", [2.0])}
+    assert a.context["openssl version"].startswith("OpenSSL 3.0") and b.context["openssl version"].startswith(
+        "OpenSSL 3.5")
+    assert one_version(old_run, "wolfssl@5.7").values["public_key_bytes"] == {"wolfssl/kem/x/keygen": ("ok", [3.0])}
+    assert one_version(old_run, "wolfssl").values["public_key_bytes"] == {}  # no 5.9 in that run
+    # Mbed TLS 3.6 is 3.6.6 only: a 3.6.7 string is not taken for it
+    assert versions.stored_name("mbedtls", {"mbedtls": "Mbed TLS 3.6.7"}) == ""
+    assert versions.stored_name("mbedtls", {"mbedtls": "Mbed TLS 3.6.6"}) == "mbedtls"
