@@ -123,3 +123,17 @@ def test_a_run_stored_before_a_default_changed_reads_by_its_recorded_versions(mo
     # Mbed TLS 3.6 is 3.6.6 only: a 3.6.7 string is not taken for it
     assert versions.stored_name("mbedtls", {"mbedtls": "Mbed TLS 3.6.7"}) == ""
     assert versions.stored_name("mbedtls", {"mbedtls": "Mbed TLS 3.6.6"}) == "mbedtls"
+
+
+def test_the_system_tools_are_compared_with_the_system_version(monkeypatch) -> None:
+    """`openssl speed`, s_time and s_server are the system's OpenSSL 3.0:
+    fidelity measures the agent of that version, also once 3.5 is the
+    default; a pinned OpenSSL's build tree is named by its version."""
+    from tlsbench.targets import build, prefixbuild
+
+    assert versions.system_identifier("openssl") == versions.canonical("openssl@3.0")
+    monkeypatch.setitem(versions.DEFAULTS, "openssl", "3.5")
+    assert versions.system_identifier("openssl") == "openssl@3.0"
+    assert paths.agent_path(versions.system_identifier("openssl")).name == "tlsbench-agent-openssl-3.0"
+    assert prefixbuild.build_dir("openssl").name == prefixbuild.build_dir("openssl@3.5").name == "openssl-3.5"
+    assert build._openssl_trees("openssl@3.0", {}, {}, 1, print) == ("system", "-")

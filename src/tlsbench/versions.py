@@ -141,3 +141,10 @@ def stored_name(ident: str, recorded: dict[str, str]) -> str:
         return same[0]
     other = [w for w in VERSIONS[v.library] if w != v and reports(w, recorded.get(ident, ""))]
     return "" if other else ident
+
+
+def system_identifier(library: str) -> str:
+    """The identifier of a library's system version: what the system's own
+    tools are (`openssl speed`, s_time, s_server), so a fidelity comparison
+    sets like against like whichever version is the default."""
+    return next(identifier(v) for v in VERSIONS[library] if v.lock == "system")

@@ -34,11 +34,10 @@ def build_agents(libraries: list[str] | None = None, jobs: int | None = None, lo
     entries = []  # CMake's TB_VERSION_AGENTS: <lib>|<label>|<dir>|<dir2>
     for ident in extra:
         v = versions.version_of(ident)
-        src = srcs[pinned[ident]]
         if v.library == "openssl":
-            entries.append(f"openssl|{v.label}|{prefixbuild.build_openssl(ident, src, jobs, log)}|{src}")
+            entries.append(f"openssl|{v.label}|{'|'.join(_openssl_trees(ident, srcs, pinned, jobs, log))}")
         elif v.library in ("wolfssl", "mbedtls"):
-            entries.append(f"{v.library}|{v.label}|{src}|-")
+            entries.append(f"{v.library}|{v.label}|{srcs[pinned[ident]]}|-")
         else:
             raise SetupError(f"{ident}: tlsbench builds no further version of {v.library}")
     build = paths.build_dir("host")
@@ -52,12 +51,24 @@ def build_agents(libraries: list[str] | None = None, jobs: int | None = None, lo
     if shutil.which("ninja") and not (build / "Makefile").exists():
         configure += ["-G", "Ninja"]
     for lib in libs:
-        if lib in pinned:
+        if lib == "openssl":  # the default OpenSSL: the system's, or a pinned one built into build/libs
+            build_tree, source_tree = _openssl_trees(lib, srcs, pinned, jobs, log)
+            configure += [f"-DTB_OPENSSL_BUILD_DIR={build_tree}", f"-DTB_OPENSSL_SOURCE_DIR={source_tree}"]
+        elif lib in pinned:
             configure.append(f"-DTB_{lib.upper()}_SOURCE_DIR={srcs[pinned[lib]]}")
     log(f"configuring agents ({', '.join(idents)}) in {build}")
     _run(configure, "cmake configure")
     log(f"building agents with {jobs} jobs")
     _run(["cmake", "--build", str(build), "--parallel", str(jobs)], "cmake build")
+
+
+def _openssl_trees(ident: str, srcs: dict[str, Path], pinned: dict[str, str], jobs: int, log) -> tuple[str, str]:
+    """An OpenSSL version's (build tree, source tree) for CMake: ("system", "-")
+    for the system's, else its pinned source built once into build/libs."""
+    if ident not in pinned:
+        return "system", "-"
+    src = srcs[pinned[ident]]
+    return str(prefixbuild.build_openssl(ident, src, jobs, log)), str(src)
 
 
 OPT_LEVELS = {"Os": "MinSizeRel", "O2": "RelWithDebInfo", "O3": "Release"}
