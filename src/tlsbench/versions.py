@@ -2,10 +2,11 @@
 
 A library version is named everywhere (plans, flags, the store, reports,
 compare) by its identifier: the bare name ("openssl") for the library's
-default version, "name@label" ("openssl@3.5") for any other. "openssl@3.0"
-is accepted too and means the bare name while 3.0 is the default. So runs
-stored before versions existed ("openssl") read as they always did: the
-default version, whose exact version string each run records (run_libraries).
+default version, "name@label" ("openssl@3.5") for any other; the default's
+own "name@label" is accepted too and means the bare name. A run stores its
+libraries by the identifiers of its day and each one's exact version string
+(run_libraries): a run made before a default changed (its bare "openssl" was
+OpenSSL 3.0) is read by that string (stored_name), and its reports show it.
 
 Each version is built either from the system's development package or from
 a source pinned in libraries.lock.toml (its section named here).
