@@ -85,10 +85,12 @@ def test_a_run_naming_two_versions_stores_both_with_their_versions(two_runs) -> 
 def test_exact_counts_repeat_and_differ_where_the_code_differs(two_runs) -> None:
     store, first, second = two_runs
     a, b = _derive(store, first), _derive(store, second)
-    assert a == b  # two runs, the same instructions to the last one
-    for lib in (OLD, NEW):
-        assert len(a[lib]) == 2 and len(set(a[lib])) == 1, a  # and its two repeats
-    assert a[NEW][0] < a[OLD][0]  # the ECP reduction 3.6.7 replaced
+    assert a == b  # two runs, the same instructions to the last one, repeat by repeat
+    # within a run Mbed TLS's point multiplication randomises its coordinates per call (blinding), so
+    # its repeats may differ by a few instructions; the versions differ by far more: the ECP
+    # reduction 3.6.7 replaced
+    assert len(a[OLD]) == len(a[NEW]) == 2
+    assert max(a[NEW]) < min(a[OLD]) * 0.8, a
 
 
 @needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
@@ -96,8 +98,9 @@ def test_compare_versions_on_firmware_runs(two_runs, capsys: pytest.CaptureFixtu
     store, first, second = two_runs
     result = compare.compare(store, first, second, versions=(OLD, NEW))
     [row] = [r for r in result.exact if r.name == f"mbedtls/{DERIVE}" and r.metric == "instructions"]
-    old, new = _derive(store, first)[OLD][0], _derive(store, second)[NEW][0]
-    assert (row.verdict, row.a, row.b) == ("changed", old, new)
+    assert row.verdict == "changed" and row.b < row.a
+    assert min(_derive(store, first)[OLD]) <= row.a <= max(_derive(store, first)[OLD])  # the medians
+    assert min(_derive(store, second)[NEW]) <= row.b <= max(_derive(store, second)[NEW])
     assert any(d.startswith("mbedtls version: Mbed TLS 3.6.6") and "Mbed TLS 3.6.7" in d
                for d in result.context_differences)
     assert main(["--db", str(store.path), "compare", str(first), str(second), "--versions",

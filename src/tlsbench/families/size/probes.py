@@ -105,6 +105,8 @@ def unsupported(library: str, probe: str) -> str | None:
     why = UNSUPPORTED.get((versions.base(library), probe))
     if why is None and probe in PQ_PROBES:
         having = [v for v in versions.having("kem") if versions.base(v) == versions.base(library)]
+        if versions.canonical(library) in having:
+            return None
         why = (f"{library} ({versions.version_of(library).note}) has no ML-KEM or ML-DSA"
                + (f"; {', '.join(having)} has" if having else ""))
     return why
