@@ -272,7 +272,7 @@ def describe(library: str) -> str:
         return f"user-supplied source tree {custom} (not checksum-verified)"
     pin = load_lock().get(lock_key(library))
     if pin is None:
-        package = SYSTEM_PACKAGES.get(library, library)
+        package = SYSTEM_PACKAGES.get(versions.base(library), library)
         version = _dpkg_version(package)
         return f"system package {package} {version}" if version else "system library"
     return (
