@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import env_without_agent_dir, needs_tools, tlsbench_cmd
 
-from tlsbench import paths
+from tlsbench import paths, versions
 from tlsbench.engine import agent
 from tlsbench.families.primitive import checks, pqvectors
 from tlsbench.families.primitive.catalog import ALGORITHMS
@@ -22,16 +22,18 @@ from tlsbench.families.primitive.checks import run_checks
 from tlsbench.targets import build
 from tlsbench.targets.libraries import probe
 
-PQ_LIBS = ("openssl@3.5", "wolfssl@5.9")
+# by their identifiers, whichever versions are the defaults
+PQ_LIBS = (versions.canonical("openssl@3.5"), versions.canonical("wolfssl@5.9"))
+OSSL30 = versions.canonical("openssl@3.0")
 NO_KEYS = {"aead": {}, "kex": {}, "sig": {}, "pke": {}}
 
 
 @pytest.fixture(scope="module")
 def pq_agents(agents) -> dict[str, Path]:
-    """The two post-quantum versions' agents (built once by scripts/setup) and the default OpenSSL's."""
-    if not all(paths.agent_path(lib).exists() for lib in PQ_LIBS):
-        build.build_agents(list(PQ_LIBS), log=lambda m: None)
-    return {lib: paths.agent_path(lib) for lib in (*PQ_LIBS, "openssl")}
+    """The two post-quantum versions' agents (built once by scripts/setup) and OpenSSL 3.0's."""
+    if not all(paths.agent_path(lib).exists() for lib in (*PQ_LIBS, OSSL30)):
+        build.build_agents([*PQ_LIBS, OSSL30], log=lambda m: None)
+    return {lib: paths.agent_path(lib) for lib in (*PQ_LIBS, OSSL30)}
 
 
 def _checks(pq_agents: dict[str, Path]) -> dict[tuple[str, str], tuple[str, str]]:
@@ -85,8 +87,9 @@ def test_both_libraries_pass_every_known_answer_and_each_others_outputs(pq_agent
         # verified and a tampered one rejected + the kept signature + the other library's signature
         for alg in ("slh-dsa-sha2-128s", "slh-dsa-sha2-128f"):
             assert got[(lib, alg)] == ("pass", "8 checks passed")
-    assert got[("openssl", "ml-kem-768")] == (
-        "unsupported", "openssl 3.0 has no kem algorithms; versions with them: wolfssl@5.9, openssl@3.5")
+    assert got[(OSSL30, "ml-kem-768")] == (
+        "unsupported", f"openssl 3.0 has no kem algorithms; versions with them: {', '.join(versions.having('kem'))}")
+    assert versions.having("kem") == [versions.canonical("wolfssl@5.9"), versions.canonical("openssl@3.5")]
 
 
 def test_a_wrong_known_answer_fails_both_libraries(pq_agents, monkeypatch) -> None:
@@ -151,8 +154,8 @@ def _tls_run(tmp_path: Path, name: str, libraries: str, groups: str, tcp: str) -
 
 def test_the_ml_kem_tls_groups_complete_in_both_libraries_and_between_them(pq_agents, tmp_path: Path) -> None:
     groups = ("x25519mlkem768", "secp256r1mlkem768", "mlkem768")
-    rows = _tls_run(tmp_path, "memory", '"openssl@3.5", "wolfssl@5.9", "openssl"', ", ".join(f'"{g}"' for g in groups),
-                    "")
+    rows = _tls_run(tmp_path, "memory", '"openssl@3.5", "wolfssl@5.9", "openssl@3.0"',
+                    ", ".join(f'"{g}"' for g in groups), "")
     c2s = {r["case"]: r["median"] for r in rows if r.get("metric") == "c2s_bytes"}
     base = "{lib}/tls/TLS_AES_128_GCM_SHA256/{group}/ecdsa-p256-full"
     mem = {(lib, g): c2s[base.format(lib=lib, group=g)] for lib in PQ_LIBS for g in groups}
@@ -162,7 +165,7 @@ def test_the_ml_kem_tls_groups_complete_in_both_libraries_and_between_them(pq_ag
         assert mem[(lib, "secp256r1mlkem768")] - mem[(lib, "mlkem768")] == 65
     # OpenSSL 3.0 has no such group: no figure, the reason instead
     reasons = {r["case"]: r.get("reason", "") for r in rows if r.get("metric") is None}
-    assert "has no group x25519mlkem768" in reasons[base.format(lib="openssl", group="x25519mlkem768")]
+    assert "has no group x25519mlkem768" in reasons[base.format(lib=OSSL30, group="x25519mlkem768")]
     # over TCP, each client against either library's server: it completes, with the same ClientHello
     tcp = _tls_run(tmp_path, "tcp", '"openssl@3.5", "wolfssl@5.9"', '"x25519mlkem768"',
                    'transports = ["tcp"]\nservers = ["openssl@3.5", "wolfssl@5.9"]\n')

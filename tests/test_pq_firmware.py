@@ -1,8 +1,8 @@
-"""wolfSSL 5.9 on a Cortex-M4 (qemu:mps2-an386): an image built from the
-pinned 5.9.2 tree (TLSBENCH_WOLFSSL_SOURCE, its own build folder) has
-ML-KEM-768 and the X25519MLKEM768 TLS 1.3 group; its known-answer check
-passes on the device, and two runs count exactly the same instructions,
-bytes and heap."""
+"""wolfSSL 5.9 on a Cortex-M4 (qemu:mps2-an386): the wolfssl@5.9 image,
+named so and built from the pinned 5.9.2 tree beside the board's other
+images, has ML-KEM-768 and the X25519MLKEM768 TLS 1.3 group; its
+known-answer check passes on the device, and two runs count exactly the
+same instructions, bytes and heap."""
 
 from __future__ import annotations
 
@@ -16,15 +16,16 @@ from tlsbench.engine import runner
 from tlsbench.engine.store import Store
 from tlsbench.plans.plan import parse_plan
 from tlsbench.report import tables as report
-from tlsbench.targets import build, sources
+from tlsbench.targets import build
 from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
 
-PLAN = """
+WOLF59 = versions.canonical("wolfssl@5.9")  # its identifier, whichever wolfSSL is the default
+PLAN = f"""
 name = "pq-firmware"
 [select]
-libraries = ["wolfssl"]
+libraries = ["{WOLF59}"]
 kinds = ["kem", "tls"]
 algorithms = ["ml-kem-768"]
 [tls]
@@ -45,15 +46,10 @@ EXACT = ("instructions", "client_instructions", "server_instructions", "c2s_byte
 
 @pytest.fixture(scope="module")
 def pq_m4():
-    lock = versions.version_of("wolfssl@5.9").lock
-    tree = sources.ensure_sources([lock])[lock]
-    mp = pytest.MonkeyPatch()
-    mp.setenv(sources.source_variable("wolfssl"), str(tree))
     m4 = targets.parse("qemu:mps2-an386")
-    assert "wolfssl.tree-wolfssl-5.9" in m4.build_name  # not the default image's folder
-    build.build_firmware(m4, ["wolfssl"], log=lambda m: None)
-    yield m4
-    mp.undo()
+    assert build.build_firmware(m4, ["wolfssl@5.9"], log=lambda m: None) == [WOLF59]
+    assert m4.firmware_path(WOLF59).parent == m4.cmake_dir()  # the board's own folder, no user tree
+    return m4
 
 
 def _run(m4, tmp_path: Path, name: str) -> dict[tuple[str, str], float]:
@@ -69,8 +65,8 @@ def _run(m4, tmp_path: Path, name: str) -> dict[tuple[str, str], float]:
 def test_ml_kem_and_the_hybrid_handshake_count_the_same_in_two_runs(pq_m4, tmp_path: Path) -> None:
     first, second = _run(pq_m4, tmp_path, "a"), _run(pq_m4, tmp_path, "b")
     assert first == second
-    assert first[("wolfssl/kem/ml-kem-768/keygen", "public_key_bytes")] == 1184
-    tls = "wolfssl/tls/TLS_AES_128_GCM_SHA256/{}/ecdsa-p256-full"
+    assert first[(f"{WOLF59}/kem/ml-kem-768/keygen", "public_key_bytes")] == 1184
+    tls = WOLF59 + "/tls/TLS_AES_128_GCM_SHA256/{}/ecdsa-p256-full"
     hybrid, classic = tls.format("x25519mlkem768"), tls.format("x25519")
     # the hybrid's shares: ML-KEM-768's key (1,184 B) and ciphertext (1,088 B) on top of X25519's; the
     # server's ECDSA signature (DER, 70-72 B) differs with the transcript it signs

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import env_without_agent_dir, tlsbench_cmd
 
-from tlsbench import paths
+from tlsbench import paths, versions
 from tlsbench.engine.store import Store
 from tlsbench.errors import PlanError
 from tlsbench.families.tls import net
@@ -25,7 +25,9 @@ from tlsbench.plans.plan import parse_plan
 from tlsbench.report import figures_pq, html, resultspq, tables
 from tlsbench.targets import build
 
-PQ_LIBS = ("openssl@3.5", "wolfssl@5.9")
+# by their identifiers, whichever versions are the defaults
+OSSL35, OSSL30 = versions.canonical("openssl@3.5"), versions.canonical("openssl@3.0")
+PQ_LIBS = (OSSL35, versions.canonical("wolfssl@5.9"))
 T13 = "TLS_AES_128_GCM_SHA256"
 HRR_RANDOM = bytes.fromhex("CF21AD74E59A6111BE1D8C021E65B891C2A211167ABB8C5E079E09E2C8A8339C")
 
@@ -189,7 +191,7 @@ def test_pq_interop_failures_carry_their_reason_and_the_page_shows_them(pq_agent
     plan.write_text('[select]\nlibraries = ["openssl@3.5", "wolfssl@5.9"]\nkinds = ["tls"]\n'
                     '[tls]\nsuites = ["TLS_AES_128_GCM_SHA256"]\ngroups = ["x25519", "x25519mlkem768"]\n'
                     'certs = ["ecdsa-p256"]\nhandshakes = ["full", "hrr"]\nhrr_shares = ["x25519", "x25519mlkem768"]\n'
-                    'transports = ["memory", "tcp"]\nservers = ["openssl@3.5", "openssl"]\n'
+                    'transports = ["memory", "tcp"]\nservers = ["openssl@3.5", "openssl@3.0"]\n'
                     '[method]\nwarmup = 0\nrepeats = 1\nrounds = 1\n')
     db = tmp_path / "r.sqlite"
     p = subprocess.run([*tlsbench_cmd(), "run", "--db", str(db), "--json", "--plan", str(plan)], capture_output=True,
@@ -199,11 +201,11 @@ def test_pq_interop_failures_carry_their_reason_and_the_page_shows_them(pq_agent
     reasons = {r["case"]: r.get("reason", "") for r in rows if r.get("metric") is None}
     base = "{lib}/tls/TLS_AES_128_GCM_SHA256/x25519mlkem768/ecdsa-p256-full"
     for lib in PQ_LIBS:  # OpenSSL 3.0 as the server: the reason names the group it lacks
-        assert "server: OpenSSL has no group x25519mlkem768" in reasons[base.format(lib=lib) + "/tcp+server=openssl"]
+        assert "server: OpenSSL has no group x25519mlkem768" in reasons[base.format(lib=lib) + f"/tcp+server={OSSL30}"]
     c2s = {r["case"]: r["median"] for r in rows if r.get("metric") == "c2s_bytes"}
     for lib in PQ_LIBS:  # the classical group completes with OpenSSL 3.0 and with 3.5 alike
         x = base.format(lib=lib).replace("x25519mlkem768", "x25519")
-        assert c2s[x + "/tcp+server=openssl"] == c2s[x + "/tcp+server=openssl@3.5"] == c2s[x]
+        assert c2s[x + f"/tcp+server={OSSL30}"] == c2s[x + f"/tcp+server={OSSL35}"] == c2s[x]
     store = Store(db)
     try:
         data = tables.load(store, store.latest_run_id())
@@ -215,8 +217,8 @@ def test_pq_interop_failures_carry_their_reason_and_the_page_shows_them(pq_agent
     assert 'aria-label="Post-quantum TLS: handshake bytes each way"' in page
     doc = resultspq.render([data], "9.0 8.0 2")
     assert "MEASURED UNDER LOAD" in doc and "OpenSSL has no group x25519mlkem768" in doc
-    row = next(line for line in doc.splitlines() if line.startswith("| openssl@3.5 | x25519mlkem768 | hybrid | full |"))
-    case = next(c for c in data.cases if c["name"] == base.format(lib="openssl@3.5"))
+    row = next(line for line in doc.splitlines() if line.startswith(f"| {OSSL35} | x25519mlkem768 | hybrid | full |"))
+    case = next(c for c in data.cases if c["name"] == base.format(lib=OSSL35))
     assert f"| {case['results']['c2s_bytes']['median']:,.0f} |" in row
 
 
@@ -224,6 +226,6 @@ def test_a_client_lacking_the_group_is_the_reason_not_the_waiting_server(pq_agen
     """OpenSSL 3.0's client against OpenSSL 3.5's server on X25519MLKEM768:
     the client refuses before it connects; the reason is its own, the server
     is stopped rather than waited for."""
-    r = net.run_over_tcp(paths.agent_path("openssl"), pq_agents["openssl@3.5"],
+    r = net.run_over_tcp(paths.agent_path(OSSL30), pq_agents[OSSL35],
                          TlsCase(13, T13, "x25519mlkem768", chain), repeats=1, warmup=0, timeout=60)
     assert (r.status, r.message) == ("unsupported", "client: OpenSSL has no group x25519mlkem768")

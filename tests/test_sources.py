@@ -39,18 +39,26 @@ def test_verified_sources_are_in_place() -> None:
     sources.ensure_sources()
     for lib, pin in sources.load_lock().items():
         tree = paths.third_party() / "src" / pin.source_dir
-        if sources.user_source(lib) is None:
+        if sources.user_source_of_lock(lib) is None:
             assert json.loads((tree / sources.VERIFIED_MARK).read_text())["archive_sha256"] == pin.sha256[pin.archive]
             assert sources.still_verified(tree, pin.sha256[pin.archive])
 
 
 def test_a_user_source_tree_must_look_right(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """TLSBENCH_WOLFSSL_SOURCE replaces the default wolfSSL's tree, whichever
+    lock section that is; a further version's has its own variable."""
+    from tlsbench import versions
+
+    lock = versions.version_of("wolfssl").lock
+    assert sources.lock_variable(lock) == "TLSBENCH_WOLFSSL_SOURCE"
+    assert sources.lock_variable(versions.version_of("wolfssl@5.7").lock) in (
+        "TLSBENCH_WOLFSSL_SOURCE", "TLSBENCH_WOLFSSL_5_7_SOURCE")
     monkeypatch.setenv("TLSBENCH_WOLFSSL_SOURCE", str(tmp_path))
     with pytest.raises(SetupError, match="does not look like a wolfssl source tree"):
-        sources.ensure_sources(["wolfssl"])
+        sources.ensure_sources([lock])
     (tmp_path / "wolfssl").mkdir()
     (tmp_path / "wolfssl" / "version.h").write_text("")
-    assert sources.ensure_sources(["wolfssl"]) == {"wolfssl": tmp_path}
+    assert sources.ensure_sources([lock]) == {lock: tmp_path}
 
 
 def test_mirror_override(monkeypatch: pytest.MonkeyPatch) -> None:

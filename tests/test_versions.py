@@ -73,9 +73,10 @@ def test_the_mbedtls_3_6_7_agent_is_built_from_its_pinned_tree(agents) -> None:
     from tlsbench.targets import build
     from tlsbench.targets.libraries import probe
 
-    if not paths.agent_path("mbedtls@3.6.7").exists():
-        build.build_agents(["mbedtls@3.6.7"], log=lambda m: None)
-    new, old = probe("mbedtls@3.6.7"), probe("mbedtls")
+    names = versions.canonical("mbedtls@3.6.7"), versions.canonical("mbedtls@3.6")
+    if not all(paths.agent_path(n).exists() for n in names):
+        build.build_agents(list(names), log=lambda m: None)
+    new, old = (probe(n) for n in names)
     assert new.version.startswith("Mbed TLS 3.6.7") and old.version.startswith("Mbed TLS 3.6.6")
     assert "(mbedtls-3.6.7)" in new.config and "(mbedtls-3.6.6)" in old.config
     # the same configuration header and profile: the version is the only difference
@@ -92,9 +93,51 @@ def test_compare_matches_two_versions_case_by_case_and_shows_their_versions() ->
     one_run = _side(7, {"openssl@3.5/kem/ml-kem-768/keygen": [1184.0], "openssl/kem/ml-kem-768/keygen": [1200.0],
                         "wolfssl@5.9/kem/ml-kem-768/keygen": [1184.0]},
                     {"openssl@3.5": "OpenSSL 3.5.7", "openssl": "OpenSSL 3.0.19", "wolfssl@5.9": "5.9.2"})
-    a, b = one_version(one_run, "openssl"), one_version(one_run, "openssl@3.5")
+    # the run's names are those of its day; today's names select its cases by their recorded versions
+    a, b = (one_version(one_run, versions.canonical(n)) for n in ("openssl@3.0", "openssl@3.5"))
     assert list(a.values["public_key_bytes"]) == list(b.values["public_key_bytes"]) == ["openssl/kem/ml-kem-768/keygen"]
     result = compare_runs(a, b, "public_key_bytes")
     assert "openssl version: OpenSSL 3.0.19 -> OpenSSL 3.5.7" in result.context_differences
     [row] = [r for r in result.exact if r.name == "openssl/kem/ml-kem-768/keygen"]
     assert (row.a, row.b) == (1200.0, 1184.0)
+
+
+def test_a_run_stored_before_a_default_changed_reads_by_its_recorded_versions(monkeypatch) -> None:
+    """A bare "openssl" in a run made while 3.0 was the default is OpenSSL 3.0
+    (its recorded version string says so): after the default moves to 3.5,
+    openssl@3.0 selects that run's "openssl" cases and "openssl" its
+    "openssl@3.5" ones; a version the run lacks selects nothing."""
+    old_run = _side(3, {"openssl/kem/x/keygen": [1.0], "openssl@3.5/kem/x/keygen": [2.0],
+                        "wolfssl/kem/x/keygen": [3.0]},
+                    {"openssl": "OpenSSL 3.0.19 27 Jan 2026", "openssl@3.5": "OpenSSL 3.5.7 1 Jul 2026",
+                     "wolfssl": "5.7.2"})
+    monkeypatch.setitem(versions.DEFAULTS, "openssl", "3.5")
+    monkeypatch.setitem(versions.DEFAULTS, "wolfssl", "5.9")
+    old, new = versions.canonical("openssl@3.0"), versions.canonical("openssl@3.5")
+    assert (old, new) == ("openssl@3.0", "openssl")
+    a, b = one_version(old_run, old), one_version(old_run, new)
+    assert a.values["public_key_bytes"] == {"openssl/kem/x/keygen": ("ok", [1.0])}
+    assert b.values["public_key_bytes"] == {"openssl/kem/x/keygen": ("ok", [2.0])}
+    assert a.context["openssl version"].startswith("OpenSSL 3.0") and b.context["openssl version"].startswith(
+        "OpenSSL 3.5")
+    assert one_version(old_run, "wolfssl@5.7").values["public_key_bytes"] == {"wolfssl/kem/x/keygen": ("ok", [3.0])}
+    assert one_version(old_run, "wolfssl").values["public_key_bytes"] == {}  # no 5.9 in that run
+    # Mbed TLS 3.6 is 3.6.6 only: a run whose mbedtls reports 3.6.7 has no case of it
+    run_367 = _side(4, {"mbedtls/kex/x/keygen": [5.0]}, {"mbedtls": "Mbed TLS 3.6.7"})
+    assert one_version(run_367, versions.canonical("mbedtls@3.6")).values["public_key_bytes"] == {}
+    assert one_version(run_367, versions.canonical("mbedtls@3.6.7")).values["public_key_bytes"] == {
+        "mbedtls/kex/x/keygen": ("ok", [5.0])}
+
+
+def test_the_system_tools_are_compared_with_the_system_version(monkeypatch) -> None:
+    """`openssl speed`, s_time and s_server are the system's OpenSSL 3.0:
+    fidelity measures the agent of that version, also once 3.5 is the
+    default; a pinned OpenSSL's build tree is named by its version."""
+    from tlsbench.targets import build, prefixbuild
+
+    assert versions.system_identifier("openssl") == versions.canonical("openssl@3.0")
+    monkeypatch.setitem(versions.DEFAULTS, "openssl", "3.5")
+    assert versions.system_identifier("openssl") == "openssl@3.0"
+    assert paths.agent_path(versions.system_identifier("openssl")).name == "tlsbench-agent-openssl-3.0"
+    assert prefixbuild.build_dir("openssl").name == prefixbuild.build_dir("openssl@3.5").name == "openssl-3.5"
+    assert build._openssl_trees("openssl@3.0", {}, {}, 1, print) == ("system", "-")

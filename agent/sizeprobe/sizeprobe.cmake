@@ -15,13 +15,10 @@ set(TB_SIZEPROBES_COMMON empty drbg sha256 sha512 sha3-256 hmac-sha256 aes-128-g
 # Mbed TLS has no EdDSA.
 set(TB_SIZEPROBES_mbedtls ${TB_SIZEPROBES_COMMON} aes-128)
 set(TB_SIZEPROBES_wolfssl ${TB_SIZEPROBES_COMMON} ed25519-sign ed25519-verify ed25519-sign-verify)
-# ML-KEM-768 and ML-DSA-44/65 where the wolfSSL tree has them (library.cmake's _wolf_pq: 5.8+):
-# key generation alone, and the whole scheme (keygen, encaps, decaps / keygen, sign, verify)
-if(_wolf_pq)
-  list(APPEND TB_SIZEPROBES_wolfssl mlkem768-keygen mlkem768 mldsa44-keygen mldsa44 mldsa65)
-endif()
-set(TB_SIZEPROBE_LIBS_mbedtls MbedTLS::mbedtls MbedTLS::mbedx509 MbedTLS::mbedcrypto)
-set(TB_SIZEPROBE_LIBS_wolfssl tb_wolfssl)
+# ML-KEM-768 and ML-DSA-44/65 where the library tree has them (TB_SIZEPROBE_PQ_<set>, from
+# library.cmake: wolfSSL 5.8+): key generation alone, and the whole scheme (keygen, encaps,
+# decaps / keygen, sign, verify)
+set(TB_SIZEPROBES_PQ mlkem768-keygen mlkem768 mldsa44-keygen mldsa44 mldsa65)
 
 # The platform files once, compiled as for the agents, except that the
 # platform's main() (which runs the agent) is renamed in platform_cortexm.c:
@@ -42,27 +39,43 @@ foreach(_t tb_sizeprobe_platform tb_sizeprobe_platform_main)
   endif()
 endforeach()
 
+# One set of probes per library build of this folder (TB_SIZEPROBE_SETS, from each library.cmake:
+# the default tree's and each further version's), each linking its own library targets; the
+# manifest names each by its library identifier (mbedtls, wolfssl@5.9).
 set(_tb_manifest "")
-foreach(lib IN LISTS TB_LIBRARIES)
+foreach(_set IN LISTS TB_SIZEPROBE_SETS)
+  string(REPLACE "|" ";" _set "${_set}")
+  list(GET _set 0 _ident)
+  list(LENGTH _set _n)
+  set(_sfx "")
+  if(_n GREATER 1)
+    list(GET _set 1 _sfx)
+  endif()
+  string(REGEX REPLACE "@.*" "" lib "${_ident}")
   if(NOT DEFINED TB_SIZEPROBES_${lib})
     continue()  # a library without firmware probes
   endif()
-  foreach(probe IN LISTS TB_SIZEPROBES_${lib})
+  set(_probes ${TB_SIZEPROBES_${lib}})
+  if(TB_SIZEPROBE_PQ_${lib}${_sfx})
+    list(APPEND _probes ${TB_SIZEPROBES_PQ})
+  endif()
+  tb_core_for(_core "${TB_SIZEPROBE_PQ_${lib}${_sfx}}")  # the core its agent links
+  foreach(probe IN LISTS _probes)
     string(TOUPPER "${probe}" _def)
     string(REPLACE "-" "_" _def "${_def}")
-    set(exe tb-sizeprobe-${lib}-${probe})
+    set(exe tb-sizeprobe-${lib}${_sfx}-${probe})
     add_executable(${exe} sizeprobe/${lib}.c $<TARGET_OBJECTS:tb_sizeprobe_platform>
                           $<TARGET_OBJECTS:tb_sizeprobe_platform_main>)
     target_include_directories(${exe} PRIVATE sizeprobe platform/cortexm)
     target_compile_definitions(${exe} PRIVATE TB_BARE_METAL=1 TB_PROBE_${_def}=1)
     target_compile_options(${exe} PRIVATE ${TB_WARNINGS})
-    target_link_libraries(${exe} PRIVATE tb_core ${TB_SIZEPROBE_LIBS_${lib}})
+    target_link_libraries(${exe} PRIVATE ${_core} ${TB_SIZEPROBE_LIBS_${lib}${_sfx}})
     # exactly the agents' link (board script and its shared layout, C library choice)
     target_link_options(${exe} PRIVATE -T${TB_LINKER_SCRIPT} -L${CMAKE_CURRENT_SOURCE_DIR}/platform/cortexm
       -Wl,-Map=${CMAKE_CURRENT_BINARY_DIR}/${exe}.map
       -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free ${TB_BOARD_LINK_OPTIONS})
     set_target_properties(${exe} PROPERTIES LINK_DEPENDS ${TB_LINKER_SCRIPT})
-    string(APPEND _tb_manifest "${lib} ${probe} ${exe}\n")
+    string(APPEND _tb_manifest "${_ident} ${probe} ${exe}\n")
   endforeach()
 endforeach()
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/sizeprobes.txt "${_tb_manifest}")

@@ -413,7 +413,9 @@ def _probe_on(target: targets.Target, lib: str) -> LibraryInfo:
 def cmd_list(a: argparse.Namespace) -> int:
     what = a.what
     target = targets.parse(a.target, a.board, a.profile)
-    libraries = versions.identifiers() if target.kind == "host" else list(build.FIRMWARE_LIBRARIES)
+    # on firmware: the default images, and each further version's image where it is built
+    libraries = versions.identifiers() if target.kind == "host" else [
+        lib for lib in build.firmware_versions() if "@" not in lib or target.firmware_path(lib).exists()]
     if target.kind != "host" and what in ("libraries", "algorithms", "suites"):
         print(f"on {target.name}: the firmware's libraries ({', '.join(libraries)}) as built")
     if what == "libraries":

@@ -57,11 +57,11 @@ def diagnose() -> list[Finding]:
     except TlsbenchError as e:
         return [*out, Finding(False, "lock file", str(e), "restore libraries.lock.toml from git")]
     for lib, pin in pins.items():
-        custom = sources.user_source(lib)
+        custom = sources.user_source_of_lock(lib)
         if custom:
             ok = (custom / pin.marker).exists()
-            out.append(Finding(ok, f"{lib} source", f"user-supplied {custom}",
-                               "" if ok else f"TLSBENCH_{lib.upper()}_SOURCE must point at an unpacked {lib} release"))
+            out.append(Finding(ok, f"{lib} source", f"user-supplied {custom}", "" if ok else
+                               f"{sources.lock_variable(lib)} must point at an unpacked {pin.package} release"))
             continue
         tree = paths.third_party() / "src" / pin.source_dir
         ok = sources.still_verified(tree, pin.sha256[pin.archive])

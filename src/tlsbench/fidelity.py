@@ -1,5 +1,7 @@
 """Fidelity of the instrument: our OpenSSL throughput against `openssl speed`
-(a peer tool measuring the same library) at 16 KiB, in the same session.
+(a peer tool measuring the same library) at 16 KiB, in the same session. The
+tool is the system's OpenSSL (3.0), so ours is the agent of that version
+(versions.system_identifier), whichever OpenSSL is the default.
 
 We time whole AEAD operations (IV set-up, 13 bytes of AAD, the message, the
 tag), and `openssl speed` is asked for the same with ``-aead``. For AES-GCM
@@ -22,7 +24,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 
-from tlsbench import paths
+from tlsbench import paths, versions
 from tlsbench.engine import agent
 from tlsbench.engine.protocol import encode_request
 from tlsbench.errors import SetupError
@@ -92,7 +94,7 @@ def ours_bps(kind: str, alg: str, op: str, repeats: int = 50, rekey: bool = Fals
         fields |= {"key": KEYS[alg], "nonce": bytes(12), "aad": bytes(13), "rekey": int(rekey)}
     req = encode_request("bench", kind=kind, alg=alg, op=op, warmup=2, repeats=repeats, min_ns=20_000_000,
                          **fields)
-    res = agent.call(paths.agent_path("openssl"), [req], 120, f"fidelity {alg}")
+    res = agent.call(paths.agent_path(versions.system_identifier("openssl")), [req], 120, f"fidelity {alg}")
     resp = res.responses[0]
     if resp.status != "ok":
         raise SetupError(f"fidelity {alg}: {resp.status} {resp.message}")

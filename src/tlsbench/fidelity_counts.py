@@ -48,7 +48,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tlsbench import paths
+from tlsbench import paths, versions
 from tlsbench.engine import agent
 from tlsbench.engine.case import Case
 from tlsbench.engine.protocol import encode_request
@@ -230,8 +230,9 @@ def aead_seal(folder: Path) -> list[Row]:
         raise SetupError("the openssl command is not installed (apt-get install openssl)")
     rows = []
     for alg, title in (("aes-128-gcm", "AES-128-GCM"), ("chacha20-poly1305", "ChaCha20-Poly1305")):
-        ours = _ours_runs(folder, "openssl", "aead", alg, "encrypt", 16384, ("tb_openssl_sym_run",),
-                          "tb_openssl_sym_run")
+        # the agent of the system's OpenSSL: the version `openssl speed` is
+        ours = _ours_runs(folder, versions.system_identifier("openssl"), "aead", alg, "encrypt", 16384,
+                          ("tb_openssl_sym_run",), "tb_openssl_sym_run")
         for aead in (False, True):
             # two runs of different lengths: the difference of their counts over the
             # difference of their operations is one operation's, set-up excluded
@@ -344,7 +345,8 @@ def openssl_handshake(folder: Path, seconds: int = 4) -> list[Row]:
         files, ops = [], []
         for repeats in (20, 60):
             ours_out = folder / f"ours-openssl-client-{case.verify_peer}-{repeats}.cg"
-            r = net.run_over_tcp(_wrapper(folder, paths.agent_path("openssl"), ours_out), "openssl-s_server", case,
+            ours_agent = paths.agent_path(versions.system_identifier("openssl"))  # the version s_time is
+            r = net.run_over_tcp(_wrapper(folder, ours_agent, ours_out), "openssl-s_server", case,
                                  repeats=repeats, warmup=5, timeout=600)
             if r.status != "ok":
                 raise SetupError(f"tlsbench openssl client under callgrind: {r.status}: {r.message}")

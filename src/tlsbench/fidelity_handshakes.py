@@ -49,7 +49,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from tlsbench import paths
+from tlsbench import paths, versions
 from tlsbench.errors import SetupError
 from tlsbench.families.tls import net
 from tlsbench.families.tls.cases import TlsCase, run_handshakes
@@ -202,9 +202,10 @@ def ours_tcp_client(case: TlsCase, repeats: int) -> float:
     in send/recv (io_cpu_ns, about 15% of a loopback handshake's CPU):
     s_time's user time leaves it out, so ours does too."""
     cpu: list[float] = []
+    ours = paths.agent_path(versions.system_identifier("openssl"))  # the version s_time and s_server are
     while len(cpu) < repeats:
         n = min(S_SERVER_BATCH, repeats - len(cpu))
-        r = net.run_over_tcp(paths.agent_path("openssl"), "openssl-s_server", case, repeats=n, warmup=5)
+        r = net.run_over_tcp(ours, "openssl-s_server", case, repeats=n, warmup=5)
         if r.status != "ok":
             raise SetupError(f"tlsbench openssl against s_server: {r.status}: {r.message}")
         cpu += [int(c["cpu_ns"]) - int(c["io_cpu_ns"]) for c in r.client]

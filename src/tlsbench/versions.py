@@ -2,10 +2,11 @@
 
 A library version is named everywhere (plans, flags, the store, reports,
 compare) by its identifier: the bare name ("openssl") for the library's
-default version, "name@label" ("openssl@3.5") for any other. "openssl@3.0"
-is accepted too and means the bare name while 3.0 is the default. So runs
-stored before versions existed ("openssl") read as they always did: the
-default version, whose exact version string each run records (run_libraries).
+default version, "name@label" ("openssl@3.5") for any other; the default's
+own "name@label" is accepted too and means the bare name. A run stores its
+libraries by the identifiers of its day and each one's exact version string
+(run_libraries): a run made before a default changed (its bare "openssl" was
+OpenSSL 3.0) is read by that string (stored_name), and its reports show it.
 
 Each version is built either from the system's development package or from
 a source pinned in libraries.lock.toml (its section named here).
@@ -13,6 +14,7 @@ a source pinned in libraries.lock.toml (its section named here).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from tlsbench.errors import PlanError
@@ -27,6 +29,9 @@ class Version:
     note: str = ""
     # families of algorithms this version has that older ones lack (for "unsupported" reasons)
     features: tuple[str, ...] = ()
+    # the release its agent reports (empty: the label), as far as it tells this version from the
+    # others: "3.6.6" (3.6 alone would match 3.6.7 too); "3.0" matches the system's 3.0.x
+    release: str = ""
 
 
 # The default version of each library: one line of data each. Exact counts,
@@ -36,7 +41,7 @@ DEFAULTS = {"mbedtls": "3.6", "wolfssl": "5.7", "openssl": "3.0", "gnutls": "3.7
 # Every version tlsbench can build, per library (the default among them).
 VERSIONS: dict[str, tuple[Version, ...]] = {
     "mbedtls": (
-        Version("mbedtls", "3.6", "mbedtls", "Mbed TLS 3.6.6 LTS"),
+        Version("mbedtls", "3.6", "mbedtls", "Mbed TLS 3.6.6 LTS", release="3.6.6"),
         Version("mbedtls", "3.6.7", "mbedtls@3.6.7", "Mbed TLS 3.6.7 LTS"),
     ),
     "wolfssl": (
@@ -114,3 +119,33 @@ def having(feature: str) -> list[str]:
 def agent_name(ident: str) -> str:
     """The agent executable's name: tlsbench-agent-openssl, tlsbench-agent-openssl-3.5."""
     return "tlsbench-agent-" + ident.replace("@", "-")
+
+
+def reports(v: Version, recorded: str) -> bool:
+    """Whether a version string an agent reported ("OpenSSL 3.0.19 27 Jan 2026",
+    "5.7.2") is of version v: its first dotted number is v's release or starts with it."""
+    m = re.search(r"\d+\.\d+(?:\.\d+)?", recorded)
+    release = v.release or v.label
+    return m is not None and (m.group(0) == release or m.group(0).startswith(release + "."))
+
+
+def stored_name(ident: str, recorded: dict[str, str]) -> str:
+    """The name a stored run gave the version ``ident`` selects today. A run
+    names its libraries by the identifiers of its day (a bare "openssl" meant
+    OpenSSL 3.0 while 3.0 was the default) and records each one's version
+    string (run_libraries): the string decides. recorded: name -> version
+    string. "" when the run has no library of that version (its ``ident``
+    reports another known version); else ident itself (e.g. a user's own tree)."""
+    v = version_of(ident)
+    same = [name for name, text in recorded.items() if base(name) == v.library and reports(v, text)]
+    if len(same) == 1:
+        return same[0]
+    other = [w for w in VERSIONS[v.library] if w != v and reports(w, recorded.get(ident, ""))]
+    return "" if other else ident
+
+
+def system_identifier(library: str) -> str:
+    """The identifier of a library's system version: what the system's own
+    tools are (`openssl speed`, s_time, s_server), so a fidelity comparison
+    sets like against like whichever version is the default."""
+    return next(identifier(v) for v in VERSIONS[library] if v.lock == "system")

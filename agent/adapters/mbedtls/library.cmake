@@ -85,6 +85,12 @@ tb_add_agent(mbedtls${_tb_mbedtls_sfx}
        MbedTLS::${MBEDTLS_TARGET_PREFIX}mbedcrypto
   CONFIG "Mbed TLS ${_tb_mbedtls_ver} built from source (${_tb_mbedtls_name}), static libraries built with Mbed TLS CMake flags for ${CMAKE_BUILD_TYPE}: ${_tb_mbedtls_opt}, configured by adapters/mbedtls/tb_mbedtls_config.h + profiles/${TB_MBEDTLS_PROFILE}.h with TLS 1.2 and 1.3, TLS 1.2 key exchanges RSA, DHE-RSA, ECDHE-RSA, ECDHE-ECDSA, static ECDH-ECDSA, PSK, ECDHE-PSK, DHE-PSK (no anonymous suites in Mbed TLS), TLS 1.3 ephemeral / PSK / PSK-ephemeral modes, session tickets (TLS 1.2 and 1.3), TLS 1.2 session cache, 0-RTT early data")
 
+# This build's size probes (sizeprobe/sizeprobe.cmake): <library identifier>|<suffix>
+list(APPEND TB_SIZEPROBE_SETS "mbedtls${TB_AGENT_LABEL_AT}|${_tb_mbedtls_sfx}")
+set(TB_SIZEPROBE_LIBS_mbedtls${_tb_mbedtls_sfx} MbedTLS::${MBEDTLS_TARGET_PREFIX}mbedtls
+    MbedTLS::${MBEDTLS_TARGET_PREFIX}mbedx509 MbedTLS::${MBEDTLS_TARGET_PREFIX}mbedcrypto)
+set(TB_SIZEPROBE_PQ_mbedtls${_tb_mbedtls_sfx} OFF)
+
 # `tlsbench fidelity --peers`: Mbed TLS's own programs/test/benchmark.c,
 # built from the same sources against the same libraries and configuration
 # as the agent. Built only when asked for (EXCLUDE_FROM_ALL), host only.

@@ -89,7 +89,15 @@ tb_status tb_wolfssl_x25519_run(state *s)
     word32 len = CURVE25519_KEYSIZE;
     int ret;
     if (s->op == OP_PUBLIC) {
+#ifdef WOLFSSL_CURVE25519_BLINDING
+        /* wolfSSL 5.9 blinds the C ladder (settings.h: on where no asm or small
+           code is built, e.g. Cortex-M): with our RNG, as wc_curve25519_make_key
+           does, not a DRBG instantiated per call as wc_curve25519_make_pub would */
+        ret = wc_curve25519_make_pub_blind(CURVE25519_KEYSIZE, s->out, CURVE25519_KEYSIZE, s->key,
+                                           &tb_wolfssl_rng);
+#else
         ret = wc_curve25519_make_pub(CURVE25519_KEYSIZE, s->out, CURVE25519_KEYSIZE, s->key);
+#endif
         if (ret != 0) return lib_fail("wc_curve25519_make_pub", ret);
         s->out_len = CURVE25519_KEYSIZE;
         return TB_OK;
@@ -113,6 +121,14 @@ tb_status tb_wolfssl_x25519_run(state *s)
             wc_curve25519_free(peer);
             return peer_fail("wc_curve25519_import_public_ex", ret);
         }
+#ifdef WOLFSSL_CURVE25519_BLINDING
+        /* the blinded ladder draws from the private key's RNG (src/tls.c sets it the same way) */
+        ret = wc_curve25519_set_rng(k, &tb_wolfssl_rng);
+        if (ret != 0) {
+            wc_curve25519_free(peer);
+            return lib_fail("wc_curve25519_set_rng", ret);
+        }
+#endif
         ret = wc_curve25519_shared_secret_ex(k, peer, s->out, &len, EC25519_LITTLE_ENDIAN);
         wc_curve25519_free(peer);
         if (ret != 0) return lib_fail("wc_curve25519_shared_secret_ex", ret);

@@ -174,12 +174,21 @@ endif()
 target_link_libraries(tb_wolfssl${_wolf_sfx} PUBLIC m)
 
 get_filename_component(_wolf_name ${_wolf} NAME)
-tb_add_agent(wolfssl${_wolf_sfx}
+set(_wolf_pq_flag)
+if(_wolf_pq)
+  set(_wolf_pq_flag PQ)
+endif()
+tb_add_agent(wolfssl${_wolf_sfx} ${_wolf_pq_flag}
   SOURCES adapters/wolfssl/adapter.c adapters/wolfssl/sym.c adapters/wolfssl/kex.c adapters/wolfssl/pk.c adapters/wolfssl/pq.c
           adapters/wolfssl/tls.c
   LIBS tb_wolfssl${_wolf_sfx}
   # (no ';' in CONFIG: CMake would split the string into a list)
   CONFIG "wolfSSL built from source (${_wolf_name}), profile ${_wolf_profile} (adapters/wolfssl/profiles/${_wolf_profile}.h): ${_wolf_asm}, TLS 1.2 PSK (static, DHE, ECDHE), static ECDH and DH_anon suites, session cache, tickets, 0-RTT enabled per endpoint")
+
+# This build's size probes (sizeprobe/sizeprobe.cmake): <library identifier>|<suffix>
+list(APPEND TB_SIZEPROBE_SETS "wolfssl${TB_AGENT_LABEL_AT}|${_wolf_sfx}")
+set(TB_SIZEPROBE_LIBS_wolfssl${_wolf_sfx} tb_wolfssl${_wolf_sfx})
+set(TB_SIZEPROBE_PQ_wolfssl${_wolf_sfx} ${_wolf_pq})
 
 # `tlsbench fidelity --peers`: wolfCrypt's own wolfcrypt/benchmark/benchmark.c,
 # built from the same sources against the same library and user_settings.h

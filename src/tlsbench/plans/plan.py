@@ -232,6 +232,15 @@ def _check_libraries(loc: _Locator, table: str, key: str, value: object) -> list
     return chosen
 
 
+def _canonical_servers(value: object) -> object:
+    """A server named by any version name ("openssl@3.0", also while 3.0 is
+    the default) as its identifier; anything else as given, for the checks."""
+    if not isinstance(value, list):
+        return value
+    return [versions.canonical(v) if isinstance(v, str) and "@" in v and not versions.problem(v) else v
+            for v in value]
+
+
 def _check_sizes(loc: _Locator, table: str, value: object) -> list[int]:
     if (
         not isinstance(value, list)
@@ -290,7 +299,8 @@ def parse_plan(text: str, source: str = "<plan>") -> Plan:
                          ("servers", ("same", *versions.identifiers(), *tls_catalog.EXTERNAL_SERVERS)),
                          ("clients", tls_catalog.EXTERNAL_CLIENTS), ("hrr_shares", tls_catalog.GROUPS)):
         if key in tls:
-            setattr(plan.tls, key, _check_list(loc, "tls", key, tls[key], list(allowed)))
+            value = _canonical_servers(tls[key]) if key == "servers" else tls[key]
+            setattr(plan.tls, key, _check_list(loc, "tls", key, value, list(allowed)))
     _parse_tls_numbers(loc, tls, plan.tls)
     if plan.tls.hrr_shares and "hrr" not in plan.tls.handshakes:
         raise loc.error("tls", "hrr_shares", 'names first key shares of hrr cases: needs "hrr" in handshakes')

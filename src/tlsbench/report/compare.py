@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from tlsbench import versions
 from tlsbench.engine import metrics
 from tlsbench.engine.stats import bootstrap_ratio_ci, mann_whitney_p, median, smallest_p
 from tlsbench.engine.store import Store
@@ -336,7 +337,10 @@ def one_version(side: RunSide, ident: str) -> RunSide:
     stay in the context under the library's name: compare shows them as the
     difference between the two sides."""
     lib = ident.split("@", 1)[0]
-    prefix = f"{ident}/"
+    # a run stored before a default changed names the version by that day's identifier
+    recorded = {k.removesuffix(" version"): v for k, v in side.context.items() if k.endswith(" version")}
+    ident = versions.stored_name(ident, recorded) if versions.base(ident) in versions.VERSIONS else ident
+    prefix = f"{ident}/" if ident else "\0"  # "": the run has no case of that version
     values = {m: {f"{lib}/{n[len(prefix):]}": v for n, v in per_case.items() if n.startswith(prefix)}
               for m, per_case in side.values.items()}
     context = {k: v for k, v in side.context.items() if not k.endswith((" version", " config"))}

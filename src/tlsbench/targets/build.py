@@ -34,11 +34,10 @@ def build_agents(libraries: list[str] | None = None, jobs: int | None = None, lo
     entries = []  # CMake's TB_VERSION_AGENTS: <lib>|<label>|<dir>|<dir2>
     for ident in extra:
         v = versions.version_of(ident)
-        src = srcs[pinned[ident]]
         if v.library == "openssl":
-            entries.append(f"openssl|{v.label}|{prefixbuild.build_openssl(ident, src, jobs, log)}|{src}")
+            entries.append(f"openssl|{v.label}|{'|'.join(_openssl_trees(ident, srcs, pinned, jobs, log))}")
         elif v.library in ("wolfssl", "mbedtls"):
-            entries.append(f"{v.library}|{v.label}|{src}|-")
+            entries.append(f"{v.library}|{v.label}|{srcs[pinned[ident]]}|-")
         else:
             raise SetupError(f"{ident}: tlsbench builds no further version of {v.library}")
     build = paths.build_dir("host")
@@ -52,12 +51,24 @@ def build_agents(libraries: list[str] | None = None, jobs: int | None = None, lo
     if shutil.which("ninja") and not (build / "Makefile").exists():
         configure += ["-G", "Ninja"]
     for lib in libs:
-        if lib in pinned:
+        if lib == "openssl":  # the default OpenSSL: the system's, or a pinned one built into build/libs
+            build_tree, source_tree = _openssl_trees(lib, srcs, pinned, jobs, log)
+            configure += [f"-DTB_OPENSSL_BUILD_DIR={build_tree}", f"-DTB_OPENSSL_SOURCE_DIR={source_tree}"]
+        elif lib in pinned:
             configure.append(f"-DTB_{lib.upper()}_SOURCE_DIR={srcs[pinned[lib]]}")
     log(f"configuring agents ({', '.join(idents)}) in {build}")
     _run(configure, "cmake configure")
     log(f"building agents with {jobs} jobs")
     _run(["cmake", "--build", str(build), "--parallel", str(jobs)], "cmake build")
+
+
+def _openssl_trees(ident: str, srcs: dict[str, Path], pinned: dict[str, str], jobs: int, log) -> tuple[str, str]:
+    """An OpenSSL version's (build tree, source tree) for CMake: ("system", "-")
+    for the system's, else its pinned source built once into build/libs."""
+    if ident not in pinned:
+        return "system", "-"
+    src = srcs[pinned[ident]]
+    return str(prefixbuild.build_openssl(ident, src, jobs, log)), str(src)
 
 
 OPT_LEVELS = {"Os": "MinSizeRel", "O2": "RelWithDebInfo", "O3": "Release"}
@@ -76,11 +87,51 @@ def build_firmware(target: targets.Target, libraries: list[str] | None = None, o
     True every one, or these probes' names (each library's empty probe too)."""
     board = target.board
     assert board is not None
-    libs = list(FIRMWARE_LIBRARIES if libraries is None else libraries)
-    try:  # further versions (mbedtls@3.6.7) are built as their own images beside the defaults
-        libs = [versions.canonical(lib) if versions.base(lib) in FIRMWARE_LIBRARIES else lib for lib in libs]
-    except PlanError as e:
-        raise SetupError(str(e)) from None
+    libs = firmware_identifiers(libraries)
+    build = configure_firmware(target, libs, opt, size_probes, log)
+    jobs = jobs or os.cpu_count() or 2
+    log(f"building firmware with {jobs} jobs")
+    built = []
+    # one image at a time: an image too big for the board is a finding ("does
+    # not fit", with the bytes), not a failed build of the others
+    for lib in ["selftest", *libs]:
+        exe = versions.agent_name(lib)
+        marker = build / f"{exe}.does-not-fit"
+        marker.unlink(missing_ok=True)
+        try:
+            _run(["cmake", "--build", str(build), "--parallel", str(jobs), "--target", exe],
+                 f"cmake build (firmware {lib})")
+        except SetupError as e:
+            overflow = overflows(str(e))
+            if not overflow:
+                raise
+            marker.write_text(f"does not fit {board.name}: {overflow}")
+            log(f"{lib}: does not fit {board.name}: {overflow}")
+            firmware.write_stamp(target, lib, opt)  # a finding from these inputs: not built again for them
+            continue
+        firmware.write_stamp(target, lib, opt)
+        if lib != "selftest":
+            built.append(lib)
+    if size_probes:  # every probe image asked for; one too big for the board is simply absent (said by sizes)
+        keep_going = ["-k", "0"] if (build / "build.ninja").exists() else ["-k"]
+        chosen = _probe_targets(build, size_probes)
+        try:
+            _run(["cmake", "--build", str(build), "--parallel", str(jobs), *chosen, "--", *keep_going],
+                 "cmake build (size probes)")
+        except SetupError as e:
+            # only images too big for the board may be missing: any compile error is an error
+            if not overflows(str(e)) or _compile_errors(str(e)):
+                raise
+    return built
+
+
+def configure_firmware(target: targets.Target, libs: list[str], opt: str = "Os",
+                       size_probes: bool | tuple[str, ...] = False,
+                       log=print) -> Path:
+    """Configures (CMake) the firmware build of these library identifiers in
+    target's build folder, each further version its own image; returns the folder."""
+    board = target.board
+    assert board is not None
     bad = [lib for lib in libs if not is_firmware_library(lib)]
     if bad:
         allowed = ", ".join(FIRMWARE_LIBRARIES + FIRMWARE_ON_REQUEST)
@@ -116,40 +167,24 @@ def build_firmware(target: targets.Target, libraries: list[str] | None = None, o
     lean = ", one-side image" if target.one_side else ""
     log(f"configuring firmware for {target.name} ({board.cpu}, -{opt}{lean}; {', '.join(libs) or 'selftest only'})")
     _run(configure, "cmake configure (firmware)")
-    jobs = jobs or os.cpu_count() or 2
-    log(f"building firmware with {jobs} jobs")
-    built = []
-    # one image at a time: an image too big for the board is a finding ("does
-    # not fit", with the bytes), not a failed build of the others
-    for lib in ["selftest", *libs]:
-        exe = versions.agent_name(lib)
-        marker = build / f"{exe}.does-not-fit"
-        marker.unlink(missing_ok=True)
-        try:
-            _run(["cmake", "--build", str(build), "--parallel", str(jobs), "--target", exe],
-                 f"cmake build (firmware {lib})")
-        except SetupError as e:
-            overflow = overflows(str(e))
-            if not overflow:
-                raise
-            marker.write_text(f"does not fit {board.name}: {overflow}")
-            log(f"{lib}: does not fit {board.name}: {overflow}")
-            firmware.write_stamp(target, lib, opt)  # a finding from these inputs: not built again for them
-            continue
-        firmware.write_stamp(target, lib, opt)
-        if lib != "selftest":
-            built.append(lib)
-    if size_probes:  # every probe image asked for; one too big for the board is simply absent (said by sizes)
-        keep_going = ["-k", "0"] if (build / "build.ninja").exists() else ["-k"]
-        chosen = _probe_targets(build, size_probes)
-        try:
-            _run(["cmake", "--build", str(build), "--parallel", str(jobs), *chosen, "--", *keep_going],
-                 "cmake build (size probes)")
-        except SetupError as e:
-            # only images too big for the board may be missing: any compile error is an error
-            if not overflows(str(e)) or _compile_errors(str(e)):
-                raise
-    return built
+    return build
+
+
+def firmware_identifiers(libraries: list[str] | None) -> list[str]:
+    """The library identifiers a firmware build names (default: each firmware
+    library's default version); a further version (wolfssl@5.9) is its own
+    image beside the default one. An unknown version is one line listing the allowed."""
+    libs = list(FIRMWARE_LIBRARIES if libraries is None else libraries)
+    try:
+        return [versions.canonical(lib) if versions.base(lib) in FIRMWARE_LIBRARIES else lib for lib in libs]
+    except PlanError as e:
+        raise SetupError(str(e)) from None
+
+
+def firmware_versions() -> list[str]:
+    """Every library identifier with a firmware build: the defaults, then the further versions."""
+    return [*FIRMWARE_LIBRARIES, *(i for i in versions.identifiers()
+                                   if "@" in i and versions.base(i) in FIRMWARE_LIBRARIES)]
 
 
 def _probe_targets(build: Path, probes: bool | tuple[str, ...]) -> list[str]:

@@ -25,7 +25,9 @@ OPENSSL_OPTIONS = ("no-docs", "no-tests", "no-apps", "shared")
 
 
 def build_dir(ident: str) -> Path:
-    return paths.root() / "build" / "libs" / ident.replace("@", "-")
+    """build/libs/openssl-3.5: named by the version, whichever is the default."""
+    v = versions.version_of(ident)
+    return paths.root() / "build" / "libs" / f"{v.library}-{v.label}"
 
 
 def build_openssl(ident: str, src: Path, jobs: int, log=print) -> Path:

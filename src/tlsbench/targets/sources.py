@@ -212,20 +212,33 @@ def user_source(library: str) -> Path | None:
     return Path(value) if value else None
 
 
+def lock_variable(lock: str) -> str:
+    """The variable naming a user-supplied tree for a lock section: that of the
+    identifier built from it, so TLSBENCH_WOLFSSL_SOURCE replaces the default
+    wolfSSL's tree whichever section that is."""
+    idents = [versions.identifier(v) for v in versions.all_versions() if v.lock == lock]
+    return source_variable(idents[0] if idents else lock)
+
+
+def user_source_of_lock(lock: str) -> Path | None:
+    value = os.environ.get(lock_variable(lock))
+    return Path(value) if value else None
+
+
 def ensure_sources(libraries: list[str] | None = None) -> dict[str, Path]:
-    """Returns library -> unpacked source tree, fetching what is missing."""
+    """Returns lock section -> unpacked source tree, fetching what is missing."""
     pins = load_lock()
     wanted = [pins[lib] for lib in (libraries or list(pins)) if lib in pins]
     result: dict[str, Path] = {}
     fetch: list[PinnedSource] = []
     downloads = paths.third_party() / "downloads"
     for pin in wanted:
-        custom = user_source(pin.library)
+        custom = user_source_of_lock(pin.library)
         if custom is not None:
             if not (custom / pin.marker).exists():
                 raise SetupError(
-                    f"{source_variable(pin.library)}={custom} does not look like a "
-                    f"{pin.library} source tree (no {pin.marker})"
+                    f"{lock_variable(pin.library)}={custom} does not look like a "
+                    f"{pin.package} source tree (no {pin.marker})"
                 )
             result[pin.library] = custom
         elif not all((downloads / n).exists() for n in pin.sha256):
@@ -259,7 +272,7 @@ def describe(library: str) -> str:
         return f"user-supplied source tree {custom} (not checksum-verified)"
     pin = load_lock().get(lock_key(library))
     if pin is None:
-        package = SYSTEM_PACKAGES.get(library, library)
+        package = SYSTEM_PACKAGES.get(versions.base(library), library)
         version = _dpkg_version(package)
         return f"system package {package} {version}" if version else "system library"
     return (

@@ -20,6 +20,8 @@ LIBRARY_ARCHIVES = {
     "bearssl": ("libtb_bearssl.a",),
     "selftest": (),
 }
+# tlsbench's core: the post-quantum images link their own (agent/CMakeLists.txt, tb_core_for)
+CORE_ARCHIVES = ("libtb_core.a", "libtb_core_pq.a")
 RUNTIME = re.compile(r"(^|/)(libc|libg|libgcc|libm|libnosys|libc_nano)\.a$|(^|/)crt[^/]*\.o$")
 FLASH_ONLY = (".text", ".ARM.exidx", ".rodata")
 FLASH_AND_RAM = (".data",)
@@ -53,7 +55,7 @@ def component_of(path: str, library: str) -> str:
         return "size probe"
     if f"/adapters/{library}/" in path:
         return "adapter"
-    if base == "libtb_core.a" or "/platform/" in path:
+    if base in CORE_ARCHIVES or "/platform/" in path:
         return "tlsbench core + platform"
     if RUNTIME.search(archive):
         return "C runtime (newlib, libgcc)"

@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tlsbench import paths
+from tlsbench import paths, versions
 from tlsbench.engine import machine, metrics
 from tlsbench.engine.case import Result, Sample
 from tlsbench.engine.store import Store
@@ -65,8 +65,6 @@ UNSUPPORTED: dict[tuple[str, str], str] = {
     ("wolfssl", "aes-128"): "no public single-block AES call in this configuration"
                             " (needs WOLFSSL_AES_DIRECT or HAVE_AES_ECB)",
     **{("mbedtls", p): "Mbed TLS 3.6 has no ML-KEM or ML-DSA" for p in PQ_PROBES},
-    **{("wolfssl", p): "this wolfSSL tree has no ML-KEM or ML-DSA (5.8+ has: TLSBENCH_WOLFSSL_SOURCE)"
-       for p in PQ_PROBES},
 }
 EMPTY = "empty"
 PROBE_COMPONENT = "size probe"  # the probe's own object: left out of every figure
@@ -100,6 +98,18 @@ class Delta:
     parts: dict[str, tuple[int, int]]  # per component, image - empty
     probe_own: tuple[int, int]  # the probe's own object (calls, vectors), left out
     size_tool: tuple[int, int, int]  # the image's text, data, bss by the toolchain's size
+
+
+def unsupported(library: str, probe: str) -> str | None:
+    """Why a library version has no such probe (None: it should have one)."""
+    why = UNSUPPORTED.get((versions.base(library), probe))
+    if why is None and probe in PQ_PROBES:
+        having = [v for v in versions.having("kem") if versions.base(v) == versions.base(library)]
+        if versions.canonical(library) in having:
+            return None
+        why = (f"{library} ({versions.version_of(library).note}) has no ML-KEM or ML-DSA"
+               + (f"; {', '.join(having)} has" if having else ""))
+    return why
 
 
 def manifest(cmake_dir: Path) -> list[tuple[str, str, str]]:
@@ -211,7 +221,7 @@ def measure(target: targets.Target, probes: tuple[str, ...] | None = None
 
 def library_config(target: targets.Target, library: str) -> str:
     """The agent build's configuration line (the probes link the same library build)."""
-    header = target.cmake_dir() / "generated" / library / "tb_build_config.h"
+    header = target.cmake_dir() / "generated" / library.replace("@", "-") / "tb_build_config.h"
     try:
         m = re.search(r'TB_LIBRARY_CONFIG "(.*)"', header.read_text())
     except OSError:
@@ -236,10 +246,11 @@ def run(target: targets.Target, store: Store, libraries: list[str] | None = None
     """Builds the probes (every one, or these), measures them and stores a
     "code-size" run; returns its id."""
     rows = chosen(probes)
-    build.build_firmware(target, libraries, opt=opt, jobs=jobs, log=log,
+    # library identifiers: wolfssl@5.9 has its own probes, beside the default tree's
+    libs = build.firmware_identifiers(libraries)
+    build.build_firmware(target, libs, opt=opt, jobs=jobs, log=log,
                          size_probes=True if probes is None else rows)
     # the probes of every library, also where its whole agent does not fit the board
-    libs = list(build.FIRMWARE_LIBRARIES if libraries is None else libraries)
     deltas, empties = measure(target, None if probes is None else rows)
     missing = [lib for lib in libs if lib not in deltas]
     if missing:
@@ -259,7 +270,7 @@ def run(target: targets.Target, store: Store, libraries: list[str] | None = None
                               machine=machine.collect(target), version=machine.tlsbench_revision(), keys={})
     for lib in libs:
         config = library_config(target, lib)
-        version = sources.load_lock().get(lib)
+        version = sources.load_lock().get(sources.lock_key(lib))
         user = sources.user_source(lib)  # a user-supplied tree is not the pinned version
         store.put_library(run_id, lib, f"user tree {user.name}" if user else version.version if version else "unknown",
                           config, sources.describe(lib),
@@ -268,7 +279,7 @@ def run(target: targets.Target, store: Store, libraries: list[str] | None = None
         for probe in rows:
             started = time.time()
             params = {"probe": probe, "what": PRIMITIVES[probe],
-                      "profile": profiles.get(lib, "default"), "library_config": config}
+                      "profile": profiles.get(versions.base(lib), "default"), "library_config": config}
             name = f"{lib}/size/{probe}/image"
             d = deltas[lib].get(probe)
             if d is None and (lib, probe) in NO_ROOM:
@@ -277,7 +288,7 @@ def run(target: targets.Target, store: Store, libraries: list[str] | None = None
                                started=started, transcript="")
                 continue
             if d is None:
-                why = UNSUPPORTED.get((lib, probe))
+                why = unsupported(lib, probe)
                 if why is None:
                     raise TlsbenchError(f"no size probe {lib}/{probe} was built and none is known unsupported")
                 store.put_case(run_id, name=name, library=lib, kind="size", alg=probe, op="image", size=None,
@@ -288,8 +299,9 @@ def run(target: targets.Target, store: Store, libraries: list[str] | None = None
             params["probe_own"] = {"flash_bytes": d.probe_own[0], "ram_bytes": d.probe_own[1]}
             params["empty_image"] = {"flash_bytes": empty.flash, "ram_bytes": empty.ram}
             size = f"{target.board.toolchain.prefix}size"
+            exe = f"tb-sizeprobe-{lib.replace('@', '-')}-{probe}"
             transcript = (f"{empty.path.name}: {size} text/data/bss {empty.size_tool}\n"
-                          f"tb-sizeprobe-{lib}-{probe}: {size} text/data/bss {d.size_tool}\n")
+                          f"{exe}: {size} text/data/bss {d.size_tool}\n")
             results = [Result.exact(m, metrics.unit(m), v)
                        for m, v in (("flash_bytes", d.flash_bytes), ("ram_bytes", d.ram_bytes))]
             samples = [Sample.one(0, m, v) for m, v in (("flash_bytes", d.flash_bytes), ("ram_bytes", d.ram_bytes))]
