@@ -205,7 +205,7 @@ def _library_on_board(session: Session) -> str:
     return next((str(r["library"]) for r in hello if r.type == "hello"), "?")
 
 
-def _handshake(session: Session, attempts: int = 3) -> str:
+def greet_board(session: Session, attempts: int = 3) -> str:
     """hello, then the frozen clock; a restart during it starts it over.
     Returns the library the board runs."""
     for _ in range(attempts):
@@ -252,7 +252,7 @@ def serve_resilient(session: Session, link: serialport.Lines, requests: list[str
 
 
 def _rehandshake(session: Session, library: str, port: str) -> None:
-    on_board = _handshake(session)
+    on_board = greet_board(session)
     if on_board != library:
         raise serialport.PortError(f"the board on {port} restarted with the {on_board} firmware, not {library}")
 
@@ -292,7 +292,7 @@ def _serial(port: str, library: str, firmware: Path, requests: list[str], baud: 
     try:
         link.pending()  # what the board wrote before we came (its ready line, an old run's end) is no answer
         link.reconnected = False
-        on_board = _handshake(session)
+        on_board = greet_board(session)
         if on_board != library and labgrid is not None:
             print(f"labgrid place {labgrid[1]} runs the {on_board} firmware after its {library} image {firmware}"
                   " was flashed through its labgrid driver", file=sys.stderr)
