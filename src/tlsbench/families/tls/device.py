@@ -48,8 +48,8 @@ from tlsbench.families.tls.names import BASELINE, TlsVariant
 from tlsbench.families.tls.net import AgentServer
 from tlsbench.plans import runenv
 from tlsbench.plans.plan import Plan
-from tlsbench.targets import target as targets
 from tlsbench.targets import serialport
+from tlsbench.targets import target as targets
 from tlsbench.targets.bridge import Ended, Session, clock_request, greet_board
 from tlsbench.targets.serialport import BoardReset
 
