@@ -50,7 +50,7 @@ from tlsbench.plans import runenv
 from tlsbench.plans.plan import Plan
 from tlsbench.targets import serialport
 from tlsbench.targets import target as targets
-from tlsbench.targets.bridge import Ended, Session, clock_request, greet_board
+from tlsbench.targets.bridge import Ended, Session, clock_request, greet_board, switch_library
 from tlsbench.targets.serialport import BoardReset
 
 PEER_WAIT_S = 20.0  # a peer silent this long has failed
@@ -237,9 +237,9 @@ class _QemuLink:
 class _SerialLink:
     """A board already running its firmware, behind a serial port
     (targets/serialport.py): never exited, greeted with hello (it must hold
-    this library's image) and the frozen clock. The run's timeout is the
-    longest silence allowed; an empty line or a port that went away mid-run
-    is the board restarting."""
+    this library's image, else it is flashed as the bridge flashes) and the
+    frozen clock. The run's timeout is the longest silence allowed; an
+    empty line or a port that went away mid-run is the board restarting."""
 
     resets = True
 
@@ -255,9 +255,10 @@ class _SerialLink:
         self.link.pending()  # what the board wrote before we came (its ready line, an old run's end) is no answer
         self.link.reconnected = False
         on_board = greet_board(session)
-        if on_board != library:
-            raise AgentError(f"the board on {self.port} runs the {on_board} firmware, not {library}: flash "
-                             f"{self.firmware}")
+        if on_board != library:  # flashed by the user's command, as the bridge does, or named
+            why = switch_library(session, self.link, self.port, on_board, library, self.firmware)
+            if why is not None:
+                raise AgentError(why)
 
     def close(self) -> None:
         self.link.close()
