@@ -17,6 +17,7 @@ from collections.abc import Iterator
 import pytest
 from conftest import needs_tools
 
+from tlsbench.families.minram import family as minram
 from tlsbench.families.tls import device as device_tls
 from tlsbench.families.tls.runner import TlsVariant, tls_case
 from tlsbench.targets import build, serialport
@@ -95,3 +96,12 @@ def test_a_missing_port_is_one_clear_line() -> None:
     tc = tls_case(PSK[0], TlsVariant.parse(PSK[1]), {}, 0)
     r = device_tls.run(t, "mbedtls", tc, "client", repeats=1, warmup=0)
     assert r.status == "error" and r.message.startswith("serial port /dev/tlsbench-no-such-port does not exist")
+
+
+def test_the_min_ram_search_says_why_it_does_not_run_over_a_serial_port() -> None:
+    t = targets.parse("serial:/dev/ttyACM0", board="mps2-an386")
+    tc = tls_case(PSK[0], TlsVariant.parse(PSK[1]), {}, 0)
+    m = minram.measure_device_min_ram(t, "mbedtls", tc, "client", 0, 300)
+    assert (m.status, m.samples) == ("unsupported", [])
+    assert m.reason == ("unsupported over a serial port: each probe needs a fresh boot and the firmware has no "
+                         "reset request (search on qemu:BOARD)")
