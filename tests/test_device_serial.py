@@ -13,13 +13,18 @@ import re
 import subprocess
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from conftest import needs_tools
 
+from tlsbench.engine import runner
+from tlsbench.engine.store import Store
 from tlsbench.families.minram import family as minram
 from tlsbench.families.tls import device as device_tls
 from tlsbench.families.tls.runner import TlsVariant, tls_case
+from tlsbench.plans.plan import parse_plan
+from tlsbench.report import tables as report
 from tlsbench.targets import build, serialport
 from tlsbench.targets import target as targets
 
@@ -72,6 +77,37 @@ def test_the_device_side_over_a_serial_port_counts_what_it_counts_under_qemu(ima
     assert (s["tls_harness"][0]["upload"] > 0) == (side == "server")
     assert s == d  # instructions, heap, stack, bytes, records, flights: every field
     assert serial.connections == direct.connections  # the very bytes relayed, each way
+
+
+PLAN = """
+name = "device-side-serial"
+[select]
+libraries = ["mbedtls"]
+kinds = ["tls"]
+[tls]
+suites = ["TLS_AES_128_GCM_SHA256"]
+groups = ["x25519"]
+certs = ["ecdsa-p256"]
+handshakes = ["full"]
+device_side = "client"
+[method]
+repeats = 1
+warmup = 0
+timeout_s = 300
+"""
+
+
+def test_a_plan_runs_the_device_side_over_a_serial_port(board_on_pty, tmp_path: Path) -> None:
+    store = Store(tmp_path / "r.sqlite")
+    plain = dataclasses.replace(board_on_pty, one_side=False)  # the runner picks the one-side image itself
+    run = runner.run(parse_plan(PLAN, "test plan"), PLAN, store, show_progress=False, target=plain)
+    (case,) = report.load(store, run).cases
+    assert (case["name"], case["status"]) == (
+        "mbedtls/tls/TLS_AES_128_GCM_SHA256/x25519/ecdsa-p256-full/device=client", "ok")
+    assert {"client_instructions", "client_heap_peak_bytes", "client_stack_bytes", "c2s_bytes", "s2c_bytes",
+            "flights", "round_trips", "device_harness_heap_bytes"} <= set(case["results"])
+    assert case["results"]["flights"]["median"] == 3  # TLS 1.3 full handshake: ClientHello, server flight, Finished
+    store.close()
 
 
 def test_a_board_holding_another_library_is_named(image, board_on_pty) -> None:
