@@ -205,7 +205,7 @@ def _library_on_board(session: Session) -> str:
     return next((str(r["library"]) for r in hello if r.type == "hello"), "?")
 
 
-def _handshake(session: Session, attempts: int = 3) -> str:
+def greet_board(session: Session, attempts: int = 3) -> str:
     """hello, then the frozen clock; a restart during it starts it over.
     Returns the library the board runs."""
     for _ in range(attempts):
@@ -252,9 +252,27 @@ def serve_resilient(session: Session, link: serialport.Lines, requests: list[str
 
 
 def _rehandshake(session: Session, library: str, port: str) -> None:
-    on_board = _handshake(session)
+    on_board = greet_board(session)
     if on_board != library:
         raise serialport.PortError(f"the board on {port} restarted with the {on_board} firmware, not {library}")
+
+
+def switch_library(session: Session, link: serialport.Lines, port: str, on_board: str, library: str,
+                   firmware: Path) -> str | None:
+    """Flashes this library's image (TLSBENCH_FLASH_COMMAND) onto a board
+    that answered hello with another, and greets it again; returns why it
+    could not, or None."""
+    cmd = flash_command(firmware)
+    if cmd is None:
+        return (f"the board on {port} runs the {on_board} firmware, not {library}: flash {firmware} "
+                f"(or set {FLASH_ENV}, e.g. 'st-flash --reset write {{firmware}} 0x08000000')")
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    if done.returncode != 0:
+        return f"flashing {firmware} failed ({done.returncode}): {done.stderr.strip()[-300:]}"
+    session.wait_ready()
+    link.reconnected = False
+    _rehandshake(session, library, port)
+    return None
 
 
 def _flash_through_labgrid(place: tuple[str, str, Path], library: str, firmware: Path) -> str | None:
@@ -292,25 +310,16 @@ def _serial(port: str, library: str, firmware: Path, requests: list[str], baud: 
     try:
         link.pending()  # what the board wrote before we came (its ready line, an old run's end) is no answer
         link.reconnected = False
-        on_board = _handshake(session)
+        on_board = greet_board(session)
         if on_board != library and labgrid is not None:
             print(f"labgrid place {labgrid[1]} runs the {on_board} firmware after its {library} image {firmware}"
                   " was flashed through its labgrid driver", file=sys.stderr)
             return 4
         if on_board != library:
-            cmd = flash_command(firmware)
-            if cmd is None:
-                print(f"the board on {port} runs the {on_board} firmware, not {library}: flash {firmware} "
-                      f"(or set {FLASH_ENV}, e.g. 'st-flash --reset write {{firmware}} 0x08000000')", file=sys.stderr)
+            why = switch_library(session, link, port, on_board, library, firmware)
+            if why is not None:
+                print(why, file=sys.stderr)
                 return 4
-            done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-            if done.returncode != 0:
-                print(f"flashing {firmware} failed ({done.returncode}): {done.stderr.strip()[-300:]}",
-                      file=sys.stderr)
-                return 4
-            session.wait_ready()
-            link.reconnected = False
-            _rehandshake(session, library, port)
         answered = serve_resilient(session, link, requests, library, port)
     except Ended:
         pass

@@ -3,7 +3,8 @@
 The firmware runs only its role (``tls-device side=client|server``); the
 peer is the host agent of the same library, over loopback TCP
 (``tls-server`` / ``tls-client`` as in tls_net). This module is the relay
-between them: it starts QEMU and the peer, sends the request, and while the
+between them: it starts the peer and QEMU (or opens the serial port of a
+board already running its firmware), sends the request, and while the
 firmware answers it carries the TLS bytes: a ``tx`` record goes to the
 peer's socket, a ``want`` record is answered with one ``rx data=<hex>
 crc=<crc32>`` line: the peer's next TLS record (in pieces of at most the
@@ -33,22 +34,27 @@ import subprocess
 import threading
 import time
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from tlsbench import paths
 from tlsbench.engine.case import Case, Measured, Sample
 from tlsbench.engine.protocol import Record, encode_request, parse_line
-from tlsbench.errors import AgentError, ProtocolError
+from tlsbench.errors import AgentError, ProtocolError, TlsbenchError
 from tlsbench.families.tls import runner as tls_runner
 from tlsbench.families.tls.cases import TlsCase, case_fields
 from tlsbench.families.tls.names import BASELINE, TlsVariant
 from tlsbench.families.tls.net import AgentServer
 from tlsbench.plans import runenv
 from tlsbench.plans.plan import Plan
+from tlsbench.targets import serialport
 from tlsbench.targets import target as targets
-from tlsbench.targets.bridge import Ended, Session, clock_request
+from tlsbench.targets.bridge import Ended, Session, clock_request, greet_board, switch_library
+from tlsbench.targets.serialport import BoardReset
 
 PEER_WAIT_S = 20.0  # a peer silent this long has failed
+BAUD = 115200  # the firmware's USART rate (the serial bridge's too)
 # the fields one side needs: a client the root it trusts, a server its chain and key
 _NOT_FOR = {"client": ("chain", "key"), "server": ("trust",)}
 # the side's own chain and key: uploaded before the request (the request line is sized for the rest)
@@ -191,47 +197,113 @@ def _rx_line(data: bytes) -> bytes:
     return f"rx data={data.hex()} crc={zlib.crc32(data):08x}\n".encode()
 
 
-def run(target: targets.Target, library: str, case: TlsCase, side: str = "client", repeats: int = 3,
-        warmup: int = 1, timeout: float = 300, stack: bool = True, heap_limit: int | None = None) -> DeviceResult:
-    """Runs warmup + repeats connections with `side` on the emulated board and
-    the other side on the host; the firmware's records (relay traffic aside).
-    heap_limit: the minimum-RAM probe instead (repeats and warmup 0): one
-    connection with the device side's heap capped, answered by a tls_cap
-    record; the host peer is never capped."""
-    if target.kind != "qemu" or target.board is None:
-        return DeviceResult("unsupported", "one side on the device runs under QEMU only (not over a serial port yet)")
+class _QemuLink:
+    """The emulated board's UART on QEMU's stdio; a watchdog kills QEMU when
+    the firmware or the peer hangs."""
+
+    resets = False  # an empty line is only the ready line
+
+    def __init__(self, board: targets.Board, firmware: Path, timeout: float):
+        self.proc = subprocess.Popen(targets.qemu_command(board, firmware), stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.stdin = self.proc.stdin
+        self.lines: Iterator[str] = (b.decode("latin-1") for b in self.proc.stdout)
+        self.watchdog = threading.Timer(timeout, self.proc.kill)
+        self.watchdog.start()
+
+    def send(self, data: bytes) -> None:
+        self.stdin.write(data)
+        self.stdin.flush()
+
+    def greet(self, session: Session, library: str) -> None:
+        session.wait_ready()
+        session.ask(clock_request(), forward=False)
+
+    def close(self) -> None:
+        self.watchdog.cancel()
+        try:
+            self.stdin.write(b"exit\n")
+            self.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+class _SerialLink:
+    """A board already running its firmware, behind a serial port
+    (targets/serialport.py): never exited, greeted with hello (it must hold
+    this library's image, else it is flashed as the bridge flashes) and the
+    frozen clock. The run's timeout is the longest silence allowed; an
+    empty line or a port that went away mid-run is the board restarting."""
+
+    resets = True
+
+    def __init__(self, port: str, firmware: Path, timeout: float):
+        self.port, self.firmware = port, firmware
+        self.link = serialport.Lines(port, BAUD, silence=timeout)
+        self.lines: Iterator[str] = self.link
+
+    def send(self, data: bytes) -> None:
+        self.link.send(data)
+
+    def greet(self, session: Session, library: str) -> None:
+        self.link.pending()  # what the board wrote before we came (its ready line, an old run's end) is no answer
+        self.link.reconnected = False
+        on_board = greet_board(session)
+        if on_board != library:  # flashed by the user's command, as the bridge does, or named
+            why = switch_library(session, self.link, self.port, on_board, library, self.firmware)
+            if why is not None:
+                raise AgentError(why)
+
+    def close(self) -> None:
+        self.link.close()
+
+
+def _open_link(target: targets.Target, library: str, timeout: float) -> _QemuLink | _SerialLink | DeviceResult:
+    """The firmware's line channel, or why there is none."""
+    assert target.board is not None
+    if target.kind == "serial" and target.port is not None:
+        try:
+            return _SerialLink(target.port, target.firmware_path(library), timeout)
+        except serialport.PortError as e:
+            return DeviceResult("error", str(e))
     firmware = target.firmware_path(library)
     if not firmware.exists():
         return DeviceResult("error", f"no {library} firmware for {target.name} (run: tlsbench build --target "
                                      f"{target.name})")
+    return _QemuLink(target.board, firmware, timeout)
+
+
+def run(target: targets.Target, library: str, case: TlsCase, side: str = "client", repeats: int = 3,
+        warmup: int = 1, timeout: float = 300, stack: bool = True, heap_limit: int | None = None) -> DeviceResult:
+    """Runs warmup + repeats connections with `side` on the board (emulated,
+    or behind a serial port) and the other side on the host; the firmware's
+    records (relay traffic aside).
+    heap_limit: the minimum-RAM probe instead (repeats and warmup 0): one
+    connection with the device side's heap capped, answered by a tls_cap
+    record; the host peer is never capped."""
+    if target.kind not in ("qemu", "serial") or target.board is None:
+        return DeviceResult("unsupported", "one side on the device runs on a qemu: or serial: target")
+    link = _open_link(target, library, timeout)
+    if isinstance(link, DeviceResult):
+        return link
     try:
         peer = _Peer(library, case, side, warmup, repeats, stack)
     except _Refused as e:
+        link.close()
         return DeviceResult(e.status, e.message)
     cap = {} if heap_limit is None else {"heap_limit": heap_limit, "heap_limit_side": side}
     fields, upload_lines = uploads(device_fields(case, side), side)
     request = encode_request("tls-device", side=side, **fields, repeats=repeats, warmup=warmup,
                              stack=1 if stack else 0, **cap)
-    proc = subprocess.Popen(targets.qemu_command(target.board, firmware), stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    watchdog = threading.Timer(timeout, proc.kill)  # a hung firmware or peer ends here
-    watchdog.start()
-    try:
-        result = _relay(proc, peer, upload_lines, request, side)
-    finally:
-        watchdog.cancel()
+    result = _relay(link, library, peer, upload_lines, request, side)
     peer_said = peer.finish(result.status == "ok")
-    try:
-        if proc.stdin is not None:
-            proc.stdin.write(b"exit\n")
-            proc.stdin.close()
-    except OSError:
-        pass
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    link.close()
     if peer_said:
         result.transcript += f"\n--- host peer ---\n{peer_said}\n"
         if result.status == "ok":
@@ -241,16 +313,10 @@ def run(target: targets.Target, library: str, case: TlsCase, side: str = "client
     return result
 
 
-def _relay(proc: subprocess.Popen, peer: _Peer, upload_lines: list[str], request: str, side: str) -> DeviceResult:
-    assert proc.stdin is not None and proc.stdout is not None
-    stdin = proc.stdin
-
-    def send(data: bytes) -> None:
-        stdin.write(data)
-        stdin.flush()
-
-    lines = (b.decode("latin-1") for b in proc.stdout)
-    session = Session(lines, send, out=io.StringIO())
+def _relay(link: _QemuLink | _SerialLink, library: str, peer: _Peer, upload_lines: list[str], request: str,
+           side: str) -> DeviceResult:
+    lines, send = link.lines, link.send
+    session = Session(lines, send, out=io.StringIO(), watch_resets=link.resets)
     shown: list[str] = []
     records: list[Record] = []
     conns: list[tuple[bytes, bytes]] = []
@@ -258,8 +324,7 @@ def _relay(proc: subprocess.Popen, peer: _Peer, upload_lines: list[str], request
     inbound: _Inbound | None = None
     sent = got = b""
     try:
-        session.wait_ready()
-        session.ask(clock_request(), forward=False)
+        link.greet(session, library)
         for line in upload_lines:
             end = session.ask(line, forward=False)[-1]
             if end["status"] != "ok":
@@ -267,6 +332,10 @@ def _relay(proc: subprocess.Popen, peer: _Peer, upload_lines: list[str], request
         send((request + "\n").encode())
         for raw in lines:
             line = raw.rstrip("\r\n")
+            if link.resets:  # a USART can deliver a stray 0x00 or 0xff as the board resets
+                line = line.lstrip("\x00\xff")
+                if not line:
+                    raise BoardReset
             if not line:
                 continue
             rec = parse_line(line)
@@ -303,7 +372,10 @@ def _relay(proc: subprocess.Popen, peer: _Peer, upload_lines: list[str], request
     except Ended:
         return DeviceResult("error", "the firmware ended before its answer (killed after the timeout, or it "
                                      "crashed)", records, "\n".join(shown))
-    except (AgentError, ProtocolError, OSError) as e:
+    except BoardReset:
+        return DeviceResult("error", "the board restarted during the handshake: its answer is lost", records,
+                            "\n".join(shown))
+    except (TlsbenchError, ProtocolError, OSError) as e:
         return DeviceResult("error", str(e), records, "\n".join(shown))
     finally:
         if sock is not None:
