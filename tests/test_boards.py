@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from conftest import needs_tools
 
+from tlsbench.targets import target as targets
+
 AGENT = Path(__file__).resolve().parent.parent / "agent"
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc", "cmake", "ninja")
@@ -24,7 +26,11 @@ BOARDS = {
     "netduinoplus2": ("cortex-m4", "netduinoplus2", 1 << 20, 128 << 10),
     "microbit": ("cortex-m0", "microbit", 256 << 10, 16 << 10),
     "nucleo-f446re": ("cortex-m4", None, 512 << 10, 128 << 10),
+    # the micro:bit's core with QEMU's flash and RAM sized up (the ARMv6-M roomy board)
+    "microbit-roomy": ("cortex-m0", "microbit", 4 << 20, 4 << 20),
 }
+# platform directory of each board above (a sized-up machine shares its board's)
+PLATFORM = {"microbit-roomy": "microbit"}
 
 
 def _qemu_try():
@@ -41,7 +47,7 @@ def firmware(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         bd = tmp_path_factory.mktemp(board)
         subprocess.run(["cmake", "-S", str(AGENT), "-B", str(bd), "-G", "Ninja",
                         f"-DCMAKE_TOOLCHAIN_FILE={AGENT / 'cmake' / 'arm-none-eabi.cmake'}", f"-DTB_CPU={cpu}",
-                        f"-DTB_PLATFORM={board}", f"-DTB_MACHINE={machine or board}", "-DTB_LIBRARIES=",
+                        f"-DTB_PLATFORM={PLATFORM.get(board, board)}", f"-DTB_MACHINE={board}", "-DTB_LIBRARIES=",
                         "-DCMAKE_BUILD_TYPE=MinSizeRel"], check=True, capture_output=True)
         subprocess.run(["ninja", "-C", str(bd), "tlsbench-agent-selftest"], check=True, capture_output=True)
         out[board] = bd / "tlsbench-agent-selftest"
@@ -53,7 +59,8 @@ def fields(line: str) -> dict[str, str]:
 
 
 def run(board: str, fw: Path, requests: list[str]) -> tuple[list[str], int]:
-    return _qemu_try().session(BOARDS[board][1], str(fw), requests, timeout=120)
+    qemu_args = targets.BOARDS[board].qemu_args if board in targets.BOARDS else ()
+    return _qemu_try().session(BOARDS[board][1], str(fw), requests, timeout=120, qemu_args=qemu_args)
 
 
 @pytest.mark.parametrize("board", list(BOARDS))
@@ -66,7 +73,7 @@ def test_the_firmware_fits_the_board(firmware: dict[str, Path], board: str) -> N
     assert sec[".stacks"] + sec[".bss"] + sec[".data"] <= ram
 
 
-@pytest.mark.parametrize("board", ["netduinoplus2", "microbit"])
+@pytest.mark.parametrize("board", ["netduinoplus2", "microbit", "microbit-roomy"])
 def test_a_loop_of_known_length_measures_exactly(firmware: dict[str, Path], board: str) -> None:
     ns = [1, 10, 1000, 100_000, 10_000_000]
     lines, rc = run(board, firmware[board], [f"calibrate n={n}" for n in ns] + ["exit"])

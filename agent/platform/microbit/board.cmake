@@ -1,3 +1,11 @@
+# microbit-roomy: the same core, UART and timer with QEMU's flash and RAM
+# sized up (microbit-roomy.ld): the roomy defaults of agent/CMakeLists.txt,
+# newlib as on the MPS2 boards.
+if(TB_MACHINE STREQUAL "microbit-roomy")
+  set(TB_BOARD_CPUS cortex-m0)
+  set(TB_LINKER_SCRIPT ${CMAKE_CURRENT_SOURCE_DIR}/platform/microbit/microbit-roomy.ld)
+  return()
+endif()
 # microbit (QEMU): 16 KiB of RAM. 3 painted stacks of 1.5 KiB, request
 # line 1 KiB + 512 B byte pool, 1.5 KiB record line, 2 KiB main stack,
 # 512 B handler stack (microbit.ld); the rest, 5208 B, is heap (the

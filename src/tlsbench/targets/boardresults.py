@@ -32,7 +32,8 @@ PLAN = Path("docs/data/boards-handshakes.toml")
 LINKS = ("ethernet-100m", "ble-5", "802.15.4-6lowpan")
 # the emulated board each core's firmware runs on (docs/cycle-model.md, "Board profiles")
 EMULATED = {"cortex-m4": "mps2-an386", "cortex-m7": "mps2-an500", "cortex-m3": "mps2-an385",
-            "cortex-m0plus": "microbit", "cortex-m0": "microbit"}
+            "cortex-m0plus": "microbit-roomy", "cortex-m0": "microbit-roomy", "cortex-m33": "mps2-an505",
+            "rv32imc": "rv32-virt"}
 SUITES = {"TLS_AES_128_GCM_SHA256": "TLS 1.3 X25519 + ECDSA P-256",
           "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256": "TLS 1.2 ECDHE-ECDSA (X25519)"}
 
@@ -80,11 +81,15 @@ def stored_runs(db: Path) -> list[BoardRun]:
     return out
 
 
-def run_all(db: Path, log=print) -> list[BoardRun]:
+def run_all(db: Path, log=print, only: frozenset[str] = frozenset()) -> list[BoardRun]:
+    """Runs the plan per profile (only those named in ``only``, if any) and
+    returns every profile's latest stored run."""
     tb = [sys.executable, "-m", "tlsbench.cli"]
     out = []
     built: set[str] = set()
     for name in boardprofiles.names():
+        if only and name not in only:
+            continue
         profile = boardprofiles.load(name)
         machine = EMULATED.get(profile.core)
         if machine is None:
@@ -108,7 +113,10 @@ def run_all(db: Path, log=print) -> list[BoardRun]:
             out.append(BoardRun(profile, target, store.latest_run_id()))
         finally:
             store.close()
-    return out
+    if not only:
+        return out
+    ran = {br.profile.name: br for br in out}
+    return [ran.get(br.profile.name, br) for br in stored_runs(db)]
 
 
 def _ms(ns: float | None) -> str:
@@ -132,9 +140,11 @@ def render(runs: list[BoardRun], db: Path) -> str:
              " with the profile's datasheet run current (typical, peripherals off, at the profile's clock; sources in"
              " docs/cycle-model.md, \"Energy: the datasheet rows\"), for "
              + (", ".join(with_current) or "no profile") + "; n/a where the profile has none. A profile runs on"
-             " the emulated board with its core (column 'emulated on'); an image that does not fit that emulated"
-             " board (the Cortex-M0+ profiles on qemu:microbit) is not run, whatever"
-             " the real board's memory.", "",
+             " the roomy emulated board with its core (column 'emulated on'), so every row is a whole handshake"
+             " whatever the real board's memory: the Cortex-M0+ profiles run the ARMv6-M image (which an M0+ runs"
+             " unchanged) on qemu:microbit-roomy, the micro:bit's Cortex-M0 with 4 MiB of flash and RAM. Whether"
+             " a handshake fits the real board is another question: `tlsbench fits` and docs/results-min-ram.md"
+             " answer it (the L053's 8 KiB and the L073's 20 KiB of RAM hold none of these).", "",
              "| board profile | core, clock | emulated on | library | handshake | client (model) | server (model)"
              " | client energy | server energy | run |",
              "|---|---|---|---|---|---|---|---|---|---|"]
@@ -151,6 +161,8 @@ def render(runs: list[BoardRun], db: Path) -> str:
                 lines.append(f"{head} | - | not run: {br.why_not} | - | - | - | - | - |")
                 continue
             data = load_run(store, br.run)
+            # the version each library reported: the page must say which release the rows are
+            version = {r["library"]: r["version"] for r in store.libraries(br.run)}
             link_rows = {name: {r.case: r for r in link_view.rows(data, link_profiles.get_profile(name),
                                                                    link_view.board_for(data, None))}
                          for name in LINKS}
@@ -160,14 +172,15 @@ def render(runs: list[BoardRun], db: Path) -> str:
                 res = {m: r.get("median") for m, r in case["results"].items()}
                 suite = next((s for s in SUITES if s in case["name"]), case["name"])
                 what = SUITES.get(suite, suite)
-                lines.append(f"{head} | {case['library']} | {what} | {_ms(res.get('client_model_time_ns'))}"
+                lib = f"{case['library']} {version.get(case['library'], '')}".strip()
+                lines.append(f"{head} | {lib} | {what} | {_ms(res.get('client_model_time_ns'))}"
                              f" | {_ms(res.get('server_model_time_ns'))} | {_uj(res.get('client_model_energy_nj'))}"
                              f" | {_uj(res.get('server_model_energy_nj'))} | {br.run} |")
                 cells = []
                 for name in LINKS:
                     row = link_rows[name].get(case["name"])
                     cells.append(_ms(float(row.breakdown.total_ns)) if row and row.breakdown else "-")
-                link_lines.append(f"| {p.name} | {case['library']} | {what} | " + " | ".join(cells)
+                link_lines.append(f"| {p.name} | {lib} | {what} | " + " | ".join(cells)
                                   + f" | {br.run} |")
     finally:
         store.close()
@@ -179,11 +192,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--db", default=".tlsbench/boards.sqlite", help="results database for the runs")
     ap.add_argument("--out", default="docs/results-boards.md")
     ap.add_argument("--stored", action="store_true", help="render from the runs already in --db (no new run)")
+    ap.add_argument("--profile", action="append", default=[], metavar="NAME", choices=boardprofiles.names(),
+                    help="run only this board profile (repeatable); the others keep their latest stored run")
     args = ap.parse_args(argv)
     try:
         db = Path(args.db)
         db.parent.mkdir(parents=True, exist_ok=True)
-        runs = stored_runs(db) if args.stored else run_all(db, log=lambda m: print(m, file=sys.stderr))
+        runs = stored_runs(db) if args.stored else run_all(db, log=lambda m: print(m, file=sys.stderr),
+                                                                    only=frozenset(args.profile))
         (paths.root() / args.out).write_text(render(runs, db))
     except (TlsbenchError, subprocess.CalledProcessError) as e:
         print(f"results-boards: error: {e}", file=sys.stderr)

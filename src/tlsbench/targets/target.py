@@ -91,6 +91,11 @@ BOARDS: dict[str, Board] = {b.name: b for b in (
     Board("nucleo-f746zg", "nucleo-f746zg", "cortex-m7", None, 320 << 10, "cycles",
           "ST Nucleo-F746ZG, STM32F746ZG Cortex-M7 at 216 MHz, a real board over its ST-LINK serial port"
           " (DWT cycle counter; never run on hardware)"),
+    Board("microbit-roomy", "microbit", "cortex-m0", "microbit", 4 << 20, "instructions",
+          "the micro:bit's Cortex-M0 (QEMU) with its flash and RAM set to 4 MiB each: an ARMv6-M"
+          " core with room for a whole in-memory handshake, as the MPS2 boards are for the others (no real"
+          " nRF51 has this much; exact instruction counts)",
+          qemu_args=("-global", "nrf51-soc.flash-size=4194304", "-global", "nrf51-soc.sram-size=4194304")),
     # a board's image layout (its own linker script's memory sizes) on the closest emulated machine
     Board("nucleo-f103rb-on-netduino2", "nucleo-f103rb", "cortex-m3", "netduino2", 20 << 10, "instructions",
           "the Nucleo-F103RB image (20 KiB RAM, 128 KiB flash, USART2) on QEMU's Netduino 2 (STM32F205"
