@@ -43,7 +43,7 @@ def _qemu_try():
 @pytest.fixture(scope="module")
 def firmware(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = {}
-    for board, (cpu, machine, _, _) in BOARDS.items():
+    for board, (cpu, _, _, _) in BOARDS.items():
         bd = tmp_path_factory.mktemp(board)
         subprocess.run(["cmake", "-S", str(AGENT), "-B", str(bd), "-G", "Ninja",
                         f"-DCMAKE_TOOLCHAIN_FILE={AGENT / 'cmake' / 'arm-none-eabi.cmake'}", f"-DTB_CPU={cpu}",
