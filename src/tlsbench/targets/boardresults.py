@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -162,7 +163,8 @@ def render(runs: list[BoardRun], db: Path) -> str:
                 continue
             data = load_run(store, br.run)
             # the version each library reported: the page must say which release the rows are
-            version = {r["library"]: r["version"] for r in store.libraries(br.run)}
+            version = {r["library"]: m.group(0) for r in store.libraries(br.run)
+                       if (m := re.search(r"\d+\.\d+(?:\.\d+)?", r["version"] or ""))}
             link_rows = {name: {r.case: r for r in link_view.rows(data, link_profiles.get_profile(name),
                                                                    link_view.board_for(data, None))}
                          for name in LINKS}
