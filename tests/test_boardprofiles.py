@@ -9,7 +9,8 @@ import pytest
 
 from tlsbench.engine.case import Result
 from tlsbench.errors import PlanError
-from tlsbench.targets import boardprofiles, cyclemodel
+from tlsbench.targets import boardprofiles, boardresults, cyclemodel
+from tlsbench.targets import target as targets
 
 SHIPPED = ["esp32-c3-class", "nrf5340-app", "nucleo-f103rb", "nucleo-f446re", "nucleo-f746zg", "nucleo-l053r8",
            "nucleo-l073rz", "stm32f217", "stm32f405", "stm32h753zi", "stm32l4a6zg"]
@@ -148,3 +149,14 @@ def test_model_energy_of_a_shipped_profile_is_cycles_times_v_times_i_over_f() ->
     assert derived["client_model_energy_nj"] == pytest.approx(89_100.0, rel=1e-12)
     assert boardprofiles.load("stm32h753zi").energy_nj_per_cycle == pytest.approx(3.3 * 110e-3 / 480e6 * 1e9,
                                                                                   rel=1e-12)
+
+
+def test_every_shipped_profile_has_a_roomy_emulated_board_for_the_results_page() -> None:
+    """docs/results-boards.md runs each profile on the emulated board of its
+    core: that board exists, accepts the profile, and has room for a whole
+    in-memory handshake (4 MiB, as the MPS2 boards)."""
+    for name in boardprofiles.names():
+        profile = boardprofiles.load(name)
+        board = targets.BOARDS[boardresults.EMULATED[profile.core]]
+        cyclemodel.check_target(profile, board)
+        assert board.machine is not None and board.ram_bytes == 4 << 20, name
