@@ -52,9 +52,12 @@ VERSIONS: dict[str, tuple[Version, ...]] = {
         Version("openssl", "3.0", "system", "OpenSSL 3.0 (Debian 12 libssl-dev)"),
         Version("openssl", "3.5", "openssl@3.5", "OpenSSL 3.5.7: ML-KEM, ML-DSA, SLH-DSA", ("kem", "pqsig")),
     ),
-    "gnutls": (Version("gnutls", "3.7", "system",
-                       "GnuTLS 3.7 (Debian 12 libgnutls28-dev); GnuTLS 3.8 not built yet, and without ML-KEM"
-                       " if built here: its leancrypto is no Debian source package (docs/versions.md)"),),
+    "gnutls": (
+        Version("gnutls", "3.7", "system", "GnuTLS 3.7 (Debian 12 libgnutls28-dev)"),
+        # GnuTLS 3.8's ML-KEM/ML-DSA are leancrypto's, which no Debian suite packages (docs/versions.md)
+        Version("gnutls", "3.8", "gnutls@3.8",
+                "GnuTLS 3.8.13 with nettle 3.10.1; ML-KEM: no (needs leancrypto, not packaged)"),
+    ),
     "bearssl": (Version("bearssl", "0.6", "bearssl", "BearSSL 0.6: no malloc; TLS 1.2 only; no SHA-3, PSS, Ed25519"),),
 }
 
