@@ -1,0 +1,94 @@
+"""GnuTLS 3.8.13 built from its pinned source (with nettle 3.10.1) into its
+own prefix, beside the system's GnuTLS 3.7: the agent reports 3.8.13 and
+loads that prefix's libraries, `list libraries` says what it lacks, and a
+TLS 1.3 handshake's exact bytes are GnuTLS 3.7's but for what the ClientHello
+differs by. Building the prefix takes minutes on two cores: it is built once
+(build/libs/gnutls-3.8, stamped) and only when missing."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import env_without_agent_dir, tlsbench_cmd
+
+from tlsbench import paths, versions
+from tlsbench.families.tls.cases import TlsCase, parse_records, run_handshakes
+from tlsbench.families.tls.certs import make_chain
+from tlsbench.targets import build, gnutlsbuild
+from tlsbench.targets.libraries import probe
+
+GNUTLS38, GNUTLS37 = versions.canonical("gnutls@3.8"), versions.canonical("gnutls@3.7")
+T13 = "TLS_AES_128_GCM_SHA256"
+
+
+@pytest.fixture(scope="module")
+def gnutls_agents() -> dict[str, Path]:
+    names = (GNUTLS38, GNUTLS37)
+    if not all(paths.agent_path(n).exists() for n in names):
+        build.build_agents(list(names), jobs=2, log=lambda m: None)
+    return {n: paths.agent_path(n) for n in names}
+
+
+def test_the_3_8_agent_is_3_8_13_from_its_own_prefix(gnutls_agents) -> None:
+    info = probe(GNUTLS38)
+    assert info.version == "3.8.13" and probe(GNUTLS37).version.startswith("3.7.")
+    prefix = gnutlsbuild.prefix_of(GNUTLS38)
+    assert f"into {prefix}" in info.config and "nettle 3.10" in info.config
+    # every GnuTLS and nettle library the agent loads is the prefix's, never the system's
+    ldd = subprocess.run(["ldd", str(gnutls_agents[GNUTLS38])], capture_output=True, text=True, check=True).stdout
+    loaded = {line.split()[0]: line.split()[2] for line in ldd.splitlines() if "=>" in line}
+    for soname in ("libgnutls.so.30", "libnettle.so.8", "libhogweed.so.6"):
+        assert Path(loaded[soname]).parent == prefix / "lib", (soname, loaded[soname])
+    out = subprocess.run([*tlsbench_cmd(), "list", "libraries"], capture_output=True, text=True,
+                         env=env_without_agent_dir(), check=True).stdout
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith(f"{GNUTLS38} "))
+    assert lines[at].split(None, 1)[1] == ("GnuTLS 3.8.13 with nettle 3.10.1; "
+                                           "ML-KEM: no (needs leancrypto, not packaged)")
+    assert lines[at + 1].split() == ["built:", "3.8.13"]
+
+
+def _extensions(hello: bytes) -> dict[int, int]:
+    """A ClientHello handshake message's extensions: type -> body length."""
+    i = 4 + 2 + 32
+    i += 1 + hello[i]
+    i += 2 + int.from_bytes(hello[i:i + 2], "big")
+    i += 1 + hello[i]
+    end = i + 2 + int.from_bytes(hello[i:i + 2], "big")
+    i += 2
+    out = {}
+    while i < end:
+        kind, size = int.from_bytes(hello[i:i + 2], "big"), int.from_bytes(hello[i + 2:i + 4], "big")
+        out[kind] = size
+        i += 4 + size
+    return out
+
+
+def _one(r, field: str) -> int:
+    values = {int(s[field]) for s in r.samples}
+    assert len(values) == 1, (field, values)
+    return values.pop()
+
+
+def test_a_tls13_handshake_is_3_7s_bytes_but_for_the_client_hello(gnutls_agents) -> None:
+    """Ed25519 chain (a signature of one length, so the bytes are exact):
+    the server's bytes are 3.7's to the byte; the client's differ by exactly
+    what its ClientHello's extensions differ by."""
+    chain = make_chain("ed25519", "full", "server")
+    runs = {n: run_handshakes(gnutls_agents[n], TlsCase(13, T13, "x25519", chain), repeats=2, warmup=0,
+                              transcript=True) for n in (GNUTLS38, GNUTLS37)}
+    for r in runs.values():
+        assert r.status == "ok", r.message
+    new, old = runs[GNUTLS38], runs[GNUTLS37]
+    assert _one(new, "s2c_bytes") == _one(old, "s2c_bytes")
+    hello_new = parse_records(new.wire["client"])[0][1]
+    hello_old = parse_records(old.wire["client"])[0][1]
+    ext_new, ext_old = _extensions(hello_new), _extensions(hello_old)
+    diff = sum(4 + n for k, n in ext_new.items() if k not in ext_old) \
+        - sum(4 + n for k, n in ext_old.items() if k not in ext_new) \
+        + sum(ext_new[k] - ext_old[k] for k in ext_new.keys() & ext_old.keys())
+    assert len(hello_new) - len(hello_old) == diff
+    assert _one(new, "c2s_bytes") - _one(old, "c2s_bytes") == diff
+    assert _one(new, "round_trips") == _one(old, "round_trips") == 1
