@@ -50,45 +50,53 @@ def test_the_3_8_agent_is_3_8_13_from_its_own_prefix(gnutls_agents) -> None:
     assert lines[at + 1].split() == ["built:", "3.8.13"]
 
 
-def _extensions(hello: bytes) -> dict[int, int]:
-    """A ClientHello handshake message's extensions: type -> body length."""
+def _extensions(hello: bytes) -> dict[int, bytes]:
+    """A ClientHello handshake message's extensions: type -> body."""
     i = 4 + 2 + 32
-    i += 1 + hello[i]
-    i += 2 + int.from_bytes(hello[i:i + 2], "big")
-    i += 1 + hello[i]
+    i += 1 + hello[i]  # legacy_session_id
+    i += 2 + int.from_bytes(hello[i:i + 2], "big")  # cipher suites
+    i += 1 + hello[i]  # compression methods
     end = i + 2 + int.from_bytes(hello[i:i + 2], "big")
     i += 2
     out = {}
     while i < end:
         kind, size = int.from_bytes(hello[i:i + 2], "big"), int.from_bytes(hello[i + 2:i + 4], "big")
-        out[kind] = size
+        out[kind] = hello[i + 4:i + 4 + size]
         i += 4 + size
     return out
 
 
+def _schemes(body: bytes) -> list[int]:
+    """signature_algorithms' body: its SignatureScheme code points."""
+    return [int.from_bytes(body[j:j + 2], "big") for j in range(2, len(body), 2)]
+
+
 def _one(r, field: str) -> int:
     values = {int(s[field]) for s in r.samples}
-    assert len(values) == 1, (field, values)
+    assert len(values) == 1, (field, values)  # bytes and round trips: the same in every repeat
     return values.pop()
 
 
-def test_a_tls13_handshake_is_3_7s_bytes_but_for_the_client_hello(gnutls_agents) -> None:
+SIGNATURE_ALGORITHMS = 13
+MLDSA_SCHEMES = [0x0904, 0x0905, 0x0906]  # mldsa44, mldsa65, mldsa87 (draft-ietf-tls-mldsa)
+
+
+def test_a_tls13_handshake_is_3_7s_bytes_but_for_three_ml_dsa_schemes(gnutls_agents) -> None:
     """Ed25519 chain (a signature of one length, so the bytes are exact):
-    the server's bytes are 3.7's to the byte; the client's differ by exactly
-    what its ClientHello's extensions differ by."""
+    the server's bytes are 3.7's to the byte. The client's are 6 more: 3.8's
+    default priorities offer ML-DSA-44/65/87 in signature_algorithms even in
+    a build without leancrypto, which can neither sign nor verify them."""
     chain = make_chain("ed25519", "full", "server")
     runs = {n: run_handshakes(gnutls_agents[n], TlsCase(13, T13, "x25519", chain), repeats=2, warmup=0,
                               transcript=True) for n in (GNUTLS38, GNUTLS37)}
     for r in runs.values():
         assert r.status == "ok", r.message
     new, old = runs[GNUTLS38], runs[GNUTLS37]
-    assert _one(new, "s2c_bytes") == _one(old, "s2c_bytes")
-    hello_new = parse_records(new.wire["client"])[0][1]
-    hello_old = parse_records(old.wire["client"])[0][1]
-    ext_new, ext_old = _extensions(hello_new), _extensions(hello_old)
-    diff = sum(4 + n for k, n in ext_new.items() if k not in ext_old) \
-        - sum(4 + n for k, n in ext_old.items() if k not in ext_new) \
-        + sum(ext_new[k] - ext_old[k] for k in ext_new.keys() & ext_old.keys())
-    assert len(hello_new) - len(hello_old) == diff
-    assert _one(new, "c2s_bytes") - _one(old, "c2s_bytes") == diff
+    assert (_one(new, "s2c_bytes"), _one(old, "s2c_bytes")) == (1539, 1539)
+    assert (_one(new, "c2s_bytes"), _one(old, "c2s_bytes")) == (323, 317)
+    ext_new = _extensions(parse_records(new.wire["client"])[0][1])
+    ext_old = _extensions(parse_records(old.wire["client"])[0][1])
+    assert ext_new.keys() == ext_old.keys()
+    assert {k for k in ext_new if ext_new[k] != ext_old[k] and k != 51} == {SIGNATURE_ALGORITHMS}  # 51: key share
+    assert _schemes(ext_new[SIGNATURE_ALGORITHMS]) == MLDSA_SCHEMES + _schemes(ext_old[SIGNATURE_ALGORITHMS])
     assert _one(new, "round_trips") == _one(old, "round_trips") == 1

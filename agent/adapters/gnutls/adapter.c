@@ -53,7 +53,7 @@ static tb_status seed_rng(void)
 
 /* ---- entry points ------------------------------------------------------ */
 
-static char config_text[1024];
+static char config_text[2048];
 
 static tb_status adapter_init(void)
 {
