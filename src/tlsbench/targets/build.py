@@ -18,10 +18,10 @@ from tlsbench.targets import target as targets
 
 def build_agents(libraries: list[str] | None = None, jobs: int | None = None, log=print) -> None:
     """The host agents of these library identifiers (default: every version
-    versions.py knows): the default versions as before, each further version
-    as its own agent (tlsbench-agent-<lib>-<label>) built against its pinned tree."""
+    versions.py knows but those built on request): the default versions as before, each further
+    version as its own agent (tlsbench-agent-<lib>-<label>) built against its pinned tree."""
     try:
-        idents = [versions.canonical(lib) for lib in (libraries or versions.identifiers())]
+        idents = [versions.canonical(lib) for lib in (libraries or versions.built_by_default())]
     except PlanError as e:
         raise SetupError(str(e)) from None
     if shutil.which("cmake") is None:
