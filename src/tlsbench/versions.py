@@ -35,6 +35,8 @@ class Version:
     # built only when named (tlsbench build --libraries ...): its own build takes minutes, so the
     # default build (scripts/setup, CI) leaves it out
     on_request: bool = False
+    # why it lacks the features others have, where that is not the release itself
+    lacks_why: str = ""
 
 
 # The default version of each library: one line of data each. Exact counts,
@@ -59,7 +61,8 @@ VERSIONS: dict[str, tuple[Version, ...]] = {
         Version("gnutls", "3.7", "system", "GnuTLS 3.7 (Debian 12 libgnutls28-dev)"),
         # GnuTLS 3.8's ML-KEM/ML-DSA are leancrypto's, which no Debian suite packages (docs/versions.md)
         Version("gnutls", "3.8", "gnutls@3.8",
-                "GnuTLS 3.8.13 with nettle 3.10.1; ML-KEM: no (needs leancrypto, not packaged)", on_request=True),
+                "GnuTLS 3.8.13 with nettle 3.10.1; ML-KEM: no (needs leancrypto, not packaged)", on_request=True,
+                lacks_why="its ML-KEM and ML-DSA need leancrypto, which Debian does not package"),
     ),
     "bearssl": (Version("bearssl", "0.6", "bearssl", "BearSSL 0.6: no malloc; TLS 1.2 only; no SHA-3, PSS, Ed25519"),),
 }
