@@ -118,7 +118,6 @@ def test_gnutls_3_8_is_built_only_on_request(tmp_path: Path) -> None:
     missing post-quantum kinds say why."""
     from tlsbench.engine import agent
     from tlsbench.errors import AgentError
-
     from tlsbench.families.primitive.checks import unsupported_reason
 
     assert GNUTLS38 in versions.identifiers() and GNUTLS38 not in versions.built_by_default()
