@@ -131,3 +131,14 @@ def test_gnutls_3_8_is_built_only_on_request(tmp_path: Path) -> None:
         agent.call(tmp_path / versions.agent_name(GNUTLS38), [], 1, "hello")
     with pytest.raises(AgentError, match=r"tlsbench-agent-gnutls is not built \(run: tlsbench build\)$"):
         agent.call(tmp_path / versions.agent_name(GNUTLS37), [], 1, "hello")
+
+
+def test_the_system_gnutls_cli_has_no_ml_kem_group() -> None:
+    """An interop case of the external client on an ML-KEM group is
+    unsupported with the reason, not a crash of the run."""
+    from tlsbench.families.tls.net import PeerUnsupported, gnutls_priority
+
+    chain = make_chain("ed25519", "full", "server")
+    with pytest.raises(PeerUnsupported, match="^gnutls-cli: no group x25519mlkem768$"):
+        gnutls_priority(TlsCase(13, T13, "x25519mlkem768", chain))
+    assert gnutls_priority(TlsCase(13, T13, "x25519", chain)).endswith(":+GROUP-X25519")

@@ -371,6 +371,9 @@ def gnutls_priority(case: TlsCase) -> str:
     groups = [g for g in (case.client_share, case.group) if g]
     if case.version == 12 and case.group and not case.group.startswith("ffdhe"):
         groups += [g for g in ("p256", "p384") if g != case.group]  # the certificate curves it accepts
+    missing = [g for g in groups if g not in _GNUTLS_GROUPS]
+    if missing:  # the system's gnutls-cli (3.7) has no ML-KEM group
+        raise PeerUnsupported(f"gnutls-cli: no group {missing[0]}")
     prio += "".join(f":+GROUP-{_GNUTLS_GROUPS[g]}" for g in groups) or ":+GROUP-ALL"
     if case.version == 13 and case.resume == "psk-only":
         prio += ":+PSK"
