@@ -133,12 +133,17 @@ def test_gnutls_3_8_is_built_only_on_request(tmp_path: Path) -> None:
         agent.call(tmp_path / versions.agent_name(GNUTLS37), [], 1, "hello")
 
 
-def test_the_system_gnutls_cli_has_no_ml_kem_group() -> None:
-    """An interop case of the external client on an ML-KEM group is
-    unsupported with the reason, not a crash of the run."""
-    from tlsbench.families.tls.net import PeerUnsupported, gnutls_priority
+def test_the_system_tools_have_no_ml_kem_group(tmp_path: Path) -> None:
+    """Interop cases of the external client and server (Debian 12's
+    gnutls-cli 3.7 and openssl s_server 3.0) on an ML-KEM group are
+    unsupported with the reason: not a crash of the run, not a failure."""
+    from tlsbench.families.tls.net import PeerUnsupported, gnutls_priority, run_over_tcp
 
     chain = make_chain("ed25519", "full", "server")
+    hybrid = TlsCase(13, T13, "x25519mlkem768", chain)
     with pytest.raises(PeerUnsupported, match="^gnutls-cli: no group x25519mlkem768$"):
-        gnutls_priority(TlsCase(13, T13, "x25519mlkem768", chain))
+        gnutls_priority(hybrid)
     assert gnutls_priority(TlsCase(13, T13, "x25519", chain)).endswith(":+GROUP-X25519")
+    # the server never listens, so no client is started
+    r = run_over_tcp(tmp_path / "no-client", "openssl-s_server", hybrid, repeats=1)
+    assert (r.status, r.message) == ("unsupported", "openssl s_server has no group x25519mlkem768")

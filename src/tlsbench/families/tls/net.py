@@ -7,6 +7,7 @@ two are joined by connection number."""
 from __future__ import annotations
 
 import os
+import re
 import select
 import shutil
 import signal
@@ -168,7 +169,15 @@ class OpenSSLServer:
                  "ticket": ["-num_tickets", "1"], "psk-only": ["-allow_no_dhe_kex", "-num_tickets", "1"]}[case.resume]
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, start_new_session=True)
-        wait_connectable(self.port, self.proc)
+        try:
+            wait_connectable(self.port, self.proc)
+        except AgentError:
+            err = self.close()
+            # the installed openssl lacks the group (OpenSSL 3.0 has no ML-KEM): the peer's gap, said so
+            lacking = re.search(r"group '([^']+)' cannot be set", err)
+            if lacking:
+                raise PeerUnsupported(f"openssl s_server has no group {lacking.group(1)}") from None
+            raise
 
     def close(self) -> str:
         try:
