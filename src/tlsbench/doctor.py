@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 from dataclasses import dataclass
+from pathlib import Path
 
 from tlsbench import paths
 from tlsbench.errors import TlsbenchError
@@ -39,12 +40,22 @@ def _pkgconfig(module: str, package: str) -> Finding:
                    "" if v else f"apt-get install {package}   (or: ./scripts/setup)")
 
 
+def _header(name: str, package: str) -> Finding:
+    """A development header with no pkg-config file (libunistring 1.0 ships none)."""
+    path = Path("/usr/include") / name
+    found = path.exists()
+    return Finding(found, f"development files {name}", str(path) if found else "not found",
+                   "" if found else f"apt-get install {package}   (or: ./scripts/setup)")
+
+
 def diagnose() -> list[Finding]:
     out = [
         _tool("cc", "build-essential"), _tool("cmake", "cmake"), _tool("pkg-config", "pkg-config"),
         _tool("apt-get", "apt (Debian only; elsewhere set TLSBENCH_<LIB>_SOURCE)"), _tool("openssl", "openssl"),
         _pkgconfig("libcrypto", "libssl-dev"), _pkgconfig("gnutls", "libgnutls28-dev"),
         _pkgconfig("nettle", "nettle-dev"),
+        # gnutls@3.8's own build (targets/gnutlsbuild.py): nettle's assembly, GnuTLS's dependencies
+        _tool("m4", "m4"), _pkgconfig("libtasn1", "libtasn1-6-dev"), _header("unistr.h", "libunistring-dev"),
         # firmware targets and the HTML report's screenshot/PNG path
         _tool("arm-none-eabi-gcc", "gcc-arm-none-eabi libnewlib-arm-none-eabi"),
         _tool("qemu-system-arm", "qemu-system-arm"), _tool("chromium", "chromium"),

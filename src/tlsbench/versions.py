@@ -32,6 +32,11 @@ class Version:
     # the release its agent reports (empty: the label), as far as it tells this version from the
     # others: "3.6.6" (3.6 alone would match 3.6.7 too); "3.0" matches the system's 3.0.x
     release: str = ""
+    # built only when named (tlsbench build --libraries ...): its own build takes minutes, so the
+    # default build (scripts/setup, CI) leaves it out
+    on_request: bool = False
+    # why it lacks the features others have, where that is not the release itself
+    lacks_why: str = ""
 
 
 # The default version of each library: one line of data each. Exact counts,
@@ -52,9 +57,13 @@ VERSIONS: dict[str, tuple[Version, ...]] = {
         Version("openssl", "3.0", "system", "OpenSSL 3.0 (Debian 12 libssl-dev)"),
         Version("openssl", "3.5", "openssl@3.5", "OpenSSL 3.5.7: ML-KEM, ML-DSA, SLH-DSA", ("kem", "pqsig")),
     ),
-    "gnutls": (Version("gnutls", "3.7", "system",
-                       "GnuTLS 3.7 (Debian 12 libgnutls28-dev); GnuTLS 3.8 not built yet, and without ML-KEM"
-                       " if built here: its leancrypto is no Debian source package (docs/versions.md)"),),
+    "gnutls": (
+        Version("gnutls", "3.7", "system", "GnuTLS 3.7 (Debian 12 libgnutls28-dev)"),
+        # GnuTLS 3.8's ML-KEM/ML-DSA are leancrypto's, which no Debian suite packages (docs/versions.md)
+        Version("gnutls", "3.8", "gnutls@3.8",
+                "GnuTLS 3.8.13 with nettle 3.10.1; ML-KEM: no (needs leancrypto, not packaged)", on_request=True,
+                lacks_why="its ML-KEM and ML-DSA need leancrypto, which Debian does not package"),
+    ),
     "bearssl": (Version("bearssl", "0.6", "bearssl", "BearSSL 0.6: no malloc; TLS 1.2 only; no SHA-3, PSS, Ed25519"),),
 }
 
@@ -71,6 +80,16 @@ def identifiers() -> list[str]:
     """Every library identifier: the bare names first (catalog order), then the other versions."""
     bare = list(VERSIONS)
     return bare + [identifier(v) for v in all_versions() if identifier(v) not in bare]
+
+
+def built_by_default() -> list[str]:
+    """The identifiers a build that names none builds: all but those built on request."""
+    return [i for i in identifiers() if not version_of(i).on_request]
+
+
+def of_agent(executable: str) -> str:
+    """The identifier whose agent has this file name ("" when none has)."""
+    return next((i for i in identifiers() if agent_name(i) == executable), "")
 
 
 def base(ident: str) -> str:

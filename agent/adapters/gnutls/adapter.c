@@ -53,7 +53,7 @@ static tb_status seed_rng(void)
 
 /* ---- entry points ------------------------------------------------------ */
 
-static char config_text[1024];
+static char config_text[2048];
 
 static tb_status adapter_init(void)
 {
@@ -62,12 +62,18 @@ static tb_status adapter_init(void)
     tb_status s = seed_rng();
     if (s != TB_OK) return s;
     const char *cpuid = getenv("GNUTLS_CPUID_OVERRIDE");
+#ifdef TB_GNUTLS_OWN_PREFIX
+    const char *origin = "the shared libs of that prefix", *accel = "this build";
+#else
+    const char *origin = "system shared libs", *accel = "the distribution library";
+#endif
     snprintf(config_text, sizeof(config_text),
-             "%s; built against GnuTLS headers %s; crypto backend nettle/hogweed + GMP (system shared libs): %s; "
-             "hardware acceleration as compiled into the distribution library (lib/accelerated x86: "
+             "%s; built against GnuTLS headers %s; crypto backend nettle/hogweed + GMP (%s): %s; "
+             "hardware acceleration as compiled into %s (lib/accelerated x86: "
              "AES-NI/PCLMUL/SSSE3/SHA-NI, chosen by CPUID at run time%s%s); FIPS-140 mode %s; RNG: GnuTLS DRBG "
              "seeded from the OS",
-             TB_LIBRARY_CONFIG, GNUTLS_VERSION, tb_gnutls_kex_config(), cpuid ? ", GNUTLS_CPUID_OVERRIDE=" : "",
+             TB_LIBRARY_CONFIG, GNUTLS_VERSION, origin, tb_gnutls_kex_config(), accel,
+             cpuid ? ", GNUTLS_CPUID_OVERRIDE=" : "",
              cpuid ? cpuid : "", gnutls_fips140_mode_enabled() ? "on" : "off");
     return TB_OK;
 }

@@ -25,7 +25,14 @@
 /* Modular exponentiation for FFDHE: what GnuTLS's own DH code
  * (wrap_nettle_mpi_powm) calls, so the figure is GnuTLS's TLS cost. */
 #define GT_POWM_SECRET mpz_powm
+#ifdef TB_GNUTLS_OWN_PREFIX
+#define GT_POWM_SECRET_NAME "mpz_powm (as GnuTLS 3.8 lib/nettle/mpi.c)"
+#define GT_KEX_API_NOTE "the same calls as for GnuTLS 3.7, whose lack of a key-agreement API set them; 3.8's " \
+    "gnutls_privkey_derive_secret is not used, so both versions run one code path"
+#else
 #define GT_POWM_SECRET_NAME "mpz_powm (as GnuTLS 3.7 lib/nettle/pk.c)"
+#define GT_KEX_API_NOTE "GnuTLS 3.7 has no public key-agreement API"
+#endif
 
 enum { X25519, X448, NIST, FFDHE };
 enum { OP_PUBLIC, OP_KEYGEN, OP_DERIVE, OP_EXCHANGE };
@@ -79,9 +86,9 @@ int tb_gnutls_kex_supports(const char *alg)
 
 const char *tb_gnutls_kex_config(void)
 {
-    static char text[384];
+    static char text[512];
     snprintf(text, sizeof(text),
-             "kex via nettle %d.%d / GMP %s (GnuTLS 3.7 has no public key-agreement API; GnuTLS's TLS stack uses "
+             "kex via nettle %d.%d / GMP %s (" GT_KEX_API_NOTE "; GnuTLS's TLS stack uses "
              "the same backend): X25519/X448 curve*_mul, P-256/P-384 nettle ecc, FFDHE GMP %s with an exponent "
              "uniform in [1,q-2] (full q size) as GnuTLS's TLS key_share draws it, peer check 1<y<p-1 and "
              "y^q=1 per derive as GnuTLS does",

@@ -14,6 +14,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tlsbench import versions
 from tlsbench.engine.protocol import Record, parse_line
 from tlsbench.errors import AgentError, ProtocolError
 
@@ -81,7 +82,10 @@ def call(executable: Path, requests: list[str], timeout: float, what: str,
     """Runs the agent on these requests. ``what`` names them in errors;
     ``wrapper`` is a command the agent runs under (e.g. valgrind)."""
     if not executable.exists():
-        raise AgentError(f"agent {executable} is not built (run: tlsbench build)")
+        ident = versions.of_agent(executable.name)
+        on_request = bool(ident) and versions.version_of(ident).on_request
+        how = f"tlsbench build --libraries {ident}" if on_request else "tlsbench build"
+        raise AgentError(f"agent {executable} is not built (run: {how})")
     try:
         proc = subprocess.Popen(
             [*wrapper, str(executable)],

@@ -12,16 +12,16 @@ from pathlib import Path
 
 from tlsbench import paths, versions
 from tlsbench.errors import PlanError, SetupError
-from tlsbench.targets import firmware, prefixbuild, sources
+from tlsbench.targets import firmware, gnutlsbuild, prefixbuild, sources
 from tlsbench.targets import target as targets
 
 
 def build_agents(libraries: list[str] | None = None, jobs: int | None = None, log=print) -> None:
     """The host agents of these library identifiers (default: every version
-    versions.py knows): the default versions as before, each further version
-    as its own agent (tlsbench-agent-<lib>-<label>) built against its pinned tree."""
+    versions.py knows but those built on request): the default versions as before, each further
+    version as its own agent (tlsbench-agent-<lib>-<label>) built against its pinned tree."""
     try:
-        idents = [versions.canonical(lib) for lib in (libraries or versions.identifiers())]
+        idents = [versions.canonical(lib) for lib in (libraries or versions.built_by_default())]
     except PlanError as e:
         raise SetupError(str(e)) from None
     if shutil.which("cmake") is None:
@@ -36,6 +36,9 @@ def build_agents(libraries: list[str] | None = None, jobs: int | None = None, lo
         v = versions.version_of(ident)
         if v.library == "openssl":
             entries.append(f"openssl|{v.label}|{'|'.join(_openssl_trees(ident, srcs, pinned, jobs, log))}")
+        elif v.library == "gnutls":  # a pinned GnuTLS and its nettle, built once into their prefix
+            prefix = gnutlsbuild.build_gnutls(ident, srcs[pinned[ident]], jobs, log)
+            entries.append(f"gnutls|{v.label}|{prefix}|-")
         elif v.library in ("wolfssl", "mbedtls"):
             entries.append(f"{v.library}|{v.label}|{srcs[pinned[ident]]}|-")
         else:

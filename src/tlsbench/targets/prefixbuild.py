@@ -1,4 +1,5 @@
-"""Building a pinned OpenSSL into its own tree under build/libs.
+"""Building a pinned OpenSSL into its own tree under build/libs (and the
+build folder and logged build steps the other pinned prefixes share).
 
 A version of OpenSSL other than the system's (versions.py) is built from its
 pinned source (libraries.lock.toml) out of tree, in build/libs/openssl-<label>:
@@ -46,18 +47,19 @@ def build_openssl(ident: str, src: Path, jobs: int, log=print) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     stamp.unlink(missing_ok=True)
     log(f"building {ident} from {src.name} in {out} (Configure + make build_libs, {jobs} jobs; once)")
-    _run(configure, out, f"{ident}: Configure")
-    _run(["make", f"-j{jobs}", "build_libs"], out, f"{ident}: make build_libs")
+    run(configure, out, f"{ident}: Configure")
+    run(["make", f"-j{jobs}", "build_libs"], out, f"{ident}: make build_libs")
     stamp.write_text(want + "\n")
     return out
 
 
-def _run(cmd: list[str], cwd: Path, what: str) -> None:
+def run(cmd: list[str], cwd: Path, what: str, env: dict[str, str] | None = None) -> None:
+    """Runs a build step, its output appended to the build log; a failure names the step."""
     log_file = paths.data_dir() / "logs" / "build.log"
     log_file.parent.mkdir(parents=True, exist_ok=True)
     with log_file.open("a") as f:
         f.write("$ " + " ".join(cmd) + "\n")
         f.flush()
-        proc = subprocess.run(cmd, cwd=cwd, stdout=f, stderr=subprocess.STDOUT)
+        proc = subprocess.run(cmd, cwd=cwd, stdout=f, stderr=subprocess.STDOUT, env=env)
     if proc.returncode != 0:
         raise SetupError(f"{what} failed (exit {proc.returncode}; full log: {log_file})")

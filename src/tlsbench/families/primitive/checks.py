@@ -213,8 +213,9 @@ def unsupported_reason(lib: str, kind: str) -> str:
     """Why a library lacks a kind, naming the versions that have it where the kind is version-bound."""
     having = versions.having(kind)
     if having and lib not in having:
-        return (f"{versions.base(lib)} {versions.version_of(lib).label} has no {kind} algorithms; "
-                f"versions with them: {', '.join(having)}")
+        v = versions.version_of(lib)
+        why = f" ({v.lacks_why})" if v.lacks_why else ""
+        return f"{v.library} {v.label} has no {kind} algorithms{why}; versions with them: {', '.join(having)}"
     return "not supported by this library build"
 
 

@@ -7,6 +7,7 @@ two are joined by connection number."""
 from __future__ import annotations
 
 import os
+import re
 import select
 import shutil
 import signal
@@ -168,7 +169,15 @@ class OpenSSLServer:
                  "ticket": ["-num_tickets", "1"], "psk-only": ["-allow_no_dhe_kex", "-num_tickets", "1"]}[case.resume]
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, start_new_session=True)
-        wait_connectable(self.port, self.proc)
+        try:
+            wait_connectable(self.port, self.proc)
+        except AgentError:
+            err = self.close()
+            # the installed openssl lacks the group (OpenSSL 3.0 has no ML-KEM): the peer's gap, said so
+            lacking = re.search(r"group '([^']+)' cannot be set", err)
+            if lacking:
+                raise PeerUnsupported(f"openssl s_server has no group {lacking.group(1)}") from None
+            raise
 
     def close(self) -> str:
         try:
@@ -371,6 +380,9 @@ def gnutls_priority(case: TlsCase) -> str:
     groups = [g for g in (case.client_share, case.group) if g]
     if case.version == 12 and case.group and not case.group.startswith("ffdhe"):
         groups += [g for g in ("p256", "p384") if g != case.group]  # the certificate curves it accepts
+    missing = [g for g in groups if g not in _GNUTLS_GROUPS]
+    if missing:  # the system's gnutls-cli (3.7) has no ML-KEM group
+        raise PeerUnsupported(f"gnutls-cli: no group {missing[0]}")
     prio += "".join(f":+GROUP-{_GNUTLS_GROUPS[g]}" for g in groups) or ":+GROUP-ALL"
     if case.version == 13 and case.resume == "psk-only":
         prio += ":+PSK"
