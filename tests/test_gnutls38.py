@@ -3,12 +3,10 @@ own prefix, beside the system's GnuTLS 3.7: the agent reports 3.8.13 and
 loads that prefix's libraries, `list libraries` says what it lacks, and a
 TLS 1.3 handshake's exact bytes are GnuTLS 3.7's but for what the ClientHello
 differs by. Building the prefix takes minutes on two cores: it is built once
-(build/libs/gnutls-3.8, stamped) and only when missing, and not at all when
-TLSBENCH_SKIP_ON_REQUEST_BUILDS is set (then these tests are skipped)."""
+(build/libs/gnutls-3.8, stamped) and only when missing."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
@@ -25,17 +23,9 @@ GNUTLS38, GNUTLS37 = versions.canonical("gnutls@3.8"), versions.canonical("gnutl
 T13 = "TLS_AES_128_GCM_SHA256"
 
 
-# set (CI's .ci/run sets it): a gnutls@3.8 that is not built is skipped, saying so, not built here
-SKIP_BUILDS = "TLSBENCH_SKIP_ON_REQUEST_BUILDS"
-
-
 @pytest.fixture(scope="module")
 def gnutls_agents() -> dict[str, Path]:
     names = (GNUTLS38, GNUTLS37)
-    built = (gnutlsbuild.prefix_of(GNUTLS38) / "lib" / "libgnutls.so").exists() and paths.agent_path(GNUTLS38).exists()
-    if not built and os.environ.get(SKIP_BUILDS):
-        pytest.skip(f"{GNUTLS38} is not built and {SKIP_BUILDS} is set: its build takes minutes on two cores"
-                    f" (tlsbench build --libraries {GNUTLS38})")
     if not all(paths.agent_path(n).exists() for n in names):
         build.build_agents(list(names), jobs=2, log=lambda m: None)
     return {n: paths.agent_path(n) for n in names}
