@@ -58,3 +58,21 @@ def test_each_peer_program_builds_like_the_agent_and_answers(agents, library: st
     exe = fp.build_peer(peer)
     out = subprocess.run([exe, *args], capture_output=True, text=True, timeout=120, check=True).stdout
     assert peer.parse(out)[key] > 0
+
+
+def _symbols(exe: str) -> list[tuple[str, str]]:
+    """(type, name without its version) of each symbol nm lists."""
+    out = subprocess.run(["nm", exe], capture_output=True, text=True, check=True).stdout
+    return [(cells[-2], cells[-1].split("@")[0]) for cells in (line.split() for line in out.splitlines())
+            if len(cells) >= 2]
+
+
+def test_both_peer_programs_count_cpu_time_like_ours(agents) -> None:
+    """A busy machine's other processes count against neither side: wolfCrypt's
+    program reads getrusage (its LINUX_RUSAGE_UTIME); in Mbed TLS's every
+    alarm() is the wrapped one (a user CPU time timer), none the C library's."""
+    wolf = _symbols(fp.build_peer(fp.PEERS["wolfssl"]))
+    assert ("U", "getrusage") in wolf
+    mbed = _symbols(fp.build_peer(fp.PEERS["mbedtls"]))
+    assert ("T", "__wrap_alarm") in mbed
+    assert not [s for s in mbed if s[1] == "alarm"]

@@ -8,7 +8,12 @@ agents link (agent/adapters/mbedtls/library.cmake, agent/adapters/wolfssl/
 library.cmake: targets peer-mbedtls-benchmark and peer-wolfssl-benchmark,
 built only when asked for). The two tools run alternately, ``rounds`` times;
 each keeps its best round (on a shared machine noise only slows a round
-down). What each side times differs a little, and the table says how:
+down). Both sides count CPU time, not wall time, so the other processes of
+a busy machine do not count against either: wolfCrypt's program is built
+with its own LINUX_RUSAGE_UTIME (user time from getrusage), Mbed TLS's ends
+its windows on a user CPU time timer (agent/peers/cpu_alarm.c), ours reads
+the thread CPU clock. What each side times differs a little, and the table
+says how:
 
 * symmetric, 1 KiB: both process one 1024-byte buffer per operation; ours
   also sets the nonce and 13 bytes of AAD per AEAD operation (Mbed TLS's
@@ -180,7 +185,8 @@ def run_peer(exe: str, peer: Peer, timeout: float = 600) -> dict[tuple[str, str]
 
 def ours(library: str, pair: Pair, keys: dict) -> float:
     """Our figure over about one second of samples: B/s for sized kinds,
-    op/s otherwise (total work over total time, like the peer programs)."""
+    op/s otherwise (total work over total thread CPU time, like the peer
+    programs, which count their process's user CPU time)."""
     from tlsbench.families.primitive.family import bench_fields
 
     case = Case(library, pair.kind, pair.alg, pair.op, SIZE if pair.sized else None)
@@ -191,7 +197,7 @@ def ours(library: str, pair: Pair, keys: dict) -> float:
         raise SetupError(f"fidelity {case.name}: {resp.status} {resp.message}")
     samples = resp.of_type("sample")
     ops = sum(int(s["iters"]) for s in samples)
-    ns = sum(int(s["wall_ns"]) for s in samples)
+    ns = sum(int(s["cpu_ns"]) for s in samples)
     return ops * 1e9 / ns * (SIZE if pair.sized else 1)
 
 
