@@ -37,6 +37,7 @@ import re
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from tlsbench import paths
 from tlsbench.engine import agent
@@ -183,7 +184,7 @@ def run_peer(exe: str, peer: Peer, timeout: float = 600) -> dict[tuple[str, str]
     return found
 
 
-def ours(library: str, pair: Pair, keys: dict) -> float:
+def ours(library: str, pair: Pair, keys: dict, executable: Path | None = None) -> float:
     """Our figure over about one second of samples: B/s for sized kinds,
     op/s otherwise (total work over total thread CPU time, like the peer
     programs, which count their process's user CPU time)."""
@@ -192,7 +193,8 @@ def ours(library: str, pair: Pair, keys: dict) -> float:
     case = Case(library, pair.kind, pair.alg, pair.op, SIZE if pair.sized else None)
     req = encode_request("bench", kind=pair.kind, alg=pair.alg, op=pair.op, warmup=2, repeats=50,
                          min_ns=20_000_000, **bench_fields(case, keys))
-    resp = agent.call(paths.agent_path(library), [req], 300, f"fidelity {case.name}").responses[0]
+    exe = executable or paths.agent_path(library)
+    resp = agent.call(exe, [req], 300, f"fidelity {case.name}").responses[0]
     if resp.status != "ok":
         raise SetupError(f"fidelity {case.name}: {resp.status} {resp.message}")
     samples = resp.of_type("sample")
