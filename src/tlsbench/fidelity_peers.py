@@ -147,9 +147,17 @@ class Row:
     library: str
     label: str
     unit: str  # B/s or op/s
-    ours: float
-    peer: float
+    ours_rounds: list[float]  # each round's figure, in the order measured
+    peer_rounds: list[float]
     note: str
+
+    @property
+    def ours(self) -> float:
+        return max(self.ours_rounds)  # noise only slows a round down: the best round
+
+    @property
+    def peer(self) -> float:
+        return max(self.peer_rounds)
 
     @property
     def ratio(self) -> float:
@@ -213,22 +221,35 @@ def compare(libraries: tuple[str, ...] = ("mbedtls", "wolfssl"), rounds: int = 3
     for lib in libraries:
         peer = PEERS[lib]
         exe = build_peer(peer)
-        best_peer: dict[tuple[str, str], float] = {}
-        best_ours: dict[str, float] = {}
+        peer_rounds: dict[tuple[str, str], list[float]] = {p.peer_key: [] for p in peer.pairs}
+        ours_rounds: dict[str, list[float]] = {p.label: [] for p in peer.pairs}
         for _ in range(rounds):  # alternately: the peer program, then ours for every pair
-            for k, v in run_peer(exe, peer).items():
-                best_peer[k] = max(best_peer.get(k, 0.0), v)
+            found = run_peer(exe, peer)
+            for k in peer_rounds:
+                peer_rounds[k].append(found[k])
             for p in peer.pairs:
-                best_ours[p.label] = max(best_ours.get(p.label, 0.0), ours(lib, p, keys))
+                ours_rounds[p.label].append(ours(lib, p, keys))
         for p in peer.pairs:
-            rows.append(Row(lib, p.label, "B/s" if p.sized else "op/s", best_ours[p.label], best_peer[p.peer_key],
-                            p.note))
+            rows.append(Row(lib, p.label, "B/s" if p.sized else "op/s", ours_rounds[p.label],
+                            peer_rounds[p.peer_key], p.note))
     return rows
 
 
-def render(rows: list[Row]) -> str:
+def _figure(unit: str, v: float) -> str:
+    return f"{v / 1e6:,.1f} MB/s" if unit == "B/s" else f"{v:,.0f} op/s"
+
+
+def render(rows: list[Row], rounds: bool = False) -> str:
+    """The table of best rounds; with `rounds`, each round's figures after it
+    (a round of one side in a slow phase shows there)."""
     lines = [f"{'library':8} {'case':32} {'tlsbench':>14} {'own benchmark':>14} {'ratio':>6}  note"]
     for r in rows:
-        fmt = (lambda v: f"{v / 1e6:,.1f} MB/s") if r.unit == "B/s" else (lambda v: f"{v:,.0f} op/s")
-        lines.append(f"{r.library:8} {r.label:32} {fmt(r.ours):>14} {fmt(r.peer):>14} {r.ratio:6.3f}  {r.note}")
+        lines.append(f"{r.library:8} {r.label:32} {_figure(r.unit, r.ours):>14} {_figure(r.unit, r.peer):>14} "
+                     f"{r.ratio:6.3f}  {r.note}")
+    if rounds:
+        lines += ["", "each round, tlsbench / own benchmark:"]
+        for r in rows:
+            pairs = zip(r.ours_rounds, r.peer_rounds, strict=True)
+            cells = [f"{_figure(r.unit, o)} / {_figure(r.unit, p)}" for o, p in pairs]
+            lines.append(f"{r.library:8} {r.label:32} " + "; ".join(cells))
     return "\n".join(lines) + "\n"
