@@ -58,3 +58,35 @@ def test_each_peer_program_builds_like_the_agent_and_answers(agents, library: st
     exe = fp.build_peer(peer)
     out = subprocess.run([exe, *args], capture_output=True, text=True, timeout=120, check=True).stdout
     assert peer.parse(out)[key] > 0
+
+
+def _symbols(exe: str) -> list[tuple[str, str]]:
+    """(type, name without its version) of each symbol nm lists."""
+    out = subprocess.run(["nm", exe], capture_output=True, text=True, check=True).stdout
+    return [(cells[-2], cells[-1].split("@")[0]) for cells in (line.split() for line in out.splitlines())
+            if len(cells) >= 2]
+
+
+def test_both_peer_programs_count_cpu_time_like_ours(agents) -> None:
+    """A busy machine's other processes count against neither side: wolfCrypt's
+    program reads getrusage (its LINUX_RUSAGE_UTIME); in Mbed TLS's every
+    alarm() is the wrapped one (a user CPU time timer), none the C library's."""
+    wolf = _symbols(fp.build_peer(fp.PEERS["wolfssl"]))
+    assert ("U", "getrusage") in wolf
+    mbed = _symbols(fp.build_peer(fp.PEERS["mbedtls"]))
+    assert ("T", "__wrap_alarm") in mbed
+    assert not [s for s in mbed if s[1] == "alarm"]
+
+
+def test_the_table_keeps_the_best_round_and_shows_every_round_on_request() -> None:
+    rows = [fp.Row("mbedtls", "sha256 hash 1024 B", "B/s", [290e6, 292e6, 276e6], [274e6, 293e6, 291e6], ""),
+            fp.Row("wolfssl", "ecdsa-p256-sha256 verify", "op/s", [18_600.0, 18_700.0], [18_800.0, 18_700.0],
+                   "ours hashes the message")]
+    assert rows[0].ours == 292e6 and rows[0].peer == 293e6 and rows[1].ratio == 18_700 / 18_800
+    table = fp.render(rows)
+    assert "each round" not in table
+    assert table.splitlines()[1].split()[-3:] == ["293.0", "MB/s", "0.997"]
+    shown = fp.render(rows, rounds=True).splitlines()
+    assert shown[4] == "each round, tlsbench / own benchmark:"
+    assert shown[5].endswith("290.0 MB/s / 274.0 MB/s; 292.0 MB/s / 293.0 MB/s; 276.0 MB/s / 291.0 MB/s")
+    assert shown[6].endswith("18,600 op/s / 18,800 op/s; 18,700 op/s / 18,700 op/s")

@@ -618,7 +618,7 @@ def cmd_fidelity(a: argparse.Namespace) -> int:
     if a.peers:  # the embedded libraries' own benchmark programs (fidelity_peers.py)
         from tlsbench import fidelity_peers
 
-        print(fidelity_peers.render(fidelity_peers.compare(rounds=a.rounds or 3)), end="")
+        print(fidelity_peers.render(fidelity_peers.compare(rounds=a.rounds or 3), rounds=a.show_rounds), end="")
         return 0
     rows = fidelity.compare(a.rounds or 7)
     print(fidelity.render(rows))
@@ -856,6 +856,8 @@ def parser() -> argparse.ArgumentParser:
     fi.add_argument("--rounds", type=int, help="alternations of the two tools (default 7; with --peers 3)")
     fi.add_argument("--peers", action="store_true",
                     help="Mbed TLS and wolfSSL against their own benchmark programs, built like our agents")
+    fi.add_argument("--show-rounds", action="store_true",
+                    help="with --peers: each round's figures as well as the best")
     fi.add_argument("--handshakes", action="store_true",
                     help="handshakes against each library's own handshake benchmark (openssl s_time,"
                          " gnutls-cli --benchmark-tls-kx, wolfSSL tls_bench), CPU time per handshake")

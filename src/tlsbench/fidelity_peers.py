@@ -8,7 +8,12 @@ agents link (agent/adapters/mbedtls/library.cmake, agent/adapters/wolfssl/
 library.cmake: targets peer-mbedtls-benchmark and peer-wolfssl-benchmark,
 built only when asked for). The two tools run alternately, ``rounds`` times;
 each keeps its best round (on a shared machine noise only slows a round
-down). What each side times differs a little, and the table says how:
+down). Both sides count CPU time, not wall time, so the other processes of
+a busy machine do not count against either: wolfCrypt's program is built
+with its own LINUX_RUSAGE_UTIME (user time from getrusage), Mbed TLS's ends
+its windows on a user CPU time timer (agent/peers/cpu_alarm.c), ours reads
+the thread CPU clock. What each side times differs a little, and the table
+says how:
 
 * symmetric, 1 KiB: both process one 1024-byte buffer per operation; ours
   also sets the nonce and 13 bytes of AAD per AEAD operation (Mbed TLS's
@@ -21,7 +26,9 @@ down). What each side times differs a little, and the table says how:
   a ready digest;
 * RSA-2048: ours is PKCS#1 v1.5 sign / verify of a message (hash, padding,
   the private or public operation); Mbed TLS's is the raw private / public
-  operation; wolfCrypt's -rsa_sign is a sign / verify like ours;
+  operation, and its PKCS#1 sign (ours) also runs the public operation on
+  the signature it made (a fault countermeasure in rsa.c), about 3% of a
+  private one; wolfCrypt's -rsa_sign is a sign / verify like ours;
 * X25519 / P-256 ECDH: the shared secret from a fixed key pair (Mbed TLS's
   "static handshake", wolfCrypt's "agree").
 """
@@ -32,6 +39,7 @@ import re
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from tlsbench import paths
 from tlsbench.engine import agent
@@ -112,7 +120,7 @@ PEERS: dict[str, Peer] = {
                         Pair("kex", "x25519", "derive", ("ECDH-x25519", "static handshake")),
                         Pair("kex", "p256", "derive", ("ECDH-secp256r1", "static handshake")),
                         Pair("sig", "rsa2048-pkcs1-sha256", "sign", ("RSA-2048", "private"),
-                             "theirs: the raw private operation"),
+                             "theirs: the raw private operation; ours checks it with a public one"),
                         Pair("sig", "rsa2048-pkcs1-sha256", "verify", ("RSA-2048", "public"),
                              "theirs: the raw public operation"),
                     )),
@@ -139,9 +147,17 @@ class Row:
     library: str
     label: str
     unit: str  # B/s or op/s
-    ours: float
-    peer: float
+    ours_rounds: list[float]  # each round's figure, in the order measured
+    peer_rounds: list[float]
     note: str
+
+    @property
+    def ours(self) -> float:
+        return max(self.ours_rounds)  # noise only slows a round down: the best round
+
+    @property
+    def peer(self) -> float:
+        return max(self.peer_rounds)
 
     @property
     def ratio(self) -> float:
@@ -178,20 +194,22 @@ def run_peer(exe: str, peer: Peer, timeout: float = 600) -> dict[tuple[str, str]
     return found
 
 
-def ours(library: str, pair: Pair, keys: dict) -> float:
+def ours(library: str, pair: Pair, keys: dict, executable: Path | None = None) -> float:
     """Our figure over about one second of samples: B/s for sized kinds,
-    op/s otherwise (total work over total time, like the peer programs)."""
+    op/s otherwise (total work over total thread CPU time, like the peer
+    programs, which count their process's user CPU time)."""
     from tlsbench.families.primitive.family import bench_fields
 
     case = Case(library, pair.kind, pair.alg, pair.op, SIZE if pair.sized else None)
     req = encode_request("bench", kind=pair.kind, alg=pair.alg, op=pair.op, warmup=2, repeats=50,
                          min_ns=20_000_000, **bench_fields(case, keys))
-    resp = agent.call(paths.agent_path(library), [req], 300, f"fidelity {case.name}").responses[0]
+    exe = executable or paths.agent_path(library)
+    resp = agent.call(exe, [req], 300, f"fidelity {case.name}").responses[0]
     if resp.status != "ok":
         raise SetupError(f"fidelity {case.name}: {resp.status} {resp.message}")
     samples = resp.of_type("sample")
     ops = sum(int(s["iters"]) for s in samples)
-    ns = sum(int(s["wall_ns"]) for s in samples)
+    ns = sum(int(s["cpu_ns"]) for s in samples)
     return ops * 1e9 / ns * (SIZE if pair.sized else 1)
 
 
@@ -203,22 +221,35 @@ def compare(libraries: tuple[str, ...] = ("mbedtls", "wolfssl"), rounds: int = 3
     for lib in libraries:
         peer = PEERS[lib]
         exe = build_peer(peer)
-        best_peer: dict[tuple[str, str], float] = {}
-        best_ours: dict[str, float] = {}
+        peer_rounds: dict[tuple[str, str], list[float]] = {p.peer_key: [] for p in peer.pairs}
+        ours_rounds: dict[str, list[float]] = {p.label: [] for p in peer.pairs}
         for _ in range(rounds):  # alternately: the peer program, then ours for every pair
-            for k, v in run_peer(exe, peer).items():
-                best_peer[k] = max(best_peer.get(k, 0.0), v)
+            found = run_peer(exe, peer)
+            for k in peer_rounds:
+                peer_rounds[k].append(found[k])
             for p in peer.pairs:
-                best_ours[p.label] = max(best_ours.get(p.label, 0.0), ours(lib, p, keys))
+                ours_rounds[p.label].append(ours(lib, p, keys))
         for p in peer.pairs:
-            rows.append(Row(lib, p.label, "B/s" if p.sized else "op/s", best_ours[p.label], best_peer[p.peer_key],
-                            p.note))
+            rows.append(Row(lib, p.label, "B/s" if p.sized else "op/s", ours_rounds[p.label],
+                            peer_rounds[p.peer_key], p.note))
     return rows
 
 
-def render(rows: list[Row]) -> str:
+def _figure(unit: str, v: float) -> str:
+    return f"{v / 1e6:,.1f} MB/s" if unit == "B/s" else f"{v:,.0f} op/s"
+
+
+def render(rows: list[Row], rounds: bool = False) -> str:
+    """The table of best rounds; with `rounds`, each round's figures after it
+    (a round of one side in a slow phase shows there)."""
     lines = [f"{'library':8} {'case':32} {'tlsbench':>14} {'own benchmark':>14} {'ratio':>6}  note"]
     for r in rows:
-        fmt = (lambda v: f"{v / 1e6:,.1f} MB/s") if r.unit == "B/s" else (lambda v: f"{v:,.0f} op/s")
-        lines.append(f"{r.library:8} {r.label:32} {fmt(r.ours):>14} {fmt(r.peer):>14} {r.ratio:6.3f}  {r.note}")
+        lines.append(f"{r.library:8} {r.label:32} {_figure(r.unit, r.ours):>14} {_figure(r.unit, r.peer):>14} "
+                     f"{r.ratio:6.3f}  {r.note}")
+    if rounds:
+        lines += ["", "each round, tlsbench / own benchmark:"]
+        for r in rows:
+            pairs = zip(r.ours_rounds, r.peer_rounds, strict=True)
+            cells = [f"{_figure(r.unit, o)} / {_figure(r.unit, p)}" for o, p in pairs]
+            lines.append(f"{r.library:8} {r.label:32} " + "; ".join(cells))
     return "\n".join(lines) + "\n"

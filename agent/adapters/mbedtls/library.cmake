@@ -96,7 +96,9 @@ set(TB_SIZEPROBE_PQ_mbedtls${_tb_mbedtls_sfx} OFF)
 # as the agent. Built only when asked for (EXCLUDE_FROM_ALL), host only.
 if(NOT TB_BARE_METAL AND NOT TB_AGENT_LABEL AND EXISTS "${_tb_mbedtls_src}/programs/test/benchmark.c")
   add_executable(peer-mbedtls-benchmark EXCLUDE_FROM_ALL
-    "${_tb_mbedtls_src}/programs/test/benchmark.c" peers/mbedtls_entropy.c)
+    "${_tb_mbedtls_src}/programs/test/benchmark.c" peers/mbedtls_entropy.c peers/cpu_alarm.c)
   target_link_libraries(peer-mbedtls-benchmark PRIVATE MbedTLS::mbedcrypto)
-  set_source_files_properties(peers/mbedtls_entropy.c PROPERTIES COMPILE_OPTIONS "${TB_WARNINGS}")
+  # its windows in user CPU time, like our side (peers/cpu_alarm.c)
+  target_link_options(peer-mbedtls-benchmark PRIVATE -Wl,--wrap=alarm)
+  set_source_files_properties(peers/mbedtls_entropy.c peers/cpu_alarm.c PROPERTIES COMPILE_OPTIONS "${TB_WARNINGS}")
 endif()

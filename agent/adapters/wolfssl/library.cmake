@@ -197,6 +197,8 @@ if(NOT TB_BARE_METAL AND NOT TB_AGENT_LABEL AND EXISTS "${_wolf}/wolfcrypt/bench
   add_executable(peer-wolfssl-benchmark EXCLUDE_FROM_ALL "${_wolf}/wolfcrypt/benchmark/benchmark.c"
                  peers/wolfssl_seed.c)
   target_link_libraries(peer-wolfssl-benchmark PRIVATE tb_wolfssl${_wolf_sfx})
+  # its own option: time in user CPU time (getrusage), like our side
+  target_compile_definitions(peer-wolfssl-benchmark PRIVATE LINUX_RUSAGE_UTIME)
   set_source_files_properties("${_wolf}/wolfcrypt/benchmark/benchmark.c" PROPERTIES COMPILE_OPTIONS -w)
   set_source_files_properties(peers/wolfssl_seed.c PROPERTIES COMPILE_OPTIONS "${TB_WARNINGS}")
 endif()
