@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 from conftest import needs_tools
 
-from tlsbench import paths
+from tlsbench import paths, versions
 from tlsbench.engine import agent
 from tlsbench.families.primitive.catalog import LIBRARIES
-from tlsbench.targets import sources
+from tlsbench.targets import prefixbuild, sources
 
 pytestmark = [needs_tools("cmake", "ninja", "gcc"), pytest.mark.slow]
 
@@ -32,11 +32,17 @@ SANITIZERS = "address,undefined"
 
 def build_sanitized_agents() -> Path:
     build = paths.root() / "build" / "asan"
-    srcs = sources.ensure_sources(["mbedtls", "wolfssl"])
+    # the default versions' trees (a lock section per version, versions.py)
+    locks = {lib: versions.version_of(lib).lock for lib in LIBRARIES if versions.version_of(lib).lock != "system"}
+    srcs = sources.ensure_sources(sorted(set(locks.values())))
+    trees = [f"-DTB_{lib.upper()}_SOURCE_DIR={srcs[lock]}" for lib, lock in locks.items() if lib != "openssl"]
+    if "openssl" in locks:  # a pinned OpenSSL: its (unsanitized) libraries, built once into build/libs
+        src = srcs[locks["openssl"]]
+        trees += [f"-DTB_OPENSSL_BUILD_DIR={prefixbuild.build_openssl('openssl', src, 2, log=lambda m: None)}",
+                  f"-DTB_OPENSSL_SOURCE_DIR={src}"]
     configure = ["cmake", "-S", str(paths.root() / "agent"), "-B", str(build), "-G", "Ninja",
                  "-DCMAKE_BUILD_TYPE=RelWithDebInfo", f"-DTB_SANITIZE={SANITIZERS}",
-                 f"-DTB_LIBRARIES={';'.join(LIBRARIES)}", "-DTB_SELFTEST=OFF",
-                 *(f"-DTB_{lib.upper()}_SOURCE_DIR={src}" for lib, src in srcs.items())]
+                 f"-DTB_LIBRARIES={';'.join(LIBRARIES)}", "-DTB_SELFTEST=OFF", *trees]
     if (build / "CMakeCache.txt").exists() and not (build / "build.ninja").exists():
         shutil.rmtree(build)  # another generator's folder
     for cmd in (configure, ["cmake", "--build", str(build), "--parallel", "2"]):

@@ -11,8 +11,10 @@ import statistics
 import pytest
 from cryptography.hazmat.primitives import serialization
 
+from tlsbench import paths, versions
 from tlsbench.families.tls.cases import TlsCase, parse_records, run_handshakes
 from tlsbench.families.tls.certs import client_chain_for, make_chain
+from tlsbench.targets import build
 
 LIBS = ("mbedtls", "wolfssl", "openssl", "gnutls")
 T13 = "TLS_AES_128_GCM_SHA256"
@@ -22,9 +24,7 @@ PSK = bytes(range(32))  # a test key, never a real one
 
 # What a library (as we build it) genuinely lacks, with the reason; every
 # other combination must work.
-LACKS: dict[tuple[str, str], str] = {
-    ("openssl", "resume-psk-only-13"): "OpenSSL 3.0 clients always offer psk_dhe_ke, which its servers prefer",
-}
+LACKS: dict[tuple[str, str], str] = {}
 
 
 @pytest.fixture(scope="module")
@@ -134,6 +134,39 @@ def test_resumption_is_shorter_than_a_full_handshake(agents, rsa_chain, library,
         assert a < f, (side, seen)
 
 
+def _server_hello_extensions(wire: bytes) -> list[int]:
+    record = parse_records(wire)[0]
+    assert record[0] == 22 and record[1][0] == 2, "the server's first record is its ServerHello"
+    body = record[1][4:]
+    at = 2 + 32 + 1 + body[34] + 2 + 1  # version, random, session id, suite, compression
+    end = at + 2 + int.from_bytes(body[at:at + 2], "big")
+    types, at = [], at + 2
+    while at < end:
+        types.append(int.from_bytes(body[at:at + 2], "big"))
+        at += 4 + int.from_bytes(body[at + 2:at + 4], "big")
+    return types
+
+
+@pytest.mark.parametrize("library", LIBS)
+def test_a_psk_only_resumption_has_no_key_exchange(agents, rsa_chain, library) -> None:
+    # psk_ke: the server answers the ticket PSK without a key share of its own
+    r = _run(agents, library, TlsCase(13, T13, "x25519", rsa_chain, resume="psk-only"), repeats=3, transcript=True)
+    _expect_ok(library, "resume-psk-only-13", r)
+    extensions = _server_hello_extensions(r.wire["server"])
+    assert 41 in extensions and 51 not in extensions  # pre_shared_key, no key_share
+
+
+def test_openssl_3_0_refuses_a_psk_only_resumption_with_its_reason(rsa_chain) -> None:
+    old = versions.canonical("openssl@3.0")
+    if not paths.agent_path(old).exists():
+        build.build_agents([old], log=lambda m: None)
+    r = run_handshakes(paths.agent_path(old), TlsCase(13, T13, "x25519", rsa_chain, resume="psk-only"), repeats=1)
+    assert r.status == "unsupported"
+    assert r.message.startswith("OpenSSL 3.0.") and r.message.endswith(
+        "cannot make a psk_ke (no (EC)DHE) resumption: its client always offers psk_dhe_ke, which its server "
+        "prefers (SSL_OP_PREFER_NO_DHE_KEX is 3.3+)")
+
+
 @pytest.mark.parametrize("library", LIBS)
 def test_a_wrong_key_share_guess_costs_a_hello_retry(agents, chain, library) -> None:
     r = _run(agents, library, TlsCase(13, T13, "p256", chain, client_share="x25519"), repeats=3, transcript=True)
@@ -154,6 +187,19 @@ def test_early_data_arrives_in_the_first_flight(agents, chain, library) -> None:
     # on the wire the client's first flight carries protected records after its ClientHello
     records = parse_records(r.wire["client"])
     assert records[0][0] == 22 and any(t == 23 for t, _ in records[1:3])
+    assert all(s["resumed"] == 1 for s in r.samples)
+
+
+def test_early_data_arrives_in_the_older_wolfssl_too(chain) -> None:
+    # wolfSSL 5.9 accepts 0-RTT only when its server's session cache holds the
+    # ticket's session (evicted on use, against replay); 5.7 needs no cache.
+    # The adapter's server keeps a cache when it accepts early data: both work.
+    old = versions.canonical("wolfssl@5.7")
+    if not paths.agent_path(old).exists():
+        build.build_agents([old], log=lambda m: None)
+    case = TlsCase(13, T13, "x25519", chain, resume="ticket", early=True)
+    r = run_handshakes(paths.agent_path(old), case, repeats=3)
+    assert r.status == "ok", r.message
     assert all(s["resumed"] == 1 for s in r.samples)
 
 

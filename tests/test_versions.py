@@ -17,34 +17,37 @@ from tlsbench.report.compare import RunSide, compare_runs, one_version
 def test_a_bare_name_and_its_default_version_are_one_identifier() -> None:
     assert versions.canonical("openssl") == "openssl"
     assert versions.canonical(f"openssl@{versions.DEFAULTS['openssl']}") == "openssl"
-    assert versions.canonical("openssl@3.5") == "openssl@3.5"
-    assert versions.canonical("wolfssl@5.9") == "wolfssl@5.9"
+    # the newest pinned releases are the defaults; the older ones keep their names
+    assert versions.DEFAULTS == {"mbedtls": "3.6.7", "wolfssl": "5.9", "openssl": "3.5", "gnutls": "3.7",
+                                 "bearssl": "0.6"}
+    assert versions.canonical("openssl@3.5") == "openssl" and versions.canonical("openssl@3.0") == "openssl@3.0"
+    assert versions.canonical("wolfssl@5.9") == "wolfssl" and versions.canonical("mbedtls@3.6") == "mbedtls@3.6"
     assert versions.identifiers()[:4] == ["mbedtls", "wolfssl", "openssl", "gnutls"]
-    assert {"openssl@3.5", "wolfssl@5.9"} <= set(versions.identifiers())
+    assert {"openssl@3.0", "wolfssl@5.7", "mbedtls@3.6"} <= set(versions.identifiers())
 
 
 def test_an_unknown_version_is_one_line_listing_the_versions_allowed() -> None:
     with pytest.raises(PlanError) as e:
         versions.canonical("openssl@9.9")
-    assert str(e.value) == "unknown version 'openssl@9.9'; openssl versions: openssl@3.0 (default), openssl@3.5"
+    assert str(e.value) == "unknown version 'openssl@9.9'; openssl versions: openssl@3.0, openssl@3.5 (default)"
 
 
 def test_a_plan_selects_versions_and_names_the_line_of_a_bad_one() -> None:
     plan = parse_plan('[select]\nlibraries = ["openssl@3.5", "openssl@3.0", "wolfssl"]\n')
-    assert plan.libraries == ["openssl@3.5", "openssl", "wolfssl"]
+    assert plan.libraries == ["openssl", "openssl@3.0", "wolfssl"]
     with pytest.raises(PlanError, match=r"^p.toml:2: \[select\] libraries: unknown version 'wolfssl@5.8'; "
-                                        r"wolfssl versions: wolfssl@5.7 \(default\), wolfssl@5.9$"):
+                                        r"wolfssl versions: wolfssl@5.7, wolfssl@5.9 \(default\)$"):
         parse_plan('[select]\nlibraries = ["wolfssl@5.8"]\n', "p.toml")
     with pytest.raises(PlanError, match="lists a library version twice"):
-        parse_plan('[select]\nlibraries = ["openssl", "openssl@3.0"]\n', "p.toml")
+        parse_plan('[select]\nlibraries = ["openssl", "openssl@3.5"]\n', "p.toml")
 
 
 def test_the_cli_refuses_an_unknown_version_in_one_line() -> None:
     p = subprocess.run([*tlsbench_cmd(), "run", "--libraries", "mbedtls,openssl@9.9"], capture_output=True,
                        text=True, env=env_without_agent_dir())
     assert p.returncode == 2 and p.stdout == ""
-    assert p.stderr == "tlsbench: error: unknown version 'openssl@9.9'; openssl versions: openssl@3.0 (default), " \
-                       "openssl@3.5\n"
+    assert p.stderr == "tlsbench: error: unknown version 'openssl@9.9'; openssl versions: openssl@3.0, " \
+                       "openssl@3.5 (default)\n"
 
 
 def test_each_version_has_its_own_agent() -> None:

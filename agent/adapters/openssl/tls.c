@@ -246,15 +246,22 @@ static tb_status set_resumption(endpoint_t *e, const tb_tls_config *cfg)
     static const unsigned char id_context[] = "tlsbench";
     SSL_CTX *ctx = e->ctx;
     if (cfg->resume == TB_RESUME_PSK_ONLY) {
-        /* OpenSSL 3.0 clients always offer psk_dhe_ke and its servers then
-         * choose it (SSL_OP_PREFER_NO_DHE_KEX arrived in 3.3) */
+#if OPENSSL_VERSION_NUMBER >= 0x30300000L
+        /* both sides allow psk_ke and the server prefers it (3.3+). The
+         * client still offers psk_dhe_ke with a key share, as OpenSSL
+         * clients do, so its side pays for a key share the server ignores */
+        SSL_CTX_set_options(ctx, SSL_OP_ALLOW_NO_DHE_KEX |
+                                     (e->side == TB_SIDE_SERVER ? SSL_OP_PREFER_NO_DHE_KEX : 0));
+#else
+        /* before 3.3 its clients always offer psk_dhe_ke and its servers then choose it */
         tb_set_error("OpenSSL %s cannot make a psk_ke (no (EC)DHE) resumption: its client always offers "
-                     "psk_dhe_ke, which its server prefers", OPENSSL_VERSION_STR);
+                     "psk_dhe_ke, which its server prefers (SSL_OP_PREFER_NO_DHE_KEX is 3.3+)", OPENSSL_VERSION_STR);
         return TB_UNSUPPORTED;
+#endif
     }
     if (e->side == TB_SIDE_CLIENT) {
         SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
-        if (cfg->resume != TB_RESUME_TICKET) SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
+        if (cfg->resume != TB_RESUME_TICKET && cfg->resume != TB_RESUME_PSK_ONLY) SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
         return TB_OK;
     }
     if (SSL_CTX_set_session_id_context(ctx, id_context, sizeof(id_context) - 1) != 1) return tb_openssl_fail("session id context");

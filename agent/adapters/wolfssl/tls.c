@@ -350,15 +350,20 @@ static tb_status set_credentials(endpoint_t *e, const tb_tls_config *cfg)
 
 /* What cfg->resume asks for, and nothing else: a server caches sessions
  * (session ID) or issues tickets only when asked, so full handshakes pay
- * for neither. The client keeps its session on the connection (handed
- * over by session_get), so it needs no cache. */
+ * for neither. A TLS 1.3 server that accepts early data caches too: from
+ * 5.9 wolfSSL accepts 0-RTT only when the resumption finds the ticket's
+ * session in the server's cache and evicts it (single use against replay,
+ * RFC 8446 section 8); with the cache off it rejects every early data.
+ * The client keeps its session on the connection (handed over by
+ * session_get), so it needs no cache. */
 static tb_status set_resumption(endpoint_t *e, const tb_tls_config *cfg)
 {
     /* these calls return 0 or WOLFSSL_SUCCESS (1) when they work, by call */
     int v13 = cfg->version == 13, r = cfg->resume, err = 0;
-    if (e->side == TB_SIDE_CLIENT || r != TB_RESUME_SESSION_ID)
-        err |= wolfSSL_CTX_set_session_cache_mode(e->ctx, WOLFSSL_SESS_CACHE_OFF) < 0;
-    if (e->side == TB_SIDE_SERVER) {
+    int server = e->side == TB_SIDE_SERVER;
+    int cache = server && (r == TB_RESUME_SESSION_ID || (v13 && r != TB_RESUME_NONE && cfg->max_early_data > 0));
+    if (!cache) err |= wolfSSL_CTX_set_session_cache_mode(e->ctx, WOLFSSL_SESS_CACHE_OFF) < 0;
+    if (server) {
         if (v13 || r != TB_RESUME_TICKET) err |= wolfSSL_CTX_NoTicketTLSv12(e->ctx) < 0;
         if (v13 && r == TB_RESUME_NONE) err |= wolfSSL_CTX_no_ticket_TLSv13(e->ctx) < 0;
         if (v13) err |= wolfSSL_CTX_set_max_early_data(e->ctx, cfg->max_early_data) < 0;
