@@ -83,10 +83,29 @@ typedef struct {
     unsigned n;
     unsigned ways; /* lines per set; 0 or n: fully associative */
     uint64_t clock;
+    /* where each flash line sits, so that a hit (most touches) costs no
+     * walk over the set: line - first_line -> its slot + 1, 0 when absent;
+     * NULL (or a line outside) looks the line up by walking its set */
+    uint16_t *slot_of;
+    uint64_t first_line, nindexed;
 } art_cache;
 
 static art_cache art_i, art_d;
 static unsigned art_ws, art_fetch, art_prefetch = 1;
+
+static int art_slot(const art_cache *c, uint64_t line, unsigned lo, unsigned ways)
+{
+    if (c->slot_of != NULL && line - c->first_line < c->nindexed) return (int)c->slot_of[line - c->first_line] - 1;
+    for (unsigned k = lo; k < lo + ways; k++) {
+        if (c->tag[k] == line) return (int)k;
+    }
+    return -1;
+}
+
+static void art_index(art_cache *c, uint64_t line, unsigned slot_plus_1)
+{
+    if (c->slot_of != NULL && line - c->first_line < c->nindexed) c->slot_of[line - c->first_line] = (uint16_t)slot_plus_1;
+}
 
 /* 1 when the line was present; either way it is now the most recent one of
  * its set (a line's set is its number modulo the number of sets) */
@@ -94,18 +113,32 @@ static int art_touch(art_cache *c, uint64_t line)
 {
     unsigned ways = c->ways ? c->ways : c->n;
     unsigned lo = (unsigned)(line % (c->n / ways)) * ways;
-    unsigned victim = lo;
     c->clock++;
-    for (unsigned k = lo; k < lo + ways; k++) {
-        if (c->tag[k] == line) {
-            c->used[k] = c->clock;
-            return 1;
-        }
+    int hit = art_slot(c, line, lo, ways);
+    if (hit >= 0) {
+        c->used[hit] = c->clock;
+        return 1;
+    }
+    unsigned victim = lo; /* the least recently used line of the set; the first of equals */
+    for (unsigned k = lo + 1; k < lo + ways; k++) {
         if (c->used[k] < c->used[victim]) victim = k;
     }
+    if (c->tag[victim] != UINT64_MAX) art_index(c, c->tag[victim], 0);
     c->tag[victim] = line;
     c->used[victim] = c->clock;
+    art_index(c, line, victim + 1);
     return 0;
+}
+
+/* The slot index over the flash lines [lo, hi) (one line more: an
+ * instruction may straddle the end); without memory for it, lookups walk. */
+static void art_index_flash(art_cache *c)
+{
+    if (c->n == 0) return;
+    c->first_line = flash_lo / art_fetch;
+    c->nindexed = (flash_hi - 1) / art_fetch - c->first_line + 2;
+    c->slot_of = calloc(c->nindexed, sizeof(*c->slot_of));
+    if (c->slot_of == NULL) c->nindexed = 0;
 }
 
 /* A conditional branch that has executed: its fall-through address and
@@ -117,6 +150,11 @@ typedef struct {
 
 static cond_branch pending;
 static int have_pending;
+/* The same for a conditional branch that ends its block (every one QEMU
+ * translates ends it): an inline add of its extra cost when it executes,
+ * cheaper than a call; the next block's start resolves it against the end
+ * of the block that ran before it. */
+static uint64_t pending_extra;
 
 /* A translation block: where it starts and falls through, its first and
  * last instruction, and what its first instruction was charged without a
@@ -134,6 +172,10 @@ typedef struct {
     unsigned nlines;
     uint64_t *line;
     uint32_t *line_cycles;
+    /* the first instruction's cost change after the block that last fell
+     * through into this one (the same predecessor is the usual case) */
+    const void *ft_prev;
+    int64_t ft_delta;
 } block_info;
 
 static const block_info *prev_block;
@@ -167,16 +209,23 @@ static uint64_t art_fetch_cost(const block_info *b, int fell_through)
 static void on_block(unsigned int vcpu, void *udata)
 {
     (void)vcpu;
-    const block_info *b = udata;
-    if (have_pending) {
+    block_info *b = udata;
+    if (pending_extra) { /* the block's last instruction: the branch that ran last */
+        if (prev_block != NULL && b->pc != prev_block->end) cycles += pending_extra;
+        pending_extra = 0;
+    } else if (have_pending) {
         if (b->pc != pending.fallthrough) cycles += pending.taken_extra;
-        have_pending = 0;
     }
+    have_pending = 0;
     int fell_through = prev_block != NULL && prev_block->end == b->pc;
     if (fell_through) {
-        int paired = 0;
-        cm_cost c = cost_of(&b->first, &prev_block->last, &paired);
-        cycles += (uint64_t)((int64_t)c.base - (int64_t)b->first_alone); /* may be negative: modular */
+        if (b->ft_prev != prev_block) {
+            int paired = 0;
+            cm_cost c = cost_of(&b->first, &prev_block->last, &paired);
+            b->ft_delta = (int64_t)c.base - (int64_t)b->first_alone;
+            b->ft_prev = prev_block;
+        }
+        cycles += (uint64_t)b->ft_delta; /* may be negative: modular */
     }
     if (b->nlines) cycles += art_fetch_cost(b, fell_through);
     prev_block = b;
@@ -193,8 +242,8 @@ static void on_load(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vadd
 {
     (void)vcpu;
     (void)udata;
-    if (qemu_plugin_mem_is_store(info)) return;
     if (vaddr < flash_lo || vaddr >= flash_hi) return;
+    if (qemu_plugin_mem_is_store(info)) return;
     if (art_d.n) {
         if (!art_touch(&art_d, vaddr / art_fetch)) cycles += art_ws;
     } else {
@@ -259,9 +308,13 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
             if (line != first_line) info->line[info->nlines++] = line;
             info->line_cycles[info->nlines - 1] += cost.base;
         }
-        qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &insns, 1);
+        /* the instruction count is only ever written to the log */
+        if (log_file != NULL) qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &insns, 1);
         if (cost.base) qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &cycles, cost.base);
-        if (cost.taken_extra) {
+        if (cost.taken_extra && i == n - 1) {
+            qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &pending_extra,
+                                                       cost.taken_extra);
+        } else if (cost.taken_extra) {
             cond_branch *b = malloc(sizeof(*b)); /* lives as long as the translation: never freed */
             if (b == NULL) abort();
             b->fallthrough = pc + qemu_plugin_insn_size(insn);
@@ -393,6 +446,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     }
     /* every line starts invalid: a tag no address divides to */
     for (unsigned k = 0; k < ART_MAX_LINES; k++) art_i.tag[k] = art_d.tag[k] = UINT64_MAX;
+    art_index_flash(&art_i);
+    art_index_flash(&art_d);
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
     qemu_plugin_register_atexit_cb(id, on_plugin_exit, NULL);
     return 0;
