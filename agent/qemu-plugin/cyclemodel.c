@@ -77,21 +77,47 @@ static FILE *log_file;
  * the prefetch of the previous line has not yet hidden when execution runs
  * into it sequentially; a data line that misses costs the wait states. */
 #define ART_MAX_LINES 2048
+#define ART_NONE 0xFFFFu
 typedef struct {
     uint64_t tag[ART_MAX_LINES];
-    uint64_t used[ART_MAX_LINES];
     unsigned n;
     unsigned ways; /* lines per set; 0 or n: fully associative */
-    uint64_t clock;
-    /* where each flash line sits, so that a hit (most touches) costs no
-     * walk over the set: line - first_line -> its slot + 1, 0 when absent;
-     * NULL (or a line outside) looks the line up by walking its set */
+    /* each set's lines from the most to the least recently used: a doubly
+     * linked list of slots, so that a touch moves one slot and a miss takes
+     * the set's last one, whatever the number of ways */
+    uint16_t newer[ART_MAX_LINES], older[ART_MAX_LINES];
+    uint16_t mru[ART_MAX_LINES], lru[ART_MAX_LINES]; /* per set */
+    /* where each flash line sits, so that a hit needs no walk over the set:
+     * line - first_line -> its slot + 1, 0 when absent; NULL (or a line
+     * outside) looks the line up by walking its set */
     uint16_t *slot_of;
     uint64_t first_line, nindexed;
 } art_cache;
 
 static art_cache art_i, art_d;
 static unsigned art_ws, art_fetch, art_prefetch = 1;
+
+static unsigned art_ways(const art_cache *c)
+{
+    return c->ways ? c->ways : c->n;
+}
+
+/* Every line invalid (a tag no address divides to), each set's slots in
+ * the order a miss fills them: the lowest first. */
+static void art_reset(art_cache *c)
+{
+    for (unsigned k = 0; k < ART_MAX_LINES; k++) c->tag[k] = UINT64_MAX;
+    if (c->n == 0) return;
+    unsigned ways = art_ways(c);
+    for (unsigned lo = 0; lo < c->n; lo += ways) {
+        for (unsigned k = lo; k < lo + ways; k++) {
+            c->older[k] = (uint16_t)(k == lo ? ART_NONE : k - 1);
+            c->newer[k] = (uint16_t)(k == lo + ways - 1 ? ART_NONE : k + 1);
+        }
+        c->mru[lo / ways] = (uint16_t)(lo + ways - 1);
+        c->lru[lo / ways] = (uint16_t)lo;
+    }
+}
 
 static int art_slot(const art_cache *c, uint64_t line, unsigned lo, unsigned ways)
 {
@@ -107,26 +133,37 @@ static void art_index(art_cache *c, uint64_t line, unsigned slot_plus_1)
     if (c->slot_of != NULL && line - c->first_line < c->nindexed) c->slot_of[line - c->first_line] = (uint16_t)slot_plus_1;
 }
 
+/* Makes slot k the most recently used one of its set. */
+static void art_promote(art_cache *c, unsigned set, unsigned k)
+{
+    if (c->mru[set] == k) return;
+    uint16_t newer = c->newer[k], older = c->older[k];
+    c->older[newer] = older; /* k is not the newest: it has a newer one */
+    if (older != ART_NONE) c->newer[older] = newer;
+    else c->lru[set] = newer;
+    c->older[k] = c->mru[set];
+    c->newer[k] = ART_NONE;
+    c->newer[c->mru[set]] = (uint16_t)k;
+    c->mru[set] = (uint16_t)k;
+}
+
 /* 1 when the line was present; either way it is now the most recent one of
- * its set (a line's set is its number modulo the number of sets) */
+ * its set (a line's set is its number modulo the number of sets), and a
+ * miss replaced the set's least recently used line. */
 static int art_touch(art_cache *c, uint64_t line)
 {
-    unsigned ways = c->ways ? c->ways : c->n;
-    unsigned lo = (unsigned)(line % (c->n / ways)) * ways;
-    c->clock++;
-    int hit = art_slot(c, line, lo, ways);
+    unsigned ways = art_ways(c);
+    unsigned set = (unsigned)(line % (c->n / ways));
+    int hit = art_slot(c, line, set * ways, ways);
     if (hit >= 0) {
-        c->used[hit] = c->clock;
+        art_promote(c, set, (unsigned)hit);
         return 1;
     }
-    unsigned victim = lo; /* the least recently used line of the set; the first of equals */
-    for (unsigned k = lo + 1; k < lo + ways; k++) {
-        if (c->used[k] < c->used[victim]) victim = k;
-    }
+    unsigned victim = c->lru[set];
     if (c->tag[victim] != UINT64_MAX) art_index(c, c->tag[victim], 0);
     c->tag[victim] = line;
-    c->used[victim] = c->clock;
     art_index(c, line, victim + 1);
+    art_promote(c, set, victim);
     return 0;
 }
 
@@ -444,8 +481,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     if ((art_i.ways && art_i.n % art_i.ways) || (art_d.ways && art_d.n % art_d.ways)) {
         return bad("art_iways/art_dways", "a number of lines per set that divides art_ilines/art_dlines");
     }
-    /* every line starts invalid: a tag no address divides to */
-    for (unsigned k = 0; k < ART_MAX_LINES; k++) art_i.tag[k] = art_d.tag[k] = UINT64_MAX;
+    art_reset(&art_i);
+    art_reset(&art_d);
     art_index_flash(&art_i);
     art_index_flash(&art_d);
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
