@@ -209,6 +209,10 @@ typedef struct {
     unsigned nlines;
     uint64_t *line;
     uint32_t *line_cycles;
+    /* 1 when its lines, fetched in order, cannot evict one another (no set
+     * gets more of them than it has ways): run again straight after itself,
+     * the block then hits every line and leaves the caches as they were */
+    int lines_fit;
     /* the first instruction's cost change after the block that last fell
      * through into this one (the same predecessor is the usual case) */
     const void *ft_prev;
@@ -216,6 +220,7 @@ typedef struct {
 } block_info;
 
 static const block_info *prev_block;
+static const block_info *last_fetched; /* the block whose lines the instruction cache saw last */
 
 /* Instruction fetch through the ART: the block's lines in order. */
 static uint64_t art_fetch_cost(const block_info *b, int fell_through)
@@ -243,6 +248,18 @@ static uint64_t art_fetch_cost(const block_info *b, int fell_through)
     return extra;
 }
 
+static int lines_fit(const block_info *b)
+{
+    if (b->nlines == 0) return 0;
+    unsigned ways = art_ways(&art_i), sets = art_i.n / ways;
+    for (unsigned j = 0; j < b->nlines; j++) { /* a block's lines are distinct: its addresses only grow */
+        unsigned same_set = 0;
+        for (unsigned k = 0; k < b->nlines; k++) same_set += b->line[k] % sets == b->line[j] % sets;
+        if (same_set > ways) return 0;
+    }
+    return 1;
+}
+
 static void on_block(unsigned int vcpu, void *udata)
 {
     (void)vcpu;
@@ -264,7 +281,10 @@ static void on_block(unsigned int vcpu, void *udata)
         }
         cycles += (uint64_t)b->ft_delta; /* may be negative: modular */
     }
-    if (b->nlines) cycles += art_fetch_cost(b, fell_through);
+    if (b->nlines && !(b == last_fetched && b->lines_fit)) {
+        cycles += art_fetch_cost(b, fell_through);
+        last_fetched = b;
+    }
     prev_block = b;
 }
 
@@ -366,6 +386,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         if (pc == mark_addr) qemu_plugin_register_vcpu_insn_exec_cb(insn, on_mark, QEMU_PLUGIN_CB_NO_REGS, NULL);
         prev = cur;
     }
+    info->lines_fit = lines_fit(info);
 }
 
 static void on_plugin_exit(qemu_plugin_id_t id, void *udata)
