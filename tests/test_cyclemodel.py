@@ -345,3 +345,22 @@ def test_the_plugin_refuses_ways_that_do_not_divide_the_lines(plugin: Path, tmp_
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode != 0
     assert "a number of lines per set that divides art_ilines/art_dlines" in proc.stderr
+
+
+SELF_LOOP_KERNEL = Path(__file__).parent / "data" / "cyclemodel_selfloop.S"
+
+
+def test_a_loop_block_larger_than_the_cache_misses_every_turn(plugin: Path, tmp_path: Path) -> None:
+    """A loop of one translation block over three 16-byte lines (22 NOPs,
+    SUBS, BNE: 25 cycles a turn), 1 and then 11 turns between marks, no
+    prefetch, 5 wait states: the 10 extra turns cost 250 cycles with a
+    perfect cache; with 4 lines the loop stays cached (+0 a turn); with 2
+    lines (least recently used replaced) each turn evicts its own next line
+    and misses all three: +15 a turn, 150 more than with 4."""
+    art = ",flash=0x0-0x1000,art_ws=5,art_fetch=16,art_dlines=8,art_prefetch=0"
+    extra_turns = {}
+    for name, opts in (("perfect", ""), ("4 lines", art + ",art_ilines=4"), ("2 lines", art + ",art_ilines=2")):
+        once, eleven = art_intervals(plugin, tmp_path, opts, SELF_LOOP_KERNEL, f"log-{name.replace(' ', '-')}")
+        extra_turns[name] = eleven - once
+    assert extra_turns["perfect"] == 10 * 25
+    assert extra_turns["2 lines"] - extra_turns["4 lines"] == 10 * 3 * 5

@@ -77,35 +77,105 @@ static FILE *log_file;
  * the prefetch of the previous line has not yet hidden when execution runs
  * into it sequentially; a data line that misses costs the wait states. */
 #define ART_MAX_LINES 2048
+#define ART_NONE 0xFFFFu
 typedef struct {
     uint64_t tag[ART_MAX_LINES];
-    uint64_t used[ART_MAX_LINES];
     unsigned n;
     unsigned ways; /* lines per set; 0 or n: fully associative */
-    uint64_t clock;
+    /* each set's lines from the most to the least recently used: a doubly
+     * linked list of slots, so that a touch moves one slot and a miss takes
+     * the set's last one, whatever the number of ways */
+    uint16_t newer[ART_MAX_LINES], older[ART_MAX_LINES];
+    uint16_t mru[ART_MAX_LINES], lru[ART_MAX_LINES]; /* per set */
+    /* where each flash line sits, so that a hit needs no walk over the set:
+     * line - first_line -> its slot + 1, 0 when absent; NULL (or a line
+     * outside) looks the line up by walking its set */
+    uint16_t *slot_of;
+    uint64_t first_line, nindexed;
 } art_cache;
 
 static art_cache art_i, art_d;
 static unsigned art_ws, art_fetch, art_prefetch = 1;
 
+static unsigned art_ways(const art_cache *c)
+{
+    return c->ways ? c->ways : c->n;
+}
+
+/* Every line invalid (a tag no address divides to), each set's slots in
+ * the order a miss fills them: the lowest first. */
+static void art_reset(art_cache *c)
+{
+    for (unsigned k = 0; k < ART_MAX_LINES; k++) c->tag[k] = UINT64_MAX;
+    if (c->n == 0) return;
+    unsigned ways = art_ways(c);
+    for (unsigned lo = 0; lo < c->n; lo += ways) {
+        for (unsigned k = lo; k < lo + ways; k++) {
+            c->older[k] = (uint16_t)(k == lo ? ART_NONE : k - 1);
+            c->newer[k] = (uint16_t)(k == lo + ways - 1 ? ART_NONE : k + 1);
+        }
+        c->mru[lo / ways] = (uint16_t)(lo + ways - 1);
+        c->lru[lo / ways] = (uint16_t)lo;
+    }
+}
+
+static int art_slot(const art_cache *c, uint64_t line, unsigned lo, unsigned ways)
+{
+    if (c->slot_of != NULL && line - c->first_line < c->nindexed) return (int)c->slot_of[line - c->first_line] - 1;
+    for (unsigned k = lo; k < lo + ways; k++) {
+        if (c->tag[k] == line) return (int)k;
+    }
+    return -1;
+}
+
+static void art_index(art_cache *c, uint64_t line, unsigned slot_plus_1)
+{
+    if (c->slot_of != NULL && line - c->first_line < c->nindexed) c->slot_of[line - c->first_line] = (uint16_t)slot_plus_1;
+}
+
+/* Makes slot k the most recently used one of its set. */
+static void art_promote(art_cache *c, unsigned set, unsigned k)
+{
+    if (c->mru[set] == k) return;
+    uint16_t newer = c->newer[k], older = c->older[k];
+    c->older[newer] = older; /* k is not the newest: it has a newer one */
+    if (older != ART_NONE) c->newer[older] = newer;
+    else c->lru[set] = newer;
+    c->older[k] = c->mru[set];
+    c->newer[k] = ART_NONE;
+    c->newer[c->mru[set]] = (uint16_t)k;
+    c->mru[set] = (uint16_t)k;
+}
+
 /* 1 when the line was present; either way it is now the most recent one of
- * its set (a line's set is its number modulo the number of sets) */
+ * its set (a line's set is its number modulo the number of sets), and a
+ * miss replaced the set's least recently used line. */
 static int art_touch(art_cache *c, uint64_t line)
 {
-    unsigned ways = c->ways ? c->ways : c->n;
-    unsigned lo = (unsigned)(line % (c->n / ways)) * ways;
-    unsigned victim = lo;
-    c->clock++;
-    for (unsigned k = lo; k < lo + ways; k++) {
-        if (c->tag[k] == line) {
-            c->used[k] = c->clock;
-            return 1;
-        }
-        if (c->used[k] < c->used[victim]) victim = k;
+    unsigned ways = art_ways(c);
+    unsigned set = (unsigned)(line % (c->n / ways));
+    int hit = art_slot(c, line, set * ways, ways);
+    if (hit >= 0) {
+        art_promote(c, set, (unsigned)hit);
+        return 1;
     }
+    unsigned victim = c->lru[set];
+    if (c->tag[victim] != UINT64_MAX) art_index(c, c->tag[victim], 0);
     c->tag[victim] = line;
-    c->used[victim] = c->clock;
+    art_index(c, line, victim + 1);
+    art_promote(c, set, victim);
     return 0;
+}
+
+/* The slot index over the flash lines [lo, hi) (one line more: an
+ * instruction may straddle the end); without memory for it, lookups walk. */
+static void art_index_flash(art_cache *c)
+{
+    if (c->n == 0) return;
+    c->first_line = flash_lo / art_fetch;
+    c->nindexed = (flash_hi - 1) / art_fetch - c->first_line + 2;
+    c->slot_of = calloc(c->nindexed, sizeof(*c->slot_of));
+    if (c->slot_of == NULL) c->nindexed = 0;
 }
 
 /* A conditional branch that has executed: its fall-through address and
@@ -117,6 +187,11 @@ typedef struct {
 
 static cond_branch pending;
 static int have_pending;
+/* The same for a conditional branch that ends its block (every one QEMU
+ * translates ends it): an inline add of its extra cost when it executes,
+ * cheaper than a call; the next block's start resolves it against the end
+ * of the block that ran before it. */
+static uint64_t pending_extra;
 
 /* A translation block: where it starts and falls through, its first and
  * last instruction, and what its first instruction was charged without a
@@ -134,9 +209,18 @@ typedef struct {
     unsigned nlines;
     uint64_t *line;
     uint32_t *line_cycles;
+    /* 1 when its lines, fetched in order, cannot evict one another (no set
+     * gets more of them than it has ways): run again straight after itself,
+     * the block then hits every line and leaves the caches as they were */
+    int lines_fit;
+    /* the first instruction's cost change after the block that last fell
+     * through into this one (the same predecessor is the usual case) */
+    const void *ft_prev;
+    int64_t ft_delta;
 } block_info;
 
 static const block_info *prev_block;
+static const block_info *last_fetched; /* the block whose lines the instruction cache saw last */
 
 /* Instruction fetch through the ART: the block's lines in order. */
 static uint64_t art_fetch_cost(const block_info *b, int fell_through)
@@ -164,21 +248,43 @@ static uint64_t art_fetch_cost(const block_info *b, int fell_through)
     return extra;
 }
 
+static int lines_fit(const block_info *b)
+{
+    if (b->nlines == 0) return 0;
+    unsigned ways = art_ways(&art_i), sets = art_i.n / ways;
+    for (unsigned j = 0; j < b->nlines; j++) { /* a block's lines are distinct: its addresses only grow */
+        unsigned same_set = 0;
+        for (unsigned k = 0; k < b->nlines; k++) same_set += b->line[k] % sets == b->line[j] % sets;
+        if (same_set > ways) return 0;
+    }
+    return 1;
+}
+
 static void on_block(unsigned int vcpu, void *udata)
 {
     (void)vcpu;
-    const block_info *b = udata;
-    if (have_pending) {
+    block_info *b = udata;
+    if (pending_extra) { /* the block's last instruction: the branch that ran last */
+        if (prev_block != NULL && b->pc != prev_block->end) cycles += pending_extra;
+        pending_extra = 0;
+    } else if (have_pending) {
         if (b->pc != pending.fallthrough) cycles += pending.taken_extra;
-        have_pending = 0;
     }
+    have_pending = 0;
     int fell_through = prev_block != NULL && prev_block->end == b->pc;
     if (fell_through) {
-        int paired = 0;
-        cm_cost c = cost_of(&b->first, &prev_block->last, &paired);
-        cycles += (uint64_t)((int64_t)c.base - (int64_t)b->first_alone); /* may be negative: modular */
+        if (b->ft_prev != prev_block) {
+            int paired = 0;
+            cm_cost c = cost_of(&b->first, &prev_block->last, &paired);
+            b->ft_delta = (int64_t)c.base - (int64_t)b->first_alone;
+            b->ft_prev = prev_block;
+        }
+        cycles += (uint64_t)b->ft_delta; /* may be negative: modular */
     }
-    if (b->nlines) cycles += art_fetch_cost(b, fell_through);
+    if (b->nlines && !(b == last_fetched && b->lines_fit)) {
+        cycles += art_fetch_cost(b, fell_through);
+        last_fetched = b;
+    }
     prev_block = b;
 }
 
@@ -193,8 +299,8 @@ static void on_load(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vadd
 {
     (void)vcpu;
     (void)udata;
-    if (qemu_plugin_mem_is_store(info)) return;
     if (vaddr < flash_lo || vaddr >= flash_hi) return;
+    if (qemu_plugin_mem_is_store(info)) return;
     if (art_d.n) {
         if (!art_touch(&art_d, vaddr / art_fetch)) cycles += art_ws;
     } else {
@@ -259,9 +365,13 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
             if (line != first_line) info->line[info->nlines++] = line;
             info->line_cycles[info->nlines - 1] += cost.base;
         }
-        qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &insns, 1);
+        /* the instruction count is only ever written to the log */
+        if (log_file != NULL) qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &insns, 1);
         if (cost.base) qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &cycles, cost.base);
-        if (cost.taken_extra) {
+        if (cost.taken_extra && i == n - 1) {
+            qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &pending_extra,
+                                                       cost.taken_extra);
+        } else if (cost.taken_extra) {
             cond_branch *b = malloc(sizeof(*b)); /* lives as long as the translation: never freed */
             if (b == NULL) abort();
             b->fallthrough = pc + qemu_plugin_insn_size(insn);
@@ -276,6 +386,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         if (pc == mark_addr) qemu_plugin_register_vcpu_insn_exec_cb(insn, on_mark, QEMU_PLUGIN_CB_NO_REGS, NULL);
         prev = cur;
     }
+    info->lines_fit = lines_fit(info);
 }
 
 static void on_plugin_exit(qemu_plugin_id_t id, void *udata)
@@ -391,8 +502,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     if ((art_i.ways && art_i.n % art_i.ways) || (art_d.ways && art_d.n % art_d.ways)) {
         return bad("art_iways/art_dways", "a number of lines per set that divides art_ilines/art_dlines");
     }
-    /* every line starts invalid: a tag no address divides to */
-    for (unsigned k = 0; k < ART_MAX_LINES; k++) art_i.tag[k] = art_d.tag[k] = UINT64_MAX;
+    art_reset(&art_i);
+    art_reset(&art_d);
+    art_index_flash(&art_i);
+    art_index_flash(&art_d);
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
     qemu_plugin_register_atexit_cb(id, on_plugin_exit, NULL);
     return 0;

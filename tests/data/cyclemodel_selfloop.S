@@ -1,0 +1,46 @@
+/* A kernel for the cycle model's instruction cache (tests/test_cyclemodel.py):
+ * a loop whose one translation block spans three 16-byte flash lines and
+ * branches back to itself, run 1 and 11 times between marks. Cortex-M4,
+ * linked at 0 (all of it "flash"). */
+    .syntax unified
+    .thumb
+    .text
+    .balign 4
+vectors:
+    .word 0x20001000          /* initial stack */
+    .word reset + 1
+
+    .balign 16
+    .global mark
+    .thumb_func
+mark:
+    bx lr
+
+    .balign 16
+    .thumb_func
+    .global reset
+reset:
+    bl mark
+    movs r0, #1
+    bl loop3
+    bl mark
+    movs r0, #11
+    bl loop3
+    bl mark
+    /* the end: semihosting SYS_EXIT, ADP_Stopped_ApplicationExit */
+    movs r0, #0x18
+    ldr r1, =0x20026
+    bkpt 0xab
+2:  b 2b
+
+    .balign 16
+    .thumb_func
+loop3:
+    b 1f                      /* the loop's block starts at a line: it is only ever reached by a branch */
+    .balign 16
+1:  .rept 22
+    nop
+    .endr
+    subs r0, #1
+    bne 1b                    /* 22 x 2 + 2 + 2 bytes: lines L, L+1, L+2 */
+    bx lr
