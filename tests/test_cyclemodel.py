@@ -208,7 +208,8 @@ def test_a_profile_must_fit_the_emulated_core() -> None:
     cyclemodel.check_target(boardprofiles.load("nucleo-f446re"), m4)
     cyclemodel.check_target(boardprofiles.load("nucleo-l073rz"), targets.BOARDS["microbit"])
     with pytest.raises(PlanError, match=r"nucleo-l073rz is a cortex-m0plus; qemu:mps2-an386 emulates a cortex-m4 "
-                                        r"\(use qemu:microbit or qemu:nucleo-l073rz-on-microbit\)"):
+                                        r"\(use qemu:microbit or qemu:microbit-roomy"
+                                        r" or qemu:nucleo-l073rz-on-microbit\)"):
         cyclemodel.check_target(boardprofiles.load("nucleo-l073rz"), m4)
     with pytest.raises(PlanError, match=r"esp32-c3-class is a rv32imc; qemu:mps2-an386 emulates a cortex-m4 "
                                         r"\(use qemu:rv32-virt\)"):
@@ -227,7 +228,7 @@ def test_a_run_with_a_profile_of_another_core_is_refused_in_one_line(capsys: pyt
     err = capsys.readouterr().err.strip().splitlines()
     assert rc != 0
     assert err == ["tlsbench: error: board profile nucleo-l073rz is a cortex-m0plus; qemu:mps2-an386 emulates a"
-                   " cortex-m4 (use qemu:microbit or qemu:nucleo-l073rz-on-microbit)"]
+                   " cortex-m4 (use qemu:microbit or qemu:microbit-roomy or qemu:nucleo-l073rz-on-microbit)"]
 
 
 def test_code_placement_does_not_change_the_cycles(plugin: Path, tmp_path: Path) -> None:
