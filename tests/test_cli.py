@@ -113,26 +113,26 @@ def test_a_killed_run_keeps_its_cases_and_resumes(agents, db_path: Path, kill_af
 
 def test_ctrl_c_stores_the_run_and_names_the_resume_command(agents, db_path: Path) -> None:
     args = [*tlsbench_cmd(), "--db", str(db_path), "run", "--libraries", "openssl", "--kinds", "hash",
-            "--algorithms", "sha1,sha256,sha384,sha512", "--sizes", "64,1024", "--repeats", "5", "--warmup", "0",
-            "--min-sample-ms", "150", "--no-progress"]
+            "--algorithms", "sha1,sha256,sha384,sha512", "--sizes", "64,256,1024,4096", "--repeats", "5",
+            "--warmup", "0", "--min-sample-ms", "150", "--no-progress"]
     # every case's timing lasts at least 0.75 s (5 samples of 150 ms) and its memory pass
     # comes after every case's timing, so once two cases have stored their timings
-    # ("partial") the six left and all eight memory passes take seconds: the signal
-    # cannot arrive after the run ended
+    # ("partial") the fourteen left (over 10 s) and all sixteen memory passes are still to
+    # run: the signal cannot arrive after the run ended
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             env=env_without_agent_dir())
     deadline = time.monotonic() + 120
     finished = 0
-    while time.monotonic() < deadline and finished < 2:
+    while time.monotonic() < deadline and finished < 2 and proc.poll() is None:
         time.sleep(0.1)
         try:
-            with sqlite3.connect(db_path) as db:
+            with sqlite3.connect(db_path, timeout=10) as db:  # waits out the run's own writes
                 finished = db.execute("SELECT count(*) FROM cases WHERE status IN ('partial', 'ok')").fetchone()[0]
-        except sqlite3.OperationalError:
+        except sqlite3.OperationalError:  # not created yet
             pass
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130
+    assert proc.returncode == 130, f"exit {proc.returncode} after {finished} cases stored; stderr: {err[-2000:]}"
     assert f"run 1 keeps what it measured; finish it with: tlsbench run --db {db_path} --resume 1" in err
     assert "Traceback" not in err
     assert tlsbench(db_path, "run", "--resume", "1", "--no-progress").returncode == 0
