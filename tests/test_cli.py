@@ -119,8 +119,11 @@ def test_ctrl_c_stores_the_run_and_names_the_resume_command(agents, db_path: Pat
     # comes after every case's timing, so once two cases have stored their timings
     # ("partial") the fourteen left (over 10 s) and all sixteen memory passes are still to
     # run: the signal cannot arrive after the run ended
+    # a shell starts background jobs with SIGINT ignored, and the child would inherit that
+    # (CI launched so: the run then ignored the signal and ended with 0): give it the default
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            env=env_without_agent_dir())
+                            env=env_without_agent_dir(),
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 120
     finished = 0
     while time.monotonic() < deadline and finished < 2 and proc.poll() is None:
