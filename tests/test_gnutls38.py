@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import env_without_agent_dir, tlsbench_cmd
+from tls_wire import client_hello_extensions
 
 from tlsbench import paths, versions
 from tlsbench.families.tls.cases import TlsCase, parse_records, run_handshakes
@@ -50,22 +51,6 @@ def test_the_3_8_agent_is_3_8_13_from_its_own_prefix(gnutls_agents) -> None:
     assert lines[at + 1].split() == ["built:", "3.8.13"]
 
 
-def _extensions(hello: bytes) -> dict[int, bytes]:
-    """A ClientHello handshake message's extensions: type -> body."""
-    i = 4 + 2 + 32
-    i += 1 + hello[i]  # legacy_session_id
-    i += 2 + int.from_bytes(hello[i:i + 2], "big")  # cipher suites
-    i += 1 + hello[i]  # compression methods
-    end = i + 2 + int.from_bytes(hello[i:i + 2], "big")
-    i += 2
-    out = {}
-    while i < end:
-        kind, size = int.from_bytes(hello[i:i + 2], "big"), int.from_bytes(hello[i + 2:i + 4], "big")
-        out[kind] = hello[i + 4:i + 4 + size]
-        i += 4 + size
-    return out
-
-
 def _schemes(body: bytes) -> list[int]:
     """signature_algorithms' body: its SignatureScheme code points."""
     return [int.from_bytes(body[j:j + 2], "big") for j in range(2, len(body), 2)]
@@ -94,8 +79,8 @@ def test_a_tls13_handshake_is_3_7s_bytes_but_for_three_ml_dsa_schemes(gnutls_age
     new, old = runs[GNUTLS38], runs[GNUTLS37]
     assert (_one(new, "s2c_bytes"), _one(old, "s2c_bytes")) == (1539, 1539)
     assert (_one(new, "c2s_bytes"), _one(old, "c2s_bytes")) == (323, 317)
-    ext_new = _extensions(parse_records(new.wire["client"])[0][1])
-    ext_old = _extensions(parse_records(old.wire["client"])[0][1])
+    ext_new = client_hello_extensions(parse_records(new.wire["client"])[0][1])
+    ext_old = client_hello_extensions(parse_records(old.wire["client"])[0][1])
     assert ext_new.keys() == ext_old.keys()
     assert {k for k in ext_new if ext_new[k] != ext_old[k] and k != 51} == {SIGNATURE_ALGORITHMS}  # 51: key share
     assert _schemes(ext_new[SIGNATURE_ALGORITHMS]) == MLDSA_SCHEMES + _schemes(ext_old[SIGNATURE_ALGORITHMS])

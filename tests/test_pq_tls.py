@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import env_without_agent_dir, tlsbench_cmd
+from tls_wire import client_hello_extensions
 
 from tlsbench import paths, versions
 from tlsbench.engine.store import Store
@@ -125,18 +126,7 @@ def test_a_hello_retry_adds_exactly_the_retry_and_the_first_client_hello(pq_agen
 
 def _extensions(hello: bytes) -> dict[int, int]:
     """A ClientHello handshake message's extensions: type -> body length."""
-    i = 4 + 2 + 32
-    i += 1 + hello[i]  # legacy_session_id
-    i += 2 + int.from_bytes(hello[i:i + 2], "big")  # cipher suites
-    i += 1 + hello[i]  # compression methods
-    end = i + 2 + int.from_bytes(hello[i:i + 2], "big")
-    i += 2
-    out = {}
-    while i < end:
-        kind, size = int.from_bytes(hello[i:i + 2], "big"), int.from_bytes(hello[i + 2:i + 4], "big")
-        out[kind] = size
-        i += 4 + size
-    return out
+    return {kind: len(body) for kind, body in client_hello_extensions(hello).items()}
 
 
 def _cookie_len(hrr: bytes) -> int:
