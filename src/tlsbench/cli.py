@@ -193,12 +193,12 @@ def cmd_run(a: argparse.Namespace) -> int:
             if target.kind == "qemu" and a.board:
                 from tlsbench.targets import boardprofiles, cyclemodel
 
-                # a board profile: the cycle model, recorded in the run's environment
-                profile = boardprofiles.load(a.board)
+                # a board profile (shipped, or the user's file): the cycle model, recorded in the run's environment
+                profile = boardprofiles.resolve(a.board)
                 assert target.board is not None
                 cyclemodel.check_target(profile, target.board)
                 cyclemodel.build_plugin(log=lambda m: print(m, file=sys.stderr))
-                plan.method.env[cyclemodel.MODEL_ENV] = profile.name
+                plan.method.env.update(cyclemodel.run_env(profile))
             with runenv.applied(plan.method.env):
                 run_id = runner.run(plan, source, store, json_out=sys.stdout if a.json else None,
                                     show_progress=show_progress, quiet=a.quiet, target=target, labels=labels)
@@ -490,8 +490,11 @@ def cmd_list(a: argparse.Namespace) -> int:
         from tlsbench.targets import boardprofiles
 
         print("cycle model (tlsbench run --target qemu:BOARD --board PROFILE; docs/cycle-model.md):")
-        for name in boardprofiles.names():
-            print(f"  --board {name:19}  {boardprofiles.load(name).summary().split(': ', 1)[1]}")
+        listed = [boardprofiles.load(name) for name in boardprofiles.names()]
+        if a.board and boardprofiles.is_file(a.board):  # the user's own file, checked like the shipped ones
+            listed.append(boardprofiles.resolve(a.board))
+        for p in listed:
+            print(f"  --board {p.ref:19}  {p.summary().split(': ', 1)[1]}")
     elif what == "metrics":
         def kind(m: metrics.Metric) -> str:
             if not m.exact:
@@ -591,6 +594,18 @@ def cmd_sizes(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_board(a: argparse.Namespace) -> int:
+    from tlsbench.targets import boardprofiles, boardtemplate
+
+    if a.board_command == "new":
+        profile = boardtemplate.write_new(a.base, Path(a.output))
+        print(f"{a.output}: a board profile started from {a.base}; edit its figures and sources, then"
+              f" tlsbench run --target qemu:BOARD --board {profile.path}", file=sys.stderr)
+        return 0
+    sys.stdout.write(boardtemplate.show(boardprofiles.resolve(a.profile)))
+    return 0
+
+
 def cmd_fits(a: argparse.Namespace) -> int:
     from tlsbench.report import fits as fits_view
 
@@ -602,7 +617,12 @@ def cmd_fits(a: argparse.Namespace) -> int:
     if not any(c["kind"] == "min-ram" for c in data.cases):
         raise PlanError(f"run {data.run.id} has no min-ram cases (tlsbench run --preset min-ram makes them)")
     md = a.format == "markdown"
-    view = fits_view.fits(data.cases, data.code_sizes)
+    boards = None
+    if a.board:  # the boards asked for (shipped names or the user's files) instead of every shipped one
+        from tlsbench.targets import boardprofiles
+
+        boards = [boardprofiles.resolve(ref) for ref in a.board]
+    view = fits_view.fits(data.cases, data.code_sizes, boards)
     sys.stdout.write(fits_view.render(view, report.markdown if md else report.aligned, md))
     return 0
 
@@ -693,7 +713,9 @@ def parser() -> argparse.ArgumentParser:
                    help="host (default), qemu:BOARD, serial:DEVICE or labgrid:PLACE[,PLACE]"
                         " (see: tlsbench list targets)")
     r.add_argument("--board", help="the board behind a serial target, e.g. nucleo-f446re; with a qemu target, the"
-                                   " board profile whose cycle model the run adds (src/tlsbench/targets/boards/)")
+                                   " board profile whose cycle model the run adds: a shipped one"
+                                   " (src/tlsbench/targets/boards/) or your own file, e.g. ./my-board.toml"
+                                   " (tlsbench board new)")
     r.add_argument("--profile", help="firmware library build profiles, e.g. mbedtls=small,wolfssl=sp-asm")
     r.add_argument("--labgrid-coordinator", dest="labgrid_coordinator", metavar="HOST:PORT",
                    help="the labgrid coordinator of a labgrid:PLACE target (default: $LG_COORDINATOR)")
@@ -792,7 +814,8 @@ def parser() -> argparse.ArgumentParser:
     ls.add_argument("what", choices=["libraries", "algorithms", "suites", "targets", "presets", "metrics", "links"])
     ls.add_argument("--target", default="host", help="libraries, algorithms, suites: what this target's agents or"
                     " firmware support (default: host; qemu:BOARD, serial:DEVICE with --board)")
-    ls.add_argument("--board", help="the board behind a serial target")
+    ls.add_argument("--board", help="the board behind a serial target; with `targets`, also a board profile file"
+                    " of yours, checked and listed")
     ls.add_argument("--profile", help="firmware library build profiles, e.g. mbedtls=small (default: each default)")
     ls.add_argument("--check", action="store_true", help="suites on firmware: run a real handshake per suite (slow"
                     " under emulation; kept per image) instead of each side's set-up (default: set-up on firmware;"
@@ -803,8 +826,8 @@ def parser() -> argparse.ArgumentParser:
                         " the first application byte, energy)")
     lk.add_argument("run", nargs="?", type=int, help="run id (default: the latest)")
     lk.add_argument("--link", required=True, help="a link profile (tlsbench list links) or a .toml file")
-    lk.add_argument("--board", help="a board profile of the cycle model (energy per cycle, clock);"
-                    " default: the run's own")
+    lk.add_argument("--board", help="a board profile of the cycle model (energy per cycle, clock), shipped or"
+                    " your own .toml file; default: the run's own")
     lk.add_argument("--no-tcp-handshake", action="store_true", help="leave out the TCP handshake's round trip")
     lk.add_argument("--format", choices=("table", "markdown"), default="table",
                     help="table (default) or markdown")
@@ -846,11 +869,24 @@ def parser() -> argparse.ArgumentParser:
                     help=f"comma-separated, of: {', '.join(certs.ROLES)} (default: all)")
     ce.set_defaults(func=cmd_certs)
 
+    bd = sub.add_parser("board", help="board profiles of the cycle model: start your own, show one")
+    bdsub = bd.add_subparsers(dest="board_command", required=True)
+    bn = bdsub.add_parser("new", help="write a commented board profile to edit, started from a shipped one")
+    bn.add_argument("--from", dest="base", default="nucleo-f446re", metavar="NAME|FILE",
+                    help="the profile to start from (default: nucleo-f446re; tlsbench list targets)")
+    bn.add_argument("-o", "--output", required=True, metavar="FILE", help="the new file (never overwritten)")
+    bs = bdsub.add_parser("show", help="a board profile's figures, each with its source (after the same checks"
+                          " as a run)")
+    bs.add_argument("profile", metavar="NAME|FILE", help="a shipped profile or your own .toml file")
+    bd.set_defaults(func=cmd_board)
     ft = sub.add_parser("fits", parents=[db], help="which RAM sizes and boards a min-ram run's handshakes fit"
                         " (heap + stack + static RAM)")
     ft.add_argument("run", nargs="?", type=int, help="run id (default: the latest)")
     ft.add_argument("--format", choices=("table", "markdown"), default="table",
                     help="aligned text (default) or Markdown tables")
+    ft.add_argument("--board", action="append", metavar="NAME|FILE",
+                    help="a board column: a shipped board profile or your own .toml file (repeatable;"
+                         " default: every shipped profile)")
     ft.set_defaults(func=cmd_fits)
     fi = sub.add_parser("fidelity", help="compare OpenSSL figures with `openssl speed` (instrument check)")
     fi.add_argument("--rounds", type=int, help="alternations of the two tools (default 7; with --peers 3)")

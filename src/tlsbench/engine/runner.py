@@ -368,9 +368,13 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
             keys = keys_mod.generate()
             for family in registry.FAMILIES:  # e.g. certificate chains, stored with the keys for a resume
                 family.prepare(plan, keys, None)
+        board_profile = cyclemodel.active_profile()  # the cycle model's board, as read now: stored with the run
         run_id = store.create_run(target=target.name, plan_name=plan.name, plan_source=plan_source,
                                   plan=plan.to_dict(), machine=machine.collect(target),
                                   version=machine.tlsbench_revision(), keys=keys, labels=labels)
+        if board_profile is not None:
+            store.put_board_profile(run_id, board_profile.name, board_profile.origin, board_profile.text,
+                                    board_profile.sha256)
         if not quiet:
             _log(f"run {run_id}: plan {plan.name!r}, results in {store.path}")
     else:
@@ -381,6 +385,7 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
         info = store.get_run(resume)
         if info.status == "complete":
             raise TlsbenchError(f"run {resume} is already complete")
+        cyclemodel.active_profile()  # a user's board profile edited since the start is refused now, not per case
         plan = Plan.from_dict(info.plan)
         keys = info.keys
         run_id = resume

@@ -161,6 +161,17 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (run_id, label)
     );
     """,
+    # 6 -> 7: the board profile a run's cycle model used, as read at its start (a user's file may
+    # change or go away after the run)
+    """
+    CREATE TABLE run_board_profiles (
+        run_id INTEGER NOT NULL PRIMARY KEY REFERENCES runs(id),
+        name TEXT NOT NULL,              -- a shipped profile's name, or the user's file's stem
+        origin TEXT NOT NULL,            -- shipped | the user's file's absolute path
+        text TEXT NOT NULL,              -- the TOML as read
+        sha256 TEXT NOT NULL             -- of text
+    );
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 # how long a write waits for another process holding the database
@@ -193,7 +204,7 @@ class RunInfo:
 # the namespace of the run identities derived from an old run's content
 RUN_UUID_NAMESPACE = uuid.UUID("5b0f3c52-8a59-4f57-9d1e-7c2b1f0e6a10")
 # the tables that hang off a run, and those that hang off its cases
-RUN_TABLES = ("run_libraries", "checks", "code_sizes", "run_labels")
+RUN_TABLES = ("run_libraries", "checks", "code_sizes", "run_labels", "run_board_profiles")
 CASE_TABLES = ("samples", "results", "case_rounds")
 
 
@@ -486,6 +497,16 @@ class Store:
         return self._q(
             "SELECT * FROM run_libraries WHERE run_id=? ORDER BY library", (run_id,)
         ).fetchall()
+
+    def put_board_profile(self, run_id: int, name: str, origin: str, text: str, sha256: str) -> None:
+        with self._tx():
+            self._q(_upsert("run_board_profiles", ("run_id", "name", "origin", "text", "sha256"), 1),
+                    (run_id, name, origin, text, sha256))
+
+    def board_profile(self, run_id: int) -> dict[str, Any] | None:
+        """The stored board profile of a run with a cycle model (None: none, or a run stored before)."""
+        row = self._q("SELECT name, origin, text, sha256 FROM run_board_profiles WHERE run_id=?", (run_id,)).fetchone()
+        return None if row is None else _as_dict(row)
 
     def put_code_sizes(self, run_id: int, library: str, parts: Iterable[tuple[str, int, int]]) -> None:
         with self._tx():

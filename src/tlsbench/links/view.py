@@ -23,12 +23,16 @@ class Row:
     skipped: str = ""  # why the model was not applied
 
 
-def load_board(name: str):  # -> tlsbench.targets.boardprofiles.Profile, when the cycle model is present
+def _boards():  # tlsbench.targets.boardprofiles, when the cycle model is present
     try:
-        boards = importlib.import_module("tlsbench.targets.boardprofiles")
+        return importlib.import_module("tlsbench.targets.boardprofiles")
     except ModuleNotFoundError:
         raise PlanError("board profiles come with the cycle model, which this checkout does not have") from None
-    return boards.load(name)
+
+
+def load_board(ref: str):  # -> tlsbench.targets.boardprofiles.Profile
+    """A shipped profile by name, or the user's own file by its path."""
+    return _boards().resolve(ref)
 
 
 def run_board(data: RunData) -> str | None:
@@ -39,14 +43,22 @@ def run_board(data: RunData) -> str | None:
 
 def board_for(data: RunData, asked: str | None):
     """The board for compute time and energy: the run's own cycle-model board by
-    default; another one would pair one board's cycles with another's clock
-    and current, so it is refused."""
+    default (as the run stored it); another one would pair one board's cycles
+    with another's clock and current, so it is refused."""
     own = run_board(data)
-    if asked and own and asked != own:
-        raise PlanError(f"run {data.run.id} was modelled on board {own}; --board {asked} would pair its cycles "
-                        f"with another board's clock and current (run it again with --board {asked})")
-    name = asked or own
-    return load_board(name) if name else None
+    stored = getattr(data, "board_profile", None)
+    board = load_board(asked) if asked else None
+    if board is not None and own:
+        same = board.sha256 == stored["sha256"] if stored else asked == own
+        if not same:
+            own_name = stored["name"] if stored else own
+            raise PlanError(f"run {data.run.id} was modelled on board {own_name}; --board {asked} would pair its"
+                            f" cycles with another board's clock and current (run it again with --board {asked})")
+    if board is not None:
+        return board
+    if stored:
+        return _boards().from_stored(stored["name"], stored["origin"], stored["text"])
+    return load_board(own) if own else None
 
 
 def _side_compute_energy(res: dict[str, float], side: str, board) -> tuple[float | None, float | None, str]:

@@ -70,9 +70,10 @@ def _static_ram(code_sizes: list[dict]) -> tuple[dict[str, int], dict[str, int]]
     return lib_ram, harness
 
 
-def fits(cases: list[dict], code_sizes: list[dict]) -> Fits:
+def fits(cases: list[dict], code_sizes: list[dict], boards: list[boardprofiles.Profile] | None = None) -> Fits:
     """The rows of the view: every min-ram case of a run (report.tables'
-    RunData.cases, RunData.code_sizes), per side."""
+    RunData.cases, RunData.code_sizes), per side; ``boards``: the board
+    columns (default: every shipped profile)."""
     lib_ram, harness = _static_ram(code_sizes)
     rows: list[FitRow] = []
     skipped: list[tuple[str, str]] = []
@@ -98,8 +99,9 @@ def fits(cases: list[dict], code_sizes: list[dict]) -> Fits:
             rows.append(FitRow(c["name"], side, *(int(res[m]["median"]) for m in need),
                                lib_ram.get(c["library"]) if code_sizes else None,
                                int(frag["median"]) if frag else None))
-    boards = [(n, boardprofiles.load(n).ram_bytes) for n in boardprofiles.names()]
-    return Fits(rows, skipped, harness, sorted(boards, key=lambda b: (b[1], b[0])), harness_heap)
+    profiles = boards if boards is not None else [boardprofiles.load(n) for n in boardprofiles.names()]
+    columns = [(p.name, p.ram_bytes) for p in profiles]
+    return Fits(rows, skipped, harness, sorted(columns, key=lambda b: (b[1], b[0])), harness_heap)
 
 
 def _mark(total: int | None, ram: int) -> str:

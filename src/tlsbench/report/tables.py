@@ -13,9 +13,10 @@ from tlsbench.engine import metrics, stats
 from tlsbench.engine.case import split_repeats
 from tlsbench.engine.metrics import format_rate, format_time
 from tlsbench.engine.store import NOTHING_MEASURED, RunInfo, Store
+from tlsbench.errors import PlanError
 from tlsbench.families.tls import names as tls_names
 from tlsbench.report import fits as fits_view
-from tlsbench.targets import cyclemodel
+from tlsbench.targets import boardprofiles, cyclemodel
 
 FORMATS = ("table", "markdown", "csv", "json")
 STATUS_TEXT = {"unsupported": "unsupported", "check_failed": "check failed", "failed": "failed",
@@ -30,6 +31,7 @@ class RunData:
     cases: list[dict]  # each with "results": {metric: {...}}
     code_sizes: list[dict] = field(default_factory=list)  # firmware runs: per library and component
     rounds: list[dict] = field(default_factory=list)  # host runs: each round's placement and pace
+    board_profile: dict | None = None  # a cycle model's board profile as stored (name, origin, text, sha256)
 
 
 def load(store: Store, run_id: int) -> RunData:
@@ -58,7 +60,31 @@ def load(store: Store, run_id: int) -> RunData:
         cases=list(cases.values()),
         code_sizes=[dict(r) for r in store.code_sizes(run_id)],
         rounds=rounds,
+        board_profile=store.board_profile(run_id),
     )
+
+
+def board_profile_line(data: RunData) -> str | None:
+    """The cycle model's board as the run stored it (its name, core, clock, wait states, where from)."""
+    row = data.board_profile
+    if row is None:
+        return None
+    try:
+        return boardprofiles.from_stored(row["name"], row["origin"], row["text"]).described()
+    except PlanError as e:  # stored by a tlsbench whose checks were looser
+        return f"{row['name']} (sha256 {row['sha256'][:16]}; the stored text does not load now: {e})"
+
+
+def model_profile(data: RunData) -> boardprofiles.Profile | None:
+    """The stored profile, parsed (None: no model, a run stored before profiles were, or one that no
+    longer loads)."""
+    row = data.board_profile
+    if row is None:
+        return None
+    try:
+        return boardprofiles.from_stored(row["name"], row["origin"], row["text"])
+    except PlanError:
+        return None
 
 
 NOISY_MARK = "(noisy)"
@@ -405,6 +431,9 @@ def context_lines(data: RunData, md: bool) -> list[str]:
         out.append(f"{bullet}tlsbench {r.tlsbench_version}; method: {method['repeats']} repeats in"
                    f" {method.get('rounds', 1)} round(s) over the plan, warm-up {method['warmup']} per round,"
                    f" outliers {method['outliers']}, {sampling}")
+    board_line = board_profile_line(data)
+    if board_line:
+        out.append(f"{bullet}board profile of the cycle model: {board_line}")
     if method.get("env"):
         out.append(f"{bullet}environment of the run's processes: "
                    + " ".join(f"{k}={v}" for k, v in sorted(method["env"].items())))
@@ -488,7 +517,7 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
                   if metric is None else
                   f"cells: median {metric} per operation (heap and stack from one untimed pass per round)")
         bullet = "- " if md else "  "
-        model = cyclemodel.legend(data.run.plan.get("method", {}).get("env", {}))
+        model = cyclemodel.legend(data.run.plan.get("method", {}).get("env", {}), model_profile(data))
         if model and metric is None:
             legend += "\n" + bullet + model
         out = "\n".join([*context_lines(data, md), bullet + legend]) + "\n\n" + table + "\n"

@@ -4,14 +4,17 @@ its run current), one small TOML file per board under
 ``src/tlsbench/targets/boards/``, every figure with its source.
 
 A profile is data, never code: a wrong key, type or value is an error that
-names the file, the line and what is allowed.
+names the file, the line and what is allowed. ``--board`` takes a shipped
+name or the path of the user's own file (``resolve``), checked alike; a
+figure the user vouches for without a document has the source "user".
 """
 
 from __future__ import annotations
 
 import difflib
+import hashlib
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tlsbench.errors import PlanError
@@ -49,6 +52,21 @@ FIELDS: dict[str, tuple[type, bool]] = {
 # ST AN4839: 32-byte lines, instruction cache 2-way, data cache 4-way set associative)
 M7_CACHE_BYTES = (4096, 8192, 16384, 32768, 65536)
 FIGURES = tuple(k for k in FIELDS if k != "description")
+# the source of a figure the user gives from their own knowledge (their clock set-up, a measurement)
+USER_SOURCE = "user"
+# sanity bounds: a value outside is a typo, never a board (a clock of 2**63 Hz once gave 7.8e-07 ns).
+# key -> (lowest, highest, what the range is)
+BOUNDS: dict[str, tuple[float, float, str]] = {
+    # a 32.768 kHz watch crystal is the slowest clock a core runs from; NXP's i.MX RT1170 (Cortex-M7 at
+    # 1 GHz) is the fastest Cortex-M part
+    "clock_hz": (32_768, 1_000_000_000, "32.768 kHz to 1 GHz"),
+    # on-chip memories: 1 KiB to 256 MiB
+    "flash_bytes": (1024, 256 << 20, "1 KiB to 256 MiB"),
+    "ram_bytes": (1024, 256 << 20, "1 KiB to 256 MiB"),
+    # a microcontroller's typical run current, in mA (the largest Cortex-M7 parts draw a few hundred)
+    "run_current_ma": (0.001, 1000.0, "1 uA to 1 A"),
+    "supply_v": (0.5, 5.5, "0.5 V to 5.5 V"),
+}
 
 
 @dataclass(frozen=True)
@@ -74,6 +92,33 @@ class Profile:
     supply_v: float | None = None
     icache_bytes: int | None = None
     dcache_bytes: int | None = None
+    text: str = field(default="", repr=False, compare=False)  # the file as read: stored with a run
+    shipped: bool = False  # one of src/tlsbench/targets/boards/, else the user's own file
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.text.encode()).hexdigest()
+
+    @property
+    def ref(self) -> str:
+        """How a run names it to its processes: a shipped name, or the file's path."""
+        return self.name if self.shipped else str(self.path)
+
+    @property
+    def origin(self) -> str:
+        """Where it came from, as a run stores it: "shipped", or the file's absolute path."""
+        return "shipped" if self.shipped else str(self.path.resolve())
+
+    def described(self) -> str:
+        """One line for a run's context: the model's inputs, where they came from, the user's own figures."""
+        mine = f"; source \"{USER_SOURCE}\": {', '.join(self.user_figures)}" if self.user_figures else ""
+        where = "shipped" if self.shipped else f"file {self.origin}"
+        return f"{self.summary()} ({where}, sha256 {self.sha256[:16]}{mine})"
+
+    @property
+    def user_figures(self) -> list[str]:
+        """The figures whose source is the user's own word."""
+        return [k for k in FIGURES if self.sources.get(k, "").strip() == USER_SOURCE]
 
     @property
     def energy_nj_per_cycle(self) -> float | None:
@@ -105,6 +150,10 @@ def _line_of(text: str, table: str | None, key: str | None) -> int:
     return header or 1
 
 
+def _number(v: float) -> str:
+    return f"{int(v):,}" if float(v).is_integer() else f"{v:g}"
+
+
 def _type_name(t: type) -> str:
     return {int: "an integer", float: "a number", bool: "true or false", str: "a string"}[t]
 
@@ -115,7 +164,7 @@ def parse(path: Path, text: str | None = None) -> Profile:
         text = path.read_text() if text is None else text
         data = tomllib.loads(text)
     except OSError as e:
-        raise PlanError(f"{path}: cannot read: {e}") from e
+        raise PlanError(f"{path}: cannot read: {e.strerror or e}") from e
     except tomllib.TOMLDecodeError as e:
         raise PlanError(f"{path}: {e}") from e
 
@@ -176,6 +225,9 @@ def parse(path: Path, text: str | None = None) -> Profile:
     for key in ("run_current_ma", "supply_v"):
         if key in values and not float(values[key]) > 0:  # type: ignore[arg-type]
             raise err(key, f"must be a positive number, got {values[key]!r}")
+    for key, (low, high, what) in BOUNDS.items():
+        if key in values and not low <= values[key] <= high:  # type: ignore[operator]
+            raise err(key, f"must be {_number(low)}..{_number(high)} ({what}), got {values[key]!r}")
     if ("run_current_ma" in values) != ("supply_v" in values):
         raise err("run_current_ma" if "run_current_ma" in values else "supply_v",
                   "run_current_ma and supply_v go together (energy per cycle needs both)")
@@ -187,16 +239,33 @@ def parse(path: Path, text: str | None = None) -> Profile:
         if key not in FIGURES:
             raise err(key, f"a source for an unknown figure; allowed: {', '.join(FIGURES)}", "sources")
         if not isinstance(v, str) or not v.strip():
-            raise err(key, "must be a non-empty string naming the document (and table) the figure comes from",
-                      "sources")
+            raise err(key, "must be a non-empty string naming the document (and table) the figure comes from,"
+                      f' or "{USER_SOURCE}" for a figure you give yourself', "sources")
     for key in FIGURES:
         if key in values and key not in sources:
             raise err(key, "has no source: add it to [sources]")
-    return Profile(name=path.stem, path=path, sources=dict(sources), **values)  # type: ignore[arg-type]
+    shipped = path.resolve().parent == BOARDS_DIR.resolve()
+    return Profile(name=path.stem, path=path, sources=dict(sources), text=text, shipped=shipped,
+                   **values)  # type: ignore[arg-type]
 
 
 def names() -> list[str]:
     return sorted(p.stem for p in BOARDS_DIR.glob("*.toml"))
+
+
+def is_file(ref: str) -> bool:
+    """--board names a file (a path, or a name ending in .toml), else a shipped profile."""
+    return "/" in ref or ref.endswith(".toml")
+
+
+def resolve(ref: str) -> Profile:
+    """A shipped profile by name, or the user's own file by its path."""
+    return parse(Path(ref).expanduser()) if is_file(ref) else load(ref)
+
+
+def from_stored(name: str, origin: str, text: str) -> Profile:
+    """A profile as a run stored it (origin: "shipped" or the file's path)."""
+    return parse(BOARDS_DIR / f"{name}.toml" if origin == "shipped" else Path(origin), text)
 
 
 def load(name: str) -> Profile:
@@ -204,5 +273,6 @@ def load(name: str) -> Profile:
     if not path.is_file():
         near = difflib.get_close_matches(name, names(), n=3)
         hint = f" (did you mean {', '.join(near)}?)" if near else ""
-        raise PlanError(f"unknown board profile {name!r}{hint}; known: {', '.join(names())}")
+        raise PlanError(f"unknown board profile {name!r}{hint}; known: {', '.join(names())}, or the path of"
+                        " your own .toml file")
     return parse(path)

@@ -30,6 +30,9 @@ from tlsbench.targets import target as targets
 from tlsbench.targets.boardprofiles import Profile
 
 MODEL_ENV = "TLSBENCH_MODEL_BOARD"
+# with a user's profile file: its SHA-256 at the run's start, so no process of the run (or a resume)
+# models with an edited file
+MODEL_SHA_ENV = "TLSBENCH_MODEL_BOARD_SHA256"
 MARK_SYMBOL = "tb_model_mark"
 PLUGIN_SOURCES = ("cyclemodel.c", "cyclemodel_tables.c", "cyclemodel_rv32.c")
 # the profile's core -> the emulated cores whose firmware it can model: the
@@ -176,25 +179,42 @@ def private_dir() -> Path:
     return Path(tempfile.mkdtemp(prefix="tlsbench-model-"))
 
 
+def run_env(profile: Profile) -> dict[str, str]:
+    """What a run records in its environment to model on this profile: a
+    shipped profile by name, a user's file by its absolute path and hash."""
+    if profile.shipped:
+        return {MODEL_ENV: profile.name}
+    return {MODEL_ENV: str(profile.path.resolve()), MODEL_SHA_ENV: profile.sha256}
+
+
 def active_profile() -> Profile | None:
-    """The run's profile (from its environment), or None."""
+    """The run's profile (from its environment), or None; a user's file
+    edited since the run started is refused."""
     from tlsbench.targets import boardprofiles
 
-    name = os.environ.get(MODEL_ENV, "").strip()
-    return boardprofiles.load(name) if name else None
+    ref = os.environ.get(MODEL_ENV, "").strip()
+    if not ref:
+        return None
+    profile = boardprofiles.resolve(ref)
+    want = os.environ.get(MODEL_SHA_ENV, "").strip()
+    if want and profile.sha256 != want:
+        raise PlanError(f"{ref}: the board profile changed since this run started (sha256 {want[:12]}... then,"
+                        f" {profile.sha256[:12]}... now); restore it, or start a new run")
+    return profile
 
 
 # ---- results ----
 
-def legend(env: dict[str, str]) -> str | None:
-    """What a run's model figures are, for a table's legend (None: no model)."""
+def legend(env: dict[str, str], stored: Profile | None = None) -> str | None:
+    """What a run's model figures are, for a table's legend (None: no model);
+    ``stored``: the profile as the run stored it (runs before that: read now)."""
     name = env.get(MODEL_ENV)
     if not name:
         return None
     from tlsbench.targets import boardprofiles
 
     try:
-        profile = boardprofiles.load(name)
+        profile = stored or boardprofiles.resolve(name)
     except PlanError as e:
         return f"model: board profile {name} (cannot be read now: {e})"
     source = ("the SiFive E31 manual's pipeline figures for an RV32 class core (its error not measured)"
