@@ -365,3 +365,32 @@ def test_a_loop_block_larger_than_the_cache_misses_every_turn(plugin: Path, tmp_
         extra_turns[name] = eleven - once
     assert extra_turns["perfect"] == 10 * 25
     assert extra_turns["2 lines"] - extra_turns["4 lines"] == 10 * 3 * 5
+
+
+def test_a_board_file_outside_the_checkout_gives_model_time_at_its_clock(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture) -> None:
+    """`--board PATH`: the user's file models the run, model time is model
+    cycles / its clock exactly (50 MHz: 20 ns a cycle), and the run keeps the
+    file's text for its report."""
+    import json
+
+    from tlsbench.cli import main
+    from tlsbench.engine.store import Store
+
+    board = tmp_path / "my-board.toml"
+    text = (boardprofiles.BOARDS_DIR / "nucleo-f446re.toml").read_text()
+    board.write_text(text.replace("clock_hz = 180_000_000", "clock_hz = 50_000_000")
+                     .replace('clock_hz = "DS10693: 180 MHz maximum CPU frequency"', 'clock_hz = "user"'))
+    db = tmp_path / "r.sqlite"
+    assert main(["--db", str(db), "run", "--target", "qemu:mps2-an386", "--board", str(board), "--libraries",
+                 "mbedtls", "--kinds", "hash", "--algorithms", "sha256", "--sizes", "64", "--repeats", "2", "--json",
+                 "-q"]) == 0
+    rows = {r["metric"]: r for r in map(json.loads, capsys.readouterr().out.splitlines())}
+    cycles = rows["model_cycles"]["median"]
+    assert cycles > 0 and rows["model_time_ns"]["median"] == cycles * 20
+    store = Store(db)
+    try:
+        assert store.board_profile(1) == {"name": "my-board", "origin": str(board.resolve()),
+                                          "text": board.read_text(), "sha256": boardprofiles.parse(board).sha256}
+    finally:
+        store.close()
