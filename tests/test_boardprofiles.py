@@ -13,7 +13,7 @@ from tlsbench.targets import boardprofiles, boardresults, cyclemodel
 from tlsbench.targets import target as targets
 
 SHIPPED = ["esp32-c3-class", "nrf5340-app", "nucleo-f103rb", "nucleo-f446re", "nucleo-f746zg", "nucleo-l053r8",
-           "nucleo-l073rz", "stm32f217", "stm32f405", "stm32h753zi", "stm32l4a6zg"]
+           "nucleo-l073rz", "stm32f217", "stm32f405", "stm32h753zi", "stm32l4a6zg", "stm32l4r5zi-pqm4"]
 GOOD = (boardprofiles.BOARDS_DIR / "nucleo-f446re.toml").read_text()
 
 
@@ -160,3 +160,10 @@ def test_every_shipped_profile_has_a_roomy_emulated_board_for_the_results_page()
         board = targets.BOARDS[boardresults.EMULATED[profile.core]]
         cyclemodel.check_target(profile, board)
         assert board.machine is not None and board.ram_bytes == 4 << 20, name
+
+
+def test_the_pqm4_profile_is_the_l4r5_at_its_benchmark_clock() -> None:
+    """pqm4 publishes its cycle counts at 20 MHz, 0 wait states, ART caches and prefetch on."""
+    p = boardprofiles.load("stm32l4r5zi-pqm4")
+    assert (p.core, p.clock_hz, p.flash_wait_states, p.art, p.prefetch) == ("cortex-m4", 20_000_000, 0, True, True)
+    assert all("pqm4 common/hal-opencm3.c" in p.sources[k] for k in ("clock_hz", "flash_wait_states", "prefetch"))
