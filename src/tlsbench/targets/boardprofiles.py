@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -150,6 +151,14 @@ def _line_of(text: str, table: str | None, key: str | None) -> int:
     return header or 1
 
 
+def _toml_error(path: Path, message: str) -> str:
+    """tomllib's "... (at line N, column M)" as FILE:N: ...; not valid TOML."""
+    m = re.search(r" \(at line (\d+), column \d+\)$", message)
+    if m is None:
+        return f"{path}: {message}; not valid TOML"
+    return f"{path}:{m.group(1)}: {message[:m.start()]}; not valid TOML (https://toml.io)"
+
+
 def _number(v: float) -> str:
     return f"{int(v):,}" if float(v).is_integer() else f"{v:g}"
 
@@ -165,8 +174,12 @@ def parse(path: Path, text: str | None = None) -> Profile:
         data = tomllib.loads(text)
     except OSError as e:
         raise PlanError(f"{path}: cannot read: {e.strerror or e}") from e
-    except tomllib.TOMLDecodeError as e:
-        raise PlanError(f"{path}: {e}") from e
+    except UnicodeDecodeError as e:
+        raise PlanError(f"{path}: not UTF-8 text (byte {e.start}); a board profile is a TOML file") from e
+    except ValueError as e:  # TOMLDecodeError, and dates out of range
+        raise PlanError(_toml_error(path, str(e))) from e
+    except RecursionError:
+        raise PlanError(f"{path}: arrays or tables nested too deeply; not a board profile") from None
 
     def err(key: str | None, message: str, table: str | None = None) -> PlanError:
         return PlanError(f"{path}:{_line_of(text, table, key)}: {key or table}: {message}")
