@@ -13,6 +13,7 @@ from tlsbench.engine.store import Store
 from tlsbench.errors import PlanError
 from tlsbench.links import view as link_view
 from tlsbench.report import fits as fits_view
+from tlsbench.report import html as html_report
 from tlsbench.report import tables as report
 from tlsbench.targets import boardprofiles, boardtemplate, cyclemodel
 
@@ -185,6 +186,7 @@ def test_the_stored_profile_is_the_reports_board_after_the_file_changed(tmp_path
         f' {profile.sha256[:16]}; source "user": clock_hz)')
     context = report.context_lines(data, md=False)
     assert f"  board profile of the cycle model: {report.board_profile_line(data)}" in context
+    assert "<dt>board profile</dt><dd>mine: cortex-m4 at 180 MHz, 5 flash wait states" in html_report.context(data)
     # link and energy use the run's own board as stored; another file is refused
     assert link_view.board_for(data, None).clock_hz == 180_000_000
     with pytest.raises(PlanError, match=r"^run 1 was modelled on board mine; --board .*mine.toml would pair"):

@@ -21,6 +21,7 @@ def _fabricated_run(store: Store, n: int) -> int:
     store.put_library(run, "openssl", "3.0.15", "cfg", "src", "00" * 32, "wall_ns", {})
     store.put_checks(run, [("openssl", "hash", "sha256", "pass", "")])
     store.put_code_sizes(run, "openssl", [("library", 1000 + n, 10), ("adapter", 200, 0)])
+    store.put_board_profile(run, "my-board", f"/boards/my-board-{n}.toml", f"clock_hz = {n}", "ab" * 32)
     for i, name in enumerate(("openssl/hash/sha256/hash/64", "openssl/hash/sha512/hash/64")):
         store.put_case(run, name=name, library="openssl", kind="hash", alg=name.split("/")[2], op="hash", size=64,
                        params={}, status="ok", reason="", iters=100, started=float(i), transcript=f"t{i}",
