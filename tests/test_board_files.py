@@ -198,3 +198,17 @@ def test_fits_takes_the_users_board(tmp_path: Path) -> None:
     path.write_text(F446.replace("ram_bytes = 131_072", "ram_bytes = 40_960"))
     view = fits_view.fits([], [], [boardprofiles.resolve(str(path)), boardprofiles.load("nucleo-f446re")])
     assert view.boards == [("tiny", 40_960), ("nucleo-f446re", 131_072)]
+
+
+def test_a_run_stored_before_profiles_were_names_its_board_as_read_now(tmp_path: Path) -> None:
+    store = Store(tmp_path / "r.sqlite")
+    plan = {"method": {"env": {cyclemodel.MODEL_ENV: "nucleo-f103rb"}, "repeats": 1, "warmup": 0, "outliers": "none"}}
+    run_id = store.create_run(target="qemu:mps2-an385", plan_name="p", plan_source="", plan=plan,
+                              machine={"board": "mps2-an385"}, version="t", keys={})
+    data = report.load(store, run_id)
+    store.close()
+    f103 = boardprofiles.load("nucleo-f103rb")
+    assert data.board_profile is None
+    assert report.board_profile_line(data) == (f"nucleo-f103rb: cortex-m3 at 72 MHz, 2 flash wait states, prefetch"
+                                               f" (shipped, sha256 {f103.sha256[:16]}); read now, not stored with"
+                                               " this run")

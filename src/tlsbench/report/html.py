@@ -149,7 +149,7 @@ def context(data: RunData) -> str:
         ("method", f"{method.get('repeats')} repeats in {method.get('rounds', 1)} round(s), warm-up"
                    f" {method.get('warmup')} per round, outliers {method.get('outliers')}, {sampling},"
                    f" timeout {method.get('timeout_s')} s"),
-        *([("board profile", report.board_profile_line(data))] if data.board_profile else []),
+        *([("board profile", board)] if (board := report.board_profile_line(data)) else []),
         ("environment", " ".join(f"{k}={v}" for k, v in sorted(method.get("env", {}).items())) or "as inherited"),
     ]
     out = ['<dl class="context">'] + [f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in items] + ["</dl>"]

@@ -67,8 +67,14 @@ def load(store: Store, run_id: int) -> RunData:
 def board_profile_line(data: RunData) -> str | None:
     """The cycle model's board as the run stored it (its name, core, clock, wait states, where from)."""
     row = data.board_profile
-    if row is None:
-        return None
+    if row is None:  # a run stored before profiles were: the profile it names, as it reads now
+        ref = data.run.plan.get("method", {}).get("env", {}).get(cyclemodel.MODEL_ENV)
+        if not ref:
+            return None
+        try:
+            return f"{boardprofiles.resolve(ref).described()}; read now, not stored with this run"
+        except PlanError as e:
+            return f"{ref} (not stored with this run, and it does not load now: {e})"
     try:
         return boardprofiles.from_stored(row["name"], row["origin"], row["text"]).described()
     except PlanError as e:  # stored by a tlsbench whose checks were looser
