@@ -212,3 +212,23 @@ def test_a_run_stored_before_profiles_were_names_its_board_as_read_now(tmp_path:
     assert report.board_profile_line(data) == (f"nucleo-f103rb: cortex-m3 at 72 MHz, 2 flash wait states, prefetch"
                                                f" (shipped, sha256 {f103.sha256[:16]}); read now, not stored with"
                                                " this run")
+
+
+def test_a_resume_refuses_a_profile_file_edited_since_the_start(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture) -> None:
+    path = tmp_path / "mine.toml"
+    path.write_text(F446)
+    profile = boardprofiles.resolve(str(path))
+    db = tmp_path / "r.sqlite"
+    store = Store(db)
+    plan = {"method": {"env": cyclemodel.run_env(profile)}}
+    run_id = store.create_run(target="qemu:mps2-an386", plan_name="p", plan_source="", plan=plan,
+                              machine={"board": "mps2-an386"}, version="t", keys={})
+    store.close()
+    path.write_text(F446.replace("clock_hz = 180_000_000", "clock_hz = 168_000_000"))
+    capsys.readouterr()
+    assert main(["--db", str(db), "run", "--resume", str(run_id)]) != 0
+    now = boardprofiles.resolve(str(path)).sha256
+    assert capsys.readouterr().err == (f"tlsbench: error: {path.resolve()}: the board profile changed since this run"
+                                       f" started (sha256 {profile.sha256[:12]}... then, {now[:12]}... now); restore"
+                                       " it, or start a new run\n")
