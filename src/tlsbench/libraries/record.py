@@ -38,10 +38,10 @@ class Check:
 
 # How the host agent of a pinned (non-system) version is built:
 # "source": CMake compiles the unpacked tree itself (library.cmake);
-# "build-tree": the library's own build system builds it once into build/libs (targets/prefixbuild.py),
-#   CMake links that build tree;
-# "prefix": the library and its companions are built and installed once into a prefix
-#   (targets/gnutlsbuild.py), CMake links the prefix.
+# "build-tree": its own build system builds it once into build/libs, CMake links that build tree
+#   (today OpenSSL's Configure and make, targets/prefixbuild.py);
+# "prefix": it and its companion libraries are built and installed once into a prefix, CMake links
+#   the prefix (today GnuTLS with nettle, targets/gnutlsbuild.py).
 HostBuild = Literal["source", "build-tree", "prefix"]
 # Whether a library has firmware images: built by default, only when named, or none (a PC library).
 Firmware = Literal["default", "on-request", "none"]

@@ -38,7 +38,7 @@ def build_agents(libraries: list[str] | None = None, jobs: int | None = None, lo
         v = versions.version_of(ident)
         recipe = _library(v.library).host_build
         if recipe == "build-tree":
-            entries.append(f"{v.library}|{v.label}|{'|'.join(_build_trees(ident, srcs, pinned, jobs, log))}")
+            entries.append(f"{v.library}|{v.label}|{'|'.join(_openssl_trees(ident, srcs, pinned, jobs, log))}")
         elif recipe == "prefix":  # e.g. a pinned GnuTLS and its nettle, built once into their prefix
             prefix = gnutlsbuild.build_gnutls(ident, srcs[pinned[ident]], jobs, log)
             entries.append(f"{v.library}|{v.label}|{prefix}|-")
@@ -56,7 +56,7 @@ def build_agents(libraries: list[str] | None = None, jobs: int | None = None, lo
         configure += ["-G", "Ninja"]
     for lib in libs:
         if _library(lib).host_build == "build-tree":  # the system's, or a pinned one built into build/libs
-            build_tree, source_tree = _build_trees(lib, srcs, pinned, jobs, log)
+            build_tree, source_tree = _openssl_trees(lib, srcs, pinned, jobs, log)
             configure += [f"-DTB_{lib.upper()}_BUILD_DIR={build_tree}", f"-DTB_{lib.upper()}_SOURCE_DIR={source_tree}"]
         elif lib in pinned:
             configure.append(f"-DTB_{lib.upper()}_SOURCE_DIR={srcs[pinned[lib]]}")
@@ -72,9 +72,10 @@ def _library(name: str) -> Library:
     return lib
 
 
-def _build_trees(ident: str, srcs: dict[str, Path], pinned: dict[str, str], jobs: int, log) -> tuple[str, str]:
-    """A version's (build tree, source tree) for CMake: ("system", "-") for the
-    system's, else its pinned source built once into build/libs (OpenSSL's own build)."""
+def _openssl_trees(ident: str, srcs: dict[str, Path], pinned: dict[str, str], jobs: int, log) -> tuple[str, str]:
+    """The "build-tree" recipe (OpenSSL's own Configure and make): a version's (build
+    tree, source tree) for CMake, ("system", "-") for the system's, else its pinned
+    source built once into build/libs."""
     if ident not in pinned:
         return "system", "-"
     src = srcs[pinned[ident]]
