@@ -56,3 +56,10 @@ def test_configuration_fields_wait_for_the_user_config_feature() -> None:
     assert mechanisms == {"mbedtls": "mbedtls-user-config", "wolfssl": "wolfssl-user-settings",
                           "openssl": None, "gnutls": None, "bearssl": None}
     assert all(lib.harness_requires == () for lib in registry.LIBRARIES)
+
+
+def test_size_rules_name_known_probes() -> None:
+    from tlsbench.families.size import probes
+
+    named = {p for lib in registry.LIBRARIES for p in lib.size_unsupported}
+    assert sorted(named - set(probes.PRIMITIVES)) == []
