@@ -135,3 +135,50 @@ def test_the_runner_names_no_family() -> None:
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     assert not {m for m in imported if m and m.startswith(("tlsbench.families.tls", "tlsbench.families.size.family",
                                                             "tlsbench.families.primitive.family"))}
+
+
+# Files that may name a library, and why: each states a fact about that one library that is not
+# the record's (what a study compares it with, a peer program of the same name, a recipe's own folders).
+LIBRARY_NAME_ALLOWED = {
+    "fidelity.py": "compares OpenSSL with the system's own `openssl speed`",
+    "fidelity_counts.py": "counts each named library against that library's own benchmark program",
+    "fidelity_handshakes.py": "times each named library against that library's own handshake tool",
+    "fidelity_layouts.py": "lays out each named library's own benchmark beside its agent",
+    "fidelity_native.py": "profiles each named library against that library's own benchmark program",
+    "fidelity_peers.py": "builds the embedded libraries' own benchmark programs",
+    "families/tls/net.py": "runs the system's openssl command (s_server, s_client) as a peer program",
+    "families/primitive/pqvectors.py": "reads the ML-KEM/ML-DSA known answers from the pinned OpenSSL 3.5 tree",
+    "targets/gnutlsbuild.py": "the GnuTLS-with-nettle prefix recipe names its own folders",
+}
+
+
+def library_literals(source: str, names: set[str]) -> list[tuple[int, str]]:
+    """(line, text) of each string constant that is a library name or starts with "name@"."""
+    return sorted((n.lineno, n.value) for n in ast.walk(ast.parse(source))
+                  if isinstance(n, ast.Constant) and isinstance(n.value, str)
+                  and (n.value in names or n.value.split("@", 1)[0] in names and "@" in n.value))
+
+
+def test_the_library_name_scan_finds_names_and_versions() -> None:
+    source = 'A = "mbedtls"\nB = f"wolfssl@{x}"\nC = "wolfssl@5.9"\nD = "mbedtls_ssl"\n"""mbedtls"""\n'
+    assert library_literals(source, {"mbedtls", "wolfssl"}) == [(1, "mbedtls"), (2, "wolfssl@"), (3, "wolfssl@5.9"),
+                                                                (5, "mbedtls")]
+
+
+def test_no_library_name_outside_the_registry() -> None:
+    """A library is declared once, in libraries/: everything else reads its record."""
+    from tlsbench.libraries import registry
+
+    names = set(registry.names())
+    found: dict[str, list[tuple[int, str]]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if not rel.startswith("libraries/"):
+            hits = library_literals(path.read_text(), names)
+            if hits:
+                found[rel] = hits
+    unexplained = {rel: hits for rel, hits in found.items() if rel not in LIBRARY_NAME_ALLOWED}
+    assert unexplained == {}, ("library names outside src/tlsbench/libraries (put the fact in the library's"
+                               " record): " + "; ".join(f"{rel}:{line} {text!r}" for rel, hits in
+                                                        unexplained.items() for line, text in hits))
+    assert sorted(set(LIBRARY_NAME_ALLOWED) - set(found)) == [], "allowed files that no longer name a library"

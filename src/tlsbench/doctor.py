@@ -10,6 +10,7 @@ from pathlib import Path
 from tlsbench import paths
 from tlsbench.errors import TlsbenchError
 from tlsbench.families.primitive.catalog import LIBRARIES
+from tlsbench.libraries import registry
 from tlsbench.targets import sources
 from tlsbench.targets import target as targets
 from tlsbench.targets.build import FIRMWARE_LIBRARIES
@@ -48,14 +49,15 @@ def _header(name: str, package: str) -> Finding:
                    "" if found else f"apt-get install {package}   (or: ./scripts/setup)")
 
 
+_CHECKS = {"tool": _tool, "pkgconfig": _pkgconfig, "header": _header}
+
+
 def diagnose() -> list[Finding]:
     out = [
         _tool("cc", "build-essential"), _tool("cmake", "cmake"), _tool("pkg-config", "pkg-config"),
-        _tool("apt-get", "apt (Debian only; elsewhere set TLSBENCH_<LIB>_SOURCE)"), _tool("openssl", "openssl"),
-        _pkgconfig("libcrypto", "libssl-dev"), _pkgconfig("gnutls", "libgnutls28-dev"),
-        _pkgconfig("nettle", "nettle-dev"),
-        # gnutls@3.8's own build (targets/gnutlsbuild.py): nettle's assembly, GnuTLS's dependencies
-        _tool("m4", "m4"), _pkgconfig("libtasn1", "libtasn1-6-dev"), _header("unistr.h", "libunistring-dev"),
+        _tool("apt-get", "apt (Debian only; elsewhere set TLSBENCH_<LIB>_SOURCE)"),
+        # what each library needs (its record's doctor_checks): system packages, its own builds' tools
+        *(_CHECKS[check.kind](check.name, check.package) for lib in registry.LIBRARIES for check in lib.doctor_checks),
         # firmware targets and the HTML report's screenshot/PNG path
         _tool("arm-none-eabi-gcc", "gcc-arm-none-eabi libnewlib-arm-none-eabi"),
         _tool("qemu-system-arm", "qemu-system-arm"), _tool("chromium", "chromium"),

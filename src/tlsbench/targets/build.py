@@ -12,6 +12,8 @@ from pathlib import Path
 
 from tlsbench import paths, versions
 from tlsbench.errors import PlanError, SetupError
+from tlsbench.libraries import registry
+from tlsbench.libraries.record import Library
 from tlsbench.targets import firmware, gnutlsbuild, prefixbuild, sources
 from tlsbench.targets import target as targets
 
@@ -32,17 +34,16 @@ def build_agents(libraries: list[str] | None = None, jobs: int | None = None, lo
     pinned = {i: versions.version_of(i).lock for i in idents if versions.version_of(i).lock != "system"}
     srcs = sources.ensure_sources(sorted(set(pinned.values())))
     entries = []  # CMake's TB_VERSION_AGENTS: <lib>|<label>|<dir>|<dir2>
-    for ident in extra:
+    for ident in extra:  # each further version by its library's recipe (libraries/<name>.py: host_build)
         v = versions.version_of(ident)
-        if v.library == "openssl":
-            entries.append(f"openssl|{v.label}|{'|'.join(_openssl_trees(ident, srcs, pinned, jobs, log))}")
-        elif v.library == "gnutls":  # a pinned GnuTLS and its nettle, built once into their prefix
+        recipe = _library(v.library).host_build
+        if recipe == "build-tree":
+            entries.append(f"{v.library}|{v.label}|{'|'.join(_openssl_trees(ident, srcs, pinned, jobs, log))}")
+        elif recipe == "prefix":  # e.g. a pinned GnuTLS and its nettle, built once into their prefix
             prefix = gnutlsbuild.build_gnutls(ident, srcs[pinned[ident]], jobs, log)
-            entries.append(f"gnutls|{v.label}|{prefix}|-")
-        elif v.library in ("wolfssl", "mbedtls"):
-            entries.append(f"{v.library}|{v.label}|{srcs[pinned[ident]]}|-")
+            entries.append(f"{v.library}|{v.label}|{prefix}|-")
         else:
-            raise SetupError(f"{ident}: tlsbench builds no further version of {v.library}")
+            entries.append(f"{v.library}|{v.label}|{srcs[pinned[ident]]}|-")
     build = paths.build_dir("host")
     build.mkdir(parents=True, exist_ok=True)
     configure = [
@@ -54,9 +55,9 @@ def build_agents(libraries: list[str] | None = None, jobs: int | None = None, lo
     if shutil.which("ninja") and not (build / "Makefile").exists():
         configure += ["-G", "Ninja"]
     for lib in libs:
-        if lib == "openssl":  # the default OpenSSL: the system's, or a pinned one built into build/libs
+        if _library(lib).host_build == "build-tree":  # the system's, or a pinned one built into build/libs
             build_tree, source_tree = _openssl_trees(lib, srcs, pinned, jobs, log)
-            configure += [f"-DTB_OPENSSL_BUILD_DIR={build_tree}", f"-DTB_OPENSSL_SOURCE_DIR={source_tree}"]
+            configure += [f"-DTB_{lib.upper()}_BUILD_DIR={build_tree}", f"-DTB_{lib.upper()}_SOURCE_DIR={source_tree}"]
         elif lib in pinned:
             configure.append(f"-DTB_{lib.upper()}_SOURCE_DIR={srcs[pinned[lib]]}")
     log(f"configuring agents ({', '.join(idents)}) in {build}")
@@ -65,9 +66,16 @@ def build_agents(libraries: list[str] | None = None, jobs: int | None = None, lo
     _run(["cmake", "--build", str(build), "--parallel", str(jobs)], "cmake build")
 
 
+def _library(name: str) -> Library:
+    lib = registry.get(name)
+    assert lib is not None, name  # identifiers were checked by versions.canonical
+    return lib
+
+
 def _openssl_trees(ident: str, srcs: dict[str, Path], pinned: dict[str, str], jobs: int, log) -> tuple[str, str]:
-    """An OpenSSL version's (build tree, source tree) for CMake: ("system", "-")
-    for the system's, else its pinned source built once into build/libs."""
+    """The "build-tree" recipe (OpenSSL's own Configure and make): a version's (build
+    tree, source tree) for CMake, ("system", "-") for the system's, else its pinned
+    source built once into build/libs."""
     if ident not in pinned:
         return "system", "-"
     src = srcs[pinned[ident]]
@@ -75,11 +83,11 @@ def _openssl_trees(ident: str, srcs: dict[str, Path], pinned: dict[str, str], jo
 
 
 OPT_LEVELS = {"Os": "MinSizeRel", "O2": "RelWithDebInfo", "O3": "Release"}
-# Firmware libraries: the embedded ones (OpenSSL and GnuTLS are the PC side).
-FIRMWARE_LIBRARIES = ("mbedtls", "wolfssl")
+# Firmware libraries: the embedded ones (each library's record says; OpenSSL and GnuTLS are the PC side).
+FIRMWARE_LIBRARIES = registry.firmware()
 # Firmware libraries built only when named (--libraries, a plan's
 # libraries), so a default firmware build builds what it always did.
-FIRMWARE_ON_REQUEST = ("bearssl",)
+FIRMWARE_ON_REQUEST = registry.firmware_on_request()
 
 
 def build_firmware(target: targets.Target, libraries: list[str] | None = None, opt: str = "Os",

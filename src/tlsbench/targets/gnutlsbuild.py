@@ -20,9 +20,10 @@ import os
 from pathlib import Path
 
 from tlsbench import versions
+from tlsbench.libraries import gnutls
 from tlsbench.targets import prefixbuild, sources
 
-NETTLE_LOCK = "nettle"
+(NETTLE_LOCK,) = gnutls.LIBRARY.companion_locks  # its one companion: nettle
 # nettle's configure: shared only, with its assembly (m4), no docs, no OpenSSL glue in its benchmark
 NETTLE_OPTIONS = ("--disable-static", "--disable-documentation", "--disable-openssl")
 # GnuTLS's configure: what the adapter needs and nothing more; the algorithms keep their defaults

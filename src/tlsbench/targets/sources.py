@@ -25,10 +25,11 @@ from pathlib import Path
 
 from tlsbench import paths, versions
 from tlsbench.errors import PlanError, SetupError
+from tlsbench.libraries import registry
 
 VERIFIED_MARK = ".tlsbench-verified"
 # libraries taken from the system, and the development package that brings them
-SYSTEM_PACKAGES = {"openssl": "libssl-dev", "gnutls": "libgnutls28-dev"}
+SYSTEM_PACKAGES = {lib.name: lib.system_package for lib in registry.LIBRARIES if lib.system_package}
 
 
 def _dpkg_version(package: str) -> str:

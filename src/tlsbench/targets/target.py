@@ -18,6 +18,7 @@ from pathlib import Path
 
 from tlsbench import paths
 from tlsbench.errors import PlanError
+from tlsbench.libraries import registry
 from tlsbench.targets import sources
 
 # QEMU's -icount shift: every instruction advances virtual time by 2**7 ns.
@@ -185,7 +186,7 @@ def _user_trees_suffix() -> str:
     wolfSSL 5.9.2 for post-quantum images) gets its own build folder, named by
     the tree's folder, so the default trees' images are not rebuilt over."""
     out = ""
-    for lib in ("mbedtls", "wolfssl"):  # the firmware libraries (targets.build.FIRMWARE_LIBRARIES)
+    for lib in registry.firmware():
         tree = sources.user_source(lib)
         if tree is not None:
             out += f"-{lib}.tree-" + re.sub(r"[^A-Za-z0-9._-]+", "_", tree.name)

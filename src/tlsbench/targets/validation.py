@@ -24,6 +24,7 @@ from pathlib import Path
 from tlsbench import paths
 from tlsbench.engine.store import Store
 from tlsbench.errors import PlanError
+from tlsbench.libraries import registry
 from tlsbench.targets import boardprofiles
 
 DATA = Path("docs/data/published-figures.toml")
@@ -40,7 +41,7 @@ REQUIRED = ("id", "source", "url", "library", "published_version", "board", "clo
 OPTIONAL = ("value", "points", "size", "library_run")
 # the profile a firmware build uses when none is named (agent/adapters/*/profiles):
 # naming it would build a second, identical image
-DEFAULT_PROFILES = {"mbedtls": "default", "wolfssl": "c"}
+DEFAULT_PROFILES = {lib.name: lib.default_profile for lib in registry.LIBRARIES if lib.default_profile}
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,8 @@ checks that the two agree, so a new algorithm is added in both places.
 
 from __future__ import annotations
 
+from tlsbench.libraries import registry
+
 # The kinds a plan selects when it names none (the post-quantum kinds are
 # selected by name: today's default libraries have none of them).
 DEFAULT_KINDS = ("hash", "mac", "aead", "kex", "sig", "pke")
@@ -69,4 +71,5 @@ SIG_MESSAGE_SIZE = 32
 # PKCS#1 v1.5 encryption payload: the 48-byte TLS 1.2 premaster secret.
 PKE_MESSAGE_SIZE = 48
 
-LIBRARIES = ("mbedtls", "wolfssl", "openssl", "gnutls")
+# the libraries a plan that names none measures (each library's record says whether it is one)
+LIBRARIES = registry.default_plan()

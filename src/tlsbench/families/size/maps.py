@@ -12,12 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tlsbench.errors import TlsbenchError
+from tlsbench.libraries import registry
 
 # archives (by basename) that are the library under test
 LIBRARY_ARCHIVES = {
-    "mbedtls": ("libmbedtls.a", "libmbedx509.a", "libmbedcrypto.a"),
-    "wolfssl": ("libtb_wolfssl.a",),
-    "bearssl": ("libtb_bearssl.a",),
+    **{lib.name: lib.size_archives for lib in registry.LIBRARIES if lib.size_archives},
     "selftest": (),
 }
 # tlsbench's core: the post-quantum images link their own (agent/CMakeLists.txt, tb_core_for)

@@ -25,6 +25,7 @@ from tlsbench.engine.case import Result, Sample
 from tlsbench.engine.store import Store
 from tlsbench.errors import PlanError, SetupError, TlsbenchError
 from tlsbench.families.size.maps import parse_map
+from tlsbench.libraries import registry
 from tlsbench.targets import build, sources
 from tlsbench.targets import target as targets
 
@@ -61,11 +62,7 @@ PRIMITIVES: dict[str, str] = {
 PQ_PROBES = ("mlkem768-keygen", "mlkem768", "mldsa44-keygen", "mldsa44", "mldsa65")
 # What a library's public API cannot do in its tlsbench configuration.
 UNSUPPORTED: dict[tuple[str, str], str] = {
-    **{("mbedtls", p): "Mbed TLS 3.6 has no EdDSA" for p in ("ed25519-sign", "ed25519-verify", "ed25519-sign-verify")},
-    ("wolfssl", "aes-128"): "no public single-block AES call in this configuration"
-                            " (needs WOLFSSL_AES_DIRECT or HAVE_AES_ECB)",
-    **{("mbedtls", p): "Mbed TLS 3.6 has no ML-KEM or ML-DSA" for p in PQ_PROBES},
-}
+    (lib.name, probe): why for lib in registry.LIBRARIES for probe, why in lib.size_unsupported.items()}
 EMPTY = "empty"
 PROBE_COMPONENT = "size probe"  # the probe's own object: left out of every figure
 HARNESS_COMPONENT = "tlsbench core + platform"  # the harness's own code: left out of a figure

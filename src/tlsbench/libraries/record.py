@@ -1,0 +1,81 @@
+"""What tlsbench knows about one library under test, declared once (one
+module per library, registered in registry.py). Every listing, build and
+check reads these records; a library's C side is its adapter folder
+(agent/adapters/<name>: library.cmake, profiles/)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class Version:
+    library: str
+    label: str
+    # "system": the Debian development package; otherwise the libraries.lock.toml section
+    lock: str
+    note: str = ""
+    # families of algorithms this version has that older ones lack (for "unsupported" reasons)
+    features: tuple[str, ...] = ()
+    # the release its agent reports (empty: the label), as far as it tells this version from the
+    # others: "3.6.6" (3.6 alone would match 3.6.7 too); "3.0" matches the system's 3.0.x
+    release: str = ""
+    # built only when named (tlsbench build --libraries ...): its own build takes minutes, so the
+    # default build (scripts/setup, CI) leaves it out
+    on_request: bool = False
+    # why it lacks the features others have, where that is not the release itself
+    lacks_why: str = ""
+
+
+@dataclass(frozen=True)
+class Check:
+    """One thing `tlsbench doctor` looks for on behalf of a library."""
+    kind: Literal["tool", "pkgconfig", "header"]
+    name: str  # the command, the pkg-config module or the header under /usr/include
+    package: str  # the Debian package that brings it
+
+
+# How the host agent of a pinned (non-system) version is built:
+# "source": CMake compiles the unpacked tree itself (library.cmake);
+# "build-tree": its own build system builds it once into build/libs, CMake links that build tree
+#   (today OpenSSL's Configure and make, targets/prefixbuild.py);
+# "prefix": it and its companion libraries are built and installed once into a prefix, CMake links
+#   the prefix (today GnuTLS with nettle, targets/gnutlsbuild.py).
+HostBuild = Literal["source", "build-tree", "prefix"]
+# Whether a library has firmware images: built by default, only when named, or none (a PC library).
+Firmware = Literal["default", "on-request", "none"]
+# How a user's own configuration file enters a firmware build (wired up by targets/userconfig.py):
+# "mbedtls-user-config": the file as MBEDTLS_USER_CONFIG_FILE (on top of the adapter's config) or as
+#   the whole MBEDTLS_CONFIG_FILE; "wolfssl-user-settings": the file as user_settings.h (WOLFSSL_USER_SETTINGS).
+ConfigMechanism = Literal["mbedtls-user-config", "wolfssl-user-settings"]
+
+
+@dataclass(frozen=True)
+class Library:
+    name: str  # the identifier of its default version; the adapter folder agent/adapters/<name>
+    display: str  # how prose names it: "Mbed TLS"
+    versions: tuple[Version, ...]  # every version tlsbench can build (the default among them)
+    default: str  # the default version's label: one line of data, switching it is this one edit
+    # in a plan that names no libraries (the primitive catalog's libraries); False: selected by name
+    in_default_plan: bool = True
+    # the Debian development package of its system version (None: no system version)
+    system_package: str | None = None
+    host_build: HostBuild = "source"
+    firmware: Firmware = "none"
+    # the firmware build profile used when none is named (agent/adapters/<name>/profiles/<profile>.h)
+    default_profile: str | None = None
+    # the static archives (by basename) that are the library in a linker map (families/size/maps.py)
+    size_archives: tuple[str, ...] = ()
+    # size probe -> why the library's public API cannot do it in its tlsbench configuration
+    size_unsupported: dict[str, str] = field(default_factory=dict)
+    # what `tlsbench doctor` checks for it, in order
+    doctor_checks: tuple[Check, ...] = ()
+    # lock sections its pinned builds need beside its own (GnuTLS 3.8: nettle)
+    companion_locks: tuple[str, ...] = ()
+    config_mechanism: ConfigMechanism | None = None
+    # (define, why) the harness needs in any user configuration; none yet
+    harness_requires: tuple[tuple[str, str], ...] = ()
+
+    def version(self, label: str) -> Version | None:
+        return next((v for v in self.versions if v.label == label), None)

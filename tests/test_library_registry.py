@@ -1,0 +1,65 @@
+"""The library records (src/tlsbench/libraries): each consistent with the
+files it names, so a new record that misses its lock section, adapter
+folder or profile fails here and not in a build."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tlsbench.libraries import registry
+from tlsbench.targets import sources
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_names_are_unique_and_each_has_its_adapter_folder() -> None:
+    names = registry.names()
+    assert len(names) == len(set(names))
+    assert [n for n in names if not (ROOT / "agent" / "adapters" / n / "library.cmake").exists()] == []
+
+
+def test_every_version_is_of_its_library_and_the_default_is_one_of_them() -> None:
+    for lib in registry.LIBRARIES:
+        assert {v.library for v in lib.versions} == {lib.name}
+        labels = [v.label for v in lib.versions]
+        assert len(labels) == len(set(labels)) and lib.default in labels, lib.name
+
+
+def test_every_lock_section_named_is_in_the_lock_file() -> None:
+    pins = sources.load_lock(ROOT / "libraries.lock.toml")
+    named = {v.lock for lib in registry.LIBRARIES for v in lib.versions} | {
+        c for lib in registry.LIBRARIES for c in lib.companion_locks}
+    assert sorted(named - set(pins) - {"system"}) == []
+
+
+def test_a_library_with_a_system_version_names_its_package() -> None:
+    with_system = {lib.name for lib in registry.LIBRARIES if any(v.lock == "system" for v in lib.versions)}
+    assert with_system == {lib.name for lib in registry.LIBRARIES if lib.system_package}
+
+
+def test_default_profiles_exist_and_firmware_by_default_has_one() -> None:
+    for lib in registry.LIBRARIES:
+        if lib.default_profile is not None:
+            assert (ROOT / "agent" / "adapters" / lib.name / "profiles" / f"{lib.default_profile}.h").exists()
+    assert [lib.name for lib in registry.LIBRARIES if lib.firmware == "default" and lib.default_profile is None] == []
+
+
+def test_the_registry_answers_the_old_lists() -> None:
+    assert registry.default_plan() == ("mbedtls", "wolfssl", "openssl", "gnutls")
+    assert registry.firmware() == ("mbedtls", "wolfssl")
+    assert registry.firmware_on_request() == ("bearssl",)
+    assert registry.get("nosuch") is None
+
+
+def test_configuration_fields_wait_for_the_user_config_feature() -> None:
+    mechanisms = {lib.name: lib.config_mechanism for lib in registry.LIBRARIES}
+    assert mechanisms == {"mbedtls": "mbedtls-user-config", "wolfssl": "wolfssl-user-settings",
+                          "openssl": None, "gnutls": None, "bearssl": None}
+    assert all(lib.harness_requires == () for lib in registry.LIBRARIES)
+
+
+def test_size_rules_name_known_probes() -> None:
+    from tlsbench.families.size import probes
+
+    named = {p for lib in registry.LIBRARIES for p in lib.size_unsupported}
+    assert sorted(named - set(probes.PRIMITIVES)) == []
