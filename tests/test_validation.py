@@ -17,7 +17,7 @@ DATA = paths.root() / validation.DATA
 
 def test_the_shipped_figures_load_and_convert_to_cycles() -> None:
     figures = {f.id: f for f in validation.load(DATA)}
-    assert len(figures) == 55
+    assert len(figures) == 63
     # 80 MHz / (847.458 KiB/s) cycles per byte
     assert figures["l4a6z-c-sha256"].published_cycles() == pytest.approx(80e6 / (847.458 * 1024))
     # 31.625 ms at 80 MHz
