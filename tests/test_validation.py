@@ -26,15 +26,16 @@ def test_the_shipped_figures_load_and_convert_to_cycles() -> None:
     assert figures["riot-f446-sha256"].published_cycles() == pytest.approx(261.5e-6 * 180e6 / 512)
     assert figures["riot-f446-sha256"].sizes == (512, 1024)
     # the library's default profile is not named (it would build a second, identical image)
-    assert figures["riot-f446-sha256"].group() == ("qemu:mps2-an386", "", "nucleo-f446re")
+    assert figures["riot-f446-sha256"].group() == ("qemu:mps2-an386", "", "nucleo-f446re", "mbedtls")
     # the published portable-C L4 build had WOLFSSL_SMALL_STACK (the STM32Cube template's default)
-    assert figures["l4a6z-c-sha256"].group() == ("qemu:mps2-an386", "wolfssl=small-stack", "stm32l4a6zg")
-    assert figures["h753-asm-x25519"].group() == ("qemu:mps2-an500", "wolfssl=sp-asm", "stm32h753zi")
+    assert figures["l4a6z-c-sha256"].group() == ("qemu:mps2-an386", "wolfssl=small-stack", "stm32l4a6zg",
+                                                   "wolfssl@5.7")
+    assert figures["h753-asm-x25519"].group() == ("qemu:mps2-an500", "wolfssl=sp-asm", "stm32h753zi", "wolfssl@5.7")
     # the L4 "assembly" build ran the generic C Curve25519/Ed25519 (docs/cycle-model.md, "The published L4
     # build"): the same run as the page's C rows; its SP-ASM rows keep the Thumb-2 SP maths
     for row in ("l4a6z-asm-x25519", "l4a6z-asm-ed25519-sign"):
         assert figures[row].group() == figures["l4a6z-c-sha256"].group()
-    assert figures["l4a6z-asm-p256-ecdh"].group() == ("qemu:mps2-an386", "wolfssl=sp-asm", "stm32l4a6zg")
+    assert figures["l4a6z-asm-p256-ecdh"].group() == ("qemu:mps2-an386", "wolfssl=sp-asm", "stm32l4a6zg", "wolfssl@5.7")
     assert figures["riot-f103-sha256"].library == "mbedtls"
 
 

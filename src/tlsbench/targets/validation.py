@@ -24,7 +24,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from tlsbench import paths
+from tlsbench import paths, versions
 from tlsbench.engine.store import Store
 from tlsbench.errors import PlanError
 from tlsbench.targets import boardprofiles
@@ -85,11 +85,13 @@ class Figure:
             return clock / (value * THROUGHPUT[unit])
         return value * TIME[unit] * clock
 
-    def group(self) -> tuple[str, str, str]:
-        """(target, profile argument, board profile): one tlsbench run each."""
+    def group(self) -> tuple[str, str, str, str]:
+        """(target, profile argument, board profile, library): one tlsbench run each."""
         prof = str(self.row["profile"])
-        arg = "" if DEFAULT_PROFILES.get(self.library) == prof else f"{self.library}={prof}"
-        return (str(self.row["target"]), arg, str(self.row["board_profile"]))
+        # profiles are per library, whatever its version (--profile wolfssl=sp-asm with wolfssl@5.7)
+        base = versions.base(self.library)
+        arg = "" if DEFAULT_PROFILES.get(base) == prof else f"{base}={prof}"
+        return (str(self.row["target"]), arg, str(self.row["board_profile"]), self.library)
 
 
 def _line_of_id(text: str, ident: str) -> int:
@@ -154,31 +156,30 @@ def load(path: Path) -> list[Figure]:
 
 # ---- running the model ----
 
-def run_groups(figures: list[Figure], db: Path, log=print) -> dict[tuple[str, str, str], int]:
-    """One tlsbench run per (target, profile, board profile); returns the run ids."""
+def run_groups(figures: list[Figure], db: Path, log=print) -> dict[tuple[str, str, str, str], int]:
+    """One tlsbench run per (target, profile, board profile, library); returns the run ids."""
     tb = [sys.executable, "-m", "tlsbench.cli"]
     store = Store(db)
     try:
-        runs: dict[tuple[str, str, str], int] = {}
-        groups: dict[tuple[str, str, str], list[Figure]] = {}
+        runs: dict[tuple[str, str, str, str], int] = {}
+        groups: dict[tuple[str, str, str, str], list[Figure]] = {}
         for f in figures:
             if not f.pending:
                 groups.setdefault(f.group(), []).append(f)
-        for (target, prof, board), rows in groups.items():
-            lib = rows[0].library
+        for (target, prof, board, lib), rows in groups.items():
             prof_args = ["--profile", prof] if prof else []
             algs = sorted({str(f.row["algorithm"]) for f in rows})
             ops = sorted({str(f.row["op"]) for f in rows})
             sizes = sorted({s for f in rows for s in f.sizes}) or [1024]
-            build = [*tb, "build", "--target", target, *prof_args]
-            log(f"validate-model: building {target} {prof or '(default profiles)'}")
+            build = [*tb, "build", "--target", target, *prof_args, "--libraries", lib]
+            log(f"validate-model: building {target} {lib} {prof or '(default profiles)'}")
             subprocess.run(build, check=True, stdout=subprocess.DEVNULL)
             cmd = [*tb, "--db", str(db), "run", "--target", target, "--board", board, *prof_args,
                    "--libraries", lib, "--algorithms", ",".join(algs), "--ops", ",".join(ops),
                    "--sizes", ",".join(map(str, sizes)), "--repeats", "1", "--warmup", "0", "-q"]
             log(f"validate-model: running {target} --board {board} {prof}: {', '.join(algs)}")
             subprocess.run(cmd, check=True)
-            runs[(target, prof, board)] = store.latest_run_id()
+            runs[(target, prof, board, lib)] = store.latest_run_id()
         return runs
     finally:
         store.close()
@@ -208,7 +209,7 @@ def _fmt(v: float) -> str:
     return f"{v:,.1f}" if v < 10_000 else f"{v:,.0f}"
 
 
-def render(figures: list[Figure], runs: dict[tuple[str, str, str], int], db: Path) -> str:
+def render(figures: list[Figure], runs: dict[tuple[str, str, str, str], int], db: Path) -> str:
     store = Store(db)
     try:
         lines = [BEGIN, "",
