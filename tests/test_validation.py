@@ -94,3 +94,16 @@ def test_run_groups_skips_pending_rows(tmp_path: Path) -> None:
     assert validation.run_groups(figures, tmp_path / "v.sqlite", log=lambda m: None) == {}
     table = validation.render(figures, {}, tmp_path / "v.sqlite")
     assert "| g071-sha256 |" in table and "- g071-sha256: board profile stm32g071rb" in table
+
+
+def test_streamed_hash_rows_take_the_model_per_byte_from_two_sizes(tmp_path: Path) -> None:
+    figures = {f.id: f for f in validation.load(DATA)}
+    # wolfCrypt hashes 25 x 1024 bytes per final: the model's figure is (t(2048) - t(1024)) / 1024
+    assert figures["l4a6z-c-sha256"].sizes == (1024, 2048)
+    assert figures["l4a6z-c-aes128gcm"].sizes == (1024,)
+    path = write(tmp_path, "model_sizes = [1024, 2048]", "model_sizes = [2048, 1024]")
+    with pytest.raises(PlanError, match="model_sizes needs two ascending byte counts"):
+        validation.load(path)
+    path = write(tmp_path, "model_sizes = [1024, 2048]", "model_sizes = [1024, 2048]\nsize = 1024")
+    with pytest.raises(PlanError, match="not both"):
+        validation.load(path)

@@ -41,7 +41,7 @@ TIME = {"ms": 1e-3, "us": 1e-6}
 MATCHES = ("same", "build", "different")
 REQUIRED = ("id", "source", "url", "library", "published_version", "board", "clock_hz", "build", "quote", "unit",
             "algorithm", "op", "profile", "board_profile", "target", "match", "note")
-OPTIONAL = ("value", "points", "size", "library_run", "pending")
+OPTIONAL = ("value", "points", "size", "model_sizes", "library_run", "pending")
 # the profile a firmware build uses when none is named (agent/adapters/*/profiles):
 # naming it would build a second, identical image
 DEFAULT_PROFILES = {"mbedtls": "default", "wolfssl": "c"}
@@ -60,6 +60,9 @@ class Figure:
 
     @property
     def sizes(self) -> tuple[int, ...]:
+        """The model's message sizes: two give a per-byte figure free of fixed costs."""
+        if "model_sizes" in self.row:
+            return tuple(int(s) for s in self.row["model_sizes"])
         if "points" in self.row:
             return tuple(int(p[0]) for p in self.row["points"])
         return (int(self.row["size"]),) if "size" in self.row else ()
@@ -136,8 +139,14 @@ def load(path: Path) -> list[Figure]:
             raise PlanError(f"{where}: unit {unit!r}; allowed: {', '.join((*THROUGHPUT, *TIME))}")
         if "points" in row and (unit not in TIME or len(row["points"]) != 2):
             raise PlanError(f"{where}: points needs two [bytes, time] pairs with a time unit ({', '.join(TIME)})")
-        if unit in THROUGHPUT and "size" not in row:
-            raise PlanError(f"{where}: a throughput figure needs the model's message size (size = bytes)")
+        if unit in THROUGHPUT and ("size" in row) == ("model_sizes" in row):
+            raise PlanError(f"{where}: a throughput figure needs the model's message size (size = bytes) or two"
+                            " (model_sizes = [bytes, bytes]: per byte from their difference), not both")
+        if "model_sizes" in row:
+            ms = row["model_sizes"]
+            if (unit not in THROUGHPUT or not isinstance(ms, list) or len(ms) != 2
+                    or not all(isinstance(x, int) for x in ms) or not 0 < ms[0] < ms[1]):
+                raise PlanError(f"{where}: model_sizes needs two ascending byte counts with a throughput unit")
         if row["match"] not in MATCHES:
             raise PlanError(f"{where}: match {row['match']!r}; allowed: {', '.join(MATCHES)}")
         if "pending" in row:
