@@ -26,16 +26,18 @@ def test_the_shipped_figures_load_and_convert_to_cycles() -> None:
     assert figures["riot-f446-sha256"].published_cycles() == pytest.approx(261.5e-6 * 180e6 / 512)
     assert figures["riot-f446-sha256"].sizes == (512, 1024)
     # the library's default profile is not named (it would build a second, identical image)
-    assert figures["riot-f446-sha256"].group() == ("qemu:mps2-an386", "", "nucleo-f446re", "mbedtls")
+    assert figures["riot-f446-sha256"].group() == ("qemu:mps2-an386", "", "nucleo-f446re", "mbedtls", "Os")
     # the published portable-C L4 build had WOLFSSL_SMALL_STACK (the STM32Cube template's default)
     assert figures["l4a6z-c-sha256"].group() == ("qemu:mps2-an386", "wolfssl=small-stack", "stm32l4a6zg",
-                                                   "wolfssl@5.7")
-    assert figures["h753-asm-x25519"].group() == ("qemu:mps2-an500", "wolfssl=sp-asm", "stm32h753zi", "wolfssl@5.7")
+                                                   "wolfssl@5.7", "Os")
+    assert figures["h753-asm-x25519"].group() == ("qemu:mps2-an500", "wolfssl=sp-asm", "stm32h753zi",
+                                                  "wolfssl@5.7", "O2")
     # the L4 "assembly" build ran the generic C Curve25519/Ed25519 (docs/cycle-model.md, "The published L4
     # build"): the same run as the page's C rows; its SP-ASM rows keep the Thumb-2 SP maths
     for row in ("l4a6z-asm-x25519", "l4a6z-asm-ed25519-sign"):
         assert figures[row].group() == figures["l4a6z-c-sha256"].group()
-    assert figures["l4a6z-asm-p256-ecdh"].group() == ("qemu:mps2-an386", "wolfssl=sp-asm", "stm32l4a6zg", "wolfssl@5.7")
+    assert figures["l4a6z-asm-p256-ecdh"].group() == ("qemu:mps2-an386", "wolfssl=sp-asm", "stm32l4a6zg",
+                                                      "wolfssl@5.7", "Os")
     assert figures["riot-f103-sha256"].library == "mbedtls"
 
 
@@ -106,4 +108,13 @@ def test_streamed_hash_rows_take_the_model_per_byte_from_two_sizes(tmp_path: Pat
         validation.load(path)
     path = write(tmp_path, "model_sizes = [1024, 2048]", "model_sizes = [1024, 2048]\nsize = 1024")
     with pytest.raises(PlanError, match="not both"):
+        validation.load(path)
+
+
+def test_a_row_names_its_o_level(tmp_path: Path) -> None:
+    figures = {f.id: f for f in validation.load(DATA)}
+    # wolfSSL's H753 build is -O2: the model's image is built at -O2 too
+    assert figures["h753-asm-sha256"].group()[4] == "O2"
+    path = write(tmp_path, 'opt = "O2"', 'opt = "O1"')
+    with pytest.raises(PlanError, match=r"opt 'O1'; allowed: Os, O2, O3"):
         validation.load(path)
