@@ -273,7 +273,7 @@ def render(figures: list[Figure], runs: dict[tuple[str, str, str, str, str], int
             lines += [f"- {f.id}: {f.pending}" for f in pending]
             lines.append("")
         lines += ["| rows | n | median abs. error | max abs. error (row) |", "|---|---|---|---|"]
-        groups = [("same code (version or -O level differs)", ["same"]),
+        groups = [("same code (only the version differs)", ["same"]),
                   ("same library, a build option differs", ["build"]),
                   ("same and build rows", ["same", "build"]),
                   ("different library or far older version", ["different"]),
