@@ -17,7 +17,7 @@ DATA = paths.root() / validation.DATA
 
 def test_the_shipped_figures_load_and_convert_to_cycles() -> None:
     figures = {f.id: f for f in validation.load(DATA)}
-    assert len(figures) == 23
+    assert len(figures) == 63
     # 80 MHz / (847.458 KiB/s) cycles per byte
     assert figures["l4a6z-c-sha256"].published_cycles() == pytest.approx(80e6 / (847.458 * 1024))
     # 31.625 ms at 80 MHz
@@ -26,15 +26,18 @@ def test_the_shipped_figures_load_and_convert_to_cycles() -> None:
     assert figures["riot-f446-sha256"].published_cycles() == pytest.approx(261.5e-6 * 180e6 / 512)
     assert figures["riot-f446-sha256"].sizes == (512, 1024)
     # the library's default profile is not named (it would build a second, identical image)
-    assert figures["riot-f446-sha256"].group() == ("qemu:mps2-an386", "", "nucleo-f446re")
+    assert figures["riot-f446-sha256"].group() == ("qemu:mps2-an386", "", "nucleo-f446re", "mbedtls", "Os")
     # the published portable-C L4 build had WOLFSSL_SMALL_STACK (the STM32Cube template's default)
-    assert figures["l4a6z-c-sha256"].group() == ("qemu:mps2-an386", "wolfssl=small-stack", "stm32l4a6zg")
-    assert figures["h753-asm-x25519"].group() == ("qemu:mps2-an500", "wolfssl=sp-asm", "stm32h753zi")
+    assert figures["l4a6z-c-sha256"].group() == ("qemu:mps2-an386", "wolfssl=small-stack", "stm32l4a6zg",
+                                                   "wolfssl@5.7", "Os")
+    assert figures["h753-asm-x25519"].group() == ("qemu:mps2-an500", "wolfssl=sp-asm", "stm32h753zi",
+                                                  "wolfssl@5.7", "O2")
     # the L4 "assembly" build ran the generic C Curve25519/Ed25519 (docs/cycle-model.md, "The published L4
     # build"): the same run as the page's C rows; its SP-ASM rows keep the Thumb-2 SP maths
     for row in ("l4a6z-asm-x25519", "l4a6z-asm-ed25519-sign"):
         assert figures[row].group() == figures["l4a6z-c-sha256"].group()
-    assert figures["l4a6z-asm-p256-ecdh"].group() == ("qemu:mps2-an386", "wolfssl=sp-asm", "stm32l4a6zg")
+    assert figures["l4a6z-asm-p256-ecdh"].group() == ("qemu:mps2-an386", "wolfssl=sp-asm", "stm32l4a6zg",
+                                                      "wolfssl@5.7", "Os")
     assert figures["riot-f103-sha256"].library == "mbedtls"
 
 
@@ -47,14 +50,71 @@ def write(tmp_path: Path, old: str, new: str) -> Path:
 
 
 def test_a_bad_unit_names_the_row_and_the_units(tmp_path: Path) -> None:
-    path = write(tmp_path, 'unit = "KiB/s"', 'unit = "kB/s"')
+    path = write(tmp_path, 'unit = "KiB/s"', 'unit = "KB/s"')
     with pytest.raises(PlanError) as e:
         validation.load(path)
     line = next(i for i, s in enumerate(path.read_text().splitlines(), 1) if s == 'id = "l4a6z-c-sha256"')
-    assert str(e.value) == f"{path}:{line}: unit 'kB/s'; allowed: B/s, KiB/s, MiB/s, ms, us"
+    assert str(e.value) == f"{path}:{line}: unit 'KB/s'; allowed: B/s, KiB/s, MiB/s, kB/s, MB/s, ms, us"
 
 
 def test_a_clock_other_than_the_board_profiles_is_refused(tmp_path: Path) -> None:
     path = write(tmp_path, "clock_hz = 80_000_000", "clock_hz = 64_000_000")
     with pytest.raises(PlanError, match=r"board profile stm32l4a6zg runs at 80000000 Hz, the source at 64000000 Hz"):
+        validation.load(path)
+
+
+def test_decimal_units_and_pending_rows() -> None:
+    figures = {f.id: f for f in validation.load(DATA)}
+    # wolfSSL 5.6.0 prints decimal MB: 150 MHz / 5.683e6 B/s
+    assert figures["h563-chachapoly"].published_cycles() == pytest.approx(150e6 / 5.683e6)
+    assert figures["g071-sha256"].published_cycles() == pytest.approx(64e6 / 476.863e3)
+    # a pending row is listed with what it waits for, and never run
+    assert "stm32g071rb" in figures["g071-sha256"].pending
+    assert figures["l4a6z-c-sha256"].pending == ""
+
+
+def test_a_pending_row_needs_no_board_profile_but_a_reason(tmp_path: Path) -> None:
+    path = write(tmp_path, 'board_profile = "stm32l4a6zg"', 'board_profile = "no-such-board"\npending = "a profile"')
+    figures = {f.id: f for f in validation.load(path)}
+    assert figures["l4a6z-c-sha256"].pending == "a profile"
+    path = write(tmp_path, 'board_profile = "stm32l4a6zg"', 'board_profile = "stm32l4a6zg"\npending = " "')
+    with pytest.raises(PlanError, match="pending must say what tlsbench still needs"):
+        validation.load(path)
+
+
+def test_only_selects_rows_in_file_order_and_names_unknown_ids() -> None:
+    figures = validation.load(DATA)
+    chosen = validation.select(figures, "h753-asm-sha256, l4a6z-c-sha256")
+    assert [f.id for f in chosen] == ["l4a6z-c-sha256", "h753-asm-sha256"]
+    with pytest.raises(PlanError, match=r"--only: unknown row id\(s\): nope"):
+        validation.select(figures, "l4a6z-c-sha256,nope")
+
+
+def test_run_groups_skips_pending_rows(tmp_path: Path) -> None:
+    figures = [f for f in validation.load(DATA) if f.pending]
+    # nothing to build or run: no subprocess is started
+    assert validation.run_groups(figures, tmp_path / "v.sqlite", log=lambda m: None) == {}
+    table = validation.render(figures, {}, tmp_path / "v.sqlite")
+    assert "| g071-sha256 |" in table and "- g071-sha256: board profile stm32g071rb" in table
+
+
+def test_streamed_hash_rows_take_the_model_per_byte_from_two_sizes(tmp_path: Path) -> None:
+    figures = {f.id: f for f in validation.load(DATA)}
+    # wolfCrypt hashes 25 x 1024 bytes per final: the model's figure is (t(2048) - t(1024)) / 1024
+    assert figures["l4a6z-c-sha256"].sizes == (1024, 2048)
+    assert figures["l4a6z-c-aes128gcm"].sizes == (1024,)
+    path = write(tmp_path, "model_sizes = [1024, 2048]", "model_sizes = [2048, 1024]")
+    with pytest.raises(PlanError, match="model_sizes needs two ascending byte counts"):
+        validation.load(path)
+    path = write(tmp_path, "model_sizes = [1024, 2048]", "model_sizes = [1024, 2048]\nsize = 1024")
+    with pytest.raises(PlanError, match="not both"):
+        validation.load(path)
+
+
+def test_a_row_names_its_o_level(tmp_path: Path) -> None:
+    figures = {f.id: f for f in validation.load(DATA)}
+    # wolfSSL's H753 build is -O2: the model's image is built at -O2 too
+    assert figures["h753-asm-sha256"].group()[4] == "O2"
+    path = write(tmp_path, 'opt = "O2"', 'opt = "O1"')
+    with pytest.raises(PlanError, match=r"opt 'O1'; allowed: Os, O2, O3"):
         validation.load(path)
