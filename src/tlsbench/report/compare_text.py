@@ -65,6 +65,9 @@ def header_lines(c: Comparison) -> list[str]:
     if c.context_differences:
         lines.append("the runs differ in what made them:")
         lines += [f"  {d}" for d in c.context_differences]
+    if c.machine:
+        lines.append("the machine's speed (reference workload around each round):")
+        lines += [f"  {m}" for m in c.machine]
     counts = c.counts()
     lines.append("summary: " + ", ".join(f"{n} {v}" for v, n in sorted(counts.items())))
     if c.metric == "headline":
