@@ -143,9 +143,11 @@ def test_a_round_in_a_slow_phase_is_measured_again(fake_agent_dir: Path, db_path
                                                           "openssl/hash/sha256/hash/128": "0"}
     doc = json.loads(report.render(data, "json"))
     assert doc["slow_phase"] == {"rounds": 2, "slow_rounds": 1, "cases": {"openssl/hash/sha256/hash/64": 1}}
+    assert doc["machine_steadiness"].startswith("machine unsteady: speed moved 0.65-1.00x")
     from tlsbench.report import export, html
 
     assert "Slow phase: 1 of 2 rounds" in html.render(data)
+    assert "<p>machine unsteady: speed moved 0.65-1.00x" in html.render(data)
     assert "<td>openssl/hash/sha256/hash/64</td><td>1</td>" in html.render(data).replace("\n", "")
     assert "SLOW PHASE: 1 of 2 rounds" in export.markdown(data, [])
 
