@@ -540,8 +540,8 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
             # rounds measured while the reference workload was slow (pacing.py), per case
             "slow_phase": {"rounds": len(data.rounds), "slow_rounds": sum(slow_rounds(data).values()),
                            "cases": slow_rounds(data)},
-            # the machine's speed through the run, from the references around its rounds (steadiness.py)
-            "machine_steadiness": steadiness.run_line(data.rounds) if data.rounds else None,
         }
+        if data.rounds:  # the machine's speed through the run, from the references around its rounds
+            doc["machine_steadiness"] = steadiness.run_line(data.rounds)
         return json.dumps(doc, indent=1, default=str) + "\n"
     raise ValueError(f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")
