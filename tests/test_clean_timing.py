@@ -204,3 +204,4 @@ def test_handshake_rounds_are_placed_and_recorded(agents, db_path: Path) -> None
         assert (r["stack_at"], r["heap_shift"]) == (expected.stack_at, expected.heap_shift)
         assert r["reference_ns"] is not None and r["attempts"] >= 1
     assert all(r["stack_at"] is None and r["reference_ns"] is not None for r in tcp)
+    assert all(r["reference_after_ns"] is not None for r in rows)  # the machine's speed after each round too
