@@ -107,9 +107,11 @@ def test_a_round_in_a_slow_phase_is_measured_again(fake_agent_dir: Path, db_path
     """References (ns) in call order: three to prime the run's best (1000),
     then the first round: 2000 and 1500 and 1950 (all slower than 0.9 of the
     best: measured three times, the attempt after 1500 kept, flagged slow),
-    then the second case: 1050 (fast enough: once)."""
+    then the second case: 1050 (fast enough: once); each attempt's reference
+    after its round (2100, 1600, 1900, 1040) is stored, never decides; the kept
+    rounds' four (1500, 1600, 1050, 1040) make the run's steadiness line."""
     refs = fake_agent_dir / "refs"
-    refs.write_text("\n".join(str(n) for n in (1000, 1000, 1000, 2000, 1500, 1950, 1050)))
+    refs.write_text("\n".join(str(n) for n in (1000, 1000, 1000, 2000, 2100, 1500, 1600, 1950, 1900, 1050, 1040)))
     monkeypatch.setenv("FAKE_REFERENCE_NS", str(refs))
     store = Store(db_path)
     plan = Plan(name="pace", libraries=["openssl"], kinds=["hash"], algorithms=["sha256"], sizes=[64, 128],
@@ -119,6 +121,7 @@ def test_a_round_in_a_slow_phase_is_measured_again(fake_agent_dir: Path, db_path
     first, second = rows["openssl/hash/sha256/hash/64"], rows["openssl/hash/sha256/hash/128"]
     assert (first["attempts"], first["reference_ns"], first["best_reference_ns"], first["slow"]) == (3, 1500, 1000, 1)
     assert (second["attempts"], second["reference_ns"], second["slow"]) == (1, 1050, 0)
+    assert (first["reference_after_ns"], second["reference_after_ns"]) == (1600, 1040)
     # the requested placement is what is stored (the fake agent reports none of its own)
     expected = layout.placement(run_id, "openssl/hash/sha256/hash/64", 0, 1)
     assert (first["stack_at"], first["heap_shift"]) == (expected.stack_at, expected.heap_shift)
@@ -131,6 +134,7 @@ def test_a_round_in_a_slow_phase_is_measured_again(fake_agent_dir: Path, db_path
     text = report.render(report.load(store, run_id), "table")
     assert "SLOW PHASE: 1 of 2 rounds ran while the reference workload was slow (after measuring again)," \
            " in 1 cases: openssl/hash/sha256/hash/64" in text
+    assert "machine unsteady: speed moved 0.65-1.00x, p5-p95 ±24%, 50% of references below 0.9 over 4 samples" in text
     # and every other format carries the flag too, per case
     data = report.load(store, run_id)
     assert "SLOW PHASE: 1 of 2 rounds" in report.render(data, "markdown")
@@ -139,9 +143,11 @@ def test_a_round_in_a_slow_phase_is_measured_again(fake_agent_dir: Path, db_path
                                                           "openssl/hash/sha256/hash/128": "0"}
     doc = json.loads(report.render(data, "json"))
     assert doc["slow_phase"] == {"rounds": 2, "slow_rounds": 1, "cases": {"openssl/hash/sha256/hash/64": 1}}
+    assert doc["machine_steadiness"].startswith("machine unsteady: speed moved 0.65-1.00x")
     from tlsbench.report import export, html
 
     assert "Slow phase: 1 of 2 rounds" in html.render(data)
+    assert "<p>machine unsteady: speed moved 0.65-1.00x" in html.render(data)
     assert "<td>openssl/hash/sha256/hash/64</td><td>1</td>" in html.render(data).replace("\n", "")
     assert "SLOW PHASE: 1 of 2 rounds" in export.markdown(data, [])
 
@@ -198,3 +204,4 @@ def test_handshake_rounds_are_placed_and_recorded(agents, db_path: Path) -> None
         assert (r["stack_at"], r["heap_shift"]) == (expected.stack_at, expected.heap_shift)
         assert r["reference_ns"] is not None and r["attempts"] >= 1
     assert all(r["stack_at"] is None and r["reference_ns"] is not None for r in tcp)
+    assert all(r["reference_after_ns"] is not None for r in rows)  # the machine's speed after each round too

@@ -172,6 +172,11 @@ MIGRATIONS: list[str] = [
         sha256 TEXT NOT NULL             -- of text
     );
     """,
+    # 7 -> 8: the reference workload after each round too, so a phase that
+    # starts or ends inside a round shows (engine/steadiness.py)
+    """
+    ALTER TABLE case_rounds ADD COLUMN reference_after_ns INTEGER;
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 # how long a write waits for another process holding the database
@@ -565,9 +570,10 @@ class Store:
             return
         self._q(
             _upsert("case_rounds", ("case_id", "round", "stack_at", "heap_shift", "reference_ns",
-                                    "best_reference_ns", "attempts", "slow"), 2),
+                                    "best_reference_ns", "attempts", "slow", "reference_after_ns"), 2),
             (case_id, rnd, info.get("stack_at"), info.get("heap_shift"), info.get("reference_ns"),
-             info.get("best_reference_ns"), info.get("attempts", 1), int(bool(info.get("slow")))),
+             info.get("best_reference_ns"), info.get("attempts", 1), int(bool(info.get("slow"))),
+             info.get("reference_after_ns")),
         )
 
     def case_rounds(self, run_id: int) -> list[Row]:

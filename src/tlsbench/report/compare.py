@@ -32,7 +32,7 @@ import json
 from dataclasses import dataclass, field
 
 from tlsbench import versions
-from tlsbench.engine import metrics
+from tlsbench.engine import metrics, steadiness
 from tlsbench.engine.stats import bootstrap_ratio_ci, mann_whitney_p, median, smallest_p
 from tlsbench.engine.store import Store
 
@@ -90,6 +90,7 @@ class Comparison:
     alpha: float
     min_effect: float
     context_differences: list[str] = field(default_factory=list)
+    machine: list[str] = field(default_factory=list)  # how steady each run's machine was, and what that explains
     rows: list[Row] = field(default_factory=list)
     exact: list[ExactRow] = field(default_factory=list)  # every deterministic metric of both runs
     # a board's measured cycles beside the model's, when one run has each
@@ -116,6 +117,8 @@ class RunSide:
     context: dict[str, str]  # what made the run: machine, versions, method
     units: dict[str, str]  # metric -> unit, as stored with its results
     values: dict[str, Values]  # metric -> its values per case
+    # case -> the reference workload's times around its rounds (host runs; engine/steadiness.py)
+    references: dict[str, list[int]] = field(default_factory=dict)
 
 
 # ---- read ----
@@ -153,7 +156,8 @@ def read(store: Store, run_id: int, metric: str | None) -> RunSide:
     wanted = ({metric} if metric else set(metrics.headline(stored))) | {m for m in stored if metrics.is_exact(m)}
     wanted |= {m for m in MEASURED_AND_MODEL if m in stored}
     return RunSide(run_id, _context(store, run_id), {r["metric"]: r["unit"] for r in store.results(run_id)},
-                   {m: store.per_op_values(run_id, m) for m in sorted(wanted)})
+                   {m: store.per_op_values(run_id, m) for m in sorted(wanted)},
+                   steadiness.references(dict(r) for r in store.case_rounds(run_id)))
 
 
 # ---- pure comparison ----
@@ -234,16 +238,19 @@ def _exact_all(a: RunSide, b: RunSide) -> list[ExactRow]:
 
 
 def _statistical_row(name: str, va: list[float], vb: list[float], alpha: float, min_effect: float,
-                     lower_is_better: bool, unit: str, metric: str = "") -> Row:
+                     lower_is_better: bool, unit: str, metric: str = "", machine: float = 1.0) -> Row:
+    """machine: how far the machine's own speed moved around this case's rounds in the two runs
+    (steadiness.moved, >= 1): a change is called only beyond the minimum effect widened by it."""
     med_a, med_b = median(va), median(vb)
     ratio = med_b / med_a if med_a else None
     p = mann_whitney_p(va, vb)
     ci = bootstrap_ratio_ci(va, vb)
     # a change is called when the test says the samples differ AND the
-    # whole 95% interval of B/A lies beyond the minimum effect: a shift
-    # of a few percent with a wide interval is the machine, not the code
-    beyond = ci is not None and (ci[1] <= 1 - min_effect or ci[0] >= 1 + min_effect)
-    significant = (p is not None and p < alpha and ratio is not None and abs(ratio - 1) >= min_effect
+    # whole 95% interval of B/A lies beyond the minimum effect, widened by
+    # the machine's own speed change: that much difference can be the machine
+    low, high = (1 - min_effect) / machine, (1 + min_effect) * machine
+    beyond = ci is not None and (ci[1] <= low or ci[0] >= high)
+    significant = (p is not None and p < alpha and ratio is not None and (ratio <= low or ratio >= high)
                    and beyond)
     # "same" is a claim too: the whole interval within the minimum effect
     within = ci is not None and 1 - min_effect < ci[0] and ci[1] < 1 + min_effect
@@ -259,12 +266,22 @@ def _statistical_row(name: str, va: list[float], vb: list[float], alpha: float, 
         note = "too few samples for a test: measure more repeats"
     elif not significant and underpowered:
         note = f"{len(va)} and {len(vb)} samples cannot reach p < {alpha:g}: measure more repeats"
+    elif verdict == "inconclusive" and within_machine(ci, min_effect, machine):
+        note = (f"inconclusive: the machine's speed changed by {100 * (machine - 1):.0f}% around this case"
+                " (reference workload): a difference that size can be the machine")
     elif verdict == "inconclusive":
         note = f"B/A 95% interval reaches beyond ±{100 * min_effect:g}%: more repeats or a quieter machine"
     else:
         note = ""
     return Row(name, verdict, med_a, med_b, ratio, p, note, ci[0] if ci else None, ci[1] if ci else None, unit,
                metric)
+
+
+def within_machine(ci: tuple[float, float] | None, min_effect: float, machine: float) -> bool:
+    """Whether the interval lies beyond the minimum effect but not beyond it widened by the machine."""
+    if ci is None or machine <= 1.0:
+        return False
+    return ci[1] <= 1 - min_effect or ci[0] >= 1 + min_effect
 
 
 def _differences(a: dict[str, str], b: dict[str, str]) -> list[str]:
@@ -279,6 +296,23 @@ def _differences(a: dict[str, str], b: dict[str, str]) -> list[str]:
         else:
             out.append(f"{key}: {va} -> {vb}")
     return out
+
+
+def machine_lines(a: RunSide, b: RunSide) -> list[str]:
+    """Each run's steadiness line and how large a B/A the machine's own speed change can explain
+    (none for runs without references: firmware, or stored before them)."""
+    refs_a = [ns for refs in a.references.values() for ns in refs]
+    refs_b = [ns for refs in b.references.values() for ns in refs]
+    if not refs_a and not refs_b:
+        return []
+    lines = [f"A: {steadiness.line(refs_a)}", f"B: {steadiness.line(refs_b)}"]
+    moved = [steadiness.moved(a.references[n], b.references[n]) for n in a.references if n in b.references]
+    if refs_a and refs_b and moved:
+        lines.append(f"the reference workload took {median(refs_b) / median(refs_a):.2f}x as long in B as in A"
+                     f" (medians); around a case's rounds the machine's speed moved by up to {max(moved):.2f}x"
+                     f" (median case {median(moved):.2f}x): a B/A that size can be the machine, so a change is"
+                     " called only beyond the minimum effect widened by the case's own figure")
+    return lines
 
 
 def _case_metrics(a: RunSide, b: RunSide, name: str, metric: str | None) -> list[str]:
@@ -306,7 +340,8 @@ def _metric_row(a: RunSide, b: RunSide, name: str, metric: str, alpha: float, mi
         ratio = e.b / e.a if e.a else None
         note = "exact" + (f"; {e.note}" if e.note else "")
         return Row(name, e.verdict, e.a, e.b, ratio, None, note, unit=unit, metric=metric)
-    return _statistical_row(name, va, vb, alpha, min_effect, metrics.lower_is_better(metric), unit, metric)
+    machine = steadiness.moved(a.references.get(name, []), b.references.get(name, []))
+    return _statistical_row(name, va, vb, alpha, min_effect, metrics.lower_is_better(metric), unit, metric, machine)
 
 
 def compare_runs(a: RunSide, b: RunSide, metric: str | None, alpha: float = ALPHA,
@@ -316,6 +351,7 @@ def compare_runs(a: RunSide, b: RunSide, metric: str | None, alpha: float = ALPH
     metric None: each case on the headline metrics both runs measured."""
     result = Comparison(a.run_id, b.run_id, metric or "headline", alpha, min_effect)
     result.context_differences = _differences(a.context, b.context)
+    result.machine = machine_lines(a, b)
     names_a = dict.fromkeys(n for per_case in a.values.values() for n in per_case)
     names_b = dict.fromkeys(n for per_case in b.values.values() for n in per_case)
     for name in dict.fromkeys([*names_a, *names_b]):
@@ -347,7 +383,8 @@ def one_version(side: RunSide, ident: str) -> RunSide:
     for what in ("version", "config"):
         if f"{ident} {what}" in side.context:
             context[f"{lib} {what}"] = side.context[f"{ident} {what}"]
-    return RunSide(side.run_id, context, side.units, values)
+    references = {f"{lib}/{n[len(prefix):]}": v for n, v in side.references.items() if n.startswith(prefix)}
+    return RunSide(side.run_id, context, side.units, values, references)
 
 
 def compare(store: Store, run_a: int, run_b: int, metric: str | None = None, alpha: float = ALPHA,

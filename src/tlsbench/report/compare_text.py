@@ -65,6 +65,9 @@ def header_lines(c: Comparison) -> list[str]:
     if c.context_differences:
         lines.append("the runs differ in what made them:")
         lines += [f"  {d}" for d in c.context_differences]
+    if c.machine:
+        lines.append("the machine's speed (reference workload around each round):")
+        lines += [f"  {m}" for m in c.machine]
     counts = c.counts()
     lines.append("summary: " + ", ".join(f"{n} {v}" for v, n in sorted(counts.items())))
     if c.metric == "headline":
@@ -142,6 +145,8 @@ def render(c: Comparison, fmt: str = "table", only_changes: bool = False) -> str
         if not c.measured_vs_model:  # runs without a board's counter read exactly as before
             for key in ("measured_run", "model_run", "measured_vs_model"):
                 data.pop(key)
+        if not c.machine:  # runs without references (firmware, older stores) read exactly as before
+            data.pop("machine")
         return json.dumps(data, indent=1) + "\n"
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")

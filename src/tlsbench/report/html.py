@@ -8,7 +8,7 @@ import html
 import json
 import time
 
-from tlsbench.engine import metrics
+from tlsbench.engine import metrics, steadiness
 from tlsbench.report import figures, figures_pq
 from tlsbench.report import fits as fits_view
 from tlsbench.report import tables as report
@@ -182,6 +182,8 @@ def _problems(data: RunData) -> str:
     if failed:
         out.append(f"<h3>Failed cases ({len(failed)})</h3>")
         out.append(table(["case", "reason"], failed, wrap_cols=(1,)))
+    if data.rounds:  # how steady the machine was through the run (engine/steadiness.py)
+        out.append(f"<p>{_e(steadiness.run_line(data.rounds))}</p>")
     slow = report.slow_rounds(data)
     if slow:  # pacing.py: still slower than the threshold after being measured again
         out.append(f"<h3>Slow phase: {sum(slow.values())} of {len(data.rounds)} rounds ran while the reference"

@@ -9,7 +9,7 @@ import io
 import json
 from dataclasses import dataclass, field
 
-from tlsbench.engine import metrics, stats
+from tlsbench.engine import metrics, stats, steadiness
 from tlsbench.engine.case import split_repeats
 from tlsbench.engine.metrics import format_rate, format_time
 from tlsbench.engine.store import NOTHING_MEASURED, RunInfo, Store
@@ -462,6 +462,8 @@ def context_lines(data: RunData, md: bool) -> list[str]:
             no_room.setdefault(f"{c['library']}: {c['reason']}", []).append(c["name"])
     for why, names in list(no_room.items())[:20]:
         out.append(f"{bullet}DOES NOT FIT: {why}" + (f" ({len(names)} cases)" if len(names) > 1 else f" ({names[0]})"))
+    if data.rounds:  # a host run's rounds were paced: how steady the machine was through it
+        out.append(f"{bullet}{steadiness.run_line(data.rounds)}")
     slow = [r for r in data.rounds if r["slow"]]
     if slow:  # pacing.py: still slower than the threshold after being measured again
         names = sorted({r["name"] for r in slow})
@@ -574,5 +576,7 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
             "slow_phase": {"rounds": len(data.rounds), "slow_rounds": sum(slow_rounds(data).values()),
                            "cases": slow_rounds(data)},
         }
+        if data.rounds:  # the machine's speed through the run, from the references around its rounds
+            doc["machine_steadiness"] = steadiness.run_line(data.rounds)
         return json.dumps(doc, indent=1, default=str) + "\n"
     raise ValueError(f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")

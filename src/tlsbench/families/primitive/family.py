@@ -89,6 +89,15 @@ def _pq_output(case: Case, ctx: Context, op: str) -> bytes:
     return bytes(out[0]["data"])
 
 
+def _reference(responses: list[agent.Response], i: int, case: Case) -> int | None:
+    """The reference workload's time in the i-th answer, None (with a warning) when it has none."""
+    try:
+        return pacing.parse(responses[i])
+    except (AgentError, IndexError) as e:
+        print(f"warning: {case.name}: {e or 'no reference answer'}", file=sys.stderr, flush=True)
+        return None
+
+
 def _validate_batches(batches: list, repeats: int, counters: list[str], case: Case) -> None:
     if len(batches) != repeats:
         raise AgentError(f"{case.name}: agent sent {len(batches)} samples, {repeats} were asked for")
@@ -181,19 +190,17 @@ class PrimitiveFamily:
             min_ns=int(m.min_sample_ms * 1e6), **fields,
             **(ctx.place.fields() if ctx.place else {}),
         )
-        requests = [pacing.REQUEST, request] if ctx.paced else [request]
+        # paced: the reference workload before and after, so a phase that changes during the round shows
+        requests = [pacing.REQUEST, request, pacing.REQUEST] if ctx.paced else [request]
         try:
             res = agent.call(ctx.info.path, requests, m.timeout_s, case.name)
         except agent.AgentCallError as e:
             p = e.partial
             return Measured.not_run("failed", str(e), p.stdout + ("\n--- stderr ---\n" + p.stderr if p.stderr else ""))
-        reference = None
+        reference = after = None
         if ctx.paced:
-            try:
-                reference = pacing.parse(res.responses[0])
-            except AgentError as e:
-                print(f"warning: {case.name}: {e}", file=sys.stderr, flush=True)
-        resp = res.responses[-1]
+            reference, after = (_reference(res.responses, i, case) for i in (0, 2))
+        resp = res.responses[1] if ctx.paced else res.responses[-1]
         if resp.status == "unsupported":
             return Measured.not_run("unsupported", resp.message or "not supported", res.stdout)
         if resp.status != "ok":
@@ -230,7 +237,7 @@ class PrimitiveFamily:
             samples.append(size_sample)
         measured = Measured("ok", "", int(batches[0]["iters"]), res.stdout, samples, [])
         calib = resp.of_type("calib")
-        info: dict = {"reference_ns": reference} if ctx.paced else {}
+        info: dict = {"reference_ns": reference, "reference_after_ns": after} if ctx.paced else {}
         if ctx.place is not None and calib:  # where the frame really landed, as the agent saw it
             info.update(stack_at=int(calib[0].get("stack_at", ctx.place.stack_at)),
                         heap_shift=int(calib[0].get("heap_shift", ctx.place.heap_shift)))

@@ -44,14 +44,20 @@ class TlsFamily:
         if device.is_device_case(case):  # one side on the device, its peer the host agent of the library
             per_round = split_repeats(ctx.plan.method.repeats, ctx.plan.method.rounds)
             return device.measure(ctx.target, case, ctx.keys, ctx.plan, rnd, sum(per_round[:rnd]), per_round[rnd])
-        reference = None
-        if ctx.paced:  # the reference workload just before, in an agent of its own
-            try:
-                reference = pacing.reference_ns(ctx.info.path)
-            except TlsbenchError as e:
-                print(f"warning: {case.name}: reference workload failed ({e})", file=sys.stderr, flush=True)
+        # paced: the reference workload just before and just after, each in an agent of its own
+        reference = _reference(ctx, case) if ctx.paced else None
         m = runner.measure_tls(ctx.info.path, case, ctx.keys, ctx.plan, rnd,
                                ctx.place.fields() if ctx.place else None)
         if ctx.paced:
-            m.round_info = {**(m.round_info or {}), "reference_ns": reference}
+            m.round_info = {**(m.round_info or {}), "reference_ns": reference,
+                            "reference_after_ns": _reference(ctx, case)}
         return m
+
+
+def _reference(ctx: Context, case: Case) -> int | None:
+    """One reference workload's time in an agent of its own; None (with a warning) when it failed."""
+    try:
+        return pacing.reference_ns(ctx.info.path)
+    except TlsbenchError as e:
+        print(f"warning: {case.name}: reference workload failed ({e})", file=sys.stderr, flush=True)
+        return None
