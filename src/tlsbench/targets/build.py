@@ -13,7 +13,7 @@ from pathlib import Path
 from tlsbench import paths, versions
 from tlsbench.errors import PlanError, SetupError
 from tlsbench.targets import firmware, gnutlsbuild, prefixbuild, sources
-from tlsbench.targets import target as targets
+from tlsbench.targets.base import Target
 
 
 def build_agents(libraries: list[str] | None = None, jobs: int | None = None, log=print) -> None:
@@ -82,7 +82,7 @@ FIRMWARE_LIBRARIES = ("mbedtls", "wolfssl")
 FIRMWARE_ON_REQUEST = ("bearssl",)
 
 
-def build_firmware(target: targets.Target, libraries: list[str] | None = None, opt: str = "Os",
+def build_firmware(target: Target, libraries: list[str] | None = None, opt: str = "Os",
                    jobs: int | None = None, log=print, size_probes: bool | tuple[str, ...] = False) -> list[str]:
     """Cross-compiles the firmware agents of target's board; returns the
     libraries built (the selftest double is always built too). size_probes:
@@ -128,7 +128,7 @@ def build_firmware(target: targets.Target, libraries: list[str] | None = None, o
     return built
 
 
-def configure_firmware(target: targets.Target, libs: list[str], opt: str = "Os",
+def configure_firmware(target: Target, libs: list[str], opt: str = "Os",
                        size_probes: bool | tuple[str, ...] = False,
                        log=print) -> Path:
     """Configures (CMake) the firmware build of these library identifiers in
