@@ -6,6 +6,7 @@ table in ``targets/target.py`` maps a name's prefix to its class."""
 from __future__ import annotations
 
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -37,7 +38,7 @@ class DeviceLink(Protocol):
 
 
 @dataclass(frozen=True)
-class Target:
+class Target(ABC):
     name: str  # "host", "qemu:mps2-an386", "serial:/dev/ttyACM0"
     board: Board | None = None
     port: str | None = None  # serial device
@@ -80,10 +81,11 @@ class Target:
         return [cls.kind]
 
     @classmethod
+    @abstractmethod
     def from_spec(cls, name: str, rest: str, board: str | None, profiles: tuple[tuple[str, str], ...],
                   coordinator: str | None) -> Target:
         """The target named ``name`` (``rest``: after the colon); bad input is a PlanError."""
-        raise NotImplementedError
+        ...
 
     @property
     def deterministic(self) -> bool:
@@ -121,14 +123,16 @@ class Target:
     def map_path(self, library: str) -> Path:
         return self.cmake_dir() / ("tlsbench-agent-" + library.replace("@", "-") + ".map")
 
+    @abstractmethod
     def describe(self) -> str:
         """One line: what this target is."""
-        raise NotImplementedError
+        ...
 
     # ---- a run on it ----
 
     def fit(self, plan: Plan, log: Log) -> None:
         """Makes the plan one this target can run (its libraries, its method); bad plans are errors."""
+        return None  # a target that runs any plan as given
 
     def for_plan(self, plan: Plan) -> Target:
         """The target whose images run this plan (a device-side plan: the one-side image)."""
@@ -136,22 +140,25 @@ class Target:
 
     def prepare_images(self, libraries: list[str], log: Log) -> None:
         """Builds what the libraries need here when it is missing or stale (raises TlsbenchError)."""
+        return None  # nothing built on demand: agents and flashed boards are built on purpose
 
     def does_not_fit(self, library: str) -> str | None:
         """Why this library's image does not fit the board, in bytes, or None."""
         return None
 
+    @abstractmethod
     def probe_library(self, library: str, timeout: float | None = None) -> LibraryInfo:
         """The library's agent here, asked what it is and supports (raises AgentError)."""
-        raise NotImplementedError
+        ...
 
     def listing_probe(self, library: str) -> LibraryInfo:
         """probe_library for `tlsbench list`, which waits less where agents answer at once."""
         return self.probe_library(library)
 
+    @abstractmethod
     def launcher(self, library: str) -> Path:
         """The executable to start for this library."""
-        raise NotImplementedError
+        ...
 
     def code_sizes(self, library: str) -> list[tuple[str, int, int]] | None:
         """(component, flash bytes, RAM bytes) from the image's linker map; None: no image to measure."""
@@ -175,21 +182,24 @@ class Target:
 
     # ---- tlsbench build and list ----
 
+    @abstractmethod
     def build(self, libraries: list[str] | None, opt: str, jobs: int | None, one_side: bool, log: Log) -> None:
         """Builds its agents or images (``tlsbench build --target``)."""
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def listed_libraries(self) -> list[str]:
         """The libraries `tlsbench list` shows for it."""
-        raise NotImplementedError
+        ...
 
     def listing_note(self, libraries: list[str]) -> str | None:
         """The line before a listing of its libraries, algorithms or suites."""
         return None
 
+    @abstractmethod
     def library_lines(self, library: str) -> list[str]:
         """`tlsbench list libraries`: what it says of one library here."""
-        raise NotImplementedError
+        ...
 
 
 def _user_trees_suffix() -> str:

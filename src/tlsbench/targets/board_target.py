@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import subprocess
 import sys
+from abc import abstractmethod
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -37,9 +38,9 @@ class BoardTarget(Target):
         assert self.board is not None
         return f"{self.name}: {self.board.description}"
 
+    @abstractmethod
     def bridge_args(self, library: str) -> list[str]:
         """The arguments of tlsbench.targets.bridge.main that reach this board."""
-        raise NotImplementedError
 
     def launcher(self, library: str) -> Path:
         """The executable the runner starts: it runs tlsbench.targets.bridge for this
