@@ -3,8 +3,9 @@
 The firmware runs only its role (``tls-device side=client|server``); the
 peer is the host agent of the same library, over loopback TCP
 (``tls-server`` / ``tls-client`` as in tls_net). This module is the relay
-between them: it starts the peer and QEMU (or opens the serial port of a
-board already running its firmware), sends the request, and while the
+between them: it starts the peer and opens the target's device link (QEMU,
+or the serial port of a board already running its firmware:
+targets/devicelink.py), sends the request, and while the
 firmware answers it carries the TLS bytes: a ``tx`` record goes to the
 peer's socket, a ``want`` record is answered with one ``rx data=<hex>
 crc=<crc32>`` line: the peer's next TLS record (in pieces of at most the
