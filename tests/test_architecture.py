@@ -182,3 +182,68 @@ def test_no_library_name_outside_the_registry() -> None:
                                " record): " + "; ".join(f"{rel}:{line} {text!r}" for rel, hits in
                                                         unexplained.items() for line, text in hits))
     assert sorted(set(LIBRARY_NAME_ALLOWED) - set(found)) == [], "allowed files that no longer name a library"
+
+
+def _target_kinds() -> set[str]:
+    from tlsbench.targets import target
+
+    return set(target.KINDS)
+
+
+def kind_branches(tree: ast.AST, kinds: set[str]) -> list[int]:
+    """Lines that test a target's kind: ``x.kind`` compared with a kind's
+    name (or a collection of them), or any ``.kind`` of something named
+    *target. A case's kind ("hash", "tls") is not a target's."""
+    def names_a_kind(node: ast.AST) -> bool:
+        if isinstance(node, ast.Constant):
+            return node.value in kinds
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return any(names_a_kind(e) for e in node.elts)
+        return False
+
+    def of_a_target(node: ast.AST) -> bool:
+        owner = node.value if isinstance(node, ast.Attribute) else None
+        name = owner.id if isinstance(owner, ast.Name) else owner.attr if isinstance(owner, ast.Attribute) else ""
+        return name.lower().endswith("target")
+
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            kind_attrs = [s for s in sides if isinstance(s, ast.Attribute) and s.attr == "kind"]
+            if kind_attrs and (any(names_a_kind(s) for s in sides) or any(of_a_target(a) for a in kind_attrs)):
+                lines.append(node.lineno)
+        elif isinstance(node, ast.Attribute) and node.attr == "kind" and of_a_target(node):
+            lines.append(node.lineno)
+    return sorted(set(lines))
+
+
+def test_the_kind_scan_finds_a_branch() -> None:
+    code = ("if target.kind == 'qemu': pass\n"
+            "if self.target.kind != x: pass\n"
+            "if t.kind in ('host', 'serial'): pass\n"
+            "if case.kind == 'hash': pass\n"
+            "label = session.target.kind\n")
+    assert kind_branches(ast.parse(code), {"host", "qemu", "serial", "labgrid"}) == [1, 2, 3, 5]
+
+
+def test_no_target_kind_branch_outside_targets() -> None:
+    """A target is asked (targets/base.py), never told apart by its kind: a new kind is one module."""
+    kinds = _target_kinds()
+    offenders = [f"{path.relative_to(SRC)}:{line}"
+                 for path in sorted(PACKAGE.rglob("*.py")) if PACKAGE / "targets" not in path.parents
+                 for line in kind_branches(ast.parse(path.read_text()), kinds)]
+    assert offenders == [], "target kinds branched on outside targets/: " + ", ".join(offenders)
+
+
+def test_each_target_kind_is_its_own_module() -> None:
+    """The kinds table names one class per kind, each from its own module of targets/kinds/."""
+    from tlsbench.targets import target
+    from tlsbench.targets.base import Target
+
+    modules = [cls.__module__ for cls in target.KINDS.values()]
+    assert all(issubclass(cls, Target) and cls.kind == k for k, cls in target.KINDS.items())
+    assert all(m.startswith("tlsbench.targets.kinds.") for m in modules) and len(set(modules)) == len(modules)
+    assert {k: type(target.parse(n, board="nucleo-f446re")).__name__ for k, n in
+            (("host", "host"), ("qemu", "qemu:mps2-an386"), ("serial", "serial:/dev/ttyACM0"))} == \
+        {"host": "HostTarget", "qemu": "QemuTarget", "serial": "SerialTarget"}

@@ -4,7 +4,6 @@ once and printed as one line on stderr with a non-zero exit."""
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import difflib
 import json
 import logging
@@ -44,9 +43,9 @@ from tlsbench.plans.plan import (
 from tlsbench.report import compare, compare_html, compare_text, export
 from tlsbench.report import html as html_report
 from tlsbench.report import tables as report
-from tlsbench.targets import build, sources
+from tlsbench.targets import build
 from tlsbench.targets import target as targets
-from tlsbench.targets.libraries import LibraryInfo, probe
+from tlsbench.targets.libraries import LibraryInfo
 
 
 def _csv(text: str) -> list[str]:
@@ -186,11 +185,11 @@ def cmd_run(a: argparse.Namespace) -> int:
                                     show_progress=show_progress, quiet=a.quiet)
         else:
             target = targets.parse(a.target, a.board, a.profile)
-            if target.kind != "host" and not a.plan and not a.preset:
-                a.preset = "cortex-m"  # the default plan of a firmware target
+            if target.default_preset is not None and not a.plan and not a.preset:
+                a.preset = target.default_preset  # e.g. a firmware target's default plan
             plan, source = _plan_from_args(a)
             labels = run_labels.parse(a.label)
-            if target.kind == "qemu" and a.board:
+            if target.models_cycles and a.board:
                 from tlsbench.targets import boardprofiles, cyclemodel
 
                 # a board profile (shipped, or the user's file): the cycle model, recorded in the run's environment
@@ -402,39 +401,19 @@ def cmd_db_push(a: argparse.Namespace) -> int:
 
 def _probe_on(target: targets.Target, lib: str) -> LibraryInfo:
     """Ask a library's agent on this target (firmware: through its launcher) what it supports."""
-    if target.kind == "host":
-        return probe(lib, timeout=20)
-    firmware = target.firmware_path(lib)
-    if not firmware.exists():
-        raise TlsbenchError(f"no firmware (tlsbench build --target {target.name})")
-    return probe(lib, path=targets.write_launcher(target, lib), firmware=firmware, timeout=60)
+    return target.listing_probe(lib)
 
 
 def cmd_list(a: argparse.Namespace) -> int:
     what = a.what
     target = targets.parse(a.target, a.board, a.profile)
-    # on firmware: the default images, and each further version's image where it is built
-    libraries = versions.identifiers() if target.kind == "host" else [
-        lib for lib in build.firmware_versions() if "@" not in lib or target.firmware_path(lib).exists()]
-    if target.kind != "host" and what in ("libraries", "algorithms", "suites"):
-        print(f"on {target.name}: the firmware's libraries ({', '.join(libraries)}) as built")
+    libraries = target.listed_libraries()
+    note = target.listing_note(libraries)
+    if note is not None and what in ("libraries", "algorithms", "suites"):
+        print(note)
     if what == "libraries":
         for lib in libraries:
-            if target.kind == "host":  # every pinned version, built or not
-                v = versions.version_of(lib)
-                default = " (default)" if "@" not in lib else ""
-                print(f"{lib:12}  {v.note}{default}")
-                if not paths.agent_path(lib).exists():
-                    print(f"{'':12}  not built (tlsbench build --libraries {lib}); source: {sources.describe(lib)}")
-                    continue
-            try:
-                info = _probe_on(target, lib)
-                if target.kind == "host":
-                    print(f"{'':12}  built: {info.version}\n{'':12}  {info.source}\n{'':12}  config: {info.config}")
-                else:
-                    print(f"{lib:8}  {info.version}\n          {info.source}\n          config: {info.config}")
-            except TlsbenchError as e:
-                print(f"{lib:8}  unavailable: {e}")
+            print("\n".join(target.library_lines(lib)))
     elif what == "algorithms":
         support: dict[str, set] = {}
         for lib in libraries:
@@ -470,7 +449,7 @@ def cmd_list(a: argparse.Namespace) -> int:
                 continue
             agents[lib], images[lib] = info.path, info.agent_sha256
         # an emulated handshake costs seconds: firmware is asked by set-up unless --check (the host: handshakes)
-        check = target.kind == "host" or a.check
+        check = target.suites_by_handshake or a.check
         header, body = tls_support.support_matrix(agents, libraries, images,
                                                   log=lambda m: print(m, file=sys.stderr, flush=True), check=check)
         print(report.aligned(header, body))
@@ -478,7 +457,7 @@ def cmd_list(a: argparse.Namespace) -> int:
             if any(answer in row for row in body):
                 print(f"{answer}: {meaning}")
     elif what == "targets":
-        print(f"{'host':28}  this machine, Linux (agents built by tlsbench build)")
+        print(f"{'host':28}  {targets.HOST.describe()}")
         for b in targets.BOARDS.values():
             name = f"qemu:{b.name}" if b.machine else f"serial:PORT --board {b.name}"
             print(f"{name:28}  {b.description}; {b.ram_bytes // 1024} KiB RAM; counter: {b.counter}")
@@ -561,14 +540,8 @@ def cmd_build(a: argparse.Namespace) -> int:
     libs = _csv(a.libraries) if a.libraries else None
     log = lambda m: print(m, file=sys.stderr)  # noqa: E731
     target = targets.parse(a.target, a.board, a.profile)
-    if target.kind == "host":
-        if a.one_side:
-            raise PlanError("--one-side is a firmware image: give --target qemu:BOARD")
-        build.build_agents(libs, jobs=a.jobs, log=log)
-    else:
-        target = dataclasses.replace(target, one_side=a.one_side)
-        build.build_firmware(target, libs, opt=a.opt, jobs=a.jobs, log=log)
-    if target.kind != "serial":  # the emulator's cycle model (a run with --board)
+    target.build(libs, opt=a.opt, jobs=a.jobs, one_side=a.one_side, log=log)
+    if target.builds_cycle_plugin:  # the emulator's cycle model (a run with --board)
         from tlsbench.targets import cyclemodel
 
         cyclemodel.build_plugin(log=log)
@@ -579,7 +552,7 @@ def cmd_sizes(a: argparse.Namespace) -> int:
     from tlsbench.families.size import probes as sizeprobes
 
     target = targets.parse(a.target, a.board, a.profile)
-    if target.kind == "host":
+    if not target.runs_firmware:
         raise PlanError("tlsbench sizes measures firmware images: give --target qemu:BOARD (tlsbench list targets)")
     libs = _csv(a.libraries) if a.libraries else None
     store = Store(a.db)

@@ -1,55 +1,20 @@
-"""A labgrid target's places as the boards of one run: held for the whole
-run (targets/labgrid_places.py), power-cycled before the first case where
-they have power, each with its own target and launchers (flashed through
-its labgrid driver where it has one), the runner's pending rounds shared
-among them (engine/farm.py), a board that stops answering power-cycled
-once and its case measured again."""
+"""A labgrid target's places as the boards of one run (held for the whole
+run and made ready by the target: targets/kinds/labgrid.py), each with its
+own target and launchers (flashed through its labgrid driver where it has
+one), the runner's pending rounds shared among them (engine/farm.py), a
+board that stops answering power-cycled once and its case measured again."""
 
 from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 from tlsbench.engine import farm
 from tlsbench.engine.case import Case, Measured
 from tlsbench.targets import labgrid_places
 from tlsbench.targets import target as targets
-
-
-@contextmanager
-def held(target: targets.Target, log: Callable[[str], None]) -> Iterator[list[labgrid_places.Place]]:
-    """The target's places, acquired and made ready (below); released when the run ends, fails or is
-    interrupted."""
-    assert target.coordinator is not None and target.port is not None
-    names = list(labgrid_places.resolve(target.coordinator, target.port))
-    with labgrid_places.acquired(target.coordinator, names) as places:
-        for place in places:
-            ready(target, place, log)
-        yield places
-
-
-def ready(target: targets.Target, place: labgrid_places.Place, log: Callable[[str], None]) -> None:
-    """Before the first case: a place with a flasher has nothing flashed by
-    this run yet (its first image is always written); one with power is
-    power-cycled, so every run starts from a freshly booted board."""
-    on(target, place).flash_state().unlink(missing_ok=True)
-    if place.power is not None:
-        assert target.coordinator is not None
-        log(f"labgrid place {place.name}: power-cycling the board ({place.power})")
-        labgrid_places.power_cycle(target.coordinator, place.name)
-
-
-def on(target: targets.Target, place: labgrid_places.Place) -> targets.Target:
-    """One place's own target: its serial resource as the port its launchers open, its flasher if any."""
-    return dataclasses.replace(target, port=place.url, place=place.name, flasher=place.flasher)
-
-
-def first(target: targets.Target, places: list[labgrid_places.Place]) -> targets.Target:
-    """The target the run probes and checks on: its first place."""
-    return on(target, places[0])
 
 
 def _view(session: Any, target: targets.Target) -> Any:
@@ -65,12 +30,11 @@ def _view(session: Any, target: targets.Target) -> Any:
 def share(session: Any, places: list[labgrid_places.Place], pending: list[tuple[int, Case]],
           progress_of: dict, progress: Any, run_id: int, log: Callable[[str], None]) -> None:
     """Measures the pending rounds on every place; results stored by this thread."""
-    base = dataclasses.replace(session.target, port=None, place=None, flasher=None)
-    address = base.coordinator
+    address = session.target.coordinator
     assert address is not None
     boards, states = [], {}
     for place in places:
-        view = _view(session, on(base, place))
+        view = _view(session, session.target.on_place(place))
         states[place.name] = view.target.flash_state()
         recover = (lambda p=place: labgrid_places.recover(address, p)) if place.power is not None else None
         boards.append(farm.Board(place.name, view.outcome, lambda url=place.url: labgrid_places.answers(url),
@@ -93,4 +57,4 @@ def share(session: Any, places: list[labgrid_places.Place], pending: list[tuple[
             + "; ".join(f"{n}: {w}" for n, w in dead.items()))
 
 
-__all__ = ["first", "held", "on", "ready", "share"]
+__all__ = ["share"]

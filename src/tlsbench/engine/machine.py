@@ -8,7 +8,6 @@ import subprocess
 from pathlib import Path
 
 from tlsbench import __version__, paths
-from tlsbench.targets.target import ICOUNT
 
 # CPU flags the libraries dispatch on (OpenSSL's OPENSSL_ia32cap and armcap,
 # wolfSSL's and Mbed TLS's CPUID checks), so a run says which code paths its
@@ -48,27 +47,6 @@ def tlsbench_revision() -> str:
     return f"{__version__}+{rev}" if rev else __version__
 
 
-def _firmware(target) -> dict[str, object]:
-    """What makes firmware numbers what they are: the board, its core, the
-    cross-compiler and newlib, the emulator and its instruction counting."""
-    board = target.board
-    out: dict[str, object] = {
-        "board": board.name, "board_cpu": board.cpu, "board_ram_bytes": board.ram_bytes,
-        "board_counter": board.counter, "profiles": dict(target.profiles),
-        "one_side_image": target.one_side,  # the lean image of device-side runs
-        "cross_compiler": (_cmd(f"{board.toolchain.prefix}gcc", "--version").splitlines() or ["unknown"])[0],
-    }
-    if board.arch == "arm":
-        out["newlib"] = _cmd("dpkg-query", "-W", "-f=${Version}", "libnewlib-arm-none-eabi") or "unknown"
-    else:  # the C library of the RV32 class images
-        out["picolibc"] = _cmd("dpkg-query", "-W", "-f=${Version}", "picolibc-riscv64-unknown-elf") or "unknown"
-    if target.kind == "qemu":
-        qemu = board.toolchain.qemu
-        out["emulator"] = (_cmd(qemu[0], "--version").splitlines() or ["unknown"])[0]
-        out["emulator_options"] = " ".join([*qemu[1:], "-M", board.machine, "-icount", ICOUNT])
-    return out
-
-
 def collect(target=None) -> dict[str, object]:
     cpu = _cpuinfo()
     flags = set((cpu.get("flags") or cpu.get("Features") or "").split())
@@ -93,5 +71,5 @@ def collect(target=None) -> dict[str, object]:
         "compiler": _cmd("cc", "--version").splitlines()[0] if _cmd("cc", "--version") else "unknown",
         "python": platform.python_version(),
         "tlsbench": tlsbench_revision(),
-        **(_firmware(target) if target is not None and target.kind != "host" else {}),
+        **(target.metadata() if target is not None else {}),  # e.g. a board's core, compiler, emulator
     }

@@ -4,7 +4,6 @@ stored before the next begins. The runner knows no family by name."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 import time
@@ -17,17 +16,15 @@ from tlsbench.engine.progress import Progress
 from tlsbench.engine.stats import OutlierPolicy, Summary, parse_policy, summarize
 from tlsbench.engine.store import Store
 from tlsbench.engine.store_faults import translated
-from tlsbench.errors import AgentError, RunInterrupted, StoreError, TlsbenchError
+from tlsbench.errors import RunInterrupted, StoreError, TlsbenchError
 from tlsbench.families import registry
 from tlsbench.families.base import Context
 from tlsbench.families.primitive import keys as keys_mod
-from tlsbench.families.size import maps as sizes
 from tlsbench.plans import runenv
 from tlsbench.plans.plan import Plan
 from tlsbench.targets import cyclemodel
-from tlsbench.targets import firmware as firmware_mod
 from tlsbench.targets import target as targets
-from tlsbench.targets.libraries import LibraryInfo, probe
+from tlsbench.targets.libraries import LibraryInfo
 
 TERMINAL = ("ok", "unsupported", "check_failed", "does_not_fit")
 # a firmware that ran out of the board's heap or stack: the case does not fit, with the bytes
@@ -116,13 +113,11 @@ class _Session:
         self.verdict: dict[tuple[str, str, str], str] = {}
         self.resuming = False
         # a clock to keep steady: rounds are placed on purpose and paced (layout.py, pacing.py)
-        self.pace = pacing.Pace() if target.kind == "host" else None
+        self.pace = pacing.Pace() if target.paced else None
 
     def probe_libraries(self) -> None:
         try:  # an emulated board's images are built here when missing or stale
-            from tlsbench.targets.build import build_firmware
-
-            firmware_mod.ensure(self.target, self.plan.libraries, _log, build_firmware)
+            self.target.prepare_images(self.plan.libraries, _log)
         except TlsbenchError as e:
             for lib in self.plan.libraries:
                 self.unavailable[lib] = f"building its firmware failed: {e}"
@@ -131,23 +126,15 @@ class _Session:
             if lib in self.unavailable:
                 continue
             try:
-                if self.target.kind == "host":
-                    i = self.infos[lib] = probe(lib)
-                else:
-                    firmware = self.target.firmware_path(lib)
-                    too_big = firmware.parent / f"{firmware.name}.does-not-fit"
-                    if too_big.exists():
-                        self.does_not_fit[lib] = too_big.read_text().strip()
-                        _log(f"note: {lib}: {self.does_not_fit[lib]}")
-                        continue
-                    if not firmware.exists():
-                        raise AgentError(f"no {lib} firmware for {self.target.name} "
-                                         f"(run: tlsbench build --target {self.target.name})")
-                    i = self.infos[lib] = probe(lib, path=targets.write_launcher(self.target, lib), firmware=firmware,
-                                                timeout=60)
-                    parts = sizes.sizes(self.target.map_path(lib), lib)
-                    self.store.put_code_sizes(self.run_id, lib, [(p.component, p.flash_bytes, p.ram_bytes)
-                                                                 for p in parts])
+                too_big = self.target.does_not_fit(lib)
+                if too_big is not None:
+                    self.does_not_fit[lib] = too_big
+                    _log(f"note: {lib}: {too_big}")
+                    continue
+                i = self.infos[lib] = self.target.probe_library(lib)
+                parts = self.target.code_sizes(lib)
+                if parts is not None:
+                    self.store.put_code_sizes(self.run_id, lib, parts)
             except TlsbenchError as e:
                 self.unavailable[lib] = str(e)
                 _log(f"warning: {lib} is unavailable and its cases are recorded as failed: {e}")
@@ -163,7 +150,7 @@ class _Session:
         recorded = {r["library"]: r["agent_sha256"] for r in self.store.libraries(self.run_id)}
         before = recorded.get(lib)
         if before is not None and before != info.agent_sha256:
-            what = "firmware" if self.target.kind != "host" else "agent"
+            what = "firmware" if self.target.runs_firmware else "agent"
             raise TlsbenchError(
                 f"run {self.run_id} was measured with a {lib} {what} of SHA-256 {before[:16]}, the one now built is "
                 f"{info.agent_sha256[:16]} ({info.path}): resuming would mix two builds in one run; "
@@ -178,7 +165,7 @@ class _Session:
         for c in checks:
             if c.status != "pass":
                 self.verdict[(c.library, c.kind, c.alg)] = c.detail
-            if c.status == "fail" and self.target.kind != "host" and any(k in c.detail.lower() for k in _NO_ROOM):
+            if c.status == "fail" and self.target.memory_bound and _no_room(c.detail):
                 # the check could not run in the board's memory: that says nothing against the library
                 self.no_room[(c.library, c.kind, c.alg)] = c.detail
                 _log(f"does not fit {self.target.name}: {c.library} {c.alg}: {c.detail}")
@@ -272,8 +259,8 @@ class _Session:
         """Stores one measured round; ``place``: which of several boards measured it, ``image``: the SHA-256
         of the firmware image tlsbench flashed on it (both in the case's params)."""
         rounds = self.plan.method.rounds
-        board = self.target.kind != "host"  # a board's memory is the budget; on the host an error stays one
-        if measured.status == "failed" and board and any(k in measured.reason.lower() for k in _NO_ROOM):
+        # a board's memory is the budget; on the host an error stays one
+        if measured.status == "failed" and self.target.memory_bound and _no_room(measured.reason):
             measured.status = "does_not_fit"
         status = measured.status
         if status == "ok":
@@ -308,6 +295,10 @@ class _Session:
         return case_id, status, rnd + 1
 
 
+def _no_room(message: str) -> bool:
+    return any(k in message.lower() for k in _NO_ROOM)
+
+
 def _needs_round(entry: tuple[int, str, int] | None, rnd: int) -> bool:
     """entry: (case id, status, rounds done) as stored, or None when not started."""
     return entry is None or (entry[1] not in TERMINAL and entry[2] <= rnd)
@@ -318,36 +309,15 @@ def _log(msg: str) -> None:
 
 
 def fit_to_target(plan: Plan, target: targets.Target) -> None:
-    """A firmware target runs the embedded libraries only, and its counts are
-    exact: one round and a few repeats show them (identical) without the
-    rounds and repeats that a noisy clock needs."""
-    if target.kind == "host":
-        if plan.device_side:
-            raise TlsbenchError("[tls] device_side (--device-side) puts one side on a device: give a firmware "
-                                "target (--target qemu:BOARD)")
-        return
-    from tlsbench.targets.build import FIRMWARE_LIBRARIES, FIRMWARE_ON_REQUEST, is_firmware_library
-
-    dropped = [lib for lib in plan.libraries if not is_firmware_library(lib)]
-    plan.libraries = [lib for lib in plan.libraries if is_firmware_library(lib)]
-    if dropped:
-        _log(f"note: {', '.join(dropped)} run on the host only (no firmware build): not on {target.name}")
-    if not plan.libraries:
-        raise TlsbenchError(f"no library of this plan has firmware for {target.name}; "
-                            f"firmware libraries: {', '.join(FIRMWARE_LIBRARIES + FIRMWARE_ON_REQUEST)}")
-    if target.deterministic:
-        plan.method.rounds = 1
-        plan.method.repeats = min(plan.method.repeats, 3)
-        plan.method.warmup = min(plan.method.warmup, 1)
-        plan.method.outliers = "none"
+    """The plan made one the target can run (e.g. a firmware target: its
+    libraries only, and the few repeats that exact counts need)."""
+    target.fit(plan, _log)
 
 
 def image_for(plan: Plan, target: targets.Target) -> targets.Target:
     """A plan with one side of its handshakes on the device runs on the
     board's one-side image (every case of it: primitives too)."""
-    if target.kind != "host" and plan.device_side:
-        return dataclasses.replace(target, one_side=True)
-    return target
+    return target.for_plan(plan)
 
 
 def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None,
@@ -404,14 +374,8 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
 
 def _measure_run(store: Store, run_id: int, plan: Plan, keys: dict, target: targets.Target,
                  json_out: TextIO | None, show_progress: bool, resuming: bool) -> None:
-    if target.kind == "labgrid":  # the places are held for the whole run, released however it ends
-        from tlsbench.engine import farm_places
-
-        with farm_places.held(target, _log) as places:
-            _measure_session(store, run_id, plan, keys, farm_places.first(target, places), json_out,
-                             show_progress, resuming, places)
-        return
-    _measure_session(store, run_id, plan, keys, target, json_out, show_progress, resuming)
+    with target.held(_log) as (first, places):  # e.g. a farm's places: held for the whole run, however it ends
+        _measure_session(store, run_id, plan, keys, first, json_out, show_progress, resuming, places)
 
 
 def _measure_session(store: Store, run_id: int, plan: Plan, keys: dict, target: targets.Target,

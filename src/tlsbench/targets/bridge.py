@@ -46,8 +46,8 @@ from pathlib import Path
 from tlsbench.engine.protocol import PREFIX, Record, parse_line
 from tlsbench.errors import ProtocolError, TlsbenchError
 from tlsbench.families.primitive.keys import FIRMWARE_CLOCK_ENV
+from tlsbench.targets import board as boards
 from tlsbench.targets import cyclemodel, serialport
-from tlsbench.targets import target as targets
 from tlsbench.targets.serialport import BoardReset
 
 FLASH_ENV = "TLSBENCH_FLASH_COMMAND"
@@ -132,13 +132,13 @@ def serve(session: Session, requests: list[str], exit_after: bool) -> int:
     return answered
 
 
-def _qemu(board: targets.Board, firmware: str, requests: list[str]) -> int:
+def _qemu(board: boards.Board, firmware: str, requests: list[str]) -> int:
     # a run that names a board profile runs under the cycle model (cyclemodel.py)
     profile = cyclemodel.active_profile()
     workdir = cyclemodel.private_dir() if profile is not None else None
     try:
         cmd = (cyclemodel.qemu_command(board, Path(firmware), profile, workdir) if profile and workdir
-               else targets.qemu_command(board, firmware))
+               else boards.qemu_command(board, firmware))
         return _qemu_session(cmd, requests)
     finally:
         if workdir is not None:
@@ -335,11 +335,11 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m tlsbench.targets.bridge")
     sub = p.add_subparsers(dest="mode", required=True)
     q = sub.add_parser("qemu")
-    q.add_argument("--board", required=True, choices=sorted(targets.BOARDS))
+    q.add_argument("--board", required=True, choices=sorted(boards.BOARDS))
     q.add_argument("--firmware", required=True)
     s = sub.add_parser("serial")
     s.add_argument("--port", required=True)
-    s.add_argument("--board", required=True, choices=sorted(targets.BOARDS))
+    s.add_argument("--board", required=True, choices=sorted(boards.BOARDS))
     s.add_argument("--library", required=True)
     s.add_argument("--firmware", required=True)
     s.add_argument("--baud", type=int, default=115200)
@@ -350,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
     requests = [line.rstrip("\r\n") for line in sys.stdin if line.strip()]
     if a.mode == "qemu":
         try:
-            return _qemu(targets.BOARDS[a.board], a.firmware, requests)
+            return _qemu(boards.BOARDS[a.board], a.firmware, requests)
         except TlsbenchError as e:
             print(f"cycle model: {e}", file=sys.stderr)
             return 2

@@ -15,7 +15,7 @@ from tlsbench.errors import PlanError, SetupError
 from tlsbench.libraries import registry
 from tlsbench.libraries.record import Library
 from tlsbench.targets import firmware, gnutlsbuild, prefixbuild, sources
-from tlsbench.targets import target as targets
+from tlsbench.targets.base import Target
 
 
 def build_agents(libraries: list[str] | None = None, jobs: int | None = None, log=print) -> None:
@@ -90,7 +90,7 @@ FIRMWARE_LIBRARIES = registry.firmware()
 FIRMWARE_ON_REQUEST = registry.firmware_on_request()
 
 
-def build_firmware(target: targets.Target, libraries: list[str] | None = None, opt: str = "Os",
+def build_firmware(target: Target, libraries: list[str] | None = None, opt: str = "Os",
                    jobs: int | None = None, log=print, size_probes: bool | tuple[str, ...] = False) -> list[str]:
     """Cross-compiles the firmware agents of target's board; returns the
     libraries built (the selftest double is always built too). size_probes:
@@ -136,7 +136,7 @@ def build_firmware(target: targets.Target, libraries: list[str] | None = None, o
     return built
 
 
-def configure_firmware(target: targets.Target, libs: list[str], opt: str = "Os",
+def configure_firmware(target: Target, libs: list[str], opt: str = "Os",
                        size_probes: bool | tuple[str, ...] = False,
                        log=print) -> Path:
     """Configures (CMake) the firmware build of these library identifiers in

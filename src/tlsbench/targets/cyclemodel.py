@@ -25,8 +25,8 @@ from tlsbench import paths
 from tlsbench.engine import metrics
 from tlsbench.engine.case import Result
 from tlsbench.errors import PlanError, SetupError
+from tlsbench.targets import board as boards
 from tlsbench.targets import sources
-from tlsbench.targets import target as targets
 from tlsbench.targets.boardprofiles import Profile
 
 MODEL_ENV = "TLSBENCH_MODEL_BOARD"
@@ -72,7 +72,7 @@ def build_plugin(log=print) -> Path:
     return out
 
 
-def check_target(profile: Profile, board: targets.Board) -> None:
+def check_target(profile: Profile, board: boards.Board) -> None:
     """A profile models the firmware of an emulated board with its instruction set."""
     emulated = EMULATED_CORES[profile.core]
     if not emulated:
@@ -81,7 +81,7 @@ def check_target(profile: Profile, board: targets.Board) -> None:
     if board.machine is None:
         raise PlanError(f"--board {profile.name} as a cycle model needs an emulated target (qemu:...)")
     if board.cpu not in emulated:
-        fits = [f"qemu:{b.name}" for b in targets.BOARDS.values() if b.machine and b.cpu in emulated]
+        fits = [f"qemu:{b.name}" for b in boards.BOARDS.values() if b.machine and b.cpu in emulated]
         raise PlanError(f"board profile {profile.name} is a {profile.core}; qemu:{board.name} emulates a {board.cpu}"
                         f" (use {' or '.join(fits) or 'a matching target'})")
 
@@ -158,7 +158,7 @@ def plugin_args(profile: Profile, firmware: Path, out_file: Path, nm_prefix: str
     return args
 
 
-def qemu_command(board: targets.Board, firmware: Path, profile: Profile, workdir: Path) -> list[str]:
+def qemu_command(board: boards.Board, firmware: Path, profile: Profile, workdir: Path) -> list[str]:
     """The emulator command with the plugin: the firmware learns the model's
     file from the semihosting command line."""
     plugin = plugin_path()
@@ -167,7 +167,7 @@ def qemu_command(board: targets.Board, firmware: Path, profile: Profile, workdir
     count_file = workdir / "model-cycles"
     if not re.fullmatch(r"[A-Za-z0-9_./-]+", str(count_file)):
         raise SetupError(f"the model's file path {count_file} has characters QEMU's options cannot carry")
-    cmd = targets.qemu_command(board, firmware)
+    cmd = boards.qemu_command(board, firmware)
     i = cmd.index("-semihosting-config")
     cmd[i + 1] += f",arg=tlsbench,arg={count_file}"
     return [*cmd, "-plugin", ",".join([str(plugin), *(f"{a}" for a in plugin_args(profile, firmware, count_file,

@@ -23,7 +23,8 @@ from pathlib import Path
 from tlsbench import paths, versions
 from tlsbench.errors import SetupError
 from tlsbench.targets import sources
-from tlsbench.targets import target as targets
+from tlsbench.targets.base import Target
+from tlsbench.targets.board import TOOLCHAINS, Toolchain
 
 STAMP_SUFFIX = ".inputs"
 DEFAULT_OPT = "Os"
@@ -64,7 +65,7 @@ def library_identity(library: str) -> str:
     return f"{pin.version} {pin.archive} sha256={pin.sha256[pin.archive]}"
 
 
-def toolchain_version(chain: targets.Toolchain = targets.TOOLCHAINS["arm"]) -> str:
+def toolchain_version(chain: Toolchain = TOOLCHAINS["arm"]) -> str:
     gcc = f"{chain.prefix}gcc"
     try:
         out = subprocess.run([gcc, "--version"], capture_output=True, text=True, timeout=30)
@@ -73,12 +74,12 @@ def toolchain_version(chain: targets.Toolchain = targets.TOOLCHAINS["arm"]) -> s
     return out.stdout.strip()
 
 
-def _toolchain_of(target: targets.Target) -> str:
+def _toolchain_of(target: Target) -> str:
     assert target.board is not None
     return toolchain_version(target.board.toolchain)
 
 
-def cmake_options(target: targets.Target, opt: str) -> str:
+def cmake_options(target: Target, opt: str) -> str:
     """The options a firmware configuration depends on (not the paths)."""
     board = target.board
     assert board is not None
@@ -86,7 +87,7 @@ def cmake_options(target: targets.Target, opt: str) -> str:
             f"machine={board.name} one_side={target.one_side}")
 
 
-def inputs(target: targets.Target, library: str, opt: str, agent_hash: str | None = None,
+def inputs(target: Target, library: str, opt: str, agent_hash: str | None = None,
            toolchain: str | None = None) -> dict[str, str]:
     """The stamp of an image built now: one hash per input, and the -O level."""
     profile = dict(target.profiles).get(versions.base(library), "default")
@@ -100,17 +101,17 @@ def inputs(target: targets.Target, library: str, opt: str, agent_hash: str | Non
     }
 
 
-def stamp_path(target: targets.Target, library: str) -> Path:
+def stamp_path(target: Target, library: str) -> Path:
     fw = target.firmware_path(library)
     return fw.with_name(fw.name + STAMP_SUFFIX)
 
 
-def write_stamp(target: targets.Target, library: str, opt: str) -> None:
+def write_stamp(target: Target, library: str, opt: str) -> None:
     path = stamp_path(target, library)
     path.write_text(json.dumps(inputs(target, library, opt), indent=1, sort_keys=True) + "\n")
 
 
-def read_stamp(target: targets.Target, library: str) -> dict[str, str] | None:
+def read_stamp(target: Target, library: str) -> dict[str, str] | None:
     try:
         data = json.loads(stamp_path(target, library).read_text())
     except (OSError, ValueError):
@@ -118,7 +119,7 @@ def read_stamp(target: targets.Target, library: str) -> dict[str, str] | None:
     return data if isinstance(data, dict) else None
 
 
-def _built(target: targets.Target, library: str) -> bool:
+def _built(target: Target, library: str) -> bool:
     fw = target.firmware_path(library)
     return fw.exists() or fw.with_name(fw.name + ".does-not-fit").exists()
 
@@ -133,7 +134,7 @@ def why_stale(stamp: dict[str, str] | None, built: bool, now: dict[str, str]) ->
     return f"{', '.join(changed)} changed" if changed else None
 
 
-def stale(target: targets.Target, libraries: list[str], agent_hash: str | None = None,
+def stale(target: Target, libraries: list[str], agent_hash: str | None = None,
           toolchain: str | None = None) -> dict[str, tuple[str, str]]:
     """library -> (why, the -O level to build it at) for every image to build."""
     agent_hash = agent_hash or agent_sources_hash()
@@ -148,12 +149,12 @@ def stale(target: targets.Target, libraries: list[str], agent_hash: str | None =
     return out
 
 
-def ensure(target: targets.Target, libraries: list[str], log: Callable[[str], None],
+def ensure(target: Target, libraries: list[str], log: Callable[[str], None],
            build_firmware: Callable[..., list[str]], jobs: int | None = None) -> list[str]:
     """Builds (with build.build_firmware) the missing or stale firmware
     images of an emulated board; returns the libraries it built (progress
     through log)."""
-    if target.kind != "qemu":
+    if not target.builds_on_demand:  # a real board is flashed from what was built on purpose
         return []
     todo = stale(target, list(libraries))
     if not todo:

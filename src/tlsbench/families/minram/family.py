@@ -166,7 +166,7 @@ def measure_device_min_ram(target: targets.Target, library: str, tc: TlsCase, si
     """The least heap of the device's side of a handshake against the host
     agent of its library, stored under the side's own metric names (the
     other side's figures are the host's: not stored)."""
-    if target.kind != "qemu":  # the same work at every limit needs the random stream and allocator to start over
+    if not target.fresh_per_launch:  # the same work at every limit needs the random stream and allocator to start over
         return Measured.not_run("unsupported", "unsupported over a serial port: each probe needs a fresh boot and "
                                 "the firmware has no reset request (search on qemu:BOARD)")
 

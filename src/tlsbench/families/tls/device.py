@@ -3,8 +3,9 @@
 The firmware runs only its role (``tls-device side=client|server``); the
 peer is the host agent of the same library, over loopback TCP
 (``tls-server`` / ``tls-client`` as in tls_net). This module is the relay
-between them: it starts the peer and QEMU (or opens the serial port of a
-board already running its firmware), sends the request, and while the
+between them: it starts the peer and opens the target's device link (QEMU,
+or the serial port of a board already running its firmware:
+targets/devicelink.py), sends the request, and while the
 firmware answers it carries the TLS bytes: a ``tx`` record goes to the
 peer's socket, a ``want`` record is answered with one ``rx data=<hex>
 crc=<crc32>`` line: the peer's next TLS record (in pieces of at most the
@@ -31,12 +32,9 @@ import os
 import select
 import socket
 import subprocess
-import threading
 import time
 import zlib
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from tlsbench import paths
 from tlsbench.engine.case import Case, Measured, Sample
@@ -48,13 +46,13 @@ from tlsbench.families.tls.names import BASELINE, TlsVariant
 from tlsbench.families.tls.net import AgentServer
 from tlsbench.plans import runenv
 from tlsbench.plans.plan import Plan
-from tlsbench.targets import serialport
 from tlsbench.targets import target as targets
-from tlsbench.targets.bridge import Ended, Session, clock_request, greet_board, switch_library
+from tlsbench.targets.base import DeviceLink
+from tlsbench.targets.bridge import Ended, Session, clock_request
+from tlsbench.targets.devicelink import BAUD  # noqa: F401  the firmware's USART rate, as tests read it
 from tlsbench.targets.serialport import BoardReset
 
 PEER_WAIT_S = 20.0  # a peer silent this long has failed
-BAUD = 115200  # the firmware's USART rate (the serial bridge's too)
 # the fields one side needs: a client the root it trusts, a server its chain and key
 _NOT_FOR = {"client": ("chain", "key"), "server": ("trust",)}
 # the side's own chain and key: uploaded before the request (the request line is sized for the rest)
@@ -197,88 +195,6 @@ def _rx_line(data: bytes) -> bytes:
     return f"rx data={data.hex()} crc={zlib.crc32(data):08x}\n".encode()
 
 
-class _QemuLink:
-    """The emulated board's UART on QEMU's stdio; a watchdog kills QEMU when
-    the firmware or the peer hangs."""
-
-    resets = False  # an empty line is only the ready line
-
-    def __init__(self, board: targets.Board, firmware: Path, timeout: float):
-        self.proc = subprocess.Popen(targets.qemu_command(board, firmware), stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.stdin = self.proc.stdin
-        self.lines: Iterator[str] = (b.decode("latin-1") for b in self.proc.stdout)
-        self.watchdog = threading.Timer(timeout, self.proc.kill)
-        self.watchdog.start()
-
-    def send(self, data: bytes) -> None:
-        self.stdin.write(data)
-        self.stdin.flush()
-
-    def greet(self, session: Session, library: str) -> None:
-        session.wait_ready()
-        session.ask(clock_request(), forward=False)
-
-    def close(self) -> None:
-        self.watchdog.cancel()
-        try:
-            self.stdin.write(b"exit\n")
-            self.stdin.close()
-        except OSError:
-            pass
-        try:
-            self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
-
-class _SerialLink:
-    """A board already running its firmware, behind a serial port
-    (targets/serialport.py): never exited, greeted with hello (it must hold
-    this library's image, else it is flashed as the bridge flashes) and the
-    frozen clock. The run's timeout is the longest silence allowed; an
-    empty line or a port that went away mid-run is the board restarting."""
-
-    resets = True
-
-    def __init__(self, port: str, firmware: Path, timeout: float):
-        self.port, self.firmware = port, firmware
-        self.link = serialport.Lines(port, BAUD, silence=timeout)
-        self.lines: Iterator[str] = self.link
-
-    def send(self, data: bytes) -> None:
-        self.link.send(data)
-
-    def greet(self, session: Session, library: str) -> None:
-        self.link.pending()  # what the board wrote before we came (its ready line, an old run's end) is no answer
-        self.link.reconnected = False
-        on_board = greet_board(session)
-        if on_board != library:  # flashed by the user's command, as the bridge does, or named
-            why = switch_library(session, self.link, self.port, on_board, library, self.firmware)
-            if why is not None:
-                raise AgentError(why)
-
-    def close(self) -> None:
-        self.link.close()
-
-
-def _open_link(target: targets.Target, library: str, timeout: float) -> _QemuLink | _SerialLink | DeviceResult:
-    """The firmware's line channel, or why there is none."""
-    assert target.board is not None
-    if target.kind == "serial" and target.port is not None:
-        try:
-            return _SerialLink(target.port, target.firmware_path(library), timeout)
-        except serialport.PortError as e:
-            return DeviceResult("error", str(e))
-    firmware = target.firmware_path(library)
-    if not firmware.exists():
-        return DeviceResult("error", f"no {library} firmware for {target.name} (run: tlsbench build --target "
-                                     f"{target.name})")
-    return _QemuLink(target.board, firmware, timeout)
-
-
 def run(target: targets.Target, library: str, case: TlsCase, side: str = "client", repeats: int = 3,
         warmup: int = 1, timeout: float = 300, stack: bool = True, heap_limit: int | None = None) -> DeviceResult:
     """Runs warmup + repeats connections with `side` on the board (emulated,
@@ -287,11 +203,12 @@ def run(target: targets.Target, library: str, case: TlsCase, side: str = "client
     heap_limit: the minimum-RAM probe instead (repeats and warmup 0): one
     connection with the device side's heap capped, answered by a tls_cap
     record; the host peer is never capped."""
-    if target.kind not in ("qemu", "serial") or target.board is None:
+    try:
+        link = target.device_link(library, timeout)
+    except TlsbenchError as e:  # no image, or a port that does not open
+        return DeviceResult("error", str(e))
+    if link is None:
         return DeviceResult("unsupported", "one side on the device runs on a qemu: or serial: target")
-    link = _open_link(target, library, timeout)
-    if isinstance(link, DeviceResult):
-        return link
     try:
         peer = _Peer(library, case, side, warmup, repeats, stack)
     except _Refused as e:
@@ -313,7 +230,7 @@ def run(target: targets.Target, library: str, case: TlsCase, side: str = "client
     return result
 
 
-def _relay(link: _QemuLink | _SerialLink, library: str, peer: _Peer, upload_lines: list[str], request: str,
+def _relay(link: DeviceLink, library: str, peer: _Peer, upload_lines: list[str], request: str,
            side: str) -> DeviceResult:
     lines, send = link.lines, link.send
     session = Session(lines, send, out=io.StringIO(), watch_resets=link.resets)
