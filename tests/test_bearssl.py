@@ -107,9 +107,8 @@ def test_host_checks_pass_and_tls12_completes_with_exact_bytes_and_no_heap(host_
 
 
 @needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
-def test_firmware_counts_are_identical_in_two_runs(tmp_path: Path) -> None:
-    m4 = targets.parse("qemu:mps2-an386")
-    build.build_firmware(m4, ["bearssl"], log=lambda m: None)  # seconds when up to date
+def test_firmware_counts_are_identical_in_two_runs(tmp_path: Path, firmware_images) -> None:
+    m4 = firmware_images(targets.parse("qemu:mps2-an386"), ["bearssl"])
     store = Store(tmp_path / "r.sqlite")
     runs = [runner.run(parse_plan(FIRMWARE_PLAN, "test plan"), FIRMWARE_PLAN, store, show_progress=False,
                        target=m4) for _ in range(2)]

@@ -38,9 +38,8 @@ CASES = [  # suite, variant, whether the server signs
 
 
 @pytest.fixture(scope="module")
-def firmware(agents) -> targets.Target:
-    build.build_firmware(M4, log=lambda m: None)  # up to date in seconds when nothing changed
-    return M4
+def firmware(agents, firmware_images) -> targets.Target:
+    return firmware_images(M4)
 
 
 @pytest.fixture(scope="module")

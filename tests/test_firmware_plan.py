@@ -44,9 +44,8 @@ timeout_s = 300
 
 
 @pytest.fixture(scope="module")
-def firmware() -> targets.Target:
-    build.build_firmware(M4, log=lambda m: None)  # up to date in seconds when nothing changed
-    return M4
+def firmware(firmware_images) -> targets.Target:
+    return firmware_images(M4)
 
 
 def _counts(store: Store, run_id: int) -> dict[tuple[str, str], float]:

@@ -15,11 +15,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import needs_tools
+from conftest import builds_in_set_up, needs_tools
 
 from tlsbench import paths
 
-pytestmark = needs_tools("clang-14", "cmake", "ninja")
+pytestmark = [needs_tools("clang-14", "cmake", "ninja"), builds_in_set_up]
 
 FUZZ_DIR = paths.root() / "agent" / "fuzz"
 SEEDS = FUZZ_DIR / "corpus"

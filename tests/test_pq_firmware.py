@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import needs_tools
+from conftest import builds_in_set_up, needs_tools
 
 from tlsbench import versions
 from tlsbench.engine import runner
@@ -19,7 +19,7 @@ from tlsbench.report import tables as report
 from tlsbench.targets import build
 from tlsbench.targets import target as targets
 
-pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
+pytestmark = [needs_tools("qemu-system-arm", "arm-none-eabi-gcc"), builds_in_set_up]
 
 WOLF59 = versions.canonical("wolfssl@5.9")  # its identifier, whichever wolfSSL is the default
 PLAN = f"""

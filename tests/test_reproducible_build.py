@@ -9,14 +9,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import needs_tools
+from conftest import builds_in_set_up, needs_tools
 
 from tlsbench import paths
 from tlsbench.targets import target as targets
 
 AGENT = Path(__file__).resolve().parent.parent / "agent"
 
-pytestmark = needs_tools("arm-none-eabi-gcc", "cmake", "ninja")
+pytestmark = [needs_tools("arm-none-eabi-gcc", "cmake", "ninja"), builds_in_set_up]
 
 
 def _selftest_image(root: Path) -> bytes:

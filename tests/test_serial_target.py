@@ -16,12 +16,12 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import needs_tools
+from conftest import builds_in_set_up, needs_tools
 
 from tlsbench.targets import build
 from tlsbench.targets import target as targets
 
-pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
+pytestmark = [needs_tools("qemu-system-arm", "arm-none-eabi-gcc"), builds_in_set_up]
 BOARD = targets.BOARDS["netduinoplus2"]
 
 
