@@ -63,9 +63,9 @@ def env_without_agent_dir() -> dict[str, str]:
     return env
 
 
-# pyproject's timeout (300 s) bounds a test and its set-up; one whose set-up may build firmware
+# pyproject's timeout (600 s) bounds a test and its set-up; one whose set-up may build firmware
 # from nothing (CI has no compiler cache) gets this long, unless it names its own
-BUILDING_TIMEOUT_S = 900
+BUILDING_TIMEOUT_S = 1200
 
 
 # the mark of a module whose set-up builds a library, an agent or firmware from source
