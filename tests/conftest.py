@@ -6,14 +6,16 @@ import itertools
 import os
 import shutil
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import images
 import pytest
 
 from tlsbench import paths
 from tlsbench.families.primitive.catalog import LIBRARIES
 from tlsbench.targets import build
+from tlsbench.targets import target as targets
 
 FAKE_AGENT = Path(__file__).parent / "fake_agent.py"
 _DATABASES = itertools.count(1)
@@ -25,6 +27,15 @@ def agents() -> dict[str, Path]:
     if not all(paths.agent_path(lib).exists() for lib in (*LIBRARIES, "selftest", "selftest-notls")):
         build.build_agents(list(LIBRARIES), log=lambda m: None)
     return {lib: paths.agent_path(lib) for lib in LIBRARIES}
+
+
+@pytest.fixture(scope="session")
+def firmware_images() -> Callable[..., targets.Target]:
+    """firmware_images(target, libraries=None, opt="Os") -> target: that
+    target's images of these libraries (default: the firmware libraries'
+    default versions) and the selftest double, built only when missing or
+    stale for their inputs, once per session, under a lock (tests/images.py)."""
+    return images.ensure_firmware
 
 
 @pytest.fixture
@@ -50,6 +61,33 @@ def env_without_agent_dir() -> dict[str, str]:
     env = dict(os.environ)
     env.pop("TLSBENCH_AGENT_DIR", None)
     return env
+
+
+# pyproject's timeout (600 s) bounds a test and its set-up; one whose set-up may build firmware
+# from nothing (CI has no compiler cache) gets this long, unless it names its own
+BUILDING_TIMEOUT_S = 1200
+
+
+# the mark of a module whose set-up builds a library, an agent or firmware from source
+builds_in_set_up = pytest.mark.timeout(BUILDING_TIMEOUT_S)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "firmware_images" in getattr(item, "fixturenames", ()) and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(BUILDING_TIMEOUT_S))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
+    """Under CI (CI=true) nothing skips: a skip there means setup or an earlier
+    module left something out, so it fails, naming its reason."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and os.environ.get("CI") == "true" and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        report.outcome = "failed"
+        report.longrepr = f"CI: this test would have skipped ({reason}); under CI every test runs"
 
 
 def needs_tools(*tools: str) -> pytest.MarkDecorator:

@@ -15,7 +15,8 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 PACKAGE = SRC / "tlsbench"
-TOOL = Path("/work/shared/tools/import-cycles")
+# the shared tools folder lies beside the checkout (CI lays a copy of it beside its clone)
+TOOL = Path(__file__).resolve().parents[2] / "shared" / "tools" / "import-cycles"
 
 
 def _module_name(path: Path, root: Path) -> str:

@@ -13,13 +13,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import needs_tools
+from conftest import builds_in_set_up, needs_tools
 
 from tlsbench.targets import target as targets
 
 AGENT = Path(__file__).resolve().parent.parent / "agent"
 
-pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc", "cmake", "ninja")
+pytestmark = [needs_tools("qemu-system-arm", "arm-none-eabi-gcc", "cmake", "ninja"), builds_in_set_up]
 
 # board -> (TB_CPU, QEMU machine or None, flash bytes, RAM bytes)
 BOARDS = {

@@ -15,7 +15,7 @@ from conftest import needs_tools
 
 from tlsbench.engine import agent
 from tlsbench.engine.case import Result
-from tlsbench.targets import boardprofiles, build, cyclemodel
+from tlsbench.targets import boardprofiles, cyclemodel
 from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc", "cc")
@@ -127,9 +127,8 @@ def test_the_plugin_refuses_a_bad_argument(plugin: Path, tmp_path: Path) -> None
 # ---- the firmware's model_cycles counter ----
 
 @pytest.fixture(scope="module")
-def m4_selftest(plugin: Path) -> Path:
-    t = targets.parse("qemu:mps2-an386")
-    build.build_firmware(t, [], log=lambda m: None)
+def m4_selftest(plugin: Path, firmware_images) -> Path:
+    t = firmware_images(targets.parse("qemu:mps2-an386"), [])
     return targets.write_launcher(t, "selftest")
 
 

@@ -25,7 +25,7 @@ from tlsbench.families.tls import device as device_tls
 from tlsbench.families.tls.runner import TlsVariant, tls_case
 from tlsbench.plans.plan import parse_plan
 from tlsbench.report import tables as report
-from tlsbench.targets import build, serialport
+from tlsbench.targets import serialport
 from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
@@ -36,8 +36,8 @@ PSK = ("TLS_PSK_WITH_AES_128_GCM_SHA256", "psk-kx/psk-none")
 
 
 @pytest.fixture(scope="module")
-def image(agents) -> targets.Target:
-    build.build_firmware(ONE_SIDE, ["mbedtls"], log=lambda m: None)  # up to date in seconds when nothing changed
+def image(agents, firmware_images) -> targets.Target:
+    firmware_images(ONE_SIDE, ["mbedtls"])
     return ONE_SIDE
 
 

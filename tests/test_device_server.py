@@ -48,9 +48,9 @@ def usable(n: int) -> int:
 
 
 @pytest.fixture(scope="module")
-def images(agents) -> tuple[targets.Target, targets.Target]:
-    build.build_firmware(M4, log=lambda m: None)  # up to date in seconds when nothing changed
-    build.build_firmware(ONE_SIDE, log=lambda m: None)
+def images(agents, firmware_images) -> tuple[targets.Target, targets.Target]:
+    firmware_images(M4)
+    firmware_images(ONE_SIDE)
     return M4, ONE_SIDE
 
 

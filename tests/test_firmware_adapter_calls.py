@@ -22,9 +22,8 @@ KEY, IV, AAD, MSG = bytes(range(1, 37)), bytes(16), bytes(range(13)), bytes(rang
 
 
 @pytest.fixture(scope="module")
-def firmware() -> targets.Target:
-    build.build_firmware(M4, log=lambda m: None)  # up to date in seconds when nothing changed
-    return M4
+def firmware(firmware_images) -> targets.Target:
+    return firmware_images(M4)
 
 
 @pytest.mark.parametrize("op", ["encrypt", "decrypt"])

@@ -12,7 +12,6 @@ from conftest import needs_tools
 
 from tlsbench.engine import agent
 from tlsbench.engine.protocol import encode_request
-from tlsbench.targets import build
 from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
@@ -22,8 +21,8 @@ X25519_BASE = (9).to_bytes(32, "little")
 
 
 @pytest.fixture(scope="module")
-def mbedtls_m4():
-    build.build_firmware(M4, log=lambda m: None)  # up to date in seconds when nothing changed
+def mbedtls_m4(firmware_images):
+    firmware_images(M4)
     return targets.write_launcher(M4, "mbedtls")
 
 

@@ -15,7 +15,6 @@ from tlsbench.engine import runner
 from tlsbench.engine.store import Store
 from tlsbench.plans.plan import parse_plan
 from tlsbench.report import tables as report
-from tlsbench.targets import build
 from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
@@ -42,9 +41,8 @@ timeout_s = 300
 
 
 @pytest.fixture(scope="module")
-def firmware() -> targets.Target:
-    build.build_firmware(M4, log=lambda m: None)  # up to date in seconds when nothing changed
-    return M4
+def firmware(firmware_images) -> targets.Target:
+    return firmware_images(M4)
 
 
 def test_every_repeat_of_a_case_counts_the_same(firmware, tmp_path: Path) -> None:

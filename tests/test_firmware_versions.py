@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import needs_tools
+from conftest import builds_in_set_up, needs_tools
 
 from tlsbench import paths, versions
 from tlsbench.cli import main
@@ -22,6 +22,8 @@ from tlsbench.plans.plan import parse_plan
 from tlsbench.report import compare
 from tlsbench.targets import build, firmware
 from tlsbench.targets import target as targets
+
+pytestmark = builds_in_set_up
 
 M4 = targets.parse("qemu:mps2-an386")
 # by their labels, so the test reads the same whichever of the two is the default

@@ -20,6 +20,8 @@ from tlsbench.families.tls.certs import make_chain
 from tlsbench.targets import build, gnutlsbuild
 from tlsbench.targets.libraries import probe
 
+pytestmark = pytest.mark.timeout(1800)  # GnuTLS 3.8 and nettle from source: minutes
+
 GNUTLS38, GNUTLS37 = versions.canonical("gnutls@3.8"), versions.canonical("gnutls@3.7")
 T13 = "TLS_AES_128_GCM_SHA256"
 

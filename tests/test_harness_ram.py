@@ -10,14 +10,14 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import needs_tools
+from conftest import builds_in_set_up, needs_tools
 
 from tlsbench import paths
 from tlsbench.families.size import harness as harness_ram
 from tlsbench.targets import build
 from tlsbench.targets import target as targets
 
-pytestmark = needs_tools("arm-none-eabi-gcc")
+pytestmark = [needs_tools("arm-none-eabi-gcc"), builds_in_set_up]
 
 
 @pytest.fixture(scope="module")

@@ -107,7 +107,9 @@ def test_cost_of_hashing_is_linear_in_size(agents) -> None:
                 predicted = mid + per_byte * (sizes[2] - sizes[1])
                 errors.append(large / predicted - 1)
             median = statistics.median(errors)
-            return abs(median) < 0.08, (lib, [round(e, 3) for e in errors])
+            # wide: a loaded shared host moved it past 8%, while what it guards against (a size not
+            # honoured, such as a capped or reused buffer) misses by over 60%
+            return abs(median) < 0.25, (lib, [round(e, 3) for e in errors])
 
         _eventually(measure)
 

@@ -48,7 +48,7 @@ from tlsbench.engine.store import Store
 from tlsbench.errors import RunInterrupted
 from tlsbench.plans.plan import parse_plan
 from tlsbench.report import tables as report
-from tlsbench.targets import build, labgrid_places
+from tlsbench.targets import labgrid_places
 from tlsbench.targets import target as targets
 
 BIN = Path(sys.executable).parent
@@ -317,9 +317,8 @@ def _stop(proc: subprocess.Popen) -> None:
 
 
 @pytest.fixture(scope="module")
-def firmware() -> targets.Target:
-    build.build_firmware(M4, ["mbedtls"], log=lambda m: None)  # up to date in seconds when nothing changed
-    return M4
+def firmware(firmware_images) -> targets.Target:
+    return firmware_images(M4, ["mbedtls"])
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,6 @@ from tlsbench.families.tls import device as device_tls
 from tlsbench.families.tls import runner as tls_runner
 from tlsbench.families.tls.cases import case_fields
 from tlsbench.families.tls.names import TlsVariant
-from tlsbench.targets import build
 from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
@@ -37,9 +36,8 @@ CASES = [  # library, suite, device minus in-image least heap (bytes)
 
 
 @pytest.fixture(scope="module")
-def firmware(agents) -> targets.Target:
-    build.build_firmware(M4, log=lambda m: None)  # shared with the other M4 tests; seconds when up to date
-    return M4
+def firmware(agents, firmware_images) -> targets.Target:
+    return firmware_images(M4)
 
 
 def _values(m) -> dict[str, int]:

@@ -12,7 +12,6 @@ from tlsbench.families.minram.family import UNCAPPED, _Prober
 from tlsbench.families.tls import runner as tls_runner
 from tlsbench.families.tls.cases import case_fields
 from tlsbench.families.tls.names import TlsVariant
-from tlsbench.targets import build
 from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
@@ -20,8 +19,8 @@ pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
 M4 = targets.parse("qemu:mps2-an386")
 
 
-def test_the_clients_least_heap_on_the_m4_holds_and_one_byte_less_fails() -> None:
-    build.build_firmware(M4, log=lambda m: None)  # shared with the other M4 tests; seconds when up to date
+def test_the_clients_least_heap_on_the_m4_holds_and_one_byte_less_fails(firmware_images) -> None:
+    firmware_images(M4)
     keys = {"seed": "min-ram-test"}
     tc = tls_runner.tls_case("TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", TlsVariant.parse("x25519/ecdsa-p256-full"),
                              keys, 0)

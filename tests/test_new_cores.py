@@ -26,10 +26,8 @@ MESSAGE = bytes(range(200))
 
 
 @pytest.fixture(scope="module", params=CORES)
-def core(request: pytest.FixtureRequest) -> targets.Target:
-    t = targets.parse(f"qemu:{request.param}")
-    build.build_firmware(t, log=lambda m: None)  # up to date in seconds when nothing changed
-    return t
+def core(request: pytest.FixtureRequest, firmware_images) -> targets.Target:
+    return firmware_images(targets.parse(f"qemu:{request.param}"))
 
 
 def _call(t: targets.Target, library: str, requests: list[str]) -> list[agent.Response]:

@@ -18,7 +18,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import needs_tools
+from conftest import builds_in_set_up, needs_tools
 
 from tlsbench.targets import target as targets
 
@@ -76,7 +76,7 @@ def fields(line: str) -> dict[str, str]:
     return dict(t.split("=", 1) for t in line.split(" ")[2:] if "=" in t)
 
 
-pytestmark = needs_tools("arm-none-eabi-gcc", "cmake", "ninja")
+pytestmark = [needs_tools("arm-none-eabi-gcc", "cmake", "ninja"), builds_in_set_up]
 
 
 @pytest.mark.parametrize("board", list(REAL))

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import re
 
-from conftest import needs_tools
+from conftest import builds_in_set_up, needs_tools
 
 from tlsbench.targets import build
 from tlsbench.targets import target as targets
 
-pytestmark = needs_tools("arm-none-eabi-gcc", "cmake")
+pytestmark = [needs_tools("arm-none-eabi-gcc", "cmake"), builds_in_set_up]
 
 
 def test_libraries_that_do_not_fit_the_f103_are_a_result_with_their_bytes() -> None:

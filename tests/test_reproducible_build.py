@@ -9,14 +9,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import needs_tools
+from conftest import builds_in_set_up, needs_tools
 
 from tlsbench import paths
 from tlsbench.targets import target as targets
 
 AGENT = Path(__file__).resolve().parent.parent / "agent"
 
-pytestmark = needs_tools("arm-none-eabi-gcc", "cmake", "ninja")
+pytestmark = [needs_tools("arm-none-eabi-gcc", "cmake", "ninja"), builds_in_set_up]
 
 
 def _selftest_image(root: Path) -> bytes:
@@ -39,9 +39,7 @@ def test_the_same_sources_in_two_folders_build_the_same_image(tmp_path: Path) ->
 
 
 @pytest.mark.parametrize("library", ["mbedtls", "wolfssl"])
-def test_library_images_name_no_folder_of_this_machine(library: str) -> None:
-    image = targets.parse("qemu:mps2-an386").firmware_path(library)
-    if not image.exists():
-        pytest.skip(f"no {library} firmware built here (tlsbench build --target qemu:mps2-an386)")
+def test_library_images_name_no_folder_of_this_machine(library: str, firmware_images) -> None:
+    image = firmware_images(targets.parse("qemu:mps2-an386")).firmware_path(library)  # built here if missing
     data = image.read_bytes()
     assert str(paths.root()).encode() not in data

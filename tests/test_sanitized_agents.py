@@ -18,14 +18,14 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from conftest import needs_tools
+from conftest import builds_in_set_up, needs_tools
 
 from tlsbench import paths, versions
 from tlsbench.engine import agent
 from tlsbench.families.primitive.catalog import LIBRARIES
 from tlsbench.targets import prefixbuild, sources
 
-pytestmark = [needs_tools("cmake", "ninja", "gcc"), pytest.mark.slow]
+pytestmark = [needs_tools("cmake", "ninja", "gcc"), pytest.mark.slow, builds_in_set_up]
 
 SANITIZERS = "address,undefined"
 

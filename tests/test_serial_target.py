@@ -16,19 +16,17 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import needs_tools
+from conftest import builds_in_set_up, needs_tools
 
-from tlsbench.targets import build
 from tlsbench.targets import target as targets
 
-pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
+pytestmark = [needs_tools("qemu-system-arm", "arm-none-eabi-gcc"), builds_in_set_up]
 BOARD = targets.BOARDS["netduinoplus2"]
 
 
 @pytest.fixture
-def board_on_pty():
-    t = targets.parse("qemu:netduinoplus2")
-    build.build_firmware(t, ["mbedtls"], log=lambda m: None)
+def board_on_pty(firmware_images):
+    t = firmware_images(targets.parse("qemu:netduinoplus2"), ["mbedtls"])
     cmd = targets.qemu_command(BOARD, t.firmware_path("mbedtls"), serial="pty")
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     port = None
@@ -68,9 +66,8 @@ def test_a_run_over_a_serial_port_measures_like_the_emulator(board_on_pty: str, 
     assert [r["median"] for r in same if r["metric"] == "instructions"] == [sha[0]["median"]]
 
 
-def test_a_board_holding_another_library_is_named(board_on_pty: str, tmp_path: Path) -> None:
-    t = targets.parse("qemu:netduinoplus2")
-    build.build_firmware(t, ["wolfssl"], log=lambda m: None)
+def test_a_board_holding_another_library_is_named(board_on_pty: str, tmp_path: Path, firmware_images) -> None:
+    firmware_images(targets.parse("qemu:netduinoplus2"), ["wolfssl"])
     res = tlsbench("run", "--target", f"serial:{board_on_pty}", "--board", "netduinoplus2", "--libraries", "wolfssl",
                    "--kinds", "hash", "--algorithms", "sha256", "--sizes", "64", db=tmp_path / "r.sqlite")
     assert "runs the mbedtls firmware, not wolfssl" in res.stderr

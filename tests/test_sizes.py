@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import needs_tools
+from conftest import builds_in_set_up, needs_tools
 
 from tlsbench.engine.store import Store
 from tlsbench.families.size import probes as sizeprobes
@@ -18,7 +18,7 @@ from tlsbench.report import compare
 from tlsbench.report import tables as report
 from tlsbench.targets import target as targets
 
-pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
+pytestmark = [needs_tools("qemu-system-arm", "arm-none-eabi-gcc"), builds_in_set_up]
 
 M4 = targets.parse("qemu:mps2-an386")
 

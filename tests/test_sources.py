@@ -33,6 +33,26 @@ def test_a_corrupted_download_is_a_hard_error(tmp_path: Path, monkeypatch: pytes
     assert list((tmp_path / "third_party" / "src").glob("mbedtls*")) == []
 
 
+def test_an_empty_list_fetches_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build that needs no pinned source (the selftest firmware) asks for
+    none and gets none, even where nothing was downloaded yet: no network
+    mid-suite; None still means every pinned source."""
+    monkeypatch.setenv("TLSBENCH_ROOT", str(tmp_path))
+    shutil.copy(Path(__file__).parents[1] / "libraries.lock.toml", tmp_path)
+    fetched: list[list[str]] = []
+
+    def no_network(pins: list[sources.PinnedSource], downloads: Path) -> None:
+        fetched.append(sorted(p.library for p in pins))
+        raise SetupError("no network in this test")
+
+    monkeypatch.setattr(sources, "_download", no_network)
+    assert sources.ensure_sources([]) == {}
+    assert fetched == []
+    with pytest.raises(SetupError, match="no network"):
+        sources.ensure_sources()
+    assert fetched == [sorted(sources.load_lock())]
+
+
 def test_verified_sources_are_in_place() -> None:
     """After setup, each pinned source tree carries the checksum it was
     verified with and still matches its manifest, file by file."""

@@ -227,9 +227,11 @@ def user_source_of_lock(lock: str) -> Path | None:
 
 
 def ensure_sources(libraries: list[str] | None = None) -> dict[str, Path]:
-    """Returns lock section -> unpacked source tree, fetching what is missing."""
+    """Returns lock section -> unpacked source tree, fetching what is missing:
+    these lock sections (an empty list: none, so a build that needs no pinned
+    source never touches the network), or every pinned source when None."""
     pins = load_lock()
-    wanted = [pins[lib] for lib in (libraries or list(pins)) if lib in pins]
+    wanted = [pins[lib] for lib in (list(pins) if libraries is None else libraries) if lib in pins]
     result: dict[str, Path] = {}
     fetch: list[PinnedSource] = []
     downloads = paths.third_party() / "downloads"
