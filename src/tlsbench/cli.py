@@ -44,7 +44,7 @@ from tlsbench.plans.plan import (
 from tlsbench.report import compare, compare_html, compare_text, export
 from tlsbench.report import html as html_report
 from tlsbench.report import tables as report
-from tlsbench.targets import build, sources
+from tlsbench.targets import build, sources, userconfig
 from tlsbench.targets import target as targets
 from tlsbench.targets.libraries import LibraryInfo, probe
 
@@ -185,10 +185,12 @@ def cmd_run(a: argparse.Namespace) -> int:
                 run_id = runner.run(Plan(), "", store, resume=a.resume, json_out=sys.stdout if a.json else None,
                                     show_progress=show_progress, quiet=a.quiet)
         else:
-            target = targets.parse(a.target, a.board, a.profile)
+            target = _with_user_build(targets.parse(a.target, a.board, a.profile), a)
             if target.kind != "host" and not a.plan and not a.preset:
                 a.preset = "cortex-m"  # the default plan of a firmware target
             plan, source = _plan_from_args(a)
+            if target.kind == "host" and target.user:  # the user's host agents, built when missing
+                build.ensure_host_agents(target, plan.libraries, log=lambda m: print(m, file=sys.stderr))
             labels = run_labels.parse(a.label)
             if target.kind == "qemu" and a.board:
                 from tlsbench.targets import boardprofiles, cyclemodel
@@ -214,6 +216,15 @@ def cmd_run(a: argparse.Namespace) -> int:
               f" tlsbench report {run_id})", file=sys.stderr)
         return 1
     return 0
+
+
+def _with_user_build(target: targets.Target, a: argparse.Namespace) -> targets.Target:
+    """The target with the user's --config files and --cflags (none: the target as it was)."""
+    user = userconfig.parse(a.config, a.cflags)
+    if user and target.kind in ("serial", "labgrid"):
+        raise PlanError("--config/--cflags build their own images: give --target host or qemu:BOARD and build them"
+                        " there (tlsbench build --target qemu:BOARD --config ...), then flash them yourself")
+    return dataclasses.replace(target, user=user) if user else target
 
 
 def _check_measured(data: report.RunData, metric: str) -> None:
@@ -557,11 +568,11 @@ def cmd_doctor(a: argparse.Namespace) -> int:
 def cmd_build(a: argparse.Namespace) -> int:
     libs = _csv(a.libraries) if a.libraries else None
     log = lambda m: print(m, file=sys.stderr)  # noqa: E731
-    target = targets.parse(a.target, a.board, a.profile)
+    target = _with_user_build(targets.parse(a.target, a.board, a.profile), a)
     if target.kind == "host":
         if a.one_side:
             raise PlanError("--one-side is a firmware image: give --target qemu:BOARD")
-        build.build_agents(libs, jobs=a.jobs, log=log)
+        build.build_agents(libs, jobs=a.jobs, log=log, user=target.user)
     else:
         target = dataclasses.replace(target, one_side=a.one_side)
         build.build_firmware(target, libs, opt=a.opt, jobs=a.jobs, log=log)
@@ -695,6 +706,7 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--board", help="the board behind a serial target, e.g. nucleo-f446re; with a qemu target, the"
                                    " board profile whose cycle model the run adds (src/tlsbench/targets/boards/)")
     r.add_argument("--profile", help="firmware library build profiles, e.g. mbedtls=small,wolfssl=sp-asm")
+    _user_build_options(r)
     r.add_argument("--labgrid-coordinator", dest="labgrid_coordinator", metavar="HOST:PORT",
                    help="the labgrid coordinator of a labgrid:PLACE target (default: $LG_COORDINATOR)")
     r.add_argument("--device-side", dest="device_side", choices=("client", "server"),
@@ -819,6 +831,7 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--board", help="the board behind a serial target")
     b.add_argument("--profile", help="firmware library build profiles, e.g. mbedtls=small,wolfssl=sp-asm")
     b.add_argument("--opt", default="Os", choices=list(build.OPT_LEVELS), help="firmware optimisation (default Os)")
+    _user_build_options(b)
     b.add_argument("--one-side", dest="one_side", action="store_true",
                    help="the lean image of device-side runs (one side of each handshake on the device; a run with"
                         " --device-side builds it itself)")
@@ -866,6 +879,16 @@ def parser() -> argparse.ArgumentParser:
     fi.set_defaults(func=cmd_fidelity)
     _say_defaults(p)
     return p
+
+
+def _user_build_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", action="append", metavar="LIB=[full:]PATH",
+                   help="your own library configuration (repeatable; Mbed TLS, wolfSSL), built in a folder of its own"
+                        f" and stored with the run: {userconfig.help_text()}; refused before building when it turns"
+                        " off what the harness needs (default: ours)")
+    p.add_argument("--cflags", metavar='"FLAGS"',
+                   help='your compiler options for every object and the link, after --opt, e.g. "-O2 -flto"'
+                        " (split like a shell would, never run by one; recorded; default: none)")
 
 
 # what leaving an option out means, where "none" or "off" would not say it

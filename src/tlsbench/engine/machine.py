@@ -94,4 +94,6 @@ def collect(target=None) -> dict[str, object]:
         "python": platform.python_version(),
         "tlsbench": tlsbench_revision(),
         **(_firmware(target) if target is not None and target.kind != "host" else {}),
+        # the user's config files (text, SHA-256) and compiler options: they decide the figures
+        **({"user_build": target.user.record()} if target is not None and target.user else {}),
     }

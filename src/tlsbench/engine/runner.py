@@ -24,7 +24,7 @@ from tlsbench.families.primitive import keys as keys_mod
 from tlsbench.families.size import maps as sizes
 from tlsbench.plans import runenv
 from tlsbench.plans.plan import Plan
-from tlsbench.targets import cyclemodel
+from tlsbench.targets import cyclemodel, userconfig
 from tlsbench.targets import firmware as firmware_mod
 from tlsbench.targets import target as targets
 from tlsbench.targets.libraries import LibraryInfo, probe
@@ -385,12 +385,16 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
         keys = info.keys
         run_id = resume
         profiles = ",".join(f"{k}={v}" for k, v in (info.machine.get("profiles") or {}).items())
-        target = image_for(plan, targets.parse(info.target, info.machine.get("board"), profiles or None))
+        target = image_for(plan, dataclasses.replace(
+            targets.parse(info.target, info.machine.get("board"), profiles or None),
+            user=userconfig.from_record(info.machine.get("user_build"))))
         if not quiet:
             _log(f"resuming run {run_id} (plan {plan.name!r})")
 
     # the firmware's frozen clock, inside the material's validity: for this run only
     clock = {keys_mod.FIRMWARE_CLOCK_ENV: str(keys["clock_unix"])} if "clock_unix" in keys else {}
+    if target.kind == "host" and target.user:  # every agent of the run (servers too) from the user's build
+        clock[paths.AGENT_DIR_ENV] = str(target.build_dir())
     with store.lock_run(run_id), runenv.applied(clock):  # a second `--resume` of this run is refused
         with translated(store.path, f"; what was measured is kept: tlsbench run --resume {run_id}"):
             _measure_run(store, run_id, plan, keys, target, json_out, show_progress, resume is not None)

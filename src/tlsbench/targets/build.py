@@ -12,14 +12,16 @@ from pathlib import Path
 
 from tlsbench import paths, versions
 from tlsbench.errors import PlanError, SetupError
-from tlsbench.targets import firmware, gnutlsbuild, prefixbuild, sources
+from tlsbench.targets import firmware, gnutlsbuild, prefixbuild, sources, userconfig
 from tlsbench.targets import target as targets
 
 
-def build_agents(libraries: list[str] | None = None, jobs: int | None = None, log=print) -> None:
+def build_agents(libraries: list[str] | None = None, jobs: int | None = None, log=print,
+                 user: userconfig.UserBuild = userconfig.NONE) -> None:
     """The host agents of these library identifiers (default: every version
     versions.py knows but those built on request): the default versions as before, each further
-    version as its own agent (tlsbench-agent-<lib>-<label>) built against its pinned tree."""
+    version as its own agent (tlsbench-agent-<lib>-<label>) built against its pinned tree.
+    user: the user's config files and compiler options, built in their own folder (targets.userconfig)."""
     try:
         idents = [versions.canonical(lib) for lib in (libraries or versions.built_by_default())]
     except PlanError as e:
@@ -43,13 +45,15 @@ def build_agents(libraries: list[str] | None = None, jobs: int | None = None, lo
             entries.append(f"{v.library}|{v.label}|{srcs[pinned[ident]]}|-")
         else:
             raise SetupError(f"{ident}: tlsbench builds no further version of {v.library}")
-    build = paths.build_dir("host")
+    build = paths.build_dir("host" + userconfig.suffix(user))
     build.mkdir(parents=True, exist_ok=True)
+    userconfig.check(user, build, {}, ["cc"], firmware=False)
     configure = [
         "cmake", "-S", str(paths.root() / "agent"), "-B", str(build),
         "-DCMAKE_BUILD_TYPE=Release",
         f"-DTB_LIBRARIES={';'.join(libs)}",
         f"-DTB_VERSION_AGENTS={';'.join(entries)}",
+        *userconfig.cmake_defines(user, build, {}),
     ]
     if shutil.which("ninja") and not (build / "Makefile").exists():
         configure += ["-G", "Ninja"]
@@ -63,6 +67,14 @@ def build_agents(libraries: list[str] | None = None, jobs: int | None = None, lo
     _run(configure, "cmake configure")
     log(f"building agents with {jobs} jobs")
     _run(["cmake", "--build", str(build), "--parallel", str(jobs)], "cmake build")
+
+
+def ensure_host_agents(target: targets.Target, libraries: list[str], log=print) -> None:
+    """Builds the host agents of a user's build (their own folder) when one of them is missing."""
+    missing = [lib for lib in libraries if not target.agent_path(lib).exists()]
+    if missing:
+        log(f"host agents for your build ({', '.join(missing)}) missing: building them in {target.build_dir()}")
+        build_agents(libraries, log=log, user=target.user)
 
 
 def _openssl_trees(ident: str, srcs: dict[str, Path], pinned: dict[str, str], jobs: int, log) -> tuple[str, str]:
@@ -167,6 +179,10 @@ def configure_firmware(target: targets.Target, libs: list[str], opt: str = "Os",
         configure.append(f"-DTB_{lib.upper()}_SOURCE_DIR={srcs[locks[lib]]}")
     for lib, profile in target.profiles:
         configure.append(f"-DTB_{lib.upper()}_PROFILE={profile}")
+    if target.user:  # the user's config files (checked first) and compiler options
+        compiler = [f"{chain.prefix}gcc", *(["-mthumb", f"-mcpu={board.cpu}"] if board.arch == "arm" else [])]
+        userconfig.check(target.user, build, dict(target.profiles), compiler, firmware=True)
+        configure += userconfig.cmake_defines(target.user, build, dict(target.profiles))
     lean = ", one-side image" if target.one_side else ""
     log(f"configuring firmware for {target.name} ({board.cpu}, -{opt}{lean}; {', '.join(libs) or 'selftest only'})")
     _run(configure, "cmake configure (firmware)")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from tlsbench import paths
 from tlsbench.errors import PlanError
-from tlsbench.targets import sources
+from tlsbench.targets import sources, userconfig
 
 # QEMU's -icount shift: every instruction advances virtual time by 2**7 ns.
 ICOUNT = "shift=7,sleep=off"
@@ -125,6 +125,7 @@ class Target:
     coordinator: str | None = None
     place: str | None = None
     flasher: str | None = None  # one place's labgrid flashing driver, when it has one
+    user: userconfig.UserBuild = userconfig.NONE  # the user's config files and compiler options (--config, --cflags)
 
     @property
     def deterministic(self) -> bool:
@@ -137,9 +138,9 @@ class Target:
         """The build folder under build/: one per board (a serial target
         shares its board's firmware build)."""
         if self.board is None:
-            return "host"
+            return "host" + userconfig.suffix(self.user)
         suffix = "".join(f"-{lib}.{prof}" for lib, prof in self.profiles) + ("-oneside" if self.one_side else "")
-        suffix += _user_trees_suffix()
+        suffix += _user_trees_suffix() + userconfig.suffix(self.user)
         return f"{'qemu' if self.board.machine else 'board'}-{self.board.name}{suffix}"
 
     def build_dir(self) -> Path:
@@ -148,7 +149,7 @@ class Target:
     def agent_path(self, library: str) -> Path:
         """The executable the runner starts for this library (a launcher for firmware)."""
         if self.kind == "host":
-            return paths.agent_path(library)
+            return paths.agent_path(library, self.build_name)
         if self.kind == "serial":
             port = re.sub(r"[^A-Za-z0-9]+", "_", self.port or "")
             return self.build_dir() / f"serial{port}" / f"tlsbench-agent-{library}"
