@@ -117,6 +117,7 @@ class _Session:
         self.resuming = False
         # a clock to keep steady: rounds are placed on purpose and paced (layout.py, pacing.py)
         self.pace = pacing.Pace() if target.kind == "host" else None
+        self.turned_off: dict[str, set[str]] = {}  # per library, what the user's configuration turned off
 
     def probe_libraries(self) -> None:
         try:  # an emulated board's images are built here when missing or stale
@@ -127,6 +128,12 @@ class _Session:
             for lib in self.plan.libraries:
                 self.unavailable[lib] = f"building its firmware failed: {e}"
             _log(f"warning: building the firmware for {self.target.name} failed: {e}")
+        try:  # so an unsupported case can name the define the user's configuration turned off
+            from tlsbench.targets.build import turned_off
+
+            self.turned_off = turned_off(self.target)
+        except TlsbenchError as e:
+            _log(f"warning: what your configuration turns off is not known ({e}): reasons are the agents' own")
         for lib in self.plan.libraries:
             if lib in self.unavailable:
                 continue
@@ -263,9 +270,12 @@ class _Session:
     def outcome(self, case: Case, rnd: int) -> Measured:
         """One round measured (or decided without measuring); never raises for an agent's failure."""
         try:
-            return self.decide(case, rnd) or self._measure(case, rnd)
+            m = self.decide(case, rnd) or self._measure(case, rnd)
         except (TlsbenchError, OSError) as e:  # an agent's failure fails its case, never the run
             return Measured("failed", str(e), None, "", [], [])
+        if m.status == "unsupported" and self.turned_off:
+            m.reason = userconfig.unsupported_reason(case.library, case.name, self.turned_off, m.reason)
+        return m
 
     def store_round(self, case: Case, rnd: int, entry: tuple[int, str, int] | None, measured: Measured,
                     started: float, place: str | None = None, image: str | None = None) -> tuple[int, str, int]:

@@ -180,13 +180,28 @@ def configure_firmware(target: targets.Target, libs: list[str], opt: str = "Os",
     for lib, profile in target.profiles:
         configure.append(f"-DTB_{lib.upper()}_PROFILE={profile}")
     if target.user:  # the user's config files (checked first) and compiler options
-        compiler = [f"{chain.prefix}gcc", *(["-mthumb", f"-mcpu={board.cpu}"] if board.arch == "arm" else [])]
-        userconfig.check(target.user, build, dict(target.profiles), compiler, firmware=True)
+        userconfig.check(target.user, build, dict(target.profiles), user_compiler(target), firmware=True)
         configure += userconfig.cmake_defines(target.user, build, dict(target.profiles))
     lean = ", one-side image" if target.one_side else ""
     log(f"configuring firmware for {target.name} ({board.cpu}, -{opt}{lean}; {', '.join(libs) or 'selftest only'})")
     _run(configure, "cmake configure (firmware)")
     return build
+
+
+def user_compiler(target: targets.Target) -> list[str]:
+    """The compiler (and its core options) that builds the target's images, to ask what a configuration defines."""
+    board = target.board
+    if board is None:
+        return ["cc"]
+    return [f"{board.toolchain.prefix}gcc", *(["-mthumb", f"-mcpu={board.cpu}"] if board.arch == "arm" else [])]
+
+
+def turned_off(target: targets.Target) -> dict[str, set[str]]:
+    """What the user's configurations of the target turned off, per library (none without them)."""
+    if not target.user.configs:
+        return {}
+    return userconfig.turned_off(target.user, target.build_dir() if target.board is None else target.cmake_dir(),
+                                 dict(target.profiles), user_compiler(target), target.board is not None)
 
 
 def firmware_identifiers(libraries: list[str] | None) -> list[str]:

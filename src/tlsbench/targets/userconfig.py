@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shlex
 import subprocess
 from dataclasses import dataclass
@@ -222,10 +223,19 @@ def mbedtls_profile(profiles: dict[str, str]) -> Path:
 
 
 def _preprocessor_args(config: UserConfig, tree: Path, build: Path, profiles: dict[str, str],
-                       firmware: bool) -> list[str]:
-    """The include paths and defines with which the library's build sees this configuration."""
+                       firmware: bool, ours: bool = False) -> list[str]:
+    """The include paths and defines with which the library's build sees this
+    configuration (ours: the build without it, to tell what it turned off)."""
     adapters = paths.root() / "agent" / "adapters"
     bare = ["-DTB_BARE_METAL=1"] if firmware else []
+    if ours:
+        config = UserConfig(config.library, adapters / "none.h", "", False)
+    if config.library == "mbedtls" and ours:
+        return [f"-I{tree / 'include'}", f'-DMBEDTLS_CONFIG_FILE="{adapters / "mbedtls" / "tb_mbedtls_config.h"}"',
+                f'-DMBEDTLS_USER_CONFIG_FILE="{mbedtls_profile(profiles)}"', *bare]
+    if config.library == "wolfssl" and ours:
+        return [f"-I{adapters / 'wolfssl'}", f"-I{tree}", "-DWOLFSSL_USER_SETTINGS",
+                f'-DTB_WOLFSSL_PROFILE_HEADER="profiles/{profiles.get("wolfssl") or "c"}.h"', *bare]
     if config.library == "mbedtls":
         base = config.path if config.full else adapters / "mbedtls" / "tb_mbedtls_config.h"
         user = mbedtls_profile(profiles) if config.full else layer_file(build, config, mbedtls_profile(profiles))
@@ -284,6 +294,73 @@ def check(user: UserBuild, build: Path, profiles: dict[str, str], compiler: list
         found = problems(c.library, macros, firmware)
         if found:
             raise SetupError(f"--config {c.flag()}: {found[0]}")
+
+
+# What a case needs from each library's configuration, matched on its name
+# (library/kind/alg/op): a define that must be on, or "!NAME" one that must be off.
+CASE_NEEDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "mbedtls": (
+        (r"/tls/TLS_(AES|CHACHA20)_", "MBEDTLS_SSL_PROTO_TLS1_3"),
+        (r"/tls/TLS_\w+_WITH_", "MBEDTLS_SSL_PROTO_TLS1_2"),
+        (r"/tls/TLS_ECDHE_ECDSA_WITH_", "MBEDTLS_KEY_EXCHANGE_ECDHE_ECDSA_ENABLED"),
+        (r"/tls/TLS_ECDHE_RSA_WITH_", "MBEDTLS_KEY_EXCHANGE_ECDHE_RSA_ENABLED"),
+        (r"/tls/TLS_DHE_RSA_WITH_", "MBEDTLS_KEY_EXCHANGE_DHE_RSA_ENABLED"),
+        (r"/tls/TLS_RSA_WITH_", "MBEDTLS_KEY_EXCHANGE_RSA_ENABLED"),
+        (r"/tls/TLS_ECDH_ECDSA_WITH_", "MBEDTLS_KEY_EXCHANGE_ECDH_ECDSA_ENABLED"),
+        (r"/tls/TLS_PSK_WITH_", "MBEDTLS_KEY_EXCHANGE_PSK_ENABLED"),
+        (r"/tls/TLS_ECDHE_PSK_WITH_", "MBEDTLS_KEY_EXCHANGE_ECDHE_PSK_ENABLED"),
+        (r"/tls/TLS_DHE_PSK_WITH_", "MBEDTLS_KEY_EXCHANGE_DHE_PSK_ENABLED"),
+        (r"(?i)chacha20", "MBEDTLS_CHACHAPOLY_C"),
+        (r"(?i)_GCM|-gcm", "MBEDTLS_GCM_C"),
+        (r"(?i)_CCM|-ccm", "MBEDTLS_CCM_C"),
+        (r"(?i)_CBC_|-cbc", "MBEDTLS_CIPHER_MODE_CBC"),
+        (r"x25519", "MBEDTLS_ECP_DP_CURVE25519_ENABLED"),
+        (r"x448", "MBEDTLS_ECP_DP_CURVE448_ENABLED"),
+        (r"p256|secp256r1", "MBEDTLS_ECP_DP_SECP256R1_ENABLED"),
+        (r"p384|secp384r1", "MBEDTLS_ECP_DP_SECP384R1_ENABLED"),
+        (r"ffdhe", "MBEDTLS_DHM_C"),
+        (r"sha3-", "MBEDTLS_SHA3_C"),
+        (r"/md5", "MBEDTLS_MD5_C"),
+        (r"/sha1|-sha1", "MBEDTLS_SHA1_C"),
+    ),
+    "wolfssl": (
+        (r"/tls/TLS_(AES|CHACHA20)_", "WOLFSSL_TLS13"),
+        (r"/tls/TLS_\w+_WITH_", "!WOLFSSL_NO_TLS12"),
+        (r"(?i)chacha20", "HAVE_CHACHA"),
+        (r"(?i)_GCM|-gcm", "HAVE_AESGCM"),
+        (r"(?i)_CCM|-ccm", "HAVE_AESCCM"),
+        (r"x25519", "HAVE_CURVE25519"),
+        (r"x448", "HAVE_CURVE448"),
+        (r"ed25519", "HAVE_ED25519"),
+        (r"p256|p384|ecdsa|secp", "HAVE_ECC"),
+        (r"ffdhe", "HAVE_FFDHE"),
+        (r"sha3-", "WOLFSSL_SHA3"),
+    ),
+}
+
+
+def turned_off(user: UserBuild, build: Path, profiles: dict[str, str], compiler: list[str],
+               firmware: bool) -> dict[str, set[str]]:
+    """library -> the defines its user's configuration turned off against ours
+    ("!NAME" for a NO_ define it turned on), asked of the compiler."""
+    out = {}
+    for c in user.configs:
+        lock = versions.version_of(c.library).lock
+        tree = sources.ensure_sources([lock])[lock]
+        header = MECHANISMS[c.library].header
+        theirs = defined_macros(compiler, _preprocessor_args(c, tree, build, profiles, firmware), header)
+        ours = defined_macros(compiler, _preprocessor_args(c, tree, build, profiles, firmware, ours=True), header)
+        out[c.library] = {d for d in ours if d not in theirs} | {f"!{d}" for d in theirs if d not in ours}
+    return out
+
+
+def unsupported_reason(library: str, case_name: str, off: dict[str, set[str]], reason: str) -> str:
+    """An unsupported case's reason, naming the define the user's configuration turned off when one is why."""
+    for pattern, define in CASE_NEEDS.get(versions.base(library), ()):
+        if define in off.get(versions.base(library), set()) and re.search(pattern, case_name):
+            state = f"{define[1:]} is on" if define.startswith("!") else f"{define} is off"
+            return f"{state} in your config ({reason})"
+    return reason
 
 
 def help_text() -> str:
