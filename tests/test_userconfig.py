@@ -161,3 +161,59 @@ def test_the_cli_refuses_with_one_line_before_cmake_runs(tmp_path: Path) -> None
         f"tlsbench: error: --config mbedtls={path}: MBEDTLS_CTR_DRBG_C is off; tlsbench needs it for the adapter's"
         " random generator"]
     assert not list((Path(__file__).resolve().parents[1] / "build").glob("host-user-*/CMakeCache.txt"))
+
+
+def _machine(tmp_path: Path, text: str, cflags: str | None = None) -> dict:
+    path = _file(tmp_path, "my_config.h", text)
+    return {"user_build": userconfig.parse([f"mbedtls={path}"], cflags).record()}
+
+
+def test_compare_prints_the_configuration_difference_first(tmp_path: Path) -> None:
+    from tlsbench.report import compare
+
+    ours = {**compare.user_build_context({}), "target": "qemu:mps2-an386", "mbedtls config": "ours"}
+    text = "#define MBEDTLS_SSL_IN_CONTENT_LEN 2048\n#undef MBEDTLS_SSL_PROTO_TLS1_2\n"
+    theirs = {**compare.user_build_context(_machine(tmp_path, text, "-O2")), "target": "qemu:mps2-an386",
+              "mbedtls config": "theirs"}
+    sha = hashlib.sha256(text.encode()).hexdigest()[:16]
+    assert compare._differences(ours, theirs) == [
+        f"mbedtls your config file: - -> my_config.h (layered over ours, sha256 {sha})",
+        "mbedtls your config: + #define MBEDTLS_SSL_IN_CONTENT_LEN 2048",
+        "mbedtls your config: + #undef MBEDTLS_SSL_PROTO_TLS1_2",
+        "your compiler options: - -> -O2",
+        "mbedtls config: ours -> theirs",
+    ]
+
+
+def test_compare_of_two_configurations_shows_the_lines_that_differ(tmp_path: Path) -> None:
+    from tlsbench.report import compare
+
+    a = compare.user_build_context(_machine(tmp_path / "..", "#define A 1\n#define B 2\n"))
+    b = compare.user_build_context(_machine(tmp_path, "#define A 1\n#define B 3\n"))
+    assert compare._differences(a, b)[1:] == ["mbedtls your config: - #define B 2",
+                                              "mbedtls your config: + #define B 3"]
+
+
+def test_the_report_context_shows_the_file_its_hash_and_text(tmp_path: Path) -> None:
+    from tlsbench.report import tables
+
+    machine = _machine(tmp_path, "/* mine */\n\n#define MBEDTLS_ECP_WINDOW_SIZE 2\n", "-O2 -flto")
+    sha = hashlib.sha256(b"/* mine */\n\n#define MBEDTLS_ECP_WINDOW_SIZE 2\n").hexdigest()
+    assert tables.user_build_lines(machine["user_build"], "  ") == [
+        f"  mbedtls your configuration: {tmp_path / 'my_config.h'} (layered over ours), sha256 {sha}",
+        "      /* mine */", "      #define MBEDTLS_ECP_WINDOW_SIZE 2",
+        "  your compiler options: -O2 -flto"]
+    assert tables.user_build_lines({}, "  ") == []
+
+
+def test_runs_can_be_filtered_by_the_configurations_hash_and_the_flags(tmp_path: Path) -> None:
+    from tlsbench.engine import labels
+
+    machine = _machine(tmp_path, "#define MBEDTLS_ECP_WINDOW_SIZE 2\n", "-O2 -flto")
+    recorded = labels.recorded(machine)
+    sha = hashlib.sha256(b"#define MBEDTLS_ECP_WINDOW_SIZE 2\n").hexdigest()[:16]
+    assert (recorded["build.config.mbedtls"], recorded["build.cflags"]) == (sha, "-O2 -flto")
+    assert labels.matches(recorded, labels.parse([f"build.config.mbedtls={sha}"], recorded_ok=True))
+    assert not any(k.startswith("build.") for k in labels.recorded({}))
+    with pytest.raises(PlanError):
+        labels.parse(["build.cflags=-O2"])  # recorded by tlsbench, not given
