@@ -66,7 +66,12 @@ def build_agents(libraries: list[str] | None = None, jobs: int | None = None, lo
     log(f"configuring agents ({', '.join(idents)}) in {build}")
     _run(configure, "cmake configure")
     log(f"building agents with {jobs} jobs")
-    _run(["cmake", "--build", str(build), "--parallel", str(jobs)], "cmake build")
+    try:
+        _run(["cmake", "--build", str(build), "--parallel", str(jobs)], "cmake build")
+    except SetupError as e:
+        if not user:
+            raise
+        raise SetupError(userconfig.first_error(user, build, str(e))) from None
 
 
 def ensure_host_agents(target: targets.Target, libraries: list[str], log=print) -> None:
@@ -118,6 +123,8 @@ def build_firmware(target: targets.Target, libraries: list[str] | None = None, o
                  f"cmake build (firmware {lib})")
         except SetupError as e:
             overflow = overflows(str(e))
+            if not overflow and target.user:  # the user's config or flags: the compiler's first error, one line
+                raise SetupError(userconfig.first_error(target.user, build, str(e))) from None
             if not overflow:
                 raise
             marker.write_text(f"does not fit {board.name}: {overflow}")
@@ -266,4 +273,5 @@ def _run(cmd: list[str], what: str) -> None:
     if proc.returncode != 0:
         lines = proc.stdout.strip().splitlines()
         overflow = [line for line in lines if "overflowed by" in line or "left for the heap" in line]
-        raise SetupError(f"{what} failed (full log: {log_file}):\n" + "\n".join(overflow + lines[-15:]))
+        first = [line for line in lines if " error: " in line][:1]  # the compiler's first error, however long the log
+        raise SetupError(f"{what} failed (full log: {log_file}):\n" + "\n".join(overflow + first + lines[-15:]))

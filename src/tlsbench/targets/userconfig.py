@@ -193,29 +193,53 @@ def suffix(user: UserBuild) -> str:
     return f"-user-{digest(user)[:12]}" if user else ""
 
 
-def layer_file(build: Path, config: UserConfig, profile_header: Path) -> Path:
-    """Mbed TLS's MBEDTLS_USER_CONFIG_FILE for a layered config: our profile,
-    then the user's file (written into the build folder)."""
-    out = build / "userconfig" / f"tb_{config.library}_user_layer.h"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    text = (f"/* written by tlsbench: the build profile, then the user's configuration */\n"
-            f"#include \"{profile_header}\"\n#include \"{config.path}\"\n")
-    if not out.exists() or out.read_text() != text:
-        out.write_text(text)
-    return out
+def _write_if_changed(path: Path, text: str) -> Path:
+    """A generated file, rewritten only when its text changes (an unchanged one triggers no rebuild)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+    return path
+
+
+def staged(build: Path, config: UserConfig) -> Path:
+    """The copy of the user's file the build compiles, at a fixed name in the
+    build folder: the image and the compiler cache do not depend on where the
+    user keeps it (a file that includes others names them by full path)."""
+    name = "user_settings.h" if config.library == "wolfssl" and config.full else f"{config.library}_user_config.h"
+    return _write_if_changed(build / "userconfig" / config.library / name, config.text)
+
+
+def layer_file(build: Path, config: UserConfig, profile_header: Path, user_file: Path) -> Path:
+    """Mbed TLS's MBEDTLS_USER_CONFIG_FILE for a layered config: our profile, then the user's file."""
+    name = "tb_mbedtls_user_layer.h" if user_file.parent == build / "userconfig" / "mbedtls" else "tb_mbedtls_check.h"
+    return _write_if_changed(build / "userconfig" / "mbedtls" / name,
+                             "/* written by tlsbench: the build profile, then the user's configuration */\n"
+                             f'#include "{profile_header}"\n#include "{user_file}"\n')
 
 
 def cmake_defines(user: UserBuild, build: Path, profiles: dict[str, str]) -> list[str]:
     """The CMake -D options of these inputs (none for a build without them)."""
     out = [f"-DTB_USER_CFLAGS={';'.join(user.cflags)}"] if user.cflags else []
     for c in user.configs:
+        copy = staged(build, c)
         if c.library == "mbedtls" and not c.full:
-            out.append(f"-DTB_MBEDTLS_USER_CONFIG={layer_file(build, c, mbedtls_profile(profiles))}")
-        else:
-            out.append(f"-DTB_{c.library.upper()}_USER_CONFIG={c.path}")
+            copy = layer_file(build, c, mbedtls_profile(profiles), copy)
+        out.append(f"-DTB_{c.library.upper()}_USER_CONFIG={copy}")
         out.append(f"-DTB_{c.library.upper()}_USER_CONFIG_FULL={'ON' if c.full else 'OFF'}")
         out.append(f"-DTB_{c.library.upper()}_USER_CONFIG_SHA256={c.sha256}")
     return out
+
+
+def first_error(user: UserBuild, build: Path, log: str) -> str:
+    """A failed build of a user's configuration in one line: the compiler's
+    first error, naming the user's file where the build read its copy."""
+    line = next((x for x in log.splitlines() if "error:" in x or "error " in x), log.strip().splitlines()[-1:] or "")
+    line = str(line).strip()
+    for c in user.configs:
+        line = line.replace(str(staged(build, c)), str(c.path))
+    flags = ", ".join([*(f"--config {c.flag()}" for c in user.configs),
+                       *([f"--cflags {' '.join(user.cflags)!r}"] if user.cflags else [])])
+    return f"your build ({flags}) does not compile: {line}"
 
 
 def mbedtls_profile(profiles: dict[str, str]) -> Path:
@@ -238,7 +262,8 @@ def _preprocessor_args(config: UserConfig, tree: Path, build: Path, profiles: di
                 f'-DTB_WOLFSSL_PROFILE_HEADER="profiles/{profiles.get("wolfssl") or "c"}.h"', *bare]
     if config.library == "mbedtls":
         base = config.path if config.full else adapters / "mbedtls" / "tb_mbedtls_config.h"
-        user = mbedtls_profile(profiles) if config.full else layer_file(build, config, mbedtls_profile(profiles))
+        user = (mbedtls_profile(profiles) if config.full
+                else layer_file(build, config, mbedtls_profile(profiles), config.path))
         return [f"-I{tree / 'include'}", f'-DMBEDTLS_CONFIG_FILE="{base}"', f'-DMBEDTLS_USER_CONFIG_FILE="{user}"',
                 *bare]
     profile = profiles.get("wolfssl") or "c"  # the maths choice does not decide what the harness needs
