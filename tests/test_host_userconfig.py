@@ -1,7 +1,8 @@
-"""The same Mbed TLS overlay on the host: its own agent in a folder keyed by
-the file's bytes (built on demand by the run), every agent of the run from
-that folder, TLS 1.2 unsupported with the define named, and the record
-buffers' 2 x 14 KiB gone from the handshake's heap."""
+"""The same Mbed TLS overlay on the host, with a wolfSSL user_settings.h
+overlay beside it: their agents in one folder keyed by both files' bytes,
+every agent of the run from that folder, what they turn off unsupported with
+the define named, and the record buffers' 2 x 14 KiB gone from the
+handshake's heap."""
 
 from __future__ import annotations
 
@@ -20,18 +21,40 @@ from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("cc", "cmake")
 
+WOLFSSL_SETTINGS = """/* a user's wolfSSL settings over ours: SP maths small, no ChaCha20-Poly1305 */
+#define WOLFSSL_SP_SMALL
+#undef HAVE_CHACHA
+#undef HAVE_POLY1305
+"""
+WOLFSSL_PLAN = """
+name = "wolfssl-userconfig"
+[select]
+libraries = ["wolfssl"]
+kinds = ["aead"]
+algorithms = ["chacha20-poly1305", "aes-128-gcm"]
+sizes = [64]
+[method]
+warmup = 0
+repeats = 1
+rounds = 1
+outliers = "none"
+min_sample_ms = 1
+"""
+
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> dict[str, object]:
     folder = tmp_path_factory.mktemp("host-userconfig")
-    overlay = folder / "my_mbedtls_config.h"
+    overlay, settings = folder / "my_mbedtls_config.h", folder / "my_settings.h"
     overlay.write_text(OVERLAY)
-    theirs = dataclasses.replace(targets.HOST, user=userconfig.parse([f"mbedtls={overlay}"], None))
-    plan = parse_plan(PLAN, "test plan")
-    build.ensure_host_agents(theirs, plan.libraries, log=lambda m: None)
+    settings.write_text(WOLFSSL_SETTINGS)
+    theirs = dataclasses.replace(targets.HOST, user=userconfig.parse([f"mbedtls={overlay}",
+                                                                      f"wolfssl={settings}"], None))
+    build.ensure_host_agents(theirs, ["mbedtls", "wolfssl"], log=lambda m: None)
     store = Store(folder / "r.sqlite")
-    ids = {name: runner.run(parse_plan(PLAN, "test plan"), PLAN, store, show_progress=False, target=t)
-           for name, t in (("ours", targets.HOST), ("theirs", theirs))}
+    ids = {name: runner.run(parse_plan(plan, "test plan"), plan, store, show_progress=False, target=t)
+           for name, t, plan in (("ours", targets.HOST, PLAN), ("theirs", theirs, PLAN),
+                                 ("wolfssl", theirs, WOLFSSL_PLAN))}
     data = {name: report.load(store, run_id) for name, run_id in ids.items()}
     store.close()
     return {"target": theirs, **data}
@@ -63,3 +86,16 @@ def test_the_smaller_records_leave_the_handshakes_heap(runs) -> None:
     for side in ("client", "server"):
         saved = ours[f"{side}_heap_peak_bytes"]["median"] - theirs[f"{side}_heap_peak_bytes"]["median"]
         assert saved >= 2 * (16384 - 2048), side
+
+
+def test_a_wolfssl_overlay_turns_chacha20_off_and_names_it(runs) -> None:
+    data = runs["wolfssl"]
+    status = {c["name"]: (c["status"], c["reason"]) for c in data.cases}
+    assert status == {
+        "wolfssl/aead/aes-128-gcm/encrypt/64": ("ok", ""), "wolfssl/aead/aes-128-gcm/decrypt/64": ("ok", ""),
+        "wolfssl/aead/chacha20-poly1305/encrypt/64": ("unsupported", "HAVE_CHACHA is off in your config"
+                                                      " (not supported by this library build)"),
+        "wolfssl/aead/chacha20-poly1305/decrypt/64": ("unsupported", "HAVE_CHACHA is off in your config"
+                                                      " (not supported by this library build)")}
+    wolfssl = runs["target"].user.of("wolfssl")
+    assert f"with the user's settings after ours (sha256 {wolfssl.sha256})" in data.libraries[0]["config"]
