@@ -414,7 +414,7 @@ def cmd_db_push(a: argparse.Namespace) -> int:
 def _probe_on(target: targets.Target, lib: str) -> LibraryInfo:
     """Ask a library's agent on this target (firmware: through its launcher) what it supports."""
     if target.kind == "host":
-        return probe(lib, timeout=20)
+        return probe(lib, timeout=20, path=target.agent_path(lib) if target.user else None)
     firmware = target.firmware_path(lib)
     if not firmware.exists():
         raise TlsbenchError(f"no firmware (tlsbench build --target {target.name})")
@@ -423,7 +423,7 @@ def _probe_on(target: targets.Target, lib: str) -> LibraryInfo:
 
 def cmd_list(a: argparse.Namespace) -> int:
     what = a.what
-    target = targets.parse(a.target, a.board, a.profile)
+    target = _with_user_build(targets.parse(a.target, a.board, a.profile), a)
     # on firmware: the default images, and each further version's image where it is built
     libraries = versions.identifiers() if target.kind == "host" else [
         lib for lib in build.firmware_versions() if "@" not in lib or target.firmware_path(lib).exists()]
@@ -435,7 +435,7 @@ def cmd_list(a: argparse.Namespace) -> int:
                 v = versions.version_of(lib)
                 default = " (default)" if "@" not in lib else ""
                 print(f"{lib:12}  {v.note}{default}")
-                if not paths.agent_path(lib).exists():
+                if not target.agent_path(lib).exists():
                     print(f"{'':12}  not built (tlsbench build --libraries {lib}); source: {sources.describe(lib)}")
                     continue
             try:
@@ -806,6 +806,7 @@ def parser() -> argparse.ArgumentParser:
                     " firmware support (default: host; qemu:BOARD, serial:DEVICE with --board)")
     ls.add_argument("--board", help="the board behind a serial target")
     ls.add_argument("--profile", help="firmware library build profiles, e.g. mbedtls=small (default: each default)")
+    _user_build_options(ls)
     ls.add_argument("--check", action="store_true", help="suites on firmware: run a real handshake per suite (slow"
                     " under emulation; kept per image) instead of each side's set-up (default: set-up on firmware;"
                     " the host always runs handshakes)")
