@@ -160,7 +160,9 @@ def test_the_cli_refuses_with_one_line_before_cmake_runs(tmp_path: Path) -> None
     assert proc.stderr.strip().splitlines() == [
         f"tlsbench: error: --config mbedtls={path}: MBEDTLS_CTR_DRBG_C is off; tlsbench needs it for the adapter's"
         " random generator"]
-    assert not list((Path(__file__).resolve().parents[1] / "build").glob("host-user-*/CMakeCache.txt"))
+    folder = Path(__file__).resolve().parents[1] / "build" / ("host" + userconfig.suffix(userconfig.parse(
+        [f"mbedtls={path}"], None)))
+    assert not (folder / "CMakeCache.txt").exists()
 
 
 def _machine(tmp_path: Path, text: str, cflags: str | None = None) -> dict:
@@ -217,3 +219,42 @@ def test_runs_can_be_filtered_by_the_configurations_hash_and_the_flags(tmp_path:
     assert not any(k.startswith("build.") for k in labels.recorded({}))
     with pytest.raises(PlanError):
         labels.parse(["build.cflags=-O2"])  # recorded by tlsbench, not given
+
+
+def test_the_cmake_options_of_a_user_build(tmp_path: Path) -> None:
+    path = _file(tmp_path, "mine.h", "#define MBEDTLS_ECP_WINDOW_SIZE 2\n")
+    user = userconfig.parse([f"mbedtls={path}"], "-O2 -flto")
+    build = tmp_path / "build"
+    staged = build / "userconfig" / "mbedtls" / "mbedtls_user_config.h"
+    layer = build / "userconfig" / "mbedtls" / "tb_mbedtls_user_layer.h"
+    assert userconfig.cmake_defines(user, build, {"mbedtls": "small"}) == [
+        "-DTB_USER_CFLAGS=-O2;-flto", f"-DTB_MBEDTLS_USER_CONFIG={layer}", "-DTB_MBEDTLS_USER_CONFIG_FULL=OFF",
+        f"-DTB_MBEDTLS_USER_CONFIG_SHA256={user.configs[0].sha256}"]
+    assert staged.read_text() == path.read_text()  # what is compiled is a copy at a fixed name
+    profile = Path(__file__).resolve().parents[1] / "agent" / "adapters" / "mbedtls" / "profiles" / "small.h"
+    assert layer.read_text().splitlines()[1:] == [f'#include "{profile}"', f'#include "{staged}"']
+
+
+def test_a_failed_build_names_the_users_file_not_its_copy(tmp_path: Path) -> None:
+    path = _file(tmp_path, "mine.h", "#define X\n")
+    user = userconfig.parse([f"mbedtls={path}"], "-O2")
+    build = tmp_path / "build"
+    copy = userconfig.staged(build, user.configs[0])
+    log = f"[1/9] Building C object x.c.obj\n{copy}:1:9: error: macro names must be identifiers\n{copy}:2: error: b\n"
+    assert userconfig.first_error(user, build, log) == (
+        f"your build (--config mbedtls={path}, --cflags '-O2') does not compile: {path}:1:9: error: macro names"
+        " must be identifiers")
+
+
+@pytest.mark.parametrize("target", ["serial:/dev/ttyACM0"])
+def test_a_user_build_is_refused_where_tlsbench_does_not_build_the_image(target: str, tmp_path: Path) -> None:
+    import argparse
+
+    from tlsbench import cli
+
+    path = _file(tmp_path, "mine.h", "")
+    args = argparse.Namespace(config=[f"mbedtls={path}"], cflags=None)
+    with pytest.raises(PlanError) as e:
+        cli._with_user_build(targets.parse(target, "nucleo-f446re"), args)
+    assert str(e.value) == ("--config/--cflags build their own images: give --target host or qemu:BOARD and build"
+                            " them there (tlsbench build --target qemu:BOARD --config ...), then flash them yourself")
