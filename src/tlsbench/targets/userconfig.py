@@ -252,8 +252,6 @@ def _preprocessor_args(config: UserConfig, tree: Path, build: Path, profiles: di
     configuration (ours: the build without it, to tell what it turned off)."""
     adapters = paths.root() / "agent" / "adapters"
     bare = ["-DTB_BARE_METAL=1"] if firmware else []
-    if ours:
-        config = UserConfig(config.library, adapters / "none.h", "", False)
     if config.library == "mbedtls" and ours:
         return [f"-I{tree / 'include'}", f'-DMBEDTLS_CONFIG_FILE="{adapters / "mbedtls" / "tb_mbedtls_config.h"}"',
                 f'-DMBEDTLS_USER_CONFIG_FILE="{mbedtls_profile(profiles)}"', *bare]
