@@ -233,8 +233,12 @@ def cmake_defines(user: UserBuild, build: Path, profiles: dict[str, str]) -> lis
 def first_error(user: UserBuild, build: Path, log: str) -> str:
     """A failed build of a user's configuration in one line: the compiler's
     first error, naming the user's file where the build read its copy."""
-    line = next((x for x in log.splitlines() if "error:" in x or "error " in x), log.strip().splitlines()[-1:] or "")
-    line = str(line).strip()
+    lines = log.splitlines()
+    # the compiler's or the linker's own words before collect2's summary ("ld returned 1 exit status")
+    line = next((x for x in lines if "error:" in x and "collect2" not in x), None) \
+        or next((x for x in lines if "undefined reference" in x), None) \
+        or next((x for x in lines if "error" in x), None) or (lines[-1] if lines else "")
+    line = line.strip()
     for c in user.configs:
         line = line.replace(str(staged(build, c)), str(c.path))
     flags = ", ".join([*(f"--config {c.flag()}" for c in user.configs),
