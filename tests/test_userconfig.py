@@ -258,3 +258,11 @@ def test_a_user_build_is_refused_where_tlsbench_does_not_build_the_image(target:
         cli._with_user_build(targets.parse(target, "nucleo-f446re"), args)
     assert str(e.value) == ("--config/--cflags build their own images: give --target host or qemu:BOARD and build"
                             " them there (tlsbench build --target qemu:BOARD --config ...), then flash them yourself")
+
+
+def test_a_failed_link_names_the_linkers_words_not_collect2s(tmp_path: Path) -> None:
+    user = userconfig.parse(None, "-flto")
+    log = ("ld: /tmp/x.ltrans0.ltrans.o: in function `SysTick_Handler':\n"
+           "<artificial>:(.text+0x16): undefined reference to `f'\ncollect2: error: ld returned 1 exit status\n")
+    assert userconfig.first_error(user, tmp_path, log) == (
+        "your build (--cflags '-flto') does not compile: <artificial>:(.text+0x16): undefined reference to `f'")
