@@ -43,7 +43,7 @@ from tlsbench.plans.plan import (
 from tlsbench.report import compare, compare_html, compare_text, export
 from tlsbench.report import html as html_report
 from tlsbench.report import tables as report
-from tlsbench.targets import build
+from tlsbench.targets import build, userconfig
 from tlsbench.targets import target as targets
 from tlsbench.targets.libraries import LibraryInfo
 
@@ -184,10 +184,11 @@ def cmd_run(a: argparse.Namespace) -> int:
                 run_id = runner.run(Plan(), "", store, resume=a.resume, json_out=sys.stdout if a.json else None,
                                     show_progress=show_progress, quiet=a.quiet)
         else:
-            target = targets.parse(a.target, a.board, a.profile)
+            target = _with_user_build(targets.parse(a.target, a.board, a.profile), a)
             if target.default_preset is not None and not a.plan and not a.preset:
                 a.preset = target.default_preset  # e.g. a firmware target's default plan
             plan, source = _plan_from_args(a)
+            target.prepare_user_build(plan.libraries, log=lambda m: print(m, file=sys.stderr))
             labels = run_labels.parse(a.label)
             if target.models_cycles and a.board:
                 from tlsbench.targets import boardprofiles, cyclemodel
@@ -213,6 +214,11 @@ def cmd_run(a: argparse.Namespace) -> int:
               f" tlsbench report {run_id})", file=sys.stderr)
         return 1
     return 0
+
+
+def _with_user_build(target: targets.Target, a: argparse.Namespace) -> targets.Target:
+    """The target with the user's --config files and --cflags (none: the target as it was)."""
+    return target.with_user_build(userconfig.parse(a.config, a.cflags))
 
 
 def _check_measured(data: report.RunData, metric: str) -> None:
@@ -406,7 +412,7 @@ def _probe_on(target: targets.Target, lib: str) -> LibraryInfo:
 
 def cmd_list(a: argparse.Namespace) -> int:
     what = a.what
-    target = targets.parse(a.target, a.board, a.profile)
+    target = _with_user_build(targets.parse(a.target, a.board, a.profile), a)
     libraries = target.listed_libraries()
     note = target.listing_note(libraries)
     if note is not None and what in ("libraries", "algorithms", "suites"):
@@ -539,7 +545,7 @@ def cmd_doctor(a: argparse.Namespace) -> int:
 def cmd_build(a: argparse.Namespace) -> int:
     libs = _csv(a.libraries) if a.libraries else None
     log = lambda m: print(m, file=sys.stderr)  # noqa: E731
-    target = targets.parse(a.target, a.board, a.profile)
+    target = _with_user_build(targets.parse(a.target, a.board, a.profile), a)
     target.build(libs, opt=a.opt, jobs=a.jobs, one_side=a.one_side, log=log)
     if target.builds_cycle_plugin:  # the emulator's cycle model (a run with --board)
         from tlsbench.targets import cyclemodel
@@ -690,6 +696,7 @@ def parser() -> argparse.ArgumentParser:
                                    " (src/tlsbench/targets/boards/) or your own file, e.g. ./my-board.toml"
                                    " (tlsbench board new)")
     r.add_argument("--profile", help="firmware library build profiles, e.g. mbedtls=small,wolfssl=sp-asm")
+    _user_build_options(r)
     r.add_argument("--labgrid-coordinator", dest="labgrid_coordinator", metavar="HOST:PORT",
                    help="the labgrid coordinator of a labgrid:PLACE target (default: $LG_COORDINATOR)")
     r.add_argument("--device-side", dest="device_side", choices=("client", "server"),
@@ -790,6 +797,7 @@ def parser() -> argparse.ArgumentParser:
     ls.add_argument("--board", help="the board behind a serial target; with `targets`, also a board profile file"
                     " of yours, checked and listed")
     ls.add_argument("--profile", help="firmware library build profiles, e.g. mbedtls=small (default: each default)")
+    _user_build_options(ls)
     ls.add_argument("--check", action="store_true", help="suites on firmware: run a real handshake per suite (slow"
                     " under emulation; kept per image) instead of each side's set-up (default: set-up on firmware;"
                     " the host always runs handshakes)")
@@ -815,6 +823,7 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--board", help="the board behind a serial target")
     b.add_argument("--profile", help="firmware library build profiles, e.g. mbedtls=small,wolfssl=sp-asm")
     b.add_argument("--opt", default="Os", choices=list(build.OPT_LEVELS), help="firmware optimisation (default Os)")
+    _user_build_options(b)
     b.add_argument("--one-side", dest="one_side", action="store_true",
                    help="the lean image of device-side runs (one side of each handshake on the device; a run with"
                         " --device-side builds it itself)")
@@ -875,6 +884,16 @@ def parser() -> argparse.ArgumentParser:
     fi.set_defaults(func=cmd_fidelity)
     _say_defaults(p)
     return p
+
+
+def _user_build_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", action="append", metavar="LIB=[full:]PATH",
+                   help="your own library configuration (repeatable; Mbed TLS, wolfSSL), built in a folder of its own"
+                        f" and stored with the run: {userconfig.help_text()}; refused before building when it turns"
+                        " off what the harness needs (default: ours)")
+    p.add_argument("--cflags", metavar='"FLAGS"',
+                   help='your compiler options for every object and the link, after --opt, e.g. "-O2 -flto"'
+                        " (split like a shell would, never run by one; recorded; default: none)")
 
 
 # what leaving an option out means, where "none" or "off" would not say it

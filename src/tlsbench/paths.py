@@ -21,8 +21,12 @@ def build_dir(target: str = "host") -> Path:
     return root() / "build" / target
 
 
+# where every host agent of a process comes from, when not build/<target> (a user's build, a test's fakes)
+AGENT_DIR_ENV = "TLSBENCH_AGENT_DIR"
+
+
 def agent_path(library: str, target: str = "host") -> Path:
-    env = os.environ.get("TLSBENCH_AGENT_DIR")
+    env = os.environ.get(AGENT_DIR_ENV)
     base = Path(env) if env else build_dir(target)
     # "openssl@3.5" -> tlsbench-agent-openssl-3.5 (as versions.agent_name; CMake names have no '@')
     return base / ("tlsbench-agent-" + library.replace("@", "-"))

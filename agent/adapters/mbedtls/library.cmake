@@ -47,12 +47,31 @@ if(NOT EXISTS "${_tb_mbedtls_profile}")
                       "(known: ${_tb_mbedtls_profiles})")
 endif()
 
+# The user's configuration (tlsbench --config mbedtls=...): a file layered
+# over the base and profile (it includes the profile, then theirs), or with
+# TB_MBEDTLS_USER_CONFIG_FULL the whole configuration (the profile still
+# follows it). Only its hash reaches the image's summary: no path in images.
+set(TB_MBEDTLS_USER_CONFIG "" CACHE FILEPATH "The user's Mbed TLS configuration (layered, or the whole one)")
+option(TB_MBEDTLS_USER_CONFIG_FULL "TB_MBEDTLS_USER_CONFIG is the whole MBEDTLS_CONFIG_FILE" OFF)
+set(TB_MBEDTLS_USER_CONFIG_SHA256 "" CACHE STRING "SHA-256 of the user's configuration file (recorded)")
+set(_tb_mbedtls_base "${CMAKE_CURRENT_LIST_DIR}/tb_mbedtls_config.h")
+set(_tb_mbedtls_user "${_tb_mbedtls_profile}")
+set(_tb_mbedtls_user_note "")
+if(TB_MBEDTLS_USER_CONFIG)
+  if(TB_MBEDTLS_USER_CONFIG_FULL)
+    set(_tb_mbedtls_base "${TB_MBEDTLS_USER_CONFIG}")
+    set(_tb_mbedtls_user_note ", REPLACED by the user's whole configuration (sha256 ${TB_MBEDTLS_USER_CONFIG_SHA256})")
+  else()
+    set(_tb_mbedtls_user "${TB_MBEDTLS_USER_CONFIG}")
+    set(_tb_mbedtls_user_note ", with the user's configuration over them (sha256 ${TB_MBEDTLS_USER_CONFIG_SHA256})")
+  endif()
+endif()
+
 # Mbed TLS's own build options. Its CMakeLists predates policy CMP0077, so
 # plain variables would not override its option() defaults: use the cache.
 set(_tb_mbedtls_note "forced by adapters/mbedtls/library.cmake")
-set(MBEDTLS_CONFIG_FILE "${CMAKE_CURRENT_LIST_DIR}/tb_mbedtls_config.h"
-  CACHE FILEPATH "${_tb_mbedtls_note}" FORCE)
-set(MBEDTLS_USER_CONFIG_FILE "${_tb_mbedtls_profile}" CACHE FILEPATH "${_tb_mbedtls_note}" FORCE)
+set(MBEDTLS_CONFIG_FILE "${_tb_mbedtls_base}" CACHE FILEPATH "${_tb_mbedtls_note}" FORCE)
+set(MBEDTLS_USER_CONFIG_FILE "${_tb_mbedtls_user}" CACHE FILEPATH "${_tb_mbedtls_note}" FORCE)
 set(ENABLE_PROGRAMS OFF CACHE BOOL "${_tb_mbedtls_note}" FORCE)
 set(ENABLE_TESTING OFF CACHE BOOL "${_tb_mbedtls_note}" FORCE)
 set(USE_STATIC_MBEDTLS_LIBRARY ON CACHE BOOL "${_tb_mbedtls_note}" FORCE)
@@ -83,7 +102,7 @@ tb_add_agent(mbedtls${_tb_mbedtls_sfx}
           adapters/mbedtls/tls.c
   LIBS MbedTLS::${MBEDTLS_TARGET_PREFIX}mbedtls MbedTLS::${MBEDTLS_TARGET_PREFIX}mbedx509
        MbedTLS::${MBEDTLS_TARGET_PREFIX}mbedcrypto
-  CONFIG "Mbed TLS ${_tb_mbedtls_ver} built from source (${_tb_mbedtls_name}), static libraries built with Mbed TLS CMake flags for ${CMAKE_BUILD_TYPE}: ${_tb_mbedtls_opt}, configured by adapters/mbedtls/tb_mbedtls_config.h + profiles/${TB_MBEDTLS_PROFILE}.h with TLS 1.2 and 1.3, TLS 1.2 key exchanges RSA, DHE-RSA, ECDHE-RSA, ECDHE-ECDSA, static ECDH-ECDSA, PSK, ECDHE-PSK, DHE-PSK (no anonymous suites in Mbed TLS), TLS 1.3 ephemeral / PSK / PSK-ephemeral modes, session tickets (TLS 1.2 and 1.3), TLS 1.2 session cache, 0-RTT early data")
+  CONFIG "Mbed TLS ${_tb_mbedtls_ver} built from source (${_tb_mbedtls_name}), static libraries built with Mbed TLS CMake flags for ${CMAKE_BUILD_TYPE}: ${_tb_mbedtls_opt}, configured by adapters/mbedtls/tb_mbedtls_config.h + profiles/${TB_MBEDTLS_PROFILE}.h${_tb_mbedtls_user_note} with TLS 1.2 and 1.3, TLS 1.2 key exchanges RSA, DHE-RSA, ECDHE-RSA, ECDHE-ECDSA, static ECDH-ECDSA, PSK, ECDHE-PSK, DHE-PSK (no anonymous suites in Mbed TLS), TLS 1.3 ephemeral / PSK / PSK-ephemeral modes, session tickets (TLS 1.2 and 1.3), TLS 1.2 session cache, 0-RTT early data")
 
 # This build's size probes (sizeprobe/sizeprobe.cmake): <library identifier>|<suffix>
 list(APPEND TB_SIZEPROBE_SETS "mbedtls${TB_AGENT_LABEL_AT}|${_tb_mbedtls_sfx}")

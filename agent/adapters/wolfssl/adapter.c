@@ -40,7 +40,9 @@ static const alg_info algs[] = {
     {TB_KIND_AEAD, "aes-128-gcm", F_GCM, 0, 16, 0},
     {TB_KIND_AEAD, "aes-256-gcm", F_GCM, 0, 32, 0},
     {TB_KIND_AEAD, "aes-128-ccm", F_CCM, 0, 16, 0},
+#if TB_WOLFSSL_CHACHAPOLY
     {TB_KIND_AEAD, "chacha20-poly1305", F_CHACHAPOLY, 0, 32, 0},
+#endif
     {TB_KIND_KEX, "x25519", F_X25519, 0, CURVE25519_KEYSIZE, 0},
     {TB_KIND_KEX, "x448", F_X448, 0, CURVE448_KEY_SIZE, 0},
     {TB_KIND_KEX, "p256", F_ECDH, 0, 32, ECC_SECP256R1},

@@ -132,10 +132,28 @@ foreach(f IN LISTS _wolf_crypt_sources)
   list(APPEND _wolf_files ${_wolf}/wolfcrypt/src/${f})
 endforeach()
 
+# The user's configuration (tlsbench --config wolfssl=...): included at the
+# end of our user_settings.h (TB_WOLFSSL_USER_CONFIG), or with
+# TB_WOLFSSL_USER_CONFIG_FULL their own user_settings.h instead of ours.
+set(TB_WOLFSSL_USER_CONFIG "" CACHE FILEPATH "The user's wolfSSL settings (layered, or their user_settings.h)")
+option(TB_WOLFSSL_USER_CONFIG_FULL "TB_WOLFSSL_USER_CONFIG is the whole user_settings.h" OFF)
+set(TB_WOLFSSL_USER_CONFIG_SHA256 "" CACHE STRING "SHA-256 of the user's settings file (recorded)")
+set(_wolf_settings_dir ${_wolf_cfg})
+set(_wolf_user_note "")
+if(TB_WOLFSSL_USER_CONFIG AND TB_WOLFSSL_USER_CONFIG_FULL)
+  get_filename_component(_wolf_settings_dir "${TB_WOLFSSL_USER_CONFIG}" DIRECTORY)
+  set(_wolf_user_note ", REPLACED by the user's user_settings.h (sha256 ${TB_WOLFSSL_USER_CONFIG_SHA256})")
+elseif(TB_WOLFSSL_USER_CONFIG)
+  set(_wolf_user_note ", with the user's settings after ours (sha256 ${TB_WOLFSSL_USER_CONFIG_SHA256})")
+endif()
+
 add_library(tb_wolfssl${_wolf_sfx} STATIC ${_wolf_files})
-target_include_directories(tb_wolfssl${_wolf_sfx} PUBLIC ${_wolf_cfg} ${_wolf})
+target_include_directories(tb_wolfssl${_wolf_sfx} PUBLIC ${_wolf_settings_dir} ${_wolf})
 target_compile_definitions(tb_wolfssl${_wolf_sfx} PUBLIC WOLFSSL_USER_SETTINGS
                            TB_WOLFSSL_PROFILE_HEADER="profiles/${_wolf_profile}.h")
+if(TB_WOLFSSL_USER_CONFIG AND NOT TB_WOLFSSL_USER_CONFIG_FULL)
+  target_compile_definitions(tb_wolfssl${_wolf_sfx} PUBLIC TB_WOLFSSL_USER_CONFIG="${TB_WOLFSSL_USER_CONFIG}")
+endif()
 if(_wolf_pq)
   target_compile_definitions(tb_wolfssl${_wolf_sfx} PUBLIC TB_WOLFSSL_PQ=1)
 endif()
@@ -183,7 +201,7 @@ tb_add_agent(wolfssl${_wolf_sfx} ${_wolf_pq_flag}
           adapters/wolfssl/tls.c
   LIBS tb_wolfssl${_wolf_sfx}
   # (no ';' in CONFIG: CMake would split the string into a list)
-  CONFIG "wolfSSL built from source (${_wolf_name}), profile ${_wolf_profile} (adapters/wolfssl/profiles/${_wolf_profile}.h): ${_wolf_asm}, TLS 1.2 PSK (static, DHE, ECDHE), static ECDH and DH_anon suites, session cache, tickets, 0-RTT enabled per endpoint")
+  CONFIG "wolfSSL built from source (${_wolf_name}), profile ${_wolf_profile} (adapters/wolfssl/profiles/${_wolf_profile}.h): ${_wolf_asm}, TLS 1.2 PSK (static, DHE, ECDHE), static ECDH and DH_anon suites, session cache, tickets, 0-RTT enabled per endpoint${_wolf_user_note}")
 
 # This build's size probes (sizeprobe/sizeprobe.cmake): <library identifier>|<suffix>
 list(APPEND TB_SIZEPROBE_SETS "wolfssl${TB_AGENT_LABEL_AT}|${_wolf_sfx}")

@@ -29,7 +29,9 @@ tb_status tb_wolfssl_aead_prepare(state *s, const tb_job *job)
     if (job->key.len != (size_t)a->size) return bad_len("key", job->key.len, "the cipher's key size");
     if (a->fam == F_GCM && n == 0) return bad_len("nonce", n, "at least 1");
     if (a->fam == F_CCM && (n < 7 || n > 13)) return bad_len("nonce", n, "7 to 13");
+#if TB_WOLFSSL_CHACHAPOLY
     if (a->fam == F_CHACHAPOLY && n != CHACHA20_POLY1305_AEAD_IV_SIZE) return bad_len("nonce", n, "12");
+#endif
     if (s->op == OP_DEC && len < 16) return bad_len("ciphertext", len, "at least the 16-byte tag");
     if (tb_wolfssl_alloc_out(s, len + 2 * AES_BLOCK_SIZE) != TB_OK) return TB_ERROR;
 
@@ -45,10 +47,12 @@ tb_status tb_wolfssl_aead_prepare(state *s, const tb_job *job)
         }
         ret = wc_AesCcmSetKey(&s->u.aes, job->key.data, (word32)job->key.len);
         return ret == 0 ? TB_OK : lib_fail("wc_AesCcmSetKey", ret);
-    default: /* F_CHACHAPOLY */
+    default: /* F_CHACHAPOLY (in the table only when built) */
+#if TB_WOLFSSL_CHACHAPOLY
         /* wolfCrypt's ChaCha20-Poly1305 is one-shot: the key schedule is a
          * copy of the key, the Poly1305 key is per nonce anyway. */
         memcpy(s->key, job->key.data, CHACHA20_POLY1305_AEAD_KEYSIZE);
+#endif
         return TB_OK;
     }
 }
@@ -88,8 +92,10 @@ tb_status tb_wolfssl_aead_run(state *s)
             if (ret != 0) return lib_fail("wc_AesCcmEncrypt", ret);
             break;
         default:
+#if TB_WOLFSSL_CHACHAPOLY
             ret = wc_ChaCha20Poly1305_Encrypt(s->key, n, aad, al, in, len, s->out, tag);
             if (ret != 0) return lib_fail("wc_ChaCha20Poly1305_Encrypt", ret);
+#endif
             break;
         }
         s->out_len = len + 16;
@@ -109,9 +115,11 @@ tb_status tb_wolfssl_aead_run(state *s)
         if (ret != 0) return lib_fail("wc_AesCcmDecrypt", ret);
         break;
     default:
+#if TB_WOLFSSL_CHACHAPOLY
         ret = wc_ChaCha20Poly1305_Decrypt(s->key, n, aad, al, in, len, tag, s->out);
         if (ret == MAC_CMP_FAILED_E) return check_fail("wc_ChaCha20Poly1305_Decrypt", ret);
         if (ret != 0) return lib_fail("wc_ChaCha20Poly1305_Decrypt", ret);
+#endif
         break;
     }
     s->out_len = len;

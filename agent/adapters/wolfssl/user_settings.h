@@ -171,4 +171,10 @@ int tb_wolfssl_seed(unsigned char *output, unsigned int sz);
 #include <sys/time.h>
 #endif
 
+/* ---- The user's own settings (tlsbench --config wolfssl=PATH), last, so
+ * they may #undef what they turn off. */
+#if defined(TB_WOLFSSL_USER_CONFIG)
+#include TB_WOLFSSL_USER_CONFIG
+#endif
+
 #endif

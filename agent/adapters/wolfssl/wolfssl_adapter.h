@@ -30,6 +30,14 @@
 
 #include <string.h>
 
+/* What a user's settings may turn off (tlsbench --config wolfssl=...): the
+ * algorithm leaves the table and is reported unsupported. */
+#if defined(HAVE_CHACHA) && defined(HAVE_POLY1305)
+#define TB_WOLFSSL_CHACHAPOLY 1
+#else
+#define TB_WOLFSSL_CHACHAPOLY 0
+#endif
+
 /* ---- Algorithm table ---- */
 
 typedef enum {

@@ -79,8 +79,9 @@ __attribute__((naked, noreturn)) void Reset_Handler(void)
 }
 
 /* A fault ends the firmware with a "fault" record naming it, so the host
- * reports a crash with its cause instead of a silent hang. */
-void tb_fault_report(const uint32_t *frame, uint32_t exc)
+ * reports a crash with its cause instead of a silent hang. Called from
+ * Fault_Handler's assembly only: "used" keeps it under -flto. */
+__attribute__((used)) void tb_fault_report(const uint32_t *frame, uint32_t exc)
 {
     static const char *const names[] = {"", "", "NMI", "HardFault", "MemManage", "BusFault", "UsageFault"};
     /* A frame outside RAM: the stack overflowed off the bottom of RAM and

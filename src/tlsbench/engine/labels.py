@@ -9,6 +9,8 @@ Recorded labels:
   machine.id  a fingerprint of what makes the machine's numbers what they are
               (CPU, its flags, cores, memory, OS, kernel, compiler, board)
   lib.NAME    each measured library's version (stored as the run probes it)
+  build.config.LIB  the SHA-256 (first 16 hex digits) of the user's configuration file of LIB (--config)
+  build.cflags      the user's compiler options (--cflags)
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import re
 
 from tlsbench.errors import PlanError
 
-RECORDED_PREFIXES = ("git.", "lib.", "machine")
+RECORDED_PREFIXES = ("git.", "lib.", "machine", "build.")
 KEY_RE = re.compile(r"[a-z][a-z0-9_.-]{0,62}")
 MAX_VALUE = 200
 ALLOWED = ("KEY=VALUE, KEY of lower-case letters, digits, '_', '.', '-' (starting with a letter, at most 63),"
@@ -64,8 +66,12 @@ def recorded(machine: dict) -> dict[str, str]:
     rev = rev.removesuffix("-dirty")
     described = re.fullmatch(r".*-g([0-9a-f]{7,40})", rev)  # git describe's TAG-N-gHASH
     commit = (described.group(1) if described else rev) if plus and rev else "unknown"
+    user = machine.get("user_build") or {}
+    build = {f"build.config.{lib}": c["sha256"][:16] for lib, c in sorted(user.get("configs", {}).items())}
+    if user.get("cflags"):
+        build["build.cflags"] = " ".join(user["cflags"])[:MAX_VALUE]
     return {"git.commit": commit, "git.dirty": "true" if dirty else "false",
-            "machine": str(machine.get("hostname") or "unknown"), "machine.id": machine_id(machine)}
+            "machine": str(machine.get("hostname") or "unknown"), "machine.id": machine_id(machine), **build}
 
 
 def matches(labels: dict[str, str], wanted: dict[str, str]) -> bool:

@@ -72,4 +72,6 @@ def collect(target=None) -> dict[str, object]:
         "python": platform.python_version(),
         "tlsbench": tlsbench_revision(),
         **(target.metadata() if target is not None else {}),  # e.g. a board's core, compiler, emulator
+        # the user's config files (text, SHA-256) and compiler options: they decide the figures
+        **({"user_build": target.user.record()} if target is not None and target.user else {}),
     }

@@ -22,7 +22,7 @@ from tlsbench.families.base import Context
 from tlsbench.families.primitive import keys as keys_mod
 from tlsbench.plans import runenv
 from tlsbench.plans.plan import Plan
-from tlsbench.targets import cyclemodel
+from tlsbench.targets import cyclemodel, userconfig
 from tlsbench.targets import target as targets
 from tlsbench.targets.libraries import LibraryInfo
 
@@ -114,6 +114,7 @@ class _Session:
         self.resuming = False
         # a clock to keep steady: rounds are placed on purpose and paced (layout.py, pacing.py)
         self.pace = pacing.Pace() if target.paced else None
+        self.turned_off: dict[str, set[str]] = {}  # per library, what the user's configuration turned off
 
     def probe_libraries(self) -> None:
         try:  # an emulated board's images are built here when missing or stale
@@ -122,6 +123,12 @@ class _Session:
             for lib in self.plan.libraries:
                 self.unavailable[lib] = f"building its firmware failed: {e}"
             _log(f"warning: building the firmware for {self.target.name} failed: {e}")
+        try:  # so an unsupported case can name the define the user's configuration turned off
+            from tlsbench.targets.build import turned_off
+
+            self.turned_off = turned_off(self.target)
+        except TlsbenchError as e:
+            _log(f"warning: what your configuration turns off is not known ({e}): reasons are the agents' own")
         for lib in self.plan.libraries:
             if lib in self.unavailable:
                 continue
@@ -250,9 +257,12 @@ class _Session:
     def outcome(self, case: Case, rnd: int) -> Measured:
         """One round measured (or decided without measuring); never raises for an agent's failure."""
         try:
-            return self.decide(case, rnd) or self._measure(case, rnd)
+            m = self.decide(case, rnd) or self._measure(case, rnd)
         except (TlsbenchError, OSError) as e:  # an agent's failure fails its case, never the run
             return Measured("failed", str(e), None, "", [], [])
+        if m.status == "unsupported" and self.turned_off:
+            m.reason = userconfig.unsupported_reason(case.library, case.name, self.turned_off, m.reason)
+        return m
 
     def store_round(self, case: Case, rnd: int, entry: tuple[int, str, int] | None, measured: Measured,
                     started: float, place: str | None = None, image: str | None = None) -> tuple[int, str, int]:
@@ -360,12 +370,14 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
         keys = info.keys
         run_id = resume
         profiles = ",".join(f"{k}={v}" for k, v in (info.machine.get("profiles") or {}).items())
-        target = image_for(plan, targets.parse(info.target, info.machine.get("board"), profiles or None))
+        target = image_for(plan, targets.parse(info.target, info.machine.get("board"), profiles or None)
+                           .with_user_build(userconfig.from_record(info.machine.get("user_build"))))
         if not quiet:
             _log(f"resuming run {run_id} (plan {plan.name!r})")
 
     # the firmware's frozen clock, inside the material's validity: for this run only
     clock = {keys_mod.FIRMWARE_CLOCK_ENV: str(keys["clock_unix"])} if "clock_unix" in keys else {}
+    clock.update(target.agent_environment())  # e.g. every host agent of the run (servers too) from the user's build
     with store.lock_run(run_id), runenv.applied(clock):  # a second `--resume` of this run is refused
         with translated(store.path, f"; what was measured is kept: tlsbench run --resume {run_id}"):
             _measure_run(store, run_id, plan, keys, target, json_out, show_progress, resume is not None)

@@ -28,8 +28,10 @@ differ by no more than the wider of the two runs' own ranges, and is
 
 from __future__ import annotations
 
+import difflib
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from tlsbench import versions
 from tlsbench.engine import metrics, steadiness
@@ -133,6 +135,7 @@ def _context(store: Store, run_id: int) -> dict[str, str]:
     then the machine, versions and method (compare keeps this order)."""
     run = store.get_run(run_id)
     ctx = {
+        **user_build_context(run.machine),  # the user's own build first: it decides every figure
         "target": run.target,
         "board": str(run.machine.get("board", "-")),
         "profiles": ",".join(f"{k}={v}" for k, v in sorted((run.machine.get("profiles") or {}).items())) or "-",
@@ -284,14 +287,40 @@ def within_machine(ci: tuple[float, float] | None, min_effect: float, machine: f
     return ci[1] <= 1 - min_effect or ci[0] >= 1 + min_effect
 
 
+CONFIG_TEXT = " your config text"  # a context key's suffix: the file's text, compared line by line
+
+
+def user_build_context(machine: dict) -> dict[str, str]:
+    """The user's config files (name, hash, how applied; their text apart) and compiler options of a run."""
+    user = machine.get("user_build") or {}
+    out = {}
+    for lib, c in sorted(user.get("configs", {}).items()):
+        how = "whole configuration" if c["full"] else "layered over ours"
+        out[f"{lib} your config file"] = f"{Path(c['path']).name} ({how}, sha256 {c['sha256'][:16]})"
+        out[f"{lib}{CONFIG_TEXT}"] = c["text"]
+    out["your compiler options"] = " ".join(user.get("cflags", ())) or "-"
+    return out
+
+
+def _text_differences(key: str, a: str, b: str) -> list[str]:
+    """A config file's lines that one run has and the other lacks ("-": A's only, "+": B's only)."""
+    lib = key.removesuffix(CONFIG_TEXT)
+    lines = [line for line in difflib.ndiff(a.splitlines(), b.splitlines()) if line[:2] in ("- ", "+ ")]
+    return [f"{lib} your config: {line[0]} {line[2:].strip()}" for line in lines if line[2:].strip()]
+
+
 def _differences(a: dict[str, str], b: dict[str, str]) -> list[str]:
     """The context keys whose values differ, in the order of the context, short."""
     out = []
-    for key in dict.fromkeys([*a, *b]):
+    mine = [k for k in [*a, *b] if k.endswith((" your config file", CONFIG_TEXT)) or k == "your compiler options"]
+    mine.sort(key=lambda k: k == "your compiler options")  # each file, then the flags
+    for key in dict.fromkeys([*mine, *a, *b]):  # the user's own build first, whichever run has it
         va, vb = a.get(key, "-"), b.get(key, "-")
         if va == vb:
             continue
-        if max(len(va), len(vb)) > LONG_CONTEXT:
+        if key.endswith(CONFIG_TEXT):
+            out += _text_differences(key, a.get(key, ""), b.get(key, ""))
+        elif max(len(va), len(vb)) > LONG_CONTEXT:
             out.append(f"{key}: differs ({len(va):,} -> {len(vb):,} characters; tlsbench report --format json)")
         else:
             out.append(f"{key}: {va} -> {vb}")

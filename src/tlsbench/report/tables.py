@@ -408,6 +408,18 @@ def markdown(header: list[str], body: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+def user_build_lines(user: dict, bullet: str) -> list[str]:
+    """The user's config files (path, how applied, SHA-256, each line of the text) and compiler options."""
+    out = []
+    for lib, c in sorted(user.get("configs", {}).items()):
+        how = "the whole configuration" if c["full"] else "layered over ours"
+        out.append(f"{bullet}{lib} your configuration: {c['path']} ({how}), sha256 {c['sha256']}")
+        out += [f"{bullet}    {line.rstrip()}" for line in c["text"].splitlines() if line.strip()]
+    if user.get("cflags"):
+        out.append(f"{bullet}your compiler options: {' '.join(user['cflags'])}")
+    return out
+
+
 def context_lines(data: RunData, md: bool) -> list[str]:
     r = data.run
     m = r.machine
@@ -443,6 +455,7 @@ def context_lines(data: RunData, md: bool) -> list[str]:
     if method.get("env"):
         out.append(f"{bullet}environment of the run's processes: "
                    + " ".join(f"{k}={v}" for k, v in sorted(method["env"].items())))
+    out += user_build_lines(m.get("user_build") or {}, bullet)
     for lib in data.libraries:
         out.append(f"{bullet}{lib['library']}: {lib['version']} [{lib['source']}]")
         if firmware:  # the profile, optimisation and seed make firmware numbers what they are

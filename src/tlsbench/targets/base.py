@@ -5,6 +5,7 @@ table in ``targets/target.py`` maps a name's prefix to its class."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
@@ -14,8 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from tlsbench import paths
+from tlsbench.errors import PlanError
 from tlsbench.libraries import registry
-from tlsbench.targets import sources
+from tlsbench.targets import sources, userconfig
 from tlsbench.targets.board import Board
 
 if TYPE_CHECKING:
@@ -52,6 +54,7 @@ class Target(ABC):
     coordinator: str | None = None
     place: str | None = None
     flasher: str | None = None  # one place's labgrid flashing driver, when it has one
+    user: userconfig.UserBuild = userconfig.NONE  # the user's config files and compiler options (--config, --cflags)
 
     # the name's prefix: stored and shown, never branched on outside targets/
     kind: ClassVar[str]
@@ -75,6 +78,8 @@ class Target(ABC):
     suites_by_handshake: ClassVar[bool] = False
     # the plan a run without --plan or --preset runs (None: the default plan)
     default_preset: ClassVar[str | None] = None
+    # --config/--cflags build images of the user's own configuration here (a board flashed by others cannot)
+    builds_user_images: ClassVar[bool] = False
 
     @classmethod
     def known_names(cls) -> list[str]:
@@ -98,13 +103,31 @@ class Target(ABC):
         """The build folder under build/: one per board (a serial target
         shares its board's firmware build)."""
         if self.board is None:
-            return "host"
+            return "host" + userconfig.suffix(self.user)
         suffix = "".join(f"-{lib}.{prof}" for lib, prof in self.profiles) + ("-oneside" if self.one_side else "")
-        suffix += _user_trees_suffix()
+        suffix += _user_trees_suffix() + userconfig.suffix(self.user)
         return f"{'qemu' if self.board.machine else 'board'}-{self.board.name}{suffix}"
 
     def build_dir(self) -> Path:
         return paths.root() / "build" / self.build_name
+
+    def with_user_build(self, user: userconfig.UserBuild) -> Target:
+        """This target building the user's configuration (none: the target as it is)."""
+        if not user:
+            return self
+        if not self.builds_user_images:
+            raise PlanError("--config/--cflags build their own images: give --target host or qemu:BOARD and build"
+                            " them there (tlsbench build --target qemu:BOARD --config ...), then flash them yourself")
+        return dataclasses.replace(self, user=user)
+
+    def agent_environment(self) -> dict[str, str]:
+        """What a run's processes need in their environment to start this target's agents."""
+        return {}
+
+    def prepare_user_build(self, libraries: list[str], log: Log) -> None:
+        """Builds what a run of the user's configuration needs before its plan is fitted (firmware: built
+        on demand with the other images)."""
+        return None
 
     def agent_path(self, library: str) -> Path:
         """The executable the runner starts for this library (a launcher for firmware)."""

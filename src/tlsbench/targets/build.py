@@ -14,14 +14,16 @@ from tlsbench import paths, versions
 from tlsbench.errors import PlanError, SetupError
 from tlsbench.libraries import registry
 from tlsbench.libraries.record import Library
-from tlsbench.targets import firmware, gnutlsbuild, prefixbuild, sources
+from tlsbench.targets import firmware, gnutlsbuild, prefixbuild, sources, userconfig
 from tlsbench.targets.base import Target
 
 
-def build_agents(libraries: list[str] | None = None, jobs: int | None = None, log=print) -> None:
+def build_agents(libraries: list[str] | None = None, jobs: int | None = None, log=print,
+                 user: userconfig.UserBuild = userconfig.NONE) -> None:
     """The host agents of these library identifiers (default: every version
     versions.py knows but those built on request): the default versions as before, each further
-    version as its own agent (tlsbench-agent-<lib>-<label>) built against its pinned tree."""
+    version as its own agent (tlsbench-agent-<lib>-<label>) built against its pinned tree.
+    user: the user's config files and compiler options, built in their own folder (targets.userconfig)."""
     try:
         idents = [versions.canonical(lib) for lib in (libraries or versions.built_by_default())]
     except PlanError as e:
@@ -46,13 +48,15 @@ def build_agents(libraries: list[str] | None = None, jobs: int | None = None, lo
             entries.append(f"{v.library}|{v.label}|{prefix}|-")
         else:
             entries.append(f"{v.library}|{v.label}|{srcs[pinned[ident]]}|-")
-    build = paths.build_dir("host")
+    build = paths.build_dir("host" + userconfig.suffix(user))
     build.mkdir(parents=True, exist_ok=True)
+    userconfig.check(user, build, {}, ["cc"], firmware=False)
     configure = [
         "cmake", "-S", str(paths.root() / "agent"), "-B", str(build),
         "-DCMAKE_BUILD_TYPE=Release",
         f"-DTB_LIBRARIES={';'.join(libs)}",
         f"-DTB_VERSION_AGENTS={';'.join(entries)}",
+        *userconfig.cmake_defines(user, build, {}),
     ]
     if shutil.which("ninja") and not (build / "Makefile").exists():
         configure += ["-G", "Ninja"]
@@ -65,7 +69,20 @@ def build_agents(libraries: list[str] | None = None, jobs: int | None = None, lo
     log(f"configuring agents ({', '.join(idents)}) in {build}")
     _run(configure, "cmake configure")
     log(f"building agents with {jobs} jobs")
-    _run(["cmake", "--build", str(build), "--parallel", str(jobs)], "cmake build")
+    try:
+        _run(["cmake", "--build", str(build), "--parallel", str(jobs)], "cmake build")
+    except SetupError as e:
+        if not user:
+            raise
+        raise SetupError(userconfig.first_error(user, build, str(e))) from None
+
+
+def ensure_host_agents(target: Target, libraries: list[str], log=print) -> None:
+    """Builds the host agents of a user's build (their own folder) when one of them is missing."""
+    missing = [lib for lib in libraries if not target.agent_path(lib).exists()]
+    if missing:
+        log(f"host agents for your build ({', '.join(missing)}) missing: building them in {target.build_dir()}")
+        build_agents(libraries, log=log, user=target.user)
 
 
 def _library(name: str) -> Library:
@@ -116,6 +133,8 @@ def build_firmware(target: Target, libraries: list[str] | None = None, opt: str 
                  f"cmake build (firmware {lib})")
         except SetupError as e:
             overflow = overflows(str(e))
+            if not overflow and target.user:  # the user's config or flags: the compiler's first error, one line
+                raise SetupError(userconfig.first_error(target.user, build, str(e))) from None
             if not overflow:
                 raise
             marker.write_text(f"does not fit {board.name}: {overflow}")
@@ -177,10 +196,29 @@ def configure_firmware(target: Target, libs: list[str], opt: str = "Os",
         configure.append(f"-DTB_{lib.upper()}_SOURCE_DIR={srcs[locks[lib]]}")
     for lib, profile in target.profiles:
         configure.append(f"-DTB_{lib.upper()}_PROFILE={profile}")
+    if target.user:  # the user's config files (checked first) and compiler options
+        userconfig.check(target.user, build, dict(target.profiles), user_compiler(target), firmware=True)
+        configure += userconfig.cmake_defines(target.user, build, dict(target.profiles))
     lean = ", one-side image" if target.one_side else ""
     log(f"configuring firmware for {target.name} ({board.cpu}, -{opt}{lean}; {', '.join(libs) or 'selftest only'})")
     _run(configure, "cmake configure (firmware)")
     return build
+
+
+def user_compiler(target: Target) -> list[str]:
+    """The compiler (and its core options) that builds the target's images, to ask what a configuration defines."""
+    board = target.board
+    if board is None:
+        return ["cc"]
+    return [f"{board.toolchain.prefix}gcc", *(["-mthumb", f"-mcpu={board.cpu}"] if board.arch == "arm" else [])]
+
+
+def turned_off(target: Target) -> dict[str, set[str]]:
+    """What the user's configurations of the target turned off, per library (none without them)."""
+    if not target.user.configs:
+        return {}
+    return userconfig.turned_off(target.user, target.build_dir() if target.board is None else target.cmake_dir(),
+                                 dict(target.profiles), user_compiler(target), target.board is not None)
 
 
 def firmware_identifiers(libraries: list[str] | None) -> list[str]:
@@ -245,4 +283,5 @@ def _run(cmd: list[str], what: str) -> None:
     if proc.returncode != 0:
         lines = proc.stdout.strip().splitlines()
         overflow = [line for line in lines if "overflowed by" in line or "left for the heap" in line]
-        raise SetupError(f"{what} failed (full log: {log_file}):\n" + "\n".join(overflow + lines[-15:]))
+        first = [line for line in lines if " error: " in line][:1]  # the compiler's first error, however long the log
+        raise SetupError(f"{what} failed (full log: {log_file}):\n" + "\n".join(overflow + first + lines[-15:]))

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from tlsbench import paths, versions
 from tlsbench.errors import SetupError
-from tlsbench.targets import sources
+from tlsbench.targets import sources, userconfig
 from tlsbench.targets.base import Target
 from tlsbench.targets.board import TOOLCHAINS, Toolchain
 
@@ -30,7 +30,7 @@ STAMP_SUFFIX = ".inputs"
 DEFAULT_OPT = "Os"
 # what each stamp component is called in a progress line
 _WHAT = {"agent": "agent sources", "library": "library source tree", "profile": "build profile",
-         "options": "CMake options", "toolchain": "toolchain"}
+         "options": "CMake options", "toolchain": "toolchain", "user": "your configuration or compiler options"}
 
 
 def _digest(*parts: bytes) -> str:
@@ -91,7 +91,8 @@ def inputs(target: Target, library: str, opt: str, agent_hash: str | None = None
            toolchain: str | None = None) -> dict[str, str]:
     """The stamp of an image built now: one hash per input, and the -O level."""
     profile = dict(target.profiles).get(versions.base(library), "default")
-    return {
+    user = {"user": userconfig.digest(target.user)} if target.user else {}  # none: today's stamps
+    return {**user,
         "opt": opt,
         "agent": agent_hash or agent_sources_hash(),
         "library": _digest(library_identity(library).encode()),

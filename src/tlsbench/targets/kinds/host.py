@@ -20,6 +20,7 @@ class HostTarget(Target):
     takes_argument: ClassVar[bool] = False
     paced: ClassVar[bool] = True
     suites_by_handshake: ClassVar[bool] = True
+    builds_user_images: ClassVar[bool] = True
 
     @classmethod
     def from_spec(cls, name: str, rest: str, board: str | None, profiles: tuple[tuple[str, str], ...],
@@ -32,10 +33,20 @@ class HostTarget(Target):
         return "this machine, Linux (agents built by tlsbench build)"
 
     def agent_path(self, library: str) -> Path:
-        return paths.agent_path(library)
+        return paths.agent_path(library, self.build_name)
 
     def launcher(self, library: str) -> Path:
-        return paths.agent_path(library)
+        return self.agent_path(library)
+
+    def agent_environment(self) -> dict[str, str]:
+        # every agent of the run (servers too) from the user's build
+        return {paths.AGENT_DIR_ENV: str(self.build_dir())} if self.user else {}
+
+    def prepare_user_build(self, libraries: list[str], log: Log) -> None:
+        if self.user:  # the user's host agents, built when missing
+            from tlsbench.targets import build
+
+            build.ensure_host_agents(self, libraries, log=log)
 
     def fit(self, plan: Plan, log: Log) -> None:
         if plan.device_side:
@@ -45,7 +56,8 @@ class HostTarget(Target):
     def probe_library(self, library: str, timeout: float | None = None) -> LibraryInfo:
         from tlsbench.targets.libraries import probe
 
-        return probe(library) if timeout is None else probe(library, timeout=timeout)
+        path = self.agent_path(library) if self.user else None
+        return probe(library, path=path) if timeout is None else probe(library, timeout=timeout, path=path)
 
     def listing_probe(self, library: str) -> LibraryInfo:
         return self.probe_library(library, timeout=20)
@@ -55,7 +67,7 @@ class HostTarget(Target):
 
         if one_side:
             raise PlanError("--one-side is a firmware image: give --target qemu:BOARD")
-        build.build_agents(libraries, jobs=jobs, log=log)
+        build.build_agents(libraries, jobs=jobs, log=log, user=self.user)
 
     def listed_libraries(self) -> list[str]:
         return versions.identifiers()
@@ -65,7 +77,7 @@ class HostTarget(Target):
         v = versions.version_of(library)
         default = " (default)" if "@" not in library else ""
         out = [f"{library:12}  {v.note}{default}"]
-        if not paths.agent_path(library).exists():
+        if not self.agent_path(library).exists():
             return [*out, f"{'':12}  not built (tlsbench build --libraries {library}); source: "
                           f"{sources.describe(library)}"]
         try:

@@ -17,6 +17,7 @@ class QemuTarget(board_target.BoardTarget):
     fresh_per_launch: ClassVar[bool] = True
     models_cycles: ClassVar[bool] = True
     builds_on_demand: ClassVar[bool] = True
+    builds_user_images: ClassVar[bool] = True
 
     @classmethod
     def known_names(cls) -> list[str]:

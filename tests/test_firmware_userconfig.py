@@ -1,0 +1,132 @@
+"""A user's Mbed TLS overlay (2 KiB records each way, ECP window 2, no TLS 1.2)
+on the emulated Cortex-M4, against our own build: its own image in a folder
+keyed by the file's bytes, exact counts that differ from ours where the
+overlay says they should and are identical run after run, TLS 1.2 cases
+unsupported with the define named, and the file's text stored with the run."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from pathlib import Path
+
+import pytest
+from conftest import needs_tools
+
+from tlsbench.engine import runner
+from tlsbench.engine.store import Store
+from tlsbench.plans.plan import parse_plan
+from tlsbench.report import tables as report
+from tlsbench.targets import target as targets
+from tlsbench.targets import userconfig
+
+pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
+
+OVERLAY = """/* a user's Mbed TLS overlay: small records, ECP window 2, no TLS 1.2 */
+#define MBEDTLS_SSL_IN_CONTENT_LEN 2048
+#define MBEDTLS_SSL_OUT_CONTENT_LEN 2048
+#define MBEDTLS_ECP_WINDOW_SIZE 2
+#undef MBEDTLS_SSL_PROTO_TLS1_2
+"""
+PLAN = """
+name = "userconfig"
+[select]
+libraries = ["mbedtls"]
+kinds = ["kex", "tls"]
+algorithms = ["p256"]
+[tls]
+suites = ["TLS_AES_128_GCM_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"]
+groups = ["p256"]
+certs = ["ecdsa-p256"]
+handshakes = ["full"]
+transports = ["memory"]
+[method]
+warmup = 0
+repeats = 1
+rounds = 1
+outliers = "none"
+timeout_s = 300
+"""
+TLS13 = "mbedtls/tls/TLS_AES_128_GCM_SHA256/p256/ecdsa-p256-full"
+TLS12 = "mbedtls/tls/TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256/p256/ecdsa-p256-full"
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> dict[str, object]:
+    """Ours once, the overlay twice, in one store (one overlay image, built here when missing)."""
+    folder = tmp_path_factory.mktemp("userconfig")
+    overlay = folder / "my_mbedtls_config.h"
+    overlay.write_text(OVERLAY)
+    ours = targets.parse("qemu:mps2-an386")
+    theirs = dataclasses.replace(ours, user=userconfig.parse([f"mbedtls={overlay}"], None))
+    store = Store(folder / "r.sqlite")
+    ids = {name: runner.run(parse_plan(PLAN, "test plan"), PLAN, store, show_progress=False, target=t)
+           for name, t in (("ours", ours), ("theirs", theirs), ("again", theirs))}
+    data = {name: report.load(store, run_id) for name, run_id in ids.items()}
+    store.close()
+    return {"overlay": overlay, "ours": ours, "theirs": theirs, **{f"{k} run": v for k, v in data.items()}}
+
+
+def _case(data, name: str) -> dict:
+    return next(c for c in data.cases if c["name"] == name)
+
+
+def _counts(data) -> dict[tuple[str, str], float]:
+    return {(c["name"], m): r["median"] for c in data.cases for m, r in c["results"].items()}
+
+
+def test_the_overlay_has_its_own_image_beside_ours(runs) -> None:
+    ours, theirs = runs["ours"], runs["theirs"]
+    assert theirs.build_name == "qemu-mps2-an386" + userconfig.suffix(theirs.user)
+    assert ours.firmware_path("mbedtls").exists() and theirs.firmware_path("mbedtls").exists()
+    assert ours.firmware_path("mbedtls").read_bytes() != theirs.firmware_path("mbedtls").read_bytes()
+
+
+def test_two_runs_of_the_overlay_give_identical_counts(runs) -> None:
+    assert _counts(runs["theirs run"]) == _counts(runs["again run"])
+    assert _counts(runs["theirs run"])
+
+
+def test_the_overlay_changes_what_it_should(runs) -> None:
+    ours, theirs = _case(runs["ours run"], TLS13)["results"], _case(runs["theirs run"], TLS13)["results"]
+    # 2 KiB record buffers each way instead of 16 KiB (exact: the same work otherwise)
+    assert ours["client_heap_peak_bytes"]["median"] - theirs["client_heap_peak_bytes"]["median"] == 40952
+    assert ours["server_heap_peak_bytes"]["median"] > theirs["server_heap_peak_bytes"]["median"]
+    # ECP window 2 instead of 4: more point additions per scalar multiplication
+    derive = "mbedtls/kex/p256/derive"
+    assert (_case(runs["theirs run"], derive)["results"]["instructions"]["median"]
+            > _case(runs["ours run"], derive)["results"]["instructions"]["median"])
+    # the handshake's bytes on the wire are the same
+    assert theirs["c2s_bytes"]["median"] == ours["c2s_bytes"]["median"]
+
+
+def test_tls12_turned_off_is_unsupported_with_the_define_named(runs) -> None:
+    assert _case(runs["ours run"], TLS12)["status"] == "ok"
+    case = _case(runs["theirs run"], TLS12)
+    assert (case["status"], case["reason"]) == ("unsupported", "MBEDTLS_SSL_PROTO_TLS1_2 is off in your config"
+                                                " (Mbed TLS (as configured) has no suite"
+                                                " TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256)")
+
+
+def test_the_run_stores_the_files_text_and_hash(runs) -> None:
+    record = runs["theirs run"].run.machine["user_build"]
+    assert record == {"configs": {"mbedtls": {"path": str(runs["overlay"]), "full": False, "text": OVERLAY,
+                                              "sha256": hashlib.sha256(OVERLAY.encode()).hexdigest()}},
+                      "cflags": []}
+    assert "user_build" not in runs["ours run"].run.machine
+
+
+def test_a_rebuild_happens_only_when_an_input_changed(runs) -> None:
+    from tlsbench.targets import firmware
+
+    assert firmware.stale(runs["theirs"], ["mbedtls"]) == {}
+    assert firmware.stale(runs["ours"], ["mbedtls"]) == {}
+    assert firmware.read_stamp(runs["theirs"], "mbedtls")["user"] == userconfig.digest(runs["theirs"].user)
+    assert "user" not in firmware.read_stamp(runs["ours"], "mbedtls")
+
+
+def test_the_overlay_in_another_folder_is_the_same_image(runs, tmp_path: Path) -> None:
+    moved = tmp_path / "elsewhere.h"
+    moved.write_text(OVERLAY)
+    elsewhere = dataclasses.replace(runs["ours"], user=userconfig.parse([f"mbedtls={moved}"], None))
+    assert elsewhere.build_name == runs["theirs"].build_name
