@@ -224,7 +224,7 @@ def test_a_run_with_a_profile_of_another_core_is_refused_in_one_line(capsys: pyt
     from tlsbench.cli import main
 
     rc = main(["--db", str(tmp_path / "r.sqlite"), "run", "--target", "qemu:mps2-an386", "--board", "nucleo-l073rz",
-               "--preset", "quick"])
+               "--preset", "cortex-m"])
     err = capsys.readouterr().err.strip().splitlines()
     assert rc != 0
     assert err == ["tlsbench: error: board profile nucleo-l073rz is a cortex-m0plus; qemu:mps2-an386 emulates a"

@@ -27,7 +27,7 @@ from tlsbench.families.primitive.catalog import ALGORITHMS, BENCH_OPS, DEFAULT_K
 from tlsbench.families.tls import catalog as tls_catalog
 from tlsbench.families.tls import certs
 from tlsbench.families.tls import support as tls_support
-from tlsbench.plans import runenv
+from tlsbench.plans import runenv, where
 from tlsbench.plans.plan import (
     MAX_SIZE,
     METHOD_BOUNDS,
@@ -189,6 +189,7 @@ def cmd_run(a: argparse.Namespace) -> int:
             if target.kind != "host" and not a.plan and not a.preset:
                 a.preset = "cortex-m"  # the default plan of a firmware target
             plan, source = _plan_from_args(a)
+            where.check(plan, target.name, target.kind, "preset" if a.preset else "plan")  # before any build
             labels = run_labels.parse(a.label)
             if target.kind == "qemu" and a.board:
                 from tlsbench.targets import boardprofiles, cyclemodel

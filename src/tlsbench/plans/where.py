@@ -1,0 +1,42 @@
+"""Where a plan runs: the host, a firmware target, or both.
+
+A plan declares it (top-level ``targets``, with ``target_note``: why not the
+other kind, and ``target_instead``: the preset that runs there); the check
+runs when the plan meets its target, before any firmware is built.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from tlsbench.errors import PlanError
+
+
+class Plan(Protocol):  # plans.plan.Plan, without importing it (plan.py reads TARGET_KINDS here)
+    name: str
+    targets: list[str]
+    target_note: str
+    target_instead: str
+
+TARGET_KINDS = ("host", "firmware")
+_SAID = {"host": "the host", "firmware": "a firmware target"}
+
+
+def kind_of(target_kind: str) -> str:
+    """A target's kind as plans name it: host, or firmware (qemu, serial, labgrid)."""
+    return "host" if target_kind == "host" else "firmware"
+
+
+def check(plan: Plan, target_name: str, target_kind: str, what: str = "plan") -> None:
+    """Refuses a plan on a kind of target it does not run on, in one line: the
+    reason and the preset that runs there."""
+    kind = kind_of(target_kind)
+    if kind in plan.targets:
+        return
+    only = " and ".join(_SAID[k] for k in plan.targets)
+    why = f": {plan.target_note}" if plan.target_note else ""
+    line = f"{what} {plan.name} runs on {only} only, not on {target_name}{why}"
+    if plan.target_instead:
+        where = "" if kind == "host" else f" --target {target_name}"
+        line += f"; on {_SAID[kind]}: tlsbench run --preset {plan.target_instead}{where}"
+    raise PlanError(line)
