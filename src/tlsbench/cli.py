@@ -354,7 +354,9 @@ def cmd_runs(a: argparse.Namespace) -> int:
         status = r["status"] if r["status"] in ("complete", NOTHING_MEASURED) else "incomplete"
         # the user's labels (the recorded ones are in the columns or `--label` filters)
         own = ",".join(f"{k}={v}" for k, v in r["labels"].items() if not k.startswith(run_labels.RECORDED_PREFIXES))
-        body.append([str(r["id"]), created, status, r["target"], r["board"] or "-", r["plan_name"],
+        # a model run's board is its profile's (the emulated machine is in the target column)
+        board = f"{r['board_profile']} (model)" if r["board_profile"] else r["board"] or "-"
+        body.append([str(r["id"]), created, status, r["target"], board, r["plan_name"],
                      str(r["cases"]), str(r["ok"]), r["tlsbench_version"], own or "-"])
     # columns as wide as their longest value: a long plan name shifts, never breaks, the table
     widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]

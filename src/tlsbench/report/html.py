@@ -154,7 +154,7 @@ def context(data: RunData) -> str:
     ]
     out = ['<dl class="context">'] + [f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in items] + ["</dl>"]
     libs = [[lib["library"], lib["version"], lib["source"], lib["counters"],
-             ", ".join(f"{k}: {v}" for k, v in json.loads(lib["counters_missing_json"]).items()) or "-"]
+             ", ".join(f"{k}: {v}" for k, v in report.counters_missing(data, lib).items()) or "-"]
             for lib in data.libraries]
     out.append("<h3>Libraries</h3>")
     out.append(table(["library", "version", "source", "counters", "counters not measured"], libs,
