@@ -146,3 +146,15 @@ def test_a_preset_for_both_kinds_is_not_refused() -> None:
     plan = load_preset("hash-by-size")[0]
     where.check(plan, "host", "host")
     where.check(plan, "qemu:mps2-an386", "qemu")
+
+
+def test_list_presets_says_where_each_runs(capsys: pytest.CaptureFixture) -> None:
+    from tlsbench import cli
+
+    assert cli.main(["list", "presets"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    said = {name: next(line for line in lines[lines.index(name):] if line.startswith("    runs on: "))
+            for name in ("handshake-by-suite", "hash-by-size", "device-client")}
+    assert said == {"handshake-by-suite": "    runs on: the host only; on a firmware target: preset device-client",
+                    "hash-by-size": "    runs on: the host and firmware targets",
+                    "device-client": "    runs on: a firmware target only; on the host: preset tls"}

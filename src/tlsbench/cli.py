@@ -527,6 +527,7 @@ def cmd_list(a: argparse.Namespace) -> int:
             plan, _ = load_preset(name)
             print(name)
             print(textwrap.fill(plan.description, width=110, initial_indent="    ", subsequent_indent="    "))
+            print(f"    runs on: {where.summary(plan)}")
             print(f"    {path}")
     return 0
 

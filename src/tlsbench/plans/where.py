@@ -40,3 +40,12 @@ def check(plan: Plan, target_name: str, target_kind: str, what: str = "plan") ->
         where = "" if kind == "host" else f" --target {target_name}"
         line += f"; on {_SAID[kind]}: tlsbench run --preset {plan.target_instead}{where}"
     raise PlanError(line)
+
+
+def summary(plan: Plan) -> str:
+    """Where a plan runs, in a few words, for `tlsbench list presets`."""
+    if set(plan.targets) == set(TARGET_KINDS):
+        return "the host and firmware targets"
+    other = next(k for k in TARGET_KINDS if k not in plan.targets)
+    instead = f"; on {_SAID[other]}: preset {plan.target_instead}" if plan.target_instead else ""
+    return f"{_SAID[plan.targets[0]]} only{instead}"
