@@ -81,6 +81,9 @@ def test_hash_by_size_is_the_riot_table() -> None:
 def test_every_preset_says_where_it_runs_and_what_runs_elsewhere(name: str) -> None:
     plan, text = load_preset(name)
     assert "\ntargets = " in text, f"preset {name} declares where it runs"
+    for kind, target in (("host", "host"), ("firmware", "qemu")):
+        if kind in plan.targets:  # what it declares passes every check of the target kind
+            where.check(plan, target, target)
     if set(plan.targets) == set(where.TARGET_KINDS):
         assert not plan.target_note and not plan.target_instead
         return
@@ -158,3 +161,15 @@ def test_list_presets_says_where_each_runs(capsys: pytest.CaptureFixture) -> Non
     assert said == {"handshake-by-suite": "    runs on: the host only; on a firmware target: preset device-client",
                     "hash-by-size": "    runs on: the host and firmware targets",
                     "device-client": "    runs on: a firmware target only; on the host: preset tls"}
+
+
+def test_a_plan_with_tcp_handshakes_is_refused_on_a_device(monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """A plan that does not say where it runs is still refused where its handshakes cannot run."""
+    plan = tmp_path / "p.toml"
+    plan.write_text('name = "mine"\n\n[select]\nlibraries = ["mbedtls"]\nkinds = ["tls"]\n\n[tls]\n'
+                    'transports = ["memory", "tcp"]\n')
+    assert _refused(monkeypatch, capsys, tmp_path, "--plan", str(plan), "--target", "qemu:mps2-an386") == [
+        'tlsbench: error: plan mine: [tls] transports names tcp, not on qemu:mps2-an386: a firmware target runs'
+        ' handshakes in memory (transports = ["memory"]), or one side against the host (--device-side client or'
+        ' server)']

@@ -7,13 +7,15 @@ runs when the plan meets its target, before any firmware is built.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, NoReturn, Protocol
 
 from tlsbench.errors import PlanError
 
 
 class Plan(Protocol):  # plans.plan.Plan, without importing it (plan.py reads TARGET_KINDS here)
     name: str
+    kinds: list[str]
+    tls: Any  # plans.plan.TlsSelect
     targets: list[str]
     target_note: str
     target_instead: str
@@ -29,10 +31,18 @@ def kind_of(target_kind: str) -> str:
 
 def check(plan: Plan, target_name: str, target_kind: str, what: str = "plan") -> None:
     """Refuses a plan on a kind of target it does not run on, in one line: the
-    reason and the preset that runs there."""
+    reason and the preset that runs there; on a device, also a plan (one that
+    says nothing of where it runs) whose handshakes need TCP."""
     kind = kind_of(target_kind)
-    if kind in plan.targets:
-        return
+    if kind not in plan.targets:
+        _refuse(plan, target_name, kind, what)
+    if kind == "firmware" and "tls" in plan.kinds and "tcp" in plan.tls.transports:
+        raise PlanError(f"{what} {plan.name}: [tls] transports names tcp, not on {target_name}: a firmware target"
+                        " runs handshakes in memory (transports = [\"memory\"]), or one side against the host"
+                        " (--device-side client or server)")
+
+
+def _refuse(plan: Plan, target_name: str, kind: str, what: str) -> NoReturn:
     only = " and ".join(_SAID[k] for k in plan.targets)
     why = f": {plan.target_note}" if plan.target_note else ""
     line = f"{what} {plan.name} runs on {only} only, not on {target_name}{why}"
