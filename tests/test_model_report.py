@@ -89,6 +89,10 @@ def test_no_qemu_cycles_note_beside_a_model_figure(tmp_path: Path) -> None:
     assert ("  model cycles and model time per side: a model, the board profile's cycle model applied to the side's"
             " instructions, not a measurement (its error against real boards: docs/cycle-model.md, Validation)"
             ) in text.splitlines()
+    titles = {anchor: title for anchor, title, _html in html_report.tables(with_model)}
+    assert titles["tls"] == f"TLS: per side (medians; n/m: not measured for that side; {report.TLS_MODEL_LEGEND})"
+    assert {a: t for a, t, _h in html_report.tables(without)}["tls"] == (
+        "TLS: per side (medians; n/m: not measured for that side)")
     plain_text = report.render(without, "table", view="tls")
     assert f"  cycles: not measured on this target ({QEMU_NOTE})" in plain_text.splitlines()
     assert "model cycles and model time" not in plain_text

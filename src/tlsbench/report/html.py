@@ -211,7 +211,8 @@ def tables(data: RunData) -> list[tuple[str, str, str]]:
                             table(*report.pivot(sub, metric))))
     tls_header, tls_body = report.tls_table(data)
     if tls_body:
-        out.append(("tls", "TLS: per side (medians; n/m: not measured for that side)",
+        model = f"; {report.TLS_MODEL_LEGEND}" if report.has_tls_model(data) else ""
+        out.append(("tls", f"TLS: per side (medians; n/m: not measured for that side{model})",
                     table(tls_header, tls_body, wrap_cols=(len(tls_header) - 1,))))
     extra_header, extra_body = report.tls_extras(data)
     if extra_body:

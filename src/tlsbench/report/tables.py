@@ -393,6 +393,11 @@ def tls_table(data: RunData) -> tuple[list[str], list[list[str]]]:
     return header, body
 
 
+TLS_MODEL_LEGEND = ("model cycles and model time per side: a model, the board profile's cycle model applied to the"
+                    " side's instructions, not a measurement (its error against real boards: docs/cycle-model.md,"
+                    " Validation)")
+
+
 def has_tls_model(data: RunData) -> bool:
     """Some TLS case of the run carries a side's model cycles."""
     return any(m in c["results"] for c in data.cases if c["kind"] == "tls" for _h, m in TLS_MODEL_COLUMNS[:2])
@@ -512,9 +517,7 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
                   " request/response (memory); bytes and round trips from the exchange; heap and stack per side"
                   " (n/m: not measured for this case, e.g. the side of a foreign server)")
         if has_tls_model(data):
-            legend += (f"\n{bullet}model cycles and model time per side: a model, the board profile's cycle model"
-                       " applied to the side's instructions, not a measurement (its error against real boards:"
-                       " docs/cycle-model.md, Validation)")
+            legend += f"\n{bullet}{TLS_MODEL_LEGEND}"
         out = "\n".join([*context_lines(data, md), legend]) + "\n\n" + render_t(*tls_table(data)) + "\n"
         out += "".join(f"\n{bullet}{line}\n" for line in noise_lines(data))
         extras = tls_extras(data)
