@@ -72,3 +72,15 @@ def test_doctor_says_which_targets_have_firmware_and_notes_are_not_ok(capsys) ->
     out = capsys.readouterr().out
     # an unavailable counter is a note, never "ok ... not available"
     assert not [line for line in out.splitlines() if line.startswith("ok") and "not available" in line]
+
+
+def test_a_source_is_named_by_the_agents_built_from_it() -> None:
+    """The default Mbed TLS agent is built from the mbedtls@3.6.7 lock section: its source line says
+    "mbedtls", the agent's name, and the 3.6.6 section is mbedtls@3.6's."""
+    from tlsbench import versions
+
+    assert versions.DEFAULTS["mbedtls"] == "3.6.7"
+    assert doctor.source_users("mbedtls@3.6.7") == "mbedtls"
+    assert doctor.source_users("mbedtls") == "mbedtls@3.6"
+    assert doctor.source_users("wolfssl@5.9") == "wolfssl"
+    assert doctor.source_users("qemu") == "qemu"  # no library version: the section's own name

@@ -3,11 +3,15 @@ study presets re-run what their study measured."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tlsbench.engine import runner
+from tlsbench.errors import PlanError
 from tlsbench.families.tls import catalog as tls_catalog
-from tlsbench.plans.plan import load_preset, presets
+from tlsbench.plans import where
+from tlsbench.plans.plan import load_plan, load_preset, presets
 
 STUDY_PRESETS = ("handshake-by-suite", "tls13-vs-tls12", "kex-transactions", "tls12-suites-cost", "hash-by-size")
 
@@ -71,3 +75,101 @@ def test_hash_by_size_is_the_riot_table() -> None:
     cases = runner.expand(load_preset("hash-by-size")[0])
     assert {c.alg for c in cases} == {"md5", "sha1", "sha224", "sha256", "sha3-256", "sha3-384", "sha3-512"}
     assert {c.size for c in cases} == {16, 32, 64, 128, 256, 512, 1024}
+
+
+@pytest.mark.parametrize("name", sorted(presets()))
+def test_every_preset_says_where_it_runs_and_what_runs_elsewhere(name: str) -> None:
+    plan, text = load_preset(name)
+    assert "\ntargets = " in text, f"preset {name} declares where it runs"
+    for kind, target, firmware in (("host", "host", False), ("firmware", "qemu:mps2-an386", True)):
+        if kind in plan.targets:  # what it declares passes every check of the target kind
+            where.check(plan, target, firmware)
+    if set(plan.targets) == set(where.TARGET_KINDS):
+        assert not plan.target_note and not plan.target_instead
+        return
+    other = next(k for k in where.TARGET_KINDS if k not in plan.targets)
+    assert plan.target_note, f"preset {name} says why it does not run on {other}"
+    assert other in load_preset(plan.target_instead)[0].targets, f"{plan.target_instead} runs on {other}"
+
+
+def _refused(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, tmp_path: Path, *args: str) -> list[str]:
+    """A run refused before anything is built or stored: its stderr lines."""
+    from tlsbench import cli
+    from tlsbench.targets import cyclemodel
+
+    def never(*_a: object, **_k: object) -> None:
+        raise AssertionError("built or ran before the refusal")
+
+    monkeypatch.setattr(cyclemodel, "build_plugin", never)
+    monkeypatch.setattr(runner, "run", never)
+    assert cli.main(["--db", str(tmp_path / "r.sqlite"), "run", *args]) == 2
+    return capsys.readouterr().err.splitlines()
+
+
+TCP_NOTE = ("its handshakes run over loopback TCP between separate client and server processes, which a bare-metal"
+            " target does not have")
+
+
+def test_a_host_preset_on_a_device_is_refused_before_any_build(monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    err = _refused(monkeypatch, capsys, tmp_path, "--preset", "handshake-by-suite", "--target", "qemu:mps2-an500",
+                   "--board", "nucleo-f746zg")
+    assert err == [f"tlsbench: error: preset handshake-by-suite runs on the host only, not on qemu:mps2-an500:"
+                   f" {TCP_NOTE}; on a firmware target: tlsbench run --preset device-client --target qemu:mps2-an500"]
+    err = _refused(monkeypatch, capsys, tmp_path, "--preset", "kex-transactions", "--target", "qemu:mps2-an386")
+    assert err == [f"tlsbench: error: preset kex-transactions runs on the host only, not on qemu:mps2-an386:"
+                   f" {TCP_NOTE}; on a firmware target: tlsbench run --preset device-client --target qemu:mps2-an386"]
+
+
+def test_a_device_preset_on_the_host_is_refused(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture,
+                                                tmp_path: Path) -> None:
+    err = _refused(monkeypatch, capsys, tmp_path, "--preset", "min-ram-device")
+    assert err == ["tlsbench: error: preset min-ram-device runs on a firmware target only, not on host: one side of"
+                   " each handshake runs on the device, its peer the host agent over the UART: it needs a device;"
+                   " on the host: tlsbench run --preset min-ram"]
+
+
+def test_a_plan_file_names_where_it_runs(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture,
+                                         tmp_path: Path) -> None:
+    plan = tmp_path / "p.toml"
+    plan.write_text('name = "mine"\ntargets = ["firmware"]\n\n[select]\nkinds = ["hash"]\n')
+    assert _refused(monkeypatch, capsys, tmp_path, "--plan", str(plan)) == [
+        "tlsbench: error: plan mine runs on a firmware target only, not on host"]
+    plan.write_text('targets = ["host", "board"]\n')
+    with pytest.raises(PlanError) as e:
+        load_plan(plan)
+    assert str(e.value) == f"{plan}:1: targets: unknown value 'board'; allowed: host, firmware"
+    plan.write_text('targets = []\n')
+    with pytest.raises(PlanError) as e:
+        load_plan(plan)
+    assert str(e.value) == f"{plan}:1: targets: must name at least one of: host, firmware"
+
+
+def test_a_preset_for_both_kinds_is_not_refused() -> None:
+    plan = load_preset("hash-by-size")[0]
+    where.check(plan, "host", False)
+    where.check(plan, "qemu:mps2-an386", True)
+
+
+def test_list_presets_says_where_each_runs(capsys: pytest.CaptureFixture) -> None:
+    from tlsbench import cli
+
+    assert cli.main(["list", "presets"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    said = {name: next(line for line in lines[lines.index(name):] if line.startswith("    runs on: "))
+            for name in ("handshake-by-suite", "hash-by-size", "device-client")}
+    assert said == {"handshake-by-suite": "    runs on: the host only; on a firmware target: preset device-client",
+                    "hash-by-size": "    runs on: the host and firmware targets",
+                    "device-client": "    runs on: a firmware target only; on the host: preset tls"}
+
+
+def test_a_plan_with_tcp_handshakes_is_refused_on_a_device(monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """A plan that does not say where it runs is still refused where its handshakes cannot run."""
+    plan = tmp_path / "p.toml"
+    plan.write_text('name = "mine"\n\n[select]\nlibraries = ["mbedtls"]\nkinds = ["tls"]\n\n[tls]\n'
+                    'transports = ["memory", "tcp"]\n')
+    assert _refused(monkeypatch, capsys, tmp_path, "--plan", str(plan), "--target", "qemu:mps2-an386") == [
+        'tlsbench: error: plan mine: [tls] transports names tcp, not on qemu:mps2-an386: a firmware target runs'
+        ' handshakes in memory (transports = ["memory"]), or one side against the host (--device-side client or'
+        ' server)']

@@ -170,3 +170,22 @@ def test_a_client_told_not_to_verify_accepts_a_chain_it_cannot_verify(agents, li
     lax = run_handshakes(agents[library], dc_replace(case, verify_peer=False), repeats=1, warmup=0)
     assert lax.status == "ok", lax.message
     assert len(lax.samples) == 1 and lax.samples[0]["round_trips"] == 1
+
+
+# the handshake-by-suite study's suites added to the catalog, with their IANA code points
+STUDY_SUITES = [("TLS_RSA_WITH_AES_256_CBC_SHA256", None, b"\x00\x3d"),
+                ("TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA384", "p256", b"\xc0\x28")]
+
+
+@pytest.mark.parametrize("suite, group, code", STUDY_SUITES)
+def test_the_studys_aes_256_cbc_suites_complete_in_mbedtls(agents, suite: str, group: str | None,
+                                                           code: bytes) -> None:
+    r = run_handshakes(agents["mbedtls"], TlsCase(12, suite, group, make_chain("rsa2048", "full", "server")),
+                       repeats=1, warmup=0, transcript=True)
+    assert r.status == "ok", r.message
+    assert [s["round_trips"] for s in r.samples] == [2]
+    # the ServerHello (the server's first handshake record) names the suite: version, random, session id, suite
+    kind, body = parse_records(r.wire["server"])[0]
+    assert (kind, body[0], body[4:6]) == (22, 2, b"\x03\x03")
+    sid = body[38]
+    assert body[39 + sid:41 + sid] == code

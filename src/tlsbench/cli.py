@@ -26,7 +26,7 @@ from tlsbench.families.primitive.catalog import ALGORITHMS, BENCH_OPS, DEFAULT_K
 from tlsbench.families.tls import catalog as tls_catalog
 from tlsbench.families.tls import certs
 from tlsbench.families.tls import support as tls_support
-from tlsbench.plans import runenv
+from tlsbench.plans import runenv, where
 from tlsbench.plans.plan import (
     MAX_SIZE,
     METHOD_BOUNDS,
@@ -189,6 +189,7 @@ def cmd_run(a: argparse.Namespace) -> int:
                 a.preset = target.default_preset  # e.g. a firmware target's default plan
             plan, source = _plan_from_args(a)
             target.prepare_user_build(plan.libraries, log=lambda m: print(m, file=sys.stderr))
+            where.check(plan, target.name, target.runs_firmware, "preset" if a.preset else "plan")  # before any build
             labels = run_labels.parse(a.label)
             if target.models_cycles and a.board:
                 from tlsbench.targets import boardprofiles, cyclemodel
@@ -358,7 +359,9 @@ def cmd_runs(a: argparse.Namespace) -> int:
         status = r["status"] if r["status"] in ("complete", NOTHING_MEASURED) else "incomplete"
         # the user's labels (the recorded ones are in the columns or `--label` filters)
         own = ",".join(f"{k}={v}" for k, v in r["labels"].items() if not k.startswith(run_labels.RECORDED_PREFIXES))
-        body.append([str(r["id"]), created, status, r["target"], r["board"] or "-", r["plan_name"],
+        # a model run's board is its profile's (the emulated machine is in the target column)
+        board = f"{r['board_profile']} (model)" if r["board_profile"] else r["board"] or "-"
+        body.append([str(r["id"]), created, status, r["target"], board, r["plan_name"],
                      str(r["cases"]), str(r["ok"]), r["tlsbench_version"], own or "-"])
     # columns as wide as their longest value: a long plan name shifts, never breaks, the table
     widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
@@ -509,6 +512,7 @@ def cmd_list(a: argparse.Namespace) -> int:
             plan, _ = load_preset(name)
             print(name)
             print(textwrap.fill(plan.description, width=110, initial_indent="    ", subsequent_indent="    "))
+            print(f"    runs on: {where.summary(plan)}")
             print(f"    {path}")
     return 0
 

@@ -7,7 +7,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from tlsbench import paths
+from tlsbench import paths, versions
 from tlsbench.errors import TlsbenchError
 from tlsbench.families.primitive.catalog import LIBRARIES
 from tlsbench.libraries import registry
@@ -52,6 +52,13 @@ def _header(name: str, package: str) -> Finding:
 _CHECKS = {"tool": _tool, "pkgconfig": _pkgconfig, "header": _header}
 
 
+def source_users(lock: str) -> str:
+    """The library versions built from a lock section, by their identifiers ("mbedtls" is the default
+    version's, wherever its source is pinned); the section's own name when no version is (qemu, nettle)."""
+    users = [versions.identifier(v) for v in versions.all_versions() if v.lock == lock]
+    return ", ".join(users) or lock
+
+
 def diagnose() -> list[Finding]:
     out = [
         _tool("cc", "build-essential"), _tool("cmake", "cmake"), _tool("pkg-config", "pkg-config"),
@@ -70,16 +77,17 @@ def diagnose() -> list[Finding]:
     except TlsbenchError as e:
         return [*out, Finding(False, "lock file", str(e), "restore libraries.lock.toml from git")]
     for lib, pin in pins.items():
+        name = f"{source_users(lib)} source"
         custom = sources.user_source_of_lock(lib)
         if custom:
             ok = (custom / pin.marker).exists()
-            out.append(Finding(ok, f"{lib} source", f"user-supplied {custom}", "" if ok else
+            out.append(Finding(ok, name, f"user-supplied {custom}", "" if ok else
                                f"{sources.lock_variable(lib)} must point at an unpacked {pin.package} release"))
             continue
         tree = paths.third_party() / "src" / pin.source_dir
         ok = sources.still_verified(tree, pin.sha256[pin.archive])
         what = " (verified)" if ok else (" changed since it was verified" if tree.exists() else " missing")
-        out.append(Finding(ok, f"{lib} source", f"{pin.package} {pin.version}{what}",
+        out.append(Finding(ok, name, f"{pin.package} {pin.version}{what}",
                            "" if ok else "tlsbench build   (fetches, verifies and unpacks it again)"))
     for lib in LIBRARIES:
         path = paths.agent_path(lib)

@@ -403,10 +403,11 @@ class Store:
         return int(row[0])
 
     def list_runs(self) -> list[dict[str, Any]]:
-        """Every run, oldest first, with its board, case counts and labels."""
+        """Every run, oldest first, with its board (board_profile: the cycle model's, None without one),
+        case counts and labels."""
         rows = self._q(
             "SELECT r.id, r.uuid, r.created, r.finished, r.status, r.target, r.plan_name, r.tlsbench_version,"
-            " r.machine_json,"
+            " r.machine_json, (SELECT p.name FROM run_board_profiles p WHERE p.run_id=r.id) AS board_profile,"
             " (SELECT count(*) FROM cases c WHERE c.run_id=r.id) AS cases,"
             " (SELECT count(*) FROM cases c WHERE c.run_id=r.id AND c.status='ok') AS ok"
             " FROM runs r ORDER BY r.id"

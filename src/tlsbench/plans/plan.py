@@ -23,6 +23,7 @@ from tlsbench.engine.stats import POLICY_HELP, parse_policy
 from tlsbench.errors import PlanError
 from tlsbench.families.primitive.catalog import ALGORITHMS, BENCH_OPS, DEFAULT_KINDS, DEFAULT_SIZES, KINDS, LIBRARIES
 from tlsbench.families.tls import catalog as tls_catalog
+from tlsbench.plans.where import TARGET_KINDS
 
 MAX_SIZE = 1 << 20
 
@@ -90,6 +91,10 @@ class Plan:
     sizes: list[int] = field(default_factory=lambda: list(DEFAULT_SIZES))
     method: Method = field(default_factory=Method)
     tls: TlsSelect = field(default_factory=TlsSelect)
+    # where it runs (plans.where): "host", "firmware"; with why not the other, and the preset that runs there
+    targets: list[str] = field(default_factory=lambda: list(TARGET_KINDS))
+    target_note: str = ""
+    target_instead: str = ""
 
     @property
     def device_side(self) -> str:
@@ -158,7 +163,10 @@ _TLS_KEYS = {
     "hrr_shares": "list of key-exchange groups: an hrr case's first client key share (the server accepts only "
                   "the case's group), one case per share",
 }
-_TOP_KEYS = {"name": "string", "description": "string", "select": "table", "method": "table", "tls": "table"}
+_TOP_KEYS = {"name": "string", "description": "string", "select": "table", "method": "table", "tls": "table",
+             "targets": "list of where the plan runs: host, firmware",
+             "target_note": "string (why the plan does not run on the other kind of target)",
+             "target_instead": "string (the preset that runs on the other kind of target)"}
 
 
 def all_algorithm_names() -> list[str]:
@@ -198,13 +206,13 @@ class _Locator:
         return PlanError(f"{self.source}:{line}: {what}: {message}")
 
 
-def _names_error(loc: _Locator, table: str, key: str, bad: str, allowed: list[str]) -> PlanError:
+def _names_error(loc: _Locator, table: str | None, key: str, bad: str, allowed: list[str]) -> PlanError:
     near = difflib.get_close_matches(bad, allowed, n=3, cutoff=0.5)
     hint = f" (did you mean {', '.join(near)}?)" if near else ""
     return loc.error(table, key, f"unknown value {bad!r}{hint}; allowed: {', '.join(allowed)}")
 
 
-def _check_list(loc: _Locator, table: str, key: str, value: object, allowed: list[str]) -> list[str]:
+def _check_list(loc: _Locator, table: str | None, key: str, value: object, allowed: list[str]) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise loc.error(table, key, f"must be a list of strings; allowed: {', '.join(allowed)}")
     for v in value:
@@ -278,11 +286,15 @@ def parse_plan(text: str, source: str = "<plan>") -> Plan:
         raise PlanError(f"{source}: not a plan: arrays or tables nested too deeply") from None
     _check_unknown(loc, None, data, _TOP_KEYS)
     plan = Plan()
-    for key in ("name", "description"):
+    for key in ("name", "description", "target_note", "target_instead"):
         if key in data:
             if not isinstance(data[key], str):
                 raise loc.error(None, key, "must be a string")
             setattr(plan, key, data[key])
+    if "targets" in data:
+        plan.targets = _check_list(loc, None, "targets", data["targets"], list(TARGET_KINDS))
+        if not plan.targets:
+            raise loc.error(None, "targets", f"must name at least one of: {', '.join(TARGET_KINDS)}")
     select = data.get("select", {})
     method = data.get("method", {})
     tls = data.get("tls", {})

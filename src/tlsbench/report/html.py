@@ -154,7 +154,7 @@ def context(data: RunData) -> str:
     ]
     out = ['<dl class="context">'] + [f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in items] + ["</dl>"]
     libs = [[lib["library"], lib["version"], lib["source"], lib["counters"],
-             ", ".join(f"{k}: {v}" for k, v in json.loads(lib["counters_missing_json"]).items()) or "-"]
+             ", ".join(f"{k}: {v}" for k, v in report.counters_missing(data, lib).items()) or "-"]
             for lib in data.libraries]
     out.append("<h3>Libraries</h3>")
     out.append(table(["library", "version", "source", "counters", "counters not measured"], libs,
@@ -213,7 +213,8 @@ def tables(data: RunData) -> list[tuple[str, str, str]]:
                             table(*report.pivot(sub, metric))))
     tls_header, tls_body = report.tls_table(data)
     if tls_body:
-        out.append(("tls", "TLS: per side (medians; n/m: not measured for that side)",
+        model = f"; {report.TLS_MODEL_LEGEND}" if report.has_tls_model(data) else ""
+        out.append(("tls", f"TLS: per side (medians; n/m: not measured for that side{model})",
                     table(tls_header, tls_body, wrap_cols=(len(tls_header) - 1,))))
     extra_header, extra_body = report.tls_extras(data)
     if extra_body:

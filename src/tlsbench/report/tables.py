@@ -346,6 +346,10 @@ TLS_TIME_COLUMNS = (  # (header, metric or the first of these that was measured)
 TLS_INSTRUCTION_COLUMNS = (  # firmware: exact counts instead of clocks
     ("client instructions", "client_instructions"), ("server instructions", "server_instructions"),
 )
+TLS_MODEL_COLUMNS = (  # a board profile's cycle model, beside the instructions it is computed from
+    ("client model cycles", "client_model_cycles"), ("server model cycles", "server_model_cycles"),
+    ("client model time", "client_model_time_ns"), ("server model time", "server_model_time_ns"),
+)
 TLS_COLUMNS = (*TLS_TIME_COLUMNS,
     ("C->S B", "c2s_bytes"), ("S->C B", "s2c_bytes"), ("RTT", "round_trips"),
     ("C heap peak", "client_heap_peak_bytes"), ("S heap peak", "server_heap_peak_bytes"),
@@ -371,7 +375,9 @@ def tls_table(data: RunData) -> tuple[list[str], list[list[str]]]:
     stack, bulk throughput); a case that did not run says why."""
     firmware = any("client_instructions" in c["results"] and "client_cpu_ns" not in c["results"]
                    for c in data.cases)
-    columns = (*TLS_INSTRUCTION_COLUMNS, *TLS_COLUMNS[len(TLS_TIME_COLUMNS):]) if firmware else TLS_COLUMNS
+    model = TLS_MODEL_COLUMNS if has_tls_model(data) else ()
+    columns = ((*TLS_INSTRUCTION_COLUMNS, *model, *TLS_COLUMNS[len(TLS_TIME_COLUMNS):]) if firmware
+               else TLS_COLUMNS)
     # the reason a case did not run goes to the last column, not into a number column
     header = ["suite", "variant", "library", *(h for h, _m in columns), "note"]
     body = []
@@ -385,6 +391,31 @@ def tls_table(data: RunData) -> tuple[list[str], list[list[str]]]:
             continue
         body.append(row + [_tls_value(c["results"], m) for _h, m in columns] + [""])
     return header, body
+
+
+TLS_MODEL_LEGEND = ("model cycles and model time per side: a model, the board profile's cycle model applied to the"
+                    " side's instructions, not a measurement (its error against real boards: docs/cycle-model.md,"
+                    " Validation)")
+
+
+def has_tls_model(data: RunData) -> bool:
+    """Some TLS case of the run carries a side's model cycles."""
+    return any(m in c["results"] for c in data.cases if c["kind"] == "tls" for _h, m in TLS_MODEL_COLUMNS[:2])
+
+
+def has_model(data: RunData) -> bool:
+    """The run was made with a board profile's cycle model."""
+    return data.board_profile is not None or cyclemodel.MODEL_ENV in data.run.plan.get("method", {}).get("env", {})
+
+
+def counters_missing(data: RunData, lib: dict) -> dict[str, str]:
+    """A library's counters the target could not measure, and why; in a model run the emulator's missing
+    cycle counter is said beside the model that stands in for it."""
+    missing = json.loads(lib["counters_missing_json"])
+    if "cycles" in missing and has_model(data):
+        missing["cycles"] = ("the emulator counts no core cycles; model_cycles and model time are the board"
+                             " profile's cycle model, computed from the instructions")
+    return missing
 
 
 def tls_extras(data: RunData) -> tuple[list[str], list[list[str]]]:
@@ -462,7 +493,7 @@ def context_lines(data: RunData, md: bool) -> list[str]:
             out.append(f"{bullet}{lib['library']} build: {lib['config']}")
     missing: dict[str, str] = {}
     for lib in data.libraries:
-        missing.update(json.loads(lib["counters_missing_json"]))
+        missing.update(counters_missing(data, lib))
     for counter, why in sorted(missing.items()):
         out.append(f"{bullet}{counter}: not measured on this {'target' if firmware else 'machine'} ({why})")
     no_room_checks = {(c["library"], c["alg"]) for c in data.cases if c["status"] == "does_not_fit"}
@@ -500,6 +531,8 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
                   " wall is the client's time to handshake complete (TCP) or of the handshake and 64-byte"
                   " request/response (memory); bytes and round trips from the exchange; heap and stack per side"
                   " (n/m: not measured for this case, e.g. the side of a foreign server)")
+        if has_tls_model(data):
+            legend += f"\n{bullet}{TLS_MODEL_LEGEND}"
         out = "\n".join([*context_lines(data, md), legend]) + "\n\n" + render_t(*tls_table(data)) + "\n"
         out += "".join(f"\n{bullet}{line}\n" for line in noise_lines(data))
         extras = tls_extras(data)

@@ -12,11 +12,11 @@ _TLS12_BODIES = ("AES_128_CBC_SHA", "AES_256_CBC_SHA", "AES_128_CBC_SHA256", "AE
                  "AES_256_GCM_SHA384", "CHACHA20_POLY1305_SHA256")
 TLS12_SUITES = tuple(
     [f"TLS_ECDHE_ECDSA_WITH_{b}" for b in _TLS12_BODIES]
-    + [f"TLS_ECDHE_RSA_WITH_{b}" for b in _TLS12_BODIES]
+    + [f"TLS_ECDHE_RSA_WITH_{b}" for b in _TLS12_BODIES] + ["TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA384"]
     + [f"TLS_DHE_RSA_WITH_{b}" for b in ("AES_128_CBC_SHA", "AES_128_GCM_SHA256", "AES_256_GCM_SHA384",
                                           "CHACHA20_POLY1305_SHA256")]
     + [f"TLS_RSA_WITH_{b}" for b in ("AES_128_CBC_SHA", "AES_256_CBC_SHA", "AES_128_CBC_SHA256",
-                                      "AES_128_GCM_SHA256", "AES_256_GCM_SHA384")]
+                                      "AES_256_CBC_SHA256", "AES_128_GCM_SHA256", "AES_256_GCM_SHA384")]
     # static ECDH (the certificate's key is the server's share), where a library still has it
     + ["TLS_ECDH_ECDSA_WITH_AES_128_CBC_SHA", "TLS_ECDH_ECDSA_WITH_AES_128_GCM_SHA256"]
     # pre-shared keys, no certificates
