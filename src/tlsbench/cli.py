@@ -9,18 +9,18 @@ import json
 import logging
 import math
 import os
-import shlex
+import signal
 import sys
 import textwrap
 from pathlib import Path
 
 from tlsbench import doctor, fidelity, paths, versions
 from tlsbench.engine import labels as run_labels
-from tlsbench.engine import machine, metrics, runner
+from tlsbench.engine import machine, metrics, runner, stopping
 from tlsbench.engine.stats import parse_policy
 from tlsbench.engine.store import NOTHING_MEASURED, Store
 from tlsbench.engine.store_backends import db_errors, is_url, redacted
-from tlsbench.engine.store_faults import explain
+from tlsbench.engine.store_faults import explain, resume_command
 from tlsbench.errors import PlanError, RunInterrupted, TlsbenchError
 from tlsbench.families.primitive.catalog import ALGORITHMS, BENCH_OPS, DEFAULT_KINDS, KINDS
 from tlsbench.families.tls import catalog as tls_catalog
@@ -623,12 +623,31 @@ def cmd_fidelity(a: argparse.Namespace) -> int:
     return 1 if outside else 0
 
 
+def _output_folder(text: str) -> Path:
+    """--out: a folder that exists or can be made (one line, not a traceback, when not)."""
+    out = Path(text)
+    if out.exists() and not out.is_dir():
+        raise TlsbenchError(f"--out {text}: is a file, not a folder; give a folder (it is made if missing)")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise TlsbenchError(f"--out {text}: cannot make the folder ({e.strerror}); give a folder that exists"
+                            " or can be made") from None
+    return out
+
+
 def cmd_certs(a: argparse.Namespace) -> int:
-    out = Path(a.out)
-    for key_type in _choose("key type", a.key_types, list(certs.KEY_TYPES), "tlsbench certs --help"):
-        for kind in _choose("chain kind", a.kinds, list(certs.CHAIN_KINDS), "tlsbench certs --help"):
-            for role in _choose("role", a.roles, list(certs.ROLES), "tlsbench certs --help"):
-                files = certs.make_chain(key_type, kind, role).write(out)
+    key_types = _choose("key type", a.key_types, list(certs.KEY_TYPES), "tlsbench certs --help")
+    kinds = _choose("chain kind", a.kinds, list(certs.CHAIN_KINDS), "tlsbench certs --help")
+    roles = _choose("role", a.roles, list(certs.ROLES), "tlsbench certs --help")
+    out = _output_folder(a.out)
+    for key_type in key_types:
+        for kind in kinds:
+            for role in roles:
+                try:
+                    files = certs.make_chain(key_type, kind, role).write(out)
+                except OSError as e:  # e.g. the disk filled, or the folder became read-only
+                    raise TlsbenchError(f"--out {a.out}: cannot write the certificates ({e.strerror})") from None
                 print(f"{key_type:10} {kind:4} {role:6} {files['chain']}")
     return 0
 
@@ -680,7 +699,8 @@ def parser() -> argparse.ArgumentParser:
                    help="environment variable for every process of the run, recorded with it (repeatable),"
                         " e.g. OPENSSL_ia32cap=~0x200000200000000 masks AES-NI in OpenSSL")
     r.add_argument("--allow-loader-env", action="store_true",
-                   help="let --env (or the plan's env) set LD_* and PATH, which change what code is measured")
+                   help="let --env (or the plan's env) set variables that change what code is measured: LD_*, PATH,"
+                        " PYTHONPATH, OPENSSL_CONF, OPENSSL_MODULES, GCONV_PATH and the like")
     r.add_argument("--no-progress", action="store_true", help="no progress line on stderr (default: one)")
     r.add_argument("--target", default="host",
                    help="host (default), qemu:BOARD, serial:DEVICE or labgrid:PLACE[,PLACE]"
@@ -925,17 +945,17 @@ def main(argv: list[str] | None = None) -> int:
     except OSError:
         pass
     try:
-        rc = args.func(args)
+        with stopping.like_ctrl_c():  # a scheduler's SIGTERM, a closed terminal's SIGHUP: as Ctrl-C
+            rc = args.func(args)
         sys.stdout.flush()  # a closed pipe shows here, not as a traceback at exit
         return rc
     except RunInterrupted as e:
         where = str(getattr(args, "db", ""))
-        db = [] if where == str(paths.default_database()) else ["--db", redacted(where) if is_url(where) else where]
-        again = shlex.join(["tlsbench", "run", *db, "--resume", str(e.run_id)])
+        again = resume_command(redacted(where) if is_url(where) else where, e.run_id)
         print(f"tlsbench: {getattr(e, 'why', 'interrupted')}: run {e.run_id} keeps what it measured; finish it with:"
               f" {again}",
               file=sys.stderr)
-        return 130
+        return e.exit_code
     except TlsbenchError as e:
         logging.exception("command failed")
         print(f"tlsbench: error: {e}", file=sys.stderr)
@@ -945,9 +965,10 @@ def main(argv: list[str] | None = None) -> int:
         where = getattr(args, "db", "?")
         print(f"tlsbench: error: {explain(e, redacted(where) if is_url(where) else where)}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("tlsbench: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:
+        signum = getattr(e, "signum", signal.SIGINT)
+        print("tlsbench: interrupted" if signum == signal.SIGINT else f"tlsbench: stopped by {e}", file=sys.stderr)
+        return 128 + signum
     except BrokenPipeError:  # e.g. `tlsbench list presets | head -1`: the reader has what it wanted
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

@@ -12,11 +12,13 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import shlex
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from tlsbench import paths
 from tlsbench.engine.store_backends import db_errors
 from tlsbench.errors import StoreError
 
@@ -24,8 +26,8 @@ from tlsbench.errors import StoreError
 _ADVICE = (
     ("database is locked", "another process is writing to it; wait for it to finish or use another --db"),
     ("readonly database", "the file or its folder is read-only; fix the permissions or use another --db"),
-    ("disk is full", "the disk is full; free space, then resume the run (tlsbench run --resume N)"),
-    ("disk i/o error", "the disk reported an error; check it, then resume the run (tlsbench run --resume N)"),
+    ("disk is full", "the disk is full; free space"),
+    ("disk i/o error", "the disk reported an error; check it"),
     ("not a database", "the file is not a tlsbench database (or is damaged); use another --db"),
     ("malformed", "the file is damaged; check it with `tlsbench db check`, restore a copy or use another --db"),
     ("unable to open", "it cannot be opened; check that its folder exists and is writable"),
@@ -37,6 +39,17 @@ def explain(e: Exception, path: Path | str, then: str = "") -> StoreError:
     said = " ".join(str(e).split()) or type(e).__name__
     advice = next((a for frag, a in _ADVICE if frag in said.lower()), "")
     return StoreError(f"results database {path}: {said}" + (f": {advice}" if advice else "") + then)
+
+
+def resume_command(where: Path | str, run_id: int) -> str:
+    """The command that finishes a run, as it can be copied: with --db unless the store is the default one."""
+    db = [] if str(where) == str(paths.default_database()) else ["--db", str(where)]
+    return shlex.join(["tlsbench", "run", *db, "--resume", str(run_id)])
+
+
+def kept_hint(where: Path | str, run_id: int) -> str:
+    """What a run stopped by a fault says after the fault: what is kept and how to finish it."""
+    return f"; run {run_id} keeps what it measured; finish it with: {resume_command(where, run_id)}"
 
 
 @contextmanager
