@@ -130,3 +130,106 @@ def test_markdown_report_escapes_a_plan_name_with_html(fake_agent_dir: Path, tmp
     assert text.splitlines()[0] == (f"## tlsbench run {run_id}: plan &lt;img src=x onerror=alert(1)&gt;\\_\\[x\\](y),"
                                     " target host, complete")
     assert "<img" not in text
+
+
+def _run_into(db: Path, *algs: str) -> int:
+    store = Store(db)
+    plan = Plan(name="faults", libraries=["openssl"], kinds=["hash"], algorithms=list(algs), sizes=[64],
+                method=Method(warmup=0, repeats=3, outliers="none", min_sample_ms=1, timeout_s=10))
+    try:
+        return runner.run(plan, "test", store, show_progress=False)
+    finally:
+        store.close()
+
+
+def _xor(db: Path, offsets: range) -> None:
+    data = bytearray(db.read_bytes())
+    for at in offsets:
+        data[at] ^= 0x5A
+    db.write_bytes(bytes(data))
+
+
+def _damage_like_test_store_faults(db: Path) -> None:
+    page = 4096  # b-tree page types of pages 2-4 and content past their headers
+    _xor(db, range(page, 4 * page, page))
+    _xor(db, range(page + 16, 4 * page, 97))
+
+
+@pytest.mark.parametrize("command", [["runs"], ["report"], ["compare", "1", "1"], ["history", "x"], ["db", "check"]])
+def test_reading_another_programs_database_writes_nothing(tmp_path: Path, command: list[str]) -> None:
+    db = tmp_path / "other.sqlite"
+    with sqlite3.connect(db) as c:
+        c.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)")
+        c.execute("INSERT INTO notes (text) VALUES ('mine')")
+        c.execute("PRAGMA user_version = 7")
+    c.close()
+    before = db.read_bytes()
+    p = _cli(db, *command)
+    assert (p.returncode, p.stdout) == (2, "")
+    assert p.stderr == (f"tlsbench: error: results database {db} has no tlsbench results (not a tlsbench database,"
+                        " or empty); a run stores into it (tlsbench run), or give the --db of an earlier run\n")
+    assert db.read_bytes() == before and sorted(tmp_path.iterdir()) == [db]
+
+
+@pytest.mark.parametrize("command", [["runs"], ["report", "1"], ["db", "check"]])
+def test_reading_a_path_that_does_not_exist_creates_nothing(tmp_path: Path, command: list[str]) -> None:
+    db = tmp_path / "mistyped.sqlite"
+    p = _cli(db, *command)
+    assert (p.returncode, p.stdout) == (2, "")
+    assert p.stderr == (f"tlsbench: error: results database {db} does not exist; a run stores into it (tlsbench"
+                        f" run --db {db}), or give the --db of an earlier run\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_reading_a_tlsbench_database_leaves_its_bytes_alone(fake_agent_dir: Path, tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite"
+    _run_into(db, "sha256")
+    before = db.read_bytes()
+    for command in (["runs"], ["report"], ["compare", "1", "1"], ["db", "check"]):
+        assert _cli(db, *command).returncode == 0
+    assert db.read_bytes() == before
+
+
+def test_db_check_says_what_is_damaged_and_what_is_readable(fake_agent_dir: Path, tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite"
+    _run_into(db, "sha256", "sha384", "sha512", "md5")
+    _damage_like_test_store_faults(db)
+    damaged = db.read_bytes()
+    p = _cli(db, "db", "check")
+    assert (p.returncode, p.stdout) == (1, "")
+    assert p.stderr.splitlines() == [
+        f"{db}: damaged (1 finding(s) of SQLite integrity_check):",
+        "  database disk image is malformed",
+        "readable: runs 0 row(s), then: database disk image is malformed; run_libraries 0 row(s), then: database"
+        " disk image is malformed; checks 4 row(s); code_sizes 0 row(s); run_labels 5 row(s); cases 4 row(s);"
+        " samples 6 row(s); results 3 row(s); case_rounds 4 row(s)",
+        f"copy what is readable into a new file with: tlsbench db check --db {db} --salvage NEW.sqlite",
+    ]
+    assert db.read_bytes() == damaged
+
+
+def test_salvage_copies_every_readable_row_into_a_new_file(fake_agent_dir: Path, tmp_path: Path) -> None:
+    db, new = tmp_path / "r.sqlite", tmp_path / "new.sqlite"
+    _run_into(db, "sha256", "sha384")
+    with sqlite3.connect(db) as c:  # damage the samples' pages only: every run and case survives
+        root = c.execute("SELECT rootpage FROM sqlite_master WHERE name='samples'").fetchone()[0]
+    c.close()
+    _xor(db, range((root - 1) * 4096, (root - 1) * 4096 + 1))
+    damaged = db.read_bytes()
+    p = _cli(db, "db", "check", "--salvage", str(new))
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == [
+        f"salvaged into {new}: runs 1 row(s); run_libraries 1 row(s); checks 2 row(s); code_sizes 0 row(s);"
+        " run_labels 5 row(s); cases 2 row(s); samples 0 row(s), then: database disk image is malformed;"
+        " results 3 row(s); case_rounds 2 row(s)",
+        f"check what it holds with: tlsbench runs --db {new}",
+    ]
+    assert db.read_bytes() == damaged
+    assert _cli(new, "db", "check").stdout == f"{new}: ok (SQLite integrity_check)\n"
+    store = Store(new, read_only=True)
+    assert [(c["name"], c["status"]) for c in store.cases(1)] == [("openssl/hash/sha256/hash/64", "ok"),
+                                                                   ("openssl/hash/sha384/hash/64", "failed")]
+    store.close()
+    again = _cli(db, "db", "check", "--salvage", str(new))  # never over a file
+    assert again.stderr == (f"tlsbench: error: --salvage {new}: the file exists; give a new file (nothing is"
+                            " overwritten)\n")

@@ -9,6 +9,7 @@ import json
 import logging
 import math
 import os
+import shlex
 import signal
 import sys
 import textwrap
@@ -19,7 +20,7 @@ from tlsbench.engine import labels as run_labels
 from tlsbench.engine import machine, metrics, runner, stopping
 from tlsbench.engine.stats import parse_policy
 from tlsbench.engine.store import NOTHING_MEASURED, Store
-from tlsbench.engine.store_backends import db_errors, is_url, redacted
+from tlsbench.engine.store_backends import SQLITE, db_errors, is_url, redacted
 from tlsbench.engine.store_faults import explain, resume_command
 from tlsbench.errors import PlanError, RunInterrupted, TlsbenchError
 from tlsbench.families.primitive.catalog import ALGORITHMS, BENCH_OPS, DEFAULT_KINDS, KINDS
@@ -230,7 +231,7 @@ def _check_measured(data: report.RunData, metric: str) -> None:
 def cmd_report(a: argparse.Namespace) -> int:
     if a.metric is not None:
         metrics.get(a.metric)  # an unknown name: the nearest known ones
-    store = Store(a.db)
+    store = Store(a.db, read_only=True)
     try:
         run_id = a.run if a.run is not None else store.latest_run_id()
         data = report.load(store, run_id)
@@ -273,7 +274,7 @@ def _version_pair(text: str | None) -> tuple[str, str] | None:
 
 
 def cmd_compare(a: argparse.Namespace) -> int:
-    store = Store(a.db)
+    store = Store(a.db, read_only=True)
     try:
         result = compare.compare(store, a.run_a, a.run_b, metric=a.metric, alpha=a.alpha,
                                  min_effect=a.min_effect / 100, versions=_version_pair(a.versions))
@@ -315,7 +316,7 @@ def cmd_compare(a: argparse.Namespace) -> int:
 def cmd_history(a: argparse.Namespace) -> int:
     from tlsbench.report import history, history_html
 
-    store = Store(a.db)
+    store = Store(a.db, read_only=True)
     try:
         h = history.read(store, a.cases, since=a.since, labels=a.label, metric=a.metric, alpha=a.alpha,
                          min_effect=a.min_effect / 100)
@@ -337,7 +338,7 @@ def cmd_runs(a: argparse.Namespace) -> int:
     import time as _t
 
     wanted = run_labels.parse(a.label, recorded_ok=True)
-    store = Store(a.db)
+    store = Store(a.db, read_only=True)
     try:
         rows = [r for r in store.list_runs() if run_labels.matches(r["labels"], wanted)]
     finally:
@@ -364,25 +365,39 @@ def cmd_runs(a: argparse.Namespace) -> int:
 
 
 def cmd_db_check(a: argparse.Namespace) -> int:
-    store = Store(a.db)
+    from tlsbench.engine import store_salvage
+
+    store = Store(a.db, read_only=True)
     try:
         damage = store.check(quick=False)
+        if a.salvage and store.dialect is not SQLITE:
+            raise PlanError("--salvage copies a SQLite file; a PostgreSQL server keeps its own consistency")
+        if damage and a.salvage:
+            copied = store_salvage.salvage(store, Path(a.salvage))
+        elif damage:
+            read = store_salvage.readable(store)
     finally:
         store.close()
-    if damage:
-        print(f"{store.path}: damaged ({len(damage)} finding(s)); restore a copy or start another --db:",
-              file=sys.stderr)
-        for line in damage[:20]:
-            print(f"  {line}", file=sys.stderr)
-        return 1
-    print(f"{store.path}: ok ({store.check_name})")
-    return 0
+    if not damage:
+        print(f"{store.path}: ok ({store.check_name})" + ("; nothing to salvage" if a.salvage else ""))
+        return 0
+    print(f"{store.path}: damaged ({len(damage)} finding(s) of {store.check_name}):", file=sys.stderr)
+    for line in damage[:20]:
+        print(f"  {line}", file=sys.stderr)
+    if a.salvage:
+        print(f"salvaged into {a.salvage}: " + "; ".join(t.describe() for t in copied))
+        print(f"check what it holds with: tlsbench runs --db {shlex.quote(a.salvage)}")
+        return 0
+    print("readable: " + "; ".join(t.describe() for t in read), file=sys.stderr)
+    print(f"copy what is readable into a new file with: tlsbench db check --db {shlex.quote(str(store.path))}"
+          " --salvage NEW.sqlite", file=sys.stderr)
+    return 1
 
 
 def cmd_db_push(a: argparse.Namespace) -> int:
     from tlsbench.engine import push
 
-    source = Store(a.db)
+    source = Store(a.db, read_only=True)
     try:
         dest = Store(a.to)
         try:
@@ -512,7 +527,7 @@ def cmd_link(a: argparse.Namespace) -> int:
     from tlsbench.links import view as link_view
 
     profile = link_profiles.get_profile(a.link)
-    store = Store(a.db)
+    store = Store(a.db, read_only=True)
     try:
         run_id = a.run if a.run is not None else store.latest_run_id()
         data = report.load(store, run_id)
@@ -582,7 +597,7 @@ def cmd_board(a: argparse.Namespace) -> int:
 def cmd_fits(a: argparse.Namespace) -> int:
     from tlsbench.report import fits as fits_view
 
-    store = Store(Path(a.db))
+    store = Store(Path(a.db), read_only=True)
     try:
         data = report.load(store, a.run if a.run is not None else store.latest_run_id())
     finally:
@@ -794,8 +809,11 @@ def parser() -> argparse.ArgumentParser:
 
     dbp = sub.add_parser("db", help="the results database")
     dbsub = dbp.add_subparsers(dest="db_command", required=True)
-    dbsub.add_parser("check", parents=[db], help="check the database file for damage (SQLite integrity_check)"
-                     ).set_defaults(func=cmd_db_check)
+    ck = dbsub.add_parser("check", parents=[db], help="check the database file for damage (SQLite integrity_check);"
+                          " a damaged file: what is still readable")
+    ck.add_argument("--salvage", metavar="NEW", help="a damaged SQLite file: copy every readable row into this new"
+                    " file (never overwritten), which a run can store into")
+    ck.set_defaults(func=cmd_db_check)
     pu = dbsub.add_parser("push", parents=[db], help="copy finished runs from --db into another store (a team"
                           " store on PostgreSQL, or a SQLite file), keeping their identity: a run pushed twice is"
                           " copied once")

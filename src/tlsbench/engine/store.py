@@ -252,19 +252,28 @@ def content_uuid(row: Row) -> str:
 
 
 class Store:
-    def __init__(self, where: Path | str):
-        """where: a SQLite file, or a postgresql://user@host/dbname URL."""
+    def __init__(self, where: Path | str, read_only: bool = False):
+        """where: a SQLite file, or a postgresql://user@host/dbname URL. ``read_only``: for the
+        commands that only read (runs, report, compare ...): the file is never written, created
+        or upgraded in place (an older schema is upgraded in a copy in memory), and one that is
+        not tlsbench's is an error, not a new schema in it."""
+        self.read_only = read_only
         if is_url(where):
             self.dialect: Dialect = POSTGRES
             self.path: Path | str = redacted(str(where))
             self.db = connect_postgres(str(where), BUSY_TIMEOUT_S)
             with translated(self.path):
+                if read_only:
+                    self._refuse_foreign()
                 migrate(self.db, dialect=POSTGRES)
                 self._fill_uuids()
             return
         path = Path(where)
         self.dialect = SQLITE
         self.path = path
+        if read_only:
+            self._open_to_read(path)
+            return
         if path == paths.default_database():
             path.parent.mkdir(parents=True, exist_ok=True)
         elif not path.parent.is_dir():  # a mistyped --db path is not quietly made
@@ -275,6 +284,39 @@ class Store:
             self.db.execute("PRAGMA foreign_keys = ON")
             migrate(self.db)
             self._fill_uuids()
+
+    def _open_to_read(self, path: Path) -> None:
+        """SQLite's read-only mode: a missing file is an error (never a new database)."""
+        if not path.exists():
+            if not path.parent.is_dir():
+                raise StoreError(f"results database {path}: its folder {path.parent} does not exist")
+            raise StoreError(f"results database {path} does not exist; a run stores into it"
+                             f" (tlsbench run --db {path}), or give the --db of an earlier run")
+        with translated(path):
+            self.db = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
+            self.db.row_factory = sqlite3.Row
+            self._refuse_foreign()
+            if _version(self.db) < len(MIGRATIONS):  # an older tlsbench's: read through an upgraded copy
+                memory = sqlite3.connect(":memory:")
+                self.db.backup(memory)
+                self.db.close()
+                self.db = memory
+                self.db.row_factory = sqlite3.Row
+                migrate(self.db)
+                self._fill_uuids()
+            elif _version(self.db) > len(MIGRATIONS):
+                migrate(self.db)  # raises: the file is newer than this tlsbench
+
+    def _refuse_foreign(self) -> None:
+        """A database without tlsbench's schema (another program's, or empty) is not read as one."""
+        if self.dialect is POSTGRES:
+            ours = self.db.execute("SELECT to_regclass('tlsbench_schema') IS NOT NULL").fetchone()[0]
+        else:
+            ours = self.db.execute("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='runs'"
+                                   ).fetchone()[0] and _version(self.db) > 0
+        if not ours:
+            raise StoreError(f"results database {self.path} has no tlsbench results (not a tlsbench database,"
+                             " or empty); a run stores into it (tlsbench run), or give the --db of an earlier run")
 
     def _tx(self) -> AbstractContextManager[Any]:
         return _transaction(self.db, self.dialect)
@@ -313,7 +355,12 @@ class Store:
                 _version(self.db, self.dialect)
                 return []
             pragma = "quick_check" if quick else "integrity_check"
-            rows = [r[0] for r in self.db.execute(f"PRAGMA {pragma}")]
+            try:
+                rows = [r[0] for r in self.db.execute(f"PRAGMA {pragma}")]
+            except sqlite3.DatabaseError as e:  # damage that stops the check itself is its finding
+                if "malformed" not in str(e) and "not a database" not in str(e):
+                    raise
+                rows = [" ".join(str(e).split())]
         return [] if rows == ["ok"] else rows
 
     @property

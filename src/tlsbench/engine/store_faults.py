@@ -62,6 +62,20 @@ def translated(path: Path | str, then: str = "") -> Iterator[None]:
         raise explain(e, path, then) from e
 
 
+@contextmanager
+def removed_on_error(path: Path) -> Iterator[None]:
+    """A file this block creates is removed again when the block fails (a full disk, a damaged
+    source): no empty or half-written file is left behind to be mistaken for a result."""
+    existed = path.exists()
+    try:
+        yield
+    except BaseException:
+        if not existed:
+            for leftover in (path, path.with_name(path.name + "-journal")):
+                leftover.unlink(missing_ok=True)
+        raise
+
+
 def lock_path(db_path: Path, run_id: int) -> Path:
     return db_path.with_name(f"{db_path.name}.run-{run_id}.lock")
 

@@ -111,7 +111,7 @@ def render(data: tables.RunData) -> str:
 
 
 def cmd_docs(a: argparse.Namespace) -> int:
-    store = Store(Path(a.db))
+    store = Store(Path(a.db), read_only=True)
     try:
         data = tables.load(store, a.run if a.run is not None else store.latest_run_id())
     finally:
