@@ -4,7 +4,10 @@ variables in --env, raw HTML in a plan name."""
 
 from __future__ import annotations
 
+import os
+import resource
 import signal
+import socket
 import sqlite3
 import subprocess
 import time
@@ -15,7 +18,7 @@ from conftest import tlsbench_cmd
 
 from tlsbench.engine import runner
 from tlsbench.engine.store import Store
-from tlsbench.errors import PlanError
+from tlsbench.errors import PlanError, StoreError
 from tlsbench.plans import runenv
 from tlsbench.plans.plan import Method, Plan
 from tlsbench.report import tables
@@ -233,3 +236,50 @@ def test_salvage_copies_every_readable_row_into_a_new_file(fake_agent_dir: Path,
     again = _cli(db, "db", "check", "--salvage", str(new))  # never over a file
     assert again.stderr == (f"tlsbench: error: --salvage {new}: the file exists; give a new file (nothing is"
                             " overwritten)\n")
+
+
+def _no_room() -> None:
+    # a disk with no room left, for this process only: every write past 0 bytes fails (EFBIG)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+
+
+def _cli_on_a_full_disk(db: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([*tlsbench_cmd(), "--db", str(db), *args], capture_output=True, text=True, timeout=60,
+                          preexec_fn=_no_room, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}, cwd=db.parent)
+
+
+def test_a_full_disk_leaves_no_new_database(fake_agent_dir: Path, tmp_path: Path) -> None:
+    db = tmp_path / "new.sqlite"
+    p = _cli_on_a_full_disk(db, "run", "--libraries", "openssl", "--algorithms", "sha256", "--no-progress")
+    assert (p.returncode, p.stdout) == (2, "")
+    assert p.stderr == f"tlsbench: error: results database {db}: disk I/O error: the disk reported an error; check it\n"
+    assert list(tmp_path.iterdir()) == [fake_agent_dir / "tlsbench-agent-openssl"]
+
+
+def test_a_full_disk_leaves_no_empty_output_and_keeps_an_earlier_one(fake_agent_dir: Path, tmp_path: Path) -> None:
+    db, out = tmp_path / "r.sqlite", tmp_path / "out.csv"
+    _run_into(db, "sha256")
+    stored = db.read_bytes()
+    p = _cli_on_a_full_disk(db, "report", "--format", "csv", "-o", str(out))
+    assert (p.returncode, p.stdout, p.stderr) == (2, "", f"tlsbench: error: cannot write {out}: File too large\n")
+    assert not out.exists()
+    out.write_text("an earlier report\n")
+    assert _cli_on_a_full_disk(db, "report", "--format", "csv", "-o", str(out)).returncode == 2
+    assert out.read_text() == "an earlier report\n" and db.read_bytes() == stored
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["out.csv", "r.sqlite", "tlsbench-agent-openssl"]
+
+
+def test_the_run_lock_file_goes_when_the_run_ends(fake_agent_dir: Path, tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite"
+    run_id = _run_into(db, "sha256")
+    store = Store(db)
+    with store.lock_run(run_id):
+        assert (tmp_path / f"r.sqlite.run-{run_id}.lock").exists()
+        with pytest.raises(StoreError) as held:
+            with store.lock_run(run_id):
+                pass
+        assert str(held.value) == (f"run {run_id} is being measured by process {os.getpid()} on"
+                                   f" {socket.gethostname()}; wait for it to finish (lock: {db}.run-{run_id}.lock)")
+    store.close()
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["r.sqlite", "tlsbench-agent-openssl"]

@@ -27,6 +27,7 @@ from tlsbench.families.primitive.catalog import ALGORITHMS, BENCH_OPS, DEFAULT_K
 from tlsbench.families.tls import catalog as tls_catalog
 from tlsbench.families.tls import certs
 from tlsbench.families.tls import support as tls_support
+from tlsbench.outfile import write_whole
 from tlsbench.plans import runenv
 from tlsbench.plans.plan import (
     MAX_SIZE,
@@ -245,10 +246,7 @@ def cmd_report(a: argparse.Namespace) -> int:
         return 0
     text = html_report.render(data) if a.format == "html" else report.render(data, a.format, a.metric, a.view)
     if a.output:
-        try:
-            Path(a.output).write_text(text)
-        except OSError as e:
-            raise TlsbenchError(f"cannot write {a.output}: {e}") from e
+        write_whole(a.output, text)  # whole or not at all: a full disk leaves no empty file
         print(f"{a.output}: {len(text.encode()):,} bytes", file=sys.stderr)
     else:
         sys.stdout.write(text)
@@ -289,10 +287,7 @@ def cmd_compare(a: argparse.Namespace) -> int:
     else:
         text = compare_text.render(result, a.format, only_changes=a.changes)
     if a.output:
-        try:
-            Path(a.output).write_text(text)
-        except OSError as e:
-            raise TlsbenchError(f"cannot write {a.output}: {e}") from e
+        write_whole(a.output, text)  # whole or not at all: a full disk leaves no empty file
     else:
         sys.stdout.write(text)
     if result.context_differences:
@@ -324,10 +319,7 @@ def cmd_history(a: argparse.Namespace) -> int:
         store.close()
     text = history_html.render(h) if a.format == "html" else history.render_text(h)
     if a.output:
-        try:
-            Path(a.output).write_text(text)
-        except OSError as e:
-            raise TlsbenchError(f"cannot write {a.output}: {e}") from e
+        write_whole(a.output, text)  # whole or not at all: a full disk leaves no empty file
         print(f"{a.output}: {len(text.encode()):,} bytes", file=sys.stderr)
     else:
         sys.stdout.write(text)
@@ -955,6 +947,7 @@ class _Version(argparse.Action):
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    logging.raiseExceptions = False  # a log that cannot be written (a full disk) never adds a traceback
     log_dir = paths.data_dir() / "logs"
     try:
         log_dir.mkdir(parents=True, exist_ok=True)

@@ -23,7 +23,7 @@ from tlsbench import paths
 from tlsbench.engine import labels as run_labels
 from tlsbench.engine.case import Result, Sample
 from tlsbench.engine.store_backends import LOCK_CLASS, POSTGRES, SQLITE, Dialect, connect_postgres, is_url, redacted
-from tlsbench.engine.store_faults import run_lock, translated
+from tlsbench.engine.store_faults import removed_on_error, run_lock, translated
 from tlsbench.errors import StoreError
 
 Row = Any  # sqlite3.Row or store_backends.Row: by position or by column name
@@ -278,12 +278,16 @@ class Store:
             path.parent.mkdir(parents=True, exist_ok=True)
         elif not path.parent.is_dir():  # a mistyped --db path is not quietly made
             raise StoreError(f"results database {path}: its folder {path.parent} does not exist")
-        with translated(path):
+        with translated(path), removed_on_error(path):  # a new file that cannot be made (a full disk) goes again
             self.db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S)
-            self.db.row_factory = sqlite3.Row
-            self.db.execute("PRAGMA foreign_keys = ON")
-            migrate(self.db)
-            self._fill_uuids()
+            try:
+                self.db.row_factory = sqlite3.Row
+                self.db.execute("PRAGMA foreign_keys = ON")
+                migrate(self.db)
+                self._fill_uuids()
+            except BaseException:
+                self.db.close()
+                raise
 
     def _open_to_read(self, path: Path) -> None:
         """SQLite's read-only mode: a missing file is an error (never a new database)."""
@@ -532,6 +536,30 @@ class Store:
         if rows:
             columns = tuple(rows[0])
             self._many(_insert(table, columns), [tuple(r[c] for c in columns) for r in rows])
+
+    # ---- a damaged file's rows (engine/store_salvage.py) ----
+    def readable_rows(self, table: str) -> tuple[list[str], list[tuple], str]:
+        """A table's columns, its rows as far as they can be read (rowid order) and the error that
+        stopped the reading ("" when every row was read). table: one of tlsbench's own."""
+        assert table in ("runs", *RUN_TABLES, "cases", *CASE_TABLES)
+        columns: list[str] = []
+        rows: list[tuple] = []
+        try:
+            cur = self.db.execute(f"SELECT * FROM {table}")
+            columns = [d[0] for d in cur.description]
+            for row in cur:
+                rows.append(tuple(row))
+        except sqlite3.Error as e:
+            return columns, rows, " ".join(str(e).split())
+        return columns, rows, ""
+
+    def columns(self, table: str) -> set[str]:
+        return {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}
+
+    def put_rows_as_read(self, table: str, columns: list[str], rows: list[tuple]) -> None:
+        """Rows copied as they were read, ids and all, in one transaction."""
+        with self._tx():
+            self._many(_insert(table, tuple(columns)), rows)
 
     # ---- libraries and checks ----
     def put_library(self, run_id: int, library: str, version: str, config: str, source: str,

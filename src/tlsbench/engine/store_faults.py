@@ -83,27 +83,41 @@ def lock_path(db_path: Path, run_id: int) -> Path:
 @contextmanager
 def run_lock(db_path: Path, run_id: int) -> Iterator[None]:
     """Held while a process measures run_id; a second holder is refused,
-    told which process has it."""
+    told which process has it. The lock file goes when the run ends."""
     path = lock_path(db_path, run_id)
+    fd = _locked(path, run_id)
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as e:
-        raise StoreError(f"cannot create the run lock {path}: {e.strerror}") from None
-    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"process {os.getpid()} on {socket.gethostname()}".encode(), 0)
+        yield
+    finally:
+        # removed while still held: a process that opened it meanwhile finds it gone once it gets
+        # the lock (_locked), and takes a new file instead of sharing this one
+        path.unlink(missing_ok=True)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def _locked(path: Path, run_id: int) -> int:
+    """An open descriptor of the lock file at path, flock-ed by this process."""
+    while True:
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as e:
+            raise StoreError(f"cannot create the run lock {path}: {e.strerror}") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as e:
             if e.errno not in (errno.EWOULDBLOCK, errno.EACCES):
+                os.close(fd)
                 raise StoreError(f"cannot lock {path}: {e.strerror}") from None
             holder = os.pread(fd, 200, 0).decode(errors="replace").strip() or "another process"
+            os.close(fd)
             raise StoreError(f"run {run_id} is being measured by {holder}; wait for it to finish "
                              f"(lock: {path})") from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"process {os.getpid()} on {socket.gethostname()}".encode(), 0)
         try:
-            yield
-        finally:
-            os.ftruncate(fd, 0)
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
+            if os.stat(path).st_ino == os.fstat(fd).st_ino:
+                return fd
+        except FileNotFoundError:
+            pass
+        os.close(fd)  # its holder removed it as we opened it: take the new one

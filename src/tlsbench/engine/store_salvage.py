@@ -10,7 +10,6 @@ case) was lost is left out: a later run would take the lost id and inherit it.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,26 +35,17 @@ class TableRead:
         return text + (f", then: {self.error}" if self.error else "")
 
 
-def _rows(db: sqlite3.Connection, table: str) -> tuple[list[str], list[tuple], str]:
-    """Columns, the rows readable in rowid order, and the error that stopped the reading."""
-    rows: list[tuple] = []
-    try:
-        cur = db.execute(f"SELECT * FROM {table}")  # noqa: S608 (a name from TABLES)
-        columns = [d[0] for d in cur.description]
-        for row in cur:
-            rows.append(tuple(row))
-    except sqlite3.Error as e:
-        return (columns if "columns" in locals() else []), rows, " ".join(str(e).split())
-    return columns, rows, ""
-
-
 def readable(store: Store) -> list[TableRead]:
     """How many rows of each of tlsbench's tables can be read, and where reading stopped."""
     out = []
     for table in TABLES:
-        _, rows, error = _rows(store.db, table)
+        _, rows, error = store.readable_rows(table)
         out.append(TableRead(table, len(rows), error))
     return out
+
+
+def _parent(table: str) -> str:
+    return "run_id" if table in (*RUN_TABLES, "cases") else "case_id" if table in CASE_TABLES else ""
 
 
 def salvage(damaged: Store, new: Path) -> list[TableRead]:
@@ -65,26 +55,21 @@ def salvage(damaged: Store, new: Path) -> list[TableRead]:
     if not new.parent.is_dir():
         raise StoreError(f"--salvage {new}: its folder {new.parent} does not exist")
     out = []
-    with removed_on_error(new):
+    with removed_on_error(new):  # a salvage that fails half-way (a full disk) leaves no file
         dest = Store(new)
         try:
-            kept: dict[str, set] = {"runs": set(), "cases": set()}
-            with dest.db:
-                for table in TABLES:
-                    columns, rows, error = _rows(damaged.db, table)
-                    known = {r[1] for r in dest.db.execute(f"PRAGMA table_info({table})")}
-                    at = {c: i for i, c in enumerate(columns) if c in known}
-                    parent = "run_id" if table in (*RUN_TABLES, "cases") else "case_id" if table in CASE_TABLES else ""
-                    pool = kept["runs"] if parent == "run_id" else kept["cases"]
-                    good = [r for r in rows if not parent or r[at[parent]] in pool]
-                    if table in kept:
-                        kept[table] = {r[at["id"]] for r in good}
-                    names = list(at)
-                    if good:
-                        dest.db.executemany(
-                            f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
-                            [tuple(r[at[c]] for c in names) for r in good])
-                    out.append(TableRead(table, len(good), error, len(rows) - len(good)))
+            kept: dict[str, set] = {"run_id": set(), "case_id": set()}
+            for table in TABLES:
+                columns, rows, error = damaged.readable_rows(table)
+                known = dest.columns(table)
+                at = {c: i for i, c in enumerate(columns) if c in known}
+                parent = _parent(table)
+                good = [r for r in rows if not parent or r[at[parent]] in kept[parent]]
+                if table in ("runs", "cases"):
+                    kept["run_id" if table == "runs" else "case_id"] = {r[at["id"]] for r in good}
+                if good:
+                    dest.put_rows_as_read(table, list(at), [tuple(r[i] for i in at.values()) for r in good])
+                out.append(TableRead(table, len(good), error, len(rows) - len(good)))
         finally:
             dest.close()
     return out

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from tlsbench.engine.store import RunInfo, Store
-from tlsbench.errors import TlsbenchError
+from tlsbench.outfile import write_whole
 from tlsbench.plans.plan import presets
 from tlsbench.report import tables
 
@@ -118,10 +118,7 @@ def cmd_docs(a: argparse.Namespace) -> int:
         store.close()
     text = render(data)
     if a.output:
-        try:
-            Path(a.output).write_text(text)
-        except OSError as e:
-            raise TlsbenchError(f"cannot write {a.output}: {e}") from e
+        write_whole(a.output, text)  # whole or not at all: a full disk leaves no empty file
         print(f"{a.output}: run {data.run.id}", file=sys.stderr)
     else:
         sys.stdout.write(text)
