@@ -283,3 +283,37 @@ def test_the_run_lock_file_goes_when_the_run_ends(fake_agent_dir: Path, tmp_path
                                    f" {socket.gethostname()}; wait for it to finish (lock: {db}.run-{run_id}.lock)")
     store.close()
     assert sorted(f.name for f in tmp_path.iterdir()) == ["r.sqlite", "tlsbench-agent-openssl"]
+
+
+def test_an_absurd_plan_is_refused_with_its_size_before_anything_is_stored(tmp_path: Path) -> None:
+    db, plan = tmp_path / "r.sqlite", tmp_path / "huge.toml"
+    sizes = ", ".join(str(n) for n in range(1, 111_113))  # 9 hashes x 111,112 sizes: a million cases
+    plan.write_text(f'name = "huge"\n[select]\nlibraries = ["openssl"]\nkinds = ["hash"]\nsizes = [{sizes}]\n')
+    p = _cli(db, "run", "--plan", str(plan))
+    assert (p.returncode, p.stdout) == (2, "")
+    assert p.stderr == (f"tlsbench: error: plan file {plan} expands to 1,000,008 cases, at least 33 hours of sampling:"
+                        " more than --max-cases 20000; narrow it (fewer sizes, algorithms or libraries) or allow it"
+                        " with --max-cases 1000008\n")
+    assert sorted(tmp_path.iterdir()) == [plan]  # no database made for a run that never began
+
+
+def test_max_cases_is_the_limit(tmp_path: Path) -> None:
+    db = tmp_path / "r.sqlite"
+    p = _cli(db, "run", "--libraries", "openssl", "--algorithms", "sha256,sha512", "--sizes", "16,64",
+             "--max-cases", "3")
+    assert (p.returncode, p.stdout) == (2, "")
+    assert p.stderr == ("tlsbench: error: plan 'default' expands to 4 cases, at least 1 s of sampling: more than"
+                        " --max-cases 3; narrow it (fewer sizes, algorithms or libraries) or allow it with"
+                        " --max-cases 4\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_case_count_is_the_expansions_length_for_every_preset() -> None:
+    from tlsbench.engine import plan_size
+    from tlsbench.plans.plan import load_preset, presets
+
+    for name in presets():
+        plan, _ = load_preset(name)
+        plan.sizes = [*plan.sizes, 3, 5, 7]
+        plan.tls.capacity_clients = [*plan.tls.capacity_clients, 33, 34]
+        assert plan_size.case_count(plan, runner.expand) == len(runner.expand(plan)), name

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from tlsbench import doctor, fidelity, paths, versions
 from tlsbench.engine import labels as run_labels
-from tlsbench.engine import machine, metrics, runner, stopping
+from tlsbench.engine import machine, metrics, plan_size, runner, stopping
 from tlsbench.engine.stats import parse_policy
 from tlsbench.engine.store import NOTHING_MEASURED, Store
 from tlsbench.engine.store_backends import SQLITE, db_errors, is_url, redacted
@@ -171,6 +171,15 @@ def _plan_from_args(a: argparse.Namespace) -> tuple[Plan, str]:
     return plan, source
 
 
+def _refuse_too_big(plan: Plan, a: argparse.Namespace, host: bool) -> None:
+    """A plan past --max-cases is refused with its size before a case is built or stored."""
+    size = plan_size.size_of(plan, runner.expand, host)
+    if size.cases > a.max_cases:
+        what = f"plan file {a.plan}" if a.plan else f"plan {plan.name!r}"
+        raise PlanError(f"{what} expands to {size.describe()}: more than --max-cases {a.max_cases}; narrow it"
+                        f" (fewer sizes, algorithms or libraries) or allow it with --max-cases {size.cases}")
+
+
 def cmd_run(a: argparse.Namespace) -> int:
     store = Store(a.db)
     show_progress = not (a.no_progress or a.quiet)
@@ -190,6 +199,7 @@ def cmd_run(a: argparse.Namespace) -> int:
             if target.default_preset is not None and not a.plan and not a.preset:
                 a.preset = target.default_preset  # e.g. a firmware target's default plan
             plan, source = _plan_from_args(a)
+            _refuse_too_big(plan, a, target.kind == "host")
             labels = run_labels.parse(a.label)
             if target.models_cycles and a.board:
                 from tlsbench.targets import boardprofiles, cyclemodel
@@ -209,7 +219,7 @@ def cmd_run(a: argparse.Namespace) -> int:
         if not a.quiet:
             print(f"run {run_id} stored in {store.path} (tlsbench report {run_id})", file=sys.stderr)
     finally:
-        store.close()
+        store.close(discard_unused=True)  # a run refused before it began leaves no new database
     if status == NOTHING_MEASURED:
         print(f"tlsbench: error: run {run_id}: nothing measured, no case came out ok (the reasons are in"
               f" tlsbench report {run_id})", file=sys.stderr)
@@ -708,6 +718,9 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--allow-loader-env", action="store_true",
                    help="let --env (or the plan's env) set variables that change what code is measured: LD_*, PATH,"
                         " PYTHONPATH, OPENSSL_CONF, OPENSSL_MODULES, GCONV_PATH and the like")
+    r.add_argument("--max-cases", dest="max_cases", type=int, default=plan_size.DEFAULT_MAX_CASES, metavar="N",
+                   help="refuse a plan of more cases than this, told its case count and least sampling time"
+                        f" before anything is built or stored (default {plan_size.DEFAULT_MAX_CASES:,})")
     r.add_argument("--no-progress", action="store_true", help="no progress line on stderr (default: one)")
     r.add_argument("--target", default="host",
                    help="host (default), qemu:BOARD, serial:DEVICE or labgrid:PLACE[,PLACE]"

@@ -258,6 +258,7 @@ class Store:
         or upgraded in place (an older schema is upgraded in a copy in memory), and one that is
         not tlsbench's is an error, not a new schema in it."""
         self.read_only = read_only
+        self.created = False  # a SQLite file made by this Store (close(discard_unused=True) may remove it)
         if is_url(where):
             self.dialect: Dialect = POSTGRES
             self.path: Path | str = redacted(str(where))
@@ -274,6 +275,7 @@ class Store:
         if read_only:
             self._open_to_read(path)
             return
+        self.created = not path.exists()
         if path == paths.default_database():
             path.parent.mkdir(parents=True, exist_ok=True)
         elif not path.parent.is_dir():  # a mistyped --db path is not quietly made
@@ -400,8 +402,19 @@ class Store:
                 with translated(self.path):
                     self.db.execute("SELECT pg_advisory_unlock(%s::int4, %s::int4)", key)
 
-    def close(self) -> None:
+    def close(self, discard_unused: bool = False) -> None:
+        """discard_unused: a SQLite file this Store made and no run was stored into goes again (a
+        run refused before it began leaves no database behind)."""
+        unused = False
+        if discard_unused and self.created:
+            try:
+                unused = self.db.execute("SELECT count(*) FROM runs").fetchone()[0] == 0
+            except sqlite3.Error:
+                unused = False
         self.db.close()
+        if unused:
+            for leftover in (Path(self.path), Path(f"{self.path}-journal")):
+                leftover.unlink(missing_ok=True)
 
     # ---- runs ----
     def create_run(self, *, target: str, plan_name: str, plan_source: str, plan: dict,
