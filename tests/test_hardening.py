@@ -317,3 +317,29 @@ def test_the_case_count_is_the_expansions_length_for_every_preset() -> None:
         plan.sizes = [*plan.sizes, 3, 5, 7]
         plan.tls.capacity_clients = [*plan.tls.capacity_clients, 33, 34]
         assert plan_size.case_count(plan, runner.expand) == len(runner.expand(plan)), name
+
+
+def test_a_damaged_firmware_image_is_named_before_a_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tlsbench.targets import firmware
+    from tlsbench.targets import target as targets
+
+    monkeypatch.setenv("TLSBENCH_ROOT", str(tmp_path))
+    monkeypatch.setattr(firmware, "inputs", lambda *a, **k: {"opt": "Os"})  # the build's other inputs: not at stake
+    m3 = targets.parse("qemu:mps2-an385")
+    image = m3.firmware_path("mbedtls")
+    image.parent.mkdir(parents=True)
+    image.write_bytes(b"\x7fELF" + bytes(4096))
+    firmware.write_stamp(m3, "mbedtls", "Os")  # as a build does after linking the image
+    assert firmware.damaged_image(m3, "mbedtls") is None
+    image.write_bytes(image.read_bytes()[:1000])  # truncated, e.g. a copy cut short
+    stamp = firmware.stamp_path(m3, "mbedtls").read_text()
+    said = (f"firmware image {image} is damaged (SHA-256 differs from its build); rebuild with tlsbench build"
+            " --target qemu:mps2-an385")
+    assert firmware.damaged_image(m3, "mbedtls") == said
+    # a run names it as the reason its cases cannot run, before starting the emulator
+    monkeypatch.setattr(firmware, "ensure", lambda *a, **k: [])
+    plan = Plan(name="fw", libraries=["mbedtls"], kinds=["hash"], algorithms=["sha256"], sizes=[64])
+    session = runner._Session(None, 1, plan, {}, m3, None)  # type: ignore[arg-type]
+    session.probe_libraries()
+    assert session.unavailable == {"mbedtls": said}
+    assert firmware.stamp_path(m3, "mbedtls").read_text() == stamp and len(image.read_bytes()) == 1000
