@@ -343,3 +343,30 @@ def test_a_damaged_firmware_image_is_named_before_a_run(tmp_path: Path, monkeypa
     session.probe_libraries()
     assert session.unavailable == {"mbedtls": said}
     assert firmware.stamp_path(m3, "mbedtls").read_text() == stamp and len(image.read_bytes()) == 1000
+
+
+def test_a_cmake_cache_from_before_the_checkout_moved_is_configured_afresh(tmp_path: Path) -> None:
+    import shutil
+
+    from tlsbench.targets import cmake_cache
+
+    if shutil.which("cmake") is None:
+        pytest.skip("cmake is not installed")
+    old = tmp_path / "old"
+    (old / "agent").mkdir(parents=True)
+    (old / "agent" / "CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.13)\nproject(x NONE)\n")
+
+    def configure(root: Path) -> subprocess.CompletedProcess:
+        return subprocess.run(["cmake", "-S", str(root / "agent"), "-B", str(root / "build")], capture_output=True,
+                              text=True, timeout=120)
+
+    assert configure(old).returncode == 0
+    new = tmp_path / "new"
+    old.rename(new)  # the checkout moved
+    assert configure(new).returncode != 0  # as CMake says: the cache names the old folders
+    said: list[str] = []
+    assert cmake_cache.drop_if_moved(new / "build", new / "agent", said.append)
+    assert said == [f"{new}/build: its CMake cache was configured elsewhere (CMAKE_HOME_DIRECTORY {old}/agent,"
+                    f" CMAKE_CACHEFILE_DIR {old}/build): configuring it afresh"]
+    assert configure(new).returncode == 0
+    assert not cmake_cache.drop_if_moved(new / "build", new / "agent", said.append) and len(said) == 1
