@@ -370,3 +370,16 @@ def test_a_cmake_cache_from_before_the_checkout_moved_is_configured_afresh(tmp_p
                     f" CMAKE_CACHEFILE_DIR {old}/build): configuring it afresh"]
     assert configure(new).returncode == 0
     assert not cmake_cache.drop_if_moved(new / "build", new / "agent", said.append) and len(said) == 1
+
+
+def test_a_short_seeded_fuzz_of_command_lines_finds_nothing() -> None:
+    import sys
+
+    script = Path(__file__).resolve().parent.parent / "scripts" / "fuzz-parsers"
+    p = subprocess.run([sys.executable, str(script), "--lines", "0", "--plans", "0", "--boards", "0", "--args",
+                        "200", "--seed", "1"], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-3000:]
+    last = p.stdout.splitlines()[-1]
+    assert last.startswith("command lines: 200 mutated, ") and last.endswith(
+        " refused in one line, 0 tracebacks or malformed errors")
+
