@@ -383,3 +383,17 @@ def test_a_short_seeded_fuzz_of_command_lines_finds_nothing() -> None:
     assert last.startswith("command lines: 200 mutated, ") and last.endswith(
         " refused in one line, 0 tracebacks or malformed errors")
 
+
+def test_reading_a_postgresql_database_without_tlsbench_tables_adds_none(pg_server) -> None:
+    import psycopg
+
+    url = pg_server.new_database("not_tlsbench")
+    shown = f"postgresql://tlsbench@127.0.0.1:{pg_server.port}/not_tlsbench"
+    p = subprocess.run([*tlsbench_cmd(), "--db", url, "runs"], capture_output=True, text=True, timeout=60)
+    assert (p.returncode, p.stdout) == (2, "")
+    assert p.stderr == (f"tlsbench: error: results database {shown} has no tlsbench results (not a tlsbench"
+                        " database, or empty); a run stores into it (tlsbench run), or give the --db of an earlier"
+                        " run\n")
+    with psycopg.connect(url) as db:
+        assert db.execute("SELECT count(*) FROM information_schema.tables WHERE table_schema='public'"
+                          ).fetchone()[0] == 0
