@@ -397,3 +397,12 @@ def test_reading_a_postgresql_database_without_tlsbench_tables_adds_none(pg_serv
     with psycopg.connect(url) as db:
         assert db.execute("SELECT count(*) FROM information_schema.tables WHERE table_schema='public'"
                           ).fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("library", ["x" * 300, "../../../etc", ""])
+def test_a_profile_naming_no_library_is_one_line(library: str) -> None:
+    from tlsbench.targets import target as targets
+
+    with pytest.raises(PlanError) as e:
+        targets.parse("qemu:mps2-an386", profiles=f"{library}=small")
+    assert str(e.value) == f"--profile expects LIBRARY=PROFILE, e.g. mbedtls=small (got '{library}=small')"
