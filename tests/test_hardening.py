@@ -406,3 +406,22 @@ def test_a_profile_naming_no_library_is_one_line(library: str) -> None:
     with pytest.raises(PlanError) as e:
         targets.parse("qemu:mps2-an386", profiles=f"{library}=small")
     assert str(e.value) == f"--profile expects LIBRARY=PROFILE, e.g. mbedtls=small (got '{library}=small')"
+
+
+def test_reading_after_a_writer_was_killed_mid_transaction_sees_what_was_committed(
+        fake_agent_dir: Path, tmp_path: Path) -> None:
+    import sys
+
+    db = tmp_path / "r.sqlite"
+    _run_into(db, "sha256")
+    # a writer killed inside a transaction leaves a hot journal that a read-only connection cannot roll back
+    killed = ("import os, sqlite3, sys\nc = sqlite3.connect(sys.argv[1])\nc.execute('PRAGMA cache_size=1')\n"
+              "c.execute('BEGIN')\nfor i in range(5000):\n    c.execute(\"INSERT INTO run_labels VALUES (1, ?, ?)\","
+              " (f'k{i}', 'v' * 200))\nos._exit(9)\n")
+    assert subprocess.run([sys.executable, "-c", killed, str(db)], timeout=60).returncode == 9
+    assert (tmp_path / "r.sqlite-journal").exists()
+    p = _cli(db, "runs")
+    assert p.returncode == 0, p.stderr
+    header, row = p.stdout.splitlines()  # run 1, complete, without the killed transaction's labels
+    assert row.split()[0] == "1" and row.split()[3] == "complete" and "k0=" not in row
+    assert not (tmp_path / "r.sqlite-journal").exists()

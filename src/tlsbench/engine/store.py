@@ -242,6 +242,26 @@ def migrate(db: Any, migrations: list[str] = MIGRATIONS, dialect: Dialect = SQLI
                 db.execute(dialect.set_version_sql.format(n=i + 1))
 
 
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    """A read-only connection. A process killed inside a transaction leaves a hot journal, which
+    only a writer can roll back: SQLite's own recovery then runs once through a plain connection
+    (restoring the last committed state, adding nothing), and reading goes on read-only."""
+    uri = f"{path.absolute().as_uri()}?mode=ro"
+    db = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S)
+    try:
+        db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.OperationalError as e:
+        if "readonly" not in str(e) or not path.with_name(path.name + "-journal").exists():
+            raise
+        db.close()
+        recover = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S)
+        recover.execute("SELECT count(*) FROM sqlite_master").fetchone()  # rolls the hot journal back
+        recover.close()
+        db = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S)
+    db.row_factory = sqlite3.Row
+    return db
+
+
 def content_uuid(row: Row) -> str:
     """An old run's identity, the same in every copy of its database: from
     what no two runs share (its creation time and generated keys) and what
@@ -299,8 +319,7 @@ class Store:
             raise StoreError(f"results database {path} does not exist; a run stores into it"
                              f" (tlsbench run --db {path}), or give the --db of an earlier run")
         with translated(path):
-            self.db = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
-            self.db.row_factory = sqlite3.Row
+            self.db = _connect_read_only(path)
             self._refuse_foreign()
             if _version(self.db) < len(MIGRATIONS):  # an older tlsbench's: read through an upgraded copy
                 memory = sqlite3.connect(":memory:")
