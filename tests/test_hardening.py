@@ -204,8 +204,8 @@ def test_db_check_says_what_is_damaged_and_what_is_readable(fake_agent_dir: Path
         f"{db}: damaged (1 finding(s) of SQLite integrity_check):",
         "  database disk image is malformed",
         "readable: runs 0 row(s), then: database disk image is malformed; run_libraries 0 row(s), then: database"
-        " disk image is malformed; checks 4 row(s); code_sizes 0 row(s); run_labels 5 row(s); cases 4 row(s);"
-        " samples 6 row(s); results 3 row(s); case_rounds 4 row(s)",
+        " disk image is malformed; checks 4 row(s); code_sizes 0 row(s); run_labels 5 row(s); run_board_profiles"
+        " 0 row(s); cases 4 row(s); samples 6 row(s); results 3 row(s); case_rounds 4 row(s)",
         f"copy what is readable into a new file with: tlsbench db check --db {db} --salvage NEW.sqlite",
     ]
     assert db.read_bytes() == damaged
@@ -223,8 +223,8 @@ def test_salvage_copies_every_readable_row_into_a_new_file(fake_agent_dir: Path,
     assert p.returncode == 0, p.stderr
     assert p.stdout.splitlines() == [
         f"salvaged into {new}: runs 1 row(s); run_libraries 1 row(s); checks 2 row(s); code_sizes 0 row(s);"
-        " run_labels 5 row(s); cases 2 row(s); samples 0 row(s), then: database disk image is malformed;"
-        " results 3 row(s); case_rounds 2 row(s)",
+        " run_labels 5 row(s); run_board_profiles 0 row(s); cases 2 row(s); samples 0 row(s), then: database"
+        " disk image is malformed; results 3 row(s); case_rounds 2 row(s)",
         f"check what it holds with: tlsbench runs --db {new}",
     ]
     assert db.read_bytes() == damaged
