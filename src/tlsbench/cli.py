@@ -171,9 +171,10 @@ def _plan_from_args(a: argparse.Namespace) -> tuple[Plan, str]:
     return plan, source
 
 
-def _refuse_too_big(plan: Plan, a: argparse.Namespace, host: bool) -> None:
-    """A plan past --max-cases is refused with its size before a case is built or stored."""
-    size = plan_size.size_of(plan, runner.expand, host)
+def _refuse_too_big(plan: Plan, a: argparse.Namespace, timed: bool) -> None:
+    """A plan past --max-cases is refused with its size before a case is built or stored (timed: its
+    samples last --min-sample-ms, as on the host, so the least sampling time is told too)."""
+    size = plan_size.size_of(plan, runner.expand, timed)
     if size.cases > a.max_cases:
         what = f"plan file {a.plan}" if a.plan else f"plan {plan.name!r}"
         raise PlanError(f"{what} expands to {size.describe()}: more than --max-cases {a.max_cases}; narrow it"
@@ -199,7 +200,7 @@ def cmd_run(a: argparse.Namespace) -> int:
             if target.default_preset is not None and not a.plan and not a.preset:
                 a.preset = target.default_preset  # e.g. a firmware target's default plan
             plan, source = _plan_from_args(a)
-            _refuse_too_big(plan, a, target.kind == "host")
+            _refuse_too_big(plan, a, not target.deterministic)  # a clock, not counts: sampling takes time
             labels = run_labels.parse(a.label)
             if target.models_cycles and a.board:
                 from tlsbench.targets import boardprofiles, cyclemodel
