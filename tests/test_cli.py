@@ -63,9 +63,14 @@ def test_bad_input_is_one_clear_line(db_path: Path) -> None:
     assert p.stderr.strip().startswith("tlsbench: error: unknown algorithm 'aes-128-gmc' (did you mean aes-128-gcm")
     p = tlsbench(db_path, "run", "--libraries", "boringssl")
     assert p.returncode == 2 and "unknown library 'boringssl'" in p.stderr
+    assert not db_path.exists()  # a run refused before it began makes no database
+    from tlsbench.engine.store import Store
+
+    Store(db_path).close()  # an empty database: reading one that does not exist is its own error
     p = tlsbench(db_path, "report", "42")
     assert p.returncode == 2 and "no run 42" in p.stderr
     other = db_path.with_name("other.sqlite")
+    Store(other).close()
     p = tlsbench(db_path, "report", "42", "--db", str(other))  # --db after the subcommand wins
     assert p.returncode == 2 and f"no run 42 in {other}" in p.stderr
 

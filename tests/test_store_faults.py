@@ -57,7 +57,7 @@ def test_a_locked_database_says_who_to_wait_for(tmp_path: Path, monkeypatch: pyt
 
 @pytest.mark.parametrize("said, advice", [
     ("attempt to write a readonly database", "read-only; fix the permissions"),
-    ("database or disk is full", "free space, then resume"),
+    ("database or disk is full", "the disk is full; free space"),
     ("database disk image is malformed", "tlsbench db check"),
 ])
 def test_sqlite_messages_get_advice(said: str, advice: str) -> None:
@@ -108,9 +108,13 @@ def test_a_full_disk_keeps_what_was_measured(fake_agent_dir: Path, tmp_path: Pat
     first = runner.run(_plan("sha256"), "test", store, show_progress=False)
     grown = store.db.execute("PRAGMA page_count").fetchone()[0]
     store.db.execute(f"PRAGMA max_page_count = {grown + 1}")
-    with pytest.raises(StoreError, match="disk is full.*what was measured is kept: tlsbench run --resume 2"):
+    with pytest.raises(StoreError) as full:
         runner.run(_plan("sha256", "sha512", "sha384", "sha224", "md5", "sha1"), "test", store,
                    show_progress=False)
+    # one sentence per thing said, and the command as it can be copied: with this --db
+    assert str(full.value) == (f"results database {store.path}: database or disk is full: the disk is full; free"
+                               f" space; run 2 keeps what it measured; finish it with: tlsbench run --db"
+                               f" {store.path} --resume 2")
     assert pages < grown and store.get_run(first).status == "complete"
     assert [c["status"] for c in store.cases(first)] == ["ok"]
 

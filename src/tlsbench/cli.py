@@ -10,22 +10,24 @@ import logging
 import math
 import os
 import shlex
+import signal
 import sys
 import textwrap
 from pathlib import Path
 
 from tlsbench import doctor, fidelity, paths, versions
 from tlsbench.engine import labels as run_labels
-from tlsbench.engine import machine, metrics, runner
+from tlsbench.engine import machine, metrics, plan_size, runner, stopping
 from tlsbench.engine.stats import parse_policy
 from tlsbench.engine.store import NOTHING_MEASURED, Store
-from tlsbench.engine.store_backends import db_errors, is_url, redacted
-from tlsbench.engine.store_faults import explain
+from tlsbench.engine.store_backends import SQLITE, db_errors, is_url, redacted
+from tlsbench.engine.store_faults import explain, resume_command
 from tlsbench.errors import PlanError, RunInterrupted, TlsbenchError
 from tlsbench.families.primitive.catalog import ALGORITHMS, BENCH_OPS, DEFAULT_KINDS, KINDS
 from tlsbench.families.tls import catalog as tls_catalog
 from tlsbench.families.tls import certs
 from tlsbench.families.tls import support as tls_support
+from tlsbench.outfile import write_whole
 from tlsbench.plans import runenv, where
 from tlsbench.plans.plan import (
     MAX_SIZE,
@@ -169,6 +171,16 @@ def _plan_from_args(a: argparse.Namespace) -> tuple[Plan, str]:
     return plan, source
 
 
+def _refuse_too_big(plan: Plan, a: argparse.Namespace, timed: bool) -> None:
+    """A plan past --max-cases is refused with its size before a case is built or stored (timed: its
+    samples last --min-sample-ms, as on the host, so the least sampling time is told too)."""
+    size = plan_size.size_of(plan, runner.expand, timed)
+    if size.cases > a.max_cases:
+        what = f"plan file {a.plan}" if a.plan else f"plan {plan.name!r}"
+        raise PlanError(f"{what} expands to {size.describe()}: more than --max-cases {a.max_cases}; narrow it"
+                        f" (fewer sizes, algorithms or libraries) or allow it with --max-cases {size.cases}")
+
+
 def cmd_run(a: argparse.Namespace) -> int:
     store = Store(a.db)
     show_progress = not (a.no_progress or a.quiet)
@@ -190,6 +202,7 @@ def cmd_run(a: argparse.Namespace) -> int:
             plan, source = _plan_from_args(a)
             target.prepare_user_build(plan.libraries, log=lambda m: print(m, file=sys.stderr))
             where.check(plan, target.name, target.runs_firmware, "preset" if a.preset else "plan")  # before any build
+            _refuse_too_big(plan, a, not target.deterministic)  # a clock, not counts: sampling takes time
             labels = run_labels.parse(a.label)
             if target.models_cycles and a.board:
                 from tlsbench.targets import boardprofiles, cyclemodel
@@ -209,7 +222,7 @@ def cmd_run(a: argparse.Namespace) -> int:
         if not a.quiet:
             print(f"run {run_id} stored in {store.path} (tlsbench report {run_id})", file=sys.stderr)
     finally:
-        store.close()
+        store.close(discard_unused=True)  # a run refused before it began leaves no new database
     if status == NOTHING_MEASURED:
         print(f"tlsbench: error: run {run_id}: nothing measured, no case came out ok (the reasons are in"
               f" tlsbench report {run_id})", file=sys.stderr)
@@ -237,7 +250,7 @@ def _check_measured(data: report.RunData, metric: str) -> None:
 def cmd_report(a: argparse.Namespace) -> int:
     if a.metric is not None:
         metrics.get(a.metric)  # an unknown name: the nearest known ones
-    store = Store(a.db)
+    store = Store(a.db, read_only=True)
     try:
         run_id = a.run if a.run is not None else store.latest_run_id()
         data = report.load(store, run_id)
@@ -251,10 +264,7 @@ def cmd_report(a: argparse.Namespace) -> int:
         return 0
     text = html_report.render(data) if a.format == "html" else report.render(data, a.format, a.metric, a.view)
     if a.output:
-        try:
-            Path(a.output).write_text(text)
-        except OSError as e:
-            raise TlsbenchError(f"cannot write {a.output}: {e}") from e
+        write_whole(a.output, text)  # whole or not at all: a full disk leaves no empty file
         print(f"{a.output}: {len(text.encode()):,} bytes", file=sys.stderr)
     else:
         sys.stdout.write(text)
@@ -280,7 +290,7 @@ def _version_pair(text: str | None) -> tuple[str, str] | None:
 
 
 def cmd_compare(a: argparse.Namespace) -> int:
-    store = Store(a.db)
+    store = Store(a.db, read_only=True)
     try:
         result = compare.compare(store, a.run_a, a.run_b, metric=a.metric, alpha=a.alpha,
                                  min_effect=a.min_effect / 100, versions=_version_pair(a.versions))
@@ -295,10 +305,7 @@ def cmd_compare(a: argparse.Namespace) -> int:
     else:
         text = compare_text.render(result, a.format, only_changes=a.changes)
     if a.output:
-        try:
-            Path(a.output).write_text(text)
-        except OSError as e:
-            raise TlsbenchError(f"cannot write {a.output}: {e}") from e
+        write_whole(a.output, text)  # whole or not at all: a full disk leaves no empty file
     else:
         sys.stdout.write(text)
     if result.context_differences:
@@ -322,7 +329,7 @@ def cmd_compare(a: argparse.Namespace) -> int:
 def cmd_history(a: argparse.Namespace) -> int:
     from tlsbench.report import history, history_html
 
-    store = Store(a.db)
+    store = Store(a.db, read_only=True)
     try:
         h = history.read(store, a.cases, since=a.since, labels=a.label, metric=a.metric, alpha=a.alpha,
                          min_effect=a.min_effect / 100)
@@ -330,10 +337,7 @@ def cmd_history(a: argparse.Namespace) -> int:
         store.close()
     text = history_html.render(h) if a.format == "html" else history.render_text(h)
     if a.output:
-        try:
-            Path(a.output).write_text(text)
-        except OSError as e:
-            raise TlsbenchError(f"cannot write {a.output}: {e}") from e
+        write_whole(a.output, text)  # whole or not at all: a full disk leaves no empty file
         print(f"{a.output}: {len(text.encode()):,} bytes", file=sys.stderr)
     else:
         sys.stdout.write(text)
@@ -344,7 +348,7 @@ def cmd_runs(a: argparse.Namespace) -> int:
     import time as _t
 
     wanted = run_labels.parse(a.label, recorded_ok=True)
-    store = Store(a.db)
+    store = Store(a.db, read_only=True)
     try:
         rows = [r for r in store.list_runs() if run_labels.matches(r["labels"], wanted)]
     finally:
@@ -373,25 +377,39 @@ def cmd_runs(a: argparse.Namespace) -> int:
 
 
 def cmd_db_check(a: argparse.Namespace) -> int:
-    store = Store(a.db)
+    from tlsbench.engine import store_salvage
+
+    store = Store(a.db, read_only=True)
     try:
         damage = store.check(quick=False)
+        if a.salvage and store.dialect is not SQLITE:
+            raise PlanError("--salvage copies a SQLite file; a PostgreSQL server keeps its own consistency")
+        if damage and a.salvage:
+            copied = store_salvage.salvage(store, Path(a.salvage))
+        elif damage:
+            read = store_salvage.readable(store)
     finally:
         store.close()
-    if damage:
-        print(f"{store.path}: damaged ({len(damage)} finding(s)); restore a copy or start another --db:",
-              file=sys.stderr)
-        for line in damage[:20]:
-            print(f"  {line}", file=sys.stderr)
-        return 1
-    print(f"{store.path}: ok ({store.check_name})")
-    return 0
+    if not damage:
+        print(f"{store.path}: ok ({store.check_name})" + ("; nothing to salvage" if a.salvage else ""))
+        return 0
+    print(f"{store.path}: damaged ({len(damage)} finding(s) of {store.check_name}):", file=sys.stderr)
+    for line in damage[:20]:
+        print(f"  {line}", file=sys.stderr)
+    if a.salvage:
+        print(f"salvaged into {a.salvage}: " + "; ".join(t.describe() for t in copied))
+        print(f"check what it holds with: tlsbench runs --db {shlex.quote(a.salvage)}")
+        return 0
+    print("readable: " + "; ".join(t.describe() for t in read), file=sys.stderr)
+    print(f"copy what is readable into a new file with: tlsbench db check --db {shlex.quote(str(store.path))}"
+          " --salvage NEW.sqlite", file=sys.stderr)
+    return 1
 
 
 def cmd_db_push(a: argparse.Namespace) -> int:
     from tlsbench.engine import push
 
-    source = Store(a.db)
+    source = Store(a.db, read_only=True)
     try:
         dest = Store(a.to)
         try:
@@ -522,7 +540,7 @@ def cmd_link(a: argparse.Namespace) -> int:
     from tlsbench.links import view as link_view
 
     profile = link_profiles.get_profile(a.link)
-    store = Store(a.db)
+    store = Store(a.db, read_only=True)
     try:
         run_id = a.run if a.run is not None else store.latest_run_id()
         data = report.load(store, run_id)
@@ -592,7 +610,7 @@ def cmd_board(a: argparse.Namespace) -> int:
 def cmd_fits(a: argparse.Namespace) -> int:
     from tlsbench.report import fits as fits_view
 
-    store = Store(Path(a.db))
+    store = Store(Path(a.db), read_only=True)
     try:
         data = report.load(store, a.run if a.run is not None else store.latest_run_id())
     finally:
@@ -633,12 +651,31 @@ def cmd_fidelity(a: argparse.Namespace) -> int:
     return 1 if outside else 0
 
 
+def _output_folder(text: str) -> Path:
+    """--out: a folder that exists or can be made (one line, not a traceback, when not)."""
+    out = Path(text)
+    if out.exists() and not out.is_dir():
+        raise TlsbenchError(f"--out {text}: is a file, not a folder; give a folder (it is made if missing)")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise TlsbenchError(f"--out {text}: cannot make the folder ({e.strerror}); give a folder that exists"
+                            " or can be made") from None
+    return out
+
+
 def cmd_certs(a: argparse.Namespace) -> int:
-    out = Path(a.out)
-    for key_type in _choose("key type", a.key_types, list(certs.KEY_TYPES), "tlsbench certs --help"):
-        for kind in _choose("chain kind", a.kinds, list(certs.CHAIN_KINDS), "tlsbench certs --help"):
-            for role in _choose("role", a.roles, list(certs.ROLES), "tlsbench certs --help"):
-                files = certs.make_chain(key_type, kind, role).write(out)
+    key_types = _choose("key type", a.key_types, list(certs.KEY_TYPES), "tlsbench certs --help")
+    kinds = _choose("chain kind", a.kinds, list(certs.CHAIN_KINDS), "tlsbench certs --help")
+    roles = _choose("role", a.roles, list(certs.ROLES), "tlsbench certs --help")
+    out = _output_folder(a.out)
+    for key_type in key_types:
+        for kind in kinds:
+            for role in roles:
+                try:
+                    files = certs.make_chain(key_type, kind, role).write(out)
+                except OSError as e:  # e.g. the disk filled, or the folder became read-only
+                    raise TlsbenchError(f"--out {a.out}: cannot write the certificates ({e.strerror})") from None
                 print(f"{key_type:10} {kind:4} {role:6} {files['chain']}")
     return 0
 
@@ -690,7 +727,11 @@ def parser() -> argparse.ArgumentParser:
                    help="environment variable for every process of the run, recorded with it (repeatable),"
                         " e.g. OPENSSL_ia32cap=~0x200000200000000 masks AES-NI in OpenSSL")
     r.add_argument("--allow-loader-env", action="store_true",
-                   help="let --env (or the plan's env) set LD_* and PATH, which change what code is measured")
+                   help="let --env (or the plan's env) set variables that change what code is measured: LD_*, PATH,"
+                        " PYTHONPATH, OPENSSL_CONF, OPENSSL_MODULES, GCONV_PATH and the like")
+    r.add_argument("--max-cases", dest="max_cases", type=int, default=plan_size.DEFAULT_MAX_CASES, metavar="N",
+                   help="refuse a plan of more cases than this, told its case count and least sampling time"
+                        f" before anything is built or stored (default {plan_size.DEFAULT_MAX_CASES:,})")
     r.add_argument("--no-progress", action="store_true", help="no progress line on stderr (default: one)")
     r.add_argument("--target", default="host",
                    help="host (default), qemu:BOARD, serial:DEVICE or labgrid:PLACE[,PLACE]"
@@ -785,8 +826,11 @@ def parser() -> argparse.ArgumentParser:
 
     dbp = sub.add_parser("db", help="the results database")
     dbsub = dbp.add_subparsers(dest="db_command", required=True)
-    dbsub.add_parser("check", parents=[db], help="check the database file for damage (SQLite integrity_check)"
-                     ).set_defaults(func=cmd_db_check)
+    ck = dbsub.add_parser("check", parents=[db], help="check the database file for damage (SQLite integrity_check);"
+                          " a damaged file: what is still readable")
+    ck.add_argument("--salvage", metavar="NEW", help="a damaged SQLite file: copy every readable row into this new"
+                    " file (never overwritten), which a run can store into")
+    ck.set_defaults(func=cmd_db_check)
     pu = dbsub.add_parser("push", parents=[db], help="copy finished runs from --db into another store (a team"
                           " store on PostgreSQL, or a SQLite file), keeping their identity: a run pushed twice is"
                           " copied once")
@@ -940,6 +984,7 @@ class _Version(argparse.Action):
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    logging.raiseExceptions = False  # a log that cannot be written (a full disk) never adds a traceback
     log_dir = paths.data_dir() / "logs"
     try:
         log_dir.mkdir(parents=True, exist_ok=True)
@@ -948,17 +993,17 @@ def main(argv: list[str] | None = None) -> int:
     except OSError:
         pass
     try:
-        rc = args.func(args)
+        with stopping.like_ctrl_c():  # a scheduler's SIGTERM, a closed terminal's SIGHUP: as Ctrl-C
+            rc = args.func(args)
         sys.stdout.flush()  # a closed pipe shows here, not as a traceback at exit
         return rc
     except RunInterrupted as e:
         where = str(getattr(args, "db", ""))
-        db = [] if where == str(paths.default_database()) else ["--db", redacted(where) if is_url(where) else where]
-        again = shlex.join(["tlsbench", "run", *db, "--resume", str(e.run_id)])
+        again = resume_command(redacted(where) if is_url(where) else where, e.run_id)
         print(f"tlsbench: {getattr(e, 'why', 'interrupted')}: run {e.run_id} keeps what it measured; finish it with:"
               f" {again}",
               file=sys.stderr)
-        return 130
+        return e.exit_code
     except TlsbenchError as e:
         logging.exception("command failed")
         print(f"tlsbench: error: {e}", file=sys.stderr)
@@ -968,9 +1013,10 @@ def main(argv: list[str] | None = None) -> int:
         where = getattr(args, "db", "?")
         print(f"tlsbench: error: {explain(e, redacted(where) if is_url(where) else where)}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("tlsbench: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:
+        signum = getattr(e, "signum", signal.SIGINT)
+        print("tlsbench: interrupted" if signum == signal.SIGINT else f"tlsbench: stopped by {e}", file=sys.stderr)
+        return 128 + signum
     except BrokenPipeError:  # e.g. `tlsbench list presets | head -1`: the reader has what it wanted
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

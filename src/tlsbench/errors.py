@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import signal
+
 
 class TlsbenchError(Exception):
     """Base class: anything the user can act on."""
@@ -28,8 +30,12 @@ class SetupError(TlsbenchError):
 
 
 class RunInterrupted(TlsbenchError):
-    """Ctrl-C during a run: what was measured is stored, the run can be resumed."""
+    """Ctrl-C (or SIGTERM, SIGHUP) during a run: what was measured is stored, the run can be resumed."""
 
-    def __init__(self, run_id: int):
+    def __init__(self, run_id: int, signum: int = signal.SIGINT):
         super().__init__(f"run {run_id} was interrupted")
         self.run_id = run_id
+        # as a shell reports a process ended by that signal: 128 + its number
+        self.exit_code = 128 + signum
+        if signum != signal.SIGINT:  # Ctrl-C says "interrupted"
+            self.why = f"stopped by {signal.Signals(signum).name}"

@@ -104,6 +104,10 @@ def call(executable: Path, requests: list[str], timeout: float, what: str,
         os.killpg(proc.pid, signal.SIGKILL)
         out_b, err_b = proc.communicate()
         timed_out = True
+    except BaseException:  # Ctrl-C, SIGTERM: the agent's own session never saw it, so it goes with us
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        raise
     stdout = out_b.decode("latin-1")
     stderr = err_b.decode("utf-8", "replace")
     partial = _Partial(stdout=stdout, stderr=stderr)

@@ -5,6 +5,7 @@ stored before the next begins. The runner knows no family by name."""
 from __future__ import annotations
 
 import json
+import signal
 import sys
 import time
 from typing import TextIO
@@ -15,7 +16,7 @@ from tlsbench.engine.case import Case, Measured, Result, Sample
 from tlsbench.engine.progress import Progress
 from tlsbench.engine.stats import OutlierPolicy, Summary, parse_policy, summarize
 from tlsbench.engine.store import Store
-from tlsbench.engine.store_faults import translated
+from tlsbench.engine.store_faults import kept_hint, translated
 from tlsbench.errors import RunInterrupted, StoreError, TlsbenchError
 from tlsbench.families import registry
 from tlsbench.families.base import Context
@@ -379,7 +380,7 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
     clock = {keys_mod.FIRMWARE_CLOCK_ENV: str(keys["clock_unix"])} if "clock_unix" in keys else {}
     clock.update(target.agent_environment())  # e.g. every host agent of the run (servers too) from the user's build
     with store.lock_run(run_id), runenv.applied(clock):  # a second `--resume` of this run is refused
-        with translated(store.path, f"; what was measured is kept: tlsbench run --resume {run_id}"):
+        with translated(store.path, kept_hint(store.path, run_id)):
             _measure_run(store, run_id, plan, keys, target, json_out, show_progress, resume is not None)
     return run_id
 
@@ -417,7 +418,7 @@ def _measure_session(store: Store, run_id: int, plan: Plan, keys: dict, target: 
             if entry is None or entry[1] == "partial":  # not decided in an earlier round of this session
                 progress_of[case.name] = session.run_round(case, rnd, entry)
             progress.update(case.name)
-    except KeyboardInterrupt:  # every finished round is already stored
-        raise RunInterrupted(run_id) from None
+    except KeyboardInterrupt as e:  # every finished round is already stored (engine/stopping.py: SIGTERM too)
+        raise RunInterrupted(run_id, getattr(e, "signum", signal.SIGINT)) from None
     if store.finish_run(run_id) != "complete":
         _log(f"run {run_id}: no case came out ok")

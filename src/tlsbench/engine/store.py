@@ -23,7 +23,7 @@ from tlsbench import paths
 from tlsbench.engine import labels as run_labels
 from tlsbench.engine.case import Result, Sample
 from tlsbench.engine.store_backends import LOCK_CLASS, POSTGRES, SQLITE, Dialect, connect_postgres, is_url, redacted
-from tlsbench.engine.store_faults import run_lock, translated
+from tlsbench.engine.store_faults import removed_on_error, run_lock, translated
 from tlsbench.errors import StoreError
 
 Row = Any  # sqlite3.Row or store_backends.Row: by position or by column name
@@ -242,6 +242,26 @@ def migrate(db: Any, migrations: list[str] = MIGRATIONS, dialect: Dialect = SQLI
                 db.execute(dialect.set_version_sql.format(n=i + 1))
 
 
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    """A read-only connection. A process killed inside a transaction leaves a hot journal, which
+    only a writer can roll back: SQLite's own recovery then runs once through a plain connection
+    (restoring the last committed state, adding nothing), and reading goes on read-only."""
+    uri = f"{path.absolute().as_uri()}?mode=ro"
+    db = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S)
+    try:
+        db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.OperationalError as e:
+        if "readonly" not in str(e) or not path.with_name(path.name + "-journal").exists():
+            raise
+        db.close()
+        recover = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S)
+        recover.execute("SELECT count(*) FROM sqlite_master").fetchone()  # rolls the hot journal back
+        recover.close()
+        db = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S)
+    db.row_factory = sqlite3.Row
+    return db
+
+
 def content_uuid(row: Row) -> str:
     """An old run's identity, the same in every copy of its database: from
     what no two runs share (its creation time and generated keys) and what
@@ -252,29 +272,76 @@ def content_uuid(row: Row) -> str:
 
 
 class Store:
-    def __init__(self, where: Path | str):
-        """where: a SQLite file, or a postgresql://user@host/dbname URL."""
+    def __init__(self, where: Path | str, read_only: bool = False):
+        """where: a SQLite file, or a postgresql://user@host/dbname URL. ``read_only``: for the
+        commands that only read (runs, report, compare ...): the file is never written, created
+        or upgraded in place (an older schema is upgraded in a copy in memory), and one that is
+        not tlsbench's is an error, not a new schema in it."""
+        self.read_only = read_only
+        self.created = False  # a SQLite file made by this Store (close(discard_unused=True) may remove it)
         if is_url(where):
             self.dialect: Dialect = POSTGRES
             self.path: Path | str = redacted(str(where))
             self.db = connect_postgres(str(where), BUSY_TIMEOUT_S)
             with translated(self.path):
+                if read_only:
+                    self._refuse_foreign()
                 migrate(self.db, dialect=POSTGRES)
                 self._fill_uuids()
             return
         path = Path(where)
         self.dialect = SQLITE
         self.path = path
+        if read_only:
+            self._open_to_read(path)
+            return
+        self.created = not path.exists()
         if path == paths.default_database():
             path.parent.mkdir(parents=True, exist_ok=True)
         elif not path.parent.is_dir():  # a mistyped --db path is not quietly made
             raise StoreError(f"results database {path}: its folder {path.parent} does not exist")
-        with translated(path):
+        with translated(path), removed_on_error(path):  # a new file that cannot be made (a full disk) goes again
             self.db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S)
-            self.db.row_factory = sqlite3.Row
-            self.db.execute("PRAGMA foreign_keys = ON")
-            migrate(self.db)
-            self._fill_uuids()
+            try:
+                self.db.row_factory = sqlite3.Row
+                self.db.execute("PRAGMA foreign_keys = ON")
+                migrate(self.db)
+                self._fill_uuids()
+            except BaseException:
+                self.db.close()
+                raise
+
+    def _open_to_read(self, path: Path) -> None:
+        """SQLite's read-only mode: a missing file is an error (never a new database)."""
+        if not path.exists():
+            if not path.parent.is_dir():
+                raise StoreError(f"results database {path}: its folder {path.parent} does not exist")
+            raise StoreError(f"results database {path} does not exist; a run stores into it"
+                             f" (tlsbench run --db {path}), or give the --db of an earlier run")
+        with translated(path):
+            self.db = _connect_read_only(path)
+            self._refuse_foreign()
+            if _version(self.db) < len(MIGRATIONS):  # an older tlsbench's: read through an upgraded copy
+                memory = sqlite3.connect(":memory:")
+                self.db.backup(memory)
+                self.db.close()
+                self.db = memory
+                self.db.row_factory = sqlite3.Row
+                migrate(self.db)
+                self._fill_uuids()
+            elif _version(self.db) > len(MIGRATIONS):
+                migrate(self.db)  # raises: the file is newer than this tlsbench
+
+    def _refuse_foreign(self) -> None:
+        """A database without tlsbench's schema (another program's, or empty) is not read as one."""
+        if self.dialect is POSTGRES:
+            ours = self.db.execute("SELECT to_regclass('tlsbench_schema') IS NOT NULL").fetchone()[0]
+        else:
+            ours = self.db.execute("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='runs'"
+                                   ).fetchone()[0] and _version(self.db) > 0
+        if not ours:
+            raise StoreError(f"results database {self.path} has no tlsbench results (not a tlsbench database,"
+                             " or empty); a run stores into it (tlsbench run), or give the --db of an earlier run")
 
     def _tx(self) -> AbstractContextManager[Any]:
         return _transaction(self.db, self.dialect)
@@ -313,7 +380,12 @@ class Store:
                 _version(self.db, self.dialect)
                 return []
             pragma = "quick_check" if quick else "integrity_check"
-            rows = [r[0] for r in self.db.execute(f"PRAGMA {pragma}")]
+            try:
+                rows = [r[0] for r in self.db.execute(f"PRAGMA {pragma}")]
+            except sqlite3.DatabaseError as e:  # damage that stops the check itself is its finding
+                if "malformed" not in str(e) and "not a database" not in str(e):
+                    raise
+                rows = [" ".join(str(e).split())]
         return [] if rows == ["ok"] else rows
 
     @property
@@ -349,8 +421,19 @@ class Store:
                 with translated(self.path):
                     self.db.execute("SELECT pg_advisory_unlock(%s::int4, %s::int4)", key)
 
-    def close(self) -> None:
+    def close(self, discard_unused: bool = False) -> None:
+        """discard_unused: a SQLite file this Store made and no run was stored into goes again (a
+        run refused before it began leaves no database behind)."""
+        unused = False
+        if discard_unused and self.created:
+            try:
+                unused = self.db.execute("SELECT count(*) FROM runs").fetchone()[0] == 0
+            except sqlite3.Error:
+                unused = False
         self.db.close()
+        if unused:
+            for leftover in (Path(self.path), Path(f"{self.path}-journal")):
+                leftover.unlink(missing_ok=True)
 
     # ---- runs ----
     def create_run(self, *, target: str, plan_name: str, plan_source: str, plan: dict,
@@ -486,6 +569,30 @@ class Store:
         if rows:
             columns = tuple(rows[0])
             self._many(_insert(table, columns), [tuple(r[c] for c in columns) for r in rows])
+
+    # ---- a damaged file's rows (engine/store_salvage.py) ----
+    def readable_rows(self, table: str) -> tuple[list[str], list[tuple], str]:
+        """A table's columns, its rows as far as they can be read (rowid order) and the error that
+        stopped the reading ("" when every row was read). table: one of tlsbench's own."""
+        assert table in ("runs", *RUN_TABLES, "cases", *CASE_TABLES)
+        columns: list[str] = []
+        rows: list[tuple] = []
+        try:
+            cur = self.db.execute(f"SELECT * FROM {table}")
+            columns = [d[0] for d in cur.description]
+            for row in cur:
+                rows.append(tuple(row))
+        except sqlite3.Error as e:
+            return columns, rows, " ".join(str(e).split())
+        return columns, rows, ""
+
+    def columns(self, table: str) -> set[str]:
+        return {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}
+
+    def put_rows_as_read(self, table: str, columns: list[str], rows: list[tuple]) -> None:
+        """Rows copied as they were read, ids and all, in one transaction."""
+        with self._tx():
+            self._many(_insert(table, tuple(columns)), rows)
 
     # ---- libraries and checks ----
     def put_library(self, run_id: int, library: str, version: str, config: str, source: str,

@@ -138,8 +138,14 @@ METHOD_BOUNDS: dict[str, tuple[bool, float, bool, float]] = {
     "min_sample_ms": (False, 0, False, 60_000),
     "timeout_s": (False, 0, False, 86_400),
 }
-# variables that change which code a process loads and runs
-LOADER_ENV = re.compile(r"LD_[A-Za-z0-9_]*|PATH")
+# variables that change which code runs, like LD_PRELOAD: the dynamic loader's, an interpreter's
+# module path, OpenSSL's configuration and module folders (they load providers and engines),
+# glibc's character-set and locale modules, a shell's start-up file. Tunables that keep the code
+# (OPENSSL_ia32cap, GNUTLS_CPUID_OVERRIDE: the presets use them) stay allowed.
+LOADER_ENV = re.compile(r"LD_[A-Za-z0-9_]*|PATH|PYTHON(PATH|HOME|STARTUP|USERBASE|EXECUTABLE)|OPENSSL_CONF"
+                        r"|OPENSSL_CONF_INCLUDE|OPENSSL_MODULES|OPENSSL_ENGINES|GNUTLS_SYSTEM_PRIORITY_FILE"
+                        r"|GCONV_PATH|LOCPATH|NLSPATH|BASH_ENV|ENV|PERL5LIB|PERL5OPT|RUBYLIB|RUBYOPT|NODE_OPTIONS"
+                        r"|NODE_PATH|QEMU_LD_PREFIX")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 DEVICE_SIDES = ("client", "server")
 _TLS_KEYS = {

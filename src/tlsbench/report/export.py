@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tlsbench.engine import metrics
 from tlsbench.errors import TlsbenchError
+from tlsbench.outfile import write_whole
 from tlsbench.report import chromium, figures, figures_pq
 from tlsbench.report import tables as report
 from tlsbench.report.charts import Chart
@@ -35,7 +36,7 @@ def write_svg(charts: list[Chart], folder: Path) -> list[Path]:
     paths = []
     for c in charts:
         path = folder / f"{c.slug}.svg"
-        path.write_text('<?xml version="1.0" encoding="utf-8"?>\n' + c.svg + "\n")
+        write_whole(path, '<?xml version="1.0" encoding="utf-8"?>\n' + c.svg + "\n")
         paths.append(path)
     return paths
 
@@ -93,6 +94,6 @@ def export(data: RunData, fmt: str, out: str | None) -> list[Path]:
     if fmt == "md":
         written = write_svg(charts, folder)
         index = folder / "report.md"
-        index.write_text(markdown(data, charts))
+        write_whole(index, markdown(data, charts))
         return [index, *written]
     raise TlsbenchError(f"unknown export format {fmt!r}")

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from tlsbench.engine.store import RunInfo, Store
-from tlsbench.errors import TlsbenchError
+from tlsbench.outfile import write_whole
 from tlsbench.plans.plan import presets
 from tlsbench.report import tables
 
@@ -111,17 +111,14 @@ def render(data: tables.RunData) -> str:
 
 
 def cmd_docs(a: argparse.Namespace) -> int:
-    store = Store(Path(a.db))
+    store = Store(Path(a.db), read_only=True)
     try:
         data = tables.load(store, a.run if a.run is not None else store.latest_run_id())
     finally:
         store.close()
     text = render(data)
     if a.output:
-        try:
-            Path(a.output).write_text(text)
-        except OSError as e:
-            raise TlsbenchError(f"cannot write {a.output}: {e}") from e
+        write_whole(a.output, text)  # whole or not at all: a full disk leaves no empty file
         print(f"{a.output}: run {data.run.id}", file=sys.stderr)
     else:
         sys.stdout.write(text)

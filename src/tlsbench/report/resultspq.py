@@ -186,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--load", help='"BEFORE AFTER CORES": 1-minute load averages around the host runs')
     p.add_argument("-o", "--output", required=True)
     a = p.parse_args(argv)
-    store = Store(Path(a.db))
+    store = Store(Path(a.db), read_only=True)
     try:
         runs = [tables.load(store, r) for r in a.run]
     finally:

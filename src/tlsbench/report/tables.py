@@ -5,8 +5,10 @@ shows why (unsupported, check failed, failed), never a zero."""
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
+import re
 from dataclasses import dataclass, field
 
 from tlsbench.engine import metrics, stats, steadiness
@@ -433,6 +435,15 @@ def aligned(header: list[str], body: list[list[str]]) -> str:
     return "\n".join([fmt(header), fmt(["-" * w for w in widths]), *map(fmt, body)])
 
 
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]|#])")
+
+
+def markdown_text(text: str) -> str:
+    """Text shown as itself in Markdown: a stored name (a plan's, a label's) may hold raw HTML or
+    Markdown syntax; neither is interpreted by a Markdown viewer."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(text, quote=False))
+
+
 def markdown(header: list[str], body: list[list[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(r) + " |" for r in body]
@@ -463,7 +474,8 @@ def context_lines(data: RunData, md: bool) -> list[str]:
     sampling = ("one operation per sample (exact counts)" if firmware
                 else f"samples of >= {method['min_sample_ms']} ms")
     out = [
-        f"{'## ' if md else ''}tlsbench run {r.id}: plan {r.plan_name}, target {r.target}, {status}",
+        (f"## tlsbench run {r.id}: plan {markdown_text(r.plan_name)}, target {markdown_text(r.target)}, {status}"
+         if md else f"tlsbench run {r.id}: plan {r.plan_name}, target {r.target}, {status}"),
         f"{bullet}{'host ' if firmware else ''}machine: {m.get('cpu_model')} ({m.get('cores')} cores;"
         f" {features_label(firmware)}: {', '.join(m.get('cpu_flags', [])) or 'none recorded'}),"
         f" {m.get('os')}, kernel {m.get('kernel')}",

@@ -14,7 +14,7 @@ from tlsbench import paths, versions
 from tlsbench.errors import PlanError, SetupError
 from tlsbench.libraries import registry
 from tlsbench.libraries.record import Library
-from tlsbench.targets import firmware, gnutlsbuild, prefixbuild, sources, userconfig
+from tlsbench.targets import cmake_cache, firmware, gnutlsbuild, prefixbuild, sources, userconfig
 from tlsbench.targets.base import Target
 
 
@@ -67,6 +67,7 @@ def build_agents(libraries: list[str] | None = None, jobs: int | None = None, lo
         elif lib in pinned:
             configure.append(f"-DTB_{lib.upper()}_SOURCE_DIR={srcs[pinned[lib]]}")
     log(f"configuring agents ({', '.join(idents)}) in {build}")
+    cmake_cache.drop_if_moved(build, paths.root() / "agent", log)  # the checkout moved since
     _run(configure, "cmake configure")
     log(f"building agents with {jobs} jobs")
     try:
@@ -201,6 +202,7 @@ def configure_firmware(target: Target, libs: list[str], opt: str = "Os",
         configure += userconfig.cmake_defines(target.user, build, dict(target.profiles))
     lean = ", one-side image" if target.one_side else ""
     log(f"configuring firmware for {target.name} ({board.cpu}, -{opt}{lean}; {', '.join(libs) or 'selftest only'})")
+    cmake_cache.drop_if_moved(build, agent_dir, log)  # the checkout moved since
     _run(configure, "cmake configure (firmware)")
     return build
 

@@ -8,7 +8,8 @@ identity (version and archive SHA-256 from libraries.lock.toml, or the
 user's own tree), its build profile, the CMake options, and the
 cross-compiler's ``--version`` (``arm-none-eabi-gcc``, ``riscv64-unknown-elf-gcc``).
 A run compares them with the present ones; the first that differs is named
-in the progress line.
+in the progress line. The stamp keeps the image's own SHA-256 too: a
+truncated or overwritten image is named as damaged before a run starts it.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from tlsbench.targets.base import Target
 from tlsbench.targets.board import TOOLCHAINS, Toolchain
 
 STAMP_SUFFIX = ".inputs"
+IMAGE_KEY = "image_sha256"  # the stamp's record of the image as built
 DEFAULT_OPT = "Os"
 # what each stamp component is called in a progress line
 _WHAT = {"agent": "agent sources", "library": "library source tree", "profile": "build profile",
@@ -107,9 +109,29 @@ def stamp_path(target: Target, library: str) -> Path:
     return fw.with_name(fw.name + STAMP_SUFFIX)
 
 
+def image_sha256(image: Path) -> str:
+    return hashlib.sha256(image.read_bytes()).hexdigest()
+
+
 def write_stamp(target: Target, library: str, opt: str) -> None:
+    """The image's inputs and (when it was built) its SHA-256, checked before a run (damaged_image)."""
     path = stamp_path(target, library)
-    path.write_text(json.dumps(inputs(target, library, opt), indent=1, sort_keys=True) + "\n")
+    stamp = inputs(target, library, opt)
+    image = target.firmware_path(library)
+    if image.exists():
+        stamp[IMAGE_KEY] = image_sha256(image)
+    path.write_text(json.dumps(stamp, indent=1, sort_keys=True) + "\n")
+
+
+def damaged_image(target: Target, library: str) -> str | None:
+    """Why the built image cannot be run as built (truncated or overwritten since: its SHA-256
+    differs from its build's), or None: sound, or built before images were hashed."""
+    image = target.firmware_path(library)
+    built = (read_stamp(target, library) or {}).get(IMAGE_KEY)
+    if built is None or not image.exists() or image_sha256(image) == built:
+        return None
+    return (f"firmware image {image} is damaged (SHA-256 differs from its build); rebuild with tlsbench build"
+            f" --target {target.name}")
 
 
 def read_stamp(target: Target, library: str) -> dict[str, str] | None:

@@ -35,7 +35,10 @@ def known_names() -> list[str]:
 
 
 def available_profiles(library: str) -> list[str]:
-    folder = paths.root() / "agent" / "adapters" / library / "profiles"
+    adapters = paths.root() / "agent" / "adapters"
+    if library not in {p.name for p in adapters.iterdir()}:  # a typed name, never a path (too long, ../)
+        return []
+    folder = adapters / library / "profiles"
     return sorted(p.stem for p in folder.glob("*.h")) if folder.is_dir() else []
 
 
