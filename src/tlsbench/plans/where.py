@@ -33,22 +33,21 @@ def check(plan: Plan, target_name: str, runs_firmware: bool, what: str = "plan")
     """Refuses a plan on a kind of target it does not run on, in one line: the
     reason and the preset that runs there; on a device, also a plan (one that
     says nothing of where it runs) whose handshakes need TCP."""
-    kind = kind_of(runs_firmware)
-    if kind not in plan.targets:
-        _refuse(plan, target_name, kind, what)
-    if kind == "firmware" and "tls" in plan.kinds and "tcp" in plan.tls.transports:
+    if kind_of(runs_firmware) not in plan.targets:
+        _refuse(plan, target_name, runs_firmware, what)
+    if runs_firmware and "tls" in plan.kinds and "tcp" in plan.tls.transports:
         raise PlanError(f"{what} {plan.name}: [tls] transports names tcp, not on {target_name}: a firmware target"
                         " runs handshakes in memory (transports = [\"memory\"]), or one side against the host"
                         " (--device-side client or server)")
 
 
-def _refuse(plan: Plan, target_name: str, kind: str, what: str) -> NoReturn:
+def _refuse(plan: Plan, target_name: str, runs_firmware: bool, what: str) -> NoReturn:
     only = " and ".join(_SAID[k] for k in plan.targets)
     why = f": {plan.target_note}" if plan.target_note else ""
     line = f"{what} {plan.name} runs on {only} only, not on {target_name}{why}"
     if plan.target_instead:
-        where = "" if kind == "host" else f" --target {target_name}"
-        line += f"; on {_SAID[kind]}: tlsbench run --preset {plan.target_instead}{where}"
+        where = f" --target {target_name}" if runs_firmware else ""
+        line += f"; on {_SAID[kind_of(runs_firmware)]}: tlsbench run --preset {plan.target_instead}{where}"
     raise PlanError(line)
 
 
