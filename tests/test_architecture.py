@@ -142,12 +142,12 @@ def test_the_runner_names_no_family() -> None:
 # Files that may name a library, and why: each states a fact about that one library that is not
 # the record's (what a study compares it with, a peer program of the same name, a recipe's own folders).
 LIBRARY_NAME_ALLOWED = {
-    "fidelity.py": "compares OpenSSL with the system's own `openssl speed`",
-    "fidelity_counts.py": "counts each named library against that library's own benchmark program",
-    "fidelity_handshakes.py": "times each named library against that library's own handshake tool",
-    "fidelity_layouts.py": "lays out each named library's own benchmark beside its agent",
-    "fidelity_native.py": "profiles each named library against that library's own benchmark program",
-    "fidelity_peers.py": "builds the embedded libraries' own benchmark programs",
+    "studies/fidelity.py": "compares OpenSSL with the system's own `openssl speed`",
+    "studies/fidelity_counts.py": "counts each named library against that library's own benchmark program",
+    "studies/fidelity_handshakes.py": "times each named library against that library's own handshake tool",
+    "studies/fidelity_layouts.py": "lays out each named library's own benchmark beside its agent",
+    "studies/fidelity_native.py": "profiles each named library against that library's own benchmark program",
+    "studies/fidelity_peers.py": "builds the embedded libraries' own benchmark programs",
     "families/tls/net.py": "runs the system's openssl command (s_server, s_client) as a peer program",
     "families/primitive/pqvectors.py": "reads the ML-KEM/ML-DSA known answers from the pinned OpenSSL 3.5 tree",
     "targets/gnutlsbuild.py": "the GnuTLS-with-nettle prefix recipe names its own folders",

@@ -195,13 +195,14 @@ def test_report_metric_a_tls_run_did_not_measure_names_the_per_side_ones(db_path
 def test_kinds_narrow_a_preset_that_names_algorithms_of_other_kinds():
     """--kinds on a preset with its own algorithm list (the firmware's cortex-m plan names sha1 among
     them) keeps the preset's algorithms of those kinds instead of refusing the preset's own list."""
-    from tlsbench import cli
+    from tlsbench.cli import parser
+    from tlsbench.cli import run as cli
 
-    a = cli.parser().parse_args(["run", "--preset", "cortex-m", "--kinds", "tls,hash"])
-    plan, source = cli._plan_from_args(a)
+    a = parser().parse_args(["run", "--preset", "cortex-m", "--kinds", "tls,hash"])
+    plan, source = cli.plan_from_args(a)
     assert plan.kinds == ["tls", "hash"]
     assert plan.algorithms and all(x in cli.ALGORITHMS["hash"] for x in plan.algorithms)
     assert "sha1" in plan.algorithms and "# overridden on the command line: --kinds tls,hash" in source
-    a = cli.parser().parse_args(["run", "--preset", "cortex-m", "--kinds", "tls"])
-    plan, _ = cli._plan_from_args(a)
+    a = parser().parse_args(["run", "--preset", "cortex-m", "--kinds", "tls"])
+    plan, _ = cli.plan_from_args(a)
     assert plan.kinds == ["tls"] and plan.algorithms == []

@@ -9,7 +9,8 @@ import os
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tlsbench.cli import _choose, _sizes
+from tlsbench.cli.args import choose as _choose
+from tlsbench.cli.args import sizes_arg as _sizes
 from tlsbench.errors import PlanError
 from tlsbench.plans.plan import MAX_SIZE, METHOD_BOUNDS, method_value_problem
 from tlsbench.plans.runenv import parse_assignments

@@ -20,7 +20,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from tlsbench import fidelity
+from tlsbench.studies import fidelity
 
 
 def test_openssl_figures_agree_with_openssl_speed_within_a_factor_of_two(agents) -> None:

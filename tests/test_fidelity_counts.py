@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tlsbench import fidelity_counts as fc
+from tlsbench.studies import fidelity_counts as fc
 
 TREE = """--------------------------------------------------------------------------------
 Ir                   file:function

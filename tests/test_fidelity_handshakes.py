@@ -10,10 +10,10 @@ import shutil
 
 import pytest
 
-from tlsbench import fidelity_handshakes as fh
 from tlsbench.errors import SetupError
 from tlsbench.families.tls.cases import TlsCase
 from tlsbench.families.tls.certs import make_chain
+from tlsbench.studies import fidelity_handshakes as fh
 
 S_TIME_OUT = """Collecting connection statistics for 2 seconds
 ****************************************************************

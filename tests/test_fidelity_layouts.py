@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tlsbench import fidelity_layouts as fl
-from tlsbench import paths
+from tlsbench import cli, paths
+from tlsbench.studies import fidelity_layouts as fl
 
 
 def _address(exe: Path, name: str) -> int:
@@ -32,6 +32,6 @@ def test_a_pad_moves_the_library_code_by_its_size(agents, tmp_path: Path, target
 
 def test_bad_pads_are_refused_with_what_is_allowed(capsys) -> None:
     with pytest.raises(SystemExit) as e:
-        fl.main(["wolfssl-ecdsa-verify", "--pads", "0,x"])
+        cli.main(["study", "layouts", "wolfssl-ecdsa-verify", "--pads", "0,x"])
     assert e.value.code == 2
     assert "comma-separated byte counts" in capsys.readouterr().err

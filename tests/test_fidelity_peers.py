@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from tlsbench import fidelity_peers as fp
+from tlsbench.studies import fidelity_peers as fp
 
 MBEDTLS_OUT = """
   SHA-256                  :     115323 KiB/s,         31 cycles/byte

@@ -23,7 +23,8 @@ from tlsbench.families.tls.certs import make_chain
 from tlsbench.families.tls.names import TlsVariant
 from tlsbench.families.tls.runner import expand_tls
 from tlsbench.plans.plan import parse_plan
-from tlsbench.report import figures_pq, html, resultspq, tables
+from tlsbench.report import figures_pq, html, tables
+from tlsbench.studies import resultspq
 from tlsbench.targets import build
 
 # by their identifiers, whichever versions are the defaults

@@ -139,7 +139,8 @@ def test_report_cell_of_a_case_against_a_client_tool_names_the_unmeasured_side()
 
 
 def test_the_tls_matrix_is_selectable_by_flags() -> None:
-    from tlsbench.cli import _plan_from_args, parser
+    from tlsbench.cli import parser
+    from tlsbench.cli.run import plan_from_args as _plan_from_args
 
     args = parser().parse_args(["run", "--libraries", "openssl", "--suites", "TLS_AES_128_GCM_SHA256",
                                 "--groups", "x25519", "--certs", "ecdsa-p256", "--handshakes", "full,resume-ticket"])

@@ -250,12 +250,12 @@ def test_a_failed_build_names_the_users_file_not_its_copy(tmp_path: Path) -> Non
 def test_a_user_build_is_refused_where_tlsbench_does_not_build_the_image(target: str, tmp_path: Path) -> None:
     import argparse
 
-    from tlsbench import cli
+    from tlsbench.cli import args as cli
 
     path = _file(tmp_path, "mine.h", "")
     args = argparse.Namespace(config=[f"mbedtls={path}"], cflags=None)
     with pytest.raises(PlanError) as e:
-        cli._with_user_build(targets.parse(target, "nucleo-f446re"), args)
+        cli.with_user_build(targets.parse(target, "nucleo-f446re"), args)
     assert str(e.value) == ("--config/--cflags build their own images: give --target host or qemu:BOARD and build"
                             " them there (tlsbench build --target qemu:BOARD --config ...), then flash them yourself")
 

@@ -1,5 +1,5 @@
 """The published-figures data file and its conversion to cycles
-(src/tlsbench/targets/validation.py): exact arithmetic, bad rows named by
+(src/tlsbench/studies/validation.py): exact arithmetic, bad rows named by
 file and line. No emulator: scripts/validate-model does the runs."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 from tlsbench import paths
 from tlsbench.errors import PlanError
-from tlsbench.targets import validation
+from tlsbench.studies import validation
 
 DATA = paths.root() / validation.DATA
 

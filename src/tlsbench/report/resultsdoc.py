@@ -9,9 +9,8 @@ import argparse
 import datetime
 import shlex
 import sys
-from pathlib import Path
 
-from tlsbench.engine.store import RunInfo, Store
+from tlsbench.engine.store import RunInfo
 from tlsbench.outfile import write_whole
 from tlsbench.plans.plan import presets
 from tlsbench.report import tables
@@ -111,11 +110,7 @@ def render(data: tables.RunData) -> str:
 
 
 def cmd_docs(a: argparse.Namespace) -> int:
-    store = Store(Path(a.db), read_only=True)
-    try:
-        data = tables.load(store, a.run if a.run is not None else store.latest_run_id())
-    finally:
-        store.close()
+    data = tables.load_stored(a.db, a.run)
     text = render(data)
     if a.output:
         write_whole(a.output, text)  # whole or not at all: a full disk leaves no empty file

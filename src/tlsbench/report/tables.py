@@ -36,6 +36,15 @@ class RunData:
     board_profile: dict | None = None  # a cycle model's board profile as stored (name, origin, text, sha256)
 
 
+def load_stored(db: str, run_id: int | None) -> RunData:
+    """A stored run (None: the latest) from the results database ``db``, opened read-only."""
+    store = Store(db, read_only=True)
+    try:
+        return load(store, run_id if run_id is not None else store.latest_run_id())
+    finally:
+        store.close()
+
+
 def load(store: Store, run_id: int) -> RunData:
     run = store.get_run(run_id)
     cases = {c["name"]: {**dict(c), "results": {}} for c in store.cases(run_id)}

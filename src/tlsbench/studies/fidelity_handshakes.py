@@ -54,7 +54,7 @@ from tlsbench.errors import SetupError
 from tlsbench.families.tls import net
 from tlsbench.families.tls.cases import TlsCase, run_handshakes
 from tlsbench.families.tls.certs import make_chain
-from tlsbench.fidelity_peers import build_peer_target
+from tlsbench.studies.fidelity_peers import build_peer_target
 
 T13 = "TLS_AES_128_GCM_SHA256"
 # the line of gnutls-cli --benchmark-tls-kx that matches our TLS 1.3 X25519 / ECDSA P-256 case

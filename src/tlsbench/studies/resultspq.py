@@ -5,7 +5,7 @@ then the interop grid with each failing pair's reason. Every figure is a
 stored median: bytes, round trips and heap are exact; a host CPU time is
 labelled with the load the machine had while it was measured.
 
-    python -m tlsbench.report.resultspq --db DB --run N [--run M ...]
+    tlsbench study results-pq --db DB --run N [--run M ...]
         [--load "BEFORE AFTER CORES"] -o docs/results-pq.md
 """
 
@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from tlsbench import paths
 from tlsbench.engine.metrics import format_time
-from tlsbench.engine.store import Store
 from tlsbench.families.tls import names
+from tlsbench.outfile import write_whole
 from tlsbench.report import figures_pq, resultsdoc, tables
 from tlsbench.report import fits as fits_view
 from tlsbench.report.tables import RunData
@@ -168,7 +167,7 @@ def render(runs: list[RunData], load: str | None) -> str:
     out = ["# Post-quantum TLS 1.3: classical vs hybrid vs ML-KEM-768", "",
            "Made by `scripts/results-pq` (the `pq-tls` and `pq-interop` presets on the host; on a Cortex-M4,"
            " qemu:mps2-an386, wolfSSL 5.9.2 firmware with the `pq-cortex-m` preset and the size probes; then"
-           " this page with `python -m tlsbench.report.resultspq`); every figure is a stored run's median, named"
+           " this page with `tlsbench study results-pq`); every figure is a stored run's median, named"
            " by run below (`RUNS=\"...\" scripts/results-pq` renders the same runs again)."
            " Groups: x25519 and p256 (classical), x25519mlkem768 and secp256r1mlkem768 (hybrid), mlkem768 (pure"
            " PQ). Handshakes: full; resume-ticket (TLS 1.3 ticket PSK with (EC)DHE, psk_dhe_ke: the group's key"
@@ -179,22 +178,26 @@ def render(runs: list[RunData], load: str | None) -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m tlsbench.report.resultspq", description=__doc__.split("\n\n")[0])
-    p.add_argument("--db", required=True)
-    p.add_argument("--run", type=int, action="append", required=True, help="a stored run (repeatable)")
-    p.add_argument("--load", help='"BEFORE AFTER CORES": 1-minute load averages around the host runs')
-    p.add_argument("-o", "--output", required=True)
-    a = p.parse_args(argv)
-    store = Store(Path(a.db), read_only=True)
+def _load(text: str) -> str:
+    """--load "BEFORE AFTER CORES": three numbers."""
     try:
-        runs = [tables.load(store, r) for r in a.run]
-    finally:
-        store.close()
-    Path(a.output).write_text(render(runs, a.load))
+        before, after, cores = (float(x) for x in text.split())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'{text!r}: give "BEFORE AFTER CORES", e.g. "0.12 0.30 2"') from None
+    return text
+
+
+def add_parser(sub: argparse._SubParsersAction, db: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("results-pq", parents=[db], help="docs/results-pq.md from stored runs (scripts/results-pq"
+                       " makes the runs)", description=__doc__.split("\n\n")[0])
+    p.add_argument("--run", type=int, action="append", required=True, help="a stored run (repeatable)")
+    p.add_argument("--load", type=_load, help='"BEFORE AFTER CORES": 1-minute load averages around the host runs')
+    p.add_argument("-o", "--output", required=True, help="the page to write")
+    p.set_defaults(func=command)
+
+
+def command(a: argparse.Namespace) -> int:
+    runs = [tables.load_stored(a.db, r) for r in a.run]
+    write_whole(a.output, render(runs, a.load))
     print(f"{a.output}: runs {', '.join(map(str, a.run))}", file=sys.stderr)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -6,7 +6,7 @@ One stored run per board profile (docs/data/boards-handshakes.toml, both
 libraries, on the emulated core the profile maps to); the page is rendered
 from those runs only.
 
-    python -m tlsbench.targets.boardresults [--db PATH] [--out docs/results-boards.md]
+    python -m tlsbench.studies.boardresults [--db PATH] [--out docs/results-boards.md]
     (scripts/results-boards)
 """
 

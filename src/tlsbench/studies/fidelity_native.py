@@ -1,5 +1,5 @@
 """The fidelity pairs counted natively: instructions per operation of each
-library's own tool and of tlsbench, on the real CPU (tlsbench.stepcount).
+library's own tool and of tlsbench, on the real CPU (tlsbench.studies.stepcount).
 
 callgrind (scripts/fidelity-counts) counts the code valgrind's CPU can run;
 a library that chooses AVX-512 (OpenSSL's AES-GCM and ChaCha20-Poly1305) or
@@ -21,6 +21,7 @@ the loop being counted); the processes are killed afterwards.
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import statistics
 import subprocess
@@ -29,9 +30,10 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from tlsbench import paths, stepcount
+from tlsbench import paths
 from tlsbench.engine.protocol import encode_request
 from tlsbench.errors import SetupError
+from tlsbench.studies import stepcount
 
 
 @dataclass(frozen=True)
@@ -105,7 +107,7 @@ def _agent(library: str) -> Callable[[], list[str]]:
 
 def _peer(target: str) -> Callable[[], list[str]]:
     def argv() -> list[str]:
-        from tlsbench.fidelity_peers import build_peer_target
+        from tlsbench.studies.fidelity_peers import build_peer_target
         return [build_peer_target(target)]
     return argv
 
@@ -235,24 +237,21 @@ def render(rows: list[Row]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    import argparse
-    import sys
+def _pair(name: str) -> str:
+    if name not in PAIRS:
+        raise argparse.ArgumentTypeError(f"unknown pair {name!r}; known: {', '.join(PAIRS)}")
+    return name
 
-    p = argparse.ArgumentParser(prog="native-counts", description=__doc__.splitlines()[0])
-    p.add_argument("pairs", nargs="*", metavar="PAIR", help=f"which pairs: {', '.join(PAIRS)} (default: all)")
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("native-counts", help="instructions per operation, tool against tlsbench, by single-stepping"
+                       " on the real CPU (the AVX-512 / ADX paths valgrind hides)", description=__doc__.splitlines()[0])
+    p.add_argument("pairs", nargs="*", metavar="PAIR", type=_pair,
+                   help=f"which pairs: {', '.join(PAIRS)} (default: all)")
     p.add_argument("--ops", type=int, default=3, help="operations counted per side (default 3)")
-    args = p.parse_args(argv)
-    unknown = [n for n in args.pairs if n not in PAIRS]
-    if unknown:
-        p.error(f"unknown pair {unknown[0]!r}; known: {', '.join(PAIRS)}")
-    try:
-        print(render(collect(args.pairs or list(PAIRS), args.ops)), end="")
-    except SetupError as e:
-        print(f"native-counts: {e}", file=sys.stderr)
-        return 1
+    p.set_defaults(func=command)
+
+
+def command(a: argparse.Namespace) -> int:
+    print(render(collect(a.pairs or list(PAIRS), a.ops)), end="")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

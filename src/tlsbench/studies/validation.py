@@ -7,7 +7,7 @@ comparison table of docs/cycle-model.md ("Validation") from the stored runs.
 Every model figure comes from a stored run; every published one from the
 data file, converted to cycles with the clock the source names.
 
-    python -m tlsbench.targets.validation [--db PATH] [--doc docs/cycle-model.md]
+    python -m tlsbench.studies.validation [--db PATH] [--doc docs/cycle-model.md]
     (scripts/validate-model); --only ID,... runs some rows and prints their table
 
 A row with `pending` (what tlsbench still needs to build the source's code or

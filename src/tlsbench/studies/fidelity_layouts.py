@@ -26,9 +26,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from tlsbench import fidelity_peers as fp
 from tlsbench import paths
 from tlsbench.errors import SetupError
+from tlsbench.studies import fidelity_peers as fp
 
 
 @dataclass(frozen=True)
@@ -135,24 +135,37 @@ def render(figures: dict[tuple[str, int], list[float]], pads: tuple[int, ...]) -
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="scripts/fidelity-layouts", description=__doc__.splitlines()[0])
-    ap.add_argument("subject", choices=sorted(SUBJECTS))
-    ap.add_argument("--pads", default=",".join(map(str, DEFAULT_PADS)),
-                    help="bytes of code placed ahead of the program's own (comma-separated, first is the reference)")
-    ap.add_argument("--rounds", type=int, default=7)
-    a = ap.parse_args(argv)
+def _pads(text: str) -> tuple[int, ...]:
+    """--pads: byte counts of code placed ahead, 0..1 MiB each."""
     try:
-        pads = tuple(int(x) for x in a.pads.split(","))
+        pads = tuple(int(x) for x in text.split(","))
     except ValueError:
-        ap.error(f"--pads {a.pads!r}: comma-separated byte counts, e.g. 0,64,1024")
-    if any(n < 0 or n > 1 << 20 for n in pads) or a.rounds < 1:
-        ap.error("pads must be 0..1048576 bytes and --rounds at least 1")
+        raise argparse.ArgumentTypeError(f"{text!r}: comma-separated byte counts, e.g. 0,64,1024") from None
+    if any(n < 0 or n > 1 << 20 for n in pads):
+        raise argparse.ArgumentTypeError(f"{text!r}: pads must be 0..1048576 bytes (comma-separated byte counts)")
+    return pads
+
+
+def _rounds(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: --rounds must be at least 1")
+    return int(text)
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    ap = sub.add_parser("layouts", help="does code layout move an own-benchmark comparison? (peer program and"
+                        " agent relinked with N bytes of code ahead, timed alternately)",
+                        description=__doc__.splitlines()[0])
+    ap.add_argument("subject", choices=sorted(SUBJECTS))
+    ap.add_argument("--pads", type=_pads, default=DEFAULT_PADS,
+                    help="bytes of code placed ahead of the program's own (comma-separated, first is the reference;"
+                         f" default {','.join(map(str, DEFAULT_PADS))})")
+    ap.add_argument("--rounds", type=_rounds, default=7, help="alternations (default 7)")
+    ap.set_defaults(func=command)
+
+
+def command(a: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="tlsbench-layouts-") as tmp:
-        figures = run(SUBJECTS[a.subject], pads, a.rounds, Path(tmp))
-    print(render(figures, pads), end="")
+        figures = run(SUBJECTS[a.subject], a.pads, a.rounds, Path(tmp))
+    print(render(figures, a.pads), end="")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -53,7 +53,7 @@ from tlsbench.engine import agent
 from tlsbench.engine.case import Case
 from tlsbench.engine.protocol import encode_request
 from tlsbench.errors import AgentError, SetupError
-from tlsbench.fidelity import REKEYED
+from tlsbench.studies.fidelity import REKEYED
 
 _CALLEE = re.compile(r"^\s*([\d,]+) \([ \d.]+%\)\s+\*\s+\S*?:(\S+) \[")
 _CALLER = re.compile(r"^\s*([\d,]+) \([ \d.]+%\)\s+<\s+\S*?:(\S+) \(([\d,]+)x\) \[([^\]]+)\]")
@@ -262,7 +262,7 @@ def aead_seal(folder: Path) -> list[Row]:
 
 
 def wolfssl_verify(folder: Path) -> list[Row]:
-    from tlsbench.fidelity_peers import PEERS, build_peer
+    from tlsbench.studies.fidelity_peers import PEERS, build_peer
 
     ours = _ours_runs(folder, "wolfssl", "sig", "ecdsa-p256-sha256", "verify", None, ("wc_ecc_verify_hash",),
                       "wc_ecc_verify_hash")
@@ -282,7 +282,7 @@ def mbedtls_rsa_public(folder: Path) -> list[Row]:
     4096) and times its raw public operation on it; callgrind dumps the
     profile when the 2048-bit context is freed, so the first dump holds the
     RSA-2048 calls only."""
-    from tlsbench.fidelity_peers import PEERS, build_peer
+    from tlsbench.studies.fidelity_peers import PEERS, build_peer
 
     ours = _ours_runs(folder, "mbedtls", "sig", "rsa2048-pkcs1-sha256", "verify", None, ("mbedtls_rsa_public",),
                       "mbedtls_rsa_public")
@@ -313,7 +313,7 @@ def openssl_handshake(folder: Path, seconds: int = 4) -> list[Row]:
     from tlsbench.families.tls import net
     from tlsbench.families.tls.cases import TlsCase
     from tlsbench.families.tls.certs import make_chain
-    from tlsbench.fidelity_handshakes import T13
+    from tlsbench.studies.fidelity_handshakes import T13
 
     verified = TlsCase(13, T13, "x25519", make_chain("ecdsa-p256", "leaf"))
     exe = shutil.which("openssl")
@@ -360,8 +360,8 @@ def openssl_handshake(folder: Path, seconds: int = 4) -> list[Row]:
 def wolfssl_handshake(folder: Path, seconds: int = 5) -> list[Row]:
     from tlsbench.families.tls.cases import TlsCase, run_handshakes
     from tlsbench.families.tls.certs import make_chain
-    from tlsbench.fidelity_handshakes import parse_tls_bench, tls_bench_args
-    from tlsbench.fidelity_peers import build_peer_target
+    from tlsbench.studies.fidelity_handshakes import parse_tls_bench, tls_bench_args
+    from tlsbench.studies.fidelity_peers import build_peer_target
 
     exe = build_peer_target("peer-wolfssl-tls-bench")
     funcs = ("wolfSSL_new", "wolfSSL_connect", "wolfSSL_accept", "wolfSSL_free")

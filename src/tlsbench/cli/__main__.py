@@ -1,0 +1,5 @@
+import sys
+
+from tlsbench.cli.main import main
+
+sys.exit(main())

@@ -1,0 +1,90 @@
+"""Argument types and choices shared by the subcommands: a bad value is one line naming the flag and
+what is allowed."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import math
+from pathlib import Path
+
+from tlsbench import versions
+from tlsbench.errors import PlanError, TlsbenchError
+from tlsbench.plans.plan import (
+    MAX_SIZE,
+)
+from tlsbench.targets import target as targets
+from tlsbench.targets import userconfig
+
+
+def comma_list(text: str) -> list[str]:
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def sizes_arg(text: str) -> list[int]:
+    try:
+        sizes = sorted({int(t) for t in comma_list(text)})
+    except ValueError:
+        raise PlanError(f"--sizes must be a comma-separated list of integers, got {text!r}") from None
+    if not sizes or sizes[0] < 1 or sizes[-1] > MAX_SIZE:
+        raise PlanError(f"--sizes must list byte counts 1..{MAX_SIZE}, got {text!r}")
+    return sizes
+
+
+def percent_arg(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a percentage, e.g. 5, got {text!r}") from None
+    if not 0 <= value < 1000 or math.isnan(value):
+        raise argparse.ArgumentTypeError(f"must be a percentage from 0 to 1000, got {text!r}")
+    return value
+
+
+def choose(what: str, text: str, allowed: list[str], see: str) -> list[str]:
+    """A comma-separated selection; an unknown name suggests the nearest."""
+    chosen = comma_list(text)
+    for name in chosen:
+        if name not in allowed:
+            near = difflib.get_close_matches(name, allowed, n=3, cutoff=0.5)
+            hint = f" (did you mean {', '.join(near)}?)" if near else ""
+            raise PlanError(f"unknown {what} {name!r}{hint}; see: {see}")
+    return chosen
+
+
+def choose_libraries(text: str) -> list[str]:
+    """--libraries: bare names (the default version) or name@version, e.g. openssl@3.5."""
+    names = comma_list(text)
+    choose("library", ",".join(versions.base(n) for n in names), list(versions.VERSIONS), "tlsbench list libraries")
+    chosen = [versions.canonical(name) for name in names]  # one line listing the versions allowed
+    if len(set(chosen)) != len(chosen):
+        raise PlanError(f"--libraries {text}: names a library version twice")
+    return chosen
+
+
+def output_folder(text: str) -> Path:
+    """--out: a folder that exists or can be made (one line, not a traceback, when not)."""
+    out = Path(text)
+    if out.exists() and not out.is_dir():
+        raise TlsbenchError(f"--out {text}: is a file, not a folder; give a folder (it is made if missing)")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise TlsbenchError(f"--out {text}: cannot make the folder ({e.strerror}); give a folder that exists"
+                            " or can be made") from None
+    return out
+
+
+def with_user_build(target: targets.Target, a: argparse.Namespace) -> targets.Target:
+    """The target with the user's --config files and --cflags (none: the target as it was)."""
+    return target.with_user_build(userconfig.parse(a.config, a.cflags))
+
+
+def user_build_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", action="append", metavar="LIB=[full:]PATH",
+                   help="your own library configuration (repeatable; Mbed TLS, wolfSSL), built in a folder of its own"
+                        f" and stored with the run: {userconfig.help_text()}; refused before building when it turns"
+                        " off what the harness needs (default: ours)")
+    p.add_argument("--cflags", metavar='"FLAGS"',
+                   help='your compiler options for every object and the link, after --opt, e.g. "-O2 -flto"'
+                        " (split like a shell would, never run by one; recorded; default: none)")
