@@ -57,3 +57,23 @@ def test_one_version_keeps_each_cases_references() -> None:
     side = compare.RunSide(1, {}, {}, {"wall_ns": {"openssl@3.0/hash/x": ("ok", BASE)}},
                            {"openssl@3.0/hash/x": [5, 6]})
     assert compare.one_version(side, "openssl@3.0").references == {"openssl/hash/x": [5, 6]}
+
+
+def _history_run(run_id: int, factor: float, refs: list[int]):
+    from tlsbench.report import history
+
+    values = {"wall_ns": {"case": ("ok", [v * factor for v in BASE])}}
+    return history._Run(run_id, float(run_id), "host", {}, ["case"], values, {"case": refs} if refs else {})
+
+
+def test_history_calls_a_change_only_beyond_the_machines_own_speed_change() -> None:
+    from tlsbench.report import history
+
+    def verdict(refs_b: list[int], factor: float) -> str:
+        h = history.assemble([_history_run(1, 1.0, [1000, 1000]), _history_run(2, factor, refs_b)], ["case"],
+                             "wall_ns", [])
+        return h.cases[0].points()[-1].verdict
+
+    assert verdict([1000, 1010], 1.3) == "slower"
+    assert verdict([1400, 1000], 1.3) == "inconclusive"  # the machine was 1.4x slower around B's case
+    assert verdict([1400, 1000], 2.0) == "slower"

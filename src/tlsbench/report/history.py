@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 
 from tlsbench.engine import labels as run_labels
-from tlsbench.engine import metrics
+from tlsbench.engine import metrics, steadiness
 from tlsbench.engine.stats import bootstrap_ratio_ci, median
 from tlsbench.engine.store import Store
 from tlsbench.errors import PlanError
@@ -89,6 +89,9 @@ class _Run:
     labels: dict[str, str]
     names: list[str]
     values: dict[str, dict[str, tuple[str, list[float]]]]  # metric -> case -> (status, per-op values)
+    # case -> the reference workload's times around its rounds (host runs): a point is called changed only
+    # beyond what the machine's own speed change explains, as in compare
+    references: dict[str, list[int]] = field(default_factory=dict)
 
 
 def _select_runs(store: Store, since: float | None, wanted: dict[str, str]) -> list[dict]:
@@ -145,7 +148,8 @@ def read(store: Store, cases: list[str], since: str | None = None, labels: list[
         stored = store.sample_counters(r["id"])
         needed = [metric] if metric else metrics.headline(stored)
         runs.append(_Run(r["id"], r["created"], r["target"], r["labels"], list(store.case_progress(r["id"])),
-                         {m: store.per_op_values(r["id"], m) for m in needed if m in stored}))
+                         {m: store.per_op_values(r["id"], m) for m in needed if m in stored},
+                         steadiness.references(dict(c) for c in store.case_rounds(r["id"]))))
     known = list(dict.fromkeys(n for r in runs for n in r.names))
     names = _match_cases(cases, known)
     return assemble(runs, names, metric, selection, alpha, min_effect)
@@ -204,7 +208,8 @@ def _against(a: tuple[_Run, list[float]], b: tuple[_Run, list[float]], name: str
              min_effect: float) -> tuple[str, float | None, float | None, str]:
     """compare's verdict on one case between two runs, from their values."""
     def side(r: _Run, values: list[float]) -> compare.RunSide:
-        return compare.RunSide(r.id, {}, {metric: metrics.unit(metric)}, {metric: {name: ("ok", values)}})
+        return compare.RunSide(r.id, {}, {metric: metrics.unit(metric)}, {metric: {name: ("ok", values)}},
+                               {name: r.references[name]} if name in r.references else {})
     row = compare.compare_runs(side(*a), side(*b), metric, alpha, min_effect).rows[0]
     return row.verdict, row.ratio, row.p_value, row.note
 
