@@ -84,15 +84,11 @@ def cmd_list(a: argparse.Namespace) -> int:
             if any(answer in row for row in body):
                 print(f"{answer}: {meaning}")
     elif what == "targets":
-        print(f"{'host':28}  {targets.HOST.describe()}")
-        for b in targets.BOARDS.values():
-            name = f"qemu:{b.name}" if b.machine else f"serial:PORT --board {b.name}"
-            print(f"{name:28}  {b.description}; {b.ram_bytes // 1024} KiB RAM; counter: {b.counter}")
+        for kind in targets.KINDS.values():
+            for name, what in kind.listing():
+                print(f"{name:28}  {what}")
         for lib in build.FIRMWARE_LIBRARIES:
             print(f"{'':28}  --profile {lib}=" + "|".join(targets.available_profiles(lib)))
-        print(f"{'labgrid:PLACE[,PLACE...]':28}  places of a labgrid coordinator (--labgrid-coordinator or"
-              " LG_COORDINATOR), any board above via --board or the places' board= tag;"
-              " labgrid:tag=KEY=VALUE selects by tag (docs/labgrid.md)")
         from tlsbench.targets import boardprofiles
 
         print("cycle model (tlsbench run --target qemu:BOARD --board PROFILE; docs/cycle-model.md):")

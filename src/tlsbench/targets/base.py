@@ -87,6 +87,11 @@ class Target(ABC):
         return [cls.kind]
 
     @classmethod
+    def listing(cls) -> list[tuple[str, str]]:
+        """(name, what it is) of each target of this kind, for `tlsbench list targets`."""
+        return [(n, f"a {cls.kind} target") for n in cls.known_names()]
+
+    @classmethod
     @abstractmethod
     def from_spec(cls, name: str, rest: str, board: str | None, profiles: tuple[tuple[str, str], ...],
                   coordinator: str | None) -> Target:

@@ -47,6 +47,10 @@ class Board:
     def toolchain(self) -> Toolchain:
         return TOOLCHAINS[self.arch]
 
+    def summary(self) -> str:
+        """One line for `tlsbench list targets`."""
+        return f"{self.description}; {self.ram_bytes // 1024} KiB RAM; counter: {self.counter}"
+
 
 BOARDS: dict[str, Board] = {b.name: b for b in (
     Board("mps2-an385", "mps2", "cortex-m3", "mps2-an385", 4 << 20, "instructions",

@@ -32,6 +32,10 @@ class HostTarget(Target):
     def describe(self) -> str:
         return "this machine, Linux (agents built by tlsbench build)"
 
+    @classmethod
+    def listing(cls) -> list[tuple[str, str]]:
+        return [("host", HOST.describe())]
+
     def agent_path(self, library: str) -> Path:
         return paths.agent_path(library, self.build_name)
 

@@ -25,6 +25,12 @@ class LabgridTarget(board_target.BoardTarget):
         return ["labgrid:PLACE[,PLACE...] or labgrid:tag=KEY=VALUE [--board BOARD]"]
 
     @classmethod
+    def listing(cls) -> list[tuple[str, str]]:
+        return [("labgrid:PLACE[,PLACE...]", "places of a labgrid coordinator (--labgrid-coordinator or"
+                 " LG_COORDINATOR), any board above via --board or the places' board= tag;"
+                 " labgrid:tag=KEY=VALUE selects by tag (docs/labgrid.md)")]
+
+    @classmethod
     def from_spec(cls, name: str, rest: str, board: str | None, profiles: tuple[tuple[str, str], ...],
                   coordinator: str | None) -> Target:
         labgrid_places.parse_selection(rest)

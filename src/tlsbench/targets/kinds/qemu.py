@@ -24,6 +24,10 @@ class QemuTarget(board_target.BoardTarget):
         return [f"qemu:{b}" for b, v in BOARDS.items() if v.machine]
 
     @classmethod
+    def listing(cls) -> list[tuple[str, str]]:
+        return [(f"qemu:{b.name}", b.summary()) for b in BOARDS.values() if b.machine]
+
+    @classmethod
     def from_spec(cls, name: str, rest: str, board: str | None, profiles: tuple[tuple[str, str], ...],
                   coordinator: str | None) -> Target:
         b = BOARDS.get(rest)

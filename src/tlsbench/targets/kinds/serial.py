@@ -22,6 +22,10 @@ class SerialTarget(board_target.BoardTarget):
         return ["serial:PORT --board BOARD"]
 
     @classmethod
+    def listing(cls) -> list[tuple[str, str]]:
+        return [(f"serial:PORT --board {b.name}", b.summary()) for b in BOARDS.values() if not b.machine]
+
+    @classmethod
     def from_spec(cls, name: str, rest: str, board: str | None, profiles: tuple[tuple[str, str], ...],
                   coordinator: str | None) -> Target:
         if not re.fullmatch(r"/dev/[A-Za-z0-9_./-]+", rest):
