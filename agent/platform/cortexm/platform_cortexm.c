@@ -114,6 +114,11 @@ void tb_platform_init(void)
     tb_write("\n", 1);
 }
 
+uint32_t tb_board_counter(void)
+{
+    return tb_board_info.counter;
+}
+
 uint32_t tb_platform_counters(void)
 {
     return tb_board_counter() | (model_handle >= 0 ? TB_CTR_MODEL_CYCLES : 0u);
@@ -121,12 +126,14 @@ uint32_t tb_platform_counters(void)
 
 const char *tb_platform_counter_note(uint32_t counter)
 {
-    return tb_board_counter_note(counter);
+    if (counter == tb_board_info.counter) return "";
+    if (counter == TB_CTR_CYCLES || counter == TB_CTR_INSTRUCTIONS) return tb_board_info.other_note;
+    return tb_board_info.time_note;
 }
 
 const char *tb_platform_name(void)
 {
-    return tb_board_name();
+    return tb_board_info.name;
 }
 
 void tb_read_counters(tb_reading *r)
