@@ -44,7 +44,9 @@
  * in software): at END the cycles, the caches and the pipeline state are
  * put back as they were at BEGIN, and the instructions in between are
  * added to an excluded count, written after the cycles (bytes 8..15 of
- * out=FILE) for the firmware to subtract from its instruction count. */
+ * out=FILE) for the firmware to subtract from its instruction count.
+ * accel=MASK (bytes 16..19) tells the firmware's driver which algorithms
+ * the board profile has a peripheral for (the others stay in software). */
 #include "cyclemodel_rv32.h"
 #include "cyclemodel_tables.h"
 
@@ -94,6 +96,7 @@ static unsigned ncharges;
 /* standin=BEGIN:END */
 static uint64_t standin_begin = UINT64_MAX, standin_end = UINT64_MAX;
 static uint64_t excluded_insns;
+static uint32_t accel_mask;
 
 /* ST's ART accelerator: fully associative caches of flash lines (LRU), one
  * for instruction fetches and one for data loads. An instruction line that
@@ -403,9 +406,10 @@ static void on_mark(unsigned int vcpu, void *udata)
 {
     (void)vcpu;
     (void)udata;
-    uint8_t le[16];
+    uint8_t le[24] = {0};
     for (int i = 0; i < 8; i++) le[i] = (uint8_t)(cycles >> (8 * i));
     for (int i = 0; i < 8; i++) le[8 + i] = (uint8_t)(excluded_insns >> (8 * i));
+    for (int i = 0; i < 4; i++) le[16 + i] = (uint8_t)(accel_mask >> (8 * i));
     if (out_fd >= 0 && pwrite(out_fd, le, sizeof(le), 0) != (ssize_t)sizeof(le)) {
         fprintf(stderr, "cyclemodel: writing the model count failed: %s\n", strerror(errno));
         exit(1);
@@ -605,12 +609,15 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
                 standin_begin = x & ~(uint64_t)1;
                 standin_end = y & ~(uint64_t)1;
             }
+        } else if (KEY("accel")) {
+            if (parse_u64(val, &v) != 0 || v > UINT32_MAX) return bad(a, "accel=MASK (32 bits)");
+            accel_mask = (uint32_t)v;
         } else if (KEY("muls")) {
             if (parse_u64(val, &v) != 0 || (v != 1 && v != 32)) return bad(a, "muls=1 or muls=32");
             cfg.muls = (uint32_t)v;
         } else {
             return bad(a, "core, mark, out, log, flash, branch_ws, load_ws, seq_ws, muls, art_ws, art_fetch, art_ilines,"
-                          " art_dlines, art_prefetch, art_iways, art_dways, charge, standin");
+                          " art_dlines, art_prefetch, art_iways, art_dways, charge, standin, accel");
         }
 #undef KEY
     }
