@@ -25,8 +25,19 @@ static char last_char = '\n';
  * tb_model_mark() starts, the plugin writes the cumulative model cycles
  * there (8 bytes, little-endian), and tb_model_mark() reads them back. The
  * plugin finds tb_model_mark by its symbol. Without the model (no file on
- * the command line, or a real board) nothing of this runs. */
+ * the command line, or a real board) nothing of this runs.
+ * After the cycles come the instructions the model excluded (a crypto
+ * peripheral's stand-in, hwcrypto.h: subtracted from the instruction
+ * count) and the board profile's accelerators (TB_HW_* bits). */
 static int32_t model_handle = -1;
+static uint64_t model_excluded;
+static uint32_t model_accelerators;
+
+uint32_t tb_model_accelerators(void);
+uint32_t tb_model_accelerators(void)
+{
+    return model_accelerators;
+}
 
 #if TB_SEMIHOSTING
 #define SYS_OPEN 0x01
@@ -71,13 +82,18 @@ static void model_open(void)
 
 __attribute__((noinline, used)) uint64_t tb_model_mark(void)
 {
-    uint8_t le[8] = {0};
+    uint8_t le[24] = {0};
     uint32_t seek_args[2] = {(uint32_t)model_handle, 0};
     uint32_t read_args[3] = {(uint32_t)model_handle, (uint32_t)(uintptr_t)le, sizeof(le)};
     semihost(SYS_SEEK, seek_args);
     semihost(SYS_READ, read_args);
-    uint64_t v = 0;
+    uint64_t v = 0, excluded = 0;
+    uint32_t accel = 0;
     for (int i = 7; i >= 0; i--) v = (v << 8) | le[i];
+    for (int i = 15; i >= 8; i--) excluded = (excluded << 8) | le[i];
+    for (int i = 19; i >= 16; i--) accel = (accel << 8) | le[i];
+    model_excluded = excluded;
+    model_accelerators = accel;
     return v;
 }
 #else
@@ -133,7 +149,8 @@ void tb_read_counters(tb_reading *r)
 {
     uint64_t raw = tb_board_count();
     uint64_t model = model_handle >= 0 ? tb_model_mark() : 0;
-    uint64_t v = raw - reads * read_cost;
+    /* instructions the model excluded (a stand-in's) ran before the board's count was read */
+    uint64_t v = raw - reads * read_cost - ((tb_board_counter() & TB_CTR_INSTRUCTIONS) ? model_excluded : 0);
     r->model_cycles = model - reads * model_read_cost;
     reads++;
     r->wall_ns = 0;
