@@ -54,9 +54,16 @@ def test_a_case_the_board_cannot_accelerate_is_refused_with_the_reason() -> None
     assert hwcrypto.refusal("wolfssl", "hw", None, "hash", "sha256") == (
         "wolfssl=hw models a crypto peripheral: it needs --board with a board profile that declares"
         " [accelerators.sha256]")
-    assert hwcrypto.refusal("wolfssl", "hw", F417, "aead", "aes-128-gcm") == (
-        "wolfssl=hw hands no aes-128-gcm to a peripheral (its driver does sha1, sha256, hmac-sha1, hmac-sha256);"
-        " run it without wolfssl=hw for software")
+    assert hwcrypto.refusal("wolfssl", "hw", F417, "aead", "aes-128-cbc-hmac-sha1") == (
+        "board profile stm32f417 declares no aes-cbc accelerator ([accelerators.aes-cbc]; it declares sha1):"
+        " aes-128-cbc-hmac-sha1 has no peripheral to run on")
+    assert hwcrypto.refusal("wolfssl", "hw", None, "aead", "aes-128-cbc-hmac-sha1") == (
+        "wolfssl=hw models a crypto peripheral: it needs --board with a board profile that declares"
+        " [accelerators.aes-cbc], [accelerators.sha1]")
+    assert hwcrypto.refusal("wolfssl", "hw", F417, "aead", "chacha20-poly1305") == (
+        "wolfssl=hw hands no chacha20-poly1305 to a peripheral (its driver does sha1, sha256, hmac-sha1,"
+        " hmac-sha256, aes-128-gcm, aes-256-gcm, aes-128-cbc-hmac-sha1, aes-128-cbc-hmac-sha256); run it without"
+        " wolfssl=hw for software")
     # a handshake or a signature runs as built (its hashing on the peripheral where there is one)
     assert hwcrypto.refusal("wolfssl", "hw", F405, "tls", "tls13-x25519-ecdsa-p256") is None
     # any other build is never refused here

@@ -3,6 +3,13 @@
  * for SHA-1 and SHA-256, register by register, on the cycle model's
  * peripheral-shaped block.
  *
+ * AES-CBC and AES-GCM: per call, the driver loads the key and IV registers
+ * and rings the set-up doorbell; per 16-byte block it writes 4 DIN words,
+ * rings the block's doorbell, polls, and reads 4 DOUT words (GCM: the AAD
+ * blocks first, and a final block of lengths that returns the tag). The
+ * output is wolfCrypt's own (the stand-in, in place); the driver's DOUT
+ * reads store to tb_hw.sink (hwcrypto.h).
+ *
  * Per update, the driver writes every data word to DIN and, for each
  * 512-bit block that completes, rings the block's doorbell and polls the
  * status register; per final, it writes the last word's valid bits and
@@ -15,6 +22,7 @@
 #if TB_WOLFSSL_HW
 #include "hwcrypto.h"
 
+#include <wolfssl/wolfcrypt/aes.h>
 #include <wolfssl/wolfcrypt/cryptocb.h>
 #include <wolfssl/wolfcrypt/sha.h>
 #include <wolfssl/wolfcrypt/sha256.h>
@@ -117,6 +125,87 @@ static int hw_sha256(wc_Sha256 *sha, const uint8_t *in, uint32_t n, uint8_t *dig
     return 0;
 }
 
+/* ---- AES ---- */
+
+#define AES_BLOCK 16u
+
+static void hw_write_words(volatile uint32_t *reg, int step, const uint8_t *p, uint32_t n)
+{
+    for (uint32_t w = 0; w < n / 4u; w++) {
+        uint32_t word;
+        memcpy(&word, p + 4u * w, 4u);
+        *reg = word;
+        reg += step;
+    }
+    if (n % 4u) {
+        uint32_t word = 0;
+        memcpy(&word, p + n - n % 4u, n % 4u);
+        *reg = word;
+    }
+}
+
+static void hw_read_words(uint32_t n)
+{
+    for (uint32_t w = 0; w < (n + 3u) / 4u; w++) tb_hw.sink = tb_hw.dout;
+}
+
+/* Blocks through DIN and DOUT (out == 0: a header block, nothing comes back). */
+static void hw_aes_blocks(const uint8_t *in, uint32_t n, int out, void (*doorbell)(void))
+{
+    for (uint32_t off = 0; off < n; off += AES_BLOCK) {
+        uint32_t len = n - off < AES_BLOCK ? n - off : AES_BLOCK;
+        hw_write_words(&tb_hw.din, 0, in + off, len);
+        doorbell();
+        tb_hw_wait();
+        if (out) hw_read_words(len);
+    }
+}
+
+static void hw_aes_setup(const Aes *aes, const uint8_t *iv, uint32_t iv_len, uint32_t mode, void (*setup)(void))
+{
+    tb_hw.cr = mode;
+    hw_write_words(tb_hw.keyr, 1, (const uint8_t *)aes->devKey, aes->keylen);
+    hw_write_words(tb_hw.ivr, 1, iv, iv_len);
+    setup();
+    tb_hw_wait();
+}
+
+static int hw_aes_cbc(Aes *aes, uint8_t *out, const uint8_t *in, uint32_t n, int enc)
+{
+    uint8_t iv[AES_BLOCK];
+    memcpy(iv, aes->reg, sizeof(iv)); /* the chaining value the registers start from */
+    int ret, dev = aes->devId;
+    aes->devId = INVALID_DEVID; /* the stand-in: wolfCrypt's software AES-CBC, excluded by the model */
+    tb_hw_standin_begin();
+    ret = enc ? wc_AesCbcEncrypt(aes, out, in, n) : wc_AesCbcDecrypt(aes, out, in, n);
+    tb_hw_standin_end();
+    aes->devId = dev;
+    if (ret != 0) return ret;
+    hw_aes_setup(aes, iv, sizeof(iv), enc ? 0x20u : 0x24u, tb_hw_setup_aes_cbc);
+    hw_aes_blocks(in == out ? out : in, n, 1, tb_hw_block_aes_cbc);
+    return 0;
+}
+
+static int hw_aes_gcm(Aes *aes, uint8_t *out, const uint8_t *in, uint32_t n, const uint8_t *iv, uint32_t iv_len,
+                      uint8_t *tag_out, const uint8_t *tag_in, uint32_t tag_len, const uint8_t *aad, uint32_t aad_len)
+{
+    int ret, dev = aes->devId;
+    aes->devId = INVALID_DEVID; /* the stand-in: wolfCrypt's software AES-GCM, excluded by the model */
+    tb_hw_standin_begin();
+    ret = tag_out != NULL ? wc_AesGcmEncrypt(aes, out, in, n, iv, iv_len, tag_out, tag_len, aad, aad_len)
+                          : wc_AesGcmDecrypt(aes, out, in, n, iv, iv_len, tag_in, tag_len, aad, aad_len);
+    tb_hw_standin_end();
+    aes->devId = dev;
+    /* init phase (the hash key), header phase, payload phase, final phase (lengths in, tag out) */
+    hw_aes_setup(aes, iv, iv_len < AES_BLOCK ? iv_len : AES_BLOCK, tag_out != NULL ? 0x80000u : 0x80004u,
+                 tb_hw_setup_aes_gcm);
+    if (aad_len) hw_aes_blocks(aad, aad_len, 0, tb_hw_block_aes_gcm);
+    if (n) hw_aes_blocks(in == out ? out : in, n, 1, tb_hw_block_aes_gcm);
+    uint32_t lengths[4] = {0, aad_len * 8u, 0, n * 8u};
+    hw_aes_blocks((const uint8_t *)lengths, sizeof(lengths), 1, tb_hw_block_aes_gcm);
+    return ret; /* a tag that does not verify is the stand-in's verdict, as the peripheral's would be */
+}
+
 static int hw_callback(int devId, wc_CryptoInfo *info, void *ctx)
 {
     (void)devId;
@@ -128,6 +217,22 @@ static int hw_callback(int devId, wc_CryptoInfo *info, void *ctx)
         }
         if (info->hash.type == WC_HASH_TYPE_SHA256 && (have & TB_HW_SHA256) && info->hash.sha256 != NULL) {
             return hw_sha256(info->hash.sha256, info->hash.in, info->hash.inSz, info->hash.digest);
+        }
+    }
+    if (info->algo_type == WC_ALGO_TYPE_CIPHER) {
+        if (info->cipher.type == WC_CIPHER_AES_CBC && (have & TB_HW_AES_CBC)) {
+            return hw_aes_cbc(info->cipher.aescbc.aes, info->cipher.aescbc.out, info->cipher.aescbc.in,
+                              info->cipher.aescbc.sz, info->cipher.enc);
+        }
+        if (info->cipher.type == WC_CIPHER_AES_GCM && (have & TB_HW_AES_GCM) && info->cipher.enc) {
+            wc_CryptoCb_AesAuthEnc *e = &info->cipher.aesgcm_enc;
+            return hw_aes_gcm(e->aes, e->out, e->in, e->sz, e->iv, e->ivSz, e->authTag, NULL, e->authTagSz,
+                              e->authIn, e->authInSz);
+        }
+        if (info->cipher.type == WC_CIPHER_AES_GCM && (have & TB_HW_AES_GCM) && !info->cipher.enc) {
+            wc_CryptoCb_AesAuthDec *d = &info->cipher.aesgcm_dec;
+            return hw_aes_gcm(d->aes, d->out, d->in, d->sz, d->iv, d->ivSz, NULL, d->authTag, d->authTagSz,
+                              d->authIn, d->authInSz);
         }
     }
     return CRYPTOCB_UNAVAILABLE; /* the board has no peripheral for it: wolfCrypt's software */

@@ -37,8 +37,10 @@ typedef struct {
     volatile uint32_t dout;   /* data out, one word per read */
     volatile uint32_t keyr[8];
     volatile uint32_t ivr[4];
-    /* where the stand-in leaves a cipher's output for the driver's DOUT reads */
-    const uint8_t *out_fifo;
+    /* A cipher's output is the stand-in's, written in place: the driver's
+     * DOUT read and its store of the word (one load and one store per word,
+     * as on the chip) go to this word instead of the output buffer. */
+    volatile uint32_t sink;
 } tb_hw_regs;
 
 extern tb_hw_regs tb_hw;

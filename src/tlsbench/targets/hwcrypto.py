@@ -17,9 +17,13 @@ from tlsbench.targets.accelerators import ALGORITHMS
 from tlsbench.targets.boardprofiles import Profile
 
 HW_PROFILE = "hw"
-# the libraries with a "hw" build, and the case algorithms each hands to which accelerator
-ROUTED: dict[str, dict[str, str]] = {
-    "wolfssl": {"sha1": "sha1", "sha256": "sha256", "hmac-sha1": "sha1", "hmac-sha256": "sha256"},
+# the libraries with a "hw" build, and the case algorithms each hands to which accelerators
+ROUTED: dict[str, dict[str, tuple[str, ...]]] = {
+    "wolfssl": {
+        "sha1": ("sha1",), "sha256": ("sha256",), "hmac-sha1": ("sha1",), "hmac-sha256": ("sha256",),
+        "aes-128-gcm": ("aes-gcm",), "aes-256-gcm": ("aes-gcm",),
+        "aes-128-cbc-hmac-sha1": ("aes-cbc", "sha1"), "aes-128-cbc-hmac-sha256": ("aes-cbc", "sha256"),
+    },
 }
 # case kinds that are one primitive: under "hw" they must be the accelerated one (the others, a
 # handshake or a signature, run as built: their hashing goes to the peripheral where there is one)
@@ -66,11 +70,14 @@ def refusal(library: str, build_profile: str | None, board: Profile | None, kind
             return None
         return (f"{library}={HW_PROFILE} hands no {alg} to a peripheral (its driver does "
                 f"{', '.join(routed) or 'nothing yet'}); run it without {library}={HW_PROFILE} for software")
+    tables = ", ".join(f"[accelerators.{n}]" for n in need)
     if board is None:
         return (f"{library}={HW_PROFILE} models a crypto peripheral: it needs --board with a board profile that"
-                f" declares [accelerators.{need}]")
-    if need not in board.accelerators:
+                f" declares {tables}")
+    missing = [n for n in need if n not in board.accelerators]
+    if missing:
         declared = ", ".join(board.accelerators) or "none"
-        return (f"board profile {board.name} declares no {need} accelerator ([accelerators.{need}]; it declares"
-                f" {declared}): {alg} has no peripheral to run on")
+        return (f"board profile {board.name} declares no {' or '.join(missing)} accelerator"
+                f" ({', '.join(f'[accelerators.{n}]' for n in missing)}; it declares {declared}):"
+                f" {alg} has no peripheral to run on")
     return None
