@@ -149,10 +149,7 @@ def plugin_args(profile: Profile, firmware: Path, out_file: Path, nm_prefix: str
     load_ws = 0 if profile.art or profile.dcache else ws
     seq_ws = 0 if profile.prefetch or profile.art or profile.icache else ws
     lo, hi = code_range(firmware)
-    found = symbols(firmware, nm_prefix)
-    if MARK_SYMBOL not in found:
-        raise SetupError(f"{firmware} has no {MARK_SYMBOL} (rebuild it: tlsbench build --target ...)")
-    args = [f"core={profile.core}", f"mark={found[MARK_SYMBOL]:#x}", f"out={out_file}",
+    args = [f"core={profile.core}", f"mark={mark_address(firmware, nm_prefix):#x}", f"out={out_file}",
             f"branch_ws={branch_ws}", f"load_ws={load_ws}", f"seq_ws={seq_ws}", f"flash={lo:#x}-{hi:#x}",
             f"muls={profile.multiplier_cycles}"]
     if profile.art_icache_lines and not profile.icache:
@@ -164,7 +161,7 @@ def plugin_args(profile: Profile, firmware: Path, out_file: Path, nm_prefix: str
         # DDI 0489F 5.9), no next-line prefetch
         args += [f"art_ws={ws}", f"art_fetch={L1_LINE}", f"art_ilines={profile.icache_bytes // L1_LINE}",
                  "art_iways=2", f"art_dlines={profile.dcache_bytes // L1_LINE}", "art_dways=4", "art_prefetch=0"]
-    args += hwcrypto.plugin_args(profile, found)  # an accelerated build's peripheral (else nothing)
+    args += hwcrypto.plugin_args(profile, symbols(firmware, nm_prefix))  # an accelerated build's peripheral
     for a in args:
         if "," in a:  # QEMU splits -plugin options at commas
             raise SetupError(f"a cycle model argument cannot contain a comma: {a!r}")

@@ -13,18 +13,11 @@ case is unsupported, never quietly run in software under the "hw" name.
 
 from __future__ import annotations
 
+from tlsbench.libraries import registry
 from tlsbench.targets.accelerators import ALGORITHMS
 from tlsbench.targets.boardprofiles import Profile
 
 HW_PROFILE = "hw"
-# the libraries with a "hw" build, and the case algorithms each hands to which accelerators
-ROUTED: dict[str, dict[str, tuple[str, ...]]] = {
-    "wolfssl": {
-        "sha1": ("sha1",), "sha256": ("sha256",), "hmac-sha1": ("sha1",), "hmac-sha256": ("sha256",),
-        "aes-128-gcm": ("aes-gcm",), "aes-256-gcm": ("aes-gcm",),
-        "aes-128-cbc-hmac-sha1": ("aes-cbc", "sha1"), "aes-128-cbc-hmac-sha256": ("aes-cbc", "sha256"),
-    },
-}
 # case kinds that are one primitive: under "hw" they must be the accelerated one (the others, a
 # handshake or a signature, run as built: their hashing goes to the peripheral where there is one)
 PRIMITIVE_KINDS = ("hash", "mac", "aead", "cipher")
@@ -63,7 +56,8 @@ def refusal(library: str, build_profile: str | None, board: Profile | None, kind
     """Why a case of a "hw" build cannot run (None: it can)."""
     if build_profile != HW_PROFILE:
         return None
-    routed = ROUTED.get(library, {})
+    record = registry.get(library)
+    routed = record.hw_routes if record is not None else {}
     need = routed.get(alg)
     if need is None:
         if kind not in PRIMITIVE_KINDS:
