@@ -102,3 +102,11 @@ def test_a_bad_accelerator_is_one_line_naming_file_line_and_what_is_allowed(tmp_
                                                                             message: str) -> None:
     got = refused(tmp_path, table)
     assert got == f"board.toml:{line(table, at)}: {message}"
+
+
+def test_an_accelerator_the_user_vouches_for_is_named_with_the_users_figures(tmp_path: Path) -> None:
+    path = tmp_path / "mine.toml"
+    path.write_text(BASE + SHA1.replace('source = "RM0090 Rev 11, 25.3.1"', 'source = "user"'))
+    mine = boardprofiles.parse(path)
+    assert mine.user_figures == ["accelerators.sha1"]
+    assert '; source "user": accelerators.sha1)' in mine.described()

@@ -66,6 +66,10 @@ def test_a_case_the_board_cannot_accelerate_is_refused_with_the_reason() -> None
         " wolfssl=hw for software")
     # a handshake or a signature runs as built (its hashing on the peripheral where there is one)
     assert hwcrypto.refusal("wolfssl", "hw", F405, "tls", "tls13-x25519-ecdsa-p256") is None
+    # but never without a board profile: there is no peripheral to model
+    assert hwcrypto.refusal("wolfssl", "hw", None, "tls", "tls13-x25519-ecdsa-p256") == (
+        "wolfssl=hw models a crypto peripheral: it needs --board with a board profile that declares its"
+        " accelerators ([accelerators.NAME])")
     # any other build is never refused here
     assert hwcrypto.refusal("wolfssl", "c", None, "hash", "sha1") is None
     assert hwcrypto.refusal("mbedtls", None, F405, "hash", "sha1") is None

@@ -121,8 +121,9 @@ class Profile:
 
     @property
     def user_figures(self) -> list[str]:
-        """The figures whose source is the user's own word."""
-        return [k for k in FIGURES if self.sources.get(k, "").strip() == USER_SOURCE]
+        """The figures whose source is the user's own word (an accelerator's as accelerators.NAME)."""
+        return [*(k for k in FIGURES if self.sources.get(k, "").strip() == USER_SOURCE),
+                *(f"accelerators.{n}" for n, a in self.accelerators.items() if a.source.strip() == USER_SOURCE)]
 
     @property
     def energy_nj_per_cycle(self) -> float | None:

@@ -59,6 +59,9 @@ def refusal(library: str, build_profile: str | None, board: Profile | None, kind
     record = registry.get(library)
     routed = record.hw_routes if record is not None else {}
     need = routed.get(alg)
+    if need is None and board is None:
+        return (f"{library}={HW_PROFILE} models a crypto peripheral: it needs --board with a board profile that"
+                " declares its accelerators ([accelerators.NAME])")
     if need is None:
         if kind not in PRIMITIVE_KINDS:
             return None
