@@ -6,15 +6,13 @@ peripheral's busy cycles. A micro-kernel built here (seconds)."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
 import pytest
 from conftest import needs_tools
 
-from tlsbench.engine import agent
-from tlsbench.targets import boardprofiles, cyclemodel
+from tlsbench.targets import cyclemodel
 from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc", "cc")
@@ -93,51 +91,3 @@ def test_the_plugin_refuses_a_malformed_hook(plugin: Path, tmp_path: Path) -> No
                               capture_output=True, text=True, timeout=60)
         assert proc.returncode != 0
         assert f"cyclemodel: bad argument '{bad}' (allowed: {allowed})" in proc.stderr
-
-
-# ---- the firmware: the selftest double's sha256/sha384 drive the peripheral around a stand-in ----
-
-@pytest.fixture(scope="module")
-def m4_selftest(plugin: Path, firmware_images) -> Path:
-    t = firmware_images(targets.parse("qemu:mps2-an386"), [])
-    return targets.write_launcher(t, "selftest")
-
-
-def samples(launcher: Path, alg: str, profile: boardprofiles.Profile | None) -> list[tuple[int, int]]:
-    """(instructions, model cycles) of each sample of a 1024-byte hash (16 blocks)."""
-    saved = {k: os.environ.pop(k, None) for k in (cyclemodel.MODEL_ENV, cyclemodel.MODEL_SHA_ENV)}
-    try:
-        if profile is not None:
-            os.environ.update(cyclemodel.run_env(profile))
-        req = f"bench kind=hash alg={alg} op=hash size=1024 repeats=2 warmup=1"
-        out = agent.call(launcher, [req], 60, "hwcrypto test").responses[0].of_type("sample")
-        return [(int(s["instructions"]), int(s.fields.get("model_cycles", 0))) for s in out]
-    finally:
-        for k, v in saved.items():
-            os.environ.pop(k, None)
-            if v is not None:
-                os.environ[k] = v
-
-
-def test_the_firmware_counts_the_driver_and_never_the_stand_in(m4_selftest: Path, tmp_path: Path) -> None:
-    path = tmp_path / "f417-sha256.toml"
-    path.write_text((boardprofiles.BOARDS_DIR / "stm32f417.toml").read_text() + """
-[accelerators.sha256]
-peripheral = "HASH"
-cycles_per_block = 50
-data_movement = "cpu"
-source = "user"
-""")
-    declared = boardprofiles.parse(path)
-    # sha384's stand-in runs twice sha256's turns; the driver is the same code: the same counts
-    once, doubled = samples(m4_selftest, "sha256", declared), samples(m4_selftest, "sha384", declared)
-    assert once == doubled and len(set(once)) == 1
-    # without the model nothing is excluded: the extra 1000 turns are there (the test can fail)
-    plain_once, plain_doubled = samples(m4_selftest, "sha256", None), samples(m4_selftest, "sha384", None)
-    extra = plain_doubled[0][0] - plain_once[0][0]
-    assert extra > 0 and extra % 1000 == 0
-    assert plain_once[0][0] > once[0][0]  # the stand-in's turns left the modelled count
-    # the peripheral's busy time: 16 blocks x 50 cycles, only where the profile declares it
-    without = samples(m4_selftest, "sha256", boardprofiles.load("stm32f417"))
-    assert [c for _, c in once] == [c + 16 * 50 for _, c in without]
-    assert [i for i, _ in once] == [i for i, _ in without]

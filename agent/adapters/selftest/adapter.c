@@ -3,23 +3,14 @@
  *   sha1    allocates 5000 bytes and keeps them                (heap held)
  *   sha224  uses a 30000-byte array on the stack               (stack)
  *   sha512  firmware only: reads an address nothing answers    (fault record)
- *   sha256, sha384  firmware only: a crypto peripheral's driver (hwcrypto.h):
- *           16 register writes, a doorbell and a poll per 64-byte block,
- *           around a stand-in that runs 1000 (sha256) or 2000 (sha384)
- *           turns the cycle model must leave out: both count the same
  * Its "digest" is 32 zero bytes. Never a library under test. */
 #include "tb/adapter.h"
-#if TB_BARE_METAL
-void tb_selftest_hw(const uint8_t *msg, size_t len, uint32_t turns); /* hw_double.c */
-#endif
 
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct {
     int which;
-    const uint8_t *msg;
-    size_t len;
     uint8_t out[32];
 } state_t;
 
@@ -51,8 +42,6 @@ static int which_of(const char *alg)
     if (strcmp(alg, "sha224") == 0) return 2;
 #if TB_BARE_METAL
     if (strcmp(alg, "sha512") == 0) return 3;
-    if (strcmp(alg, "sha256") == 0) return 4;
-    if (strcmp(alg, "sha384") == 0) return 5;
 #endif
     return -1;
 }
@@ -68,8 +57,6 @@ static tb_status adapter_prepare(const tb_job *job, void **out)
     state_t *s = calloc(1, sizeof(*s));
     if (s == NULL) return TB_ERROR;
     s->which = which_of(job->alg);
-    s->msg = job->msg.data;
-    s->len = job->msg.len;
     *out = s;
     return TB_OK;
 }
@@ -85,12 +72,6 @@ static __attribute__((noinline)) void use_stack(uint8_t *out)
 static tb_status adapter_run(void *p)
 {
     state_t *s = p;
-#if TB_BARE_METAL
-    if (s->which >= 4) {
-        tb_selftest_hw(s->msg, s->len, s->which == 4 ? 1000u : 2000u);
-        return TB_OK;
-    }
-#endif
     if (s->which == 0) {
         volatile uint8_t *b = malloc(100000);
         if (b == NULL) return TB_ERROR;
