@@ -52,13 +52,15 @@ def test_a_case_the_board_cannot_accelerate_is_refused_with_the_reason() -> None
         "board profile stm32f405 declares no sha1 accelerator ([accelerators.sha1]; it declares none):"
         " sha1 has no peripheral to run on")
     assert hwcrypto.refusal("wolfssl", "hw", None, "hash", "sha256") == (
-        "wolfssl=hw models a crypto peripheral: it needs --board with a board profile that declares"
+        "wolfssl=hw models a crypto peripheral: it needs an emulated target (qemu:...) and"
+        " --board with a board profile that declares"
         " [accelerators.sha256]")
     assert hwcrypto.refusal("wolfssl", "hw", F417, "aead", "aes-128-cbc-hmac-sha1") == (
         "board profile stm32f417 declares no aes-cbc accelerator ([accelerators.aes-cbc]; it declares sha1):"
         " aes-128-cbc-hmac-sha1 has no peripheral to run on")
     assert hwcrypto.refusal("wolfssl", "hw", None, "aead", "aes-128-cbc-hmac-sha1") == (
-        "wolfssl=hw models a crypto peripheral: it needs --board with a board profile that declares"
+        "wolfssl=hw models a crypto peripheral: it needs an emulated target (qemu:...) and"
+        " --board with a board profile that declares"
         " [accelerators.aes-cbc], [accelerators.sha1]")
     assert hwcrypto.refusal("wolfssl", "hw", F417, "aead", "chacha20-poly1305") == (
         "wolfssl=hw hands no chacha20-poly1305 to a peripheral (its driver does sha1, sha256, hmac-sha1,"
@@ -68,7 +70,8 @@ def test_a_case_the_board_cannot_accelerate_is_refused_with_the_reason() -> None
     assert hwcrypto.refusal("wolfssl", "hw", F405, "tls", "tls13-x25519-ecdsa-p256") is None
     # but never without a board profile: there is no peripheral to model
     assert hwcrypto.refusal("wolfssl", "hw", None, "tls", "tls13-x25519-ecdsa-p256") == (
-        "wolfssl=hw models a crypto peripheral: it needs --board with a board profile that declares its"
+        "wolfssl=hw models a crypto peripheral: it needs an emulated target (qemu:...) and"
+        " --board with a board profile that declares its"
         " accelerators ([accelerators.NAME])")
     # any other build is never refused here
     assert hwcrypto.refusal("wolfssl", "c", None, "hash", "sha1") is None

@@ -60,7 +60,8 @@ def refusal(library: str, build_profile: str | None, board: Profile | None, kind
     routed = record.hw_routes if record is not None else {}
     need = routed.get(alg)
     if need is None and board is None:
-        return (f"{library}={HW_PROFILE} models a crypto peripheral: it needs --board with a board profile that"
+        return (f"{library}={HW_PROFILE} models a crypto peripheral: it needs an emulated target (qemu:...) and"
+                " --board with a board profile that"
                 " declares its accelerators ([accelerators.NAME])")
     if need is None:
         if kind not in PRIMITIVE_KINDS:
@@ -69,7 +70,8 @@ def refusal(library: str, build_profile: str | None, board: Profile | None, kind
                 f"{', '.join(routed) or 'nothing yet'}); run it without {library}={HW_PROFILE} for software")
     tables = ", ".join(f"[accelerators.{n}]" for n in need)
     if board is None:
-        return (f"{library}={HW_PROFILE} models a crypto peripheral: it needs --board with a board profile that"
+        return (f"{library}={HW_PROFILE} models a crypto peripheral: it needs an emulated target (qemu:...) and"
+                " --board with a board profile that"
                 f" declares {tables}")
     missing = [n for n in need if n not in board.accelerators]
     if missing:
