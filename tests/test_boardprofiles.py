@@ -13,7 +13,7 @@ from tlsbench.targets import boardprofiles, boardresults, cyclemodel
 from tlsbench.targets import target as targets
 
 SHIPPED = ["esp32-c3-class", "nrf5340-app", "nucleo-f103rb", "nucleo-f446re", "nucleo-f746zg", "nucleo-l053r8",
-           "nucleo-l073rz", "stm32f217", "stm32f405", "stm32h753zi", "stm32l4a6zg", "stm32l4r5zi-pqm4"]
+           "nucleo-l073rz", "stm32f217", "stm32f405", "stm32f417", "stm32h753zi", "stm32l4a6zg", "stm32l4r5zi-pqm4"]
 GOOD = (boardprofiles.BOARDS_DIR / "nucleo-f446re.toml").read_text()
 
 

@@ -33,7 +33,20 @@
  * per set: a set-associative cache such as the Cortex-M7's L1 caches, which
  * the same rule models with 32-byte lines; default: fully associative).
  * See "The ART accelerator" and "The Cortex-M7 L1 caches" in
- * docs/cycle-model.md. */
+ * docs/cycle-model.md.
+ *
+ * Crypto accelerators (docs/cycle-model.md, "Crypto accelerators"):
+ * charge=0xADDR:CYCLES (repeatable) adds CYCLES each time the instruction
+ * at ADDR runs (the driver's doorbell functions: one call per block the
+ * peripheral processes, its busy time from the board profile), and
+ * standin=0xBEGIN:0xEND excludes what runs from the instruction at BEGIN
+ * to the one at END (the stand-in that computes the peripheral's result
+ * in software): at END the cycles, the caches and the pipeline state are
+ * put back as they were at BEGIN, and the instructions in between are
+ * added to an excluded count, written after the cycles (bytes 8..15 of
+ * out=FILE) for the firmware to subtract from its instruction count.
+ * accel=MASK (bytes 16..19) tells the firmware's driver which algorithms
+ * the board profile has a peripheral for (the others stay in software). */
 #include "cyclemodel_rv32.h"
 #include "cyclemodel_tables.h"
 
@@ -70,6 +83,20 @@ static uint64_t mark_addr = UINT64_MAX, flash_lo, flash_hi;
 static unsigned load_ws;
 static int out_fd = -1;
 static FILE *log_file;
+
+/* charge=ADDR:CYCLES */
+#define MAX_CHARGES 16
+typedef struct {
+    uint64_t addr;
+    uint64_t cycles;
+    uint64_t hits; /* for the log */
+} charge_point;
+static charge_point charges[MAX_CHARGES];
+static unsigned ncharges;
+/* standin=BEGIN:END */
+static uint64_t standin_begin = UINT64_MAX, standin_end = UINT64_MAX;
+static uint64_t excluded_insns;
+static uint32_t accel_mask;
 
 /* ST's ART accelerator: fully associative caches of flash lines (LRU), one
  * for instruction fetches and one for data loads. An instruction line that
@@ -295,6 +322,73 @@ static void on_cond_branch(unsigned int vcpu, void *udata)
     have_pending = 1;
 }
 
+/* ---- the stand-in's exclusion: everything the model keeps, as it was at BEGIN ---- */
+typedef struct {
+    int active;
+    uint64_t cycles, insns;
+    art_cache art_i, art_d;
+    uint16_t *slot_i, *slot_d; /* copies of the caches' slot indexes */
+    const block_info *prev_block, *last_fetched;
+    cond_branch pending;
+    int have_pending;
+    uint64_t pending_extra;
+} model_state;
+
+static model_state saved;
+
+static void copy_cache(art_cache *to, uint16_t *to_slots, const art_cache *from)
+{
+    uint16_t *keep = to->slot_of;
+    *to = *from;
+    to->slot_of = keep;
+    if (from->slot_of != NULL && to_slots != NULL) memcpy(to_slots, from->slot_of, from->nindexed * sizeof(uint16_t));
+}
+
+static void on_standin_begin(unsigned int vcpu, void *udata)
+{
+    (void)vcpu;
+    (void)udata;
+    if (saved.active) return; /* nested: the outer one excludes it all */
+    saved.active = 1;
+    saved.cycles = cycles;
+    saved.insns = insns;
+    saved.art_i.slot_of = saved.slot_i;
+    saved.art_d.slot_of = saved.slot_d;
+    copy_cache(&saved.art_i, saved.slot_i, &art_i);
+    copy_cache(&saved.art_d, saved.slot_d, &art_d);
+    saved.prev_block = prev_block;
+    saved.last_fetched = last_fetched;
+    saved.pending = pending;
+    saved.have_pending = have_pending;
+    saved.pending_extra = pending_extra;
+}
+
+static void on_standin_end(unsigned int vcpu, void *udata)
+{
+    (void)vcpu;
+    (void)udata;
+    if (!saved.active) return;
+    saved.active = 0;
+    excluded_insns += insns - saved.insns;
+    cycles = saved.cycles;
+    insns = saved.insns;
+    copy_cache(&art_i, art_i.slot_of, &saved.art_i);
+    copy_cache(&art_d, art_d.slot_of, &saved.art_d);
+    prev_block = saved.prev_block;
+    last_fetched = saved.last_fetched;
+    pending = saved.pending;
+    have_pending = saved.have_pending;
+    pending_extra = saved.pending_extra;
+}
+
+static void on_charge(unsigned int vcpu, void *udata)
+{
+    (void)vcpu;
+    charge_point *c = udata;
+    cycles += c->cycles;
+    c->hits++;
+}
+
 static void on_load(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
 {
     (void)vcpu;
@@ -312,8 +406,10 @@ static void on_mark(unsigned int vcpu, void *udata)
 {
     (void)vcpu;
     (void)udata;
-    uint8_t le[8];
+    uint8_t le[24] = {0};
     for (int i = 0; i < 8; i++) le[i] = (uint8_t)(cycles >> (8 * i));
+    for (int i = 0; i < 8; i++) le[8 + i] = (uint8_t)(excluded_insns >> (8 * i));
+    for (int i = 0; i < 4; i++) le[16 + i] = (uint8_t)(accel_mask >> (8 * i));
     if (out_fd >= 0 && pwrite(out_fd, le, sizeof(le), 0) != (ssize_t)sizeof(le)) {
         fprintf(stderr, "cyclemodel: writing the model count failed: %s\n", strerror(errno));
         exit(1);
@@ -365,8 +461,17 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
             if (line != first_line) info->line[info->nlines++] = line;
             info->line_cycles[info->nlines - 1] += cost.base;
         }
-        /* the instruction count is only ever written to the log */
-        if (log_file != NULL) qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &insns, 1);
+        /* the instruction count: for the log, and for the stand-in's exclusion */
+        if (log_file != NULL || standin_begin != UINT64_MAX) {
+            qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &insns, 1);
+        }
+        if (pc == standin_begin) qemu_plugin_register_vcpu_insn_exec_cb(insn, on_standin_begin, QEMU_PLUGIN_CB_NO_REGS, NULL);
+        if (pc == standin_end) qemu_plugin_register_vcpu_insn_exec_cb(insn, on_standin_end, QEMU_PLUGIN_CB_NO_REGS, NULL);
+        for (unsigned k = 0; k < ncharges; k++) {
+            if (pc == charges[k].addr) {
+                qemu_plugin_register_vcpu_insn_exec_cb(insn, on_charge, QEMU_PLUGIN_CB_NO_REGS, &charges[k]);
+            }
+        }
         if (cost.base) qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &cycles, cost.base);
         if (cost.taken_extra && i == n - 1) {
             qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &pending_extra,
@@ -395,6 +500,10 @@ static void on_plugin_exit(qemu_plugin_id_t id, void *udata)
     (void)udata;
     if (log_file != NULL) {
         fprintf(log_file, "exit %" PRIu64 " %" PRIu64 "\n", cycles, insns);
+        for (unsigned k = 0; k < ncharges; k++) {
+            fprintf(log_file, "charge %#" PRIx64 " %" PRIu64 "\n", charges[k].addr, charges[k].hits);
+        }
+        if (standin_begin != UINT64_MAX) fprintf(log_file, "excluded %" PRIu64 "\n", excluded_insns);
         fclose(log_file);
         log_file = NULL;
     }
@@ -482,12 +591,33 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
                 if (KEY("art_ilines")) art_i.n = (unsigned)v;
                 else art_d.n = (unsigned)v;
             }
+        } else if (KEY("charge") || KEY("standin")) {
+            const char *what = KEY("charge") ? "charge=0xADDR:CYCLES" : "standin=0xBEGIN:0xEND";
+            char first[32];
+            uint64_t x = 0, y = 0;
+            const char *colon = strchr(val, ':');
+            if (colon == NULL || (size_t)(colon - val) >= sizeof(first)) return bad(a, what);
+            memcpy(first, val, (size_t)(colon - val));
+            first[colon - val] = '\0';
+            if (parse_u64(first, &x) != 0 || parse_u64(colon + 1, &y) != 0) return bad(a, what);
+            if (KEY("charge")) {
+                if (ncharges == MAX_CHARGES) return bad(a, "at most 16 charge= points");
+                charges[ncharges].addr = x & ~(uint64_t)1; /* a Thumb symbol's value carries bit 0 */
+                charges[ncharges].cycles = y;
+                ncharges++;
+            } else {
+                standin_begin = x & ~(uint64_t)1;
+                standin_end = y & ~(uint64_t)1;
+            }
+        } else if (KEY("accel")) {
+            if (parse_u64(val, &v) != 0 || v > UINT32_MAX) return bad(a, "accel=MASK (32 bits)");
+            accel_mask = (uint32_t)v;
         } else if (KEY("muls")) {
             if (parse_u64(val, &v) != 0 || (v != 1 && v != 32)) return bad(a, "muls=1 or muls=32");
             cfg.muls = (uint32_t)v;
         } else {
             return bad(a, "core, mark, out, log, flash, branch_ws, load_ws, seq_ws, muls, art_ws, art_fetch, art_ilines,"
-                          " art_dlines, art_prefetch, art_iways, art_dways");
+                          " art_dlines, art_prefetch, art_iways, art_dways, charge, standin, accel");
         }
 #undef KEY
     }
@@ -506,6 +636,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     art_reset(&art_d);
     art_index_flash(&art_i);
     art_index_flash(&art_d);
+    if (standin_begin != UINT64_MAX) {
+        /* the slot indexes' copies for the stand-in's exclusion (never freed: the run's length) */
+        if (art_i.slot_of != NULL && (saved.slot_i = calloc(art_i.nindexed, sizeof(uint16_t))) == NULL) abort();
+        if (art_d.slot_of != NULL && (saved.slot_d = calloc(art_d.nindexed, sizeof(uint16_t))) == NULL) abort();
+    }
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
     qemu_plugin_register_atexit_cb(id, on_plugin_exit, NULL);
     return 0;

@@ -112,6 +112,10 @@ static tb_status adapter_init(void)
 {
     int ret = wolfCrypt_Init();
     if (ret != 0) return lib_fail("wolfCrypt_Init", ret);
+#if TB_WOLFSSL_HW
+    ret = tb_wolfssl_hw_register();
+    if (ret != 0) return lib_fail("wc_CryptoCb_RegisterDevice", ret);
+#endif
     ret = wc_InitRng(&tb_wolfssl_rng);
     if (ret != 0) return lib_fail("wc_InitRng", ret);
     return TB_OK;

@@ -42,18 +42,28 @@ else()
 endif()
 set(TB_WOLFSSL_PROFILE "" CACHE STRING
     "wolfSSL build profile: x86-64-asm, c, sp-asm or small-stack (empty: x86-64-asm on x86-64 hosts, else c)")
-set_property(CACHE TB_WOLFSSL_PROFILE PROPERTY STRINGS x86-64-asm c sp-asm small-stack)
+set_property(CACHE TB_WOLFSSL_PROFILE PROPERTY STRINGS x86-64-asm c sp-asm small-stack hw)
 set(_wolf_profile "${TB_WOLFSSL_PROFILE}")
 if(_wolf_profile STREQUAL "")
   set(_wolf_profile ${_wolf_default_profile})
 endif()
 if(NOT EXISTS ${_wolf_cfg}/profiles/${_wolf_profile}.h)
   message(FATAL_ERROR "wolfssl: unknown TB_WOLFSSL_PROFILE '${_wolf_profile}' "
-                      "(known: x86-64-asm, c, sp-asm, small-stack)")
+                      "(known: x86-64-asm, c, sp-asm, small-stack, hw)")
 endif()
 if(_wolf_profile STREQUAL "x86-64-asm" AND NOT _wolf_x86_64)
   message(FATAL_ERROR "wolfssl: profile 'x86-64-asm' needs an x86-64 target with GCC or Clang "
                       "(this build: ${CMAKE_SYSTEM_PROCESSOR}, ${CMAKE_C_COMPILER_ID}); use 'c'")
+endif()
+# "hw": a crypto peripheral's driver (hw.c) on the cycle model's register block (platform/cortexm/hwcrypto.c)
+set(_wolf_hw_sources)
+if(_wolf_profile STREQUAL "hw")
+  if(NOT TB_BARE_METAL OR NOT TB_PLATFORM_SOURCES MATCHES "platform/cortexm/")
+    message(FATAL_ERROR "wolfssl: profile 'hw' drives a modelled crypto peripheral: it needs a Cortex-M firmware "
+                        "build on an emulated board with a board profile (tlsbench run --target qemu:... --board ...); "
+                        "this build is TB_PLATFORM=${TB_PLATFORM}")
+  endif()
+  set(_wolf_hw_sources adapters/wolfssl/hw.c platform/cortexm/hwcrypto.c)
 endif()
 if(_wolf_profile STREQUAL "sp-asm" AND NOT (TB_BARE_METAL AND TB_CPU MATCHES "^cortex-m(3|4|7)$"))
   message(FATAL_ERROR "wolfssl: profile 'sp-asm' is wolfSSL's ARMv7-M (Thumb-2) assembly: it needs "
@@ -70,6 +80,9 @@ set(_wolf_crypt_sources
   ge_operations.c hash.c hmac.c kdf.c logging.c md5.c memory.c poly1305.c pwdbased.c
   random.c rsa.c sha.c sha256.c sha3.c sha512.c signature.c sp_int.c wc_encrypt.c
   wc_port.c wolfmath.c)
+if(_wolf_profile STREQUAL "hw")
+  list(APPEND _wolf_crypt_sources cryptocb.c) # WOLF_CRYPTO_CB's registry and dispatch
+endif()
 if(_wolf_profile STREQUAL "x86-64-asm")
   enable_language(ASM)
   list(APPEND _wolf_crypt_sources sp_x86_64.c sp_x86_64_asm.S aes_asm.S aes_gcm_asm.S
@@ -100,6 +113,9 @@ else()
     set(_wolf_asm "portable C (no asm), WOLFSSL_SMALL_STACK + WOLFSSL_SP_SMALL")
   else()
     set(_wolf_asm "portable C (no asm)")
+  endif()
+  if(_wolf_profile STREQUAL "hw")
+    set(_wolf_asm "portable C (no asm), SHA-1 and SHA-256 through crypto callbacks to a modelled peripheral where the board profile declares one")
   endif()
 endif()
 
@@ -198,7 +214,7 @@ if(_wolf_pq)
 endif()
 tb_add_agent(wolfssl${_wolf_sfx} ${_wolf_pq_flag}
   SOURCES adapters/wolfssl/adapter.c adapters/wolfssl/sym.c adapters/wolfssl/kex.c adapters/wolfssl/pk.c adapters/wolfssl/pq.c
-          adapters/wolfssl/tls.c
+          adapters/wolfssl/tls.c ${_wolf_hw_sources}
   LIBS tb_wolfssl${_wolf_sfx}
   # (no ';' in CONFIG: CMake would split the string into a list)
   CONFIG "wolfSSL built from source (${_wolf_name}), profile ${_wolf_profile} (adapters/wolfssl/profiles/${_wolf_profile}.h): ${_wolf_asm}, TLS 1.2 PSK (static, DHE, ECDHE), static ECDH and DH_anon suites, session cache, tickets, 0-RTT enabled per endpoint${_wolf_user_note}")

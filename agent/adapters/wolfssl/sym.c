@@ -12,7 +12,7 @@ tb_status tb_wolfssl_hash_prepare(state *s, const tb_job *job)
 {
     if (tb_wolfssl_alloc_out(s, WC_MAX_DIGEST_SIZE) != TB_OK) return TB_ERROR;
     if (s->alg->fam == F_HASH) return TB_OK;
-    int ret = wc_HmacInit(&s->u.hmac, NULL, INVALID_DEVID);
+    int ret = wc_HmacInit(&s->u.hmac, NULL, TB_WOLFSSL_DEVID);
     if (ret != 0) return lib_fail("wc_HmacInit", ret);
     s->live = 1;
     ret = wc_HmacSetKey(&s->u.hmac, s->alg->hash, job->key.data, (word32)job->key.len);
@@ -38,7 +38,7 @@ tb_status tb_wolfssl_aead_prepare(state *s, const tb_job *job)
     switch (a->fam) {
     case F_GCM:
     case F_CCM:
-        ret = wc_AesInit(&s->u.aes, NULL, INVALID_DEVID);
+        ret = wc_AesInit(&s->u.aes, NULL, TB_WOLFSSL_DEVID);
         if (ret != 0) return lib_fail("wc_AesInit", ret);
         s->live = 1;
         if (a->fam == F_GCM) {
@@ -61,7 +61,12 @@ tb_status tb_wolfssl_hash_run(state *s)
 {
     int ret;
     if (s->alg->fam == F_HASH) {
+#if TB_WOLFSSL_HW /* wc_Hash names no device: the peripheral's driver is reached through TB_WOLFSSL_DEVID */
+        ret = wc_Hash_ex((enum wc_HashType)s->alg->hash, s->msg.data, (word32)s->msg.len, s->out, WC_MAX_DIGEST_SIZE,
+                         NULL, TB_WOLFSSL_DEVID);
+#else
         ret = wc_Hash((enum wc_HashType)s->alg->hash, s->msg.data, (word32)s->msg.len, s->out, WC_MAX_DIGEST_SIZE);
+#endif
         if (ret != 0) return lib_fail("wc_Hash", ret);
         s->out_len = (size_t)hash_size(s->alg->hash);
         return TB_OK;
@@ -168,7 +173,7 @@ static tb_status prim_cipher_new(const char *alg, tb_bytes key, int decrypt, voi
     cipher_t *c = tb_zalloc(sizeof(*c));
     if (c == NULL) return TB_ERROR;
     c->decrypt = decrypt;
-    int ret = wc_AesInit(&c->aes, NULL, INVALID_DEVID);
+    int ret = wc_AesInit(&c->aes, NULL, TB_WOLFSSL_DEVID);
     if (ret == 0) {
         c->live = 1;
         ret = wc_AesSetKey(&c->aes, key.data, AES_BLOCK_SIZE, NULL, decrypt ? AES_DECRYPTION : AES_ENCRYPTION);
@@ -217,7 +222,7 @@ static tb_status prim_mac_new(const char *alg, tb_bytes key, void **out)
     }
     mac_t *m = tb_zalloc(sizeof(*m));
     if (m == NULL) return TB_ERROR;
-    int ret = wc_HmacInit(&m->hmac, NULL, INVALID_DEVID);
+    int ret = wc_HmacInit(&m->hmac, NULL, TB_WOLFSSL_DEVID);
     if (ret == 0) {
         m->live = 1;
         ret = wc_HmacSetKey(&m->hmac, type, key.data, (word32)key.len);

@@ -38,6 +38,16 @@
 #define TB_WOLFSSL_CHACHAPOLY 0
 #endif
 
+/* The device wolfCrypt's init calls name: profile "hw" routes hashes to a
+ * crypto peripheral's driver through it (hw.c), every other build to none. */
+#if defined(TB_WOLFSSL_HW) && TB_WOLFSSL_HW
+#define TB_WOLFSSL_DEVID TB_WOLFSSL_HW_DEVID
+int tb_wolfssl_hw_register(void);
+#else
+#define TB_WOLFSSL_HW 0
+#define TB_WOLFSSL_DEVID INVALID_DEVID
+#endif
+
 /* ---- Algorithm table ---- */
 
 typedef enum {

@@ -21,9 +21,10 @@ from tlsbench.errors import RunInterrupted, StoreError, TlsbenchError
 from tlsbench.families import registry
 from tlsbench.families.base import Context
 from tlsbench.families.primitive import keys as keys_mod
+from tlsbench.libraries import versions
 from tlsbench.plans import runenv
 from tlsbench.plans.plan import Plan
-from tlsbench.targets import cyclemodel, userconfig
+from tlsbench.targets import cyclemodel, hwcrypto, userconfig
 from tlsbench.targets import target as targets
 from tlsbench.targets.libraries import LibraryInfo
 
@@ -116,6 +117,8 @@ class _Session:
         # a clock to keep steady: rounds are placed on purpose and paced (layout.py, pacing.py)
         self.pace = pacing.Pace() if target.paced else None
         self.turned_off: dict[str, set[str]] = {}  # per library, what the user's configuration turned off
+        # a library's "hw" build: why a case cannot run on this board profile (targets/hwcrypto.py)
+        self.hw_board = cyclemodel.active_profile() if target.models_cycles else None
 
     def probe_libraries(self) -> None:
         try:  # an emulated board's images are built here when missing or stale
@@ -186,6 +189,10 @@ class _Session:
             return Measured.not_run("does_not_fit", self.does_not_fit[case.library])
         if case.library in self.unavailable:
             return Measured.not_run("failed", f"agent unavailable: {self.unavailable[case.library]}")
+        base = versions.base(case.library)
+        no_peripheral = hwcrypto.refusal(base, dict(self.target.profiles).get(base), self.hw_board, case.kind, case.alg)
+        if no_peripheral is not None:
+            return Measured.not_run("unsupported", no_peripheral)
         if not registry.family_of(case.kind).needs_checks:  # the agent itself says what it cannot do
             return None
         if (case.kind, case.alg, case.op) not in self.infos[case.library].support:

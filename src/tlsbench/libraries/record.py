@@ -76,6 +76,9 @@ class Library:
     config_mechanism: ConfigMechanism | None = None
     # (define, why) the harness needs in any user configuration; none yet
     harness_requires: tuple[tuple[str, str], ...] = ()
+    # its build profile "hw" (a crypto peripheral's driver, targets/hwcrypto.py): each case algorithm
+    # the driver hands to a peripheral -> the board profile's accelerators it needs ([accelerators.NAME])
+    hw_routes: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def version(self, label: str) -> Version | None:
         return next((v for v in self.versions if v.label == label), None)

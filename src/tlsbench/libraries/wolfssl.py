@@ -19,4 +19,10 @@ LIBRARY = Library(
     size_unsupported={"aes-128": "no public single-block AES call in this configuration"
                                  " (needs WOLFSSL_AES_DIRECT or HAVE_AES_ECB)"},
     config_mechanism="wolfssl-user-settings",
+    # profile "hw": wolfCrypt's crypto callbacks to agent/adapters/wolfssl/hw.c (HMAC through the hash)
+    hw_routes={
+        "sha1": ("sha1",), "sha256": ("sha256",), "hmac-sha1": ("sha1",), "hmac-sha256": ("sha256",),
+        "aes-128-gcm": ("aes-gcm",), "aes-256-gcm": ("aes-gcm",),
+        "aes-128-cbc-hmac-sha1": ("aes-cbc", "sha1"), "aes-128-cbc-hmac-sha256": ("aes-cbc", "sha256"),
+    },
 )

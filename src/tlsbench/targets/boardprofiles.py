@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tlsbench.errors import PlanError
+from tlsbench.targets.accelerators import Accelerator, parse_table
 
 BOARDS_DIR = Path(__file__).with_name("boards")
 
@@ -93,6 +94,8 @@ class Profile:
     supply_v: float | None = None
     icache_bytes: int | None = None
     dcache_bytes: int | None = None
+    # crypto peripherals by algorithm ([accelerators.NAME]; targets/accelerators.py)
+    accelerators: dict[str, Accelerator] = field(default_factory=dict)
     text: str = field(default="", repr=False, compare=False)  # the file as read: stored with a run
     shipped: bool = False  # one of src/tlsbench/targets/boards/, else the user's own file
 
@@ -118,8 +121,9 @@ class Profile:
 
     @property
     def user_figures(self) -> list[str]:
-        """The figures whose source is the user's own word."""
-        return [k for k in FIGURES if self.sources.get(k, "").strip() == USER_SOURCE]
+        """The figures whose source is the user's own word (an accelerator's as accelerators.NAME)."""
+        return [*(k for k in FIGURES if self.sources.get(k, "").strip() == USER_SOURCE),
+                *(f"accelerators.{n}" for n, a in self.accelerators.items() if a.source.strip() == USER_SOURCE)]
 
     @property
     def energy_nj_per_cycle(self) -> float | None:
@@ -184,7 +188,7 @@ def parse(path: Path, text: str | None = None) -> Profile:
     def err(key: str | None, message: str, table: str | None = None) -> PlanError:
         return PlanError(f"{path}:{_line_of(text, table, key)}: {key or table}: {message}")
 
-    allowed = [*FIELDS, "sources"]
+    allowed = [*FIELDS, "sources", "accelerators"]
     for key in data:
         if key not in allowed:
             near = difflib.get_close_matches(key, allowed, n=2)
@@ -257,9 +261,10 @@ def parse(path: Path, text: str | None = None) -> Profile:
     for key in FIGURES:
         if key in values and key not in sources:
             raise err(key, "has no source: add it to [sources]")
+    accelerators = parse_table(data["accelerators"], err) if "accelerators" in data else {}
     shipped = path.resolve().parent == BOARDS_DIR.resolve()
     return Profile(name=path.stem, path=path, sources=dict(sources), text=text, shipped=shipped,
-                   **values)  # type: ignore[arg-type]
+                   accelerators=accelerators, **values)  # type: ignore[arg-type]
 
 
 def names() -> list[str]:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from tlsbench.errors import PlanError
 from tlsbench.targets import boardprofiles
+from tlsbench.targets.accelerators import KEYS as ACCELERATOR_KEYS
 from tlsbench.targets.boardprofiles import CORES, FIELDS, USER_SOURCE, Profile
 
 # what each field is and where an engineer finds it for their board
@@ -89,6 +90,14 @@ def starting_point(base: Profile, out_name: str) -> str:
         else:
             lines += [f"# {base.name}'s source: replace it if your chip differs",
                       f"{key} = {_toml(base.sources[key])}"]
+    for a in base.accelerators.values():
+        lines += ["", f"# {base.name}'s {a.peripheral} for {a.algorithm}: keep it only if your chip has the same"
+                  " peripheral (docs/cycle-model.md, \"Crypto accelerators\")", f"[accelerators.{a.algorithm}]"]
+        for key in ACCELERATOR_KEYS:
+            value = getattr(a, key)
+            if key in ("load_cycles_per_block", "setup_cycles") and not value:
+                continue
+            lines.append(f"{key} = {_toml(value)}")
     return "\n".join(lines) + "\n"
 
 
@@ -115,6 +124,11 @@ def show(profile: Profile) -> str:
         if value is None or (key == "multiplier_cycles" and key not in profile.sources):
             continue
         lines.append(f"  {key:18} {_toml(value):14} {profile.sources.get(key, '')}")
+    for a in profile.accelerators.values():
+        lines.append(f"  accelerator {a.summary()}")
+        lines.append(f"    source: {a.source}")
+    if not profile.accelerators:
+        lines.append("  accelerators: none declared (every algorithm in software)")
     energy = profile.energy_nj_per_cycle
     lines.append(f"  model energy per cycle: {energy:g} nJ" if energy is not None
                  else "  model energy per cycle: n/a (no run_current_ma and supply_v)")

@@ -26,7 +26,7 @@ from tlsbench.engine import metrics
 from tlsbench.engine.case import Result
 from tlsbench.errors import PlanError, SetupError
 from tlsbench.targets import board as boards
-from tlsbench.targets import sources
+from tlsbench.targets import hwcrypto, sources
 from tlsbench.targets.boardprofiles import Profile
 
 MODEL_ENV = "TLSBENCH_MODEL_BOARD"
@@ -112,16 +112,25 @@ def code_range(firmware: Path) -> tuple[int, int]:
     return min(a for a, _ in spans), max(b for _, b in spans)
 
 
-def mark_address(firmware: Path, prefix: str = "arm-none-eabi-") -> int:
+def symbols(firmware: Path, prefix: str = "arm-none-eabi-") -> dict[str, int]:
+    """The image's symbols and their addresses (a Thumb function's bit 0 cleared)."""
     nm = shutil.which(f"{prefix}nm")
     if nm is None:
         raise SetupError(f"{prefix}nm not found (apt-get install binutils-{prefix.rstrip('-')})")
     proc = subprocess.run([nm, str(firmware)], capture_output=True, text=True)
+    out = {}
     for line in proc.stdout.splitlines():
         parts = line.split()
-        if len(parts) == 3 and parts[2] == MARK_SYMBOL:
-            return int(parts[0], 16) & ~1
-    raise SetupError(f"{firmware} has no {MARK_SYMBOL} (rebuild it: tlsbench build --target ...)")
+        if len(parts) == 3:
+            out[parts[2]] = int(parts[0], 16) & ~1
+    return out
+
+
+def mark_address(firmware: Path, prefix: str = "arm-none-eabi-") -> int:
+    found = symbols(firmware, prefix).get(MARK_SYMBOL)
+    if found is None:
+        raise SetupError(f"{firmware} has no {MARK_SYMBOL} (rebuild it: tlsbench build --target ...)")
+    return found
 
 
 L1_LINE = 32  # bytes in a Cortex-M7 L1 cache line (ST AN4839)
@@ -152,6 +161,7 @@ def plugin_args(profile: Profile, firmware: Path, out_file: Path, nm_prefix: str
         # DDI 0489F 5.9), no next-line prefetch
         args += [f"art_ws={ws}", f"art_fetch={L1_LINE}", f"art_ilines={profile.icache_bytes // L1_LINE}",
                  "art_iways=2", f"art_dlines={profile.dcache_bytes // L1_LINE}", "art_dways=4", "art_prefetch=0"]
+    args += hwcrypto.plugin_args(profile, symbols(firmware, nm_prefix))  # an accelerated build's peripheral
     for a in args:
         if "," in a:  # QEMU splits -plugin options at commas
             raise SetupError(f"a cycle model argument cannot contain a comma: {a!r}")

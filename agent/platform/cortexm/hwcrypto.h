@@ -1,0 +1,74 @@
+/* A crypto peripheral for the cycle model (docs/cycle-model.md, "Crypto
+ * accelerators"): what a library's accelerator driver talks to on an
+ * emulated board that has none.
+ *
+ * tb_hw is a RAM block shaped like an STM32 CRYP/HASH register file: the
+ * driver writes its key, IV and data words there and reads the result, one
+ * counted instruction per access, as on the chip. The peripheral's own
+ * time comes from the board profile: each tb_hw_block_* call is one block
+ * handed to it (the model adds its cycles per block there), each
+ * tb_hw_setup_* call one operation's set-up. The result is computed by a
+ * stand-in (the library's own software routine) between
+ * tb_hw_standin_begin() and tb_hw_standin_end(), which the model leaves
+ * out of both its cycles and the instruction count. */
+#ifndef TB_HWCRYPTO_H
+#define TB_HWCRYPTO_H
+
+#include <stdint.h>
+
+/* the board profile's accelerators, one bit each in the order of
+ * ALGORITHMS in src/tlsbench/targets/accelerators.py */
+#define TB_HW_SHA1 (1u << 0)
+#define TB_HW_SHA256 (1u << 1)
+#define TB_HW_AES_ECB (1u << 2)
+#define TB_HW_AES_CBC (1u << 3)
+#define TB_HW_AES_CTR (1u << 4)
+#define TB_HW_AES_GCM (1u << 5)
+
+#define TB_HW_SR_BUSY (1u << 4)
+#define TB_HW_STR_DCAL (1u << 8)
+
+typedef struct {
+    volatile uint32_t cr;  /* algorithm, mode, data type */
+    volatile uint32_t sr;  /* busy, ready flags */
+    volatile uint32_t din; /* data in, one word per write */
+    volatile uint32_t str; /* valid bits of the last word, DCAL (start the final digest) */
+    volatile uint32_t hr[8];  /* digest out */
+    volatile uint32_t dout;   /* data out, one word per read */
+    volatile uint32_t keyr[8];
+    volatile uint32_t ivr[4];
+    /* A cipher's output is the stand-in's, written in place: the driver's
+     * DOUT read and its store of the word (one load and one store per word,
+     * as on the chip) go to this word instead of the output buffer. */
+    volatile uint32_t sink;
+} tb_hw_regs;
+
+extern tb_hw_regs tb_hw;
+
+/* The accelerators the run's board profile declares (TB_HW_* bits; 0
+ * without the cycle model): the driver leaves the others to software. */
+uint32_t tb_hw_available(void);
+
+void tb_hw_standin_begin(void);
+void tb_hw_standin_end(void);
+
+/* Doorbells: one call per block handed to the peripheral, one per operation set up. */
+void tb_hw_block_sha1(void);
+void tb_hw_block_sha256(void);
+void tb_hw_block_aes_cbc(void);
+void tb_hw_block_aes_gcm(void);
+void tb_hw_setup_sha1(void);
+void tb_hw_setup_sha256(void);
+void tb_hw_setup_aes_cbc(void);
+void tb_hw_setup_aes_gcm(void);
+
+/* The busy-wait a driver does after a block: the peripheral's time is the
+ * model's (its doorbell), so the flag is never set here; the read is the
+ * driver's own counted status poll. */
+static inline void tb_hw_wait(void)
+{
+    while (tb_hw.sr & TB_HW_SR_BUSY) {
+    }
+}
+
+#endif

@@ -1,0 +1,110 @@
+"""A board profile's crypto peripherals (its ``[accelerators.NAME]``
+tables): per algorithm and mode, what one block costs the peripheral, what
+setting it up costs, and how the data reaches it, each with its source.
+
+The cycle model charges these figures when the firmware's driver hands the
+peripheral a block (docs/cycle-model.md, "Crypto accelerators"); the
+driver's own instructions are counted like any others. A figure nobody can
+cite is left out: an algorithm the profile does not declare runs in
+software, and an accelerated build for it is refused with the reason.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from tlsbench.errors import PlanError
+
+# the algorithms an accelerated firmware build can hand to a peripheral, and their block size in bytes
+ALGORITHMS: dict[str, int] = {
+    "sha1": 64, "sha256": 64, "aes-ecb": 16, "aes-cbc": 16, "aes-ctr": 16, "aes-gcm": 16,
+}
+# how the data reaches the peripheral: the CPU writes it word by word (its stores are the driver's
+# counted instructions), or a DMA channel moves it (the load cycles are then the peripheral's own)
+DATA_MOVEMENT = ("cpu", "dma")
+# key -> (type, required)
+KEYS: dict[str, tuple[type, bool]] = {
+    "peripheral": (str, True),  # the reference manual's name for it: "HASH", "CRYP"
+    "cycles_per_block": (int, True),  # processing one block, in core clock cycles
+    "load_cycles_per_block": (int, False),  # the least time to load one block into it
+    "setup_cycles": (int, False),  # once per operation (key preparation, final padding block)
+    "data_movement": (str, True),
+    "source": (str, True),  # the manual, section and table the figures come from
+}
+# a block taking more than this many cycles is a typo, never a peripheral
+MAX_CYCLES = 1_000_000
+
+
+@dataclass(frozen=True)
+class Accelerator:
+    algorithm: str
+    peripheral: str
+    cycles_per_block: int
+    data_movement: str
+    source: str
+    load_cycles_per_block: int = 0
+    setup_cycles: int = 0
+
+    @property
+    def block_bytes(self) -> int:
+        return ALGORITHMS[self.algorithm]
+
+    @property
+    def busy_cycles_per_block(self) -> int:
+        """What the core waits per block: with the CPU moving the data, its
+        own stores already take the load time (one per word, counted)."""
+        load = self.load_cycles_per_block if self.data_movement == "dma" else 0
+        return self.cycles_per_block + load
+
+    def summary(self) -> str:
+        setup = f" + {self.setup_cycles} set-up" if self.setup_cycles else ""
+        load = f" (+{self.load_cycles_per_block} to load)" if self.load_cycles_per_block else ""
+        return (f"{self.peripheral} {self.algorithm}: {self.cycles_per_block} cycles per {self.block_bytes}-byte"
+                f" block{load}{setup}, data by {self.data_movement}")
+
+
+Err = Callable[[str | None, str, str | None], PlanError]
+
+
+def parse_table(table: object, err: Err) -> dict[str, Accelerator]:
+    """The ``accelerators`` table of a profile, checked; ``err(key, message,
+    table)`` makes the error that names the file and line."""
+    if not isinstance(table, dict):
+        raise err("accelerators", "must be a table of [accelerators.NAME] tables, NAME one of "
+                  f"{', '.join(ALGORITHMS)}", None)
+    out: dict[str, Accelerator] = {}
+    for name, body in table.items():
+        where = f"accelerators.{name}"
+        if name not in ALGORITHMS:
+            near = difflib.get_close_matches(name, ALGORITHMS, n=2)
+            hint = f" (did you mean {', '.join(near)}?)" if near else ""
+            raise err(None, f"unknown algorithm{hint}; allowed: {', '.join(ALGORITHMS)}", where)
+        if not isinstance(body, dict):
+            raise err(name, f"must be a table ([{where}]) with {', '.join(KEYS)}", "accelerators")
+        for key in body:
+            if key not in KEYS:
+                near = difflib.get_close_matches(key, KEYS, n=2)
+                hint = f" (did you mean {', '.join(near)}?)" if near else ""
+                raise err(key, f"unknown key{hint}; allowed: {', '.join(KEYS)}", where)
+        values: dict[str, object] = {}
+        for key, (kind, required) in KEYS.items():
+            if key not in body:
+                if required:
+                    raise err(None, f"{key} missing (every accelerator sets: "
+                              f"{', '.join(k for k, (_, r) in KEYS.items() if r)})", where)
+                continue
+            v = body[key]
+            if kind is int and (isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_CYCLES):
+                raise err(key, f"must be a whole number of cycles 0..{MAX_CYCLES:,}, got {v!r}", where)
+            if kind is str and (not isinstance(v, str) or not v.strip()):
+                raise err(key, f"must be a non-empty string, got {v!r}", where)
+            values[key] = v
+        if values["cycles_per_block"] == 0:
+            raise err("cycles_per_block", "must be at least 1 (a peripheral takes time)", where)
+        if values["data_movement"] not in DATA_MOVEMENT:
+            raise err("data_movement", f"must be one of {', '.join(DATA_MOVEMENT)}, got"
+                      f" {values['data_movement']!r}", where)
+        out[name] = Accelerator(algorithm=name, **values)  # type: ignore[arg-type]
+    return out

@@ -1,0 +1,112 @@
+"""Crypto accelerators in board profiles ([accelerators.NAME]): the shipped
+figures and their sources, and a bad table refused with its file, line and
+what is allowed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tlsbench.errors import PlanError
+from tlsbench.targets import boardprofiles, boardtemplate
+
+BASE = (boardprofiles.BOARDS_DIR / "stm32f405.toml").read_text()
+SHA1 = """
+[accelerators.sha1]
+peripheral = "HASH"
+cycles_per_block = 66
+load_cycles_per_block = 16
+data_movement = "cpu"
+source = "RM0090 Rev 11, 25.3.1"
+"""
+
+
+def compose(table: str) -> str:
+    """The table after the profile's [sources], or a top-level key before it."""
+    return table.lstrip() + BASE if table.lstrip().startswith("accelerators =") else BASE + table
+
+
+def refused(tmp_path: Path, table: str) -> str:
+    path = tmp_path / "board.toml"
+    path.write_text(compose(table))
+    with pytest.raises(PlanError) as e:
+        boardprofiles.parse(path)
+    return str(e.value).replace(str(path), "board.toml")
+
+
+def line(table: str, start: str) -> int:
+    return compose(table).splitlines().index(start) + 1
+
+
+def test_the_f417_declares_its_hash_sha1_from_rm0090_and_no_unsourced_aes() -> None:
+    f417 = boardprofiles.load("stm32f417")
+    assert list(f417.accelerators) == ["sha1"]
+    sha1 = f417.accelerators["sha1"]
+    assert (sha1.peripheral, sha1.cycles_per_block, sha1.load_cycles_per_block, sha1.data_movement,
+            sha1.block_bytes) == ("HASH", 66, 16, "cpu", 64)
+    assert sha1.source.startswith("RM0090 Rev 11 (DocID018909), 25.3.1 'Duration of the processing'")
+    # the CPU writes the words itself (counted instructions): the peripheral's busy time is its processing
+    assert sha1.busy_cycles_per_block == 66
+    # the F405 and F446 have no CRYP or HASH processor; the F217's RM0033 figures were not found
+    for name in ("stm32f405", "nucleo-f446re", "stm32f217"):
+        assert boardprofiles.load(name).accelerators == {}, name
+
+
+def test_a_dma_fed_peripheral_adds_its_load_time(tmp_path: Path) -> None:
+    path = tmp_path / "dma.toml"
+    path.write_text(BASE + SHA1.replace('"cpu"', '"dma"'))
+    assert boardprofiles.parse(path).accelerators["sha1"].busy_cycles_per_block == 66 + 16
+
+
+def test_board_show_lists_each_accelerator_with_its_source() -> None:
+    shown = boardtemplate.show(boardprofiles.load("stm32f417")).splitlines()
+    i = shown.index("  accelerator HASH sha1: 66 cycles per 64-byte block (+16 to load), data by cpu")
+    assert shown[i + 1].startswith("    source: RM0090 Rev 11")
+    assert "  accelerators: none declared (every algorithm in software)" in boardtemplate.show(
+        boardprofiles.load("stm32f405"))
+
+
+def test_a_new_profile_started_from_the_f417_keeps_its_accelerator(tmp_path: Path) -> None:
+    base = boardprofiles.load("stm32f417")
+    start = boardprofiles.parse(tmp_path / "x.toml", boardtemplate.starting_point(base, "x.toml"))
+    assert start.accelerators == base.accelerators
+
+
+@pytest.mark.parametrize(("table", "at", "message"), [
+    (SHA1.replace("[accelerators.sha1]", "[accelerators.sha3]"), "[accelerators.sha3]",
+     "accelerators.sha3: unknown algorithm (did you mean sha1, sha256?); allowed: sha1, sha256, aes-ecb, aes-cbc,"
+     " aes-ctr, aes-gcm"),
+    (SHA1.replace("[accelerators.sha1]", "[accelerators.aes-gmc]"), "[accelerators.aes-gmc]",
+     "accelerators.aes-gmc: unknown algorithm (did you mean aes-gcm, aes-ecb?); allowed: sha1, sha256, aes-ecb,"
+     " aes-cbc, aes-ctr, aes-gcm"),
+    (SHA1.replace("cycles_per_block = 66", "cycles_per_blok = 66"), "cycles_per_blok = 66",
+     "cycles_per_blok: unknown key (did you mean cycles_per_block, load_cycles_per_block?); allowed: peripheral,"
+     " cycles_per_block, load_cycles_per_block, setup_cycles, data_movement, source"),
+    (SHA1.replace("cycles_per_block = 66", "cycles_per_block = 66.5"), "cycles_per_block = 66.5",
+     "cycles_per_block: must be a whole number of cycles 0..1,000,000, got 66.5"),
+    (SHA1.replace("cycles_per_block = 66", "cycles_per_block = 0"), "cycles_per_block = 0",
+     "cycles_per_block: must be at least 1 (a peripheral takes time)"),
+    (SHA1.replace('data_movement = "cpu"', 'data_movement = "bus"'), 'data_movement = "bus"',
+     "data_movement: must be one of cpu, dma, got 'bus'"),
+    (SHA1.replace('source = "RM0090 Rev 11, 25.3.1"', 'source = " "'), 'source = " "',
+     "source: must be a non-empty string, got ' '"),
+    (SHA1.replace('source = "RM0090 Rev 11, 25.3.1"\n', ""), "[accelerators.sha1]",
+     "accelerators.sha1: source missing (every accelerator sets: peripheral, cycles_per_block, data_movement,"
+     " source)"),
+    ("\naccelerators = 3\n", "accelerators = 3",
+     "accelerators: must be a table of [accelerators.NAME] tables, NAME one of sha1, sha256, aes-ecb, aes-cbc,"
+     " aes-ctr, aes-gcm"),
+])
+def test_a_bad_accelerator_is_one_line_naming_file_line_and_what_is_allowed(tmp_path: Path, table: str, at: str,
+                                                                            message: str) -> None:
+    got = refused(tmp_path, table)
+    assert got == f"board.toml:{line(table, at)}: {message}"
+
+
+def test_an_accelerator_the_user_vouches_for_is_named_with_the_users_figures(tmp_path: Path) -> None:
+    path = tmp_path / "mine.toml"
+    path.write_text(BASE + SHA1.replace('source = "RM0090 Rev 11, 25.3.1"', 'source = "user"'))
+    mine = boardprofiles.parse(path)
+    assert mine.user_figures == ["accelerators.sha1"]
+    assert '; source "user": accelerators.sha1)' in mine.described()

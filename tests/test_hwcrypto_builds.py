@@ -1,0 +1,78 @@
+"""Accelerated firmware builds (a library's "hw" profile, targets/hwcrypto.py):
+the cycle model's hooks come from the board profile's accelerators and the
+image's driver symbols, and a case the board cannot accelerate is refused
+with the reason, never run in software under the "hw" name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tlsbench.targets import boardprofiles, hwcrypto
+
+F417 = boardprofiles.load("stm32f417")
+F405 = boardprofiles.load("stm32f405")
+# an image with the wolfSSL "hw" driver: its stand-in bounds and doorbells
+SYMBOLS = {"tb_model_mark": 0x100, "tb_hw_standin_begin": 0x200, "tb_hw_standin_end": 0x210,
+           "tb_hw_block_sha1": 0x220, "tb_hw_setup_sha1": 0x230, "tb_hw_block_sha256": 0x240,
+           "tb_hw_setup_sha256": 0x250, "tb_hw_block_aes_cbc": 0x260, "tb_hw_block_aes_gcm": 0x270}
+
+
+def test_the_hooks_charge_each_declared_accelerator_at_its_doorbell() -> None:
+    # the F417 declares SHA-1 only: its busy time per block (the CPU writes the words, counted itself)
+    assert hwcrypto.plugin_args(F417, SYMBOLS) == ["standin=0x200:0x210", "charge=0x220:66", "accel=0x1"]
+    # nothing declared: the stand-in is still excluded, no peripheral time, the driver uses none
+    assert hwcrypto.plugin_args(F405, SYMBOLS) == ["standin=0x200:0x210", "accel=0x0"]
+    # an image without a driver gets no hooks at all
+    assert hwcrypto.plugin_args(F417, {"tb_model_mark": 0x100}) == []
+
+
+def test_a_set_up_cost_and_dma_loading_are_charged(tmp_path: Path) -> None:
+    path = tmp_path / "mine.toml"
+    path.write_text((boardprofiles.BOARDS_DIR / "stm32f405.toml").read_text() + """
+[accelerators.sha256]
+peripheral = "HASH"
+cycles_per_block = 50
+load_cycles_per_block = 16
+setup_cycles = 7
+data_movement = "dma"
+source = "user"
+""")
+    mine = boardprofiles.parse(path)
+    assert hwcrypto.plugin_args(mine, SYMBOLS) == ["standin=0x200:0x210", "charge=0x240:66", "charge=0x250:7",
+                                                    "accel=0x2"]
+
+
+def test_a_case_the_board_cannot_accelerate_is_refused_with_the_reason() -> None:
+    assert hwcrypto.refusal("wolfssl", "hw", F417, "hash", "sha1") is None
+    assert hwcrypto.refusal("wolfssl", "hw", F417, "mac", "hmac-sha1") is None
+    assert hwcrypto.refusal("wolfssl", "hw", F417, "mac", "hmac-sha256") == (
+        "board profile stm32f417 declares no sha256 accelerator ([accelerators.sha256]; it declares sha1):"
+        " hmac-sha256 has no peripheral to run on")
+    assert hwcrypto.refusal("wolfssl", "hw", F405, "hash", "sha1") == (
+        "board profile stm32f405 declares no sha1 accelerator ([accelerators.sha1]; it declares none):"
+        " sha1 has no peripheral to run on")
+    assert hwcrypto.refusal("wolfssl", "hw", None, "hash", "sha256") == (
+        "wolfssl=hw models a crypto peripheral: it needs an emulated target (qemu:...) and"
+        " --board with a board profile that declares"
+        " [accelerators.sha256]")
+    assert hwcrypto.refusal("wolfssl", "hw", F417, "aead", "aes-128-cbc-hmac-sha1") == (
+        "board profile stm32f417 declares no aes-cbc accelerator ([accelerators.aes-cbc]; it declares sha1):"
+        " aes-128-cbc-hmac-sha1 has no peripheral to run on")
+    assert hwcrypto.refusal("wolfssl", "hw", None, "aead", "aes-128-cbc-hmac-sha1") == (
+        "wolfssl=hw models a crypto peripheral: it needs an emulated target (qemu:...) and"
+        " --board with a board profile that declares"
+        " [accelerators.aes-cbc], [accelerators.sha1]")
+    assert hwcrypto.refusal("wolfssl", "hw", F417, "aead", "chacha20-poly1305") == (
+        "wolfssl=hw hands no chacha20-poly1305 to a peripheral (its driver does sha1, sha256, hmac-sha1,"
+        " hmac-sha256, aes-128-gcm, aes-256-gcm, aes-128-cbc-hmac-sha1, aes-128-cbc-hmac-sha256); run it without"
+        " wolfssl=hw for software")
+    # a handshake or a signature runs as built (its hashing on the peripheral where there is one)
+    assert hwcrypto.refusal("wolfssl", "hw", F405, "tls", "tls13-x25519-ecdsa-p256") is None
+    # but never without a board profile: there is no peripheral to model
+    assert hwcrypto.refusal("wolfssl", "hw", None, "tls", "tls13-x25519-ecdsa-p256") == (
+        "wolfssl=hw models a crypto peripheral: it needs an emulated target (qemu:...) and"
+        " --board with a board profile that declares its"
+        " accelerators ([accelerators.NAME])")
+    # any other build is never refused here
+    assert hwcrypto.refusal("wolfssl", "c", None, "hash", "sha1") is None
+    assert hwcrypto.refusal("mbedtls", None, F405, "hash", "sha1") is None
