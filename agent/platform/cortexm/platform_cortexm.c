@@ -127,11 +127,6 @@ void tb_platform_init(void)
     tb_write("\n", 1);
 }
 
-uint32_t tb_board_counter(void)
-{
-    return tb_board_info.counter;
-}
-
 uint32_t tb_platform_counters(void)
 {
     return tb_board_counter() | (model_handle >= 0 ? TB_CTR_MODEL_CYCLES : 0u);
@@ -139,14 +134,12 @@ uint32_t tb_platform_counters(void)
 
 const char *tb_platform_counter_note(uint32_t counter)
 {
-    if (counter == tb_board_info.counter) return "";
-    if (counter == TB_CTR_CYCLES || counter == TB_CTR_INSTRUCTIONS) return tb_board_info.other_note;
-    return tb_board_info.time_note;
+    return tb_board_counter_note(counter);
 }
 
 const char *tb_platform_name(void)
 {
-    return tb_board_info.name;
+    return tb_board_name();
 }
 
 void tb_read_counters(tb_reading *r)

@@ -91,12 +91,13 @@ void tb_timer_irq(void)
     (void)ticks();
 }
 
-const struct tb_board_info tb_board_info = {
-    .name = "qemu:" TB_STR(TB_MACHINE_NAME),
-    .counter = TB_CTR_INSTRUCTIONS,
-    .other_note = "QEMU does not model cycles (Cortex-M0 has no DWT CYCCNT): instructions only",
-    .time_note = "QEMU -icount: virtual time only; instruction counts are the measure",
-};
+#define TB_STR2(x) #x
+#define TB_STR(x) TB_STR2(x)
+
+const char *tb_board_name(void)
+{
+    return "qemu:" TB_STR(TB_MACHINE_NAME);
+}
 
 void tb_board_putc(char c)
 {
@@ -122,3 +123,14 @@ uint64_t tb_board_count(void)
     return (t * 125u + 127u) >> 7; /* ceil(t * 125 / 128) */
 }
 
+uint32_t tb_board_counter(void)
+{
+    return TB_CTR_INSTRUCTIONS;
+}
+
+const char *tb_board_counter_note(uint32_t counter)
+{
+    if (counter == TB_CTR_INSTRUCTIONS) return "";
+    if (counter == TB_CTR_CYCLES) return "QEMU does not model cycles (Cortex-M0 has no DWT CYCCNT): instructions only";
+    return "QEMU -icount: virtual time only; instruction counts are the measure";
+}

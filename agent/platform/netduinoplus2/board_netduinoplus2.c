@@ -38,12 +38,13 @@ void tb_timer_irq(void)
 {
 }
 
-const struct tb_board_info tb_board_info = {
-    .name = "qemu:" TB_STR(TB_MACHINE_NAME),
-    .counter = TB_CTR_INSTRUCTIONS,
-    .other_note = "QEMU does not model cycles (DWT CYCCNT reads 0): instructions only",
-    .time_note = "QEMU -icount: virtual time only; instruction counts are the measure",
-};
+#define TB_STR2(x) #x
+#define TB_STR(x) TB_STR2(x)
+
+const char *tb_board_name(void)
+{
+    return "qemu:" TB_STR(TB_MACHINE_NAME);
+}
 
 void tb_board_putc(char c)
 {
@@ -60,3 +61,14 @@ uint64_t tb_board_count(void)
     return tb_qemu_tim_instructions();
 }
 
+uint32_t tb_board_counter(void)
+{
+    return TB_CTR_INSTRUCTIONS;
+}
+
+const char *tb_board_counter_note(uint32_t counter)
+{
+    if (counter == TB_CTR_INSTRUCTIONS) return "";
+    if (counter == TB_CTR_CYCLES) return "QEMU does not model cycles (DWT CYCCNT reads 0): instructions only";
+    return "QEMU -icount: virtual time only; instruction counts are the measure";
+}

@@ -124,19 +124,17 @@ void tb_timer_irq(void)
 #endif
 }
 
-const struct tb_board_info tb_board_info = {
+#define TB_STR2(x) #x
+#define TB_STR(x) TB_STR2(x)
+
+const char *tb_board_name(void)
+{
 #if TB_EMULATED
-    .name = "qemu:" TB_STR(TB_MACHINE_NAME),
-    .counter = TB_CTR_INSTRUCTIONS,
-    .other_note = "QEMU does not model cycles (DWT CYCCNT reads 0): instructions only",
-    .time_note = "QEMU -icount: virtual time only; instruction counts are the measure",
+    return "qemu:" TB_STR(TB_MACHINE_NAME);
 #else
-    .name = "board:nucleo-f103rb:72mhz",
-    .counter = TB_CTR_CYCLES,
-    .other_note = "Cortex-M3 has no retired-instruction counter: cycles only",
-    .time_note = "core cycles of the 72 MHz clock (HSE from the ST-LINK): not converted to time",
+    return "board:nucleo-f103rb:72mhz";
 #endif
-};
+}
 
 void tb_board_putc(char c)
 {
@@ -157,5 +155,22 @@ uint64_t tb_board_count(void)
     uint64_t c = tb_dwt_count();
     __asm__ volatile("cpsie i" ::: "memory");
     return c;
+#endif
+}
+
+uint32_t tb_board_counter(void)
+{
+    return TB_EMULATED ? TB_CTR_INSTRUCTIONS : TB_CTR_CYCLES;
+}
+
+const char *tb_board_counter_note(uint32_t counter)
+{
+    if (counter == tb_board_counter()) return "";
+#if TB_EMULATED
+    if (counter == TB_CTR_CYCLES) return "QEMU does not model cycles (DWT CYCCNT reads 0): instructions only";
+    return "QEMU -icount: virtual time only; instruction counts are the measure";
+#else
+    if (counter == TB_CTR_INSTRUCTIONS) return "Cortex-M3 has no retired-instruction counter: cycles only";
+    return "core cycles of the 72 MHz clock (HSE from the ST-LINK): not converted to time";
 #endif
 }

@@ -69,12 +69,10 @@ void tb_timer_irq(void)
     (void)tb_dwt_count();
 }
 
-const struct tb_board_info tb_board_info = {
-    .name = "board:nucleo-f446re:hsi-16mhz",
-    .counter = TB_CTR_CYCLES,
-    .other_note = "Cortex-M4 has no retired-instruction counter: cycles only",
-    .time_note = "core cycles of the 16 MHz HSI clock (62.5 ns each; HSI is +-1 %): not converted to time",
-};
+const char *tb_board_name(void)
+{
+    return "board:nucleo-f446re:hsi-16mhz";
+}
 
 void tb_board_putc(char c)
 {
@@ -94,3 +92,14 @@ uint64_t tb_board_count(void)
     return c;
 }
 
+uint32_t tb_board_counter(void)
+{
+    return TB_CTR_CYCLES;
+}
+
+const char *tb_board_counter_note(uint32_t counter)
+{
+    if (counter == TB_CTR_CYCLES) return "";
+    if (counter == TB_CTR_INSTRUCTIONS) return "Cortex-M4 has no retired-instruction counter: cycles only";
+    return "core cycles of the 16 MHz HSI clock (62.5 ns each; HSI is +-1 %): not converted to time";
+}

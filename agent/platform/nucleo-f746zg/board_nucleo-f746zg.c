@@ -162,12 +162,10 @@ void tb_timer_irq(void)
     (void)tb_dwt_count();
 }
 
-const struct tb_board_info tb_board_info = {
-    .name = "board:nucleo-f746zg:216mhz",
-    .counter = TB_CTR_CYCLES,
-    .other_note = "Cortex-M7 has no retired-instruction counter: cycles only",
-    .time_note = "core cycles of the 216 MHz clock (HSE from the ST-LINK): not converted to time",
-};
+const char *tb_board_name(void)
+{
+    return "board:nucleo-f746zg:216mhz";
+}
 
 void tb_board_putc(char c)
 {
@@ -187,4 +185,15 @@ uint64_t tb_board_count(void)
     return c;
 }
 
+uint32_t tb_board_counter(void)
+{
+    return TB_CTR_CYCLES;
+}
+
+const char *tb_board_counter_note(uint32_t counter)
+{
+    if (counter == TB_CTR_CYCLES) return "";
+    if (counter == TB_CTR_INSTRUCTIONS) return "Cortex-M7 has no retired-instruction counter: cycles only";
+    return "core cycles of the 216 MHz clock (HSE from the ST-LINK): not converted to time";
+}
 #endif

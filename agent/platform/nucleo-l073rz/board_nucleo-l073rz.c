@@ -91,12 +91,10 @@ void tb_timer_irq(void)
 {
 }
 
-const struct tb_board_info tb_board_info = {
-    .name = "board:nucleo-l073rz:32mhz",
-    .counter = TB_CTR_CYCLES,
-    .other_note = "Cortex-M0+ has no retired-instruction counter: cycles only",
-    .time_note = "core cycles of the 32 MHz clock (SysTick, HSI16 +-1 %): not converted to time",
-};
+const char *tb_board_name(void)
+{
+    return "board:nucleo-l073rz:32mhz";
+}
 
 void tb_board_putc(char c)
 {
@@ -116,4 +114,15 @@ uint64_t tb_board_count(void)
     return c;
 }
 
+uint32_t tb_board_counter(void)
+{
+    return TB_CTR_CYCLES;
+}
+
+const char *tb_board_counter_note(uint32_t counter)
+{
+    if (counter == TB_CTR_CYCLES) return "";
+    if (counter == TB_CTR_INSTRUCTIONS) return "Cortex-M0+ has no retired-instruction counter: cycles only";
+    return "core cycles of the 32 MHz clock (SysTick, HSI16 +-1 %): not converted to time";
+}
 #endif

@@ -42,12 +42,13 @@ void tb_board_init(void)
     start = read_instret();
 }
 
-const struct tb_board_info tb_board_info = {
-    .name = "qemu:" TB_STR(TB_MACHINE_NAME),
-    .counter = TB_CTR_INSTRUCTIONS,
-    .other_note = "QEMU does not model cycles (mcycle is virtual time): instructions only",
-    .time_note = "QEMU -icount: virtual time only; instruction counts are the measure",
-};
+#define TB_STR2(x) #x
+#define TB_STR(x) TB_STR2(x)
+
+const char *tb_board_name(void)
+{
+    return "qemu:" TB_STR(TB_MACHINE_NAME);
+}
 
 void tb_board_putc(char c)
 {
@@ -68,3 +69,14 @@ uint64_t tb_board_count(void)
     return (read_instret() - start) >> ICOUNT_NS_PER_INSN_SHIFT;
 }
 
+uint32_t tb_board_counter(void)
+{
+    return TB_CTR_INSTRUCTIONS;
+}
+
+const char *tb_board_counter_note(uint32_t counter)
+{
+    if (counter == TB_CTR_INSTRUCTIONS) return "";
+    if (counter == TB_CTR_CYCLES) return "QEMU does not model cycles (mcycle is virtual time): instructions only";
+    return "QEMU -icount: virtual time only; instruction counts are the measure";
+}
