@@ -4,11 +4,14 @@ is not measured for the core)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from tests.test_model_report import _stored
+from tlsbench.engine.case import Case, Measured, Result
+from tlsbench.engine.runner import json_rows
 from tlsbench.engine.store import Store
 from tlsbench.errors import PlanError
 from tlsbench.report import html as html_report
@@ -84,3 +87,24 @@ def test_the_boards_page_gives_each_rows_core_its_error(tmp_path: Path, bands_fi
             or line.startswith("| nrf5340-app |")]
     assert rows[0].split(" | ")[5:8] == ["250.0 ms", "200.0 ms", "model error 17% median, 34% worst on 4 rows"]
     assert rows[1] == "| nrf5340-app | cortex-m33, 128 MHz | - | - | not run: not built | - | - | - | - | - | - |"
+
+
+def test_json_lines_and_the_json_report_carry_the_error_of_a_model_figure(tmp_path: Path, bands_file: Path) -> None:
+    case = Case("wolfssl", "hash", "sha256", "hash", 1024)
+    results = [Result.of("instructions", "instructions", 1, 0, 9.0, 9.0, None, 9.0, 9.0, None, None),
+               Result.of("model_cycles", "model cycles", 1, 0, 12.0, 12.0, None, 12.0, 12.0, None, None)]
+    rows = json_rows(1, "qemu:mps2-an500", "5.7.2", case, Measured("ok", "", 1, "", [], results), "cortex-m7")
+    assert "model_error" not in rows[0]
+    assert rows[1]["model_error"] == {"core": "cortex-m7", "same_code_rows": 4, "median_abs_error_pct": 17.0,
+                                      "worst_abs_error_pct": 34.0, "worst_row": "h7-sha256",
+                                      "where": "docs/cycle-model.md, Validation"}
+    rows = json_rows(1, "qemu:mps2-an505", "5.7.2", case, Measured("ok", "", 1, "", [], results), "cortex-m33")
+    assert rows[1]["model_error"] == {"core": "cortex-m33", "same_code_rows": 0,
+                                      "where": "docs/cycle-model.md, Validation"}
+    db = tmp_path / "r.sqlite"
+    model, plain = _stored(db, model=True), _stored(db, model=False)
+    store = Store(db)
+    with_model, without = report.load(store, model), report.load(store, plain)
+    store.close()
+    assert json.loads(report.render(with_model, "json"))["model_error"]["same_code_rows"] == 4
+    assert "model_error" not in json.loads(report.render(without, "json"))

@@ -667,6 +667,8 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
             "slow_phase": {"rounds": len(data.rounds), "slow_rounds": sum(slow_rounds(data).values()),
                            "cases": slow_rounds(data)},
         }
+        if (core := model_core(data)) is not None:  # the model's measured error beside its figures
+            doc["model_error"] = modelerror.as_json(core)
         if data.rounds:  # the machine's speed through the run, from the references around its rounds
             doc["machine_steadiness"] = steadiness.run_line(data.rounds)
         return json.dumps(doc, indent=1, default=str) + "\n"
