@@ -15,6 +15,7 @@ from tlsbench.engine.runner import json_rows
 from tlsbench.engine.store import Store
 from tlsbench.errors import PlanError
 from tlsbench.report import html as html_report
+from tlsbench.report import resultsdoc
 from tlsbench.report import tables as report
 from tlsbench.targets import boardprofiles, boardresults, modelerror
 
@@ -67,6 +68,7 @@ def test_a_model_runs_report_prints_its_cores_error_beside_the_model(tmp_path: P
     assert "model error" not in report.render(without, "table", view="tls")
     assert "<dt>model error</dt><dd>the model&#x27;s error on 4 same-code cortex-m7 rows" in (
         html_report.context(with_model))
+    assert f"- model error: {line.removeprefix('  model error: ')}" in resultsdoc.render(with_model).splitlines()
 
 
 def test_a_firmware_cell_carries_the_error_beside_its_model_time() -> None:
