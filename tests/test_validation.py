@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from tlsbench import paths
+from tlsbench.engine.case import Result
+from tlsbench.engine.store import Store
 from tlsbench.errors import PlanError
 from tlsbench.targets import validation
 
@@ -123,3 +125,26 @@ def test_a_row_names_its_o_level(tmp_path: Path) -> None:
     path = write(tmp_path, 'opt = "O2"', 'opt = "O1"')
     with pytest.raises(PlanError, match=r"opt 'O1'; allowed: Os, O2, O3"):
         validation.load(path)
+
+
+def test_the_table_gives_each_core_its_same_code_error_and_says_not_measured_for_the_rest(tmp_path: Path) -> None:
+    fig = next(f for f in validation.load(DATA) if f.id == "l4a6z-c-aes128gcm")
+    db = tmp_path / "v.sqlite"
+    store = Store(db)
+    run = store.create_run(target="qemu:mps2-an386", plan_name="p", plan_source="", plan={"method": {}},
+                           machine={}, version="t", keys={})
+    # 1024-byte encrypt at 264,192 model cycles: 258 per byte against the board's 80e6 / (305.738 KiB/s)
+    cycles = 264_192.0
+    store.put_case(run, name="c", library="wolfssl@5.7", kind="aead", alg="aes-128-gcm", op="encrypt", size=1024,
+                   params={}, status="ok", reason="", iters=1, started=0, transcript="",
+                   results=[Result.of("model_cycles", "model cycles", 1, 0, cycles, cycles, None, cycles, cycles,
+                                      None, None)])
+    store.close()
+    by_core: dict[str, list[tuple[float, str]]] = {}
+    table = validation.render([fig], {fig.group(): run}, db, by_core)
+    err = 258.0 / fig.published_cycles() - 1
+    assert by_core == {"cortex-m4": [(pytest.approx(err), "l4a6z-c-aes128gcm")]}
+    lines = table.splitlines()
+    assert f"| same code, cortex-m4 | 1 | {100 * abs(err):.0f}% | {100 * abs(err):.0f}% (l4a6z-c-aes128gcm) |" in lines
+    assert "| same code, cortex-m33 | 0 | not measured | - |" in lines
+    assert "| same code, rv32imc | 0 | not measured | - |" in lines
