@@ -9,7 +9,8 @@ import pytest
 
 from tlsbench.engine.case import Result
 from tlsbench.errors import PlanError
-from tlsbench.targets import boardprofiles, boardresults, cyclemodel
+from tlsbench.studies import boardresults
+from tlsbench.targets import boardprofiles, cyclemodel
 from tlsbench.targets import target as targets
 
 SHIPPED = ["esp32-c3-class", "nrf5340-app", "nucleo-f103rb", "nucleo-f446re", "nucleo-f746zg", "nucleo-l053r8",
@@ -116,7 +117,8 @@ def test_the_m7_profiles_give_the_plugin_their_l1_caches(tmp_path: Path, monkeyp
     monkeypatch.setattr(cyclemodel, "code_range", lambda fw: (0x0, 0x1000))
     monkeypatch.setattr(cyclemodel, "mark_address", lambda fw, prefix="": 0x100)
     args = cyclemodel.plugin_args(boardprofiles.load("stm32h753zi"), tmp_path / "fw.elf", tmp_path / "out")
-    assert args[-7:] == ["art_ws=4", "art_fetch=32", "art_ilines=512", "art_iways=2", "art_dlines=512",
+    # the H753's flash counts its 4 wait states at the 240 MHz AXI clock: (4 + 1) x 2 - 1 = 9 core cycles
+    assert args[-7:] == ["art_ws=9", "art_fetch=32", "art_ilines=512", "art_iways=2", "art_dlines=512",
                          "art_dways=4", "art_prefetch=0"]
     args = cyclemodel.plugin_args(boardprofiles.load("nucleo-f746zg"), tmp_path / "fw.elf", tmp_path / "out")
     assert args[-7:] == ["art_ws=7", "art_fetch=32", "art_ilines=128", "art_iways=2", "art_dlines=128",
@@ -167,3 +169,15 @@ def test_the_pqm4_profile_is_the_l4r5_at_its_benchmark_clock() -> None:
     p = boardprofiles.load("stm32l4r5zi-pqm4")
     assert (p.core, p.clock_hz, p.flash_wait_states, p.art, p.prefetch) == ("cortex-m4", 20_000_000, 0, True, True)
     assert all("pqm4 common/hal-opencm3.c" in p.sources[k] for k in ("clock_hz", "flash_wait_states", "prefetch"))
+
+
+def test_a_slower_flash_clock_is_counted_in_core_cycles_and_checked(tmp_path: Path) -> None:
+    m7 = (boardprofiles.BOARDS_DIR / "stm32h753zi.toml").read_text()
+    h753 = boardprofiles.load("stm32h753zi")
+    assert (h753.flash_clock_hz, h753.flash_wait_states, h753.flash_access_cycles) == (240_000_000, 4, 9)
+    assert "4 flash wait states (at 240 MHz)" in h753.summary()
+    # without it the wait states are core cycles, as on every other profile
+    assert boardprofiles.load("nucleo-f746zg").flash_access_cycles == 7
+    text = m7.replace("flash_clock_hz = 240_000_000", "flash_clock_hz = 960_000_000")
+    assert bad(tmp_path, text) == (f"board.toml:{line_of(text, 'flash_clock_hz')}: flash_clock_hz: must be"
+                                   " 1..clock_hz (480000000), the flash interface's clock, got 960000000")

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from tlsbench import paths
+from tlsbench.engine.case import Result
+from tlsbench.engine.store import Store
 from tlsbench.errors import PlanError
 from tlsbench.studies import validation
 
@@ -17,7 +19,12 @@ DATA = paths.root() / validation.DATA
 
 def test_the_shipped_figures_load_and_convert_to_cycles() -> None:
     figures = {f.id: f for f in validation.load(DATA)}
-    assert len(figures) == 63
+    assert len(figures) == 70
+    # HMAC per byte from two sizes, as the hashes (the key set-up and finals cancel)
+    assert figures["l4a6z-c-hmac-sha256"].sizes == (1024, 2048)
+    assert figures["h753-asm-hmac-sha256"].published_cycles() == pytest.approx(480e6 / (17.896 * 1024 * 1024))
+    # the assembly build's ChaCha20-Poly1305 is C: it runs in the sp-asm image of the L4's SP rows
+    assert figures["l4a6z-asm-chachapoly"].group() == figures["l4a6z-asm-p256-ecdh"].group()
     # 80 MHz / (847.458 KiB/s) cycles per byte
     assert figures["l4a6z-c-sha256"].published_cycles() == pytest.approx(80e6 / (847.458 * 1024))
     # 31.625 ms at 80 MHz
@@ -118,3 +125,26 @@ def test_a_row_names_its_o_level(tmp_path: Path) -> None:
     path = write(tmp_path, 'opt = "O2"', 'opt = "O1"')
     with pytest.raises(PlanError, match=r"opt 'O1'; allowed: Os, O2, O3"):
         validation.load(path)
+
+
+def test_the_table_gives_each_core_its_same_code_error_and_says_not_measured_for_the_rest(tmp_path: Path) -> None:
+    fig = next(f for f in validation.load(DATA) if f.id == "l4a6z-c-aes128gcm")
+    db = tmp_path / "v.sqlite"
+    store = Store(db)
+    run = store.create_run(target="qemu:mps2-an386", plan_name="p", plan_source="", plan={"method": {}},
+                           machine={}, version="t", keys={})
+    # 1024-byte encrypt at 264,192 model cycles: 258 per byte against the board's 80e6 / (305.738 KiB/s)
+    cycles = 264_192.0
+    store.put_case(run, name="c", library="wolfssl@5.7", kind="aead", alg="aes-128-gcm", op="encrypt", size=1024,
+                   params={}, status="ok", reason="", iters=1, started=0, transcript="",
+                   results=[Result.of("model_cycles", "model cycles", 1, 0, cycles, cycles, None, cycles, cycles,
+                                      None, None)])
+    store.close()
+    by_core: dict[str, list[tuple[float, str]]] = {}
+    table = validation.render([fig], {fig.group(): run}, db, by_core)
+    err = 258.0 / fig.published_cycles() - 1
+    assert by_core == {"cortex-m4": [(pytest.approx(err), "l4a6z-c-aes128gcm")]}
+    lines = table.splitlines()
+    assert f"| same code, cortex-m4 | 1 | {100 * abs(err):.0f}% | {100 * abs(err):.0f}% (l4a6z-c-aes128gcm) |" in lines
+    assert "| same code, cortex-m33 | 0 | not measured | - |" in lines
+    assert "| same code, rv32imc | 0 | not measured | - |" in lines

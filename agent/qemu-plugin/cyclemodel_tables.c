@@ -12,7 +12,12 @@
  *              approximation, not a TRM figure: the Cortex-M4 costs, plus
  *              in-order dual issue of two neighbouring single-cycle
  *              instructions (not two memory accesses, no branch, the second
- *              not reading the first's result).
+ *              not reading the first's result), and direct branches (B,
+ *              B<cond>, CBZ/CBNZ, BL) at 1 cycle without a refill: the
+ *              Prefetch Unit's Branch Target Address Cache gives "single-
+ *              cycle turn-around of branch predictor state and target
+ *              address" (DDI 0489, the Prefetch Unit's features); mispredictions are
+ *              not simulated.
  *  Cortex-M33  its TRM (100230) publishes no per-instruction table either;
  *              the Cortex-M4 costs are used (same three-stage class of
  *              pipeline), an approximation.
@@ -422,6 +427,12 @@ cm_cost cm_cost_of(const cm_config *cfg, const cm_insn *cur, const cm_insn *prev
 {
     cm_cost out = {0, 0};
     uint32_t full = full_cost(cfg, cur, prev);
+    if (cfg->core == CM_M7 && (cur->cls == CM_BRANCH || cur->cls == CM_BL)) {
+        /* DDI 0489 "Prefetch Unit": a Branch Target Address Cache "for single-cycle turn-around of branch
+         * predictor state and target address" and "early resolution of direct branches": a direct
+         * branch costs its one issue cycle, no refill (every one taken as predicted) */
+        full = 1;
+    }
     if (cur->writes_pc) full += cfg->branch_ws;
     if (cur->writes_pc && cur->conditional) {
         out.base = 1;

@@ -24,7 +24,7 @@ from tlsbench.families.primitive import keys as keys_mod
 from tlsbench.libraries import versions
 from tlsbench.plans import runenv
 from tlsbench.plans.plan import Plan
-from tlsbench.targets import cyclemodel, hwcrypto, userconfig
+from tlsbench.targets import cyclemodel, hwcrypto, modelerror, userconfig
 from tlsbench.targets import target as targets
 from tlsbench.targets.libraries import LibraryInfo
 
@@ -85,8 +85,10 @@ def summarize_samples(samples: list[Sample], size: int | None, outliers: str) ->
 JSON_LINES_VERSION = 1
 
 
-def json_rows(run_id: int, target: str, info_version: str, case: Case, measured: Measured) -> list[dict]:
-    """`run --json`: one object per metric of a case (one for a case that did not run)."""
+def json_rows(run_id: int, target: str, info_version: str, case: Case, measured: Measured,
+              model_core: str | None = None) -> list[dict]:
+    """`run --json`: one object per metric of a case (one for a case that did not run); a model
+    metric carries its core's measured model error (model_core: the run's board profile's core)."""
     base = {
         "format": JSON_LINES_VERSION, "run": run_id, "target": target, "library": case.library,
         "library_version": info_version,
@@ -96,7 +98,9 @@ def json_rows(run_id: int, target: str, info_version: str, case: Case, measured:
     if measured.status != "ok":
         return [{**base, "reason": measured.reason, "metric": None, "unit": None, "n": 0,
                  **dict.fromkeys(("median", "mean", "stdev", "min", "max", "ci95_low", "ci95_high"))}]
-    return [{**base, **r.flat(), "reported_as": metrics.reported_as(r.metric, r.min, r.max)}
+    error = modelerror.as_json(model_core) if model_core else None
+    return [{**base, **r.flat(), "reported_as": metrics.reported_as(r.metric, r.min, r.max),
+             **({"model_error": error} if error and "model_" in r.metric else {})}
             for r in measured.results]
 
 
@@ -307,7 +311,9 @@ class _Session:
                                  round_info=measured.round_info)
         if self.json_out is not None and status != "partial":
             version = self.infos[case.library].version if case.library in self.infos else "unavailable"
-            for row in json_rows(self.run_id, self.target.name, version, case, measured):
+            profile = cyclemodel.active_profile()
+            for row in json_rows(self.run_id, self.target.name, version, case, measured,
+                                 profile.core if profile else None):
                 self.json_out.write(json.dumps(row) + "\n")
             self.json_out.flush()
         return case_id, status, rnd + 1

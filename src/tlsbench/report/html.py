@@ -150,6 +150,7 @@ def context(data: RunData) -> str:
                    f" {method.get('warmup')} per round, outliers {method.get('outliers')}, {sampling},"
                    f" timeout {method.get('timeout_s')} s"),
         *([("board profile", board)] if (board := report.board_profile_line(data)) else []),
+        *([("model error", error)] if (error := report.model_error_line(data)) else []),
         ("environment", " ".join(f"{k}={v}" for k, v in sorted(method.get("env", {}).items())) or "as inherited"),
     ]
     out = ['<dl class="context">'] + [f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in items] + ["</dl>"]

@@ -62,6 +62,8 @@ def _summary(data: tables.RunData) -> list[str]:
         out.append(f"- board: {m['board']} ({m.get('board_cpu')}); {m.get('emulator', 'a real board')}"
                    f" {m.get('emulator_options', '')}".rstrip()
                    + f"; {m.get('cross_compiler')}, newlib {m.get('newlib')}")
+    if (error := tables.model_error_line(data)) is not None:  # model figures below: their measured error
+        out.append(f"- model error: {error}")
     spreads = [c["results"]["wall_ns"]["stdev"] / c["results"]["wall_ns"]["median"] for c in data.cases
                if c["kind"] == "aead" and c["size"] == 16384 and c["status"] == "ok"
                and c["results"].get("wall_ns", {}).get("stdev") is not None]

@@ -18,7 +18,7 @@ from tlsbench.engine.store import NOTHING_MEASURED, RunInfo, Store
 from tlsbench.errors import PlanError
 from tlsbench.families.tls import names as tls_names
 from tlsbench.report import fits as fits_view
-from tlsbench.targets import boardprofiles, cyclemodel
+from tlsbench.targets import boardprofiles, cyclemodel, modelerror
 
 FORMATS = ("table", "markdown", "csv", "json")
 STATUS_TEXT = {"unsupported": "unsupported", "check_failed": "check failed", "failed": "failed",
@@ -102,6 +102,32 @@ def model_profile(data: RunData) -> boardprofiles.Profile | None:
         return boardprofiles.from_stored(row["name"], row["origin"], row["text"])
     except PlanError:
         return None
+
+
+def model_core(data: RunData) -> str | None:
+    """The core class whose cycle model the run used (None: no model, or a profile that no longer loads)."""
+    profile = model_profile(data)
+    if profile is not None:
+        return profile.core
+    ref = data.run.plan.get("method", {}).get("env", {}).get(cyclemodel.MODEL_ENV)
+    if not ref:
+        return None
+    try:
+        return boardprofiles.resolve(ref).core
+    except PlanError:
+        return None
+
+
+def model_error_line(data: RunData) -> str | None:
+    """The measured error of the run's model core, said beside its model figures ("not measured" when none)."""
+    core = model_core(data)
+    return modelerror.sentence(core) if core else None
+
+
+def model_error_short(data: RunData) -> str:
+    """The same in a few words, for a cell ("" without a model)."""
+    core = model_core(data)
+    return modelerror.short(core) if core else ""
 
 
 NOISY_MARK = "(noisy)"
@@ -225,7 +251,8 @@ def clockless(cases: list[dict]) -> bool:
                                 for c in ok for m in c["results"])
 
 
-def cell(case: dict, metric: str | None = None) -> str:
+def cell(case: dict, metric: str | None = None, model_error: str = "") -> str:
+    """A case's figure; model_error (the core's measured model error) goes beside a model figure."""
     if case["status"] != "ok":
         return STATUS_TEXT.get(case["status"], case["status"])
     res = case["results"]
@@ -260,7 +287,8 @@ def cell(case: dict, metric: str | None = None) -> str:
                 f" instructions, {res['c2s_bytes']['median']:.0f}+{res['s2c_bytes']['median']:.0f} B"
                 + (f", {res['round_trips']['median']:.0f} RTT" if "round_trips" in res else "")
                 + (f"; model C {format_time(res['client_model_time_ns']['median'])} / S"
-                   f" {format_time(res['server_model_time_ns']['median'])}" if "client_model_time_ns" in res else ""))
+                   f" {format_time(res['server_model_time_ns']['median'])}"
+                   + (f" ({model_error})" if model_error else "") if "client_model_time_ns" in res else ""))
     if "c2s_bytes" in res and ("client_cpu_ns" in res or "server_cpu_ns" in res):
         # a TLS case: CPU per side (a foreign peer's is not measured), bytes each way
         def side(metric: str) -> str:
@@ -281,6 +309,8 @@ def cell(case: dict, metric: str | None = None) -> str:
         if model is not None:  # a board profile's cycle model ran along
             cycles = res["model_cycles"]["median"]
             per_byte += f"; model {cycles:,.0f} cycles = {format_time(model['median'])}"
+            if model_error:
+                per_byte += f" ({model_error})"
         return f"{n:,.0f} instructions{_range(res['instructions'])}{per_byte}"
     if "wall_ns" not in res and "cycles" in res:  # a real board's cycle counter
         return f"{res['cycles']['median']:,.0f} cycles"
@@ -309,10 +339,11 @@ def pivot(data: RunData, metric: str | None = None) -> tuple[list[str], list[lis
     (sized operations) or median time per operation, with stdev/median; or
     the median of another metric (heap_peak_bytes, stack_bytes, ...)."""
     libs = list(dict.fromkeys(c["library"] for c in data.cases))
+    band = model_error_short(data)
     rows: dict[tuple, dict[str, str]] = {}
     for c in data.cases:
         key = (c["kind"], c["alg"], c["op"], c["size"])
-        rows.setdefault(key, {})[c["library"]] = cell(c, metric)
+        rows.setdefault(key, {})[c["library"]] = cell(c, metric, band)
     header = ["kind", "algorithm", "op", "size"] + libs
     body = [
         [k[0], k[1], k[2], "" if k[3] is None else str(k[3])] + [cells.get(lib, "-") for lib in libs]
@@ -504,6 +535,8 @@ def context_lines(data: RunData, md: bool) -> list[str]:
     board_line = board_profile_line(data)
     if board_line:
         out.append(f"{bullet}board profile of the cycle model: {board_line}")
+    if (error_line := model_error_line(data)) is not None:
+        out.append(f"{bullet}model error: {error_line}")
     if method.get("env"):
         out.append(f"{bullet}environment of the run's processes: "
                    + " ".join(f"{k}={v}" for k, v in sorted(method["env"].items())))
@@ -643,6 +676,8 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
             "slow_phase": {"rounds": len(data.rounds), "slow_rounds": sum(slow_rounds(data).values()),
                            "cases": slow_rounds(data)},
         }
+        if (core := model_core(data)) is not None:  # the model's measured error beside its figures
+            doc["model_error"] = modelerror.as_json(core)
         if data.rounds:  # the machine's speed through the run, from the references around its rounds
             doc["machine_steadiness"] = steadiness.run_line(data.rounds)
         return json.dumps(doc, indent=1, default=str) + "\n"

@@ -28,7 +28,7 @@ from tlsbench import paths, versions
 from tlsbench.engine.store import Store
 from tlsbench.errors import PlanError
 from tlsbench.libraries import registry
-from tlsbench.targets import boardprofiles
+from tlsbench.targets import boardprofiles, modelerror
 from tlsbench.targets.build import OPT_LEVELS
 
 DATA = Path("docs/data/published-figures.toml")
@@ -226,7 +226,10 @@ def _fmt(v: float) -> str:
     return f"{v:,.1f}" if v < 10_000 else f"{v:,.0f}"
 
 
-def render(figures: list[Figure], runs: dict[tuple[str, str, str, str, str], int], db: Path) -> str:
+def render(figures: list[Figure], runs: dict[tuple[str, str, str, str, str], int], db: Path,
+           by_core: dict[str, list[tuple[float, str]]] | None = None) -> str:
+    """The table; with by_core, also fills it with the same-code rows' (error, id) per core class."""
+    by_core = {} if by_core is None else by_core
     store = Store(db)
     try:
         lines = [BEGIN, "",
@@ -234,8 +237,6 @@ def render(figures: list[Figure], runs: dict[tuple[str, str, str, str, str], int
                  " (source's unit) | published cycles | model cycles | error | match | run |",
                  "|---|---|---|---|---|---|---|---|---|---|"]
         errors: dict[str, list[tuple[float, str]]] = {m: [] for m in MATCHES}
-        # same-code rows by core class
-        by_core: dict[str, list[tuple[float, str]]] = {}
         pending: list[Figure] = []
         for f in figures:
             pub = f.published_cycles()
@@ -293,6 +294,9 @@ def render(figures: list[Figure], runs: dict[tuple[str, str, str, str, str], int
             worst = max(errs, key=lambda x: abs(x[0]))
             lines.append(f"| same code, {core} | {len(errs)} | {100 * med:.0f}% |"
                          f" {100 * abs(worst[0]):.0f}% ({worst[1]}) |")
+        for core in boardprofiles.CORES:
+            if core not in by_core:  # said, never left out: reports print "not measured" for these
+                lines.append(f"| same code, {core} | 0 | not measured | - |")
         lines += ["", END]
         return "\n".join(lines)
     finally:
@@ -337,11 +341,14 @@ def main(argv: list[str] | None = None) -> int:
         db = Path(args.db)
         db.parent.mkdir(parents=True, exist_ok=True)
         runs = run_groups(figures, db, log=lambda m: print(m, file=sys.stderr))
-        table = render(figures, runs, db)
+        by_core: dict[str, list[tuple[float, str]]] = {}
+        table = render(figures, runs, db, by_core)
         if args.stdout:
             print(table)
         else:
             write_doc(root / args.doc, table)
+            # the bands reports print beside every model figure: from this same run, never a partial one
+            modelerror.write(by_core, args.data, str(db))
     except (PlanError, subprocess.CalledProcessError) as e:
         print(f"validate-model: error: {e}", file=sys.stderr)
         return 1

@@ -49,6 +49,9 @@ FIELDS: dict[str, tuple[type, bool]] = {
     # the Cortex-M7's L1 caches, modelled line by line (else the model assumes they always hit)
     "icache_bytes": (int, False),
     "dcache_bytes": (int, False),
+    # the flash interface's clock when it is slower than the core's (the STM32H7's AXI clock): its wait
+    # states are counted in its own cycles, so a flash access costs more core cycles
+    "flash_clock_hz": (int, False),
 }
 # Cortex-M7 L1 cache sizes the core can be built with (DDI 0489F, 5.9 "L1 caches": configurable;
 # ST AN4839: 32-byte lines, instruction cache 2-way, data cache 4-way set associative)
@@ -96,6 +99,7 @@ class Profile:
     dcache_bytes: int | None = None
     # crypto peripherals by algorithm ([accelerators.NAME]; targets/accelerators.py)
     accelerators: dict[str, Accelerator] = field(default_factory=dict)
+    flash_clock_hz: int | None = None
     text: str = field(default="", repr=False, compare=False)  # the file as read: stored with a run
     shipped: bool = False  # one of src/tlsbench/targets/boards/, else the user's own file
 
@@ -126,6 +130,14 @@ class Profile:
                 *(f"accelerators.{n}" for n, a in self.accelerators.items() if a.source.strip() == USER_SOURCE)]
 
     @property
+    def flash_access_cycles(self) -> int:
+        """Core cycles a flash access adds beyond the core's own: its wait states, or, where the flash
+        runs on a slower clock, its (wait states + 1) cycles in core cycles, less the one the core pays."""
+        if self.flash_clock_hz is None or self.flash_clock_hz == self.clock_hz:
+            return self.flash_wait_states
+        return -(-(self.flash_wait_states + 1) * self.clock_hz // self.flash_clock_hz) - 1
+
+    @property
     def energy_nj_per_cycle(self) -> float | None:
         """V * I / f, when the datasheet gives the run current at this clock and voltage."""
         if self.run_current_ma is None or self.supply_v is None:
@@ -136,8 +148,9 @@ class Profile:
         """The model's inputs, for a result's legend."""
         accel = [n for n, on in (("prefetch", self.prefetch), ("ART", self.art), ("I-cache", self.icache),
                                  ("D-cache", self.dcache)) if on]
+        flash_clock = f" (at {self.flash_clock_hz / 1e6:g} MHz)" if self.flash_clock_hz else ""
         return (f"{self.name}: {self.core} at {self.clock_hz / 1e6:g} MHz, {self.flash_wait_states} flash wait"
-                f" states, {', '.join(accel) or 'no prefetch or cache'}")
+                f" states{flash_clock}, {', '.join(accel) or 'no prefetch or cache'}")
 
 
 def _line_of(text: str, table: str | None, key: str | None) -> int:
@@ -239,6 +252,9 @@ def parse(path: Path, text: str | None = None) -> Profile:
             raise err(key, f"gives a cache size: only with {key.replace('_bytes', '')} = true")
         if values[key] not in M7_CACHE_BYTES:
             raise err(key, f"must be one of {', '.join(map(str, M7_CACHE_BYTES))}, got {values[key]!r}")
+    if "flash_clock_hz" in values and not 0 < int(values["flash_clock_hz"]) <= int(values["clock_hz"]):  # type: ignore[call-overload]
+        raise err("flash_clock_hz", f"must be 1..clock_hz ({values['clock_hz']}), the flash interface's clock,"
+                  f" got {values['flash_clock_hz']!r}")
     for key in ("run_current_ma", "supply_v"):
         if key in values and not float(values[key]) > 0:  # type: ignore[arg-type]
             raise err(key, f"must be a positive number, got {values[key]!r}")

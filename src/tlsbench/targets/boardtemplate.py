@@ -48,9 +48,11 @@ HELP: dict[str, str] = {
     "supply_v": "with run_current_ma: the supply voltage of that datasheet row, in V",
     "icache_bytes": "Cortex-M7 only, with icache = true: L1 instruction cache size (4096..65536): the datasheet",
     "dcache_bytes": "Cortex-M7 only, with dcache = true: L1 data cache size (4096..65536): the datasheet",
+    "flash_clock_hz": "the flash interface's clock, when slower than clock_hz (the wait states count its cycles):"
+                      " your clock set-up (an STM32H7's AXI clock, half the core's at 480 MHz)",
 }
 # figures your firmware decides (its clock set-up), so they are yours to vouch for
-FIRMWARE_FIGURES = ("clock_hz", "flash_wait_states", "prefetch", "art", "icache", "dcache")
+FIRMWARE_FIGURES = ("clock_hz", "flash_wait_states", "prefetch", "art", "icache", "dcache", "flash_clock_hz")
 
 
 def _toml(value: object) -> str:

@@ -157,10 +157,11 @@ def plugin_args(profile: Profile, firmware: Path, out_file: Path, nm_prefix: str
                  f"art_dlines={profile.art_dcache_lines}", f"art_prefetch={int(profile.prefetch)}"]
     if profile.icache_bytes and profile.dcache_bytes:
         # the Cortex-M7's L1 caches (docs/cycle-model.md, "The Cortex-M7 L1 caches"): 32-byte lines,
-        # 2-way I, 4-way D (ST AN4839); a miss pays the flash wait states once (critical word first,
-        # DDI 0489F 5.9), no next-line prefetch
-        args += [f"art_ws={ws}", f"art_fetch={L1_LINE}", f"art_ilines={profile.icache_bytes // L1_LINE}",
-                 "art_iways=2", f"art_dlines={profile.dcache_bytes // L1_LINE}", "art_dways=4", "art_prefetch=0"]
+        # 2-way I, 4-way D (ST AN4839); a miss pays one flash access (critical word first, DDI 0489F
+        # 5.9) in core cycles (the H7's flash runs on the slower AXI clock), no next-line prefetch
+        args += [f"art_ws={profile.flash_access_cycles}", f"art_fetch={L1_LINE}",
+                 f"art_ilines={profile.icache_bytes // L1_LINE}", "art_iways=2",
+                 f"art_dlines={profile.dcache_bytes // L1_LINE}", "art_dways=4", "art_prefetch=0"]
     args += hwcrypto.plugin_args(profile, symbols(firmware, nm_prefix))  # an accelerated build's peripheral
     for a in args:
         if "," in a:  # QEMU splits -plugin options at commas
