@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from tlsbench.studies import fidelity, fidelity_layouts, fidelity_native, resultspq
+from tlsbench.studies import fidelity, fidelity_layouts, fidelity_native, resultspq, validation
 
 
 def cmd_fidelity(a: argparse.Namespace) -> int:
@@ -56,3 +56,4 @@ def add_parsers(sub: argparse._SubParsersAction, db: argparse.ArgumentParser) ->
     fidelity_layouts.add_parser(studies)
     fidelity_native.add_parser(studies)
     resultspq.add_parser(studies, db)
+    validation.add_parser(studies, db)

@@ -7,7 +7,7 @@ comparison table of docs/cycle-model.md ("Validation") from the stored runs.
 Every model figure comes from a stored run; every published one from the
 data file, converted to cycles with the clock the source names.
 
-    python -m tlsbench.studies.validation [--db PATH] [--doc docs/cycle-model.md]
+    tlsbench study validate-model [--db PATH] [--doc docs/cycle-model.md]
     (scripts/validate-model); --only ID,... runs some rows and prints their table
 
 A row with `pending` (what tlsbench still needs to build the source's code or
@@ -26,7 +26,7 @@ from pathlib import Path
 
 from tlsbench import paths, versions
 from tlsbench.engine.store import Store
-from tlsbench.errors import PlanError
+from tlsbench.errors import PlanError, TlsbenchError
 from tlsbench.libraries import registry
 from tlsbench.targets import boardprofiles, modelerror
 from tlsbench.targets.build import OPT_LEVELS
@@ -323,37 +323,36 @@ def write_doc(doc: Path, table: str) -> None:
     doc.write_text(head + table + tail)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="validate-model", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--db", default=".tlsbench/validation.sqlite", help="results database for the model runs")
+def add_parser(sub: argparse._SubParsersAction, db: argparse.ArgumentParser) -> None:
+    ap = sub.add_parser("validate-model", parents=[db], help="the cycle model against published board figures:"
+                        " runs every row and rewrites the Validation table (scripts/validate-model)",
+                        description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=str(DATA), help="published figures (TOML)")
     ap.add_argument("--doc", default="docs/cycle-model.md", help="document whose generated table is replaced")
     ap.add_argument("--stdout", action="store_true", help="print the table instead of writing the document")
     ap.add_argument("--only", metavar="ID,...",
                     help="run only these rows and print their table (never written to the document)")
-    args = ap.parse_args(argv)
+    ap.set_defaults(func=command)
+
+
+def command(args: argparse.Namespace) -> int:
     root = paths.root()
+    figures = load(root / args.data)
+    if args.only:
+        figures = select(figures, args.only)
+        args.stdout = True
+    db = Path(args.db)
+    db.parent.mkdir(parents=True, exist_ok=True)
     try:
-        figures = load(root / args.data)
-        if args.only:
-            figures = select(figures, args.only)
-            args.stdout = True
-        db = Path(args.db)
-        db.parent.mkdir(parents=True, exist_ok=True)
         runs = run_groups(figures, db, log=lambda m: print(m, file=sys.stderr))
-        by_core: dict[str, list[tuple[float, str]]] = {}
-        table = render(figures, runs, db, by_core)
-        if args.stdout:
-            print(table)
-        else:
-            write_doc(root / args.doc, table)
-            # the bands reports print beside every model figure: from this same run, never a partial one
-            modelerror.write(by_core, args.data, str(db))
-    except (PlanError, subprocess.CalledProcessError) as e:
-        print(f"validate-model: error: {e}", file=sys.stderr)
-        return 1
+    except subprocess.CalledProcessError as e:
+        raise TlsbenchError(f"validate-model: a model run failed: {e}") from None
+    by_core: dict[str, list[tuple[float, str]]] = {}
+    table = render(figures, runs, db, by_core)
+    if args.stdout:
+        print(table)
+    else:
+        write_doc(root / args.doc, table)
+        # the bands reports print beside every model figure: from this same run, never a partial one
+        modelerror.write(by_core, args.data, str(db))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
