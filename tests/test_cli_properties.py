@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from tlsbench.cli import _choose, _sizes
 from tlsbench.errors import PlanError
-from tlsbench.plans.plan import MAX_SIZE, METHOD_BOUNDS, method_value_problem
+from tlsbench.families.primitive.plan import MAX_SIZE
+from tlsbench.plans.plan import METHOD_BOUNDS, method_value_problem
 from tlsbench.plans.runenv import parse_assignments
 
 EXAMPLES = int(os.environ.get("TLSBENCH_FUZZ_EXAMPLES", "300"))

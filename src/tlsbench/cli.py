@@ -24,18 +24,17 @@ from tlsbench.engine.store_backends import SQLITE, db_errors, is_url, redacted
 from tlsbench.engine.store_faults import explain, resume_command
 from tlsbench.errors import PlanError, RunInterrupted, TlsbenchError
 from tlsbench.families.primitive.catalog import ALGORITHMS, BENCH_OPS, DEFAULT_KINDS, KINDS
+from tlsbench.families.primitive.plan import MAX_SIZE, all_ops
 from tlsbench.families.tls import catalog as tls_catalog
 from tlsbench.families.tls import certs
 from tlsbench.families.tls import support as tls_support
 from tlsbench.outfile import write_whole
 from tlsbench.plans import runenv, where
 from tlsbench.plans.plan import (
-    MAX_SIZE,
     METHOD_BOUNDS,
     PLAN_KINDS,
     Method,
     Plan,
-    all_ops,
     load_plan,
     load_preset,
     method_value_problem,

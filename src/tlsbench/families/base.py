@@ -14,7 +14,7 @@ from tlsbench.engine.case import Case, Measured
 from tlsbench.engine.layout import Placement
 from tlsbench.engine.metrics import Metric
 from tlsbench.families.primitive.checks import CheckResult
-from tlsbench.plans.plan import Plan
+from tlsbench.plans.model import Plan, PlanSection
 from tlsbench.targets.libraries import LibraryInfo
 from tlsbench.targets.target import HOST, Target
 
@@ -42,6 +42,11 @@ class Family(Protocol):
     # (Context.place, Context.paced; engine.layout)
     timed: bool
     placed: bool
+    # its part of a plan: the kinds a plan may select (in the listing's order), those selected when
+    # a plan names none, and the section that reads its keys (None: none; two families may share one)
+    plan_kinds: tuple[str, ...]
+    default_kinds: tuple[str, ...]
+    plan_section: PlanSection | None
 
     def expand(self, plan: Plan) -> list[Case]:
         """The plan's cases of this family, in comparison order."""

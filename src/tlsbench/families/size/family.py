@@ -15,7 +15,7 @@ from tlsbench.engine.case import Case, Measured
 from tlsbench.errors import TlsbenchError
 from tlsbench.families.base import Context
 from tlsbench.families.primitive.checks import CheckResult
-from tlsbench.plans.plan import Plan
+from tlsbench.plans.model import Plan
 
 
 class SizeFamily:
@@ -24,6 +24,9 @@ class SizeFamily:
     needs_checks = False
     timed = False
     placed = False
+    plan_kinds = ()  # made by `tlsbench sizes`, not selected by a plan
+    default_kinds = ()
+    plan_section = None
 
     def expand(self, plan: Plan) -> list[Case]:
         return []
