@@ -21,6 +21,9 @@ from tlsbench.report import fits as fits_view
 from tlsbench.targets import boardprofiles, cyclemodel
 
 FORMATS = ("table", "markdown", "csv", "json")
+# The version of `report --format json`'s document (its "format" field). Raise it when a field
+# changes meaning or goes; new fields may be added without (as `run --json`'s lines).
+JSON_VERSION = 1
 STATUS_TEXT = {"unsupported": "unsupported", "check_failed": "check failed", "failed": "failed",
                "does_not_fit": "does not fit"}
 
@@ -620,6 +623,7 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
     if fmt == "json":
         r = data.run
         doc = {
+            "format": JSON_VERSION,
             "run": r.id, "status": r.status, "target": r.target, "plan": r.plan, "machine": r.machine,
             "tlsbench_version": r.tlsbench_version, "libraries": data.libraries, "checks": data.checks,
             "cases": data.cases,
