@@ -44,6 +44,7 @@ from tlsbench.plans.plan import (
 from tlsbench.report import compare, compare_html, compare_text, export
 from tlsbench.report import html as html_report
 from tlsbench.report import tables as report
+from tlsbench.report import views as report_views
 from tlsbench.targets import build, userconfig
 from tlsbench.targets import target as targets
 from tlsbench.targets.libraries import LibraryInfo
@@ -614,7 +615,7 @@ def cmd_fits(a: argparse.Namespace) -> int:
         data = report.load(store, a.run if a.run is not None else store.latest_run_id())
     finally:
         store.close()
-    if not any(c["kind"] == "min-ram" for c in data.cases):
+    if not report.has_fits(data):
         raise PlanError(f"run {data.run.id} has no min-ram cases (tlsbench run --preset min-ram makes them)")
     md = a.format == "markdown"
     boards = None
@@ -761,7 +762,7 @@ def parser() -> argparse.ArgumentParser:
                           " table); svg, png (the charts, as files into the -o folder); md (Markdown tables with"
                           " the charts as SVG files, into the -o folder)")
     rep.add_argument("-o", "--output", help="write to this file (svg, png, md: this folder)")
-    rep.add_argument("--view", choices=("cases", "tls", "interop"), default="cases",
+    rep.add_argument("--view", choices=report_views.VIEWS, default=report_views.CASES,
                      help="cases (default: a row per case, a column per library), tls (a row per TLS case, a column"
                           " per metric and side) or interop (TLS over TCP: client library x server)")
     rep.add_argument("--metric", help="show this metric instead of the headline one (default: time/throughput on the"

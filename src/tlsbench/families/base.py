@@ -31,6 +31,13 @@ class Context:
     target: Target = HOST  # where the agent runs (a family may put part of a case on a device)
 
 
+# How the reports show a family's cases: each family names the views its cases take, and the
+# reports ask the registry (registry.kinds_with) instead of testing a kind's name.
+KIND_CHARTS = "kind-charts"  # a chart per kind (time, throughput or instructions per op) and the cases table
+HANDSHAKES = "handshakes"  # the handshake charts and the per-side, extras and interop tables (families.tls.names)
+FITS = "fits"  # the least RAM each side needs, and the boards it fits (report.fits)
+
+
 class Family(Protocol):
     name: str
     kinds: tuple[str, ...]  # the case kinds (Case.kind) it owns
@@ -47,6 +54,11 @@ class Family(Protocol):
     plan_kinds: tuple[str, ...]
     default_kinds: tuple[str, ...]
     plan_section: PlanSection | None
+    # its report views (KIND_CHARTS, HANDSHAKES, FITS), the chart title of each of its kinds, and its
+    # kinds whose cost grows with the input (charted as throughput and by input size)
+    views: tuple[str, ...]
+    kind_titles: dict[str, str]
+    sized_kinds: tuple[str, ...]
 
     def expand(self, plan: Plan) -> list[Case]:
         """The plan's cases of this family, in comparison order."""

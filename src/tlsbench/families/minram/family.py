@@ -22,7 +22,7 @@ from pathlib import Path
 from tlsbench.engine import agent, metrics
 from tlsbench.engine.case import Case, Measured, Sample
 from tlsbench.engine.protocol import Record, encode_request
-from tlsbench.families.base import Context
+from tlsbench.families.base import FITS, Context
 from tlsbench.families.minram import search
 from tlsbench.families.primitive.checks import CheckResult
 from tlsbench.families.tls import catalog as tls_catalog
@@ -49,6 +49,9 @@ class MinRamFamily:
     plan_kinds = (KIND,)
     default_kinds = ()
     plan_section = tls_plan.SECTION  # the TLS family's [tls] table: the same handshakes
+    views = (FITS,)  # tables only, no chart
+    kind_titles: dict[str, str] = {}
+    sized_kinds = ()
 
     def expand(self, plan: Plan) -> list[Case]:
         if KIND not in plan.kinds:

@@ -13,7 +13,7 @@ from tlsbench.engine import agent, metrics, pacing
 from tlsbench.engine.case import Case, Measured, Sample, split_repeats
 from tlsbench.engine.protocol import encode_request
 from tlsbench.errors import AgentError, SetupError
-from tlsbench.families.base import Context
+from tlsbench.families.base import KIND_CHARTS, Context
 from tlsbench.families.primitive import keys as keys_mod
 from tlsbench.families.primitive import plan as plan_keys
 from tlsbench.families.primitive import pqvectors
@@ -141,6 +141,10 @@ class PrimitiveFamily:
     plan_kinds = KINDS
     default_kinds = DEFAULT_KINDS
     plan_section = plan_keys.SECTION
+    views = (KIND_CHARTS,)
+    kind_titles = {"hash": "Hashes", "mac": "MACs", "aead": "Record protection (AEAD, CBC + HMAC)",
+                   "kex": "Key exchange", "sig": "Signatures", "pke": "RSA encryption"}
+    sized_kinds = SIZED_KINDS
 
     def expand(self, plan: Plan) -> list[Case]:
         cases = []

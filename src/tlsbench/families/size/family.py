@@ -13,7 +13,7 @@ from pathlib import Path
 from tlsbench.engine import metrics
 from tlsbench.engine.case import Case, Measured
 from tlsbench.errors import TlsbenchError
-from tlsbench.families.base import Context
+from tlsbench.families.base import KIND_CHARTS, Context
 from tlsbench.families.primitive.checks import CheckResult
 from tlsbench.plans.model import Plan
 
@@ -27,6 +27,9 @@ class SizeFamily:
     plan_kinds = ()  # made by `tlsbench sizes`, not selected by a plan
     default_kinds = ()
     plan_section = None
+    views = (KIND_CHARTS,)  # its cases are rows of the cases table (flash and RAM per library)
+    kind_titles: dict[str, str] = {}
+    sized_kinds = ()
 
     def expand(self, plan: Plan) -> list[Case]:
         return []

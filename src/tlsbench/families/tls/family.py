@@ -12,7 +12,7 @@ from pathlib import Path
 from tlsbench.engine import metrics, pacing
 from tlsbench.engine.case import Case, Measured, split_repeats
 from tlsbench.errors import TlsbenchError
-from tlsbench.families.base import Context
+from tlsbench.families.base import HANDSHAKES, Context
 from tlsbench.families.primitive.checks import CheckResult
 from tlsbench.families.tls import device, runner
 from tlsbench.families.tls import plan as plan_keys
@@ -28,6 +28,9 @@ class TlsFamily:
     plan_kinds = ("tls",)
     default_kinds = ()
     plan_section = plan_keys.SECTION  # the [tls] table
+    views = (HANDSHAKES,)
+    kind_titles: dict[str, str] = {}
+    sized_kinds = ()
 
     def expand(self, plan: Plan) -> list[Case]:
         return runner.expand_tls(plan) if "tls" in plan.kinds else []
