@@ -27,6 +27,7 @@ from tlsbench.families.primitive.catalog import ALGORITHMS, BENCH_OPS, DEFAULT_K
 from tlsbench.families.primitive.plan import MAX_SIZE, all_ops
 from tlsbench.families.tls import catalog as tls_catalog
 from tlsbench.families.tls import certs
+from tlsbench.families.tls import plan as tls_plan
 from tlsbench.families.tls import support as tls_support
 from tlsbench.outfile import write_whole
 from tlsbench.plans import runenv, where
@@ -143,8 +144,8 @@ def _plan_from_args(a: argparse.Namespace) -> tuple[Plan, str]:
         text = getattr(a, f"tls_{name}")
         if text:
             setattr(plan.tls, name, _choose(TLS_FLAG_WHAT[name], text, list(allowed), see))
-            if "tls" not in plan.kinds:
-                plan.kinds = [*plan.kinds, "tls"] if a.kinds else ["tls"]
+            if tls_plan.KIND not in plan.kinds:
+                plan.kinds = [*plan.kinds, tls_plan.KIND] if a.kinds else [tls_plan.KIND]
             flags.append(f"--{name} {text}")
     m = plan.method
     for name in METHOD_BOUNDS:

@@ -13,8 +13,9 @@ from tlsbench.plans.checks import Locator, check_bool, check_list, check_number
 from tlsbench.plans.model import Plan
 
 TABLE = "tls"
+KIND = "tls"  # the TLS family's kind: what a plan selects when it sets the matrix by flags
 # the case kinds whose cases come from this table (the TLS family's, the min-ram family's)
-USED_BY = ("tls", "min-ram")
+USED_BY = (KIND, "min-ram")
 DEVICE_SIDES = ("client", "server")
 
 
@@ -166,7 +167,7 @@ class TlsSection:
         return plan.tls.device_side if set(USED_BY) & set(plan.kinds) else ""  # type: ignore[attr-defined]
 
     def firmware_problem(self, plan: Plan, target_name: str, what: str) -> str | None:
-        if "tls" in plan.kinds and "tcp" in plan.tls.transports:  # type: ignore[attr-defined]
+        if KIND in plan.kinds and "tcp" in plan.tls.transports:  # type: ignore[attr-defined]
             return (f"{what} {plan.name}: [tls] transports names tcp, not on {target_name}: a firmware target"
                     " runs handshakes in memory (transports = [\"memory\"]), or one side against the host"
                     " (--device-side client or server)")
