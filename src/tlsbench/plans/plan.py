@@ -38,7 +38,6 @@ SCHEMA = Schema(
     default_kinds=tuple(k for f in registry.FAMILIES for k in f.default_kinds),
 )
 PLAN_KINDS = SCHEMA.kinds
-_Locator = Locator  # links.profiles reads its files with it
 
 
 class Plan(model.Plan):
