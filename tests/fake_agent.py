@@ -41,7 +41,7 @@ def main() -> None:
         if verb == "hello" and os.environ.get("FAKE_MODE") == "hello-fails":
             out(rec("tb1 end status=error msg=hello%20refused%20by%20FAKE_MODE"))
         elif verb == "hello":
-            out(rec("tb1 hello proto=1 library=openssl version=fake%201.0 config=fake platform=host "
+            out(rec("tb1 hello proto=2 library=openssl version=fake%201.0 config=fake platform=host "
                     "counters=wall_ns,cpu_ns"))
             out(rec("tb1 end status=ok"))
         elif verb == "reference":

@@ -252,3 +252,57 @@ def test_each_target_kind_is_its_own_module() -> None:
     assert {k: type(target.parse(n, board="nucleo-f446re")).__name__ for k, n in
             (("host", "host"), ("qemu", "qemu:mps2-an386"), ("serial", "serial:/dev/ttyACM0"))} == \
         {"host": "HostTarget", "qemu": "QemuTarget", "serial": "SerialTarget"}
+
+
+# Files outside families/ that may name a family or a case kind, and why: each states a fact about
+# that one kind that is not the family's to declare.
+FAMILY_NAME_ALLOWED = {
+    "studies/fidelity.py": "compares the AEAD and hash cases with OpenSSL's own `openssl speed`",
+    "studies/fidelity_counts.py": "counts the AEAD and signature cases against each library's own benchmark program",
+    "studies/fidelity_native.py": "profiles the AEAD and signature cases against each library's own benchmark program",
+    "studies/fidelity_peers.py": "maps each kind to the embedded libraries' own benchmark programs",
+    "libraries/openssl.py": "the record says which kinds (ML-KEM, ML-DSA) this library version has",
+    "libraries/wolfssl.py": "the record says which kinds (ML-KEM, ML-DSA) this library version has",
+    "report/resultsdoc.py": "the results page quotes the spread of the 16 KiB AEAD cases",
+    "report/views.py": "the report's --view names: the per-side handshake table is called tls on the command line",
+}
+
+
+def family_literals(source: str, names: set[str]) -> list[tuple[int, str]]:
+    """(line, text) of each string constant that is a family's name or kind; a dict key or a
+    subscript (a stored case's JSON field, e.g. case["size"]) is a field name, not a kind."""
+    tree = ast.parse(source)
+    fields = {id(k) for n in ast.walk(tree) if isinstance(n, ast.Dict) for k in n.keys if k is not None}
+    fields |= {id(n.slice) for n in ast.walk(tree) if isinstance(n, ast.Subscript)}
+    return sorted((n.lineno, n.value) for n in ast.walk(tree)
+                  if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in names
+                  and id(n) not in fields)
+
+
+def test_the_family_name_scan_finds_kinds_not_fields() -> None:
+    source = 'if c["kind"] == "tls": pass\nx = c["size"]\nd = {"tls": 1}\nK = ("hash", "min-ram")\n'
+    assert family_literals(source, {"tls", "hash", "min-ram", "size"}) == [(1, "tls"), (4, "hash"), (4, "min-ram")]
+
+
+def test_no_family_name_outside_the_families() -> None:
+    """A family declares its kinds, plan section and report views (families/); everything else asks
+    the registry. "size" is also every case's message-size field (Case.size): not scanned."""
+    import dataclasses
+
+    from tlsbench.engine.case import Case
+    from tlsbench.families import registry
+
+    names = {f.name for f in registry.FAMILIES} | {k for f in registry.FAMILIES for k in f.kinds}
+    names -= {f.name for f in dataclasses.fields(Case)}
+    found: dict[str, list[tuple[int, str]]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if not rel.startswith("families/"):
+            hits = family_literals(path.read_text(), names)
+            if hits:
+                found[rel] = hits
+    unexplained = {rel: hits for rel, hits in found.items() if rel not in FAMILY_NAME_ALLOWED}
+    assert unexplained == {}, ("family names or kinds outside src/tlsbench/families (ask families.registry): "
+                               + "; ".join(f"{rel}:{line} {text!r}" for rel, hits in unexplained.items()
+                                           for line, text in hits))
+    assert sorted(set(FAMILY_NAME_ALLOWED) - set(found)) == [], "allowed files that no longer name a family"

@@ -187,7 +187,7 @@ def test_handshake_rounds_are_placed_and_recorded(agents, db_path: Path) -> None
     """Each round of an in-memory handshake case runs where engine.layout
     places it, recorded per round like a primitive's; a TCP case's rounds
     are not placed (two processes, the kernel in the path): recorded as none."""
-    from tlsbench.plans.plan import TlsSelect
+    from tlsbench.families.tls.plan import TlsSelect
 
     store = Store(db_path)
     plan = Plan(name="placed-tls", libraries=["mbedtls"], kinds=["tls"],

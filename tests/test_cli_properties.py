@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from tlsbench.cli.args import choose as _choose
 from tlsbench.cli.args import sizes_arg as _sizes
 from tlsbench.errors import PlanError
-from tlsbench.plans.plan import MAX_SIZE, METHOD_BOUNDS, method_value_problem
+from tlsbench.families.primitive.plan import MAX_SIZE
+from tlsbench.plans.plan import METHOD_BOUNDS, method_value_problem
 from tlsbench.plans.runenv import parse_assignments
 
 EXAMPLES = int(os.environ.get("TLSBENCH_FUZZ_EXAMPLES", "300"))

@@ -6,7 +6,7 @@ import zlib
 
 import pytest
 
-from tlsbench.engine.protocol import encode_request, parse_line
+from tlsbench.engine.protocol import NO_ROOM, encode_request, parse_line, ran_out_of_room
 from tlsbench.errors import ProtocolError
 
 
@@ -37,12 +37,29 @@ def test_percent_escapes_are_decoded() -> None:
         (line("tb1 end status=ok status=ok"), "duplicate field"),
         (line("tb1 end status=maybe"), "unknown end status"),
         (line("tb1 end status=ok extra=1"), "unexpected field"),
-        (line("tb1 hello proto=2 library=x version=1 config=c platform=p counters=wall_ns"), "protocol 2"),
+        # an agent of the version before (no no_room status) is refused, as any other version
+        (line("tb1 hello proto=1 library=x version=1 config=c platform=p counters=wall_ns"), "protocol 1"),
+        (line("tb1 hello proto=3 library=x version=1 config=c platform=p counters=wall_ns"), "protocol 3"),
+        (line("tb1 fault what=x exception=3 pc=0 lr=0 no_room=x"), "not an unsigned 64-bit integer"),
     ],
 )
 def test_malformed_lines_are_errors(text: str, reason: str) -> None:
     with pytest.raises(ProtocolError, match=reason):
         parse_line(text)
+
+
+def test_no_room_is_a_status_code_not_prose() -> None:
+    """Out of memory crosses the protocol as the end record's status (or a stack overflow's fault
+    record's no_room=1); the message is the agent's own words and is never searched."""
+    assert parse_line(line("tb1 end status=no_room msg=heap%20arena%20full"))["status"] == NO_ROOM
+    room = "\n".join([line("tb1 sample i=0 iters=1 wall_ns=5"), line("tb1 end status=no_room msg=x")])
+    assert ran_out_of_room(room)
+    assert ran_out_of_room("--- stderr ---\n> " + line("tb1 fault what=stack exception=3 pc=0 lr=0 no_room=1"))
+    prose = [line("tb1 end status=error msg=out%20of%20memory"), line("tb1 end status=bad_input msg=request%20line"
+                                                                      "%20too%20long"),
+             line("tb1 fault what=stack%20overflow exception=3 pc=0 lr=0"), "heap arena full: 8 B more asked",
+             "tb1 end status=no_room crc=00000000"]  # a damaged line says nothing
+    assert [ran_out_of_room(text) for text in prose] == [False] * len(prose)
 
 
 def test_requests_refuse_unencodable_values() -> None:

@@ -66,7 +66,7 @@ class FakeBoard(threading.Thread):
         verb, *rest = line.split(" ")
         f = dict(t.split("=", 1) for t in rest)
         if verb == "hello":
-            self.write(rec(f"hello proto=1 library={self.library} version=fake config=fake platform=board:fake"
+            self.write(rec(f"hello proto=2 library={self.library} version=fake config=fake platform=board:fake"
                            " counters=cycles"))
         elif verb == "clock":
             self.clock = f["unix"]

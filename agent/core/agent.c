@@ -289,6 +289,7 @@ int tb_agent_main(void)
         long n = tb_read_line(request, sizeof(request));
         if (n == -1) break;
         if (n == -2) {
+            tb_note_no_room(); /* the line is longer than the agent's buffer */
             tb_end(TB_BAD_INPUT, "request line too long");
             tb_upload_clear();
             continue;

@@ -107,6 +107,7 @@ static tb_status make_input(const tb_job *job, const char *op, uint8_t **out, si
         if (*out == NULL) {
             s = TB_ERROR;
             tb_set_error("out of memory");
+            tb_note_no_room();
         } else {
             memcpy(*out, r.data, r.len);
             *out_len = r.len;
@@ -194,6 +195,7 @@ tb_status tb_bench(const tb_job *job_in, const tb_bench_cfg *cfg)
         fill = malloc(cfg->size);
         if (fill == NULL) {
             tb_set_error("out of memory for a %llu-byte message", (unsigned long long)cfg->size);
+            tb_note_no_room();
             return TB_ERROR;
         }
         for (uint64_t i = 0; i < cfg->size; i++) fill[i] = (uint8_t)(i * 131u + 7u);
@@ -229,6 +231,7 @@ tb_status tb_bench(const tb_job *job_in, const tb_bench_cfg *cfg)
         if (heap_pad == NULL) {
             s = TB_ERROR;
             tb_set_error("out of memory for a %llu-byte heap shift", (unsigned long long)cfg->heap_shift);
+            tb_note_no_room();
             goto out_state;
         }
         heap_pad[0] = 0;

@@ -4,7 +4,12 @@
 #include <stdio.h>
 #include <string.h>
 
-static char message[512];
+/* One object, the size the message alone had: the firmware's RAM layout
+ * (and with it every heap address a measured operation sees) stays as it was. */
+static struct {
+    char text[511];
+    unsigned char no_room;
+} state;
 
 #if defined(TB_BARE_METAL) && TB_BARE_METAL
 /* Debian's newlib is built without C99 printf formats: "%zu" would print
@@ -27,22 +32,37 @@ void tb_set_error(const char *fmt, ...)
     char buf[256];
     fmt = portable(fmt, buf, sizeof(buf));
 #endif
-    vsnprintf(message, sizeof(message), fmt, ap);
+    vsnprintf(state.text, sizeof(state.text), fmt, ap);
     va_end(ap);
 }
 
 void tb_set_error_text(const char *text)
 {
-    strncpy(message, text, sizeof(message) - 1);
-    message[sizeof(message) - 1] = '\0';
+    strncpy(state.text, text, sizeof(state.text) - 1);
+    state.text[sizeof(state.text) - 1] = '\0';
 }
 
 const char *tb_last_error(void)
 {
-    return message;
+    return state.text;
 }
 
 void tb_clear_error(void)
 {
-    message[0] = '\0';
+    state.text[0] = '\0';
+}
+
+void tb_note_no_room(void)
+{
+    state.no_room = 1;
+}
+
+int tb_ran_out_of_room(void)
+{
+    return state.no_room;
+}
+
+void tb_clear_no_room(void)
+{
+    state.no_room = 0;
 }

@@ -1,6 +1,7 @@
 /* A request's decoded fields and its "end" record (tb/request.h). */
 #include "tb/request.h"
 #include "tb/protocol.h"
+#include "tb/adapter.h"
 
 #include <string.h>
 
@@ -23,10 +24,14 @@ void tb_request_reset(void)
 void tb_end(tb_status s, const char *msg)
 {
     static const char *const names[] = {"ok", "unsupported", "error", "bad_input", "reject"};
+    const char *name = (unsigned)s < 5 ? names[s] : "error";
+    /* an error or a refused request that ran out of memory says so by its status (protocol version 2) */
+    if ((s == TB_ERROR || s == TB_BAD_INPUT || (unsigned)s >= 5) && tb_ran_out_of_room()) name = "no_room";
     tb_rec_begin("end");
-    tb_rec_str("status", (unsigned)s < 5 ? names[s] : "error");
+    tb_rec_str("status", name);
     if (msg != NULL && msg[0] != '\0') tb_rec_str("msg", msg);
     tb_rec_end();
+    tb_clear_no_room();
 }
 
 static int hexval(char c)

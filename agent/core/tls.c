@@ -277,6 +277,7 @@ static int link_open(link_t *link, int keep)
         if (tb_queue_reserve(&link->q[d], TB_LINK_RESERVE) != 0 ||
             (keep && tb_queue_reserve(&link->transcript[d], TB_LINK_RESERVE) != 0)) {
             tb_set_error("out of memory");
+            tb_note_no_room();
             return -1;
         }
     }
@@ -447,6 +448,7 @@ static tb_status stack_pass(pair_t *pr, result_t *out)
         link_close(&link);
     } else {
         tb_set_error("out of memory for the painted stacks");
+        tb_note_no_room();
         st = TB_ERROR;
     }
     if (st == TB_OK) {
@@ -545,6 +547,7 @@ static tb_status timed_connection(const pair_t *pr, link_t *link, result_t *r, u
         heap_pad = malloc((size_t)pr->req->heap_shift);
         if (heap_pad == NULL) {
             tb_set_error("out of memory for a %llu-byte heap shift", (unsigned long long)pr->req->heap_shift);
+            tb_note_no_room();
             return TB_ERROR;
         }
         heap_pad[0] = 0;

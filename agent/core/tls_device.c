@@ -160,6 +160,7 @@ static int wait_peer(dev_link *l)
         tb_wire_note(&l->wire, 1 - l->side, chunk, k);
         if (tb_queue_push(&l->rx, chunk, k) != 0) {
             tb_set_error("out of memory");
+            tb_note_no_room();
             return -1;
         }
     }
@@ -460,6 +461,7 @@ void tb_tls_device_serve(const tb_field *fields, size_t n)
         tb_heap_end(&line_heap);
         if (rx_line == NULL) {
             tb_set_error("out of memory for the %u-byte rx line", (unsigned)RX_LINE);
+            tb_note_no_room();
             st = TB_ERROR;
         }
     }

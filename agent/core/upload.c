@@ -85,7 +85,10 @@ static const char *start(const char *name, const char *size_text)
     tb_heap_begin();
     s->data = malloc((size_t)size);
     tb_heap_end(&u);
-    if (s->data == NULL) return "out of memory for the upload";
+    if (s->data == NULL) {
+        tb_note_no_room();
+        return "out of memory for the upload";
+    }
     strcpy(s->name, name);
     s->size = (size_t)size;
     s->held = u.held;

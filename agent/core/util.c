@@ -16,6 +16,7 @@ void *tb_zalloc(size_t n)
     if (posix_memalign(&p, 64, n + TB_SLACK) != 0) {
 #endif
         tb_set_error("out of memory (%zu bytes)", n);
+        tb_note_no_room();
         return NULL;
     }
     memset(p, 0, n + TB_SLACK);

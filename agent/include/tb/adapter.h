@@ -201,5 +201,11 @@ void tb_set_error(const char *fmt, ...)
 void tb_set_error_text(const char *text);
 const char *tb_last_error(void);
 void tb_clear_error(void);
+/* The request ran out of memory (an allocation failed, a buffer is too
+ * small): its end record says no_room instead of error or bad_input.
+ * Cleared when the end record is sent; usable inside malloc. */
+void tb_note_no_room(void);
+int tb_ran_out_of_room(void);
+void tb_clear_no_room(void);
 
 #endif

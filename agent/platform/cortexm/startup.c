@@ -91,6 +91,7 @@ __attribute__((used)) void tb_fault_report(const uint32_t *frame, uint32_t exc)
     tb_rec_begin("fault");
     if (lost) {
         tb_rec_str("what", "stack overflow (frame not in RAM: pc, lr unknown)");
+        tb_rec_u64("no_room", 1);
     } else {
         tb_rec_str("what", exc < 7 ? names[exc] : "unexpected interrupt");
     }
@@ -175,6 +176,7 @@ static void heap_failure(ptrdiff_t incr)
     for (const char *t = " B left"; *t;) *p++ = *t++;
     *p = '\0';
     tb_set_error_text(msg);
+    tb_note_no_room();
 }
 
 void *_sbrk(ptrdiff_t incr)

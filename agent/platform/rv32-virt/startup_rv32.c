@@ -114,6 +114,7 @@ void tb_rv32_trap_report(uint32_t cause, uint32_t epc, uint32_t tval, uint32_t s
     tb_rec_begin("fault");
     if (below) {
         tb_rec_str("what", "stack overflow (sp below RAM, into the protected code region)");
+        tb_rec_u64("no_room", 1);
     } else {
         tb_rec_str("what", (cause & 0x80000000u) ? "unexpected interrupt" : cause < 8 ? names[cause] : "trap");
     }
@@ -157,6 +158,7 @@ static void heap_failure(ptrdiff_t incr)
     for (const char *t = " B left"; *t;) *p++ = *t++;
     *p = '\0';
     tb_set_error_text(msg);
+    tb_note_no_room();
 }
 
 /* picolibc's malloc grows its arena through sbrk (this replaces picolibc's

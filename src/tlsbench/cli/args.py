@@ -10,9 +10,7 @@ from pathlib import Path
 
 from tlsbench import versions
 from tlsbench.errors import PlanError, TlsbenchError
-from tlsbench.plans.plan import (
-    MAX_SIZE,
-)
+from tlsbench.families.primitive.plan import MAX_SIZE
 from tlsbench.targets import target as targets
 from tlsbench.targets import userconfig
 

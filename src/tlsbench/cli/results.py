@@ -16,6 +16,7 @@ from tlsbench.outfile import write_whole
 from tlsbench.report import compare, compare_html, compare_text, export
 from tlsbench.report import html as html_report
 from tlsbench.report import tables as report
+from tlsbench.report import views as report_views
 
 
 def _check_measured(data: report.RunData, metric: str) -> None:
@@ -169,7 +170,7 @@ def cmd_fits(a: argparse.Namespace) -> int:
     from tlsbench.report import fits as fits_view
 
     data = report.load_stored(a.db, a.run)
-    if not any(c["kind"] == "min-ram" for c in data.cases):
+    if not report.has_fits(data):
         raise PlanError(f"run {data.run.id} has no min-ram cases (tlsbench run --preset min-ram makes them)")
     md = a.format == "markdown"
     boards = None
@@ -190,7 +191,7 @@ def add_parsers(sub: argparse._SubParsersAction, db: argparse.ArgumentParser) ->
                           " table); svg, png (the charts, as files into the -o folder); md (Markdown tables with"
                           " the charts as SVG files, into the -o folder)")
     rep.add_argument("-o", "--output", help="write to this file (svg, png, md: this folder)")
-    rep.add_argument("--view", choices=("cases", "tls", "interop"), default="cases",
+    rep.add_argument("--view", choices=report_views.VIEWS, default=report_views.CASES,
                      help="cases (default: a row per case, a column per library), tls (a row per TLS case, a column"
                           " per metric and side) or interop (TLS over TCP: client library x server)")
     rep.add_argument("--metric", help="show this metric instead of the headline one (default: time/throughput on the"

@@ -15,14 +15,15 @@ from tlsbench.engine.stats import parse_policy
 from tlsbench.engine.store import NOTHING_MEASURED, Store
 from tlsbench.errors import PlanError
 from tlsbench.families.primitive.catalog import ALGORITHMS, KINDS
+from tlsbench.families.primitive.plan import all_ops
 from tlsbench.families.tls import catalog as tls_catalog
+from tlsbench.families.tls import plan as tls_plan
 from tlsbench.plans import runenv, where
 from tlsbench.plans.plan import (
     METHOD_BOUNDS,
     PLAN_KINDS,
     Method,
     Plan,
-    all_ops,
     load_plan,
     load_preset,
     method_value_problem,
@@ -81,8 +82,8 @@ def plan_from_args(a: argparse.Namespace) -> tuple[Plan, str]:
         text = getattr(a, f"tls_{name}")
         if text:
             setattr(plan.tls, name, choose(TLS_FLAG_WHAT[name], text, list(allowed), see))
-            if "tls" not in plan.kinds:
-                plan.kinds = [*plan.kinds, "tls"] if a.kinds else ["tls"]
+            if tls_plan.KIND not in plan.kinds:
+                plan.kinds = [*plan.kinds, tls_plan.KIND] if a.kinds else [tls_plan.KIND]
             flags.append(f"--{name} {text}")
     m = plan.method
     for name in METHOD_BOUNDS:

@@ -112,6 +112,8 @@ class Measured:
     results: list[Result]
     # host rounds: placement and pace (layout.py, pacing.py), stored in case_rounds
     round_info: dict | None = None
+    # the case's parameters as stored, when its family has its own (a size probe's parts); None: op and size
+    params: dict | None = None
 
     @staticmethod
     def not_run(status: str, reason: str, transcript: str = "") -> Measured:

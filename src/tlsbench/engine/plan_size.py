@@ -1,20 +1,19 @@
 """How big a plan is, told before it is expanded: its case count without
 building every case, and the least time its sampling takes.
 
-A plan's long lists are its message sizes and the TLS capacity client
-counts (every other list is bounded by a catalog); each is an innermost loop
-of its family, so the count grows by the same number of cases per value: two
+A plan's long lists are those its families' sections name (the message
+sizes, the TLS capacity client counts; every other list is bounded by a
+catalog); each is an innermost loop of its family, so the count grows by the same number of cases per value: two
 small expansions give it. A plan past a limit is refused with its size, before
 anything is built or stored (a TOML plan of a million sizes expanded in full
 held 322 MB)."""
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tlsbench.plans.plan import Plan
+from tlsbench.plans.model import Plan
 
 # far above every preset (the largest, interop, has 1,288 cases): a larger plan is most likely a mistake
 DEFAULT_MAX_CASES = 20_000
@@ -38,22 +37,16 @@ def _duration(seconds: float) -> str:
     return f"{seconds:,.0f} s"
 
 
-def _cut(plan: Plan, sizes: int = 1, capacity: int = 1) -> Plan:
-    """A shallow copy of the plan keeping the first values of its long lists."""
-    cut = copy.copy(plan)
-    cut.tls = copy.copy(plan.tls)
-    cut.sizes = plan.sizes[:sizes]
-    cut.tls.capacity_clients = plan.tls.capacity_clients[:capacity]
-    return cut
-
-
 def case_count(plan: Plan, expand: Callable[[Plan], list]) -> int:
     """The number of cases ``expand(plan)`` returns, from expansions of the plan with its long
-    lists cut to one or two values."""
-    base = len(expand(_cut(plan)))
-    per_size = len(expand(_cut(plan, sizes=2))) - base if len(plan.sizes) > 1 else 0
-    per_capacity = len(expand(_cut(plan, capacity=2))) - base if len(plan.tls.capacity_clients) > 1 else 0
-    return base + (len(plan.sizes) - 1) * per_size + (len(plan.tls.capacity_clients) - 1) * per_capacity
+    lists (each family's section names them) cut to one or two values."""
+    lengths = plan.long_lists()
+    base = len(expand(plan.cut({})))
+    total = base
+    for name, n in lengths.items():
+        if n > 1:
+            total += (n - 1) * (len(expand(plan.cut({name: 2}))) - base)
+    return total
 
 
 def size_of(plan: Plan, expand: Callable[[Plan], list], host: bool = True) -> PlanSize:

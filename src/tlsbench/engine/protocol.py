@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 
 from tlsbench.errors import ProtocolError
 
-PROTOCOL_VERSION = 1
+# 2: an end record says "no_room" when the request ran out of the agent's memory, and a stack
+# overflow's fault record says no_room=1 (version 1 said it only in prose)
+PROTOCOL_VERSION = 2
 PREFIX = "tb1"
 
 _KEY = re.compile(r"[a-z0-9_]+\Z")
@@ -103,7 +105,8 @@ SCHEMA: dict[str, dict[str, str]] = {
     "limits": {"line_max": "uint", "record_max": "uint", "heap_arena": "uint", "stack_bytes": "uint",
                "primitive_stack": "uint", "stacks": "uint", "main_stack": "uint", "heap_failures": "uint"},
     "fault": {"what": "str", "exception": "uint", "pc": "uint", "lr": "uint", "?cfsr": "uint", "?hfsr": "uint",
-              "?bfar": "uint", "?mtval": "uint"},  # mtval: RV32's faulting address or instruction
+              "?bfar": "uint", "?mtval": "uint",  # mtval: RV32's faulting address or instruction
+              "?no_room": "uint"},  # 1: the stack ran out (the firmware's memory, not a bug of the request)
     # one side on the device (tls-device): a connection opens and closes, the side's bytes go out, it
     # waits for its peer's (the host answers with an "rx" line)
     "open": {},
@@ -112,7 +115,9 @@ SCHEMA: dict[str, dict[str, str]] = {
     "want": {"max": "uint"},
     "end": {"status": "str", "?msg": "str"},
 }
-END_STATUSES = ("ok", "unsupported", "error", "bad_input", "reject")
+END_STATUSES = ("ok", "unsupported", "error", "bad_input", "reject", "no_room")
+# the request ran out of the agent's memory: its heap, its own buffers or the request line
+NO_ROOM = "no_room"
 
 
 @dataclass
@@ -211,3 +216,20 @@ def encode_request(verb: str, **fields: object) -> str:
             raise ValueError(f"request field {key}={text!r} cannot be encoded")
         parts.append(f"{key}={text}")
     return " ".join(parts)
+
+
+def ran_out_of_room(transcript: str) -> bool:
+    """Whether an agent's transcript (its record lines, among other text) says
+    a request ran out of the agent's memory: an end record of status no_room,
+    or a fault record with no_room=1. Lines that are not records are skipped."""
+    for line in transcript.splitlines():
+        start = line.find(PREFIX + " ")
+        if start < 0:
+            continue
+        try:
+            rec = parse_line(line[start:].rstrip("\r"))
+        except ProtocolError:
+            continue
+        if (rec.type == "end" and rec.fields["status"] == NO_ROOM) or (rec.type == "fault" and rec.get("no_room") == 1):
+            return True
+    return False

@@ -14,6 +14,7 @@ from tlsbench import paths
 from tlsbench.engine import layout, machine, metrics, pacing
 from tlsbench.engine.case import Case, Measured, Result, Sample
 from tlsbench.engine.progress import Progress
+from tlsbench.engine.protocol import ran_out_of_room
 from tlsbench.engine.stats import OutlierPolicy, Summary, parse_policy, summarize
 from tlsbench.engine.store import Store
 from tlsbench.engine.store_faults import kept_hint, translated
@@ -29,8 +30,6 @@ from tlsbench.targets import target as targets
 from tlsbench.targets.libraries import LibraryInfo
 
 TERMINAL = ("ok", "unsupported", "check_failed", "does_not_fit")
-# a firmware that ran out of the board's heap or stack: the case does not fit, with the bytes
-_NO_ROOM = ("heap arena full", "stack overflow", "request line too long", "out of memory", "memory allocation failed")
 NO_OUTLIERS = OutlierPolicy("none")
 
 
@@ -180,7 +179,7 @@ class _Session:
         for c in checks:
             if c.status != "pass":
                 self.verdict[(c.library, c.kind, c.alg)] = c.detail
-            if c.status == "fail" and self.target.memory_bound and _no_room(c.detail):
+            if c.status == "fail" and self.target.memory_bound and c.no_room:
                 # the check could not run in the board's memory: that says nothing against the library
                 self.no_room[(c.library, c.kind, c.alg)] = c.detail
                 _log(f"does not fit {self.target.name}: {c.library} {c.alg}: {c.detail}")
@@ -282,7 +281,8 @@ class _Session:
         of the firmware image tlsbench flashed on it (both in the case's params)."""
         rounds = self.plan.method.rounds
         # a board's memory is the budget; on the host an error stays one
-        if measured.status == "failed" and self.target.memory_bound and _no_room(measured.reason):
+        # (the agent says so in its end or fault record: engine.protocol.ran_out_of_room)
+        if measured.status == "failed" and self.target.memory_bound and ran_out_of_room(measured.transcript):
             measured.status = "does_not_fit"
         status = measured.status
         if status == "ok":
@@ -296,10 +296,12 @@ class _Session:
         elif rnd > 0:
             measured.reason = f"round {rnd + 1} of {rounds}: {measured.reason}"
         if entry is None:
+            params = measured.params if measured.params is not None else {
+                "op": case.op, "size": case.size, **({"place": place} if place else {}),
+                **({"image_sha256": image} if image else {})}
             case_id = self.store.put_case(
                 self.run_id, name=case.name, library=case.library, kind=case.kind, alg=case.alg, op=case.op,
-                size=case.size, params={"op": case.op, "size": case.size, **({"place": place} if place else {}),
-                                                      **({"image_sha256": image} if image else {})},
+                size=case.size, params=params,
                 status=status,
                 reason=measured.reason, iters=measured.iters, started=started, transcript=measured.transcript,
                 samples=measured.samples, results=measured.results, rounds_done=rnd + 1,
@@ -317,10 +319,6 @@ class _Session:
                 self.json_out.write(json.dumps(row) + "\n")
             self.json_out.flush()
         return case_id, status, rnd + 1
-
-
-def _no_room(message: str) -> bool:
-    return any(k in message.lower() for k in _NO_ROOM)
 
 
 def _needs_round(entry: tuple[int, str, int] | None, rnd: int) -> bool:
@@ -395,6 +393,25 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
     with store.lock_run(run_id), runenv.applied(clock):  # a second `--resume` of this run is refused
         with translated(store.path, kept_hint(store.path, run_id)):
             _measure_run(store, run_id, plan, keys, target, json_out, show_progress, resume is not None)
+    return run_id
+
+
+def run_built(plan: Plan, stored_plan: dict, plan_source: str, store: Store, target: targets.Target,
+              libraries: list[LibraryInfo], cases: list[Case]) -> int:
+    """A run whose cases are measured from what a build made, in no agent (a
+    family that needs none: the size probes): the run and its libraries as
+    given, then each case measured by its family and stored as any other's.
+    ``stored_plan``: the plan as stored with the run (the family's own form)."""
+    run_id = store.create_run(target=target.name, plan_name=plan.name, plan_source=plan_source, plan=stored_plan,
+                              machine=machine.collect(target), version=machine.tlsbench_revision(), keys={})
+    session = _Session(store, run_id, plan, {}, target, None)
+    for info in libraries:
+        session.infos[info.name] = info
+        store.put_library(run_id, info.name, info.version, info.config, info.source, info.agent_sha256,
+                          ",".join(info.counters), info.counters_missing)
+    for case in cases:
+        session.run_round(case, 0, None)
+    store.finish_run(run_id)
     return run_id
 
 

@@ -14,7 +14,7 @@ from tlsbench.engine.case import Case, Measured
 from tlsbench.engine.layout import Placement
 from tlsbench.engine.metrics import Metric
 from tlsbench.families.primitive.checks import CheckResult
-from tlsbench.plans.plan import Plan
+from tlsbench.plans.model import Plan, PlanSection
 from tlsbench.targets.libraries import LibraryInfo
 from tlsbench.targets.target import HOST, Target
 
@@ -31,6 +31,13 @@ class Context:
     target: Target = HOST  # where the agent runs (a family may put part of a case on a device)
 
 
+# How the reports show a family's cases: each family names the views its cases take, and the
+# reports ask the registry (registry.kinds_with) instead of testing a kind's name.
+KIND_CHARTS = "kind-charts"  # a chart per kind (time, throughput or instructions per op) and the cases table
+HANDSHAKES = "handshakes"  # the handshake charts and the per-side, extras and interop tables (families.tls.names)
+FITS = "fits"  # the least RAM each side needs, and the boards it fits (report.fits)
+
+
 class Family(Protocol):
     name: str
     kinds: tuple[str, ...]  # the case kinds (Case.kind) it owns
@@ -42,6 +49,16 @@ class Family(Protocol):
     # (Context.place, Context.paced; engine.layout)
     timed: bool
     placed: bool
+    # its part of a plan: the kinds a plan may select (in the listing's order), those selected when
+    # a plan names none, and the section that reads its keys (None: none; two families may share one)
+    plan_kinds: tuple[str, ...]
+    default_kinds: tuple[str, ...]
+    plan_section: PlanSection | None
+    # its report views (KIND_CHARTS, HANDSHAKES, FITS), the chart title of each of its kinds, and its
+    # kinds whose cost grows with the input (charted as throughput and by input size)
+    views: tuple[str, ...]
+    kind_titles: dict[str, str]
+    sized_kinds: tuple[str, ...]
 
     def expand(self, plan: Plan) -> list[Case]:
         """The plan's cases of this family, in comparison order."""

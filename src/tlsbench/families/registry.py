@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tlsbench.engine import metrics
 from tlsbench.errors import TlsbenchError
-from tlsbench.families.base import Family
+from tlsbench.families.base import KIND_CHARTS, Family
 from tlsbench.families.minram.family import MinRamFamily
 from tlsbench.families.primitive.family import PrimitiveFamily
 from tlsbench.families.size.family import SizeFamily
@@ -22,6 +22,29 @@ assert len(_BY_KIND) == sum(len(f.kinds) for f in FAMILIES), "a case kind belong
 for _family in FAMILIES:
     for _metric in _family.metrics():
         assert metrics.REGISTRY.get(_metric.name) is _metric, f"{_family.name}: {_metric.name} is not registered"
+
+
+def kinds_with(view: str) -> tuple[str, ...]:
+    """The case kinds whose family's cases take this report view (families.base: KIND_CHARTS, ...)."""
+    return tuple(k for f in FAMILIES if view in f.views for k in f.kinds)
+
+
+def views_of(kind: str) -> tuple[str, ...]:
+    """A kind's report views; a kind no family measures (an older store's) takes the kind charts and table."""
+    family = _BY_KIND.get(kind)
+    return family.views if family is not None else (KIND_CHARTS,)
+
+
+def kind_title(kind: str) -> str:
+    """The title of a kind's charts."""
+    family = _BY_KIND.get(kind)
+    return family.kind_titles[kind] if family is not None and kind in family.kind_titles else kind
+
+
+def sized(kind: str) -> bool:
+    """Whether a kind's cost grows with its input (charted as throughput, and by input size)."""
+    family = _BY_KIND.get(kind)
+    return family is not None and kind in family.sized_kinds
 
 
 def family_of(kind: str) -> Family:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tlsbench.errors import PlanError
-from tlsbench.plans.plan import _Locator
+from tlsbench.plans.checks import Locator as _Locator
 
 # key -> (type, minimum, what it is); None minimum: no bound (strings, booleans, lists)
 FIELDS: dict[str, tuple[type, float | None, str]] = {

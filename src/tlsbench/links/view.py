@@ -12,7 +12,7 @@ from tlsbench.engine.metrics import format_time
 from tlsbench.errors import PlanError
 from tlsbench.links import model
 from tlsbench.links.profiles import LinkProfile
-from tlsbench.report.tables import RunData, aligned, markdown
+from tlsbench.report.tables import RunData, aligned, is_handshake, markdown
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ def _compute(res: dict[str, float], board) -> model.Compute:
 def rows(data: RunData, profile: LinkProfile, board=None, tcp_handshake: bool | None = None) -> list[Row]:
     out = []
     for case in data.cases:
-        if case["kind"] != "tls":
+        if not is_handshake(case):
             continue
         res = {m: float(r["median"]) for m, r in case["results"].items() if r.get("median") is not None}
         if not {"c2s_bytes", "s2c_bytes"} <= res.keys():

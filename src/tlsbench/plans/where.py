@@ -15,7 +15,7 @@ from tlsbench.errors import PlanError
 class Plan(Protocol):  # plans.plan.Plan, without importing it (plan.py reads TARGET_KINDS here)
     name: str
     kinds: list[str]
-    tls: Any  # plans.plan.TlsSelect
+    sections: tuple[Any, ...]  # plans.model.PlanSection, each asked whether the plan fits firmware
     targets: list[str]
     target_note: str
     target_instead: str
@@ -35,10 +35,10 @@ def check(plan: Plan, target_name: str, runs_firmware: bool, what: str = "plan")
     says nothing of where it runs) whose handshakes need TCP."""
     if kind_of(runs_firmware) not in plan.targets:
         _refuse(plan, target_name, runs_firmware, what)
-    if runs_firmware and "tls" in plan.kinds and "tcp" in plan.tls.transports:
-        raise PlanError(f"{what} {plan.name}: [tls] transports names tcp, not on {target_name}: a firmware target"
-                        " runs handshakes in memory (transports = [\"memory\"]), or one side against the host"
-                        " (--device-side client or server)")
+    if runs_firmware:
+        problem = next((p for p in (s.firmware_problem(plan, target_name, what) for s in plan.sections) if p), None)
+        if problem:
+            raise PlanError(problem)
 
 
 def _refuse(plan: Plan, target_name: str, runs_firmware: bool, what: str) -> NoReturn:

@@ -49,6 +49,10 @@ def bmf_json(c: Comparison) -> dict[str, dict[str, dict[str, float]]]:
 
 
 FORMATS = ("table", "markdown", "json")  # and html: report.compare_html
+# The version of `compare --format json`'s document (its "format" field): raised when a field changes
+# meaning or goes. ci_json and bmf_json are other tools' formats (github-action-benchmark's, Bencher's),
+# versioned by them: nothing is added to them.
+JSON_VERSION = 1
 
 
 def header_lines(c: Comparison) -> list[str]:
@@ -141,7 +145,7 @@ def _text_table(header: list[str], body: list[list[str]], md: bool) -> list[str]
 
 def render(c: Comparison, fmt: str = "table", only_changes: bool = False) -> str:
     if fmt == "json":
-        data = asdict(c)
+        data = {"format": JSON_VERSION, **asdict(c)}
         if not c.measured_vs_model:  # runs without a board's counter read exactly as before
             for key in ("measured_run", "model_run", "measured_vs_model"):
                 data.pop(key)

@@ -65,7 +65,7 @@ def markdown(data: RunData, charts: list[Chart], image_ext: str = "svg") -> str:
         out.append("### Charts\n")
         for c in charts:
             out.append(f"![{c.title}]({c.slug}.{image_ext})\n\n{c.caption}\n")
-    primitive = [c for c in data.cases if c["kind"] != "tls"]
+    primitive = [c for c in data.cases if not report.is_handshake(c)]
     if primitive:
         sub = RunData(data.run, data.libraries, data.checks, primitive)
         what = "instructions per operation" if report.clockless(data.cases) else "median time or throughput"

@@ -9,15 +9,18 @@ from collections.abc import Callable
 
 from tlsbench.engine import metrics
 from tlsbench.engine.metrics import format_time
-from tlsbench.families.primitive.catalog import SIZED_KINDS
+from tlsbench.families import registry
+from tlsbench.families.base import HANDSHAKES, KIND_CHARTS
 from tlsbench.families.tls import names
 from tlsbench.report import charts
 from tlsbench.report import tables as report
 from tlsbench.report.charts import Chart, Point
 from tlsbench.report.tables import STATUS_TEXT, RunData
 
-KIND_TITLES = {"hash": "Hashes", "mac": "MACs", "aead": "Record protection (AEAD, CBC + HMAC)",
-               "kex": "Key exchange", "sig": "Signatures", "pke": "RSA encryption"}
+
+def _handshake_kinds() -> tuple[str, ...]:
+    """The kinds whose cases are handshakes (their charts: _tls_charts)."""
+    return registry.kinds_with(HANDSHAKES)
 
 
 def fmt_time(ns: float) -> str:
@@ -124,17 +127,17 @@ def _primitive_bars(data: RunData, kind: str) -> Chart | None:
         at = f" at {fmt_size(size)}" if size else ""
         caption = (f"Instructions per operation{at} per algorithm and library; median of the repeats. "
                    + metrics.INSTRUCTIONS_NOTE)
-        title = f"{KIND_TITLES[kind]}: instructions per operation{at}"
-    elif kind in SIZED_KINDS:  # throughput at the largest size
+        title = f"{registry.kind_title(kind)}: instructions per operation{at}"
+    elif registry.sized(kind):  # throughput at the largest size
         size = max(c["size"] for c in cases)
         cases = [c for c in cases if c["size"] == size]
         metric = "throughput"
         caption = f"Throughput on {fmt_size(size)} inputs per algorithm and library: {SPREAD_NOTE}. {RATE_NOTE}."
-        title = f"{KIND_TITLES[kind]}: throughput at {fmt_size(size)}"
+        title = f"{registry.kind_title(kind)}: throughput at {fmt_size(size)}"
     else:
         metric = "wall_ns"
         caption = f"Time per operation per algorithm and library: {SPREAD_NOTE}."
-        title = f"{KIND_TITLES[kind]}: time per operation"
+        title = f"{registry.kind_title(kind)}: time per operation"
     by_key = {(c["alg"], c["op"], c["library"]): c for c in cases}
     cats = list(dict.fromkeys((c["alg"], c["op"]) for c in cases))
     series = {lib: [median_range(by_key.get((a, o, lib)), metric) for a, o in cats] for lib in libs}
@@ -174,7 +177,7 @@ def _tls_cases(data: RunData, foreign_clients: bool) -> list[dict]:
     """Handshake cases (not capacity, not the TCP baseline); with or without
     those against a client tool (only their server side is measured)."""
     return [c for c in data.cases
-            if c["kind"] == "tls" and not names.is_baseline(c["alg"]) and not names.is_capacity(c["alg"], c["op"])
+            if report.is_handshake(c) and not names.is_baseline(c["alg"]) and not names.is_capacity(c["alg"], c["op"])
             and (foreign_clients or names.client_of(c["alg"], c["op"], c["library"]) == c["library"])]
 
 
@@ -207,7 +210,7 @@ def _tls_charts(data: RunData) -> list[Chart]:
             return median_range(case, "handshake_wall_ns")
         series = {lib: [wall(by_key.get((a, o, lib))) for a, o in cats] for lib in libs}
         labels = [f"{a} {o}" for a, o in cats]
-        base = {c["library"]: c for c in data.cases if c["kind"] == "tls" and names.is_baseline(c["alg"])}
+        base = {c["library"]: c for c in data.cases if report.is_handshake(c) and names.is_baseline(c["alg"])}
         if base:  # the plain TCP baseline: its connect time, beside the handshakes
             labels.append("TCP without TLS: connect")
             for lib in libs:
@@ -247,7 +250,7 @@ def _tls_charts(data: RunData) -> list[Chart]:
                     "Peak stack of each side (painted stack, one untimed pass per round), stacked; n/m: not"
                     " measured for that side (over TCP the stack is not measured)."),
                 rows, ["client stack", "server stack"], stack, axis_format("client_stack_bytes")))
-    cap = [c for c in data.cases if c["kind"] == "tls" and names.is_capacity(c["alg"], c["op"])]
+    cap = [c for c in data.cases if report.is_handshake(c) and names.is_capacity(c["alg"], c["op"])]
     if cap:
         libs = _libraries(cap)
         by_key = {(c["alg"], c["op"], c["library"]): c for c in cap}
@@ -284,14 +287,14 @@ def figures(data: RunData) -> list[Chart]:
     out: list[Chart] = []
     kinds = list(dict.fromkeys(c["kind"] for c in data.cases))
     for kind in kinds:
-        if kind in ("tls", "min-ram"):  # min-ram: tables only (the fits view)
+        if KIND_CHARTS not in registry.views_of(kind):  # e.g. min-ram: tables only (the fits view)
             continue
         bar = _primitive_bars(data, kind)
         if bar:
             out.append(bar)
-        if kind in SIZED_KINDS:
+        if registry.sized(kind):
             out += _size_lines(data, kind)
-    if "tls" in kinds:
+    if set(kinds) & set(_handshake_kinds()):
         out += _tls_charts(data)
         grid = _interop_chart(data)
         if grid:

@@ -12,7 +12,7 @@ from tlsbench.families.tls import names
 from tlsbench.report import charts
 from tlsbench.report.charts import Chart, Point
 from tlsbench.report.figures import SPREAD_NOTE, axis_format, median, median_range
-from tlsbench.report.tables import RunData
+from tlsbench.report.tables import RunData, is_handshake
 
 HYBRIDS = ("x25519mlkem768", "secp256r1mlkem768")
 
@@ -32,7 +32,7 @@ def pq_cases(data: RunData) -> list[dict]:
     the CPU: the interop view has them)."""
     out = []
     for c in data.cases:
-        if c["kind"] != "tls" or names.is_baseline(c["alg"]):
+        if not is_handshake(c) or names.is_baseline(c["alg"]):
             continue
         v = names.TlsVariant.parse(c["op"])
         if v.group is not None and v.transport == "memory" and v.auth == "server" and not v.device:

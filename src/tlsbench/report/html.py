@@ -9,7 +9,7 @@ import json
 import time
 
 from tlsbench.engine import metrics, steadiness
-from tlsbench.report import figures, figures_pq
+from tlsbench.report import figures, figures_pq, views
 from tlsbench.report import fits as fits_view
 from tlsbench.report import tables as report
 from tlsbench.report.charts import Chart
@@ -203,7 +203,7 @@ def _figure(chart: Chart) -> str:
 def tables(data: RunData) -> list[tuple[str, str, str]]:
     """(anchor, title, html) for every table view that has rows in this run."""
     out = []
-    primitive = [c for c in data.cases if c["kind"] != "tls"]
+    primitive = [c for c in data.cases if not report.is_handshake(c)]
     if primitive:
         sub = RunData(data.run, data.libraries, data.checks, primitive)
         what = "instructions per operation" if report.clockless(data.cases) else "median time or throughput"
@@ -215,7 +215,7 @@ def tables(data: RunData) -> list[tuple[str, str, str]]:
     tls_header, tls_body = report.tls_table(data)
     if tls_body:
         model = f"; {report.TLS_MODEL_LEGEND}" if report.has_tls_model(data) else ""
-        out.append(("tls", f"TLS: per side (medians; n/m: not measured for that side{model})",
+        out.append((views.TLS, f"TLS: per side (medians; n/m: not measured for that side{model})",
                     table(tls_header, tls_body, wrap_cols=(len(tls_header) - 1,))))
     extra_header, extra_body = report.tls_extras(data)
     if extra_body:

@@ -13,7 +13,7 @@ import sys
 from tlsbench.engine.store import RunInfo
 from tlsbench.outfile import write_whole
 from tlsbench.plans.plan import presets
-from tlsbench.report import tables
+from tlsbench.report import tables, views
 
 # The share of 16 KiB AEAD cases whose spread (stdev/median) is under this
 # is printed for host runs: a quick read of how quiet the machine was.
@@ -82,13 +82,13 @@ def _summary(data: tables.RunData) -> list[str]:
 def _views(data: tables.RunData) -> list[str]:
     """The report views a run's page shows: its cases, then the per-side TLS
     view when it has TLS cases, then the interop grid when it has TCP ones."""
-    kinds = {c["kind"] for c in data.cases}
-    views = ["cases"] if kinds - {"tls"} or not kinds else []
-    if "tls" in kinds:
-        views.append("tls")
+    handshakes = [c for c in data.cases if tables.is_handshake(c)]
+    shown = [views.CASES] if len(handshakes) < len(data.cases) or not data.cases else []
+    if handshakes:
+        shown.append(views.TLS)
         if tables.interop(data)[1]:
-            views.append("interop")
-    return views
+            shown.append(views.INTEROP)
+    return shown
 
 
 def render(data: tables.RunData) -> str:

@@ -20,6 +20,8 @@ from tlsbench.engine.store import Store
 from tlsbench.errors import PlanError
 from tlsbench.report import compare
 
+# The version of `stability --format json`'s document (its "format" field): raised when a field changes meaning or goes.
+JSON_VERSION = 1
 BANDS = (0.02, 0.05, 0.10)
 # the stored estimators whose agreement is reported side by side (the evidence
 # for the one reports use: the median; docs/method.md "Which estimator")
@@ -95,7 +97,7 @@ def assess(store: Store, run_a: int, run_b: int, metric: str = "wall_ns") -> Sta
 
 def render(s: Stability, fmt: str = "table") -> str:
     if fmt == "json":
-        return json.dumps(asdict(s), indent=1) + "\n"
+        return json.dumps({"format": JSON_VERSION, **asdict(s)}, indent=1) + "\n"
     lines = [f"runs {s.run_a} and {s.run_b}: {s.cases} cases timed in both ({s.metric} medians)"]
     for band, count in s.within.items():
         share = s.share(band)

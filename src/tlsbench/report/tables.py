@@ -16,11 +16,17 @@ from tlsbench.engine.case import split_repeats
 from tlsbench.engine.metrics import format_rate, format_time
 from tlsbench.engine.store import NOTHING_MEASURED, RunInfo, Store
 from tlsbench.errors import PlanError
+from tlsbench.families import registry
+from tlsbench.families.base import FITS, HANDSHAKES
 from tlsbench.families.tls import names as tls_names
 from tlsbench.report import fits as fits_view
+from tlsbench.report import views
 from tlsbench.targets import boardprofiles, cyclemodel, modelerror
 
 FORMATS = ("table", "markdown", "csv", "json")
+# The version of `report --format json`'s document (its "format" field). Raise it when a field
+# changes meaning or goes; new fields may be added without (as `run --json`'s lines).
+JSON_VERSION = 1
 STATUS_TEXT = {"unsupported": "unsupported", "check_failed": "check failed", "failed": "failed",
                "does_not_fit": "does not fit"}
 
@@ -334,6 +340,16 @@ def code_size_table(data: RunData) -> tuple[list[str], list[list[str]]]:
     return header, body
 
 
+def is_handshake(case: dict) -> bool:
+    """A case its family shows in the handshake views (the TLS tables and charts)."""
+    return case["kind"] in registry.kinds_with(HANDSHAKES)
+
+
+def has_fits(data: RunData) -> bool:
+    """The run has cases its family shows in the fits view (report.fits)."""
+    return any(c["kind"] in registry.kinds_with(FITS) for c in data.cases)
+
+
 def pivot(data: RunData, metric: str | None = None) -> tuple[list[str], list[list[str]]]:
     """Rows: kind/alg/op/size; columns: libraries. Cells: median throughput
     (sized operations) or median time per operation, with stdev/median; or
@@ -359,7 +375,7 @@ def interop(data: RunData) -> tuple[list[str], list[list[str]]]:
     servers: list[str] = []
     rows: dict[tuple, dict[str, str]] = {}
     for c in data.cases:
-        if c["kind"] != "tls":
+        if not is_handshake(c):
             continue
         server = tls_names.server_of(c["alg"], c["op"], c["library"])
         if server is None or tls_names.is_capacity(c["alg"], c["op"]):
@@ -424,7 +440,7 @@ def tls_table(data: RunData) -> tuple[list[str], list[list[str]]]:
     header = ["suite", "variant", "library", *(h for h, _m in columns), "note"]
     body = []
     for c in data.cases:
-        if c["kind"] != "tls" or tls_names.is_baseline(c["alg"]) or tls_names.is_capacity(c["alg"], c["op"]):
+        if not is_handshake(c) or tls_names.is_baseline(c["alg"]) or tls_names.is_capacity(c["alg"], c["op"]):
             continue
         row = [c["alg"], c["op"], c["library"]]
         if c["status"] != "ok":
@@ -442,7 +458,7 @@ TLS_MODEL_LEGEND = ("model cycles and model time per side: a model, the board pr
 
 def has_tls_model(data: RunData) -> bool:
     """Some TLS case of the run carries a side's model cycles."""
-    return any(m in c["results"] for c in data.cases if c["kind"] == "tls" for _h, m in TLS_MODEL_COLUMNS[:2])
+    return any(m in c["results"] for c in data.cases if is_handshake(c) for _h, m in TLS_MODEL_COLUMNS[:2])
 
 
 def has_model(data: RunData) -> bool:
@@ -464,7 +480,7 @@ def tls_extras(data: RunData) -> tuple[list[str], list[list[str]]]:
     """Capacity and TCP baseline cases: a line each."""
     body = []
     for c in data.cases:
-        if c["kind"] == "tls" and (tls_names.is_baseline(c["alg"]) or tls_names.is_capacity(c["alg"], c["op"])):
+        if is_handshake(c) and (tls_names.is_baseline(c["alg"]) or tls_names.is_capacity(c["alg"], c["op"])):
             body.append([c["alg"], c["op"], c["library"], cell(c)])
     return ["suite", "variant", "library", "result"], body
 
@@ -576,8 +592,8 @@ def context_lines(data: RunData, md: bool) -> list[str]:
     return out
 
 
-def render(data: RunData, fmt: str, metric: str | None = None, view: str = "cases") -> str:
-    if view == "tls" and fmt in ("table", "markdown"):
+def render(data: RunData, fmt: str, metric: str | None = None, view: str = views.CASES) -> str:
+    if view == views.TLS and fmt in ("table", "markdown"):
         md = fmt == "markdown"
         bullet = "- " if md else "  "
         render_t = markdown if md else aligned
@@ -593,7 +609,7 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
         if extras[1]:
             out += "\n" + render_t(*extras) + "\n"
         return out
-    if view == "interop" and fmt in ("table", "markdown"):
+    if view == views.INTEROP and fmt in ("table", "markdown"):
         header, body = interop(data)
         md = fmt == "markdown"
         table = markdown(header, body) if md else aligned(header, body)
@@ -607,7 +623,7 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
         header, body = pivot(data, metric)
         md = fmt == "markdown"
         table = markdown(header, body) if md else aligned(header, body)
-        has_tls = any(c["kind"] == "tls" for c in data.cases)
+        has_tls = any(is_handshake(c) for c in data.cases)
         firmware = clockless(data.cases)
         sizes = any("flash_bytes" in c["results"] for c in data.cases)
         legend = ("cells: flash (text + rodata + data) and static RAM (data + bss) the primitive adds to an"
@@ -634,7 +650,7 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
             sizes_table = markdown(*code_size_table(data)) if md else aligned(*code_size_table(data))
             out += ("\n" + bullet + "code size of each firmware image, from its linker map (" + CODE_SIZE_NOTE
                     + "; an operation's heap and stack are measured per operation)\n\n" + sizes_table + "\n")
-        if any(c["kind"] == fits_view.KIND for c in data.cases):
+        if has_fits(data):
             out += ("\n" + bullet + "fits on (tlsbench fits): the RAM each side of a min-ram case needs\n\n"
                     + fits_view.render(fits_view.fits(data.cases, data.code_sizes), markdown if md else aligned, md))
         return out
@@ -662,6 +678,7 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = "case
     if fmt == "json":
         r = data.run
         doc = {
+            "format": JSON_VERSION,
             "run": r.id, "status": r.status, "target": r.target, "plan": r.plan, "machine": r.machine,
             "tlsbench_version": r.tlsbench_version, "libraries": data.libraries, "checks": data.checks,
             "cases": data.cases,

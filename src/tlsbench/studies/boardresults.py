@@ -25,6 +25,7 @@ from tlsbench.engine.store import Store
 from tlsbench.errors import TlsbenchError
 from tlsbench.links import profiles as link_profiles
 from tlsbench.links import view as link_view
+from tlsbench.report.tables import is_handshake
 from tlsbench.report.tables import load as load_run
 from tlsbench.targets import boardprofiles, cyclemodel, modelerror
 from tlsbench.targets import target as targets
@@ -172,7 +173,7 @@ def render(runs: list[BoardRun], db: Path) -> str:
                                                                    link_view.board_for(data, None))}
                          for name in LINKS}
             for case in data.cases:
-                if case["kind"] != "tls":
+                if not is_handshake(case):
                     continue
                 res = {m: r.get("median") for m, r in case["results"].items()}
                 suite = next((s for s in SUITES if s in case["name"]), case["name"])

@@ -16,6 +16,7 @@ import sys
 
 from tlsbench import paths
 from tlsbench.engine.metrics import format_time
+from tlsbench.families.primitive.catalog import PQ_KINDS
 from tlsbench.families.tls import names
 from tlsbench.outfile import write_whole
 from tlsbench.report import figures_pq, resultsdoc, tables
@@ -127,7 +128,6 @@ def _memory(data: RunData, cases: list[dict], host: bool) -> list[str]:
 
 
 PRIMITIVE_COLUMNS = (("instructions", "instructions"), ("heap peak B", "heap_peak_bytes"), ("stack B", "stack_bytes"))
-PQ_KINDS = ("kem", "pqsig")
 
 
 def _primitives(data: RunData) -> list[str]:
@@ -144,7 +144,7 @@ def _primitives(data: RunData) -> list[str]:
 
 def _min_ram(data: RunData) -> list[str]:
     """The least heap each side of a handshake completes with (min-ram cases), and the RAM it adds up to."""
-    if not any(c["kind"] == "min-ram" for c in data.cases):
+    if not tables.has_fits(data):
         return []
     f = fits_view.fits(data.cases, data.code_sizes)
     return ["### The least RAM a handshake completes with (min-ram)", "", tables.markdown(*fits_view.size_table(f)),

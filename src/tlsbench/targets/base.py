@@ -21,7 +21,7 @@ from tlsbench.targets import sources, userconfig
 from tlsbench.targets.board import Board
 
 if TYPE_CHECKING:
-    from tlsbench.plans.plan import Plan
+    from tlsbench.plans.model import Plan
     from tlsbench.targets.libraries import LibraryInfo
 
 Log = Callable[[str], None]

@@ -13,14 +13,16 @@ case is unsupported, never quietly run in software under the "hw" name.
 
 from __future__ import annotations
 
+from tlsbench.families.primitive.catalog import SIZED_KINDS
 from tlsbench.libraries import registry
 from tlsbench.targets.accelerators import ALGORITHMS
 from tlsbench.targets.boardprofiles import Profile
 
 HW_PROFILE = "hw"
-# case kinds that are one primitive: under "hw" they must be the accelerated one (the others, a
-# handshake or a signature, run as built: their hashing goes to the peripheral where there is one)
-PRIMITIVE_KINDS = ("hash", "mac", "aead", "cipher")
+# case kinds that are one symmetric primitive (the sized ones): under "hw" they must be the accelerated
+# one (the others, a handshake or a signature, run as built: their hashing goes to the peripheral where
+# there is one)
+PRIMITIVE_KINDS = SIZED_KINDS
 STANDIN_BEGIN, STANDIN_END = "tb_hw_standin_begin", "tb_hw_standin_end"
 
 

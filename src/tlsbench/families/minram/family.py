@@ -22,15 +22,16 @@ from pathlib import Path
 from tlsbench.engine import agent, metrics
 from tlsbench.engine.case import Case, Measured, Sample
 from tlsbench.engine.protocol import Record, encode_request
-from tlsbench.families.base import Context
+from tlsbench.families.base import FITS, Context
 from tlsbench.families.minram import search
 from tlsbench.families.primitive.checks import CheckResult
 from tlsbench.families.tls import catalog as tls_catalog
 from tlsbench.families.tls import device as tls_device
+from tlsbench.families.tls import plan as tls_plan
 from tlsbench.families.tls import runner as tls_runner
 from tlsbench.families.tls.cases import TlsCase, case_fields
 from tlsbench.families.tls.names import TlsVariant
-from tlsbench.plans.plan import Plan
+from tlsbench.plans.model import Plan
 from tlsbench.targets import target as targets
 from tlsbench.targets.bridge import clock_request
 
@@ -45,6 +46,12 @@ class MinRamFamily:
     needs_checks = False
     timed = False  # counted passes only: instructions, bytes and heap, no clock
     placed = False
+    plan_kinds = (KIND,)
+    default_kinds = ()
+    plan_section = tls_plan.SECTION  # the TLS family's [tls] table: the same handshakes
+    views = (FITS,)  # tables only, no chart
+    kind_titles: dict[str, str] = {}
+    sized_kinds = ()
 
     def expand(self, plan: Plan) -> list[Case]:
         if KIND not in plan.kinds:

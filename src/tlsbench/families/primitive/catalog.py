@@ -11,7 +11,8 @@ from tlsbench.libraries import registry
 # The kinds a plan selects when it names none (the post-quantum kinds are
 # selected by name: today's default libraries have none of them).
 DEFAULT_KINDS = ("hash", "mac", "aead", "kex", "sig", "pke")
-KINDS = (*DEFAULT_KINDS, "kem", "pqsig")
+PQ_KINDS = ("kem", "pqsig")  # ML-KEM, ML-DSA and SLH-DSA
+KINDS = (*DEFAULT_KINDS, *PQ_KINDS)
 
 # kind -> algorithm -> operations, in catalog order
 ALGORITHMS: dict[str, dict[str, tuple[str, ...]]] = {

@@ -23,7 +23,7 @@ from cryptography.hazmat.primitives.asymmetric import padding as apad
 
 from tlsbench import versions
 from tlsbench.engine import agent as agent_mod
-from tlsbench.engine.protocol import encode_request
+from tlsbench.engine.protocol import NO_ROOM, encode_request, ran_out_of_room
 from tlsbench.errors import AgentError
 from tlsbench.families.primitive import pqchecks
 from tlsbench.families.primitive.catalog import ALGORITHMS
@@ -53,6 +53,7 @@ class CheckResult:
     alg: str
     status: str  # pass | fail | unsupported
     detail: str
+    no_room: bool = False  # failed because the agent ran out of memory (its end or fault record says so)
 
 
 def _expect(value: bytes) -> Callable[[str, bytes], str | None]:
@@ -227,13 +228,16 @@ class _Tally:
     def __init__(self) -> None:
         self.failures: dict[tuple[str, str, str], str] = {}
         self.passed: dict[tuple[str, str, str], int] = {}
+        self.no_room: set[tuple[str, str, str]] = set()  # whose (first) failure ran out of the agent's memory
 
-    def record(self, lib: str, kind: str, alg: str, failure: str | None, label: str) -> None:
+    def record(self, lib: str, kind: str, alg: str, failure: str | None, label: str, no_room: bool = False) -> None:
         key = (lib, kind, alg)
         if failure is None:
             self.passed[key] = self.passed.get(key, 0) + 1
-        else:
-            self.failures.setdefault(key, f"{label}: {failure}")
+        elif key not in self.failures:
+            self.failures[key] = f"{label}: {failure}"
+            if no_room:
+                self.no_room.add(key)
 
 
 def run_checks(
@@ -250,12 +254,15 @@ def run_checks(
     items = phase1_items(keys, selected_items)
     made: dict[tuple[str, str, str], dict[str, bytes]] = {}  # (kind, alg, what) -> lib -> bytes
     broken: dict[str, str] = {}
+    broken_no_room: set[str] = set()  # agents that crashed out of memory (a stack overflow's fault record)
     for lib, path in agents.items():
         mine = [it for it in items if (it.kind, it.alg, it.op) in support[lib]]
         try:
             res = agent_mod.call(path, [request_for(it) for it in mine], timeout, f"{lib} checks")
         except AgentError as e:
             broken[lib] = str(e)
+            if isinstance(e, agent_mod.AgentCallError) and ran_out_of_room(e.partial.stdout):
+                broken_no_room.add(lib)
             continue
         for it, resp in zip(mine, res.responses, strict=True):
             out = resp.of_type("out")
@@ -263,7 +270,7 @@ def run_checks(
             failure = it.judge(resp.status, data)
             if failure and resp.message:
                 failure += f" ({resp.message})"
-            tally.record(lib, it.kind, it.alg, failure, f"{it.op}: {it.label}")
+            tally.record(lib, it.kind, it.alg, failure, f"{it.op}: {it.label}", resp.status == NO_ROOM)
             if failure is None and it.keep:
                 made.setdefault((it.kind, it.alg, it.keep), {})[lib] = data
 
@@ -303,22 +310,25 @@ def run_checks(
             res = agent_mod.call(agents[lib], [request_for(it) for it, _ in pairs], timeout, f"{lib} cross-checks")
         except AgentError as e:
             broken[lib] = str(e)
+            if isinstance(e, agent_mod.AgentCallError) and ran_out_of_room(e.partial.stdout):
+                broken_no_room.add(lib)
             continue
         for (it, _maker), resp in zip(pairs, res.responses, strict=True):
             out = resp.of_type("out")
             failure = it.judge(resp.status, bytes(out[0]["data"]) if out else b"")
-            tally.record(lib, it.kind, it.alg, failure, f"{it.op}: {it.label}")
+            tally.record(lib, it.kind, it.alg, failure, f"{it.op}: {it.label}", resp.status == NO_ROOM)
 
     results = []
     for lib in agents:
         for kind, alg in sorted(selected):
             key = (lib, kind, alg)
             if lib in broken:
-                results.append(CheckResult(lib, kind, alg, "fail", f"agent failed during checks: {broken[lib]}"))
+                results.append(CheckResult(lib, kind, alg, "fail", f"agent failed during checks: {broken[lib]}",
+                                           lib in broken_no_room))
             elif not any((kind, alg, op) in support[lib] for op in ALGORITHMS[kind][alg]):
                 results.append(CheckResult(lib, kind, alg, "unsupported", unsupported_reason(lib, kind)))
             elif key in tally.failures:
-                results.append(CheckResult(lib, kind, alg, "fail", tally.failures[key]))
+                results.append(CheckResult(lib, kind, alg, "fail", tally.failures[key], key in tally.no_room))
             elif tally.passed.get(key, 0) == 0:
                 results.append(CheckResult(lib, kind, alg, "fail", "no check could be run"))
             else:

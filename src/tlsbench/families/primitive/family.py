@@ -13,19 +13,21 @@ from tlsbench.engine import agent, metrics, pacing
 from tlsbench.engine.case import Case, Measured, Sample, split_repeats
 from tlsbench.engine.protocol import encode_request
 from tlsbench.errors import AgentError, SetupError
-from tlsbench.families.base import Context
+from tlsbench.families.base import KIND_CHARTS, Context
 from tlsbench.families.primitive import keys as keys_mod
+from tlsbench.families.primitive import plan as plan_keys
 from tlsbench.families.primitive import pqvectors
 from tlsbench.families.primitive.catalog import (
     ALGORITHMS,
     BENCH_OPS,
+    DEFAULT_KINDS,
     KINDS,
     PKE_MESSAGE_SIZE,
     SIG_MESSAGE_SIZE,
     SIZED_KINDS,
 )
 from tlsbench.families.primitive.checks import CBC_IV, TLS_AAD, CheckResult, run_checks
-from tlsbench.plans.plan import Plan
+from tlsbench.plans.model import Plan
 
 AEAD_NONCE = bytes.fromhex("000102030405060708090a0b")
 SIG_MESSAGE = bytes(range(SIG_MESSAGE_SIZE))
@@ -136,6 +138,13 @@ class PrimitiveFamily:
     needs_checks = True
     timed = True
     placed = True
+    plan_kinds = KINDS
+    default_kinds = DEFAULT_KINDS
+    plan_section = plan_keys.SECTION
+    views = (KIND_CHARTS,)
+    kind_titles = {"hash": "Hashes", "mac": "MACs", "aead": "Record protection (AEAD, CBC + HMAC)",
+                   "kex": "Key exchange", "sig": "Signatures", "pke": "RSA encryption"}
+    sized_kinds = SIZED_KINDS
 
     def expand(self, plan: Plan) -> list[Case]:
         cases = []

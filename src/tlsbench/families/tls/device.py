@@ -45,7 +45,7 @@ from tlsbench.families.tls.cases import TlsCase, case_fields
 from tlsbench.families.tls.names import BASELINE, TlsVariant
 from tlsbench.families.tls.net import AgentServer
 from tlsbench.plans import runenv
-from tlsbench.plans.plan import Plan
+from tlsbench.plans.model import Plan
 from tlsbench.targets import target as targets
 from tlsbench.targets.base import DeviceLink
 from tlsbench.targets.bridge import Ended, Session, clock_request

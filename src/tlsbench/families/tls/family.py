@@ -12,10 +12,11 @@ from pathlib import Path
 from tlsbench.engine import metrics, pacing
 from tlsbench.engine.case import Case, Measured, split_repeats
 from tlsbench.errors import TlsbenchError
-from tlsbench.families.base import Context
+from tlsbench.families.base import HANDSHAKES, Context
 from tlsbench.families.primitive.checks import CheckResult
 from tlsbench.families.tls import device, runner
-from tlsbench.plans.plan import Plan
+from tlsbench.families.tls import plan as plan_keys
+from tlsbench.plans.model import Plan
 
 
 class TlsFamily:
@@ -24,6 +25,12 @@ class TlsFamily:
     needs_checks = False
     timed = True
     placed = True  # in memory the timed handshakes are placed; the reference runs in a call of its own
+    plan_kinds = ("tls",)
+    default_kinds = ()
+    plan_section = plan_keys.SECTION  # the [tls] table
+    views = (HANDSHAKES,)
+    kind_titles: dict[str, str] = {}
+    sized_kinds = ()
 
     def expand(self, plan: Plan) -> list[Case]:
         return runner.expand_tls(plan) if "tls" in plan.kinds else []

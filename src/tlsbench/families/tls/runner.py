@@ -22,7 +22,7 @@ from tlsbench.families.tls import certs
 from tlsbench.families.tls.cases import TlsCase, handshake_request
 from tlsbench.families.tls.certs import Chain, Issued
 from tlsbench.families.tls.names import BASELINE, BASELINE_OP, TlsVariant
-from tlsbench.plans.plan import Plan
+from tlsbench.plans.model import Plan
 
 PEM = serialization.Encoding.PEM
 

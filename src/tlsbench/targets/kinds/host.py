@@ -11,7 +11,7 @@ from tlsbench.targets import sources
 from tlsbench.targets.base import Log, Target
 
 if TYPE_CHECKING:
-    from tlsbench.plans.plan import Plan
+    from tlsbench.plans.model import Plan
     from tlsbench.targets.libraries import LibraryInfo
 
 

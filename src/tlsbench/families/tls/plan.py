@@ -1,0 +1,177 @@
+"""The [tls] table of a plan: the handshake matrix, read by the TLS family
+and by the min-ram family (the same handshakes, counted)."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from tlsbench import versions
+from tlsbench.families.tls import catalog as tls_catalog
+from tlsbench.plans.checks import Locator, check_bool, check_list, check_number
+from tlsbench.plans.model import Plan
+
+TABLE = "tls"
+KIND = "tls"  # the TLS family's kind: what a plan selects when it sets the matrix by flags
+# the case kinds whose cases come from this table (the TLS family's, the min-ram family's)
+USED_BY = (KIND, "min-ram")
+DEVICE_SIDES = ("client", "server")
+
+
+@dataclass
+class TlsSelect:
+    """The handshake matrix (kind "tls"): empty lists mean "all that fit"."""
+
+    suites: list[str] = field(default_factory=lambda: ["TLS_AES_128_GCM_SHA256",
+                                                       "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+                                                       "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"])
+    groups: list[str] = field(default_factory=lambda: ["x25519", "p256"])
+    certs: list[str] = field(default_factory=lambda: ["ecdsa-p256", "rsa2048"])
+    chains: list[str] = field(default_factory=lambda: ["full"])
+    auth: list[str] = field(default_factory=lambda: ["server"])
+    handshakes: list[str] = field(default_factory=lambda: ["full"])
+    transports: list[str] = field(default_factory=lambda: ["memory"])
+    # tcp only: the server side; "same" is the client's own library
+    servers: list[str] = field(default_factory=lambda: ["same"])
+    # tcp only: client tools nobody here wrote, against each library's server
+    clients: list[str] = field(default_factory=list)
+    bulk_kib: int = 0  # client -> server after the response (throughput); 0: none
+    baseline: bool = False  # tcp: the same request and response over plain TCP, per library
+    capacity_clients: list[int] = field(default_factory=list)  # tcp transactions/s with N clients
+    capacity_seconds: float = 2.0
+    # firmware targets: the device runs only this side of the handshake ("client" or "server"), its peer
+    # is the host agent of the same library; "" both sides in the device's memory
+    device_side: str = ""
+    # the maximum fragment lengths the client asks for, 0 for none asked (each a case option, mfl=<n>)
+    max_fragment: list[int] = field(default_factory=lambda: [0])
+    # False: clients do not verify the server's chain or name (as peer benchmark tools that load
+    # no trust anchor do); cases are then named with "noverify" (certificate suites only)
+    verify_peer: bool = True
+    # hrr cases: the client's first key share, one case per share (share=<group>); the server and the
+    # client's second ClientHello use the case's group. Empty: the catalog's guess (hrr_first_share)
+    hrr_shares: list[str] = field(default_factory=list)
+
+
+KEYS = {
+    "suites": "list of IANA suite names",
+    "groups": "list of key-exchange groups",
+    "certs": "list of certificate key types",
+    "chains": "list of chain kinds (full, leaf)",
+    "auth": "list of server, mutual",
+    "handshakes": "list of handshake kinds",
+    "transports": "list of memory, tcp",
+    "servers": "list of server sides for tcp: same, a library, or an external server",
+    "clients": "list of external client tools for tcp (against each library's server)",
+    "bulk_kib": "integer 0..65536 (KiB sent after the response, for throughput)",
+    "baseline": "boolean (tcp: plain TCP baseline)",
+    "capacity_clients": "list of client counts (tcp transactions per second)",
+    "capacity_seconds": "number > 0 and <= 3600 (seconds per capacity measurement)",
+    "device_side": "\"client\" or \"server\" (firmware: only this side on the device, its peer on the host)",
+    "max_fragment": "list of maximum fragment lengths the client asks for: 0 (none), "
+                    + ", ".join(str(n) for n in tls_catalog.MAX_FRAGMENTS),
+    "verify_peer": "boolean (false: clients skip verifying the server's chain; cases named noverify)",
+    "hrr_shares": "list of key-exchange groups: an hrr case's first client key share (the server accepts only "
+                  "the case's group), one case per share",
+}
+
+
+def _name_lists() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    return (("suites", tls_catalog.SUITES), ("groups", tls_catalog.GROUPS),
+            ("certs", tls_catalog.KEY_TYPES), ("chains", tls_catalog.CHAIN_KINDS),
+            ("auth", tls_catalog.AUTHS), ("handshakes", tuple(tls_catalog.HANDSHAKES)),
+            ("transports", tls_catalog.TRANSPORTS),
+            ("servers", ("same", *versions.identifiers(), *tls_catalog.EXTERNAL_SERVERS)),
+            ("clients", tls_catalog.EXTERNAL_CLIENTS), ("hrr_shares", tls_catalog.GROUPS))
+
+
+def _canonical_servers(value: object) -> object:
+    """A server named by any version name ("openssl@3.0", also while 3.0 is
+    the default) as its identifier; anything else as given, for the checks."""
+    if not isinstance(value, list):
+        return value
+    return [versions.canonical(v) if isinstance(v, str) and "@" in v and not versions.problem(v) else v
+            for v in value]
+
+
+def _parse_numbers(loc: Locator, tls: dict, t: TlsSelect) -> None:
+    if "bulk_kib" in tls:
+        t.bulk_kib = int(check_number(loc, TABLE, "bulk_kib", KEYS["bulk_kib"], tls["bulk_kib"], True, 0, False))
+        if t.bulk_kib > 65536:
+            raise loc.error(TABLE, "bulk_kib", "must be at most 65536 (64 MiB)")
+    if "baseline" in tls:
+        t.baseline = check_bool(loc, TABLE, "baseline", tls["baseline"])
+    if "verify_peer" in tls:
+        t.verify_peer = check_bool(loc, TABLE, "verify_peer", tls["verify_peer"])
+    if "capacity_clients" in tls:
+        v = tls["capacity_clients"]
+        if not isinstance(v, list) or not all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= 64
+                                              for n in v):
+            raise loc.error(TABLE, "capacity_clients", "must be a list of integers 1..64")
+        t.capacity_clients = sorted(set(v))
+    if "device_side" in tls:
+        if tls["device_side"] not in DEVICE_SIDES:
+            raise loc.error(TABLE, "device_side", "must be one of: " + ", ".join(f'"{x}"' for x in DEVICE_SIDES))
+        t.device_side = tls["device_side"]
+    if "max_fragment" in tls:
+        v = tls["max_fragment"]
+        allowed = (0, *tls_catalog.MAX_FRAGMENTS)
+        if (not isinstance(v, list) or not v
+                or not all(isinstance(n, int) and not isinstance(n, bool) and n in allowed for n in v)):
+            raise loc.error(TABLE, "max_fragment", f"must be a non-empty list of: {', '.join(map(str, allowed))}")
+        t.max_fragment = sorted(set(v))
+    if "capacity_seconds" in tls:
+        t.capacity_seconds = float(check_number(loc, TABLE, "capacity_seconds", KEYS["capacity_seconds"],
+                                                tls["capacity_seconds"], False, 0, True))
+        if t.capacity_seconds > 3600:
+            raise loc.error(TABLE, "capacity_seconds", "must be at most 3600")
+
+
+class TlsSection:
+    """The [tls] table, as plan.tls (a TlsSelect)."""
+
+    table = TABLE
+    keys = KEYS
+
+    def defaults(self) -> dict[str, Any]:
+        return {"tls": TlsSelect()}
+
+    def parse(self, loc: Locator, given: dict, plan: Plan) -> None:
+        t = plan.tls  # type: ignore[attr-defined]
+        for key, allowed in _name_lists():
+            if key in given:
+                value = _canonical_servers(given[key]) if key == "servers" else given[key]
+                setattr(t, key, check_list(loc, TABLE, key, value, list(allowed)))
+        _parse_numbers(loc, given, t)
+        if t.hrr_shares and "hrr" not in t.handshakes:
+            raise loc.error(TABLE, "hrr_shares", 'names first key shares of hrr cases: needs "hrr" in handshakes')
+
+    def validate(self, plan: Plan, loc: Locator) -> None:
+        """Its values are checked as they are read."""
+
+    def load(self, stored: dict) -> dict[str, Any]:
+        return {"tls": TlsSelect(**stored.get(TABLE, {}))}
+
+    def dump(self, plan: Plan) -> dict[str, Any]:
+        return {"tls": asdict(plan.tls)}  # type: ignore[attr-defined]
+
+    def long_lists(self, plan: Plan) -> dict[str, int]:
+        return {"capacity_clients": len(plan.tls.capacity_clients)}  # type: ignore[attr-defined]
+
+    def cut(self, plan: Plan, keep: dict[str, int]) -> None:
+        t = copy.copy(plan.tls)  # type: ignore[attr-defined]
+        t.capacity_clients = t.capacity_clients[:keep.get("capacity_clients", 1)]
+        plan.tls = t  # type: ignore[attr-defined]
+
+    def device_side(self, plan: Plan) -> str:
+        return plan.tls.device_side if set(USED_BY) & set(plan.kinds) else ""  # type: ignore[attr-defined]
+
+    def firmware_problem(self, plan: Plan, target_name: str, what: str) -> str | None:
+        if KIND in plan.kinds and "tcp" in plan.tls.transports:  # type: ignore[attr-defined]
+            return (f"{what} {plan.name}: [tls] transports names tcp, not on {target_name}: a firmware target"
+                    " runs handshakes in memory (transports = [\"memory\"]), or one side against the host"
+                    " (--device-side client or server)")
+        return None
+
+
+SECTION = TlsSection()
