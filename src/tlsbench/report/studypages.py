@@ -496,21 +496,22 @@ def page_004(page: Page, runs: dict[Want, tuple[int, RunData]], text: str) -> No
         return order[0], order[-1]
 
     rows = []
+    libs = sorted({lib for d in by_board.values() for lib in libraries(d)})
     for board in boards:
         pub = {f.key[1]: f.value for f in published if f.key[0] == board and f.key[2] == "1024"}
         ends = slowest_fastest(pub)
         data = by_board.get(board)
         row = [board, f"{ends[0]} / {ends[1]}" if ends else "-"]
-        for lib in (libraries(data) if data else []):
-            ours = {alg: median(_prim(data, lib, alg, None, 1024), "model_time_ns") for alg in pub}  # type: ignore[arg-type]
+        for lib in libs:
+            if data is None:
+                row.append("not run")
+                continue
+            ours = {alg: median(_prim(data, lib, alg, None, 1024), "model_time_ns") for alg in pub}
             mine = slowest_fastest(ours)
             row.append("not measured" if mine is None else
                        f"{mine[0]} / {mine[1]} ({'same' if mine == ends else 'differs'})")
         rows.append(row)
-    width = max(len(r) for r in rows)
-    page.table(["board", "fastest / slowest at 1024 B, in the study",
-                *(f"ours ({lib})" for lib in (libraries(next(iter(by_board.values()))) if by_board else []))][:width],
-               [r + [""] * (width - len(r)) for r in rows])
+    page.table(["board", "fastest / slowest at 1024 B, in the study", *(f"ours ({lib})" for lib in libs)], rows)
     page.add("## What is not re-created here", "",
              "- RIOT's own hash implementations: ours are the libraries' (the RIOT sources are not built here)",
              "- the Thingsat board (STM32F405) is in the study's board list, not in its results table", "")
