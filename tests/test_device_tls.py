@@ -239,3 +239,9 @@ def test_a_device_client_keeps_its_model_cycles_and_time(firmware, tmp_path: Pat
                                                "app_client_instructions", "app_client_model_cycles")} == {
         "client_instructions": 535_506, "client_model_cycles": 727_520,
         "app_client_instructions": 31_830, "app_client_model_cycles": 47_562}
+
+
+def test_the_host_peer_waits_for_the_device_as_long_as_the_case_may_take() -> None:
+    """A handshake step of an emulated device under the cycle model can outlast a host peer's default
+    20 s between flights on a loaded machine: the peer waits the case's timeout, within the agent's limit."""
+    assert [device_tls.peer_wait_ms(t) for t in (0.0005, 300, 1000)] == [1, 300_000, 600_000]

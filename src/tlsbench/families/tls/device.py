@@ -393,4 +393,4 @@ def harness_samples(r: DeviceResult, rnd: int) -> list[Sample]:
 
 
 __all__ = ["UPLOAD_CHUNK", "DeviceResult", "device_fields", "harness_samples", "is_device_case", "measure",
-           "peer_connections", "run", "uploads"]
+           "peer_connections", "peer_wait_ms", "run", "uploads"]
