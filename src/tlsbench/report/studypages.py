@@ -137,6 +137,7 @@ def run_section(page: Page, want: Want, data: RunData, run_id: int, db: str) -> 
     if profile:
         page.add("  - model figures (model cycles, model time) are the board profile's cycle model applied to the"
                  " firmware's exact instructions (docs/cycle-model.md): a model, not a measurement on the board")
+    page.add(*(f"  - {line}" for line in tables.noise_lines(data)))  # noisy, varying or drifting figures
 
 
 # ---- 000: handshake time per TLS 1.2 suite, Mbed TLS on an STM32F746 ----
