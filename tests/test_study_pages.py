@@ -88,7 +88,7 @@ def test_a_page_puts_our_model_figures_beside_the_published_ones(tmp_path: Path)
     lines = page.splitlines()
     profile = boardprofiles.load("nucleo-f746zg")
     assert (f"- **qemu:mps2-an500** under board profile {profile.described()}") in lines
-    assert (f"  - run {run} of `{db}` (v1); cases: 1 failed, 3 ok") in lines
+    assert (f"  - run {run} of `{db}` (not committed; tlsbench v1); cases: 1 failed, 3 ok") in lines
     assert "  - command: `tlsbench run --preset handshake-by-suite-device --target qemu:mps2-an500 --board" \
            " nucleo-f746zg`" in lines
     rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]] for line in lines
@@ -111,3 +111,34 @@ def test_a_page_names_the_run_it_lacks(tmp_path: Path, capsys: pytest.CaptureFix
     assert capsys.readouterr().err == ("study 003: no stored run (run: tlsbench run --preset tls12-suites-cost"
                                        " --target qemu:mps2-an385 --board stm32f217 --profile wolfssl=small-stack)\n")
     assert not (tmp_path / "out" / "003-tls12-suites-cost.md").exists()
+
+
+def test_a_narrowed_rerun_fills_in_what_did_not_run_ok(tmp_path: Path) -> None:
+    (tmp_path / "studies").mkdir()
+    (tmp_path / "studies" / "000_test.txt").write_text(STUDY_000)
+    db = tmp_path / "r.sqlite"
+    first = _store_000(db)
+    store = Store(db)
+    profile = boardprofiles.load("nucleo-f746zg")
+    suite, op = "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "p256/rsa2048-full/device=client"
+    flags = f"--libraries mbedtls --suites {suite} --timeout-s 900"
+    again = store.create_run(target="qemu:mps2-an500", plan_name="handshake-by-suite-device",
+                             plan_source=f"name = 'x'\n{studypages.OVERRIDDEN}{flags}\n",
+                             plan={"method": {"env": cyclemodel.run_env(profile)}},
+                             machine={"board": "mps2-an500"}, version="v1", keys={})
+    store.put_board_profile(again, profile.name, profile.origin, profile.text, profile.sha256)
+    store.put_case(again, name=f"mbedtls/tls/{suite}/{op}", library="mbedtls", kind="tls", alg=suite, op=op,
+                   size=None, params={}, status="ok", reason="", iters=1, started=0, transcript="",
+                   results=[_result("client_instructions", "instructions", 250_000_000),
+                            _result("client_model_time_ns", "model-ns", 1_001_000_000)])
+    store.finish_run(again)
+    store.close()
+    assert studypages.main(["--db", str(db), "--studies", str(tmp_path / "studies"), "--out", str(tmp_path / "out"),
+                            "--only", "000"]) == 0
+    lines = (tmp_path / "out" / "000-handshake-by-suite.md").read_text().splitlines()
+    assert f"  - run {first} of `{db}` (not committed; tlsbench v1); cases: 1 failed, 3 ok" in lines
+    assert (f"  - then run {again}, the same with `{flags}` (1 ok): 1 case(s) that did not run ok in the first taken"
+            " from it") in lines
+    assert "  - cases on this page: 4 ok" in lines
+    row = next(line for line in lines if line.startswith(f"| `{suite}`"))
+    assert [c.strip() for c in row.split("|")[2:-1]] == ["5,006", "1,001.00", "250,000,000", "5.00"]

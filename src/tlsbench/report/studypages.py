@@ -61,12 +61,55 @@ def _library_profiles(want: Want) -> dict[str, str]:
     return dict(p.split("=", 1) for p in given.split(",") if "=" in p)
 
 
-def find_run(store: Store, want: Want) -> int | None:
-    """The newest complete run of this preset on this target, board profile and library profiles."""
+OVERRIDDEN = "# overridden on the command line: "  # what cli.py appends to a narrowed plan's source
+
+
+def overrides(source: str) -> str:
+    """The run flags that narrowed or changed the preset ("" for the preset as shipped)."""
+    return next((line[len(OVERRIDDEN):].strip() for line in source.splitlines() if line.startswith(OVERRIDDEN)), "")
+
+
+def find_runs(store: Store, want: Want) -> list[int]:
+    """The complete runs of this preset on this target, board profile and library profiles, oldest first."""
     runs = [r["id"] for r in store.list_runs() if r["plan_name"] == want.preset and r["target"] == want.target
             and r["board_profile"] == want.board and r["status"] == "complete"]
-    runs = [r for r in runs if (store.get_run(r).machine.get("profiles") or {}) == _library_profiles(want)]
-    return runs[-1] if runs else None
+    return [r for r in runs if (store.get_run(r).machine.get("profiles") or {}) == _library_profiles(want)]
+
+
+def find_run(store: Store, want: Want) -> int | None:
+    """The newest complete run of the preset as shipped (no flag narrowed it)."""
+    full = [r for r in find_runs(store, want) if not overrides(store.get_run(r).plan_source)]
+    return full[-1] if full else None
+
+
+@dataclass(frozen=True)
+class Used:
+    run_id: int
+    flags: str  # the flags that narrowed it ("" for the preset as shipped)
+    counts: str
+    taken: int  # cases the page takes from it
+
+
+def merged(store: Store, want: Want) -> tuple[int, RunData, list[Used]] | None:
+    """The newest run of the preset as shipped, its cases that did not run ok replaced by those of later
+    narrowed runs of the same preset, target and profiles that did (a re-run of what failed, e.g. with a
+    longer --timeout-s); every run used is named on the page."""
+    base = find_run(store, want)
+    if base is None:
+        return None
+    data = tables.load(store, base)
+    cases = {c["name"]: (base, c) for c in data.cases}
+    later = [r for r in find_runs(store, want) if r > base and overrides(store.get_run(r).plan_source)]
+    loaded = {r: tables.load(store, r) for r in later}
+    for r in later:
+        for c in loaded[r].cases:
+            if c["name"] in cases and cases[c["name"]][1]["status"] != "ok" and c["status"] == "ok":
+                cases[c["name"]] = (r, c)
+    data.cases = [c for _r, c in cases.values()]
+    used = [Used(r, overrides((loaded[r] if r in loaded else data).run.plan_source),
+                 _counts(loaded[r] if r in loaded else tables.load(store, r)),
+                 sum(1 for src_run, _c in cases.values() if src_run == r)) for r in [base, *later]]
+    return base, data, used
 
 
 # ---- figures of a run ----
@@ -127,13 +170,17 @@ def _counts(data: RunData) -> str:
     return ", ".join(f"{n} {s}" for s, n in sorted(by.items()))
 
 
-def run_section(page: Page, want: Want, data: RunData, run_id: int, db: str) -> None:
+def run_section(page: Page, want: Want, data: RunData, used: list[Used], db: str) -> None:
     profile = tables.board_profile_line(data)
     versions = ", ".join(f"{lib['library']} {lib['version']}" for lib in data.libraries)
     page.add(f"- **{want.target}**{' under board profile ' + profile if profile else ''}",
              f"  - command: `{want.command()}`",
-             f"  - run {run_id} of `{db}` ({data.run.tlsbench_version}); cases: {_counts(data)}",
-             f"  - libraries: {versions}")
+             f"  - run {used[0].run_id} of `{db}` (not committed; tlsbench {data.run.tlsbench_version}); cases:"
+             f" {used[0].counts}")
+    for u in used[1:]:
+        page.add(f"  - then run {u.run_id}, the same with `{u.flags}` ({u.counts}): {u.taken} case(s) that did not"
+                 " run ok in the first taken from it")
+    page.add(f"  - cases on this page: {_counts(data)}", f"  - libraries: {versions}")
     if profile:
         page.add("  - model figures (model cycles, model time) are the board profile's cycle model applied to the"
                  " firmware's exact instructions (docs/cycle-model.md): a model, not a measurement on the board")
@@ -565,10 +612,12 @@ STUDIES = (
 def render(study: Study, store: Store, db: str, studies: Path | None) -> str | None:
     """The page's Markdown, or None when no run it needs is stored."""
     found: dict[Want, tuple[int, RunData]] = {}
+    runs_used: dict[Want, list[Used]] = {}
     for want in study.runs:
-        rid = find_run(store, want)
-        if rid is not None:
-            found[want] = (rid, tables.load(store, rid))
+        got = merged(store, want)
+        if got is not None:
+            found[want] = got[:2]
+            runs_used[want] = got[2]
     if not found:
         return None
     path, text = src.study_text(study.number, studies)
@@ -580,7 +629,7 @@ def render(study: Study, store: Store, db: str, studies: Path | None) -> str | N
              "- re-run here on:")
     for want in study.runs:
         if want in found:
-            run_section(page, want, found[want][1], found[want][0], db)
+            run_section(page, want, found[want][1], runs_used[want], db)
         else:
             page.add(f"- **{want.target}** under {want.board}: not run yet (`{want.command()}`)")
     page.add("")
