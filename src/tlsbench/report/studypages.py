@@ -24,6 +24,9 @@ from pathlib import Path
 from tlsbench.engine.store import Store
 from tlsbench.errors import TlsbenchError
 from tlsbench.families.tls.names import BASELINE, TlsVariant
+from tlsbench.links import profiles as link_profiles
+from tlsbench.links import view as link_view
+from tlsbench.links.model import Breakdown as model_breakdown
 from tlsbench.report import studysources as src
 from tlsbench.report import tables
 from tlsbench.report.tables import RunData
@@ -161,6 +164,15 @@ def status_note(case: dict | None) -> str:
     return f"{tables.STATUS_TEXT.get(case['status'], case['status'])}: {(case['reason'] or '')[:120]}"
 
 
+def link_model(data: RunData, link: str) -> dict[str, model_breakdown]:
+    """Each TLS case's time to the first application byte over a link profile (links/: a model), the
+    server on a host elsewhere (its compute not charged): case name -> breakdown."""
+    profile = link_profiles.get_profile(link)
+    board = link_view.board_for(data, None)
+    return {r.case: r.breakdown for r in link_view.rows(data, profile, board, None, server_host=True)
+            if r.breakdown is not None}
+
+
 # ---- the page's head ----
 
 def _counts(data: RunData) -> str:
@@ -199,9 +211,11 @@ def page_000(page: Page, runs: dict[Want, tuple[int, RunData]], text: str) -> No
              " only, the server on the host), per library. Ratio: published / ours; it is not a model error:"
              " the study's time holds what ours leaves out (the network's round trips, the cloud server's"
              " compute, a debug build), so only the shapes below compare like with like.", "")
+    link = "ethernet-100m"
+    over = link_model(data, link)
     header = ["suite", "published (ms)"]
     for lib in libs:
-        header += [f"{lib} model time (ms)", f"{lib} instructions", "ratio"]
+        header += [f"{lib} model time (ms)", f"{lib} instructions", "ratio", f"{lib} over {link} (ms, model)"]
     rows = []
     mine: dict[str, dict[str, float | None]] = {lib: {} for lib in libs}
     for f in published:
@@ -210,10 +224,16 @@ def page_000(page: Page, runs: dict[Want, tuple[int, RunData]], text: str) -> No
             case = tls_case(data, lib, f.key[0], lambda v: v.device == "client")
             t = median(case, "client_model_time_ns")
             mine[lib][f.key[0]] = t
+            b = over.get(case["name"]) if case else None
             row += [ms(t) if case and case["status"] == "ok" else status_note(case),
-                    num(median(case, "client_instructions")), ratio(f.value * 1e6, t)]
+                    num(median(case, "client_instructions")), ratio(f.value * 1e6, t),
+                    "-" if b is None else ms(float(b.total_ns))]
         rows.append(row)
     page.table(header, rows)
+    page.add(f"Over {link}: `tlsbench link RUN --link {link} --server host`, the link model's time to the first"
+             " application byte (the device client's model time, the link's latency, serialisation and TCP"
+             " handshake; the server's compute on its host not charged, the device's TCP stack not modelled):"
+             " a model, not a measurement.", "")
     pub = {f.key[0]: f.value for f in published}
 
     def groups(values: dict[str, float | None]) -> tuple[list[float], list[float]] | None:
@@ -272,14 +292,19 @@ def page_001(page: Page, runs: dict[Want, tuple[int, RunData]], text: str) -> No
              f"Published: the study's `{platform}` rows (an nRF5340 with the nRF7002 Wi-Fi companion, NCS 2.7),"
              " as printed. Ours: the device client's model time, the bytes of the handshake and the 64-byte"
              " request and response both ways, and the client's peak heap, per library.", "")
+    link = "wifi-802.11n"
+    over = link_model(data, link)
     header = ["connection", "published (ms / B / MB)", "our suite", "certificate"]
     for lib in libs:
-        header += [f"{lib} model time (ms)", f"{lib} bytes", f"{lib} heap peak (B)"]
+        header += [f"{lib} model time (ms)", f"{lib} bytes", f"{lib} heap peak (B)", f"{lib} over {link} (ms, model)"]
     rows = []
     mine: dict[str, dict[str, float | None]] = {lib: {} for lib in libs}
     tcp = [published.get((platform, "TCP", w)) for w in ("time", "bytes", "memory")]
+    tcp_ns = {float(b.tcp_handshake_ns) for b in over.values()}
+    tcp_cell = (f"TCP handshake {ms(tcp_ns.pop())} ms (link model; the device's TCP stack not modelled)"
+                if len(tcp_ns) == 1 else "-")
     rows.append(["TCP", _printed(tcp), "no TLS", "-",
-                 *(["not on the device (no TCP stack in the firmware)", "", ""] * len(libs))])
+                 *(["not on the device (no TCP stack in the firmware)", "", "", tcp_cell] * len(libs))])
     for conn, suite, cert in _CONNECTIONS:
         pub = [published.get((platform, conn, w)) for w in ("time", "bytes", "memory")]
         row = [conn, _printed(pub), f"`{suite}`", cert]
@@ -290,10 +315,14 @@ def page_001(page: Page, runs: dict[Want, tuple[int, RunData]], text: str) -> No
                 mine[lib][conn] = t
             total = (None if median(case, "total_c2s_bytes") is None else
                      (median(case, "total_c2s_bytes") or 0) + (median(case, "total_s2c_bytes") or 0))
+            b = over.get(case["name"]) if case else None
             row += [ms(t) if case and case["status"] == "ok" else status_note(case), num(total),
-                    num(median(case, "client_heap_peak_bytes"))]
+                    num(median(case, "client_heap_peak_bytes")), "-" if b is None else ms(float(b.total_ns))]
         rows.append(row)
     page.table(header, rows)
+    page.add(f"Over {link}: `tlsbench link RUN --link {link} --server host`, the link model's time to the first"
+             " application byte (the device client's model time, the link's latency, serialisation and TCP"
+             " handshake; the server's compute on its host not charged): a model, not a measurement.", "")
     pub_t = {conn: published[(platform, conn, "time")].value for conn in ("TLS 1.2 + RSA", "TLS 1.3 + RSA",
                                                                            "TLS 1.3 + ECDSA")}
 
