@@ -162,3 +162,86 @@ def test_the_server_on_the_device_counts_what_the_in_image_server_does(firmware,
               "total_s2c_bytes"):
         assert d[f] == i[f], (f, d[f], i[f])
     assert dev.of_type("tls_stack")[0]["server_stack"] > 256
+
+
+# ---- a device side under a board profile's cycle model ----
+
+PSK_PLAN = """
+name = "device-client-model"
+[select]
+libraries = ["mbedtls"]
+kinds = ["tls"]
+[tls]
+suites = ["TLS_PSK_WITH_AES_128_GCM_SHA256"]
+device_side = "client"
+[method]
+repeats = 2
+warmup = 0
+rounds = 1
+outliers = "none"
+timeout_s = 300
+"""
+PSK_CASE = "mbedtls/tls/TLS_PSK_WITH_AES_128_GCM_SHA256/psk-kx/psk-none/device=client"
+MODEL_METRICS = {f"{p}client_{m}" for p in ("", "app_") for m in ("model_cycles", "model_time_ns")}
+
+
+def _psk_run(firmware: targets.Target, tmp_path: Path, board: str | None,
+             monkeypatch: pytest.MonkeyPatch) -> tuple[dict, dict[str, str]]:
+    """The PSK case's results with the device as client, under `board`'s cycle model or none; and
+    its row of the TLS table, by column."""
+    from tlsbench.targets import cyclemodel
+
+    with monkeypatch.context() as m:
+        m.delenv(cyclemodel.MODEL_SHA_ENV, raising=False)
+        if board is None:
+            m.delenv(cyclemodel.MODEL_ENV, raising=False)
+        else:
+            cyclemodel.build_plugin(log=lambda _m: None)
+            m.setenv(cyclemodel.MODEL_ENV, board)
+        store = Store(tmp_path / f"{board}.sqlite")
+        run = runner.run(parse_plan(PSK_PLAN, "test plan"), PSK_PLAN, store, show_progress=False, target=firmware)
+        data = report.load(store, run)
+        store.close()
+    (case,) = data.cases
+    assert (case["name"], case["status"]) == (PSK_CASE, "ok"), case.get("reason")
+    header, (row,) = report.tls_table(data)
+    return case["results"], dict(zip(header, row, strict=True))
+
+
+def test_a_device_client_keeps_its_model_cycles_and_time(firmware, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a board profile the device client's results carry model cycles
+    and time exactly as a both-sides handshake's do; the model leaves its
+    instruction counts as they were; without one there is no model figure at
+    all (never a zero)."""
+    from tlsbench.targets import boardprofiles
+
+    plain, plain_row = _psk_run(firmware, tmp_path, None, monkeypatch)
+    modelled, row = _psk_run(firmware, tmp_path, "nucleo-f446re", monkeypatch)
+    assert not any("model" in metric for metric in plain)
+    assert not any("model" in column for column in plain_row)  # no column of zeros either
+    assert MODEL_METRICS <= set(modelled)
+    # the TLS table shows the device side's model figures; the host peer's are not measured
+    assert row["client model cycles"] == f"{modelled['client_model_cycles']['median']:,.0f}"
+    assert (row["server model cycles"], row["server model time"]) == ("n/m", "n/m")
+    for metric in ("client_instructions", "app_client_instructions", "c2s_bytes", "s2c_bytes"):
+        assert modelled[metric]["median"] == plain[metric]["median"], metric
+    clock = boardprofiles.load("nucleo-f446re").clock_hz
+    for p in ("", "app_"):
+        cycles = modelled[f"{p}client_model_cycles"]
+        # both connections cost the same cycles (deterministic), at least one per instruction on a Cortex-M4
+        assert cycles["min"] == cycles["max"] >= modelled[f"{p}client_instructions"]["median"]
+        assert modelled[f"{p}client_model_time_ns"]["median"] == pytest.approx(cycles["median"] * 1e9 / clock)
+    assert not any(metric.startswith("server_") for metric in modelled)
+    # the exact figures of this image (Mbed TLS as libraries.lock.toml pins it, Debian's arm-none-eabi-gcc,
+    # -Os): a change of either moves them, and the new values belong here with the reason
+    assert {m: modelled[m]["median"] for m in ("client_instructions", "client_model_cycles",
+                                               "app_client_instructions", "app_client_model_cycles")} == {
+        "client_instructions": 535_506, "client_model_cycles": 727_520,
+        "app_client_instructions": 31_830, "app_client_model_cycles": 47_562}
+
+
+def test_the_host_peer_waits_for_the_device_as_long_as_the_case_may_take() -> None:
+    """A handshake step of an emulated device under the cycle model can outlast a host peer's default
+    20 s between flights on a loaded machine: the peer waits the case's timeout, within the agent's limit."""
+    assert [device_tls.peer_wait_ms(t) for t in (0.0005, 300, 1000)] == [1, 300_000, 600_000]

@@ -93,3 +93,35 @@ def test_another_board_than_the_runs_cycle_model_is_refused(tmp_path: Path, caps
     rc = cli.main(["link", str(run), "--db", str(db), "--link", "ble-5", "--board", "nrf5340-app"])
     assert rc == 2
     assert "modelled on board nucleo-f446re; --board nrf5340-app would pair" in capsys.readouterr().err
+
+
+def test_a_server_on_a_host_charges_only_the_clients_compute(tmp_path: Path, capsys) -> None:
+    """--server host (a device client against a cloud server): the client's compute plus the link; the
+    server's compute is named not charged, never a zero; a device-client run (its client only) is modelled."""
+    db = tmp_path / "r.sqlite"
+    run = _run(db)
+    store = Store(db)
+    device = Store(db).create_run(target="qemu:mps2-an500", plan_name="device", plan_source="", plan={},
+                                  machine={}, version="test", keys={})
+    store.put_case(device, name=f"mbedtls/tls/{SUITE}/x25519/ecdsa-p256-full/device=client", library="mbedtls",
+                   kind="tls", alg=SUITE, op="x25519/ecdsa-p256-full/device=client", size=None, params={},
+                   status="ok", reason="", iters=1, started=0, transcript="", results=[
+                       _r("client_model_time_ns", "model-ns", 40_000_000), _r("client_instructions", "instructions",
+                                                                              9e6),
+                       _r("c2s_bytes", "bytes", 500), _r("s2c_bytes", "bytes", 1200), _r("flights", "flights", 3)])
+    store.finish_run(device)
+    store.close()
+    assert cli.main(["link", str(run), "--db", str(db), "--link", "ethernet-100m", "--server", "host"]) == 0
+    out = capsys.readouterr().out
+    # 40 ms of the client + 3 x 0.05 ms + 157.6 us serialisation + 114.4 us TCP handshake (hand-computed)
+    row = next(line for line in out.splitlines() if line.startswith("wolfssl/"))
+    assert "40 ms (99%)" in row and "host: not charged" in row and "  40.4 ms  " in row and "60 ms" not in row
+    row = next(line for line in out.splitlines() if line.startswith("openssl/"))
+    assert "1.5 ms (78%)" in row and "1.92 ms" in row
+    assert ("  the server on a host elsewhere: only the client's compute is charged; the client's own TCP stack cost"
+            " is not modelled (its TCP handshake is the link's round trip alone)") in out.splitlines()
+    assert cli.main(["link", str(device), "--db", str(db), "--link", "ethernet-100m", "--server", "host"]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("mbedtls/"))
+    assert "  40.4 ms  " in row and "host: not charged" in row
+    assert cli.main(["link", str(device), "--db", str(db), "--link", "ethernet-100m"]) == 0
+    assert "mbedtls/tls/" in capsys.readouterr().out.split("not modelled:")[1]  # both sides asked, one stored

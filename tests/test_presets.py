@@ -115,7 +115,8 @@ def test_a_host_preset_on_a_device_is_refused_before_any_build(monkeypatch: pyte
     err = _refused(monkeypatch, capsys, tmp_path, "--preset", "handshake-by-suite", "--target", "qemu:mps2-an500",
                    "--board", "nucleo-f746zg")
     assert err == [f"tlsbench: error: preset handshake-by-suite runs on the host only, not on qemu:mps2-an500:"
-                   f" {TCP_NOTE}; on a firmware target: tlsbench run --preset device-client --target qemu:mps2-an500"]
+                   f" {TCP_NOTE}; on a firmware target: tlsbench run --preset handshake-by-suite-device"
+                   " --target qemu:mps2-an500"]
     err = _refused(monkeypatch, capsys, tmp_path, "--preset", "kex-transactions", "--target", "qemu:mps2-an386")
     assert err == [f"tlsbench: error: preset kex-transactions runs on the host only, not on qemu:mps2-an386:"
                    f" {TCP_NOTE}; on a firmware target: tlsbench run --preset device-client --target qemu:mps2-an386"]
@@ -145,6 +146,17 @@ def test_a_plan_file_names_where_it_runs(monkeypatch: pytest.MonkeyPatch, capsys
     assert str(e.value) == f"{plan}:1: targets: must name at least one of: host, firmware"
 
 
+@pytest.mark.parametrize(("host", "device"), [("handshake-by-suite", "handshake-by-suite-device"),
+                                               ("tls13-vs-tls12", "tls13-vs-tls12-device")])
+def test_a_device_study_runs_its_host_presets_suites_with_the_client_on_the_device(host: str, device: str) -> None:
+    """The study measured a device client: its device preset has the host preset's suites and
+    certificates, the client on the device, and each names the other where it cannot run."""
+    h, d = load_preset(host)[0], load_preset(device)[0]
+    assert (d.tls.suites, d.tls.certs, d.tls.device_side) == (h.tls.suites, h.tls.certs, "client")
+    assert (h.targets, d.targets) == (["host"], ["firmware"])
+    assert (h.target_instead, d.target_instead) == (device, host)
+
+
 def test_a_preset_for_both_kinds_is_not_refused() -> None:
     plan = load_preset("hash-by-size")[0]
     where.check(plan, "host", False)
@@ -158,7 +170,8 @@ def test_list_presets_says_where_each_runs(capsys: pytest.CaptureFixture) -> Non
     lines = capsys.readouterr().out.splitlines()
     said = {name: next(line for line in lines[lines.index(name):] if line.startswith("    runs on: "))
             for name in ("handshake-by-suite", "hash-by-size", "device-client")}
-    assert said == {"handshake-by-suite": "    runs on: the host only; on a firmware target: preset device-client",
+    assert said == {"handshake-by-suite": "    runs on: the host only; on a firmware target: preset"
+                                          " handshake-by-suite-device",
                     "hash-by-size": "    runs on: the host and firmware targets",
                     "device-client": "    runs on: a firmware target only; on the host: preset tls"}
 

@@ -16,7 +16,8 @@
  * "rx eof=1" (the peer closed). Each connection starts with "tb1 open" and
  * ends with "tb1 close", so the host opens and closes its peer's connection
  * in step. Figures are the device side's only, named as in the in-memory
- * handshake (client_instructions, c2s_bytes, ..., client_heap_peak);
+ * handshake (client_instructions, c2s_bytes, ..., client_heap_peak, and
+ * client_model_cycles under a board profile's cycle model);
  * bytes, records and flights are counted from the bytes themselves, as
  * there. One more untimed connection on a painted stack gives the side's
  * stack ("tls_stack").
@@ -183,7 +184,7 @@ static int wait_peer(dev_link *l)
 /* ---- the side's calls: timed, its heap charged to it, on its stack if given ---- */
 
 typedef struct {
-    uint64_t cpu_ns, instructions;
+    uint64_t cpu_ns, instructions, model_cycles; /* model_cycles: under a board profile's cycle model */
 } cost_t;
 
 typedef struct {
@@ -210,6 +211,7 @@ static tb_status charged(const dev_side *d, dev_link *l, cost_t *cost, tb_tls_ca
     tb_heap_side(-1);
     cost->cpu_ns += b.cpu_ns - a.cpu_ns;
     cost->instructions += b.instructions - a.instructions;
+    cost->model_cycles += b.model_cycles - a.model_cycles;
     flush_tx(l); /* after the count: the UART is not the side's work */
     return c->st;
 }
@@ -354,6 +356,11 @@ static void emit(const char *type, uint64_t i, int side, const dev_result *r)
     if (have & TB_CTR_INSTRUCTIONS) {
         tb_rec_u64(strcat(strcpy(key, me), "_instructions"), r->hs.instructions);
         tb_rec_u64(strcat(strcat(strcpy(key, "app_"), me), "_instructions"), r->app.instructions);
+    }
+    /* only under a cycle model: without one the figure is absent, never a zero */
+    if (have & TB_CTR_MODEL_CYCLES) {
+        tb_rec_u64(strcat(strcpy(key, me), "_model_cycles"), r->hs.model_cycles);
+        tb_rec_u64(strcat(strcat(strcpy(key, "app_"), me), "_model_cycles"), r->app.model_cycles);
     }
     tb_rec_u64("c2s_bytes", h->dir[0].bytes);
     tb_rec_u64("s2c_bytes", h->dir[1].bytes);

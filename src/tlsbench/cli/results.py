@@ -162,7 +162,8 @@ def cmd_link(a: argparse.Namespace) -> int:
     profile = link_profiles.get_profile(a.link)
     data = report.load_stored(a.db, a.run)
     board = link_view.board_for(data, a.board)
-    sys.stdout.write(link_view.render(data, profile, board, False if a.no_tcp_handshake else None, a.format))
+    sys.stdout.write(link_view.render(data, profile, board, False if a.no_tcp_handshake else None, a.format,
+                                      server_host=a.server == "host"))
     return 0
 
 
@@ -252,6 +253,9 @@ def add_parsers(sub: argparse._SubParsersAction, db: argparse.ArgumentParser) ->
     lk.add_argument("--board", help="a board profile of the cycle model (energy per cycle, clock), shipped or"
                     " your own .toml file; default: the run's own")
     lk.add_argument("--no-tcp-handshake", action="store_true", help="leave out the TCP handshake's round trip")
+    lk.add_argument("--server", choices=("same", "host"), default="same",
+                    help="host: the server runs on a host elsewhere (a device client against a cloud server):"
+                    " only the client's compute is charged; same (default): both sides' compute as stored")
     lk.add_argument("--format", choices=("table", "markdown"), default="table",
                     help="table (default) or markdown")
     lk.set_defaults(func=cmd_link)

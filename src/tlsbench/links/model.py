@@ -82,7 +82,7 @@ class Compute:
     """Per-side compute time of one handshake and what it is."""
 
     client_ns: Fraction
-    server_ns: Fraction
+    server_ns: Fraction | None  # None: the server runs on a host elsewhere, its compute not charged
     what: str  # e.g. "host CPU time (measured)" or "firmware model time (cycle model)"
 
 
@@ -102,7 +102,7 @@ class Breakdown:
 
     @property
     def compute_ns(self) -> Fraction:
-        return self.compute.client_ns + self.compute.server_ns
+        return self.compute.client_ns + (self.compute.server_ns or Fraction(0))
 
     @property
     def total_ns(self) -> Fraction:
@@ -150,6 +150,20 @@ def compute_from_results(results: dict[str, float]) -> Compute:
                       "board's cycle model (client_model_time_ns) to get time")
     raise NotTime("this case has no compute time per side (client_cpu_ns/server_cpu_ns or "
                   "client_model_time_ns/server_model_time_ns)")
+
+
+def client_compute(results: dict[str, float]) -> Compute:
+    """The client's compute alone, its server on a host elsewhere (a device
+    client against a cloud server): the server's compute is not charged."""
+    host = "the server on a host elsewhere, its compute not charged"
+    if "client_model_time_ns" in results:
+        return Compute(exact(results["client_model_time_ns"]), None, f"client model time (cycle model); {host}")
+    if "client_cpu_ns" in results:
+        return Compute(exact(results["client_cpu_ns"]), None, f"client CPU time (measured, median); {host}")
+    if "client_instructions" in results:
+        raise NotTime("this run has the client's instruction counts, not time: run it with a board's cycle model"
+                      " (--board) to get client_model_time_ns")
+    raise NotTime("this case has no client compute time (client_cpu_ns or client_model_time_ns)")
 
 
 # ---- energy ----

@@ -72,7 +72,9 @@ def _side_compute_energy(res: dict[str, float], side: str, board) -> tuple[float
     return None, None, ""
 
 
-def _compute(res: dict[str, float], board) -> model.Compute:
+def _compute(res: dict[str, float], board, server_host: bool = False) -> model.Compute:
+    if server_host:
+        return model.client_compute(res)
     if board is not None and "client_model_cycles" in res and "client_model_time_ns" not in res:
         clock = Fraction(board.clock_hz)
         return model.Compute(model.exact(res["client_model_cycles"]) * 1_000_000_000 / clock,
@@ -81,7 +83,9 @@ def _compute(res: dict[str, float], board) -> model.Compute:
     return model.compute_from_results(res)
 
 
-def rows(data: RunData, profile: LinkProfile, board=None, tcp_handshake: bool | None = None) -> list[Row]:
+def rows(data: RunData, profile: LinkProfile, board=None, tcp_handshake: bool | None = None,
+         server_host: bool = False) -> list[Row]:
+    """server_host: the server runs on a host elsewhere: only the client's compute is charged."""
     out = []
     for case in data.cases:
         if not is_handshake(case):
@@ -93,13 +97,14 @@ def rows(data: RunData, profile: LinkProfile, board=None, tcp_handshake: bool | 
             out.append(Row(case["name"], None, None, "no flight count stored (a run older than the link model)"))
             continue
         try:
-            compute = _compute(res, board)
+            compute = _compute(res, board, server_host)
         except model.NotTime as e:
             out.append(Row(case["name"], None, None, str(e)))
             continue
         b = model.time_to_first_byte(profile, compute, int(res["flights"]), int(res["c2s_bytes"]),
                                      int(res["s2c_bytes"]), tcp_handshake)
-        energy = tuple(model.side_energy(profile, b, side, *_side_compute_energy(res, side, board))
+        energy = tuple(model.side_energy(profile, b, side, *(_side_compute_energy(res, side, board)
+                                                            if side == "client" or not server_host else ()))
                        for side in ("client", "server"))
         out.append(Row(case["name"], b, energy))  # type: ignore[arg-type]
     return out
@@ -118,19 +123,20 @@ def _uj(nj: Fraction | None) -> str:
 
 
 def render(data: RunData, profile: LinkProfile, board=None, tcp_handshake: bool | None = None,
-           fmt: str = "table") -> str:
+           fmt: str = "table", server_host: bool = False) -> str:
     header = ["case", "client compute", "server compute", "latency", "serialisation", "TCP + window",
               "time to first byte", "radio client", "radio server", "compute client", "compute server"]
     body = []
     skipped = []
     whats = set()
-    for r in rows(data, profile, board, tcp_handshake):
+    for r in rows(data, profile, board, tcp_handshake, server_host):
         if r.breakdown is None or r.energy is None:
             skipped.append(f"{r.case}: {r.skipped}")
             continue
         b, (ec, es) = r.breakdown, r.energy
         whats.add(b.compute.what)
-        body.append([r.case, _share(b.compute.client_ns, b.total_ns), _share(b.compute.server_ns, b.total_ns),
+        server = "host: not charged" if b.compute.server_ns is None else _share(b.compute.server_ns, b.total_ns)
+        body.append([r.case, _share(b.compute.client_ns, b.total_ns), server,
                      _share(b.latency_ns, b.total_ns), _share(b.serialisation_ns, b.total_ns),
                      _ms(b.tcp_handshake_ns + b.window_wait_ns), _ms(b.total_ns), _uj(ec.radio_nj), _uj(es.radio_nj),
                      _uj(ec.compute_nj), _uj(es.compute_nj)])
@@ -144,6 +150,9 @@ def render(data: RunData, profile: LinkProfile, board=None, tcp_handshake: bool 
              f" headers, {tcp}",
              f"  compute: {'; '.join(sorted(whats)) or '-'}"
              + (f"; board {board.summary()}" if board is not None and hasattr(board, "summary") else ""),
+             *(["  the server on a host elsewhere: only the client's compute is charged; the client's own TCP"
+                " stack cost is not modelled (its TCP handshake is the link's round trip alone)"]
+               if server_host else []),
              "  no loss, no retransmission, initial TCP window of "
              f"{p.initial_window_segments} segments, no Nagle or delayed ACK, radio duty cycling ignored"
              " (docs/method.md, 'Links')", ""]

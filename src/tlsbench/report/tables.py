@@ -289,12 +289,16 @@ def cell(case: dict, metric: str | None = None, model_error: str = "") -> str:
         # not measured), bytes each way
         def count(metric: str) -> str:
             return f"{res[metric]['median']:,.0f}{_range(res[metric])}" if metric in res else "host"
+
+        def model_time(side: str) -> str:
+            metric = f"{side}_model_time_ns"
+            return format_time(res[metric]["median"]) if metric in res else "host"
+        modelled = "client_model_time_ns" in res or "server_model_time_ns" in res
         return (f"C {count('client_instructions')} / S {count('server_instructions')}"
                 f" instructions, {res['c2s_bytes']['median']:.0f}+{res['s2c_bytes']['median']:.0f} B"
                 + (f", {res['round_trips']['median']:.0f} RTT" if "round_trips" in res else "")
-                + (f"; model C {format_time(res['client_model_time_ns']['median'])} / S"
-                   f" {format_time(res['server_model_time_ns']['median'])}"
-                   + (f" ({model_error})" if model_error else "") if "client_model_time_ns" in res else ""))
+                + (f"; model C {model_time('client')} / S {model_time('server')}"
+                   + (f" ({model_error})" if model_error else "") if modelled else ""))
     if "c2s_bytes" in res and ("client_cpu_ns" in res or "server_cpu_ns" in res):
         # a TLS case: CPU per side (a foreign peer's is not measured), bytes each way
         def side(metric: str) -> str:

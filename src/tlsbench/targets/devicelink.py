@@ -5,13 +5,14 @@ greeted and flashed as the bridge does."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 from tlsbench.errors import AgentError
-from tlsbench.targets import serialport
+from tlsbench.targets import cyclemodel, serialport
 from tlsbench.targets.board import Board, qemu_command
 from tlsbench.targets.bridge import Session, clock_request, greet_board, switch_library
 
@@ -25,8 +26,12 @@ class QemuLink:
     resets = False  # an empty line is only the ready line
 
     def __init__(self, board: Board, firmware: Path, timeout: float):
-        self.proc = subprocess.Popen(qemu_command(board, firmware), stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        # a run that names a board profile runs under its cycle model, as the bridge does
+        profile = cyclemodel.active_profile()
+        self.workdir = cyclemodel.private_dir() if profile is not None else None
+        cmd = (cyclemodel.qemu_command(board, firmware, profile, self.workdir)
+               if profile is not None and self.workdir is not None else qemu_command(board, firmware))
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.stdin = self.proc.stdin
         self.lines: Iterator[str] = (b.decode("latin-1") for b in self.proc.stdout)
@@ -53,6 +58,8 @@ class QemuLink:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        if self.workdir is not None:
+            shutil.rmtree(self.workdir, ignore_errors=True)
 
 
 class SerialLink:

@@ -118,18 +118,27 @@ def peer_connections(case: TlsCase, warmup: int, repeats: int, stack: bool) -> i
     return (warmup + repeats + (1 if stack else 0)) * (2 if case.resume != "none" else 1)
 
 
+def peer_wait_ms(timeout: float) -> int:
+    """How long the host peer waits for the device between two flights: the
+    device's whole timeout (a handshake step under the cycle model on a loaded
+    machine can take longer than a host's 20 s), within the agent's limit."""
+    return max(1, min(600_000, int(timeout * 1000)))
+
+
 class _Peer:
     """The host side: a server agent the relay connects to, or a client
     agent that connects to the relay's own loopback listener."""
 
-    def __init__(self, library: str, case: TlsCase, side: str, warmup: int, repeats: int, stack: bool):
+    def __init__(self, library: str, case: TlsCase, side: str, warmup: int, repeats: int, stack: bool,
+                 wait_ms: int = 20000):
         path = paths.agent_path(library)
         if not path.exists():
             raise AgentError(f"host agent {path} is not built (run: tlsbench build)")
         self.server: AgentServer | None = None
         self.client: subprocess.Popen | None = None
         self.listener: socket.socket | None = None
-        fields = case_fields(case)
+        # the emulated device may compute longer than a host peer's default wait between two flights
+        fields = {**case_fields(case), "wait_ms": wait_ms}
         if side == "client":  # the host serves
             with runenv.applied(_peer_env()):
                 # every connection is the device's to measure: no memory pass of the peer's own
@@ -210,7 +219,7 @@ def run(target: targets.Target, library: str, case: TlsCase, side: str = "client
     if link is None:
         return DeviceResult("unsupported", "one side on the device runs on a qemu: or serial: target")
     try:
-        peer = _Peer(library, case, side, warmup, repeats, stack)
+        peer = _Peer(library, case, side, warmup, repeats, stack, peer_wait_ms(timeout))
     except _Refused as e:
         link.close()
         return DeviceResult(e.status, e.message)
@@ -384,4 +393,4 @@ def harness_samples(r: DeviceResult, rnd: int) -> list[Sample]:
 
 
 __all__ = ["UPLOAD_CHUNK", "DeviceResult", "device_fields", "harness_samples", "is_device_case", "measure",
-           "peer_connections", "run", "uploads"]
+           "peer_connections", "peer_wait_ms", "run", "uploads"]
