@@ -61,6 +61,9 @@ class TlsSelect:
     # tcp only: client tools nobody here wrote, against each library's server
     clients: list[str] = field(default_factory=list)
     bulk_kib: int = 0  # client -> server after the response (throughput); 0: none
+    # host handshakes (in memory and over TCP): connections per stored sample, their times summed and
+    # divided by it (one handshake is 0.1-6 ms: a sample of several spans more of the machine's phases)
+    batch: int = 1
     baseline: bool = False  # tcp: the same request and response over plain TCP, per library
     capacity_clients: list[int] = field(default_factory=list)  # tcp transactions/s with N clients
     capacity_seconds: float = 2.0
@@ -159,6 +162,7 @@ _TLS_KEYS = {
     "servers": "list of server sides for tcp: same, a library, or an external server",
     "clients": "list of external client tools for tcp (against each library's server)",
     "bulk_kib": "integer 0..65536 (KiB sent after the response, for throughput)",
+    "batch": "integer 1..1000 (host handshakes per stored sample, their times divided by it)",
     "baseline": "boolean (tcp: plain TCP baseline)",
     "capacity_clients": "list of client counts (tcp transactions per second)",
     "capacity_seconds": "number > 0 and <= 3600 (seconds per capacity measurement)",
@@ -394,6 +398,10 @@ def _parse_tls_numbers(loc: _Locator, tls: dict, t: TlsSelect) -> None:
         t.bulk_kib = int(_number(loc, "bulk_kib", tls["bulk_kib"], True, 0, False, "tls"))
         if t.bulk_kib > 65536:
             raise loc.error("tls", "bulk_kib", "must be at most 65536 (64 MiB)")
+    if "batch" in tls:
+        t.batch = int(_number(loc, "batch", tls["batch"], True, 1, False, "tls"))
+        if t.batch > 1000:
+            raise loc.error("tls", "batch", f"must be {_TLS_KEYS['batch']}, got {t.batch}")
     if "baseline" in tls:
         if not isinstance(tls["baseline"], bool):
             raise loc.error("tls", "baseline", "must be true or false")
