@@ -578,14 +578,14 @@ static void add_cost(side_cost *to, const side_cost *from)
     }
 }
 
-/* One reported sample: req->batch timed connections, each from the same
- * generator state and on a fresh link (both untimed); *sum receives the
- * first one's result with the others' costs and wall time added. */
-static tb_status timed_batch(const pair_t *pr, result_t *sum, uint64_t shift, uint64_t *at)
+/* One reported sample: n timed connections, each from the same generator
+ * state and on a fresh link (both untimed); *sum receives the first one's
+ * result with the others' costs and wall time added. */
+static tb_status timed_batch(const pair_t *pr, uint64_t n, result_t *sum, uint64_t shift, uint64_t *at)
 {
     tb_status st = TB_OK;
     memset(sum, 0, sizeof(*sum));
-    for (uint64_t b = 0; st == TB_OK && b < pr->req->batch; b++) {
+    for (uint64_t b = 0; st == TB_OK && b < n; b++) {
         link_t link;
         result_t r;
         /* every handshake starts from the same generator state (untimed): a
@@ -678,9 +678,11 @@ void tb_tls_serve(const tb_field *fields, size_t n)
             if (st != TB_OK) break;
         }
         result_t r;
-        st = timed_batch(&pr, &r, shift, &at);
+        /* a warm-up is one connection: it warms the code and the allocator, a batch of them adds nothing */
+        uint64_t n_conn = i < req.warmup ? 1 : req.batch;
+        st = timed_batch(&pr, n_conn, &r, shift, &at);
         if (st == TB_OK)
-            emit(i < req.warmup ? "tls_warmup" : "tls", i < req.warmup ? i : i - req.warmup, &r, req.bulk, req.batch);
+            emit(i < req.warmup ? "tls_warmup" : "tls", i < req.warmup ? i : i - req.warmup, &r, req.bulk, n_conn);
     }
     for (int side = 0; side < 2; side++) {
         if (pr.endpoints[side] != NULL) ops->endpoint_free(pr.endpoints[side]);
