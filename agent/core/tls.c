@@ -91,20 +91,23 @@ typedef struct {
     const tb_tls_request *req;
     void *endpoints[2];
     tb_stack *stacks[2]; /* the stack pass only */
+    /* a measured connection (no warm-up, pass or priming handshake): its
+     * handshake calls go through tb_tls_handshake_client/_server */
+    int named;
 } pair_t;
 
-static tb_status charged(const pair_t *pr, side_cost *cost, int side, tb_tls_call *c)
+static tb_status run_call(const pair_t *pr, int side, tb_tls_call *c, void (*run)(void *), side_cost *cost)
 {
     tb_reading a, b;
     tb_heap_side(side);
     tb_read_counters(&a);
     if (pr->stacks[side] != NULL) {
-        if (tb_stack_call(pr->stacks[side], tb_tls_call_run, c) != 0) {
+        if (tb_stack_call(pr->stacks[side], run, c) != 0) {
             tb_set_error("could not switch to the %s's stack", tb_side_name(side));
             c->st = TB_ERROR;
         }
     } else {
-        tb_tls_call_run(c);
+        run(c);
     }
     tb_read_counters(&b);
     tb_heap_side(-1);
@@ -112,6 +115,18 @@ static tb_status charged(const pair_t *pr, side_cost *cost, int side, tb_tls_cal
     cost->instructions[side] += b.instructions - a.instructions;
     cost->model_cycles[side] += b.model_cycles - a.model_cycles;
     return c->st;
+}
+
+static tb_status charged(const pair_t *pr, side_cost *cost, int side, tb_tls_call *c)
+{
+    return run_call(pr, side, c, tb_tls_call_run, cost);
+}
+
+/* A handshake call: through the side's named function in a measured connection. */
+static tb_status charged_hs(const pair_t *pr, side_cost *cost, int side, tb_tls_call *c)
+{
+    void (*run)(void *) = !pr->named ? tb_tls_call_run : side == 0 ? tb_tls_handshake_client : tb_tls_handshake_server;
+    return run_call(pr, side, c, run, cost);
 }
 
 /* Sends n bytes from one side and receives them all on the other. */
@@ -210,14 +225,14 @@ static tb_status connection(const pair_t *pr, link_t *link, void *session, void 
     for (int side = 0; side < 2 && st == TB_OK; side++) {
         tb_tls_call c = {.op = TB_CALL_NEW, .endpoint = pr->endpoints[side], .tr = &tr[side],
                     .session = side == 0 ? session : NULL, .conn_out = &conn[side]};
-        st = charged(pr, &r->hs, side, &c);
+        st = charged_hs(pr, &r->hs, side, &c);
     }
     int early = pr->req->early && session != NULL; /* the priming connection sends none */
     if (st == TB_OK && early) {
         uint8_t request[TB_APP_BYTES];
         memset(request, 'q', sizeof(request));
         tb_tls_call c = {.op = TB_CALL_EARLY_SEND, .conn = conn[0], .in = request, .n = sizeof(request)};
-        st = charged(pr, &r->hs, 0, &c);
+        st = charged_hs(pr, &r->hs, 0, &c);
     }
     /* Client first; each side steps until it waits; stop when both are done. */
     while (st == TB_OK && (done[0] != TB_OK || done[1] != TB_OK)) {
@@ -229,7 +244,7 @@ static tb_status connection(const pair_t *pr, link_t *link, void *session, void 
         for (int side = 0; side < 2; side++) {
             if (done[side] == TB_OK) continue; /* stepping again may renegotiate */
             tb_tls_call c = {.op = TB_CALL_STEP, .conn = conn[side]};
-            tb_status s = charged(pr, &r->hs, side, &c);
+            tb_status s = charged_hs(pr, &r->hs, side, &c);
             if (s != TB_OK && s != TB_WANT_READ) {
                 st = s;
                 break;
@@ -309,6 +324,7 @@ static tb_status measured(const pair_t *pr, link_t *link, result_t *r, int check
         result_t ignored;
         pair_t plain = *pr;
         plain.stacks[0] = plain.stacks[1] = NULL;
+        plain.named = 0;
         /* the session it resumes is made uncapped: a heap cap is the measured connection's */
         tb_heap_cap_pause(1);
         tb_status st = link_open(&first, 0) == 0 ? TB_OK : TB_ERROR;
@@ -680,6 +696,7 @@ void tb_tls_serve(const tb_field *fields, size_t n)
         result_t r;
         /* a warm-up is one connection: it warms the code and the allocator, a batch of them adds nothing */
         uint64_t n_conn = i < req.warmup ? 1 : req.batch;
+        pr.named = i >= req.warmup;
         st = timed_batch(&pr, n_conn, &r, shift, &at);
         if (st == TB_OK)
             emit(i < req.warmup ? "tls_warmup" : "tls", i < req.warmup ? i : i - req.warmup, &r, req.bulk, n_conn);

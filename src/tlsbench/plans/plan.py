@@ -64,6 +64,9 @@ class TlsSelect:
     # host handshakes (in memory and over TCP): connections per stored sample, their times summed and
     # divided by it (one handshake is 0.1-6 ms: a sample of several spans more of the machine's phases)
     batch: int = 1
+    # in memory: each round also counts each side's handshake instructions under callgrind (exact,
+    # without hardware counters; valgrind's CPU, not the host's: families/tls/callgrind.py)
+    callgrind: bool = False
     baseline: bool = False  # tcp: the same request and response over plain TCP, per library
     capacity_clients: list[int] = field(default_factory=list)  # tcp transactions/s with N clients
     capacity_seconds: float = 2.0
@@ -163,6 +166,7 @@ _TLS_KEYS = {
     "clients": "list of external client tools for tcp (against each library's server)",
     "bulk_kib": "integer 0..65536 (KiB sent after the response, for throughput)",
     "batch": "integer 1..1000 (host handshakes per stored sample, their times divided by it)",
+    "callgrind": "boolean (in memory: also count each side's handshake instructions under callgrind)",
     "baseline": "boolean (tcp: plain TCP baseline)",
     "capacity_clients": "list of client counts (tcp transactions per second)",
     "capacity_seconds": "number > 0 and <= 3600 (seconds per capacity measurement)",
@@ -406,6 +410,10 @@ def _parse_tls_numbers(loc: _Locator, tls: dict, t: TlsSelect) -> None:
         if not isinstance(tls["baseline"], bool):
             raise loc.error("tls", "baseline", "must be true or false")
         t.baseline = tls["baseline"]
+    if "callgrind" in tls:
+        if not isinstance(tls["callgrind"], bool):
+            raise loc.error("tls", "callgrind", "must be true or false")
+        t.callgrind = tls["callgrind"]
     if "verify_peer" in tls:
         if not isinstance(tls["verify_peer"], bool):
             raise loc.error("tls", "verify_peer", "must be true or false")

@@ -6,6 +6,7 @@ nobody here wrote."""
 from __future__ import annotations
 
 import datetime
+import subprocess
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,7 +17,9 @@ from tlsbench import paths
 from tlsbench.engine import agent
 from tlsbench.engine.case import Case, Measured, Sample, split_repeats
 from tlsbench.engine.protocol import Record
+from tlsbench.errors import AgentError, SetupError
 from tlsbench.families.primitive.randomness import Source
+from tlsbench.families.tls import callgrind as tls_callgrind
 from tlsbench.families.tls import catalog as tls_catalog
 from tlsbench.families.tls import certs
 from tlsbench.families.tls.cases import TlsCase, handshake_request
@@ -289,7 +292,13 @@ def measure_tls(client: Path, case: Case, keys: dict, plan: Plan, rnd: int,
     v = TlsVariant.parse(case.op)
     tc = tls_case(case.alg, v, keys, bulk)
     if v.transport == "memory":
-        return _measure_memory(client, case, tc, n, first, m.warmup, m.timeout_s, rnd, place, plan.tls.batch)
+        measured = _measure_memory(client, case, tc, n, first, m.warmup, m.timeout_s, rnd, place, plan.tls.batch)
+        if plan.tls.callgrind and measured.status == "ok":
+            try:
+                measured.samples += _callgrind_samples(client, tc, rnd, m.timeout_s)
+            except (AgentError, SetupError, subprocess.SubprocessError) as e:
+                return Measured("failed", f"callgrind count: {e}", None, measured.transcript, [], [])
+        return measured
     if v.client != "same":  # a tool nobody here wrote against this library's server: server side only
         r = tls_net.run_external_client(client, v.client, tc, repeats=n, warmup=m.warmup, timeout=m.timeout_s)
         if r.status != "ok":
@@ -319,6 +328,17 @@ def measure_tls(client: Path, case: Case, keys: dict, plan: Plan, rnd: int,
     samples = _grouped([c for c, _s in pairs], TCP_CLIENT_METRICS, first, batch)
     samples += _grouped([s for _c, s in pairs], TCP_SERVER_METRICS, first, batch, False)
     return Measured("ok", "", batch, "", samples + _tcp_memory(r, rnd), [])
+
+
+# measured handshakes per round under callgrind (its counts are exact: more would only cost time)
+CALLGRIND_HANDSHAKES = 2
+
+
+def _callgrind_samples(client: Path, tc: TlsCase, rnd: int, timeout: float) -> list[Sample]:
+    """Each side's handshake instructions under callgrind: one sample per round over its handshakes."""
+    c = tls_callgrind.count(client, tc, CALLGRIND_HANDSHAKES, timeout * 10)  # valgrind runs ~50x slower
+    return [Sample(rnd, False, c.handshakes, "client_callgrind_instructions", c.client),
+            Sample(rnd, False, c.handshakes, "server_callgrind_instructions", c.server)]
 
 
 def _tcp_memory(r, rnd: int) -> list[Sample]:
