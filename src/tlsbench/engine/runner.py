@@ -339,8 +339,7 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
     if resume is None:
         fit_to_target(plan, target)
         target = image_for(plan, target)
-        # the same material every time: identical counts run after run (an emulator's, or callgrind's on the host)
-        if target.deterministic or plan.tls.callgrind:
+        if target.deterministic:  # the same material every time: identical counts run after run
             cache = paths.data_dir() / "firmware-material.json"
             keys = keys_mod.seeded(cache)
             for family in registry.FAMILIES:
