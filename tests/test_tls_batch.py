@@ -107,3 +107,11 @@ def test_callgrind_is_a_checked_plan_option() -> None:
     with pytest.raises(PlanError, match=r"p.toml:2: \[tls\] callgrind: must be true or false"):
         parse_plan("[tls]\ncallgrind = 1\n", "p.toml")
     assert parse_plan("[tls]\ncallgrind = true\n", "p.toml").tls.callgrind is True
+
+
+def test_the_callgrind_switch_sets_the_plan_option() -> None:
+    from tlsbench.cli import _plan_from_args, parser
+
+    plan = _plan_from_args(parser().parse_args(["run", "--preset", "tls", "--callgrind"]))[0]
+    assert plan.tls.callgrind is True
+    assert _plan_from_args(parser().parse_args(["run", "--preset", "tls"]))[0].tls.callgrind is False
