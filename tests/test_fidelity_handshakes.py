@@ -104,6 +104,17 @@ def test_the_comparison_alternates_and_keeps_each_best_round(monkeypatch) -> Non
     assert rows[1].ratio is None and rows[2].ratio is None and "TLS 1.3" in rows[2].tool
 
 
+def test_a_tool_that_fails_in_every_round_is_a_row_saying_why(monkeypatch) -> None:
+    def tool() -> fh.Measure:
+        raise SetupError("tls_bench printed no client connections")
+
+    fake = fh.Comparison("wolfssl", "tls_bench", "cfg", "both sides", "rusage", "note", lambda: 1.0, tool)
+    monkeypatch.setattr(fh, "comparisons", lambda seconds, repeats: [fake])
+    row = fh.compare(rounds=2, libraries=("wolfssl",))[0]
+    assert (row.ratio, row.note) == (None, "failed in every round: tls_bench printed no client connections")
+    assert "- wolfssl: failed in every round: tls_bench printed no client connections" in fh.render([row])
+
+
 def test_rows_without_an_honest_equivalent_say_why() -> None:
     rows = fh.compare(rounds=1, libraries=("mbedtls",))
     assert [(r.library, r.ratio) for r in rows] == [("mbedtls", None)]

@@ -13,7 +13,14 @@
  * Placed like primitives (core/bench.c, engine/layout.py): with stack_at
  * the timed connections run with their frame at that offset within a 4 KiB
  * page, and with a block of heap_shift bytes held during each; where the
- * frame landed is reported ("tls_place"). */
+ * frame landed is reported ("tls_place").
+ *
+ * With batch > 1 a reported sample is that many timed connections in a row,
+ * each from the same generator state: their per-side CPU time, counts and
+ * wall time summed (the caller divides by the batch), the bulk transfer and
+ * the bytes on the wire the first one's, so exact figures stay per
+ * connection. One handshake is 0.1-6 ms; a sample of several spans more of
+ * the machine's phases than one does. */
 #include "tb/core.h"
 #include "tb/platform.h"
 #include "tb/protocol.h"
@@ -84,20 +91,23 @@ typedef struct {
     const tb_tls_request *req;
     void *endpoints[2];
     tb_stack *stacks[2]; /* the stack pass only */
+    /* a measured connection (no warm-up, pass or priming handshake): its
+     * handshake calls go through tb_tls_handshake_client/_server */
+    int named;
 } pair_t;
 
-static tb_status charged(const pair_t *pr, side_cost *cost, int side, tb_tls_call *c)
+static tb_status run_call(const pair_t *pr, int side, tb_tls_call *c, void (*run)(void *), side_cost *cost)
 {
     tb_reading a, b;
     tb_heap_side(side);
     tb_read_counters(&a);
     if (pr->stacks[side] != NULL) {
-        if (tb_stack_call(pr->stacks[side], tb_tls_call_run, c) != 0) {
+        if (tb_stack_call(pr->stacks[side], run, c) != 0) {
             tb_set_error("could not switch to the %s's stack", tb_side_name(side));
             c->st = TB_ERROR;
         }
     } else {
-        tb_tls_call_run(c);
+        run(c);
     }
     tb_read_counters(&b);
     tb_heap_side(-1);
@@ -105,6 +115,18 @@ static tb_status charged(const pair_t *pr, side_cost *cost, int side, tb_tls_cal
     cost->instructions[side] += b.instructions - a.instructions;
     cost->model_cycles[side] += b.model_cycles - a.model_cycles;
     return c->st;
+}
+
+static tb_status charged(const pair_t *pr, side_cost *cost, int side, tb_tls_call *c)
+{
+    return run_call(pr, side, c, tb_tls_call_run, cost);
+}
+
+/* A handshake call: through the side's named function in a measured connection. */
+static tb_status charged_hs(const pair_t *pr, side_cost *cost, int side, tb_tls_call *c)
+{
+    void (*run)(void *) = !pr->named ? tb_tls_call_run : side == 0 ? tb_tls_handshake_client : tb_tls_handshake_server;
+    return run_call(pr, side, c, run, cost);
 }
 
 /* Sends n bytes from one side and receives them all on the other. */
@@ -203,14 +225,14 @@ static tb_status connection(const pair_t *pr, link_t *link, void *session, void 
     for (int side = 0; side < 2 && st == TB_OK; side++) {
         tb_tls_call c = {.op = TB_CALL_NEW, .endpoint = pr->endpoints[side], .tr = &tr[side],
                     .session = side == 0 ? session : NULL, .conn_out = &conn[side]};
-        st = charged(pr, &r->hs, side, &c);
+        st = charged_hs(pr, &r->hs, side, &c);
     }
     int early = pr->req->early && session != NULL; /* the priming connection sends none */
     if (st == TB_OK && early) {
         uint8_t request[TB_APP_BYTES];
         memset(request, 'q', sizeof(request));
         tb_tls_call c = {.op = TB_CALL_EARLY_SEND, .conn = conn[0], .in = request, .n = sizeof(request)};
-        st = charged(pr, &r->hs, 0, &c);
+        st = charged_hs(pr, &r->hs, 0, &c);
     }
     /* Client first; each side steps until it waits; stop when both are done. */
     while (st == TB_OK && (done[0] != TB_OK || done[1] != TB_OK)) {
@@ -222,7 +244,7 @@ static tb_status connection(const pair_t *pr, link_t *link, void *session, void 
         for (int side = 0; side < 2; side++) {
             if (done[side] == TB_OK) continue; /* stepping again may renegotiate */
             tb_tls_call c = {.op = TB_CALL_STEP, .conn = conn[side]};
-            tb_status s = charged(pr, &r->hs, side, &c);
+            tb_status s = charged_hs(pr, &r->hs, side, &c);
             if (s != TB_OK && s != TB_WANT_READ) {
                 st = s;
                 break;
@@ -303,6 +325,7 @@ static tb_status measured(const pair_t *pr, link_t *link, result_t *r, int check
         result_t ignored;
         pair_t plain = *pr;
         plain.stacks[0] = plain.stacks[1] = NULL;
+        plain.named = 0;
         /* the session it resumes is made uncapped: a heap cap is the measured connection's */
         tb_heap_cap_pause(1);
         tb_status st = link_open(&first, 0) == 0 ? TB_OK : TB_ERROR;
@@ -326,13 +349,15 @@ static void emit_heap_check(const result_t *r)
     tb_rec_end();
 }
 
-static void emit(const char *type, uint64_t i, const result_t *r, uint64_t bulk_bytes)
+static void emit(const char *type, uint64_t i, const result_t *r, uint64_t bulk_bytes, uint64_t batch)
 {
     const tb_wire *h = &r->hs_wire, *t = &r->total_wire;
     tb_rec_begin(type);
     /* a counter the platform lacks is left out, never sent as a zero */
     uint32_t have = tb_platform_counters();
     tb_rec_u64("i", i);
+    /* the timed figures below are sums over this many connections; bytes, records and bulk are one's */
+    if (batch > 1) tb_rec_u64("batch", batch);
     if (have & TB_CTR_WALL_NS) tb_rec_u64("wall_ns", r->wall_ns);
     if (have & TB_CTR_CPU_NS) {
         tb_rec_u64("client_cpu_ns", r->hs.cpu_ns[0]);
@@ -513,12 +538,13 @@ typedef struct {
     tb_status st;
     uint64_t at;
     int probe; /* only note where the frame lands */
+    int with_bulk;
 } placed_t;
 
 static __attribute__((noinline)) void placed_body(placed_t *p)
 {
     p->at = (uint64_t)(uintptr_t)__builtin_frame_address(0) % TB_STACK_PAGE;
-    if (!p->probe) p->st = measured(p->pr, p->link, p->r, 0, 1);
+    if (!p->probe) p->st = measured(p->pr, p->link, p->r, 0, p->with_bulk);
 }
 
 static __attribute__((noinline)) void placed_shift(placed_t *p, uint64_t shift)
@@ -539,9 +565,10 @@ static uint64_t shift_for(uint64_t stack_at)
 }
 
 /* One timed connection, placed if asked: *at receives where its frame was. */
-static tb_status timed_connection(const pair_t *pr, link_t *link, result_t *r, uint64_t shift, uint64_t *at)
+static tb_status timed_connection(const pair_t *pr, link_t *link, result_t *r, uint64_t shift, uint64_t *at,
+                                  int with_bulk)
 {
-    placed_t p = {pr, link, r, TB_OK, 0, 0};
+    placed_t p = {pr, link, r, TB_OK, 0, 0, with_bulk};
     uint8_t *heap_pad = NULL;
     if (pr->req->heap_shift) {
         heap_pad = malloc((size_t)pr->req->heap_shift);
@@ -554,11 +581,52 @@ static tb_status timed_connection(const pair_t *pr, link_t *link, result_t *r, u
     }
     tb_timed_begin(0);
     if (shift) placed_shift(&p, shift);
-    else p.st = measured(pr, link, r, 0, 1);
+    else p.st = measured(pr, link, r, 0, with_bulk);
     tb_timed_end();
     free(heap_pad);
     *at = p.at;
     return p.st;
+}
+
+static void add_cost(side_cost *to, const side_cost *from)
+{
+    for (int side = 0; side < 2; side++) {
+        to->cpu_ns[side] += from->cpu_ns[side];
+        to->instructions[side] += from->instructions[side];
+        to->model_cycles[side] += from->model_cycles[side];
+    }
+}
+
+/* One reported sample: n timed connections, each from the same generator
+ * state and on a fresh link (both untimed); *sum receives the first one's
+ * result with the others' costs and wall time added. */
+static tb_status timed_batch(const pair_t *pr, uint64_t n, result_t *sum, uint64_t shift, uint64_t *at)
+{
+    tb_status st = TB_OK;
+    memset(sum, 0, sizeof(*sum));
+    for (uint64_t b = 0; st == TB_OK && b < n; b++) {
+        link_t link;
+        result_t r;
+        /* every handshake starts from the same generator state (untimed): a
+         * deterministic seed makes every repeat send the same bytes */
+        st = tb_rng_restart();
+        if (st != TB_OK) break;
+        if (link_open(&link, 0) != 0) {
+            link_close(&link);
+            return TB_ERROR;
+        }
+        st = timed_connection(pr, &link, &r, shift, at, b == 0);
+        link_close(&link);
+        if (st != TB_OK) break;
+        if (b == 0) {
+            *sum = r;
+        } else {
+            add_cost(&sum->hs, &r.hs);
+            add_cost(&sum->app, &r.app);
+            sum->wall_ns += r.wall_ns;
+        }
+    }
+    return st;
 }
 
 /* What this library (as built) lacks for the request, before any work. */
@@ -628,19 +696,13 @@ void tb_tls_serve(const tb_field *fields, size_t n)
             st = memory_pass(&pr);
             if (st != TB_OK) break;
         }
-        link_t link;
         result_t r;
-        /* every handshake starts from the same generator state (untimed): a
-         * deterministic seed makes every repeat send the same bytes */
-        st = tb_rng_restart();
-        if (st != TB_OK) break;
-        if (link_open(&link, 0) != 0) {
-            st = TB_ERROR;
-            break;
-        }
-        st = timed_connection(&pr, &link, &r, shift, &at);
-        if (st == TB_OK) emit(i < req.warmup ? "tls_warmup" : "tls", i < req.warmup ? i : i - req.warmup, &r, req.bulk);
-        link_close(&link);
+        /* a warm-up is one connection: it warms the code and the allocator, a batch of them adds nothing */
+        uint64_t n_conn = i < req.warmup ? 1 : req.batch;
+        pr.named = i >= req.warmup;
+        st = timed_batch(&pr, n_conn, &r, shift, &at);
+        if (st == TB_OK)
+            emit(i < req.warmup ? "tls_warmup" : "tls", i < req.warmup ? i : i - req.warmup, &r, req.bulk, n_conn);
     }
     for (int side = 0; side < 2; side++) {
         if (pr.endpoints[side] != NULL) ops->endpoint_free(pr.endpoints[side]);

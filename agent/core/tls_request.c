@@ -55,6 +55,7 @@ int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
     memset(req, 0, sizeof(*req));
     req->warmup = 1;
     req->repeats = 10;
+    req->batch = 1;
     req->workers = 1;
     req->wait_ms = 20000;
     req->stack = 1;
@@ -68,6 +69,7 @@ int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
         if (strcmp(k, "version") == 0) bad = tb_field_u64(v, &version);
         else if (strcmp(k, "warmup") == 0) bad = tb_field_u64(v, &req->warmup);
         else if (strcmp(k, "repeats") == 0) bad = tb_field_u64(v, &req->repeats);
+        else if (strcmp(k, "batch") == 0) bad = tb_field_u64(v, &req->batch) || req->batch == 0 || req->batch > TB_TLS_MAX_BATCH;
         else if (strcmp(k, "transcript") == 0) bad = tb_field_u64(v, &req->transcript);
         else if (strcmp(k, "early") == 0) bad = tb_field_u64(v, &req->early);
         else if (strcmp(k, "bulk") == 0) bad = tb_field_u64(v, &req->bulk);

@@ -245,6 +245,16 @@ if(NOT TB_BARE_METAL AND NOT TB_AGENT_LABEL AND EXISTS "${_wolf}/examples/benchm
   add_executable(peer-wolfssl-tls-bench EXCLUDE_FROM_ALL "${_wolf}/examples/benchmark/tls_bench.c"
                  peers/wolfssl_seed.c peers/fixed_time.c)
   target_link_libraries(peer-wolfssl-tls-bench PRIVATE tb_wolfssl${_wolf_sfx})
+  # a second inside the validity of each release's built-in test certificates (its certs/server-cert.pem)
+  set(_tls_bench_clock_5.7 1721304000) # 2024-07-18 12:00 UTC (valid 2023-12-13 .. 2026-09-08)
+  set(_tls_bench_clock_5.9 1767268800) # 2026-01-01 12:00 UTC (valid 2025-11-13 .. 2028-08-09)
+  file(STRINGS "${_wolf}/wolfssl/version.h" _wolf_version REGEX "LIBWOLFSSL_VERSION_STRING")
+  string(REGEX MATCH "[0-9]+\\.[0-9]+" _wolf_release "${_wolf_version}")
+  if(NOT DEFINED _tls_bench_clock_${_wolf_release})
+    message(FATAL_ERROR "peer-wolfssl-tls-bench: no clock known for wolfSSL ${_wolf_release}'s test certificates"
+                        " (agent/adapters/wolfssl/library.cmake)")
+  endif()
+  target_compile_definitions(peer-wolfssl-tls-bench PRIVATE TB_PEER_CLOCK=${_tls_bench_clock_${_wolf_release}})
   target_link_options(peer-wolfssl-tls-bench PRIVATE -Wl,--wrap=time)
   set_source_files_properties("${_wolf}/examples/benchmark/tls_bench.c" PROPERTIES COMPILE_OPTIONS -w)
   set_source_files_properties(peers/fixed_time.c PROPERTIES COMPILE_OPTIONS "${TB_WARNINGS}")

@@ -6,6 +6,8 @@
 /* A request cannot fork more server processes than this (a capacity run
  * needs one per client; the host has a few cores). */
 #define TB_TLS_MAX_WORKERS 64u
+/* Timed connections summed into one sample, at most (a sample stays seconds, not hours). */
+#define TB_TLS_MAX_BATCH 1000u
 
 #include "tb/request.h"
 #include "tb/tls.h"
@@ -15,6 +17,9 @@
 typedef struct {
     tb_tls_config cfg;
     uint64_t warmup, repeats;
+    /* timed connections per reported sample (default 1): their CPU time,
+     * counts and wall time are summed, their bytes are the first one's */
+    uint64_t batch;
     uint64_t transcript; /* keep the first measured connection's bytes */
     uint64_t early;      /* send the request as 0-RTT early data */
     uint64_t bulk;       /* bytes client -> server after the response (throughput) */

@@ -78,6 +78,9 @@ def plan_from_args(a: argparse.Namespace) -> tuple[Plan, str]:
     if a.device_side:
         plan.tls.device_side = a.device_side
         flags.append(f"--device-side {a.device_side}")
+    if getattr(a, "callgrind", False):  # as [tls] callgrind = true
+        plan.tls.callgrind = True
+        flags.append("--callgrind")
     for name, allowed, see in TLS_FLAGS:  # the TLS matrix, as a plan's [tls] table would set it
         text = getattr(a, f"tls_{name}")
         if text:
@@ -226,6 +229,9 @@ def add_parsers(sub: argparse._SubParsersAction, db: argparse.ArgumentParser) ->
     r.add_argument("--device-side", dest="device_side", choices=("client", "server"),
                    help="firmware: only this side of each handshake on the device, its peer the host agent of"
                         " the same library (the case name says device=SIDE)")
+    r.add_argument("--callgrind", action="store_true",
+                   help="host TLS in memory: each round also counts each side's handshake instructions under"
+                        " callgrind (exact, for regression checks; valgrind's CPU, not the host's: docs/method.md)")
     r.add_argument("--label", action="append", metavar="KEY=VALUE",
                    help="a label for the run (repeatable), e.g. --label branch=tuning; the commit, library"
                         " versions and machine are recorded as labels already (tlsbench runs --label); not"

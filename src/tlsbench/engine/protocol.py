@@ -32,7 +32,7 @@ _COUNTERS = {"?cpu_ns": "uint", "?tsc": "uint", "?cycles": "uint", "?instruction
 _BATCH = {"i": "uint", "iters": "uint", "?wall_ns": "uint", **_COUNTERS}
 _HANDSHAKE = {
     # time fields only where the platform has the clock (firmware: instructions instead)
-    "i": "uint", "?wall_ns": "uint", "?client_cpu_ns": "uint", "?server_cpu_ns": "uint",
+    "i": "uint", "?batch": "uint", "?wall_ns": "uint", "?client_cpu_ns": "uint", "?server_cpu_ns": "uint",
     "?client_instructions": "uint", "?server_instructions": "uint",
     "?client_heap_peak": "uint", "?server_heap_peak": "uint", "?client_heap_held": "uint",
     "?server_heap_held": "uint",

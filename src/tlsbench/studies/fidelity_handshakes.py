@@ -347,14 +347,22 @@ def compare(rounds: int = 3, seconds: int = 3, repeats: int = 200,
             continue
         best_ours: float | None = None
         best_tool: Measure | None = None
+        failed = ""
         for _ in range(rounds):
-            t = c.theirs()
-            o = c.ours()
+            try:
+                t = c.theirs()
+                o = c.ours()
+            except SetupError as e:  # one tool failing is that row's result, not the end of the table
+                failed = str(e)
+                continue
             best_tool = t if best_tool is None or t.cpu_ns < best_tool.cpu_ns else best_tool
             best_ours = o if best_ours is None else min(best_ours, o)
-        assert best_tool is not None
+        if best_tool is None:
+            rows.append(Row(c.library, c.tool, c.config, None, None, None, "", "", f"failed in every round: {failed}"))
+            continue
+        note = c.note + (f"; {rounds} rounds, one or more failed: {failed}" if failed else "")
         rows.append(Row(c.library, c.tool, c.config, best_ours, best_tool.cpu_ns, best_tool.other_ns, c.ours_what,
-                        c.tool_what, c.note))
+                        c.tool_what, note))
     for lib, tool, why in NOT_COMPARED:
         if lib in libraries:
             rows.append(Row(lib, tool, "-", None, None, None, "", "", why))

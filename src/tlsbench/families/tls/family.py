@@ -14,7 +14,7 @@ from tlsbench.engine.case import Case, Measured, split_repeats
 from tlsbench.errors import TlsbenchError
 from tlsbench.families.base import HANDSHAKES, Context
 from tlsbench.families.primitive.checks import CheckResult
-from tlsbench.families.tls import device, runner
+from tlsbench.families.tls import callgrind, device, runner
 from tlsbench.families.tls import plan as plan_keys
 from tlsbench.plans.model import Plan
 
@@ -42,6 +42,8 @@ class TlsFamily:
         """The certificate chains and PSK of its cases, stored with the keys for a resume."""
         if "tls" in plan.kinds:
             runner.prepare_material(plan, keys, now=now)
+            if plan.tls.callgrind:
+                callgrind.tools()  # missing valgrind stops the run before it starts, in one line
 
     def check(self, agents: dict[str, Path], support: dict[str, set[tuple[str, str, str]]], keys: dict,
               cases: Iterable[Case], timeout: float) -> list[CheckResult]:

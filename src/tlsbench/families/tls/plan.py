@@ -37,6 +37,12 @@ class TlsSelect:
     # tcp only: client tools nobody here wrote, against each library's server
     clients: list[str] = field(default_factory=list)
     bulk_kib: int = 0  # client -> server after the response (throughput); 0: none
+    # host handshakes (in memory and over TCP): connections per stored sample, their times summed and
+    # divided by it (one handshake is 0.1-6 ms: a sample of several spans more of the machine's phases)
+    batch: int = 1
+    # in memory: each round also counts each side's handshake instructions under callgrind (exact,
+    # without hardware counters; valgrind's CPU, not the host's: families/tls/callgrind.py)
+    callgrind: bool = False
     baseline: bool = False  # tcp: the same request and response over plain TCP, per library
     capacity_clients: list[int] = field(default_factory=list)  # tcp transactions/s with N clients
     capacity_seconds: float = 2.0
@@ -64,6 +70,8 @@ KEYS = {
     "servers": "list of server sides for tcp: same, a library, or an external server",
     "clients": "list of external client tools for tcp (against each library's server)",
     "bulk_kib": "integer 0..65536 (KiB sent after the response, for throughput)",
+    "batch": "integer 1..1000 (host handshakes per stored sample, their times divided by it)",
+    "callgrind": "boolean (in memory: also count each side's handshake instructions under callgrind)",
     "baseline": "boolean (tcp: plain TCP baseline)",
     "capacity_clients": "list of client counts (tcp transactions per second)",
     "capacity_seconds": "number > 0 and <= 3600 (seconds per capacity measurement)",
@@ -99,8 +107,14 @@ def _parse_numbers(loc: Locator, tls: dict, t: TlsSelect) -> None:
         t.bulk_kib = int(check_number(loc, TABLE, "bulk_kib", KEYS["bulk_kib"], tls["bulk_kib"], True, 0, False))
         if t.bulk_kib > 65536:
             raise loc.error(TABLE, "bulk_kib", "must be at most 65536 (64 MiB)")
+    if "batch" in tls:
+        t.batch = int(check_number(loc, TABLE, "batch", KEYS["batch"], tls["batch"], True, 1, False))
+        if t.batch > 1000:
+            raise loc.error(TABLE, "batch", f"must be {KEYS['batch']}, got {t.batch}")
     if "baseline" in tls:
         t.baseline = check_bool(loc, TABLE, "baseline", tls["baseline"])
+    if "callgrind" in tls:
+        t.callgrind = check_bool(loc, TABLE, "callgrind", tls["callgrind"])
     if "verify_peer" in tls:
         t.verify_peer = check_bool(loc, TABLE, "verify_peer", tls["verify_peer"])
     if "capacity_clients" in tls:

@@ -6,6 +6,7 @@ nobody here wrote."""
 from __future__ import annotations
 
 import datetime
+import subprocess
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,7 +17,9 @@ from tlsbench import paths
 from tlsbench.engine import agent
 from tlsbench.engine.case import Case, Measured, Sample, split_repeats
 from tlsbench.engine.protocol import Record
+from tlsbench.errors import AgentError, SetupError
 from tlsbench.families.primitive.randomness import Source
+from tlsbench.families.tls import callgrind as tls_callgrind
 from tlsbench.families.tls import catalog as tls_catalog
 from tlsbench.families.tls import certs
 from tlsbench.families.tls.cases import TlsCase, handshake_request
@@ -45,6 +48,15 @@ MEMORY_METRICS = {
     # a board profile's cycle model (targets/cyclemodel.py): a model's figures, not measured cycles
     **{f"{p}{s}_model_cycles": f"{p}{s}_model_cycles" for p in ("", "app_", "bulk_") for s in ("client", "server")},
 }
+# With [tls] batch > 1 a record's timed figures are sums over that many connections (its "batch"
+# field), stored as one sample of that many operations; every other field is one connection's.
+BATCH_SUMMED = frozenset({"wall_ns", "client_cpu_ns", "server_cpu_ns", "client_instructions",
+                          "server_instructions", "app_client_cpu_ns", "app_server_cpu_ns",
+                          "app_client_instructions", "app_server_instructions",
+                          *(f"{p}{s}_model_cycles" for p in ("", "app_") for s in ("client", "server"))})
+# Over TCP each connection reports itself; with a batch, runs of that many consecutive connections
+# become one sample: these fields summed (stored as that many operations), the others the first's.
+TCP_SUMMED = frozenset({"connect_ns", "handshake_ns", "transaction_ns", "cpu_ns", "instructions", "app_cpu_ns"})
 # the memory pass: one counted connection per round (the timed ones count nothing)
 HEAP_METRICS = {
     "client_heap_peak": "client_heap_peak_bytes", "server_heap_peak": "server_heap_peak_bytes",
@@ -206,12 +218,41 @@ def _samples(records: list[Record], table: dict, first: int, position: dict[int,
     out = []
     for r in records:
         idx = first + (position[int(r["i"])] if position is not None else int(r["i"]))
+        batch = int(r.get("batch", 1))
         for name, metric in table.items():
             if name in r.fields:
-                out.append(Sample.one(idx, metric, int(r[name])))
+                iters = batch if name in BATCH_SUMMED else 1
+                out.append(Sample(idx, False, iters, metric, int(r[name])))
         if throughput and "bulk_bytes" in r.fields and int(r.get("bulk_wall_ns", 0)) > 0:
             rate = int(r["bulk_bytes"]) * 1_000_000_000 // int(r["bulk_wall_ns"])
             out.append(Sample.one(idx, "bulk_throughput_per_s", rate))
+    return out
+
+
+def _grouped(records: list[Record | None], table: dict, first: int, batch: int,
+             throughput: bool = True) -> list[Sample]:
+    """TCP connections in the order they ran, `batch` consecutive ones per
+    sample (numbered from `first`): TCP_SUMMED fields summed over the group,
+    the rest (bytes, records, bulk) the group's first connection's. A missing
+    record (None: a side that did not report) leaves its group out."""
+    out = []
+    for k in range(0, len(records), batch):
+        group = records[k:k + batch]
+        if any(r is None for r in group):
+            continue
+        head = group[0]
+        assert head is not None
+        for name, metric in table.items():
+            if name not in head.fields:
+                continue
+            if name in TCP_SUMMED:
+                out.append(Sample(first + k // batch, False, len(group), metric,
+                                  sum(int(r[name]) for r in group)))  # type: ignore[index]
+            else:
+                out.append(Sample.one(first + k // batch, metric, int(head[name])))
+        if throughput and "bulk_bytes" in head.fields and int(head.get("bulk_wall_ns", 0)) > 0:
+            rate = int(head["bulk_bytes"]) * 1_000_000_000 // int(head["bulk_wall_ns"])
+            out.append(Sample.one(first + k // batch, "bulk_throughput_per_s", rate))
     return out
 
 
@@ -240,18 +281,24 @@ def measure_tls(client: Path, case: Case, keys: dict, plan: Plan, rnd: int,
     per_round = split_repeats(m.repeats, m.rounds)
     first, n = sum(per_round[:rnd]), per_round[rnd]
     bulk = plan.tls.bulk_kib * 1024
+    batch = plan.tls.batch
     if case.alg == BASELINE:
         dummy = TlsCase(13, BASELINE, None, None)
-        r = tls_net.run_over_tcp(client, client, dummy, repeats=n, warmup=m.warmup, timeout=m.timeout_s,
+        r = tls_net.run_over_tcp(client, client, dummy, repeats=n * batch, warmup=m.warmup, timeout=m.timeout_s,
                                  plain=True)
         if r.status != "ok":
             return _failed(r.status, r.message)
-        pos = {int(c["i"]): k for k, c in enumerate(r.client)}
-        return Measured("ok", "", 1, "", _samples(r.client, BASELINE_METRICS, first, pos), [])
+        return Measured("ok", "", batch, "", _grouped(list(r.client), BASELINE_METRICS, first, batch), [])
     v = TlsVariant.parse(case.op)
     tc = tls_case(case.alg, v, keys, bulk)
     if v.transport == "memory":
-        return _measure_memory(client, case, tc, n, first, m.warmup, m.timeout_s, rnd, place)
+        measured = _measure_memory(client, case, tc, n, first, m.warmup, m.timeout_s, rnd, place, plan.tls.batch)
+        if plan.tls.callgrind and measured.status == "ok":
+            try:
+                measured.samples += _callgrind_samples(client, tc, rnd, m.timeout_s)
+            except (AgentError, SetupError, subprocess.SubprocessError) as e:
+                return Measured("failed", f"callgrind count: {e}", None, measured.transcript, [], [])
+        return measured
     if v.client != "same":  # a tool nobody here wrote against this library's server: server side only
         r = tls_net.run_external_client(client, v.client, tc, repeats=n, warmup=m.warmup, timeout=m.timeout_s)
         if r.status != "ok":
@@ -270,16 +317,28 @@ def measure_tls(client: Path, case: Case, keys: dict, plan: Plan, rnd: int,
         rate = int(cap["transactions"]) * 1_000_000_000 // max(1, int(cap["wall_ns"]))
         reason = f"{cap['failures']} failed transactions: {cap.get('error', '')}" if cap["failures"] else ""
         return Measured("ok", reason, 1, "", [Sample.one(rnd, "transactions_per_s", rate)], [])
-    r = tls_net.run_over_tcp(client, server, tc, repeats=n, warmup=m.warmup, timeout=m.timeout_s)
+    r = tls_net.run_over_tcp(client, server, tc, repeats=n * batch, warmup=m.warmup, timeout=m.timeout_s)
     if r.status != "ok":
         return _failed(r.status, r.message)
-    if len(r.client) != n:
-        return Measured("failed", f"client reported {len(r.client)} connections, {n} were asked for", None, "", [], [])
+    if len(r.client) != n * batch:
+        return Measured("failed", f"client reported {len(r.client)} connections, {n * batch} were asked for",
+                        None, "", [], [])
     # connection numbers count warm-ups and priming handshakes: samples are numbered by position
-    pos = {int(c["i"]): k for k, c in enumerate(r.client)}
-    samples = _samples(r.client, TCP_CLIENT_METRICS, first, pos)
-    samples += _samples([s for _c, s in r.pairs() if s is not None], TCP_SERVER_METRICS, first, pos, False)
-    return Measured("ok", "", 1, "", samples + _tcp_memory(r, rnd), [])
+    pairs = r.pairs()
+    samples = _grouped([c for c, _s in pairs], TCP_CLIENT_METRICS, first, batch)
+    samples += _grouped([s for _c, s in pairs], TCP_SERVER_METRICS, first, batch, False)
+    return Measured("ok", "", batch, "", samples + _tcp_memory(r, rnd), [])
+
+
+# measured handshakes per round under callgrind (its counts are exact: more would only cost time)
+CALLGRIND_HANDSHAKES = 2
+
+
+def _callgrind_samples(client: Path, tc: TlsCase, rnd: int, timeout: float) -> list[Sample]:
+    """Each side's handshake instructions under callgrind: one sample per round over its handshakes."""
+    c = tls_callgrind.count(client, tc, CALLGRIND_HANDSHAKES, timeout * 10)  # valgrind runs ~50x slower
+    return [Sample(rnd, False, c.handshakes, "client_callgrind_instructions", c.client),
+            Sample(rnd, False, c.handshakes, "server_callgrind_instructions", c.server)]
 
 
 def _tcp_memory(r, rnd: int) -> list[Sample]:
@@ -292,9 +351,10 @@ def _tcp_memory(r, rnd: int) -> list[Sample]:
 
 
 def _measure_memory(client: Path, case: Case, tc: TlsCase, n: int, first: int, warmup: int, timeout: float,
-                    rnd: int, place: dict[str, int] | None = None) -> Measured:
+                    rnd: int, place: dict[str, int] | None = None, batch: int = 1) -> Measured:
     try:
-        res = agent.call(client, [handshake_request(tc, repeats=n, warmup=warmup, place=place)], timeout, case.name)
+        res = agent.call(client, [handshake_request(tc, repeats=n, warmup=warmup, place=place, batch=batch)],
+                         timeout, case.name)
     except agent.AgentCallError as e:
         return Measured("failed", str(e), None, e.partial.stdout, [], [])
     resp = res.responses[0]
@@ -304,6 +364,9 @@ def _measure_memory(client: Path, case: Case, tc: TlsCase, n: int, first: int, w
     if len(handshakes) != n:
         return Measured("failed", f"agent sent {len(handshakes)} handshakes, {n} were asked for",
                         None, res.stdout, [], [])
+    if any(int(r.get("batch", 1)) != batch for r in handshakes):
+        return Measured("failed", f"agent summed other than the {batch} connections per sample asked for",
+                        None, res.stdout, [], [])
     samples = _samples(handshakes, MEMORY_METRICS, first)
     for rec in resp.of_type("tls_stack"):  # one untimed pass per round
         samples += [Sample.one(rnd, metric, int(rec[f])) for f, metric in STACK_METRICS.items()]
@@ -311,7 +374,7 @@ def _measure_memory(client: Path, case: Case, tc: TlsCase, n: int, first: int, w
         samples += [Sample.one(rnd, metric, int(rec[f])) for f, metric in HEAP_METRICS.items() if f in rec.fields]
         if "max_frag" in rec.fields:  # mfl=<n>: what the client sends at most once the handshake is done
             samples.append(Sample.one(rnd, "negotiated_max_frag_bytes", int(rec["max_frag"])))
-    measured = Measured("ok", "", 1, res.stdout, samples, [])
+    measured = Measured("ok", "", batch, res.stdout, samples, [])
     placed = resp.of_type("tls_place")  # where the timed connections' frame really landed
     if placed:
         measured.round_info = {"stack_at": int(placed[0]["stack_at"]), "heap_shift": int(placed[0]["heap_shift"])}

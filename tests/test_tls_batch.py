@@ -1,0 +1,117 @@
+"""Handshakes in batches ([tls] batch): several connections per stored
+sample, their timed figures summed and stored as that many operations, the
+exact ones (bytes, records, heap) those of one connection, as without."""
+
+from __future__ import annotations
+
+import pytest
+
+from tlsbench.engine import agent
+from tlsbench.engine.case import Sample
+from tlsbench.engine.protocol import Record
+from tlsbench.errors import PlanError
+from tlsbench.families.tls import runner
+from tlsbench.families.tls.cases import TlsCase, handshake_request
+from tlsbench.families.tls.certs import make_chain
+from tlsbench.plans.plan import parse_plan
+
+EXACT = ("c2s_bytes", "s2c_bytes", "c2s_records", "s2c_records", "flights", "round_trips", "resumed",
+         "total_c2s_bytes", "total_s2c_bytes", "bulk_bytes")
+
+
+@pytest.fixture(scope="module")
+def case() -> TlsCase:
+    # RSA signatures have one length (an ECDSA one varies with the draws, which the host takes from the OS)
+    return TlsCase(13, "TLS_AES_128_GCM_SHA256", "x25519", make_chain("rsa2048", "full", "server"), bulk=16384)
+
+
+def _call(path, case: TlsCase, batch: int) -> list[Record]:
+    res = agent.call(path, [handshake_request(case, repeats=2, warmup=1, batch=batch)], 60, "batch")
+    resp = res.responses[0]
+    assert resp.status == "ok", resp.message
+    return [*resp.of_type("tls_warmup"), *resp.of_type("tls"), *resp.of_type("tls_memory")]
+
+
+def test_a_batch_keeps_one_connections_bytes_and_heap(agents, case: TlsCase) -> None:
+    one, three = _call(agents["mbedtls"], case, 1), _call(agents["mbedtls"], case, 3)
+    assert [r.type for r in three] == ["tls_warmup", "tls", "tls", "tls_memory"]
+    assert "batch" not in one[1].fields and "batch" not in three[0].fields  # a warm-up is one connection
+    assert [int(r["batch"]) for r in three[1:3]] == [3, 3]
+    for a, b in zip(one[1:3], three[1:3], strict=True):
+        assert {k: a[k] for k in EXACT} == {k: b[k] for k in EXACT}
+    assert one[3].fields == three[3].fields  # the memory pass: the same heap, byte for byte
+
+
+@pytest.mark.parametrize("value", ["0", "1001", "x"])
+def test_a_batch_out_of_range_is_refused_by_the_agent(agents, value: str) -> None:
+    res = agent.call(agents["mbedtls"], [f"handshake batch={value}"], 30, "batch")
+    assert (res.responses[0].status, res.responses[0].message) == ("bad_input", "field batch is malformed")
+
+
+def test_batch_is_a_checked_plan_option() -> None:
+    with pytest.raises(PlanError, match=r"p.toml:2: \[tls\] batch: must be integer 1..1000 .*got 0") as e:
+        parse_plan("[tls]\nbatch = 0\n", "p.toml")
+    assert "\n" not in str(e.value)
+    with pytest.raises(PlanError, match=r"p.toml:2: \[tls\] batch: .*got 1001"):
+        parse_plan("[tls]\nbatch = 1001\n", "p.toml")
+    assert parse_plan("", "p.toml").tls.batch == 1 and parse_plan("[tls]\nbatch = 4\n", "p.toml").tls.batch == 4
+
+
+def _side(i: int, cpu: int, sent: int) -> Record:
+    return Record("tls_side", {"i": i, "cpu_ns": cpu, "handshake_ns": 10 * cpu, "sent_bytes": sent})
+
+
+def test_tcp_connections_are_grouped_in_order() -> None:
+    recs = [_side(i, cpu, sent) for i, (cpu, sent) in enumerate([(1, 300), (2, 301), (3, 302), (4, 303)])]
+    got = runner._grouped(list(recs), runner.TCP_CLIENT_METRICS, 10, 2)
+    assert sorted(got, key=lambda s: (s.counter, s.idx)) == [
+        Sample(10, False, 1, "c2s_bytes", 300), Sample(11, False, 1, "c2s_bytes", 302),
+        Sample(10, False, 2, "client_cpu_ns", 3), Sample(11, False, 2, "client_cpu_ns", 7),
+        Sample(10, False, 2, "handshake_wall_ns", 30), Sample(11, False, 2, "handshake_wall_ns", 70)]
+    # a batch of one is each connection alone, as before batches
+    assert sorted(runner._grouped(list(recs), runner.TCP_CLIENT_METRICS, 0, 1), key=lambda s: (s.counter, s.idx)) \
+        == sorted(runner._samples(recs, runner.TCP_CLIENT_METRICS, 0, {i: i for i in range(4)}),
+                  key=lambda s: (s.counter, s.idx))
+    # a side that did not report one connection leaves out its group only
+    assert {s.idx for s in runner._grouped([recs[0], None, recs[2], recs[3]], runner.TCP_CLIENT_METRICS, 0, 2)} == {1}
+
+
+def test_a_round_stores_per_handshake_times_over_the_batch(agents, tmp_path) -> None:
+    plan = parse_plan('[select]\nlibraries = ["mbedtls"]\nkinds = ["tls"]\n[tls]\nsuites = ["TLS_AES_128_GCM_SHA256"]\n'
+                      'groups = ["x25519"]\ncerts = ["ecdsa-p256"]\nbatch = 2\n[method]\nrepeats = 2\nrounds = 1\n'
+                      'warmup = 0\n', "p.toml")
+    (c,) = runner.expand_tls(plan)
+    m = runner.measure_tls(agents["mbedtls"], c, {"seed": "batch"}, plan, 0)
+    assert m.status == "ok" and m.iters == 2
+    iters = {s.counter: s.iters for s in m.samples}
+    assert iters["client_cpu_ns"] == iters["server_cpu_ns"] == iters["exchange_wall_ns"] == 2
+    assert iters["c2s_bytes"] == iters["client_heap_peak_bytes"] == iters["client_stack_bytes"] == 1
+
+
+def test_two_callgrind_counts_of_the_same_handshake_are_identical(agents) -> None:
+    import datetime
+
+    from tlsbench.families.primitive.randomness import Source
+    from tlsbench.families.tls import callgrind
+
+    now = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
+    chain = make_chain("ecdsa-p256", "full", "server", now=now, src=Source("callgrind-test"))  # the same keys
+    case = TlsCase(13, "TLS_AES_128_GCM_SHA256", "x25519", chain)
+    # Mbed TLS draws only from the agent's generator (a fixed stream here): the same work to the instruction
+    first, second = (callgrind.count(agents["mbedtls"], case, 1, 300) for _ in range(2))
+    assert first == second and first.handshakes == 1
+    assert first.client > 1_000_000 and first.server > 1_000_000  # each side's handshake, not an empty call
+
+
+def test_callgrind_is_a_checked_plan_option() -> None:
+    with pytest.raises(PlanError, match=r"p.toml:2: \[tls\] callgrind: must be true or false"):
+        parse_plan("[tls]\ncallgrind = 1\n", "p.toml")
+    assert parse_plan("[tls]\ncallgrind = true\n", "p.toml").tls.callgrind is True
+
+
+def test_the_callgrind_switch_sets_the_plan_option() -> None:
+    from tlsbench.cli import _plan_from_args, parser
+
+    plan = _plan_from_args(parser().parse_args(["run", "--preset", "tls", "--callgrind"]))[0]
+    assert plan.tls.callgrind is True
+    assert _plan_from_args(parser().parse_args(["run", "--preset", "tls"]))[0].tls.callgrind is False
