@@ -266,3 +266,81 @@ def test_a_failed_link_names_the_linkers_words_not_collect2s(tmp_path: Path) -> 
            "<artificial>:(.text+0x16): undefined reference to `f'\ncollect2: error: ld returned 1 exit status\n")
     assert userconfig.first_error(user, tmp_path, log) == (
         "your build (--cflags '-flto') does not compile: <artificial>:(.text+0x16): undefined reference to `f'")
+
+
+# ---- a second configuration of one library in one run (an alias: --config mbedtls@a2=b.h) ----
+
+def test_an_alias_is_a_library_of_its_own_built_apart(tmp_path: Path) -> None:
+    from tlsbench import versions
+
+    a, b = _file(tmp_path, "a.h", "#define MBEDTLS_ECP_WINDOW_SIZE 2\n"), _file(tmp_path, "b.h", "/* b */\n")
+    both = userconfig.parse([f"mbedtls={a}", f"mbedtls@a2={b}"], "-O2")
+    assert [c.library for c in both.configs] == ["mbedtls", "mbedtls@a2"]
+    assert (both.aliases, versions.canonical("mbedtls@a2"), versions.version_of("mbedtls@a2").library) == (
+        ("mbedtls@a2",), "mbedtls@a2", "mbedtls")
+    # the alias's image: the same build with b.h as Mbed TLS's file, keyed like a run of b.h alone
+    alone = userconfig.parse([f"mbedtls={b}"], "-O2")
+    assert both.for_alias("mbedtls@a2") == alone
+    assert userconfig.digest(both) == userconfig.digest(userconfig.parse([f"mbedtls={a}"], "-O2"))
+    assert both.of("mbedtls@a2").path == b and both.of("mbedtls").path == a and both.of("mbedtls@3.6").path == a
+    qemu = targets.parse("qemu:mps2-an386").with_user_build(both)
+    assert qemu.firmware_path("mbedtls@a2") == qemu.with_user_build(alone).firmware_path("mbedtls")
+    assert qemu.firmware_path("mbedtls") != qemu.firmware_path("mbedtls@a2")
+    assert qemu.agent_path("mbedtls@a2") == qemu.build_dir() / "tlsbench-agent-mbedtls@a2"  # its launcher
+
+
+def test_an_alias_alone_leaves_the_librarys_own_images_ours(tmp_path: Path) -> None:
+    b = _file(tmp_path, "b.h", "/* b */\n")
+    user = userconfig.parse([f"mbedtls@p256m={b}"], None)
+    assert userconfig.suffix(user) == "" and targets.parse("qemu:mps2-an386").with_user_build(user).build_name \
+        == "qemu-mps2-an386"
+    assert userconfig.cmake_defines(user, tmp_path, {}) == []
+
+
+def test_a_plan_measures_each_alias_beside_its_library(tmp_path: Path) -> None:
+    b = _file(tmp_path, "b.h", "")
+    user = userconfig.parse([f"wolfssl@small={b}"], None)
+    assert user.with_aliases(["mbedtls", "wolfssl"]) == ["mbedtls", "wolfssl", "wolfssl@small"]
+    assert user.with_aliases(["wolfssl@small"]) == ["wolfssl@small"]
+    assert user.with_aliases(["mbedtls"]) == ["mbedtls"]
+    with pytest.raises(PlanError) as e:
+        userconfig.NONE.with_aliases(["mbedtls", "wolfssl@small"])
+    assert str(e.value) == "wolfssl@small is an alias of wolfssl with its own configuration: give it with" \
+                           " --config wolfssl@small=PATH"
+
+
+@pytest.mark.parametrize("item, message", [
+    ("openssl@x=a.h", "--config openssl@x=a.h: 'openssl@x' takes no configuration file; allowed: mbedtls, wolfssl"),
+    ("mbedtls@3.6=a.h", "--config mbedtls@3.6=a.h: 'mbedtls@3.6' is no alias: after '@' a name of lower-case"
+     " letters, digits, '_' or '-' starting with a letter (at most 24), not a version (a config applies to every"
+     " version of its library)"),
+    ("mbedtls@A2=a.h", "--config mbedtls@A2=a.h: 'mbedtls@A2' is no alias: after '@' a name of lower-case"
+     " letters, digits, '_' or '-' starting with a letter (at most 24), not a version (a config applies to every"
+     " version of its library)"),
+])
+def test_a_bad_alias_is_one_line(item: str, message: str) -> None:
+    with pytest.raises(PlanError) as e:
+        userconfig.parse_config([item])
+    assert str(e.value) == message
+
+
+def test_an_alias_has_its_own_label_and_compares_against_its_library(tmp_path: Path) -> None:
+    from tlsbench.engine import labels
+    from tlsbench.report import compare
+
+    a, b = _file(tmp_path, "a.h", "#define A 1\n"), _file(tmp_path, "b.h", "#define A 2\n")
+    machine = {"user_build": userconfig.parse([f"mbedtls={a}", f"mbedtls@a2={b}"], None).record()}
+    recorded = labels.recorded(machine)
+    sha_a, sha_b = (hashlib.sha256(t).hexdigest()[:16] for t in (b"#define A 1\n", b"#define A 2\n"))
+    assert (recorded["build.config.mbedtls"], recorded["build.config.mbedtls@a2"]) == (sha_a, sha_b)
+    assert labels.matches(recorded, labels.parse([f"build.config.mbedtls@a2={sha_b}"], recorded_ok=True))
+    side = compare.RunSide(run_id=1, context=compare.user_build_context(machine), units={},
+                           values={"instructions": {"mbedtls/kex/p256/derive": 10.0,
+                                                    "mbedtls@a2/kex/p256/derive": 12.0}})
+    mine, other = compare.one_version(side, "mbedtls"), compare.one_version(side, "mbedtls@a2")
+    assert (mine.values, other.values) == ({"instructions": {"mbedtls/kex/p256/derive": 10.0}},
+                                           {"instructions": {"mbedtls/kex/p256/derive": 12.0}})
+    assert compare._differences(mine.context, other.context) == [
+        f"mbedtls your config file: a.h (layered over ours, sha256 {sha_a}) -> b.h (layered over ours,"
+        f" sha256 {sha_b})",
+        "mbedtls your config: - #define A 1", "mbedtls your config: + #define A 2"]

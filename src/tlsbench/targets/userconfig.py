@@ -92,7 +92,7 @@ MECHANISMS: dict[str, Mechanism] = {
 @dataclass(frozen=True)
 class UserConfig:
     """One library's configuration file, as read when the run started."""
-    library: str  # "mbedtls", "wolfssl"
+    library: str  # "mbedtls", "wolfssl", or an alias measured beside it ("mbedtls@a2")
     path: Path
     text: str
     full: bool  # replaces our base configuration instead of layering over it
@@ -101,13 +101,19 @@ class UserConfig:
     def sha256(self) -> str:
         return hashlib.sha256(self.text.encode()).hexdigest()
 
+    @property
+    def is_alias(self) -> bool:
+        return "@" in self.library
+
     def flag(self) -> str:
         return f"{self.library}={'full:' if self.full else ''}{self.path}"
 
 
 @dataclass(frozen=True)
 class UserBuild:
-    """Everything of the user's that goes into an image besides our own sources."""
+    """Everything of the user's that goes into an image besides our own sources.
+    A config of an alias ("mbedtls@a2") is built apart (for_alias): the library's
+    own images here take the configs of the libraries themselves (own)."""
     configs: tuple[UserConfig, ...] = ()
     cflags: tuple[str, ...] = ()
 
@@ -115,7 +121,44 @@ class UserBuild:
         return bool(self.configs or self.cflags)
 
     def of(self, library: str) -> UserConfig | None:
-        return next((c for c in self.configs if c.library == versions.base(library)), None)
+        """The config a library identifier's image is built with (an alias's own; a version's: its library's)."""
+        return (next((c for c in self.configs if c.library == library), None) if library in self.aliases
+                else next((c for c in self.own if c.library == versions.base(library)), None))
+
+    @property
+    def own(self) -> tuple[UserConfig, ...]:
+        """The configs of the libraries themselves (not of their aliases)."""
+        return tuple(c for c in self.configs if not c.is_alias)
+
+    @property
+    def builds_here(self) -> bool:
+        """Whether the libraries' own images differ from ours (an alias alone leaves them ours)."""
+        return bool(self.own or self.cflags)
+
+    @property
+    def aliases(self) -> tuple[str, ...]:
+        return tuple(c.library for c in self.configs if c.is_alias)
+
+    def for_alias(self, alias: str) -> UserBuild:
+        """The build of an alias's image: this build with the alias's file as its library's (the other
+        libraries' files and the compiler options as they are), so the same inputs share one folder."""
+        c = next(c for c in self.configs if c.library == alias)
+        others = tuple(o for o in self.own if o.library != versions.base(alias))
+        mine = UserConfig(versions.base(alias), c.path, c.text, c.full)
+        return UserBuild(tuple(sorted((*others, mine), key=lambda x: x.library)), self.cflags)
+
+    def with_aliases(self, libraries: list[str]) -> list[str]:
+        """A plan's libraries with each configured alias measured right after its library (when the plan
+        has that library and not the alias); an alias the configs do not name is refused."""
+        unknown = [lib for lib in libraries if versions.is_alias(lib) and lib not in self.aliases]
+        if unknown:
+            raise PlanError(f"{unknown[0]} is an alias of {versions.base(unknown[0])} with its own configuration:"
+                            f" give it with --config {unknown[0]}=PATH")
+        out = list(libraries)
+        for alias in self.aliases:
+            if alias not in out and versions.base(alias) in out:
+                out.insert(out.index(versions.base(alias)) + 1, alias)
+        return out
 
     def record(self) -> dict[str, object]:
         """What a run stores: each file's text and SHA-256, the flags."""
@@ -135,14 +178,18 @@ def parse_config(items: list[str] | None) -> tuple[UserConfig, ...]:
         if not sep or not rest:
             raise PlanError(f"--config expects LIBRARY=PATH or LIBRARY=full:PATH, e.g. mbedtls=./my_config.h"
                             f" (got {item!r})")
-        if lib not in MECHANISMS:
+        if versions.base(lib) not in MECHANISMS:
             raise PlanError(f"--config {item}: {lib!r} takes no configuration file; allowed: {', '.join(MECHANISMS)}")
+        if "@" in lib and not versions.alias_syntax(lib):
+            raise PlanError(f"--config {item}: {lib!r} is no alias: after '@' a name of lower-case letters, digits,"
+                            " '_' or '-' starting with a letter (at most 24), not a version (a config applies to"
+                            " every version of its library)")
         if lib in out:
             raise PlanError(f"--config {item}: {lib} has a configuration already ({out[lib].flag()});"
                             " one per library")
         full = rest.startswith("full:")
         path = Path(rest.removeprefix("full:")).expanduser().resolve()
-        if full and lib == "wolfssl" and path.name != "user_settings.h":
+        if full and versions.base(lib) == "wolfssl" and path.name != "user_settings.h":
             raise PlanError(f"--config {item}: wolfSSL reads a file named user_settings.h (WOLFSSL_USER_SETTINGS);"
                             f" rename {path.name} or layer it without full:")
         try:
@@ -150,6 +197,9 @@ def parse_config(items: list[str] | None) -> tuple[UserConfig, ...]:
         except (OSError, UnicodeDecodeError) as e:
             raise PlanError(f"--config {item}: cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
         out[lib] = UserConfig(lib, path, text, full)
+    for lib in out:
+        if "@" in lib:
+            versions.register_alias(lib)  # a library identifier from now on: plans, the store and reports name it
     return tuple(sorted(out.values(), key=lambda c: c.library))
 
 
@@ -178,19 +228,23 @@ def from_record(record: dict | None) -> UserBuild:
         return NONE
     configs = tuple(UserConfig(lib, Path(c["path"]), c["text"], bool(c["full"]))
                     for lib, c in sorted(record.get("configs", {}).items()))
+    for c in configs:
+        if c.is_alias and versions.alias_syntax(c.library):
+            versions.register_alias(c.library)
     return UserBuild(configs, tuple(record.get("cflags", ())))
 
 
 def digest(user: UserBuild) -> str:
-    """The hash of the user's inputs (files' bytes, flags), the key of their build folder."""
-    data = json.dumps({"configs": [[c.library, c.full, c.sha256] for c in user.configs],
+    """The hash of the user's inputs (files' bytes, flags), the key of their build folder (an alias's
+    file is not: it goes into its own build, UserBuild.for_alias)."""
+    data = json.dumps({"configs": [[c.library, c.full, c.sha256] for c in user.own],
                        "cflags": list(user.cflags)}, sort_keys=True)
     return hashlib.sha256(data.encode()).hexdigest()
 
 
 def suffix(user: UserBuild) -> str:
     """What a build folder's name gets for these inputs ("" for none: today's folders)."""
-    return f"-user-{digest(user)[:12]}" if user else ""
+    return f"-user-{digest(user)[:12]}" if user.builds_here else ""
 
 
 def _write_if_changed(path: Path, text: str) -> Path:
@@ -220,7 +274,7 @@ def layer_file(build: Path, config: UserConfig, profile_header: Path, user_file:
 def cmake_defines(user: UserBuild, build: Path, profiles: dict[str, str]) -> list[str]:
     """The CMake -D options of these inputs (none for a build without them)."""
     out = [f"-DTB_USER_CFLAGS={';'.join(user.cflags)}"] if user.cflags else []
-    for c in user.configs:
+    for c in user.own:  # an alias's config: its own build (UserBuild.for_alias)
         copy = staged(build, c)
         if c.library == "mbedtls" and not c.full:
             copy = layer_file(build, c, mbedtls_profile(profiles), copy)
@@ -309,8 +363,9 @@ def problems(library: str, macros: dict[str, str], firmware: bool) -> list[str]:
 
 def check(user: UserBuild, build: Path, profiles: dict[str, str], compiler: list[str], firmware: bool) -> None:
     """Refuses, before anything is built, a configuration that does not
-    preprocess or lacks what the harness needs: one line naming the file."""
-    for c in user.configs:
+    preprocess or lacks what the harness needs: one line naming the file
+    (an alias's file: when its own build is checked)."""
+    for c in user.own:
         lock = versions.version_of(c.library).lock
         tree = sources.ensure_sources([lock])[lock]
         args = _preprocessor_args(c, tree, build, profiles, firmware)
@@ -369,9 +424,10 @@ CASE_NEEDS: dict[str, tuple[tuple[str, str], ...]] = {
 def turned_off(user: UserBuild, build: Path, profiles: dict[str, str], compiler: list[str],
                firmware: bool) -> dict[str, set[str]]:
     """library -> the defines its user's configuration turned off against ours
-    ("!NAME" for a NO_ define it turned on), asked of the compiler."""
+    ("!NAME" for a NO_ define it turned on), asked of the compiler (an alias's:
+    of its own build's user, UserBuild.for_alias)."""
     out = {}
-    for c in user.configs:
+    for c in user.own:
         lock = versions.version_of(c.library).lock
         tree = sources.ensure_sources([lock])[lock]
         header = MECHANISMS[c.library].header
@@ -382,13 +438,17 @@ def turned_off(user: UserBuild, build: Path, profiles: dict[str, str], compiler:
 
 
 def unsupported_reason(library: str, case_name: str, off: dict[str, set[str]], reason: str) -> str:
-    """An unsupported case's reason, naming the define the user's configuration turned off when one is why."""
+    """An unsupported case's reason, naming the define the user's configuration turned off when one is why
+    (off: per library, or per alias, whose own configuration it is)."""
+    mine = off.get(library, off.get(versions.base(library), set()))
     for pattern, define in CASE_NEEDS.get(versions.base(library), ()):
-        if define in off.get(versions.base(library), set()) and re.search(pattern, case_name):
+        if define in mine and re.search(pattern, case_name):
             state = f"{define[1:]} is on" if define.startswith("!") else f"{define} is off"
             return f"{state} in your config ({reason})"
     return reason
 
 
 def help_text() -> str:
-    return "; ".join(f"{lib}: {m.layered}" for lib, m in MECHANISMS.items())
+    return ("; ".join(f"{lib}: {m.layered}" for lib, m in MECHANISMS.items())
+            + "; LIB@NAME=PATH (e.g. mbedtls@a2=b.h): a second configuration measured beside LIB as its own"
+              " library, in its own image")
