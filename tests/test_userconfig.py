@@ -344,3 +344,31 @@ def test_an_alias_has_its_own_label_and_compares_against_its_library(tmp_path: P
         f"mbedtls your config file: a.h (layered over ours, sha256 {sha_a}) -> b.h (layered over ours,"
         f" sha256 {sha_b})",
         "mbedtls your config: - #define A 1", "mbedtls your config: + #define A 2"]
+
+
+def test_two_checkouts_at_different_paths_give_the_same_image_key(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The key of an image (its build folder's name and its stamp's inputs) holds no path: the same agent
+    sources, lock, config bytes (kept anywhere) and flags in two checkouts give the same key, another
+    config byte another one."""
+    import shutil
+
+    from tlsbench import paths
+    from tlsbench.targets import firmware
+
+    real = paths.root()
+    keys = []
+    for checkout in ("one", "a/checkout/in/a/much/longer/folder"):
+        root = tmp_path / checkout
+        shutil.copytree(real / "agent", root / "agent")
+        shutil.copy(real / "libraries.lock.toml", root / "libraries.lock.toml")
+        mine = _file(root, "my_config.h", "#define MBEDTLS_ECP_WINDOW_SIZE 2\n")
+        monkeypatch.setenv("TLSBENCH_ROOT", str(root))
+        target = targets.parse("qemu:mps2-an386").with_user_build(userconfig.parse([f"mbedtls={mine}"], "-O2"))
+        assert target.build_dir().parent == root / "build"
+        keys.append((target.build_name, firmware.inputs(target, "mbedtls", "Os", toolchain="arm-none-eabi-gcc 12")))
+    assert keys[0] == keys[1]
+    other = _file(tmp_path, "other.h", "#define MBEDTLS_ECP_WINDOW_SIZE 3\n")
+    changed = targets.parse("qemu:mps2-an386").with_user_build(userconfig.parse([f"mbedtls={other}"], "-O2"))
+    assert changed.build_name != keys[0][0]
+    assert firmware.inputs(changed, "mbedtls", "Os", toolchain="arm-none-eabi-gcc 12")["user"] != keys[0][1]["user"]
