@@ -372,3 +372,16 @@ def test_two_checkouts_at_different_paths_give_the_same_image_key(tmp_path: Path
     changed = targets.parse("qemu:mps2-an386").with_user_build(userconfig.parse([f"mbedtls={other}"], "-O2"))
     assert changed.build_name != keys[0][0]
     assert firmware.inputs(changed, "mbedtls", "Os", toolchain="arm-none-eabi-gcc 12")["user"] != keys[0][1]["user"]
+
+
+def test_a_config_without_0rtt_is_refused_before_the_adapter_fails_to_compile(tmp_path: Path) -> None:
+    """The adapter calls Mbed TLS's early-data functions: a config that turns them off (or every PSK mode,
+    which they need) is one line naming the define, not a compiler error from the adapter."""
+    path = _file(tmp_path, "c.h", "#undef MBEDTLS_SSL_TLS1_3_KEY_EXCHANGE_MODE_PSK_ENABLED\n"
+                                  "#undef MBEDTLS_SSL_TLS1_3_KEY_EXCHANGE_MODE_PSK_EPHEMERAL_ENABLED\n"
+                                  "#undef MBEDTLS_SSL_EARLY_DATA\n")
+    with pytest.raises(SetupError) as e:
+        _check(userconfig.parse([f"mbedtls={path}"], None), tmp_path, firmware=False)
+    assert str(e.value) == (f"--config mbedtls={path}: MBEDTLS_SSL_EARLY_DATA is off; tlsbench needs it for the"
+                            " adapter's 0-RTT calls (mbedtls_ssl_write_early_data and mbedtls_ssl_read_early_data);"
+                            " it needs a TLS 1.3 PSK mode")

@@ -46,6 +46,8 @@ LIBRARY = Library(
             Need("MBEDTLS_SSL_TLS_C", "the adapter's TLS calls"),
             Need("MBEDTLS_SSL_CLI_C", "the TLS client side of the handshakes"),
             Need("MBEDTLS_SSL_SRV_C", "the TLS server side of the handshakes"),
+            Need("MBEDTLS_SSL_EARLY_DATA", "the adapter's 0-RTT calls (mbedtls_ssl_write_early_data and"
+                 " mbedtls_ssl_read_early_data); it needs a TLS 1.3 PSK mode"),
             Need("MBEDTLS_PSA_CRYPTO_C", "psa_crypto_init, which the adapter calls"),
             Need("MBEDTLS_VERSION_C", "the version string the run records"),
         ),
