@@ -385,3 +385,12 @@ def test_a_config_without_0rtt_is_refused_before_the_adapter_fails_to_compile(tm
     assert str(e.value) == (f"--config mbedtls={path}: MBEDTLS_SSL_EARLY_DATA is off; tlsbench needs it for the"
                             " adapter's 0-RTT calls (mbedtls_ssl_write_early_data and mbedtls_ssl_read_early_data);"
                             " it needs a TLS 1.3 PSK mode")
+
+
+def test_one_compiler_option_alone_is_taken_as_the_value_of_cflags() -> None:
+    from tlsbench import cli
+
+    assert cli._cflags_joined(["run", "--cflags", "-O2", "--quiet"]) == ["run", "--cflags=-O2", "--quiet"]
+    assert cli._cflags_joined(["run", "--cflags", "-O2 -flto"]) == ["run", "--cflags=-O2 -flto"]
+    args = cli.parser().parse_args(cli._cflags_joined(["run", "--cflags", "-O2"]))
+    assert userconfig.parse_cflags(args.cflags) == ("-O2",)

@@ -984,8 +984,19 @@ class _Version(argparse.Action):
         parser.exit()
 
 
+def _cflags_joined(argv: list[str]) -> list[str]:
+    """`--cflags -O2` as `--cflags=-O2`: argparse takes a lone value starting with '-' for an option."""
+    out: list[str] = []
+    for arg in argv:
+        if out and out[-1] == "--cflags" and arg.startswith("-"):
+            out[-1] = f"--cflags={arg}"
+        else:
+            out.append(arg)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    args = parser().parse_args(_cflags_joined(sys.argv[1:] if argv is None else argv))
     logging.raiseExceptions = False  # a log that cannot be written (a full disk) never adds a traceback
     log_dir = paths.data_dir() / "logs"
     try:
