@@ -151,9 +151,6 @@ LIBRARY_NAME_ALLOWED = {
     "families/tls/net.py": "runs the system's openssl command (s_server, s_client) as a peer program",
     "families/primitive/pqvectors.py": "reads the ML-KEM/ML-DSA known answers from the pinned OpenSSL 3.5 tree",
     "targets/gnutlsbuild.py": "the GnuTLS-with-nettle prefix recipe names its own folders",
-    # to move next: each mechanism as a class beside its record (libraries/), named by config_mechanism
-    "targets/userconfig.py": "the two configuration mechanisms (Mbed TLS's user config file, wolfSSL's"
-                             " user_settings.h): their headers, needs and the cases each define turns off",
 }
 
 

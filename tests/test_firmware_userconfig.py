@@ -59,12 +59,15 @@ def runs(tmp_path_factory) -> dict[str, object]:
     overlay.write_text(OVERLAY)
     ours = targets.parse("qemu:mps2-an386")
     theirs = dataclasses.replace(ours, user=userconfig.parse([f"mbedtls={overlay}"], None))
+    # ours and the overlay side by side in one run (the overlay as an alias): both images as built above
+    paired = dataclasses.replace(ours, user=userconfig.parse([f"mbedtls@small={overlay}"], None))
     store = Store(folder / "r.sqlite")
     ids = {name: runner.run(parse_plan(PLAN, "test plan"), PLAN, store, show_progress=False, target=t)
-           for name, t in (("ours", ours), ("theirs", theirs), ("again", theirs))}
+           for name, t in (("ours", ours), ("theirs", theirs), ("again", theirs), ("paired", paired))}
     data = {name: report.load(store, run_id) for name, run_id in ids.items()}
     store.close()
-    return {"overlay": overlay, "ours": ours, "theirs": theirs, **{f"{k} run": v for k, v in data.items()}}
+    return {"overlay": overlay, "ours": ours, "theirs": theirs, "paired": paired, "store": folder / "r.sqlite",
+            "ids": ids, **{f"{k} run": v for k, v in data.items()}}
 
 
 def _case(data, name: str) -> dict:
@@ -130,3 +133,49 @@ def test_the_overlay_in_another_folder_is_the_same_image(runs, tmp_path: Path) -
     moved.write_text(OVERLAY)
     elsewhere = dataclasses.replace(runs["ours"], user=userconfig.parse([f"mbedtls={moved}"], None))
     assert elsewhere.build_name == runs["theirs"].build_name
+
+
+def test_two_configurations_of_one_library_in_one_run(runs) -> None:
+    """The alias is its own library column with its own image (the overlay's, reused: the same inputs),
+    each measured exactly as in its own run."""
+    paired, data = runs["paired"], runs["paired run"]
+    assert [lib["library"] for lib in data.libraries] == ["mbedtls", "mbedtls@small"]
+    assert paired.firmware_path("mbedtls") == runs["ours"].firmware_path("mbedtls")
+    assert paired.firmware_path("mbedtls@small") == runs["theirs"].firmware_path("mbedtls")
+    counts = _counts(data)
+    mine = {(n, m): v for (n, m), v in counts.items() if n.startswith("mbedtls/")}
+    alias = {(n.replace("mbedtls@small/", "mbedtls/"), m): v for (n, m), v in counts.items()
+             if n.startswith("mbedtls@small/")}
+    assert mine == _counts(runs["ours run"])
+    assert alias == {k: v for k, v in _counts(runs["theirs run"]).items() if k[0] != TLS12}
+    assert ours_minus_theirs(mine, alias, TLS13, "client_heap_peak_bytes") == 40952
+    case = _case(data, TLS12.replace("mbedtls/", "mbedtls@small/"))
+    assert (case["status"], case["reason"]) == ("unsupported", "MBEDTLS_SSL_PROTO_TLS1_2 is off in your config"
+                                                " (Mbed TLS (as configured) has no suite"
+                                                " TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256)")
+
+
+def ours_minus_theirs(mine: dict, alias: dict, case: str, metric: str) -> float:
+    return mine[(case, metric)] - alias[(case, metric)]
+
+
+def test_the_alias_has_its_own_label_and_compare_sets_it_beside_its_library(runs) -> None:
+    from tlsbench.engine import labels
+    from tlsbench.report import compare
+
+    recorded = labels.recorded(runs["paired run"].run.machine)
+    sha = hashlib.sha256(OVERLAY.encode()).hexdigest()
+    assert recorded["build.config.mbedtls@small"] == sha[:16] and "build.config.mbedtls" not in recorded
+    store = Store(runs["store"], read_only=True)
+    run_id = runs["ids"]["paired"]
+    result = compare.compare(store, run_id, run_id, versions=("mbedtls", "mbedtls@small"))
+    store.close()
+    assert result.context_differences[:2] == [
+        f"mbedtls your config file: - -> my_mbedtls_config.h (layered over ours, sha256 {sha[:16]})",
+        "mbedtls your config: + /* a user's Mbed TLS overlay: small records, ECP window 2, no TLS 1.2 */"]
+    exact = {(r.name, r.metric): r for r in result.exact}
+    derive = exact[("mbedtls/kex/p256/derive", "instructions")]
+    ours, theirs = _counts(runs["ours run"]), _counts(runs["theirs run"])
+    assert (derive.verdict, derive.a, derive.b) == ("changed", ours[(derive.name, "instructions")],
+                                                    theirs[(derive.name, "instructions")])
+    assert derive.b > derive.a  # ECP window 2: more point additions

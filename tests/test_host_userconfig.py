@@ -51,13 +51,16 @@ def runs(tmp_path_factory) -> dict[str, object]:
     theirs = dataclasses.replace(targets.HOST, user=userconfig.parse([f"mbedtls={overlay}",
                                                                       f"wolfssl={settings}"], None))
     build.ensure_host_agents(theirs, ["mbedtls", "wolfssl"], log=lambda m: None)
+    # our wolfSSL and the user's settings side by side in one run (the settings as an alias)
+    paired = dataclasses.replace(targets.HOST, user=userconfig.parse([f"wolfssl@small={settings}"], None))
+    paired.prepare_user_build(["wolfssl"], log=lambda m: None)
     store = Store(folder / "r.sqlite")
     ids = {name: runner.run(parse_plan(plan, "test plan"), plan, store, show_progress=False, target=t)
            for name, t, plan in (("ours", targets.HOST, PLAN), ("theirs", theirs, PLAN),
-                                 ("wolfssl", theirs, WOLFSSL_PLAN))}
+                                 ("wolfssl", theirs, WOLFSSL_PLAN), ("paired", paired, WOLFSSL_PLAN))}
     data = {name: report.load(store, run_id) for name, run_id in ids.items()}
     store.close()
-    return {"target": theirs, **data}
+    return {"target": theirs, "paired target": paired, **data}
 
 
 def _case(data, name: str) -> dict:
@@ -99,3 +102,30 @@ def test_a_wolfssl_overlay_turns_chacha20_off_and_names_it(runs) -> None:
                                                       " (not supported by this library build)")}
     wolfssl = runs["target"].user.of("wolfssl")
     assert f"with the user's settings after ours (sha256 {wolfssl.sha256})" in data.libraries[0]["config"]
+
+
+def test_two_configurations_of_one_library_in_one_run_on_the_host(runs) -> None:
+    """Ours (build/host, as built) and the alias's agent, built in the folder of its inputs and linked
+    beside ours under its own name: both measured, each as configured."""
+    paired, data = runs["paired target"], runs["paired"]
+    assert paired.build_name == "host"  # an alias alone leaves the library's own agents ours
+    link = paired.agent_path("wolfssl@small")
+    alone = paired.image_of("wolfssl@small")[0]
+    assert link.name == "tlsbench-agent-wolfssl-small" and link.resolve() == (
+        alone.build_dir() / "tlsbench-agent-wolfssl").resolve()
+    assert alone.build_name == "host" + userconfig.suffix(userconfig.parse(
+        [f"wolfssl={paired.user.configs[0].path}"], None))
+    status = {c["name"]: (c["status"], c["reason"]) for c in data.cases}
+    assert status == {
+        "wolfssl/aead/aes-128-gcm/encrypt/64": ("ok", ""), "wolfssl/aead/aes-128-gcm/decrypt/64": ("ok", ""),
+        "wolfssl/aead/chacha20-poly1305/encrypt/64": ("ok", ""),
+        "wolfssl/aead/chacha20-poly1305/decrypt/64": ("ok", ""),
+        "wolfssl@small/aead/aes-128-gcm/encrypt/64": ("ok", ""),
+        "wolfssl@small/aead/aes-128-gcm/decrypt/64": ("ok", ""),
+        "wolfssl@small/aead/chacha20-poly1305/encrypt/64": ("unsupported", "HAVE_CHACHA is off in your config"
+                                                            " (not supported by this library build)"),
+        "wolfssl@small/aead/chacha20-poly1305/decrypt/64": ("unsupported", "HAVE_CHACHA is off in your config"
+                                                            " (not supported by this library build)")}
+    config = {lib["library"]: lib["config"] for lib in data.libraries}
+    assert "user's settings" not in config["wolfssl"]
+    assert f"with the user's settings after ours (sha256 {paired.user.configs[0].sha256})" in config["wolfssl@small"]

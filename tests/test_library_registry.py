@@ -51,11 +51,15 @@ def test_the_registry_answers_the_old_lists() -> None:
     assert registry.get("nosuch") is None
 
 
-def test_configuration_fields_wait_for_the_user_config_feature() -> None:
-    mechanisms = {lib.name: lib.config_mechanism for lib in registry.LIBRARIES}
-    assert mechanisms == {"mbedtls": "mbedtls-user-config", "wolfssl": "wolfssl-user-settings",
-                          "openssl": None, "gnutls": None, "bearssl": None}
-    assert all(lib.harness_requires == () for lib in registry.LIBRARIES)
+def test_each_library_declares_how_it_takes_a_users_configuration() -> None:
+    from tlsbench.libraries.configs import MbedtlsUserConfig, WolfsslUserSettings
+
+    mechanisms = {lib.name: type(lib.config_mechanism).__name__ for lib in registry.LIBRARIES}
+    assert mechanisms == {"mbedtls": MbedtlsUserConfig.__name__, "wolfssl": WolfsslUserSettings.__name__,
+                          "openssl": "NoneType", "gnutls": "NoneType", "bearssl": "NoneType"}
+    for lib in registry.LIBRARIES:  # what the harness needs, and which cases a define decides, are declared
+        if lib.config_mechanism is not None:
+            assert lib.config_mechanism.needs and lib.config_mechanism.case_needs, lib.name
 
 
 def test_size_rules_name_known_probes() -> None:

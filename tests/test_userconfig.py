@@ -266,3 +266,132 @@ def test_a_failed_link_names_the_linkers_words_not_collect2s(tmp_path: Path) -> 
            "<artificial>:(.text+0x16): undefined reference to `f'\ncollect2: error: ld returned 1 exit status\n")
     assert userconfig.first_error(user, tmp_path, log) == (
         "your build (--cflags '-flto') does not compile: <artificial>:(.text+0x16): undefined reference to `f'")
+
+
+# ---- a second configuration of one library in one run (an alias: --config mbedtls@a2=b.h) ----
+
+def test_an_alias_is_a_library_of_its_own_built_apart(tmp_path: Path) -> None:
+    from tlsbench import versions
+
+    a, b = _file(tmp_path, "a.h", "#define MBEDTLS_ECP_WINDOW_SIZE 2\n"), _file(tmp_path, "b.h", "/* b */\n")
+    both = userconfig.parse([f"mbedtls={a}", f"mbedtls@a2={b}"], "-O2")
+    assert [c.library for c in both.configs] == ["mbedtls", "mbedtls@a2"]
+    assert (both.aliases, versions.canonical("mbedtls@a2"), versions.version_of("mbedtls@a2").library) == (
+        ("mbedtls@a2",), "mbedtls@a2", "mbedtls")
+    # the alias's image: the same build with b.h as Mbed TLS's file, keyed like a run of b.h alone
+    alone = userconfig.parse([f"mbedtls={b}"], "-O2")
+    assert both.for_alias("mbedtls@a2") == alone
+    assert userconfig.digest(both) == userconfig.digest(userconfig.parse([f"mbedtls={a}"], "-O2"))
+    assert both.of("mbedtls@a2").path == b and both.of("mbedtls").path == a and both.of("mbedtls@3.6").path == a
+    qemu = targets.parse("qemu:mps2-an386").with_user_build(both)
+    assert qemu.firmware_path("mbedtls@a2") == qemu.with_user_build(alone).firmware_path("mbedtls")
+    assert qemu.firmware_path("mbedtls") != qemu.firmware_path("mbedtls@a2")
+    assert qemu.agent_path("mbedtls@a2") == qemu.build_dir() / "tlsbench-agent-mbedtls@a2"  # its launcher
+
+
+def test_an_alias_alone_leaves_the_librarys_own_images_ours(tmp_path: Path) -> None:
+    b = _file(tmp_path, "b.h", "/* b */\n")
+    user = userconfig.parse([f"mbedtls@p256m={b}"], None)
+    assert userconfig.suffix(user) == "" and targets.parse("qemu:mps2-an386").with_user_build(user).build_name \
+        == "qemu-mps2-an386"
+    assert userconfig.cmake_defines(user, tmp_path, {}) == []
+
+
+def test_a_plan_measures_each_alias_beside_its_library(tmp_path: Path) -> None:
+    b = _file(tmp_path, "b.h", "")
+    user = userconfig.parse([f"wolfssl@small={b}"], None)
+    assert user.with_aliases(["mbedtls", "wolfssl"]) == ["mbedtls", "wolfssl", "wolfssl@small"]
+    assert user.with_aliases(["wolfssl@small"]) == ["wolfssl@small"]
+    assert user.with_aliases(["mbedtls"]) == ["mbedtls"]
+    with pytest.raises(PlanError) as e:
+        userconfig.NONE.with_aliases(["mbedtls", "wolfssl@small"])
+    assert str(e.value) == "wolfssl@small is an alias of wolfssl with its own configuration: give it with" \
+                           " --config wolfssl@small=PATH"
+
+
+@pytest.mark.parametrize("item, message", [
+    ("openssl@x=a.h", "--config openssl@x=a.h: 'openssl@x' takes no configuration file; allowed: mbedtls, wolfssl"),
+    ("mbedtls@3.6=a.h", "--config mbedtls@3.6=a.h: 'mbedtls@3.6' is no alias: after '@' a name of lower-case"
+     " letters, digits, '_' or '-' starting with a letter (at most 24), not a version (a config applies to every"
+     " version of its library)"),
+    ("mbedtls@A2=a.h", "--config mbedtls@A2=a.h: 'mbedtls@A2' is no alias: after '@' a name of lower-case"
+     " letters, digits, '_' or '-' starting with a letter (at most 24), not a version (a config applies to every"
+     " version of its library)"),
+])
+def test_a_bad_alias_is_one_line(item: str, message: str) -> None:
+    with pytest.raises(PlanError) as e:
+        userconfig.parse_config([item])
+    assert str(e.value) == message
+
+
+def test_an_alias_has_its_own_label_and_compares_against_its_library(tmp_path: Path) -> None:
+    from tlsbench.engine import labels
+    from tlsbench.report import compare
+
+    a, b = _file(tmp_path, "a.h", "#define A 1\n"), _file(tmp_path, "b.h", "#define A 2\n")
+    machine = {"user_build": userconfig.parse([f"mbedtls={a}", f"mbedtls@a2={b}"], None).record()}
+    recorded = labels.recorded(machine)
+    sha_a, sha_b = (hashlib.sha256(t).hexdigest()[:16] for t in (b"#define A 1\n", b"#define A 2\n"))
+    assert (recorded["build.config.mbedtls"], recorded["build.config.mbedtls@a2"]) == (sha_a, sha_b)
+    assert labels.matches(recorded, labels.parse([f"build.config.mbedtls@a2={sha_b}"], recorded_ok=True))
+    side = compare.RunSide(run_id=1, context=compare.user_build_context(machine), units={},
+                           values={"instructions": {"mbedtls/kex/p256/derive": 10.0,
+                                                    "mbedtls@a2/kex/p256/derive": 12.0}})
+    mine, other = compare.one_version(side, "mbedtls"), compare.one_version(side, "mbedtls@a2")
+    assert (mine.values, other.values) == ({"instructions": {"mbedtls/kex/p256/derive": 10.0}},
+                                           {"instructions": {"mbedtls/kex/p256/derive": 12.0}})
+    assert compare._differences(mine.context, other.context) == [
+        f"mbedtls your config file: a.h (layered over ours, sha256 {sha_a}) -> b.h (layered over ours,"
+        f" sha256 {sha_b})",
+        "mbedtls your config: - #define A 1", "mbedtls your config: + #define A 2"]
+
+
+def test_two_checkouts_at_different_paths_give_the_same_image_key(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The key of an image (its build folder's name and its stamp's inputs) holds no path: the same agent
+    sources, lock, config bytes (kept anywhere) and flags in two checkouts give the same key, another
+    config byte another one."""
+    import shutil
+
+    from tlsbench import paths
+    from tlsbench.targets import firmware
+
+    real = paths.root()
+    keys = []
+    for checkout in ("one", "a/checkout/in/a/much/longer/folder"):
+        root = tmp_path / checkout
+        shutil.copytree(real / "agent", root / "agent")
+        shutil.copy(real / "libraries.lock.toml", root / "libraries.lock.toml")
+        mine = _file(root, "my_config.h", "#define MBEDTLS_ECP_WINDOW_SIZE 2\n")
+        monkeypatch.setenv("TLSBENCH_ROOT", str(root))
+        target = targets.parse("qemu:mps2-an386").with_user_build(userconfig.parse([f"mbedtls={mine}"], "-O2"))
+        assert target.build_dir().parent == root / "build"
+        keys.append((target.build_name, firmware.inputs(target, "mbedtls", "Os", toolchain="arm-none-eabi-gcc 12")))
+    assert keys[0] == keys[1]
+    other = _file(tmp_path, "other.h", "#define MBEDTLS_ECP_WINDOW_SIZE 3\n")
+    changed = targets.parse("qemu:mps2-an386").with_user_build(userconfig.parse([f"mbedtls={other}"], "-O2"))
+    assert changed.build_name != keys[0][0]
+    assert firmware.inputs(changed, "mbedtls", "Os", toolchain="arm-none-eabi-gcc 12")["user"] != keys[0][1]["user"]
+
+
+def test_a_config_without_0rtt_is_refused_before_the_adapter_fails_to_compile(tmp_path: Path) -> None:
+    """The adapter calls Mbed TLS's early-data functions: a config that turns them off (or every PSK mode,
+    which they need) is one line naming the define, not a compiler error from the adapter."""
+    path = _file(tmp_path, "c.h", "#undef MBEDTLS_SSL_TLS1_3_KEY_EXCHANGE_MODE_PSK_ENABLED\n"
+                                  "#undef MBEDTLS_SSL_TLS1_3_KEY_EXCHANGE_MODE_PSK_EPHEMERAL_ENABLED\n"
+                                  "#undef MBEDTLS_SSL_EARLY_DATA\n")
+    with pytest.raises(SetupError) as e:
+        _check(userconfig.parse([f"mbedtls={path}"], None), tmp_path, firmware=False)
+    assert str(e.value) == (f"--config mbedtls={path}: MBEDTLS_SSL_EARLY_DATA is off; tlsbench needs it for the"
+                            " adapter's 0-RTT calls (mbedtls_ssl_write_early_data and mbedtls_ssl_read_early_data);"
+                            " it needs a TLS 1.3 PSK mode")
+
+
+def test_one_compiler_option_alone_is_taken_as_the_value_of_cflags() -> None:
+    from tlsbench.cli import args as cli
+    from tlsbench.cli import parser
+
+    assert cli.cflags_joined(["run", "--cflags", "-O2", "--quiet"]) == ["run", "--cflags=-O2", "--quiet"]
+    assert cli.cflags_joined(["run", "--cflags", "-O2 -flto"]) == ["run", "--cflags=-O2 -flto"]
+    args = parser().parse_args(cli.cflags_joined(["run", "--cflags", "-O2"]))
+    assert userconfig.parse_cflags(args.cflags) == ("-O2",)

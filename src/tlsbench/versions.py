@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from tlsbench.libraries.record import Version
 from tlsbench.libraries.versions import (
+    ALIASES,
     DEFAULTS,
     VERSIONS,
     agent_name,
+    alias_syntax,
     all_versions,
     base,
     built_by_default,
@@ -16,8 +18,10 @@ from tlsbench.libraries.versions import (
     having,
     identifier,
     identifiers,
+    is_alias,
     of_agent,
     problem,
+    register_alias,
     reports,
     stored_name,
     system_identifier,
@@ -25,6 +29,7 @@ from tlsbench.libraries.versions import (
 )
 
 __all__ = [
+    "ALIASES", "alias_syntax", "is_alias", "register_alias",
     "DEFAULTS", "VERSIONS", "Version", "agent_name", "all_versions", "base", "built_by_default", "canonical",
     "having", "identifier", "identifiers", "of_agent", "problem", "reports", "stored_name", "system_identifier",
     "version_of",

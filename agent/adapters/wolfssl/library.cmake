@@ -27,6 +27,8 @@ set(_wolf_cfg ${CMAKE_CURRENT_SOURCE_DIR}/adapters/wolfssl)
 #   c            generic C (SP C32/C64 code); the default elsewhere
 #   sp-asm       Cortex-M3/M4/M7 Thumb-2 assembly (sp_cortexm.c and
 #                port/arm/thumb2-*_c.c); Cortex-M only
+#   sp-small-asm the SP maths alone in Thumb-2 assembly, small (sp_cortexm.c,
+#                WOLFSSL_SP_SMALL), as wolfSSL's published Cortex-M figures
 #   small-stack  generic C with WOLFSSL_SMALL_STACK and WOLFSSL_SP_SMALL
 set(_wolf_x86_64 OFF)
 set(_wolf_thumb2_armasm OFF)
@@ -41,15 +43,15 @@ else()
   set(_wolf_default_profile c)
 endif()
 set(TB_WOLFSSL_PROFILE "" CACHE STRING
-    "wolfSSL build profile: x86-64-asm, c, sp-asm or small-stack (empty: x86-64-asm on x86-64 hosts, else c)")
-set_property(CACHE TB_WOLFSSL_PROFILE PROPERTY STRINGS x86-64-asm c sp-asm small-stack hw)
+    "wolfSSL build profile: x86-64-asm, c, sp-asm, sp-small-asm, small-stack or hw (empty: x86-64-asm on x86-64 hosts, else c)")
+set_property(CACHE TB_WOLFSSL_PROFILE PROPERTY STRINGS x86-64-asm c sp-asm sp-small-asm small-stack hw)
 set(_wolf_profile "${TB_WOLFSSL_PROFILE}")
 if(_wolf_profile STREQUAL "")
   set(_wolf_profile ${_wolf_default_profile})
 endif()
 if(NOT EXISTS ${_wolf_cfg}/profiles/${_wolf_profile}.h)
   message(FATAL_ERROR "wolfssl: unknown TB_WOLFSSL_PROFILE '${_wolf_profile}' "
-                      "(known: x86-64-asm, c, sp-asm, small-stack, hw)")
+                      "(known: x86-64-asm, c, sp-asm, sp-small-asm, small-stack, hw)")
 endif()
 if(_wolf_profile STREQUAL "x86-64-asm" AND NOT _wolf_x86_64)
   message(FATAL_ERROR "wolfssl: profile 'x86-64-asm' needs an x86-64 target with GCC or Clang "
@@ -65,8 +67,8 @@ if(_wolf_profile STREQUAL "hw")
   endif()
   set(_wolf_hw_sources adapters/wolfssl/hw.c platform/cortexm/hwcrypto.c)
 endif()
-if(_wolf_profile STREQUAL "sp-asm" AND NOT (TB_BARE_METAL AND TB_CPU MATCHES "^cortex-m(3|4|7)$"))
-  message(FATAL_ERROR "wolfssl: profile 'sp-asm' is wolfSSL's ARMv7-M (Thumb-2) assembly: it needs "
+if(_wolf_profile MATCHES "^sp-(small-)?asm$" AND NOT (TB_BARE_METAL AND TB_CPU MATCHES "^cortex-m(3|4|7)$"))
+  message(FATAL_ERROR "wolfssl: profile '${_wolf_profile}' is wolfSSL's ARMv7-M (Thumb-2) assembly: it needs "
                       "a Cortex-M3/M4/M7 firmware build (TB_PLATFORM=<board>, TB_CPU=cortex-m3/m4/m7); "
                       "this build is TB_PLATFORM=${TB_PLATFORM} TB_CPU='${TB_CPU}'. Use 'c' or 'small-stack'")
 endif()
@@ -106,6 +108,10 @@ elseif(_wolf_profile STREQUAL "sp-asm")
     set(_wolf_thumb2_armasm ON)
     set(_wolf_asm "Cortex-M Thumb-2 asm: SP maths (sp_cortexm.c), AES/GCM, SHA-256, SHA-512, SHA-3, Curve25519/Ed25519 field (port/arm/thumb2-*_c.c), ChaCha20/Poly1305 in C")
   endif()
+elseif(_wolf_profile STREQUAL "sp-small-asm")
+  # The SP maths alone in Thumb-2 asm, small (WOLFSSL_SP_SMALL); every other primitive in C.
+  list(APPEND _wolf_crypt_sources sp_cortexm.c)
+  set(_wolf_asm "Cortex-M Thumb-2 asm for the SP maths only, small (sp_cortexm.c, WOLFSSL_SP_SMALL), other primitives in C")
 else()
   # Fixed-size SP maths in C (the word size picks which file is live).
   list(APPEND _wolf_crypt_sources sp_c32.c sp_c64.c)

@@ -86,3 +86,14 @@ def user_build_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cflags", metavar='"FLAGS"',
                    help='your compiler options for every object and the link, after --opt, e.g. "-O2 -flto"'
                         " (split like a shell would, never run by one; recorded; default: none)")
+
+
+def cflags_joined(argv: list[str]) -> list[str]:
+    """`--cflags -O2` as `--cflags=-O2`: argparse takes a lone value starting with '-' for an option."""
+    out: list[str] = []
+    for arg in argv:
+        if out and out[-1] == "--cflags" and arg.startswith("-"):
+            out[-1] = f"--cflags={arg}"
+        else:
+            out.append(arg)
+    return out

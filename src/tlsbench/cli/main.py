@@ -9,6 +9,7 @@ import signal
 import sys
 
 from tlsbench import paths
+from tlsbench.cli.args import cflags_joined
 from tlsbench.cli.parser import parser
 from tlsbench.engine import stopping
 from tlsbench.engine.store_backends import db_errors, is_url, redacted
@@ -17,7 +18,7 @@ from tlsbench.errors import RunInterrupted, TlsbenchError
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    args = parser().parse_args(cflags_joined(sys.argv[1:] if argv is None else argv))
     logging.raiseExceptions = False  # a log that cannot be written (a full disk) never adds a traceback
     log_dir = paths.data_dir() / "logs"
     try:

@@ -62,7 +62,9 @@ def _version_pair(text: str | None) -> tuple[str, str] | None:
     names = comma_list(text)
     if len(names) != 2:
         raise PlanError(f"--versions {text}: give two versions of one library, e.g. openssl@3.0,openssl@3.5")
-    pair = (versions.canonical(names[0]), versions.canonical(names[1]))
+    # a configuration alias ("mbedtls@a2") is the runs' own name, known from their records
+    first, second = (n if versions.alias_syntax(n) else versions.canonical(n) for n in names)
+    pair = (first, second)
     if versions.base(pair[0]) != versions.base(pair[1]):
         raise PlanError(f"--versions {text}: {pair[0]} and {pair[1]} are not versions of one library")
     return pair

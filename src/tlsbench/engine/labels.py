@@ -9,7 +9,8 @@ Recorded labels:
   machine.id  a fingerprint of what makes the machine's numbers what they are
               (CPU, its flags, cores, memory, OS, kernel, compiler, board)
   lib.NAME    each measured library's version (stored as the run probes it)
-  build.config.LIB  the SHA-256 (first 16 hex digits) of the user's configuration file of LIB (--config)
+  build.config.LIB  the SHA-256 (first 16 hex digits) of the user's configuration file of LIB (--config),
+                    or of an alias measured beside it (build.config.mbedtls@a2)
   build.cflags      the user's compiler options (--cflags)
 """
 
@@ -23,6 +24,8 @@ from tlsbench.errors import PlanError
 
 RECORDED_PREFIXES = ("git.", "lib.", "machine", "build.")
 KEY_RE = re.compile(r"[a-z][a-z0-9_.-]{0,62}")
+# a recorded key names a library identifier: a version or an alias ("lib.openssl@3.5", "build.config.mbedtls@a2")
+RECORDED_KEY_RE = re.compile(r"[a-z][a-z0-9_.@-]{0,62}")
 MAX_VALUE = 200
 ALLOWED = ("KEY=VALUE, KEY of lower-case letters, digits, '_', '.', '-' (starting with a letter, at most 63),"
            f" VALUE printable without spaces at the ends, 1..{MAX_VALUE} characters")
@@ -34,7 +37,8 @@ _FINGERPRINT_FIELDS = ("cpu_model", "cpu_flags", "cores", "memory_mib", "arch", 
 
 def parse_one(text: str, *, recorded_ok: bool = False) -> tuple[str, str]:
     key, sep, value = text.partition("=")
-    if not sep or not KEY_RE.fullmatch(key) or not (0 < len(value) <= MAX_VALUE) or value != value.strip() \
+    key_re = RECORDED_KEY_RE if recorded_ok else KEY_RE
+    if not sep or not key_re.fullmatch(key) or not (0 < len(value) <= MAX_VALUE) or value != value.strip() \
             or not value.isprintable():
         raise PlanError(f"--label {text!r}: expected {ALLOWED}" + ("" if recorded_ok else NOT_RECORDED))
     if not recorded_ok and key.startswith(RECORDED_PREFIXES):

@@ -332,7 +332,9 @@ def _log(msg: str) -> None:
 
 def fit_to_target(plan: Plan, target: targets.Target) -> None:
     """The plan made one the target can run (e.g. a firmware target: its
-    libraries only, and the few repeats that exact counts need)."""
+    libraries only, and the few repeats that exact counts need). Each alias of a
+    user's configuration ("mbedtls@a2") is measured beside its library."""
+    plan.libraries = target.user.with_aliases(plan.libraries)
     target.fit(plan, _log)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tlsbench.libraries.configs import MbedtlsUserConfig, Need
 from tlsbench.libraries.record import Library, Version
 
 _PQ_PROBES = ("mlkem768-keygen", "mlkem768", "mldsa44-keygen", "mldsa44", "mldsa65")
@@ -22,5 +23,58 @@ LIBRARY = Library(
         **{p: "Mbed TLS 3.6 has no EdDSA" for p in ("ed25519-sign", "ed25519-verify", "ed25519-sign-verify")},
         **{p: "Mbed TLS 3.6 has no ML-KEM or ML-DSA" for p in _PQ_PROBES},
     },
-    config_mechanism="mbedtls-user-config",
+    config_mechanism=MbedtlsUserConfig(
+        header="mbedtls/build_info.h",
+        layered="MBEDTLS_USER_CONFIG_FILE over our base and profile (full:PATH: the whole MBEDTLS_CONFIG_FILE)",
+        needs=(
+            Need("MBEDTLS_ENTROPY_C", "the entropy module that seeds every DRBG from the harness's seed"),
+            Need("MBEDTLS_ENTROPY_HARDWARE_ALT", "the harness's seed hook mbedtls_hardware_poll (the test RNG)"),
+            Need("MBEDTLS_NO_PLATFORM_ENTROPY", "one seed path, the harness's deterministic test stream",
+                 firmware_only=True),
+            Need("MBEDTLS_PLATFORM_MS_TIME_ALT", "the adapter's millisecond clock (the firmware's frozen clock)",
+                 firmware_only=True),
+            Need("MBEDTLS_CTR_DRBG_C", "the adapter's random generator"),
+            Need("MBEDTLS_MD_C", "the adapter's hash and HMAC calls (the md layer)"),
+            Need("MBEDTLS_CIPHER_C", "the adapter's AEAD and CBC calls (the cipher layer)"),
+            Need("MBEDTLS_BIGNUM_C", "the adapter's key exchange and signature calls"),
+            Need("MBEDTLS_ECP_C", "the adapter's elliptic-curve calls"),
+            Need("MBEDTLS_ECDH_C", "the adapter's ECDH calls"),
+            Need("MBEDTLS_RSA_C", "the adapter's RSA calls"),
+            Need("MBEDTLS_PK_C", "the adapter's test keys (pk layer)"),
+            Need("MBEDTLS_PK_PARSE_C", "the adapter's test keys (DER parsing)"),
+            Need("MBEDTLS_X509_CRT_PARSE_C", "the handshakes' certificates"),
+            Need("MBEDTLS_SSL_TLS_C", "the adapter's TLS calls"),
+            Need("MBEDTLS_SSL_CLI_C", "the TLS client side of the handshakes"),
+            Need("MBEDTLS_SSL_SRV_C", "the TLS server side of the handshakes"),
+            Need("MBEDTLS_SSL_EARLY_DATA", "the adapter's 0-RTT calls (mbedtls_ssl_write_early_data and"
+                 " mbedtls_ssl_read_early_data); it needs a TLS 1.3 PSK mode"),
+            Need("MBEDTLS_PSA_CRYPTO_C", "psa_crypto_init, which the adapter calls"),
+            Need("MBEDTLS_VERSION_C", "the version string the run records"),
+        ),
+        # what a case needs on (matched on its name library/kind/alg/op)
+        case_needs=(
+            (r"/tls/TLS_(AES|CHACHA20)_", "MBEDTLS_SSL_PROTO_TLS1_3"),
+            (r"/tls/TLS_\w+_WITH_", "MBEDTLS_SSL_PROTO_TLS1_2"),
+            (r"/tls/TLS_ECDHE_ECDSA_WITH_", "MBEDTLS_KEY_EXCHANGE_ECDHE_ECDSA_ENABLED"),
+            (r"/tls/TLS_ECDHE_RSA_WITH_", "MBEDTLS_KEY_EXCHANGE_ECDHE_RSA_ENABLED"),
+            (r"/tls/TLS_DHE_RSA_WITH_", "MBEDTLS_KEY_EXCHANGE_DHE_RSA_ENABLED"),
+            (r"/tls/TLS_RSA_WITH_", "MBEDTLS_KEY_EXCHANGE_RSA_ENABLED"),
+            (r"/tls/TLS_ECDH_ECDSA_WITH_", "MBEDTLS_KEY_EXCHANGE_ECDH_ECDSA_ENABLED"),
+            (r"/tls/TLS_PSK_WITH_", "MBEDTLS_KEY_EXCHANGE_PSK_ENABLED"),
+            (r"/tls/TLS_ECDHE_PSK_WITH_", "MBEDTLS_KEY_EXCHANGE_ECDHE_PSK_ENABLED"),
+            (r"/tls/TLS_DHE_PSK_WITH_", "MBEDTLS_KEY_EXCHANGE_DHE_PSK_ENABLED"),
+            (r"(?i)chacha20", "MBEDTLS_CHACHAPOLY_C"),
+            (r"(?i)_GCM|-gcm", "MBEDTLS_GCM_C"),
+            (r"(?i)_CCM|-ccm", "MBEDTLS_CCM_C"),
+            (r"(?i)_CBC_|-cbc", "MBEDTLS_CIPHER_MODE_CBC"),
+            (r"x25519", "MBEDTLS_ECP_DP_CURVE25519_ENABLED"),
+            (r"x448", "MBEDTLS_ECP_DP_CURVE448_ENABLED"),
+            (r"p256|secp256r1", "MBEDTLS_ECP_DP_SECP256R1_ENABLED"),
+            (r"p384|secp384r1", "MBEDTLS_ECP_DP_SECP384R1_ENABLED"),
+            (r"ffdhe", "MBEDTLS_DHM_C"),
+            (r"sha3-", "MBEDTLS_SHA3_C"),
+            (r"/md5", "MBEDTLS_MD5_C"),
+            (r"/sha1|-sha1", "MBEDTLS_SHA1_C"),
+        ),
+    ),
 )

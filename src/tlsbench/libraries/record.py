@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from tlsbench.libraries.configs import ConfigMechanism
+
 
 @dataclass(frozen=True)
 class Version:
@@ -45,12 +47,6 @@ class Check:
 HostBuild = Literal["source", "build-tree", "prefix"]
 # Whether a library has firmware images: built by default, only when named, or none (a PC library).
 Firmware = Literal["default", "on-request", "none"]
-# How a user's own configuration file enters a firmware build (wired up by targets/userconfig.py):
-# "mbedtls-user-config": the file as MBEDTLS_USER_CONFIG_FILE (on top of the adapter's config) or as
-#   the whole MBEDTLS_CONFIG_FILE; "wolfssl-user-settings": the file as user_settings.h (WOLFSSL_USER_SETTINGS).
-ConfigMechanism = Literal["mbedtls-user-config", "wolfssl-user-settings"]
-
-
 @dataclass(frozen=True)
 class Library:
     name: str  # the identifier of its default version; the adapter folder agent/adapters/<name>
@@ -73,9 +69,9 @@ class Library:
     doctor_checks: tuple[Check, ...] = ()
     # lock sections its pinned builds need beside its own (GnuTLS 3.8: nettle)
     companion_locks: tuple[str, ...] = ()
+    # how a user's own configuration file (--config) is layered over ours, what of it the harness needs
+    # and which cases each define decides (libraries/configs.py); None: the library takes none
     config_mechanism: ConfigMechanism | None = None
-    # (define, why) the harness needs in any user configuration; none yet
-    harness_requires: tuple[tuple[str, str], ...] = ()
     # its build profile "hw" (a crypto peripheral's driver, targets/hwcrypto.py): each case algorithm
     # the driver hands to a peripheral -> the board profile's accelerators it needs ([accelerators.NAME])
     hw_routes: dict[str, tuple[str, ...]] = field(default_factory=dict)

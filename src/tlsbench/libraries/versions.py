@@ -56,7 +56,34 @@ def base(ident: str) -> str:
     return ident.split("@", 1)[0]
 
 
+# A configuration alias ("mbedtls@a2"): the library's default version built
+# with a user's own configuration (--config mbedtls@a2=PATH), measured beside
+# the library as its own column. Its name after '@' starts with a letter, so
+# it is never a version's label (labels are release numbers). Known once a
+# --config or a stored run's record names it (register_alias).
+_ALIAS_RE = re.compile(r"[a-z][a-z0-9_-]{0,23}")
+ALIASES: set[str] = set()
+
+
+def alias_syntax(ident: str) -> bool:
+    """Whether an identifier can name a configuration alias of a library (not one of its versions)."""
+    lib, sep, name = ident.partition("@")
+    return (bool(sep) and lib in VERSIONS and _ALIAS_RE.fullmatch(name) is not None
+            and all(v.label != name for v in VERSIONS[lib]))
+
+
+def register_alias(ident: str) -> None:
+    assert alias_syntax(ident), ident
+    ALIASES.add(ident)
+
+
+def is_alias(ident: str) -> bool:
+    return ident in ALIASES
+
+
 def version_of(ident: str) -> Version:
+    if is_alias(ident):  # the default version, configured otherwise
+        return version_of(base(ident))
     lib, _, label = ident.partition("@")
     label = label or DEFAULTS.get(lib, "")
     for v in VERSIONS.get(lib, ()):
@@ -67,8 +94,9 @@ def version_of(ident: str) -> Version:
 
 def canonical(name: str) -> str:
     """The identifier a user's name selects: "openssl@3.0" -> "openssl" while
-    3.0 is the default. Raises PlanError with one line listing what is allowed."""
-    return identifier(version_of(name))
+    3.0 is the default; an alias ("mbedtls@a2") is itself. Raises PlanError
+    with one line listing what is allowed."""
+    return name if is_alias(name) else identifier(version_of(name))
 
 
 def problem(name: str) -> str:
@@ -113,7 +141,9 @@ def stored_name(ident: str, recorded: dict[str, str]) -> str:
     OpenSSL 3.0 while 3.0 was the default) and records each one's version
     string (run_libraries): the string decides. recorded: name -> version
     string. "" when the run has no library of that version (its ``ident``
-    reports another known version); else ident itself (e.g. a user's own tree)."""
+    reports another known version); else ident itself (e.g. a user's own tree, an alias)."""
+    if alias_syntax(ident):  # an alias: named by the run's own --config, never by a default of its day
+        return ident
     v = version_of(ident)
     same = [name for name, text in recorded.items() if base(name) == v.library and reports(v, text)]
     if len(same) == 1:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tlsbench.libraries.configs import Need, WolfsslUserSettings
 from tlsbench.libraries.record import Library, Version
 
 LIBRARY = Library(
@@ -18,7 +19,32 @@ LIBRARY = Library(
     size_archives=("libtb_wolfssl.a",),
     size_unsupported={"aes-128": "no public single-block AES call in this configuration"
                                  " (needs WOLFSSL_AES_DIRECT or HAVE_AES_ECB)"},
-    config_mechanism="wolfssl-user-settings",
+    config_mechanism=WolfsslUserSettings(
+        header="wolfssl/wolfcrypt/settings.h",
+        layered="included at the end of our user_settings.h (WOLFSSL_USER_SETTINGS), after our base and profile:"
+                " #undef what it turns off (full:PATH: your user_settings.h instead of ours)",
+        needs=(
+            Need("HAVE_HASHDRBG", "the DRBG the harness seeds"),
+            Need("CUSTOM_RAND_GENERATE_SEED", "the harness's seed hook (the test RNG)", value="tb_wolfssl_seed"),
+            Need("SINGLE_THREADED", "bare metal: no threads", firmware_only=True),
+            Need("NO_FILESYSTEM", "bare metal: no files", firmware_only=True),
+            Need("WOLFSSL_USER_IO", "the adapter's in-memory TLS I/O callbacks", firmware_only=True),
+        ),
+        # what a case needs on, or "!NAME" off (matched on its name library/kind/alg/op)
+        case_needs=(
+            (r"/tls/TLS_(AES|CHACHA20)_", "WOLFSSL_TLS13"),
+            (r"/tls/TLS_\w+_WITH_", "!WOLFSSL_NO_TLS12"),
+            (r"(?i)chacha20", "HAVE_CHACHA"),
+            (r"(?i)_GCM|-gcm", "HAVE_AESGCM"),
+            (r"(?i)_CCM|-ccm", "HAVE_AESCCM"),
+            (r"x25519", "HAVE_CURVE25519"),
+            (r"x448", "HAVE_CURVE448"),
+            (r"ed25519", "HAVE_ED25519"),
+            (r"p256|p384|ecdsa|secp", "HAVE_ECC"),
+            (r"ffdhe", "HAVE_FFDHE"),
+            (r"sha3-", "WOLFSSL_SHA3"),
+        ),
+    ),
     # profile "hw": wolfCrypt's crypto callbacks to agent/adapters/wolfssl/hw.c (HMAC through the hash)
     hw_routes={
         "sha1": ("sha1",), "sha256": ("sha256",), "hmac-sha1": ("sha1",), "hmac-sha256": ("sha256",),

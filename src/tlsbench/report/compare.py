@@ -412,6 +412,12 @@ def one_version(side: RunSide, ident: str) -> RunSide:
     for what in ("version", "config"):
         if f"{ident} {what}" in side.context:
             context[f"{lib} {what}"] = side.context[f"{ident} {what}"]
+    for suffix in (" your config file", CONFIG_TEXT):  # an alias's own file, else its library's
+        mine = next((f"{k}{suffix}" for k in (ident, lib) if f"{k}{suffix}" in side.context), None)
+        context = {k: v for k, v in context.items()
+                   if not (k.endswith(suffix) and k.removesuffix(suffix).split("@", 1)[0] == lib)}
+        if mine is not None:
+            context[f"{lib}{suffix}"] = side.context[mine]
     references = {f"{lib}/{n[len(prefix):]}": v for n, v in side.references.items() if n.startswith(prefix)}
     return RunSide(side.run_id, context, side.units, values, references)
 

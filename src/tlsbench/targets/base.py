@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from tlsbench import paths
+from tlsbench import paths, versions
 from tlsbench.errors import PlanError
 from tlsbench.libraries import registry
 from tlsbench.targets import sources, userconfig
@@ -125,6 +125,13 @@ class Target(ABC):
                             " them there (tlsbench build --target qemu:BOARD --config ...), then flash them yourself")
         return dataclasses.replace(self, user=user)
 
+    def image_of(self, library: str) -> tuple[Target, str]:
+        """Where a library's image is built: here, or for a configuration alias ("mbedtls@a2") the target of
+        its own build (its folder keyed by its config) and the library that build makes ("mbedtls")."""
+        if library not in self.user.aliases:
+            return self, library
+        return dataclasses.replace(self, user=self.user.for_alias(library)), versions.base(library)
+
     def agent_environment(self) -> dict[str, str]:
         """What a run's processes need in their environment to start this target's agents."""
         return {}
@@ -147,10 +154,12 @@ class Target(ABC):
 
     def firmware_path(self, library: str) -> Path:
         # "mbedtls@3.6.7" -> tlsbench-agent-mbedtls-3.6.7 (CMake names have no '@')
-        return self.cmake_dir() / ("tlsbench-agent-" + library.replace("@", "-"))
+        image, library = self.image_of(library)
+        return image.cmake_dir() / ("tlsbench-agent-" + library.replace("@", "-"))
 
     def map_path(self, library: str) -> Path:
-        return self.cmake_dir() / ("tlsbench-agent-" + library.replace("@", "-") + ".map")
+        image, library = self.image_of(library)
+        return image.cmake_dir() / ("tlsbench-agent-" + library.replace("@", "-") + ".map")
 
     @abstractmethod
     def describe(self) -> str:

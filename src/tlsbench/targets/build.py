@@ -83,7 +83,28 @@ def ensure_host_agents(target: Target, libraries: list[str], log=print) -> None:
     missing = [lib for lib in libraries if not target.agent_path(lib).exists()]
     if missing:
         log(f"host agents for your build ({', '.join(missing)}) missing: building them in {target.build_dir()}")
-        build_agents(libraries, log=log, user=target.user)
+        own = [lib for lib in libraries if lib not in target.user.aliases]
+        # this folder's agents all at once when one is missing (as before); an alias alone when only it is
+        build_host_agents(target, [*(own if set(own) & set(missing) else []),
+                                   *(a for a in missing if a in target.user.aliases)], log=log)
+
+
+def build_host_agents(target: Target, libraries: list[str] | None, jobs: int | None = None, log=print) -> None:
+    """The host agents of a target's user build: the libraries in its folder; each configuration alias
+    ("mbedtls@a2") as its library in the alias's own folder (keyed by its config), linked into this folder
+    under the alias's agent name, where a run's processes find every agent (AGENT_DIR_ENV)."""
+    aliases = [a for a in target.user.aliases if libraries is None or a in libraries]
+    own = None if libraries is None else [lib for lib in libraries if lib not in target.user.aliases]
+    if own is None or own or not aliases:
+        build_agents(own, jobs=jobs, log=log, user=target.user)
+    for alias in aliases:
+        image, library = target.image_of(alias)
+        log(f"{alias}: {library} with {image.user.configs[0].flag().split('=', 1)[1]}, in {image.build_dir()}")
+        build_agents([library], jobs=jobs, log=log, user=image.user)
+        link = target.build_dir() / versions.agent_name(alias)
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.unlink(missing_ok=True)  # relative: the checkout may move
+        link.symlink_to(os.path.relpath(image.build_dir() / versions.agent_name(library), link.parent))
 
 
 def _library(name: str) -> Library:
@@ -118,11 +139,19 @@ def build_firmware(target: Target, libraries: list[str] | None = None, opt: str 
     True every one, or these probes' names (each library's empty probe too)."""
     board = target.board
     assert board is not None
-    libs = firmware_identifiers(libraries)
+    libs = firmware_identifiers(libraries if libraries is not None or not target.user.aliases
+                                else target.user.with_aliases(list(FIRMWARE_LIBRARIES)))
+    built = []
+    for alias in [lib for lib in libs if lib in target.user.aliases]:  # each in its own build (keyed by its config)
+        image, library = target.image_of(alias)
+        log(f"{alias}: {library} with {image.user.configs[0].flag().split('=', 1)[1]}, in {image.build_dir()}")
+        built += [alias for _ in build_firmware(image, [library], opt, jobs, log, size_probes)]
+    libs = [lib for lib in libs if lib not in target.user.aliases]
+    if not libs and built:
+        return built
     build = configure_firmware(target, libs, opt, size_probes, log)
     jobs = jobs or os.cpu_count() or 2
     log(f"building firmware with {jobs} jobs")
-    built = []
     # one image at a time: an image too big for the board is a finding ("does
     # not fit", with the bytes), not a failed build of the others
     for lib in ["selftest", *libs]:
@@ -216,9 +245,17 @@ def user_compiler(target: Target) -> list[str]:
 
 
 def turned_off(target: Target) -> dict[str, set[str]]:
-    """What the user's configurations of the target turned off, per library (none without them)."""
+    """What the user's configurations of the target turned off, per library and per alias (none without them)."""
     if not target.user.configs:
         return {}
+    out = _turned_off_here(target)
+    for alias in target.user.aliases:  # each from its own build
+        image, library = target.image_of(alias)
+        out[alias] = _turned_off_here(image).get(library, set())
+    return out
+
+
+def _turned_off_here(target: Target) -> dict[str, set[str]]:
     return userconfig.turned_off(target.user, target.build_dir() if target.board is None else target.cmake_dir(),
                                  dict(target.profiles), user_compiler(target), target.board is not None)
 

@@ -93,7 +93,7 @@ def inputs(target: Target, library: str, opt: str, agent_hash: str | None = None
            toolchain: str | None = None) -> dict[str, str]:
     """The stamp of an image built now: one hash per input, and the -O level."""
     profile = dict(target.profiles).get(versions.base(library), "default")
-    user = {"user": userconfig.digest(target.user)} if target.user else {}  # none: today's stamps
+    user = {"user": userconfig.digest(target.user)} if target.user.builds_here else {}  # none: today's stamps
     return {**user,
         "opt": opt,
         "agent": agent_hash or agent_sources_hash(),
@@ -164,9 +164,10 @@ def stale(target: Target, libraries: list[str], agent_hash: str | None = None,
     toolchain = toolchain if toolchain is not None else _toolchain_of(target)
     out = {}
     for lib in libraries:
-        stamp = read_stamp(target, lib)
+        image, built_as = target.image_of(lib)  # an alias: its own build's image of its library
+        stamp = read_stamp(image, built_as)
         opt = (stamp or {}).get("opt", DEFAULT_OPT)  # a rebuild keeps the level it was built at
-        why = why_stale(stamp, _built(target, lib), inputs(target, lib, opt, agent_hash, toolchain))
+        why = why_stale(stamp, _built(image, built_as), inputs(image, built_as, opt, agent_hash, toolchain))
         if why is not None:
             out[lib] = (why, opt)
     return out
@@ -186,5 +187,5 @@ def ensure(target: Target, libraries: list[str], log: Callable[[str], None],
         log(f"firmware for {target.name}: {lib}: {why}: building it")
     opt = next(iter(todo.values()))[1]
     libs = list(todo)
-    build_firmware(target, libs, opt=opt, jobs=jobs or min(2, os.cpu_count() or 1), log=log)
+    build_firmware(target, libs, opt=opt, jobs=jobs or min(2, os.cpu_count() or 1), log=log)  # aliases apart
     return libs

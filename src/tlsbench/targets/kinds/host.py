@@ -50,7 +50,7 @@ class HostTarget(Target):
         if self.user:  # the user's host agents, built when missing
             from tlsbench.targets import build
 
-            build.ensure_host_agents(self, libraries, log=log)
+            build.ensure_host_agents(self, self.user.with_aliases(libraries), log=log)
 
     def fit(self, plan: Plan, log: Log) -> None:
         if plan.device_side:
@@ -71,7 +71,7 @@ class HostTarget(Target):
 
         if one_side:
             raise PlanError("--one-side is a firmware image: give --target qemu:BOARD")
-        build.build_agents(libraries, jobs=jobs, log=log, user=self.user)
+        build.build_host_agents(self, libraries, jobs=jobs, log=log)
 
     def listed_libraries(self) -> list[str]:
         return versions.identifiers()
