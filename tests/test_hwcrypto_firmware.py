@@ -1,0 +1,75 @@
+"""The stand-in is excluded end to end, on the wolfSSL "hw" image itself:
+its SHA-1 under a board profile that declares the HASH processor counts the
+driver only. The same image is run three ways on a one-block and a
+two-block message: modelled (stand-in excluded), modelled with the
+plugin's stand-in hook left out (stand-in counted), and on a profile that
+declares no accelerator (wolfCrypt's software, through the same callback).
+What the hook removes is exactly wolfCrypt's own software work, block for
+block. Tiny inputs: a few seconds of QEMU once the image is built."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import builds_in_set_up, needs_tools
+
+from tlsbench.engine import agent
+from tlsbench.targets import boardprofiles, cyclemodel
+from tlsbench.targets import target as targets
+
+pytestmark = [needs_tools("qemu-system-arm", "arm-none-eabi-gcc", "cc"), builds_in_set_up]
+
+HW = targets.parse("qemu:mps2-an386", profiles="wolfssl=hw")
+
+
+@pytest.fixture(scope="module")
+def launchers(firmware_images, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The image's own launcher, and one whose plugin is given no stand-in hook."""
+    cyclemodel.build_plugin(log=lambda m: None)
+    target = firmware_images(HW, ["wolfssl"])
+    own = targets.write_launcher(target, "wolfssl")
+    counted = tmp_path_factory.mktemp("hw") / "standin-counted"
+    # the same bridge, its plugin arguments without standin=: nothing is left out of the counts
+    counted.write_text(
+        f"#!{sys.executable}\n"
+        "import sys\n"
+        "from tlsbench.targets import bridge, hwcrypto\n"
+        "real = hwcrypto.plugin_args\n"
+        "hwcrypto.plugin_args = lambda p, s: [a for a in real(p, s) if not a.startswith('standin=')]\n"
+        f"sys.exit(bridge.main({target.bridge_args('wolfssl')!r}))\n")
+    counted.chmod(0o755)
+    return own, counted
+
+
+def instructions(launcher: Path, profile: boardprofiles.Profile, sizes: tuple[int, ...]) -> list[int]:
+    """The firmware's instruction count of one SHA-1 per size, on the cycle model of this profile."""
+    saved = {k: os.environ.pop(k, None) for k in (cyclemodel.MODEL_ENV, cyclemodel.MODEL_SHA_ENV)}
+    try:
+        os.environ.update(cyclemodel.run_env(profile))
+        reqs = [f"bench kind=hash alg=sha1 op=hash size={n} repeats=1 warmup=0" for n in sizes]
+        out = agent.call(launcher, reqs, 120, "hw stand-in test").responses
+        return [int(r.of_type("sample")[0]["instructions"]) for r in out]
+    finally:
+        for k, v in saved.items():
+            os.environ.pop(k, None)
+            if v is not None:
+                os.environ[k] = v
+
+
+def test_the_hw_image_counts_the_driver_and_leaves_out_exactly_wolfcrypts_work(
+        launchers: tuple[Path, Path]) -> None:
+    own, counted = launchers
+    sizes = (64, 128)  # one and two 512-bit blocks (and the padding block of each final)
+    hw = instructions(own, boardprofiles.load("stm32f417"), sizes)
+    with_standin = instructions(counted, boardprofiles.load("stm32f417"), sizes)
+    software = instructions(own, boardprofiles.load("stm32f405"), sizes)  # no HASH: wolfCrypt's C
+    left_out = [w - h for w, h in zip(with_standin, hw, strict=True)]
+    assert all(n > 0 for n in left_out)  # the hook removed instructions (the test can fail)
+    assert hw == instructions(own, boardprofiles.load("stm32f417"), sizes)  # exact, repeatable
+    # one more block: what the hook leaves out grows by exactly one more block of wolfCrypt's software
+    assert left_out[1] - left_out[0] == software[1] - software[0]
+    # and the driver's own block (16 register writes, a doorbell, a poll) is far cheaper than that
+    assert hw[1] - hw[0] < (software[1] - software[0]) // 4
