@@ -44,19 +44,24 @@ def launchers(firmware_images, tmp_path_factory: pytest.TempPathFactory) -> tupl
     return own, counted
 
 
-def instructions(launcher: Path, profile: boardprofiles.Profile, sizes: tuple[int, ...]) -> list[int]:
-    """The firmware's instruction count of one SHA-1 per size, on the cycle model of this profile."""
+def counts(launcher: Path, profile: boardprofiles.Profile, sizes: tuple[int, ...]) -> list[tuple[int, int]]:
+    """The firmware's (instructions, model cycles) of one SHA-1 per size, on the cycle model of this profile."""
     saved = {k: os.environ.pop(k, None) for k in (cyclemodel.MODEL_ENV, cyclemodel.MODEL_SHA_ENV)}
     try:
         os.environ.update(cyclemodel.run_env(profile))
         reqs = [f"bench kind=hash alg=sha1 op=hash size={n} repeats=1 warmup=0" for n in sizes]
         out = agent.call(launcher, reqs, 120, "hw stand-in test").responses
-        return [int(r.of_type("sample")[0]["instructions"]) for r in out]
+        samples = [r.of_type("sample")[0] for r in out]
+        return [(int(s["instructions"]), int(s.fields["model_cycles"])) for s in samples]
     finally:
         for k, v in saved.items():
             os.environ.pop(k, None)
             if v is not None:
                 os.environ[k] = v
+
+
+def instructions(launcher: Path, profile: boardprofiles.Profile, sizes: tuple[int, ...]) -> list[int]:
+    return [i for i, _ in counts(launcher, profile, sizes)]
 
 
 def test_the_hw_image_counts_the_driver_and_leaves_out_exactly_wolfcrypts_work(
@@ -73,3 +78,18 @@ def test_the_hw_image_counts_the_driver_and_leaves_out_exactly_wolfcrypts_work(
     assert left_out[1] - left_out[0] == software[1] - software[0]
     # and the driver's own block (16 register writes, a doorbell, a poll) is far cheaper than that
     assert hw[1] - hw[0] < (software[1] - software[0]) // 4
+
+
+def test_the_hw_image_charges_the_profiles_cycles_at_each_doorbell(launchers: tuple[Path, Path],
+                                                                   tmp_path: Path) -> None:
+    own, _ = launchers
+    slower = tmp_path / "f417-slower-hash.toml"
+    slower.write_text((boardprofiles.BOARDS_DIR / "stm32f417.toml").read_text().replace(
+        "cycles_per_block = 66", "cycles_per_block = 166"))
+    sizes = (64, 128)
+    shipped = counts(own, boardprofiles.load("stm32f417"), sizes)
+    changed = counts(own, boardprofiles.parse(slower), sizes)
+    # the same driver code, instruction for instruction
+    assert [i for i, _ in changed] == [i for i, _ in shipped]
+    # 100 more cycles at each doorbell: the data blocks and the final's padding block (1 + 1, 2 + 1)
+    assert [c - s for (_, c), (_, s) in zip(changed, shipped, strict=True)] == [2 * 100, 3 * 100]
