@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from conftest import builds_in_set_up, needs_tools
 
 from tlsbench.engine import agent
+from tlsbench.engine.protocol import encode_request
+from tlsbench.families.primitive.checks import CBC_IV, TLS_AAD
 from tlsbench.targets import boardprofiles, cyclemodel
 from tlsbench.targets import target as targets
 
@@ -44,12 +47,23 @@ def launchers(firmware_images, tmp_path_factory: pytest.TempPathFactory) -> tupl
     return own, counted
 
 
-def counts(launcher: Path, profile: boardprofiles.Profile, sizes: tuple[int, ...]) -> list[tuple[int, int]]:
-    """The firmware's (instructions, model cycles) of one SHA-1 per size, on the cycle model of this profile."""
+def sha1(size: int) -> str:
+    return f"bench kind=hash alg=sha1 op=hash size={size} repeats=1 warmup=0"
+
+
+def cbc_hmac(size: int) -> str:
+    """TLS 1.2's AES-128-CBC + HMAC-SHA1 record: the MAC (20 bytes) and the padding to 16 are encrypted too."""
+    return encode_request("bench", kind="aead", alg="aes-128-cbc-hmac-sha1", op="encrypt", warmup=0, repeats=1,
+                          min_ns=0, size=size, key=bytes(range(36)), nonce=CBC_IV, aad=TLS_AAD)
+
+
+def counts(launcher: Path, profile: boardprofiles.Profile, sizes: tuple[int, ...],
+           request: Callable[[int], str] = sha1) -> list[tuple[int, int]]:
+    """The firmware's (instructions, model cycles) of one operation per size, on the cycle model of this profile."""
     saved = {k: os.environ.pop(k, None) for k in (cyclemodel.MODEL_ENV, cyclemodel.MODEL_SHA_ENV)}
     try:
         os.environ.update(cyclemodel.run_env(profile))
-        reqs = [f"bench kind=hash alg=sha1 op=hash size={n} repeats=1 warmup=0" for n in sizes]
+        reqs = [request(n) for n in sizes]
         out = agent.call(launcher, reqs, 120, "hw stand-in test").responses
         samples = [r.of_type("sample")[0] for r in out]
         return [(int(s["instructions"]), int(s.fields["model_cycles"])) for s in samples]
@@ -83,13 +97,19 @@ def test_the_hw_image_counts_the_driver_and_leaves_out_exactly_wolfcrypts_work(
 def test_the_hw_image_charges_the_profiles_cycles_at_each_doorbell(launchers: tuple[Path, Path],
                                                                    tmp_path: Path) -> None:
     own, _ = launchers
-    slower = tmp_path / "f417-slower-hash.toml"
-    slower.write_text((boardprofiles.BOARDS_DIR / "stm32f417.toml").read_text().replace(
-        "cycles_per_block = 66", "cycles_per_block = 166"))
+    shipped_text = (boardprofiles.BOARDS_DIR / "stm32f417.toml").read_text()
+    slower_hash, slower_cryp = tmp_path / "f417-slower-hash.toml", tmp_path / "f417-slower-cryp.toml"
+    slower_hash.write_text(shipped_text.replace("cycles_per_block = 66", "cycles_per_block = 166"))
+    slower_cryp.write_text(shipped_text.replace("cycles_per_block = 14", "cycles_per_block = 114"))
     sizes = (64, 128)
     shipped = counts(own, boardprofiles.load("stm32f417"), sizes)
-    changed = counts(own, boardprofiles.parse(slower), sizes)
+    changed = counts(own, boardprofiles.parse(slower_hash), sizes)
     # the same driver code, instruction for instruction
     assert [i for i, _ in changed] == [i for i, _ in shipped]
     # 100 more cycles at each doorbell: the data blocks and the final's padding block (1 + 1, 2 + 1)
     assert [c - s for (_, c), (_, s) in zip(changed, shipped, strict=True)] == [2 * 100, 3 * 100]
+    # the CRYP's 14 -> 114: 100 more per AES block of the TLS record (64 + 20 -> 96 bytes: 6; 128 + 20 -> 160: 10)
+    shipped = counts(own, boardprofiles.load("stm32f417"), sizes, cbc_hmac)
+    changed = counts(own, boardprofiles.parse(slower_cryp), sizes, cbc_hmac)
+    assert [i for i, _ in changed] == [i for i, _ in shipped]
+    assert [c - s for (_, c), (_, s) in zip(changed, shipped, strict=True)] == [6 * 100, 10 * 100]
