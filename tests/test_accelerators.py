@@ -39,17 +39,24 @@ def line(table: str, start: str) -> int:
     return compose(table).splitlines().index(start) + 1
 
 
-def test_the_f417_declares_its_hash_sha1_from_rm0090_and_no_unsourced_aes() -> None:
+def test_the_f417_declares_its_hash_sha1_and_cryp_aes_from_rm0090() -> None:
     f417 = boardprofiles.load("stm32f417")
-    assert list(f417.accelerators) == ["sha1"]
+    assert list(f417.accelerators) == ["sha1", "aes-ecb", "aes-cbc", "aes-ctr"]
     sha1 = f417.accelerators["sha1"]
     assert (sha1.peripheral, sha1.cycles_per_block, sha1.load_cycles_per_block, sha1.data_movement,
             sha1.block_bytes) == ("HASH", 66, 16, "cpu", 64)
     assert sha1.source.startswith("RM0090 Rev 11 (DocID018909), 25.3.1 'Duration of the processing'")
     # the CPU writes the words itself (counted instructions): the peripheral's busy time is its processing
     assert sha1.busy_cycles_per_block == 66
-    # the F405 and F446 have no CRYP or HASH processor; the F217's RM0033 figures were not found
-    for name in ("stm32f405", "nucleo-f446re", "stm32f217"):
+    # the CRYP's AES-128 block, Table 112 (F415/417); GCM is the F42x/43x's only: not declared
+    for name in ("aes-ecb", "aes-cbc", "aes-ctr"):
+        aes = f417.accelerators[name]
+        assert (aes.peripheral, aes.cycles_per_block, aes.busy_cycles_per_block, aes.block_bytes) == (
+            "CRYP", 14, 14, 16)
+        assert aes.source.startswith("RM0090 Rev 21, 23.2 'CRYP main features', Table 112")
+    # the F405 and F446 have no CRYP or HASH processor; the F217's (RM0033) and the H753's (RM0433)
+    # figures were not found
+    for name in ("stm32f405", "nucleo-f446re", "stm32f217", "stm32h753zi"):
         assert boardprofiles.load(name).accelerators == {}, name
 
 

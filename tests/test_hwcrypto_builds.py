@@ -18,8 +18,10 @@ SYMBOLS = {"tb_model_mark": 0x100, "tb_hw_standin_begin": 0x200, "tb_hw_standin_
 
 
 def test_the_hooks_charge_each_declared_accelerator_at_its_doorbell() -> None:
-    # the F417 declares SHA-1 only: its busy time per block (the CPU writes the words, counted itself)
-    assert hwcrypto.plugin_args(F417, SYMBOLS) == ["standin=0x200:0x210", "charge=0x220:66", "accel=0x1"]
+    # the F417 declares SHA-1 and AES-ECB/CBC/CTR: each busy time per block at the doorbells the image
+    # has (the CPU writes the words, counted itself); ECB and CTR have no doorbell in this driver
+    assert hwcrypto.plugin_args(F417, SYMBOLS) == ["standin=0x200:0x210", "charge=0x220:66", "charge=0x260:14",
+                                                    "accel=0x9"]
     # nothing declared: the stand-in is still excluded, no peripheral time, the driver uses none
     assert hwcrypto.plugin_args(F405, SYMBOLS) == ["standin=0x200:0x210", "accel=0x0"]
     # an image without a driver gets no hooks at all
@@ -46,7 +48,8 @@ def test_a_case_the_board_cannot_accelerate_is_refused_with_the_reason() -> None
     assert hwcrypto.refusal("wolfssl", "hw", F417, "hash", "sha1") is None
     assert hwcrypto.refusal("wolfssl", "hw", F417, "mac", "hmac-sha1") is None
     assert hwcrypto.refusal("wolfssl", "hw", F417, "mac", "hmac-sha256") == (
-        "board profile stm32f417 declares no sha256 accelerator ([accelerators.sha256]; it declares sha1):"
+        "board profile stm32f417 declares no sha256 accelerator ([accelerators.sha256]; it declares sha1,"
+        " aes-ecb, aes-cbc, aes-ctr):"
         " hmac-sha256 has no peripheral to run on")
     assert hwcrypto.refusal("wolfssl", "hw", F405, "hash", "sha1") == (
         "board profile stm32f405 declares no sha1 accelerator ([accelerators.sha1]; it declares none):"
@@ -55,9 +58,13 @@ def test_a_case_the_board_cannot_accelerate_is_refused_with_the_reason() -> None
         "wolfssl=hw models a crypto peripheral: it needs an emulated target (qemu:...) and"
         " --board with a board profile that declares"
         " [accelerators.sha256]")
-    assert hwcrypto.refusal("wolfssl", "hw", F417, "aead", "aes-128-cbc-hmac-sha1") == (
-        "board profile stm32f417 declares no aes-cbc accelerator ([accelerators.aes-cbc]; it declares sha1):"
-        " aes-128-cbc-hmac-sha1 has no peripheral to run on")
+    assert hwcrypto.refusal("wolfssl", "hw", F417, "aead", "aes-128-cbc-hmac-sha1") is None
+    assert hwcrypto.refusal("wolfssl", "hw", F417, "aead", "aes-128-gcm") == (
+        "board profile stm32f417 declares no aes-gcm accelerator ([accelerators.aes-gcm]; it declares sha1,"
+        " aes-ecb, aes-cbc, aes-ctr): aes-128-gcm has no peripheral to run on")
+    assert hwcrypto.refusal("wolfssl", "hw", F405, "aead", "aes-128-cbc-hmac-sha1") == (
+        "board profile stm32f405 declares no aes-cbc or sha1 accelerator ([accelerators.aes-cbc],"
+        " [accelerators.sha1]; it declares none): aes-128-cbc-hmac-sha1 has no peripheral to run on")
     assert hwcrypto.refusal("wolfssl", "hw", None, "aead", "aes-128-cbc-hmac-sha1") == (
         "wolfssl=hw models a crypto peripheral: it needs an emulated target (qemu:...) and"
         " --board with a board profile that declares"
