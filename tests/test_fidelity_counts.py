@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from tlsbench import cli
 from tlsbench.studies import fidelity_counts as fc
 
 TREE = """--------------------------------------------------------------------------------
@@ -45,6 +46,6 @@ def test_one_operation_is_the_difference_of_two_runs() -> None:
 
 def test_an_unknown_pair_is_one_clear_error(capsys) -> None:
     with pytest.raises(SystemExit):
-        fc.main(["aes"])
+        cli.main(["study", "fidelity-counts", "aes"])
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert "unknown pair 'aes'; known: aead, ecdsa-verify, rsa-verify, openssl-handshake, wolfssl-handshake" in err

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tlsbench import cli
 from tlsbench.engine.case import Result
 from tlsbench.engine.store import Store
 from tlsbench.studies import studypages
@@ -90,8 +91,8 @@ def test_a_page_puts_our_model_figures_beside_the_published_ones(tmp_path: Path)
     (tmp_path / "studies" / "000_test.txt").write_text(STUDY_000)
     db = tmp_path / "r.sqlite"
     run = _store_000(db)
-    assert studypages.main(["--db", str(db), "--studies", str(tmp_path / "studies"), "--out", str(tmp_path / "out"),
-                            "--only", "000"]) == 0
+    assert cli.main(["study", "pages", "--db", str(db), "--studies", str(tmp_path / "studies"),
+                     "--out", str(tmp_path / "out"), "--only", "000"]) == 0
     page = (tmp_path / "out" / "000-handshake-by-suite.md").read_text()
     lines = page.splitlines()
     profile = boardprofiles.load("nucleo-f746zg")
@@ -115,7 +116,7 @@ def test_a_page_puts_our_model_figures_beside_the_published_ones(tmp_path: Path)
 def test_a_page_names_the_run_it_lacks(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     db = tmp_path / "r.sqlite"
     Store(db).close()
-    assert studypages.main(["--db", str(db), "--out", str(tmp_path / "out"), "--only", "003"]) == 0
+    assert cli.main(["study", "pages", "--db", str(db), "--out", str(tmp_path / "out"), "--only", "003"]) == 0
     assert capsys.readouterr().err == ("study 003: no stored run (run: tlsbench run --preset tls12-suites-cost"
                                        " --target qemu:mps2-an385 --board stm32f217 --profile wolfssl=small-stack)\n")
     assert not (tmp_path / "out" / "003-tls12-suites-cost.md").exists()
@@ -141,8 +142,8 @@ def test_a_narrowed_rerun_fills_in_what_did_not_run_ok(tmp_path: Path) -> None:
                             _result("client_model_time_ns", "model-ns", 1_001_000_000), *WIRE])
     store.finish_run(again)
     store.close()
-    assert studypages.main(["--db", str(db), "--studies", str(tmp_path / "studies"), "--out", str(tmp_path / "out"),
-                            "--only", "000"]) == 0
+    assert cli.main(["study", "pages", "--db", str(db), "--studies", str(tmp_path / "studies"),
+                     "--out", str(tmp_path / "out"), "--only", "000"]) == 0
     lines = (tmp_path / "out" / "000-handshake-by-suite.md").read_text().splitlines()
     assert f"  - run {first} of `{db}` (not committed; tlsbench v1); cases: 1 failed, 3 ok" in lines
     assert (f"  - then run {again}, the same with `{flags}` (1 ok): 1 case(s) that did not run ok in the first taken"

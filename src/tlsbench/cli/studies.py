@@ -5,7 +5,15 @@ from __future__ import annotations
 import argparse
 import os
 
-from tlsbench.studies import fidelity, fidelity_layouts, fidelity_native, resultspq, validation
+from tlsbench.studies import (
+    fidelity,
+    fidelity_counts,
+    fidelity_layouts,
+    fidelity_native,
+    resultspq,
+    studypages,
+    validation,
+)
 
 
 def cmd_fidelity(a: argparse.Namespace) -> int:
@@ -57,3 +65,5 @@ def add_parsers(sub: argparse._SubParsersAction, db: argparse.ArgumentParser) ->
     fidelity_native.add_parser(studies)
     resultspq.add_parser(studies, db)
     validation.add_parser(studies, db)
+    fidelity_counts.add_parser(studies)
+    studypages.add_parser(studies, db)

@@ -37,6 +37,7 @@ prints the table.
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import shlex
@@ -52,7 +53,7 @@ from tlsbench import paths, versions
 from tlsbench.engine import agent
 from tlsbench.engine.case import Case
 from tlsbench.engine.protocol import encode_request
-from tlsbench.errors import AgentError, SetupError
+from tlsbench.errors import SetupError
 from tlsbench.studies.fidelity import REKEYED
 
 _CALLEE = re.compile(r"^\s*([\d,]+) \([ \d.]+%\)\s+\*\s+\S*?:(\S+) \[")
@@ -421,24 +422,26 @@ def render(rows: list[Row]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    import argparse
+def _pair(name: str) -> str:
+    if name not in PAIRS:
+        raise argparse.ArgumentTypeError(f"unknown pair {name!r}; known: {', '.join(PAIRS)}")
+    return name
 
-    p = argparse.ArgumentParser(prog="fidelity-counts", description=__doc__.splitlines()[0])
-    p.add_argument("pairs", nargs="*", metavar="PAIR", help=f"which pairs: {', '.join(PAIRS)} (default: all)")
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("fidelity-counts", help="instructions per operation under callgrind, each library's own"
+                       " benchmark program against tlsbench (scripts/fidelity-counts)",
+                       description=__doc__.splitlines()[0])
+    p.add_argument("pairs", nargs="*", metavar="PAIR", type=_pair,
+                   help=f"which pairs: {', '.join(PAIRS)} (default: all)")
     p.add_argument("--sim", action="store_true",
                    help="also simulate caches and branch predictors: D1 and LL misses, mispredicts per operation")
-    args = p.parse_args(argv)
-    unknown = [n for n in args.pairs if n not in PAIRS]
-    if unknown:
-        p.error(f"unknown pair {unknown[0]!r}; known: {', '.join(PAIRS)}")
+    p.set_defaults(func=command)
+
+
+def command(args: argparse.Namespace) -> int:
     try:
         print(render(collect(args.pairs or list(PAIRS), args.sim)), end="")
-    except (SetupError, AgentError, subprocess.CalledProcessError, KeyError) as e:
-        print(f"fidelity-counts: {e}", file=__import__("sys").stderr)
-        return 1
+    except (subprocess.CalledProcessError, KeyError) as e:
+        raise SetupError(f"fidelity-counts: {e}") from None
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -8,7 +8,7 @@ ratio, each shape the study claims as a statement checked on both, and what
 cannot be re-created, with the reason. A figure from a board profile's
 cycle model is labelled a model; a case that did not run says why.
 
-    python -m tlsbench.studies.studypages --db DB [--studies DIR] [--out docs/studies]
+    tlsbench study pages --db DB [--studies DIR] [--out docs/studies]
 (scripts/study-pages runs what is missing first.)
 """
 
@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tlsbench.engine.store import Store
-from tlsbench.errors import TlsbenchError
 from tlsbench.families.tls import plan as tls_plan
 from tlsbench.families.tls.names import BASELINE, TlsVariant
 from tlsbench.links import profiles as link_profiles
@@ -667,45 +666,40 @@ def render(study: Study, store: Store, db: str, studies: Path | None) -> str | N
     return "\n".join(page.lines).rstrip("\n") + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m tlsbench.studies.studypages", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--db", default=".tlsbench/studies.sqlite", help="the database of the study runs")
+def add_parser(sub: argparse._SubParsersAction, db: argparse.ArgumentParser) -> None:
+    ap = sub.add_parser("pages", parents=[db], help="docs/studies/NNN-*.md from stored runs and the studies' texts"
+                        " (scripts/study-pages runs what is missing first)", description=__doc__.split("\n\n")[0])
     ap.add_argument("--studies", type=Path, default=None, help="the studies' texts (default: shared/studies)")
-    ap.add_argument("--out", type=Path, default=Path("docs/studies"))
+    ap.add_argument("--out", type=Path, default=Path("docs/studies"), help="the pages' folder (default docs/studies)")
     ap.add_argument("--only", default="", help="study numbers, comma-separated (default: every study)")
     ap.add_argument("--list", action="store_true", help="print each page's runs and commands, render nothing")
     ap.add_argument("--has", nargs=argparse.REMAINDER, default=None, metavar="RUN FLAGS",
                     help="exit 0 when a complete run made with these run flags is stored, 1 otherwise")
-    args = ap.parse_args(argv)
+    ap.set_defaults(func=command)
+
+
+def command(args: argparse.Namespace) -> int:
     only = {n.strip() for n in args.only.split(",") if n.strip()}
-    try:
-        if args.list:
-            for study in STUDIES:
-                for want in study.runs:
-                    print(f"{study.number} {want.command()}")
-            return 0
-        if args.has is not None:
-            wants = [w for st in STUDIES for w in st.runs if w.command() == " ".join(["tlsbench run", *args.has])]
-            if not wants or not Path(args.db).exists():
-                return 1
-            return 0 if find_run(Store(args.db, read_only=True), wants[0]) is not None else 1
-        store = Store(args.db, read_only=True)
-        args.out.mkdir(parents=True, exist_ok=True)
+    if args.list:
         for study in STUDIES:
-            if only and study.number not in only:
-                continue
-            text = render(study, store, args.db, args.studies)
-            if text is None:
-                print(f"study {study.number}: no stored run (run: {study.runs[0].command()})", file=sys.stderr)
-                continue
-            out = args.out / f"{study.number}-{study.slug}.md"
-            out.write_text(text)
-            print(f"wrote {out}")
-    except TlsbenchError as e:
-        print(f"studypages: error: {e}", file=sys.stderr)
-        return 2
+            for want in study.runs:
+                print(f"{study.number} {want.command()}")
+        return 0
+    if args.has is not None:
+        wants = [w for st in STUDIES for w in st.runs if w.command() == " ".join(["tlsbench run", *args.has])]
+        if not wants or not Path(args.db).exists():
+            return 1
+        return 0 if find_run(Store(args.db, read_only=True), wants[0]) is not None else 1
+    store = Store(args.db, read_only=True)
+    args.out.mkdir(parents=True, exist_ok=True)
+    for study in STUDIES:
+        if only and study.number not in only:
+            continue
+        text = render(study, store, args.db, args.studies)
+        if text is None:
+            print(f"study {study.number}: no stored run (run: {study.runs[0].command()})", file=sys.stderr)
+            continue
+        out = args.out / f"{study.number}-{study.slug}.md"
+        out.write_text(text)
+        print(f"wrote {out}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
