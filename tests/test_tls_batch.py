@@ -110,7 +110,8 @@ def test_callgrind_is_a_checked_plan_option() -> None:
 
 
 def test_the_callgrind_switch_sets_the_plan_option() -> None:
-    from tlsbench.cli import _plan_from_args, parser
+    from tlsbench.cli import parser
+    from tlsbench.cli.run import plan_from_args as _plan_from_args
 
     plan = _plan_from_args(parser().parse_args(["run", "--preset", "tls", "--callgrind"]))[0]
     assert plan.tls.callgrind is True
