@@ -112,6 +112,8 @@ class Measured:
     results: list[Result]
     # host rounds: placement and pace (layout.py, pacing.py), stored in case_rounds
     round_info: dict | None = None
+    # the stored case this outcome was copied from (the result cache), None: measured
+    reused_from: int | None = None
 
     @staticmethod
     def not_run(status: str, reason: str, transcript: str = "") -> Measured:
