@@ -406,11 +406,11 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
         target = image_for(plan, target)
         jobs = parallel.checked_jobs(jobs, target.one_at_a_time())  # refused before the run is stored
         if target.deterministic:  # the same material every time: identical counts run after run
-            cache = paths.data_dir() / "firmware-material.json"
-            keys = keys_mod.seeded(cache)
+            material = paths.data_dir() / "firmware-material.json"
+            keys = keys_mod.seeded(material)
             for family in registry.FAMILIES:
                 family.prepare(plan, keys, keys_mod.clock_of(keys))
-            keys_mod.save_reusable(cache, keys)  # with what the families added, for the next run
+            keys_mod.save_reusable(material, keys)  # with what the families added, for the next run
         else:
             keys = keys_mod.generate()
             for family in registry.FAMILIES:  # e.g. certificate chains, stored with the keys for a resume
