@@ -44,6 +44,9 @@ def load(store: Store, run_id: int) -> RunData:
                                                     "reported_as": metrics.reported_as(r["metric"], r["min"], r["max"])}
     for c in cases.values():
         c.pop("transcript", None)
+        c.pop("cache_key", None)  # the store's own look-up key, no figure
+        if c.get("reused_from") is None:  # a measured case reads as it always has; a reused one says so
+            c.pop("reused_from", None)
     method = run.plan.get("method", {})
     per_round = split_repeats(int(method.get("repeats", 0)), int(method.get("rounds", 1)))
     if len(per_round) > 1:  # each case's drift between its rounds, of its timed headline
