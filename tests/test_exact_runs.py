@@ -106,6 +106,26 @@ def test_side_by_side_stores_in_plan_order() -> None:
     assert stored == [64, 128, 256]
 
 
+def test_a_stop_stores_what_finished_once_in_plan_order() -> None:
+    """Ctrl-C while the second outcome is being stored: what finished is stored once each, in plan order."""
+    cases = [Case("mbedtls", "hash", "sha256", "hash", s) for s in (64, 128, 256, 512)]
+    stored: list[int] = []
+    calls = 0
+
+    def store(case: Case, rnd: int, m: Measured, started: float) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            raise KeyboardInterrupt
+        stored.append(case.size or 0)
+
+    with pytest.raises(KeyboardInterrupt):
+        parallel.measure_in_order([(0, c) for c in cases], 2, lambda r, c: (c.size or 0) not in stored,
+                                  lambda c, r: None, lambda c, r: Measured("ok", "", 1, "", [], []), store,
+                                  lambda c: None)
+    assert stored[:2] == [64, 128] and stored == sorted(set(stored))
+
+
 def test_host_timings_refuse_more_than_one_job(tmp_path: Path) -> None:
     db = tmp_path / "r.sqlite"
     proc = subprocess.run([sys.executable, "-m", "tlsbench.cli", "--db", str(db), "run", "--jobs", "2",

@@ -78,16 +78,19 @@ def measure_in_order(pending: Pending, jobs: int, wanted: Callable[[int, Case], 
                         slot.cancel()
                 agent.stop_all()
                 pool.shutdown(wait=True)
-                _store_finished(slots[stored:], store)
+                _store_finished(slots[stored:], wanted, store)
                 raise
             finally:
                 agent.allow_calls()
 
 
-def _store_finished(slots: list, store: Callable[[Case, int, Measured, float], None]) -> None:
-    """The rounds of a stopped batch that came out before the stop, in plan
-    order (a round its killed agent failed is no result: measured on resume)."""
+def _store_finished(slots: list, wanted: Callable[[int, Case], bool],
+                    store: Callable[[Case, int, Measured, float], None]) -> None:
+    """The rounds of a stopped batch that came out before the stop, in plan order, each once
+    (a round its killed agent failed is no result: measured on resume)."""
     for rnd, case, started, slot in slots:
+        if not wanted(rnd, case):  # stored already (the stop came just after it)
+            continue
         if isinstance(slot, Future):
             if not slot.done() or slot.cancelled() or slot.exception() is not None:
                 continue

@@ -505,9 +505,8 @@ def _measure_session(store: Store, run_id: int, plan: Plan, keys: dict, target: 
 
 def _measure_side_by_side(session: _Session, pending: list[tuple[int, Case]], progress_of: dict,
                           progress: Progress, jobs: int) -> None:
-    def wanted(rnd: int, case: Case) -> bool:
-        entry = progress_of.get(case.name)
-        return entry is None or entry[1] == "partial"
+    def wanted(rnd: int, case: Case) -> bool:  # not decided in an earlier round, nor stored yet
+        return _needs_round(progress_of.get(case.name), rnd)
 
     def store(case: Case, rnd: int, measured: Measured, started: float) -> None:
         progress_of[case.name] = session.store_round(case, rnd, progress_of.get(case.name), measured, started)
