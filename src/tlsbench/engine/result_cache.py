@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
@@ -76,15 +75,4 @@ def _json_sha256(value: object) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
-def changed_parts(before: dict[str, str], now: dict[str, str]) -> list[str]:
-    """The names of the parts that differ (a miss, explained)."""
-    return [k for k in sorted(set(before) | set(now)) if before.get(k) != now.get(k)]
-
-
-def counts(reused: Iterable[bool]) -> tuple[int, int]:
-    """(reused, measured) among stored outcomes."""
-    flags = list(reused)
-    return sum(flags), len(flags) - sum(flags)
-
-
-__all__ = ["KEY_VERSION", "REUSABLE", "changed_parts", "code_sha256", "counts", "key_of", "key_parts", "sha256_file"]
+__all__ = ["KEY_VERSION", "REUSABLE", "code_sha256", "key_of", "key_parts", "sha256_file"]
