@@ -533,6 +533,48 @@ def test_places_are_released_after_an_error(lab: Farm, capsys: pytest.CaptureFix
 
 
 @e2e
+def test_one_plan_is_shared_by_places_of_two_exporters(lab: Farm, firmware: targets.Target, tmp_path: Path,
+                                                        direct: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two machines, each exporting its own board (an exporter of its own, named host-b here): one run
+    on a place of each gives the direct target's counts, each case naming the place (and so the machine)
+    that ran it; run again, every case is reused from the result cache."""
+    monkeypatch.setenv(labgrid_places.COORDINATOR_ENV, lab.address)
+    port = _free_port()
+    qemu = _start(targets.qemu_command(firmware.board, firmware.firmware_path("mbedtls"),
+                                       serial=f"tcp:127.0.0.1:{port},server=on,wait=off"), tmp_path, "qemu-P4.log")
+    config = tmp_path / "host-b.yaml"
+    config.write_text(f"board-4:\n  NetworkSerialPort:\n    host: 127.0.0.1\n    port: {port}\n")
+    exporter = _start([str(BIN / "labgrid-exporter"), "-c", lab.address, "-n", "host-b", "--hostname", "127.0.0.1",
+                       str(config)], tmp_path, "exporter-host-b.log")
+    try:
+        _wait_port(port, qemu, "QEMU of P4")
+        deadline = time.monotonic() + 30
+        while "host-b/board-4/NetworkSerialPort" not in lab.client("resources"):
+            assert time.monotonic() < deadline, (tmp_path / "exporter-host-b.log").read_text()[-2000:]
+            time.sleep(0.3)
+        lab.client("-p", "P4", "create")
+        lab.client("-p", "P4", "add-match", "host-b/board-4/NetworkSerialPort")
+        lab.client("-p", "P4", "set-tags", "board=mps2-an386")
+        store = Store(tmp_path / "r.sqlite")
+        shared = runner.run(parse_plan(PLAN, "plan"), PLAN, store, show_progress=False,
+                            target=targets.parse("labgrid:P2,P4"))
+        assert _counts(store, shared) == direct
+        assert set(_boards(store, shared).values()) == {"P2", "P4"}  # a board of each machine measured
+        assert store.reuse_marks(shared) == {}
+        again = runner.run(parse_plan(PLAN, "plan"), PLAN, store, show_progress=False,
+                           target=targets.parse("labgrid:P2,P4"))
+        assert set(store.reuse_marks(again)) == set(_boards(store, shared))  # nothing measured again
+        assert _counts(store, again) == direct
+        assert lab.acquired()["P4"] == "None"
+    finally:
+        try:
+            lab.client("-p", "P4", "delete")
+        finally:
+            _stop(exporter)
+            _stop(qemu)
+
+
+@e2e
 def test_a_killed_board_moves_its_cases_to_the_other_place(lab: Farm, tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(labgrid_places.COORDINATOR_ENV, lab.address)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tlsbench.cli.args import choose, choose_libraries, sizes_arg, user_build_options, with_user_build
 from tlsbench.engine import labels as run_labels
-from tlsbench.engine import plan_size, runner
+from tlsbench.engine import parallel, plan_size, runner
 from tlsbench.engine.stats import parse_policy
 from tlsbench.engine.store import NOTHING_MEASURED, Store
 from tlsbench.errors import PlanError
@@ -136,9 +136,10 @@ def cmd_run(a: argparse.Namespace) -> int:
             env = store.get_run(a.resume).plan.get("method", {}).get("env", {})
             with runenv.applied(env):
                 run_id = runner.run(Plan(), "", store, resume=a.resume, json_out=sys.stdout if a.json else None,
-                                    show_progress=show_progress, quiet=a.quiet)
+                                    show_progress=show_progress, quiet=a.quiet, jobs=a.jobs, cache=not a.no_cache)
         else:
             target = with_user_build(targets.parse(a.target, a.board, a.profile), a)
+            parallel.checked_jobs(a.jobs, target.one_at_a_time())  # before anything is built
             if target.default_preset is not None and not a.plan and not a.preset:
                 a.preset = target.default_preset  # e.g. a firmware target's default plan
             plan, source = plan_from_args(a)
@@ -157,7 +158,8 @@ def cmd_run(a: argparse.Namespace) -> int:
                 plan.method.env.update(cyclemodel.run_env(profile))
             with runenv.applied(plan.method.env):
                 run_id = runner.run(plan, source, store, json_out=sys.stdout if a.json else None,
-                                    show_progress=show_progress, quiet=a.quiet, target=target, labels=labels)
+                                    show_progress=show_progress, quiet=a.quiet, target=target, labels=labels,
+                                    jobs=a.jobs, cache=not a.no_cache)
         status = store.get_run(run_id).status
         if not a.quiet and not a.json:
             print(report.render(report.load(store, run_id), "table"))
@@ -170,6 +172,17 @@ def cmd_run(a: argparse.Namespace) -> int:
               f" tlsbench report {run_id})", file=sys.stderr)
         return 1
     return 0
+
+
+def _parallel_options(p: argparse.ArgumentParser) -> None:
+    """run: sessions side by side and the result cache, for exact counts (engine/parallel.py, result_cache.py)."""
+    p.add_argument("--jobs", type=int, metavar="N",
+                   help="emulator sessions at once where the metrics are exact (qemu:BOARD), results stored in plan"
+                        " order (default: the machine's cores there; 1 elsewhere: host timings run one case at a"
+                        " time and refuse more)")
+    p.add_argument("--no-cache", dest="no_cache", action="store_true",
+                   help="measure every exact case again, even when a stored one had the same image, emulator,"
+                        " board profile and requests (default: such cases are reused, marked reused)")
 
 
 def add_parsers(sub: argparse._SubParsersAction, db: argparse.ArgumentParser) -> None:
@@ -224,6 +237,7 @@ def add_parsers(sub: argparse._SubParsersAction, db: argparse.ArgumentParser) ->
                                    " (tlsbench board new)")
     r.add_argument("--profile", help="firmware library build profiles, e.g. mbedtls=small,wolfssl=sp-asm")
     user_build_options(r)
+    _parallel_options(r)
     r.add_argument("--labgrid-coordinator", dest="labgrid_coordinator", metavar="HOST:PORT",
                    help="the labgrid coordinator of a labgrid:PLACE target (default: $LG_COORDINATOR)")
     r.add_argument("--device-side", dest="device_side", choices=("client", "server"),

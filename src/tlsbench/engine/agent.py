@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,6 +51,30 @@ class _Partial:
     stderr: str = ""
 
 
+# agents running now (several at once under `run --jobs`): a stopped run ends them all
+_running: set[subprocess.Popen] = set()
+_running_lock = threading.Lock()
+_stopping = threading.Event()
+
+
+def stop_all() -> None:
+    """Kills every agent running now (each with its children): the calls waiting on them fail at once,
+    and none starts until allow_calls()."""
+    _stopping.set()
+    with _running_lock:
+        procs = list(_running)
+    for proc in procs:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def allow_calls() -> None:
+    """Agents may start again (after stop_all)."""
+    _stopping.clear()
+
+
 class AgentCallError(AgentError):
     def __init__(self, message: str, partial: _Partial):
         super().__init__(message)
@@ -86,6 +111,8 @@ def call(executable: Path, requests: list[str], timeout: float, what: str,
         on_request = bool(ident) and versions.version_of(ident).on_request
         how = f"tlsbench build --libraries {ident}" if on_request else "tlsbench build"
         raise AgentError(f"agent {executable} is not built (run: {how})")
+    if _stopping.is_set():
+        raise AgentError(f"{what}: not started, the run is stopping")
     try:
         proc = subprocess.Popen(
             [*wrapper, str(executable)],
@@ -97,6 +124,10 @@ def call(executable: Path, requests: list[str], timeout: float, what: str,
     except OSError as e:
         raise AgentError(f"cannot start agent {executable}: {e}") from e
     payload = "".join(r + "\n" for r in requests).encode()
+    with _running_lock:
+        _running.add(proc)
+        if _stopping.is_set():  # stopped while it started: it goes with the others
+            os.killpg(proc.pid, signal.SIGKILL)
     try:
         out_b, err_b = proc.communicate(payload, timeout=timeout)
         timed_out = False
@@ -108,6 +139,9 @@ def call(executable: Path, requests: list[str], timeout: float, what: str,
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
         raise
+    finally:
+        with _running_lock:
+            _running.discard(proc)
     stdout = out_b.decode("latin-1")
     stderr = err_b.decode("utf-8", "replace")
     partial = _Partial(stdout=stdout, stderr=stderr)

@@ -114,6 +114,8 @@ class Measured:
     round_info: dict | None = None
     # the case's parameters as stored, when its family has its own (a size probe's parts); None: op and size
     params: dict | None = None
+    # the stored case this outcome was copied from (the result cache), None: measured
+    reused_from: int | None = None
 
     @staticmethod
     def not_run(status: str, reason: str, transcript: str = "") -> Measured:

@@ -51,7 +51,7 @@ def share(session: Any, places: list[labgrid_places.Place], pending: list[tuple[
                                                      board or None, image)
 
     dead = farm.share(boards, pending, wanted, store, run_id, log, on_done=lambda c: progress.update(c.name),
-                      known=session.decide)
+                      known=session.known)
     if dead:
         log(f"run {run_id}: {len(dead)} of {len(places)} place(s) stopped answering: "
             + "; ".join(f"{n}: {w}" for n, w in dead.items()))

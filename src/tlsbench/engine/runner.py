@@ -1,6 +1,9 @@
 """The runner: a plan becomes cases (one family at a time, families.registry);
-each case is checked, measured on its own (never in parallel), summarised and
-stored before the next begins. The runner knows no family by name."""
+each case is checked, measured, summarised and stored in plan order. Timed
+cases are measured one at a time; exact ones (an emulator's counts) may run
+several at once (engine/parallel.py) and are reused from the result cache
+when nothing that decides them changed (engine/result_cache.py). The runner
+knows no family by name."""
 
 from __future__ import annotations
 
@@ -8,10 +11,11 @@ import json
 import signal
 import sys
 import time
+from dataclasses import asdict
 from typing import TextIO
 
 from tlsbench import paths
-from tlsbench.engine import layout, machine, metrics, pacing
+from tlsbench.engine import layout, machine, metrics, pacing, parallel, result_cache
 from tlsbench.engine.case import Case, Measured, Result, Sample
 from tlsbench.engine.progress import Progress
 from tlsbench.engine.protocol import ran_out_of_room
@@ -122,6 +126,58 @@ class _Session:
         self.turned_off: dict[str, set[str]] = {}  # per library, what the user's configuration turned off
         # a library's "hw" build: why a case cannot run on this board profile (targets/hwcrypto.py)
         self.hw_board = cyclemodel.active_profile() if target.models_cycles else None
+        self.cache = False  # exact outcomes are looked up in (and added to) the result cache
+        self._cache_context: dict[str, str] | None = None
+
+    def use_cache(self, enabled: bool) -> None:
+        """Exact outcomes keyed (engine/result_cache.py), and reused when ``enabled``; a noisy
+        target's never are."""
+        self.cache = enabled and self.target.deterministic and self.plan.method.rounds == 1
+        if not self.target.deterministic:
+            self._cache_context = None
+            return
+        run = self.store.get_run(self.run_id)
+        profile = self.store.board_profile(self.run_id)
+        plugin = cyclemodel.plugin_path()
+        self._cache_context = {
+            "emulator": f"{run.machine.get('emulator', '')} {run.machine.get('emulator_options', '')}".strip(),
+            "plugin_sha256": (result_cache.sha256_file(plugin) if profile is not None and plugin.exists() else ""),
+            "board_profile_text": profile["text"] if profile is not None else "",
+        }
+
+    def cache_key(self, case: Case, rnd: int) -> tuple[str, dict[str, str]] | None:
+        """The case's result-cache key and its parts; None where outcomes are not exact."""
+        info = self.infos.get(case.library)
+        if self._cache_context is None or info is None or not info.agent_sha256:
+            return None
+        parts = result_cache.key_parts(
+            case=case, rnd=rnd, family_module=type(registry.family_of(case.kind)).__module__,
+            target_name=self.target.name, build_name=self.target.build_name, image_sha256=info.agent_sha256,
+            emulator=self._cache_context["emulator"], plugin_sha256=self._cache_context["plugin_sha256"],
+            board_profile_text=self._cache_context["board_profile_text"], method=asdict(self.plan.method),
+            tls=asdict(self.plan.tls), material=self.keys)
+        return result_cache.key_of(parts), parts
+
+    def reused(self, case: Case, rnd: int) -> Measured | None:
+        """The outcome stored under the case's key, copied (its samples, so the results are summarised
+        as measured), or None: measure it."""
+        if not self.cache:
+            return None
+        keyed = self.cache_key(case, rnd)
+        row = self.store.cached_case(keyed[0], result_cache.REUSABLE) if keyed else None
+        if row is None:
+            return None
+        m = Measured(row["status"], row["reason"], row["iters"], row["transcript"],
+                     self.store.case_samples(int(row["id"])), [])
+        m.reused_from = int(row["id"])
+        return m
+
+    def known(self, case: Case, rnd: int) -> Measured | None:
+        """A round's outcome without measuring it: decided, or reused from the cache."""
+        decided = self.decide(case, rnd)
+        if decided is not None:
+            return decided
+        return self.reused(case, rnd)  # its reason as stored (the user's configuration named already)
 
     def probe_libraries(self) -> None:
         try:  # an emulated board's images are built here when missing or stale
@@ -261,9 +317,9 @@ class _Session:
         return measure(case_info, case, self.keys, self.plan, rnd, place, target=self.target), ref
 
     def run_round(self, case: Case, rnd: int, entry: tuple[int, str, int] | None) -> tuple[int, str, int]:
-        """Measures and stores one round of a case; returns its new progress."""
+        """Measures (or reuses) and stores one round of a case; returns its new progress."""
         started = time.time()
-        return self.store_round(case, rnd, entry, self.outcome(case, rnd), started)
+        return self.store_round(case, rnd, entry, self.known(case, rnd) or self.outcome(case, rnd), started)
 
     def outcome(self, case: Case, rnd: int) -> Measured:
         """One round measured (or decided without measuring); never raises for an agent's failure."""
@@ -295,6 +351,9 @@ class _Session:
                 measured.results += cyclemodel.derived_results(measured.results)
         elif rnd > 0:
             measured.reason = f"round {rnd + 1} of {rounds}: {measured.reason}"
+        keyed = self.cache_key(case, rnd) if status in result_cache.REUSABLE else None
+        if keyed is not None:
+            self.store.put_cache_key(*keyed)
         if entry is None:
             params = measured.params if measured.params is not None else {
                 "op": case.op, "size": case.size, **({"place": place} if place else {}),
@@ -305,7 +364,8 @@ class _Session:
                 status=status,
                 reason=measured.reason, iters=measured.iters, started=started, transcript=measured.transcript,
                 samples=measured.samples, results=measured.results, rounds_done=rnd + 1,
-                round_info=measured.round_info)
+                round_info=measured.round_info, cache_key=keyed[0] if keyed else None,
+                reused_from=measured.reused_from)
         else:
             case_id = entry[0]
             self.store.add_round(case_id, status=status, reason=measured.reason, transcript=measured.transcript,
@@ -316,6 +376,8 @@ class _Session:
             profile = cyclemodel.active_profile()
             for row in json_rows(self.run_id, self.target.name, version, case, measured,
                                  profile.core if profile else None):
+                if measured.reused_from is not None:
+                    row["reused"] = True
                 self.json_out.write(json.dumps(row) + "\n")
             self.json_out.flush()
         return case_id, status, rnd + 1
@@ -346,18 +408,22 @@ def image_for(plan: Plan, target: targets.Target) -> targets.Target:
 
 def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None,
         json_out: TextIO | None = None, show_progress: bool = True,
-        target: targets.Target = targets.HOST, quiet: bool = False, labels: dict[str, str] | None = None) -> int:
+        target: targets.Target = targets.HOST, quiet: bool = False, labels: dict[str, str] | None = None,
+        jobs: int | None = None, cache: bool = True) -> int:
     """Runs (or resumes) a plan; returns the run id. ``quiet``: warnings and errors only on stderr.
-    ``labels``: the user's, stored with the run beside the recorded ones."""
+    ``labels``: the user's, stored with the run beside the recorded ones. ``jobs``: sessions at once
+    (None: the machine's cores where the target's metrics are exact, else 1); ``cache``: exact outcomes
+    reused from the result cache."""
     if resume is None:
         fit_to_target(plan, target)
         target = image_for(plan, target)
+        jobs = parallel.checked_jobs(jobs, target.one_at_a_time())  # refused before the run is stored
         if target.deterministic:  # the same material every time: identical counts run after run
-            cache = paths.data_dir() / "firmware-material.json"
-            keys = keys_mod.seeded(cache)
+            material = paths.data_dir() / "firmware-material.json"
+            keys = keys_mod.seeded(material)
             for family in registry.FAMILIES:
                 family.prepare(plan, keys, keys_mod.clock_of(keys))
-            keys_mod.save_reusable(cache, keys)  # with what the families added, for the next run
+            keys_mod.save_reusable(material, keys)  # with what the families added, for the next run
         else:
             keys = keys_mod.generate()
             for family in registry.FAMILIES:  # e.g. certificate chains, stored with the keys for a resume
@@ -386,6 +452,7 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
         profiles = ",".join(f"{k}={v}" for k, v in (info.machine.get("profiles") or {}).items())
         target = image_for(plan, targets.parse(info.target, info.machine.get("board"), profiles or None)
                            .with_user_build(userconfig.from_record(info.machine.get("user_build"))))
+        jobs = parallel.checked_jobs(jobs, target.one_at_a_time())
         if not quiet:
             _log(f"resuming run {run_id} (plan {plan.name!r})")
 
@@ -394,7 +461,8 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
     clock.update(target.agent_environment())  # e.g. every host agent of the run (servers too) from the user's build
     with store.lock_run(run_id), runenv.applied(clock):  # a second `--resume` of this run is refused
         with translated(store.path, kept_hint(store.path, run_id)):
-            _measure_run(store, run_id, plan, keys, target, json_out, show_progress, resume is not None)
+            _measure_run(store, run_id, plan, keys, target, json_out, show_progress, resume is not None,
+                         (jobs, cache))
     return run_id
 
 
@@ -418,17 +486,21 @@ def run_built(plan: Plan, stored_plan: dict, plan_source: str, store: Store, tar
 
 
 def _measure_run(store: Store, run_id: int, plan: Plan, keys: dict, target: targets.Target,
-                 json_out: TextIO | None, show_progress: bool, resuming: bool) -> None:
+                 json_out: TextIO | None, show_progress: bool, resuming: bool, how: tuple[int, bool]) -> None:
     with target.held(_log) as (first, places):  # e.g. a farm's places: held for the whole run, however it ends
-        _measure_session(store, run_id, plan, keys, first, json_out, show_progress, resuming, places)
+        _measure_session(store, run_id, plan, keys, first, json_out, show_progress, resuming, places, how)
 
 
 def _measure_session(store: Store, run_id: int, plan: Plan, keys: dict, target: targets.Target,
-                     json_out: TextIO | None, show_progress: bool, resuming: bool, places: list | None = None) -> None:
+                     json_out: TextIO | None, show_progress: bool, resuming: bool, places: list | None = None,
+                     how: tuple[int, bool] = (1, True)) -> None:
+    """``how``: (sessions at once, whether the result cache is used)."""
+    jobs, cache = how
     session = _Session(store, run_id, plan, keys, target, json_out)
     session.resuming = resuming
     cases = expand(plan)
     session.probe_libraries()
+    session.use_cache(cache)
     session.check(cases)
 
     store.forget_failed(run_id)  # failed cases are measured again on resume
@@ -445,6 +517,9 @@ def _measure_session(store: Store, run_id: int, plan: Plan, keys: dict, target: 
 
             farm_places.share(session, places, pending, progress_of, progress, run_id, _log)
             pending = []
+        elif jobs > 1:  # exact counts: several sessions at once, stored in plan order
+            _measure_side_by_side(session, pending, progress_of, progress, jobs)
+            pending = []
         for rnd, case in pending:
             entry = progress_of.get(case.name)
             if entry is None or entry[1] == "partial":  # not decided in an earlier round of this session
@@ -452,5 +527,21 @@ def _measure_session(store: Store, run_id: int, plan: Plan, keys: dict, target: 
             progress.update(case.name)
     except KeyboardInterrupt as e:  # every finished round is already stored (engine/stopping.py: SIGTERM too)
         raise RunInterrupted(run_id, getattr(e, "signum", signal.SIGINT)) from None
+    reused = len(store.reuse_marks(run_id))
+    if reused and show_progress:
+        _log(f"run {run_id}: {reused} case(s) reused from the result cache (measured before with the same"
+             " image, emulator, board profile and requests; --no-cache measures them again)")
     if store.finish_run(run_id) != "complete":
         _log(f"run {run_id}: no case came out ok")
+
+
+def _measure_side_by_side(session: _Session, pending: list[tuple[int, Case]], progress_of: dict,
+                          progress: Progress, jobs: int) -> None:
+    def wanted(rnd: int, case: Case) -> bool:  # not decided in an earlier round, nor stored yet
+        return _needs_round(progress_of.get(case.name), rnd)
+
+    def store(case: Case, rnd: int, measured: Measured, started: float) -> None:
+        progress_of[case.name] = session.store_round(case, rnd, progress_of.get(case.name), measured, started)
+
+    parallel.measure_in_order(pending, jobs, wanted, session.known, session.outcome, store,
+                              lambda c: progress.update(c.name))

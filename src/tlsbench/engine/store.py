@@ -177,6 +177,17 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE case_rounds ADD COLUMN reference_after_ns INTEGER;
     """,
+    # 8 -> 9: the result cache of exact metrics (engine/result_cache.py): a case's key, the parts it
+    # was made from, and which stored case a reused outcome was copied from
+    """
+    ALTER TABLE cases ADD COLUMN cache_key TEXT;       -- NULL: not cacheable (noisy, or measured with --no-cache)
+    ALTER TABLE cases ADD COLUMN reused_from INTEGER;  -- the case whose outcome this one reuses (NULL: measured)
+    CREATE INDEX cases_by_cache_key ON cases(cache_key);
+    CREATE TABLE cache_keys (
+        cache_key TEXT NOT NULL PRIMARY KEY,
+        parts_json TEXT NOT NULL         -- what the key was made from, by name
+    );
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 # how long a write waits for another process holding the database
@@ -657,15 +668,17 @@ class Store:
                  size: int | None, params: dict, status: str, reason: str, iters: int | None,
                  started: float, transcript: str,
                  samples: Iterable[Sample] = (),
-                 results: Iterable[Result] = (), rounds_done: int = 1, round_info: dict | None = None) -> int:
-        """One transaction per case (or round): all of it is stored, or none of it."""
+                 results: Iterable[Result] = (), rounds_done: int = 1, round_info: dict | None = None,
+                 cache_key: str | None = None, reused_from: int | None = None) -> int:
+        """One transaction per case (or round): all of it is stored, or none of it. ``cache_key``: an
+        exact case's result-cache key; ``reused_from``: the stored case its outcome was copied from."""
         with self._tx():
             cur = self._q(
                 "INSERT INTO cases (run_id, name, library, kind, alg, op, size, params_json, status,"
-                " reason, iters, started, finished, transcript, rounds_done)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
+                " reason, iters, started, finished, transcript, rounds_done, cache_key, reused_from)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id",
                 (run_id, name, library, kind, alg, op, size, json.dumps(params), status, reason,
-                 iters, started, time.time(), transcript, rounds_done),
+                 iters, started, time.time(), transcript, rounds_done, cache_key, reused_from),
             )
             case_id = int(cur.fetchone()[0])
             self._put_samples(case_id, samples)
@@ -706,6 +719,28 @@ class Store:
             self._q("DELETE FROM results WHERE case_id=?", (case_id,))
             self._put_results(case_id, results)
             self._put_round_info(case_id, rounds_done - 1, round_info)
+
+    # ---- the result cache of exact metrics (engine/result_cache.py) ----
+    def put_cache_key(self, key: str, parts: dict[str, str]) -> None:
+        with self._tx():
+            self._q("INSERT INTO cache_keys (cache_key, parts_json) VALUES (?,?) ON CONFLICT (cache_key) DO NOTHING",
+                    (key, json.dumps(parts, sort_keys=True)))
+
+    def cache_key_parts(self, key: str) -> dict[str, str] | None:
+        row = self._q("SELECT parts_json FROM cache_keys WHERE cache_key=?", (key,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def cached_case(self, key: str, statuses: tuple[str, ...]) -> Row | None:
+        """The measured case (never a copy) stored under this key with one of these statuses, latest first."""
+        marks = ",".join("?" * len(statuses))
+        return self._q(f"SELECT id, status, reason, iters, transcript FROM cases WHERE cache_key=? AND"
+                       f" reused_from IS NULL AND status IN ({marks}) ORDER BY id DESC LIMIT 1",
+                       (key, *statuses)).fetchone()
+
+    def reuse_marks(self, run_id: int) -> dict[str, int]:
+        """case name -> the case its outcome was copied from, for the reused cases of a run."""
+        return {r[0]: int(r[1]) for r in self._q(
+            "SELECT name, reused_from FROM cases WHERE run_id=? AND reused_from IS NOT NULL", (run_id,))}
 
     def case_progress(self, run_id: int) -> dict[str, tuple[int, str, int]]:
         return {

@@ -59,6 +59,9 @@ def load(store: Store, run_id: int) -> RunData:
                                                     "reported_as": metrics.reported_as(r["metric"], r["min"], r["max"])}
     for c in cases.values():
         c.pop("transcript", None)
+        c.pop("cache_key", None)  # the store's own look-up key, no figure
+        if c.get("reused_from") is None:  # a measured case reads as it always has; a reused one says so
+            c.pop("reused_from", None)
     method = run.plan.get("method", {})
     per_round = split_repeats(int(method.get("repeats", 0)), int(method.get("rounds", 1)))
     if len(per_round) > 1:  # each case's drift between its rounds, of its timed headline
@@ -257,8 +260,18 @@ def clockless(cases: list[dict]) -> bool:
                                 for c in ok for m in c["results"])
 
 
+# a cell whose case was copied from an earlier measurement (the result cache of exact counts)
+REUSED_MARK = "[reused]"
+
+
 def cell(case: dict, metric: str | None = None, model_error: str = "") -> str:
-    """A case's figure; model_error (the core's measured model error) goes beside a model figure."""
+    """A case's cell: its figures (or why it has none), the core's measured model error beside a model
+    figure, marked when reused from the result cache."""
+    text = _cell_text(case, metric, model_error)
+    return f"{text} {REUSED_MARK}" if case.get("reused_from") is not None else text
+
+
+def _cell_text(case: dict, metric: str | None = None, model_error: str = "") -> str:
     if case["status"] != "ok":
         return STATUS_TEXT.get(case["status"], case["status"])
     res = case["results"]
@@ -451,7 +464,8 @@ def tls_table(data: RunData) -> tuple[list[str], list[list[str]]]:
             why = (c["reason"] or "").removeprefix("handshake failed: ")
             body.append(row + [STATUS_TEXT.get(c["status"], c["status"])] + [""] * (len(columns) - 1) + [why[:100]])
             continue
-        body.append(row + [_tls_value(c["results"], m) for _h, m in columns] + [""])
+        note = REUSED_MARK if c.get("reused_from") is not None else ""
+        body.append(row + [_tls_value(c["results"], m) for _h, m in columns] + [note])
     return header, body
 
 
@@ -588,6 +602,11 @@ def context_lines(data: RunData, md: bool) -> list[str]:
         out.append(f"{bullet}SLOW PHASE: {len(slow)} of {len(data.rounds)} rounds ran while the reference workload"
                    f" was slow (after measuring again), in {len(names)} cases: {', '.join(names[:5])}"
                    + (" ..." if len(names) > 5 else ""))
+    reused = [c for c in data.cases if c.get("reused_from") is not None]
+    if reused:
+        out.append(f"{bullet}REUSED: {len(reused)} of {len(data.cases)} cases reused from the result cache, marked"
+                   f" {REUSED_MARK}: an earlier measurement with the same image, emulator, cycle-model plugin, board"
+                   " profile, requests and protocol (exact counts; tlsbench run --no-cache measures them again)")
     failed = [c for c in data.cases if c["status"] == "failed"]
     for c in failed[:20]:
         out.append(f"{bullet}FAILED: {c['name']}: {c['reason']}")

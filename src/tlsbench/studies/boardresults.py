@@ -25,9 +25,10 @@ from tlsbench.engine.store import Store
 from tlsbench.errors import TlsbenchError
 from tlsbench.links import profiles as link_profiles
 from tlsbench.links import view as link_view
+from tlsbench.plans.plan import parse_plan
 from tlsbench.report.tables import is_handshake
 from tlsbench.report.tables import load as load_run
-from tlsbench.targets import boardprofiles, cyclemodel, modelerror
+from tlsbench.targets import boardprofiles, cyclemodel, firmware, modelerror
 from tlsbench.targets import target as targets
 
 PLAN = Path("docs/data/boards-handshakes.toml")
@@ -100,8 +101,11 @@ def run_all(db: Path, log=print, only: frozenset[str] = frozenset()) -> list[Boa
         target = f"qemu:{machine}"
         cyclemodel.check_target(profile, targets.BOARDS[machine])
         if target not in built:
-            log(f"results-boards: building {target}")
-            subprocess.run([*tb, "build", "--target", target], check=True, stdout=subprocess.DEVNULL)
+            # fresh images (their stamps match their inputs) are not built again: the run's cases may all
+            # come from the result cache, and a build that has nothing to do still takes its time
+            if firmware.stale(targets.parse(target), parse_plan((paths.root() / PLAN).read_text()).libraries):
+                log(f"results-boards: building {target}")
+                subprocess.run([*tb, "build", "--target", target], check=True, stdout=subprocess.DEVNULL)
             built.add(target)
         log(f"results-boards: {name} on {target}")
         proc = subprocess.run([*tb, "--db", str(db), "run", "--plan", str(paths.root() / PLAN), "--target", target,

@@ -80,6 +80,8 @@ class Target(ABC):
     default_preset: ClassVar[str | None] = None
     # --config/--cflags build images of the user's own configuration here (a board flashed by others cannot)
     builds_user_images: ClassVar[bool] = False
+    # several of its agents may run at once, each launch its own emulator (no board shared between them)
+    concurrent_sessions: ClassVar[bool] = False
 
     @classmethod
     def known_names(cls) -> list[str]:
@@ -102,6 +104,14 @@ class Target(ABC):
     def deterministic(self) -> bool:
         """Whether its metrics are exact: the same work gives the same counts."""
         return False
+
+    def one_at_a_time(self) -> str | None:
+        """Why its cases are measured one at a time (None: several sessions may run at once, run --jobs)."""
+        if not self.deterministic:
+            return "its metrics are timed on a clock, which a case running beside it would slow: one case at a time"
+        if not self.concurrent_sessions:
+            return "its cases run on boards, one image at a time each (several places measure side by side)"
+        return None
 
     @property
     def build_name(self) -> str:

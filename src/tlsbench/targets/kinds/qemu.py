@@ -18,6 +18,7 @@ class QemuTarget(board_target.BoardTarget):
     models_cycles: ClassVar[bool] = True
     builds_on_demand: ClassVar[bool] = True
     builds_user_images: ClassVar[bool] = True
+    concurrent_sessions: ClassVar[bool] = True  # each launch boots its own emulator
 
     @classmethod
     def known_names(cls) -> list[str]:
