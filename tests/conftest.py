@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import alone
 import images
 import pytest
 
@@ -72,10 +73,33 @@ BUILDING_TIMEOUT_S = 1200
 builds_in_set_up = pytest.mark.timeout(BUILDING_TIMEOUT_S)
 
 
+# modules whose set-up or tests take minutes (the last CI's --durations): parallel workers
+# (pytest-xdist) start them first, so no worker is left with one of them at the end
+LONG_MODULES = ("test_gnutls38", "test_sanitized_agents", "test_firmware_plan", "test_firmware_userconfig",
+                "test_host_userconfig", "test_device_server", "test_memory")
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "firmware_images" in getattr(item, "fixturenames", ()) and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(BUILDING_TIMEOUT_S))
+        # a module stays on one worker (--dist loadgroup), so its module fixtures are set up once
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__ if item.module else item.nodeid))
+    first = {name: rank for rank, name in enumerate(LONG_MODULES)}
+    items.sort(key=lambda item: first.get(item.module.__name__ if item.module else "", len(first)))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
+    """A test marked `alone` compares timings: while it runs (set-up to
+    teardown) no other worker runs a test; without workers this does nothing."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        yield
+        return
+    with alone.holding(item.get_closest_marker("alone") is not None):
+        yield
 
 
 @pytest.hookimpl(hookwrapper=True)

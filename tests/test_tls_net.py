@@ -157,6 +157,7 @@ def test_a_server_lacking_the_suite_is_reported_not_run(agents, chain) -> None:
     assert r.status == "unsupported" and "server" in r.message
 
 
+@pytest.mark.alone  # compares timings
 def test_capacity_matches_the_measured_transaction_time(agents, chain) -> None:
     case = TlsCase(13, T13, "x25519", chain)
     seen = []
