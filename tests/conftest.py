@@ -15,6 +15,7 @@ import pytest
 
 from tlsbench import paths
 from tlsbench.families.primitive.catalog import LIBRARIES
+from tlsbench.families.tls.certs import Chain, make_chain
 from tlsbench.targets import build
 from tlsbench.targets import target as targets
 
@@ -37,6 +38,18 @@ def firmware_images() -> Callable[..., targets.Target]:
     default versions) and the selftest double, built only when missing or
     stale for their inputs, once per session, under a lock (tests/images.py)."""
     return images.ensure_firmware
+
+
+@pytest.fixture(scope="module")
+def firmware(agents, firmware_images) -> targets.Target:
+    """The Cortex-M4's images of the firmware libraries (and the host agents beside them)."""
+    return firmware_images(images.M4)
+
+
+@pytest.fixture(scope="module")
+def chain() -> Chain:
+    """An ECDSA P-256 server chain of fresh keys."""
+    return make_chain("ecdsa-p256", "full", "server")
 
 
 @pytest.fixture

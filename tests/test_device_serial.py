@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from conftest import needs_tools
+from images import ONE_SIDE
 
 from tlsbench.engine import runner
 from tlsbench.engine.store import Store
@@ -30,7 +31,6 @@ from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
 
-ONE_SIDE = dataclasses.replace(targets.parse("qemu:mps2-an386"), one_side=True)
 TLS13 = ("TLS_AES_128_GCM_SHA256", "x25519/ecdsa-p256-full")
 PSK = ("TLS_PSK_WITH_AES_128_GCM_SHA256", "psk-kx/psk-none")
 

@@ -13,11 +13,11 @@ own figures and nothing of the client's."""
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import pytest
 from conftest import needs_tools
+from images import M4, ONE_SIDE
 
 from tlsbench.engine import runner
 from tlsbench.engine.store import Store
@@ -31,8 +31,6 @@ from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
 
-M4 = targets.parse("qemu:mps2-an386")
-ONE_SIDE = dataclasses.replace(M4, one_side=True)
 CASES = [  # suite, variant, whether the server signs in the measured handshake
     ("TLS_AES_128_GCM_SHA256", "x25519/ecdsa-p256-full", True),
     ("TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "x25519/ecdsa-p256-full", True),

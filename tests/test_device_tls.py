@@ -29,17 +29,11 @@ from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
 
-M4 = targets.parse("qemu:mps2-an386")
 CASES = [  # suite, variant, whether the server signs
     ("TLS_AES_128_GCM_SHA256", "x25519/ecdsa-p256-full", True),
     ("TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "x25519/ecdsa-p256-full", True),
     ("TLS_PSK_WITH_AES_128_GCM_SHA256", "psk-kx/psk-none", False),
 ]
-
-
-@pytest.fixture(scope="module")
-def firmware(agents, firmware_images) -> targets.Target:
-    return firmware_images(M4)
 
 
 @pytest.fixture(scope="module")

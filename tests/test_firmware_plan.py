@@ -19,11 +19,9 @@ from tlsbench.families.size import maps as sizes
 from tlsbench.plans.plan import parse_plan
 from tlsbench.report import tables as report
 from tlsbench.targets import build
-from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
 
-M4 = targets.parse("qemu:mps2-an386")
 PLAN = """
 name = "firmware-twice"
 [select]
@@ -64,11 +62,6 @@ repeats = 2
 warmup = 0
 timeout_s = 300
 """
-
-
-@pytest.fixture(scope="module")
-def firmware(firmware_images) -> targets.Target:
-    return firmware_images(M4)
 
 
 def _counts(store: Store, run_id: int) -> dict[tuple[str, str], float]:

@@ -8,18 +8,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from conftest import needs_tools
 
 from tlsbench.engine import runner
 from tlsbench.engine.store import Store
 from tlsbench.plans.plan import parse_plan
 from tlsbench.report import tables as report
-from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
 
-M4 = targets.parse("qemu:mps2-an386")
 PLAN = """
 name = "firmware-repeats"
 [select]
@@ -38,11 +35,6 @@ repeats = 3
 warmup = 1
 timeout_s = 300
 """
-
-
-@pytest.fixture(scope="module")
-def firmware(firmware_images) -> targets.Target:
-    return firmware_images(M4)
 
 
 def test_every_repeat_of_a_case_counts_the_same(firmware, tmp_path: Path) -> None:

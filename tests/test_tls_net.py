@@ -22,11 +22,6 @@ T13 = "TLS_AES_128_GCM_SHA256"
 T12 = "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"
 
 
-@pytest.fixture(scope="module")
-def chain():
-    return make_chain("ecdsa-p256", "full", "server")
-
-
 @pytest.mark.parametrize("version, suite, rtt", [(13, T13, 1), (12, T12, 2)])
 @pytest.mark.parametrize("client, server", [("openssl", "openssl"), ("mbedtls", "wolfssl"), ("gnutls", "mbedtls")])
 def test_bytes_equal_a_counting_relay(agents, chain, client, server, version, suite, rtt) -> None:
@@ -98,7 +93,6 @@ def test_each_library_against_openssl_s_server(agents, chain, library) -> None:
     for c, s in r.pairs():
         assert s is None  # the foreign side reports nothing
         assert c["round_trips"] == 1 and c["recv_bytes"] > 1000  # its certificate chain came
-
 
 
 @pytest.mark.parametrize("library", LIBS)
