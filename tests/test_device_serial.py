@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import needs_tools
 from images import ONE_SIDE
+from plan_text import TLS13_SUITE, device_plan
 
 from tlsbench.engine import runner
 from tlsbench.engine.store import Store
@@ -79,22 +80,7 @@ def test_the_device_side_over_a_serial_port_counts_what_it_counts_under_qemu(ima
     assert serial.connections == direct.connections  # the very bytes relayed, each way
 
 
-PLAN = """
-name = "device-side-serial"
-[select]
-libraries = ["mbedtls"]
-kinds = ["tls"]
-[tls]
-suites = ["TLS_AES_128_GCM_SHA256"]
-groups = ["x25519"]
-certs = ["ecdsa-p256"]
-handshakes = ["full"]
-device_side = "client"
-[method]
-repeats = 1
-warmup = 0
-timeout_s = 300
-"""
+PLAN = device_plan("device-side-serial", ["mbedtls"], [TLS13_SUITE], ["full"], device_side="client")
 
 
 def test_a_plan_runs_the_device_side_over_a_serial_port(board_on_pty, tmp_path: Path) -> None:

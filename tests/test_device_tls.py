@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import needs_tools
+from plan_text import TLS12_SUITE, TLS13_SUITE, device_plan
 
 from tlsbench.engine import runner
 from tlsbench.engine.store import Store
@@ -86,22 +87,8 @@ def test_a_damaged_rx_line_is_refused_by_the_device(firmware, material, monkeypa
     assert dev.status == "error" and "rx line damaged" in dev.message
 
 
-PLAN = """
-name = "device-side"
-[select]
-libraries = ["mbedtls", "wolfssl"]
-kinds = ["tls"]
-[tls]
-suites = ["TLS_AES_128_GCM_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"]
-groups = ["x25519"]
-certs = ["ecdsa-p256"]
-handshakes = ["full", "resume-psk-only"]
-device_side = "client"
-[method]
-repeats = 2
-warmup = 1
-timeout_s = 300
-"""
+PLAN = device_plan("device-side", ["mbedtls", "wolfssl"], [TLS13_SUITE, TLS12_SUITE], ["full", "resume-psk-only"],
+                  device_side="client", method={"repeats": 2, "warmup": 1})
 
 
 def test_a_plan_puts_the_client_on_the_device_and_its_counts_repeat(firmware, tmp_path: Path) -> None:
