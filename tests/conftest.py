@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import os
 import shutil
+import sqlite3
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -60,6 +61,18 @@ def fake_agent_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     script.chmod(0o755)
     monkeypatch.setenv("TLSBENCH_AGENT_DIR", str(tmp_path))
     return tmp_path
+
+
+@pytest.fixture
+def old_db(tmp_path: Path) -> Path:
+    """A database of schema version 4 holding a tiny real run (fixtures/old-db: a hash, a signature, a handshake)."""
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript((Path(__file__).parent / "fixtures" / "old-db" / "old-schema-v4.sql").read_text())
+    db.commit()
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 4
+    db.close()
+    return path
 
 
 @pytest.fixture

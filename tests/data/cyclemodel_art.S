@@ -14,11 +14,7 @@
     bl mark
     bl flash_loads            /* warm */
     bl mark                   /* line R2: reached by flash_loads' return */
-    /* the end: semihosting SYS_EXIT, ADP_Stopped_ApplicationExit */
-    movs r0, #0x18
-    ldr r1, =0x20026
-    bkpt 0xab
-2:  b 2b
+    semihosting_exit
 
     .balign 16
     .thumb_func

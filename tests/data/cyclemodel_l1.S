@@ -12,11 +12,7 @@
     bl mark
     bl set_loads              /* warm */
     bl mark
-    /* the end: semihosting SYS_EXIT, ADP_Stopped_ApplicationExit */
-    movs r0, #0x18
-    ldr r1, =0x20026
-    bkpt 0xab
-2:  b 2b
+    semihosting_exit
 
     .balign 32
     .thumb_func

@@ -12,11 +12,7 @@
     movs r0, #11
     bl loop3
     bl mark
-    /* the end: semihosting SYS_EXIT, ADP_Stopped_ApplicationExit */
-    movs r0, #0x18
-    ldr r1, =0x20026
-    bkpt 0xab
-2:  b 2b
+    semihosting_exit
 
     .balign 16
     .thumb_func
