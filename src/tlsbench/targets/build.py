@@ -34,16 +34,17 @@ def building(folder: Path) -> Iterator[None]:
 
 def build_agents(libraries: list[str] | None = None, jobs: int | None = None, log=print,
                  user: userconfig.UserBuild = userconfig.NONE) -> None:
-    """The host agents of these library identifiers, under the host build folder's lock (building)."""
+    """The host agents of these library identifiers (default: every version
+    versions.py knows but those built on request): the default versions as before, each further
+    version as its own agent (tlsbench-agent-<lib>-<label>) built against its pinned tree, under
+    the build folder's lock (building). user: the user's config files and compiler options,
+    built in their own folder (targets.userconfig)."""
     with building(paths.build_dir("host" + userconfig.suffix(user))):
         _build_agents(libraries, jobs, log, user)
 
 
 def _build_agents(libraries: list[str] | None, jobs: int | None, log, user: userconfig.UserBuild) -> None:
-    """The host agents of these library identifiers (default: every version
-    versions.py knows but those built on request): the default versions as before, each further
-    version as its own agent (tlsbench-agent-<lib>-<label>) built against its pinned tree.
-    user: the user's config files and compiler options, built in their own folder (targets.userconfig)."""
+    """build_agents' work, its lock held."""
     try:
         idents = [versions.canonical(lib) for lib in (libraries or versions.built_by_default())]
     except PlanError as e:
@@ -132,17 +133,17 @@ FIRMWARE_ON_REQUEST = registry.firmware_on_request()
 
 def build_firmware(target: Target, libraries: list[str] | None = None, opt: str = "Os",
                    jobs: int | None = None, log=print, size_probes: bool | tuple[str, ...] = False) -> list[str]:
-    """_build_firmware under the board's build folder lock (building)."""
+    """Cross-compiles the firmware agents of target's board (under its build
+    folder's lock); returns the libraries built (the selftest double is always
+    built too). size_probes: the per-primitive size probes too (agent/sizeprobe;
+    tlsbench sizes): True every one, or these probes' names (each library's empty probe too)."""
     with building(target.cmake_dir()):
         return _build_firmware(target, libraries, opt, jobs, log, size_probes)
 
 
 def _build_firmware(target: Target, libraries: list[str] | None, opt: str,
                     jobs: int | None, log, size_probes: bool | tuple[str, ...]) -> list[str]:
-    """Cross-compiles the firmware agents of target's board; returns the
-    libraries built (the selftest double is always built too). size_probes:
-    the per-primitive size probes too (agent/sizeprobe; tlsbench sizes):
-    True every one, or these probes' names (each library's empty probe too)."""
+    """build_firmware's work, its lock held."""
     board = target.board
     assert board is not None
     libs = firmware_identifiers(libraries)
