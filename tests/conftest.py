@@ -105,14 +105,10 @@ LONG_MODULES = ("test_gnutls38", "test_sanitized_agents", "test_firmware_plan", 
                 "test_host_userconfig", "test_device_server", "test_memory")
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "firmware_images" in getattr(item, "fixturenames", ()) and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(BUILDING_TIMEOUT_S))
-        # a module stays on one worker (--dist loadgroup), so its module fixtures are set up once
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(item.module.__name__ if item.module else item.nodeid))
     first = {name: rank for rank, name in enumerate(LONG_MODULES)}
     items.sort(key=lambda item: first.get(item.module.__name__ if item.module else "", len(first)))
 
