@@ -5,15 +5,18 @@ from __future__ import annotations
 import itertools
 import os
 import shutil
+import sqlite3
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import alone
 import images
 import pytest
 
 from tlsbench import paths
 from tlsbench.families.primitive.catalog import LIBRARIES
+from tlsbench.families.tls.certs import Chain, make_chain
 from tlsbench.targets import build
 from tlsbench.targets import target as targets
 
@@ -38,6 +41,18 @@ def firmware_images() -> Callable[..., targets.Target]:
     return images.ensure_firmware
 
 
+@pytest.fixture(scope="module")
+def firmware(agents, firmware_images) -> targets.Target:
+    """The Cortex-M4's images of the firmware libraries (and the host agents beside them)."""
+    return firmware_images(images.M4)
+
+
+@pytest.fixture(scope="module")
+def chain() -> Chain:
+    """An ECDSA P-256 server chain of fresh keys."""
+    return make_chain("ecdsa-p256", "full", "server")
+
+
 @pytest.fixture
 def fake_agent_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A folder whose tlsbench-agent-openssl is tests/fake_agent.py."""
@@ -46,6 +61,18 @@ def fake_agent_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     script.chmod(0o755)
     monkeypatch.setenv("TLSBENCH_AGENT_DIR", str(tmp_path))
     return tmp_path
+
+
+@pytest.fixture
+def old_db(tmp_path: Path) -> Path:
+    """A database of schema version 4 holding a tiny real run (fixtures/old-db: a hash, a signature, a handshake)."""
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript((Path(__file__).parent / "fixtures" / "old-db" / "old-schema-v4.sql").read_text())
+    db.commit()
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 4
+    db.close()
+    return path
 
 
 @pytest.fixture
@@ -72,10 +99,29 @@ BUILDING_TIMEOUT_S = 1200
 builds_in_set_up = pytest.mark.timeout(BUILDING_TIMEOUT_S)
 
 
+# modules whose set-up or tests take minutes (the last CI's --durations): parallel workers
+# (pytest-xdist) start them first, so no worker is left with one of them at the end
+LONG_MODULES = ("test_gnutls38", "test_sanitized_agents", "test_firmware_plan", "test_firmware_userconfig",
+                "test_host_userconfig", "test_device_server", "test_memory")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "firmware_images" in getattr(item, "fixturenames", ()) and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(BUILDING_TIMEOUT_S))
+    first = {name: rank for rank, name in enumerate(LONG_MODULES)}
+    items.sort(key=lambda item: first.get(item.module.__name__ if item.module else "", len(first)))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
+    """A test marked `alone` compares timings: while it runs (set-up to
+    teardown) no other worker runs a test; without workers this does nothing."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        yield
+        return
+    with alone.holding(item.get_closest_marker("alone") is not None):
+        yield
 
 
 @pytest.hookimpl(hookwrapper=True)

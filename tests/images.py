@@ -13,6 +13,7 @@ at once.
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,6 +21,10 @@ from pathlib import Path
 
 from tlsbench.targets import build, firmware
 from tlsbench.targets import target as targets
+
+# the board most firmware tests use (Cortex-M4), and its image of one TLS side
+M4 = targets.parse("qemu:mps2-an386")
+ONE_SIDE = dataclasses.replace(M4, one_side=True)
 
 # (build folder, libraries, -O level) already checked in this session
 _fresh: set[tuple[str, tuple[str, ...], str]] = set()

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import needs_tools
+from plan_text import BOARD_METHOD, TLS12_SUITE, TLS13_SUITE, memory_tls, plan_text
 
 from tlsbench import paths
 from tlsbench.engine import runner
@@ -22,46 +23,18 @@ from tlsbench.targets import build
 from tlsbench.targets import target as targets
 
 FULL = "bearssl/tls/TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256/x25519/ecdsa-p256-full"
-HOST_PLAN = """
-name = "bearssl-host"
-[select]
-libraries = ["bearssl", "openssl"]
-kinds = ["hash", "aead", "kex", "sig", "pke", "tls"]
-algorithms = ["sha256", "sha3-256", "aes-128-gcm", "chacha20-poly1305", "x25519", "x448",
-              "ecdsa-p256-sha256", "rsa2048-pkcs1-sha256", "rsa2048-pss-sha256", "rsa2048-pkcs1v15"]
-sizes = [64]
-[tls]
-suites = ["TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "TLS_AES_128_GCM_SHA256"]
-groups = ["x25519"]
-certs = ["ecdsa-p256"]
-handshakes = ["full", "resume-id"]
-transports = ["memory"]
-[method]
-repeats = 1
-warmup = 0
-rounds = 1
-min_sample_ms = 1
-outliers = "none"
-timeout_s = 120
-"""
-FIRMWARE_PLAN = """
-name = "bearssl-firmware"
-[select]
-libraries = ["bearssl"]
-kinds = ["hash", "tls"]
-algorithms = ["sha256"]
-sizes = [64]
-[tls]
-suites = ["TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"]
-groups = ["x25519"]
-certs = ["ecdsa-p256"]
-handshakes = ["full", "resume-id"]
-transports = ["memory"]
-[method]
-repeats = 1
-warmup = 0
-timeout_s = 300
-"""
+HOST_PLAN = plan_text(
+    "bearssl-host",
+    select={"libraries": ["bearssl", "openssl"], "kinds": ["hash", "aead", "kex", "sig", "pke", "tls"],
+            "algorithms": ["sha256", "sha3-256", "aes-128-gcm", "chacha20-poly1305", "x25519", "x448",
+                           "ecdsa-p256-sha256", "rsa2048-pkcs1-sha256", "rsa2048-pss-sha256", "rsa2048-pkcs1v15"],
+            "sizes": [64]},
+    tls=memory_tls([TLS12_SUITE, TLS13_SUITE], ["x25519"], ["full", "resume-id"]),
+    method={"repeats": 1, "warmup": 0, "rounds": 1, "min_sample_ms": 1, "outliers": "none", "timeout_s": 120})
+FIRMWARE_PLAN = plan_text(
+    "bearssl-firmware",
+    select={"libraries": ["bearssl"], "kinds": ["hash", "tls"], "algorithms": ["sha256"], "sizes": [64]},
+    tls=memory_tls([TLS12_SUITE], ["x25519"], ["full", "resume-id"]), method=BOARD_METHOD)
 
 
 def _cases(store: Store, run_id: int) -> dict[str, dict]:

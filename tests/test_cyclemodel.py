@@ -30,12 +30,26 @@ def plugin() -> Path:
     return cyclemodel.build_plugin(log=lambda m: None)
 
 
-def kernel_image(tmp: Path, cpu: str) -> Path:
-    out = tmp / f"kernels-{cpu}.elf"
-    if not out.exists():
+def assemble(source: Path, image: Path, cpu: str = "cortex-m4") -> Path:
+    """A kernel's image, linked at 0 and entered at reset (once: kept while it exists)."""
+    if not image.exists():
         subprocess.run(["arm-none-eabi-gcc", f"-mcpu={cpu}", "-mthumb", "-nostdlib", "-nostartfiles", "-Wl,-Ttext=0",
-                        "-e", "reset", "-o", str(out), str(KERNELS)], check=True)
-    return out
+                        "-e", "reset", "-o", str(image), str(source)], check=True, timeout=60)
+    return image
+
+
+def mark_intervals(plugin: Path, image: Path, log: Path, extra: str = "") -> list[int]:
+    """The model cycles between consecutive marks of image run on the M4 board (the plugin's options: extra)."""
+    opts = f"{plugin},core=cortex-m4,mark={cyclemodel_symbol(image, 'mark'):#x},log={log}{extra}"
+    subprocess.run(["qemu-system-arm", "-M", "mps2-an386", "-display", "none", "-monitor", "none",
+                    "-semihosting-config", "enable=on,target=native", "-icount", targets.ICOUNT,
+                    "-kernel", str(image), "-plugin", opts], check=True, timeout=60)
+    marks = [int(line.split()[0]) for line in log.read_text().splitlines() if not line.startswith("exit")]
+    return [b - a for a, b in zip(marks, marks[1:], strict=False)]
+
+
+def kernel_image(tmp: Path, cpu: str) -> Path:
+    return assemble(KERNELS, tmp / f"kernels-{cpu}.elf", cpu)
 
 
 def run_kernels(plugin: Path, tmp: Path, cpu: str, core: str, extra: str = "") -> tuple[tuple, dict]:
@@ -237,34 +251,18 @@ def test_a_run_with_a_profile_of_another_core_is_refused_in_one_line(capsys: pyt
 def test_code_placement_does_not_change_the_cycles(plugin: Path, tmp_path: Path) -> None:
     """QEMU ends a translation block at a 1 KiB page boundary; eight
     independent loads straddling one still pipeline (2 + 7), as in one block."""
-    image = tmp_path / "straddle.elf"
-    subprocess.run(["arm-none-eabi-gcc", "-mcpu=cortex-m4", "-mthumb", "-nostdlib", "-nostartfiles", "-Wl,-Ttext=0",
-                    "-e", "reset", "-o", str(image), str(KERNELS.with_name("cyclemodel_straddle.S"))], check=True)
-    log = tmp_path / "log"
-    subprocess.run(["qemu-system-arm", "-M", "mps2-an386", "-display", "none", "-monitor", "none",
-                    "-semihosting-config", "enable=on,target=native", "-icount", targets.ICOUNT, "-kernel", str(image),
-                    "-plugin", f"{plugin},core=cortex-m4,mark={cyclemodel_symbol(image, 'mark'):#x},log={log}"],
-                   check=True, timeout=60)
-    marks = [int(line.split()[0]) for line in log.read_text().splitlines() if not line.startswith("exit")]
-    empty, loads = marks[1] - marks[0], marks[2] - marks[1]
+    image = assemble(KERNELS.with_name("cyclemodel_straddle.S"), tmp_path / "straddle.elf")
+    empty, loads = mark_intervals(plugin, image, tmp_path / "log")[:2]
     assert loads - empty == 2 + 9  # B to the loads (1 + P) + the eight loads
 
 
 ART_KERNEL = Path(__file__).parent / "data" / "cyclemodel_art.S"
+HEAD = ART_KERNEL.with_name("cyclemodel_head.inc")
 
 
 def art_intervals(plugin: Path, tmp: Path, extra: str, source: Path = ART_KERNEL, log_name: str = "") -> list[int]:
-    image = tmp / "art.elf"
-    if not image.exists():
-        subprocess.run(["arm-none-eabi-gcc", "-mcpu=cortex-m4", "-mthumb", "-nostdlib", "-nostartfiles",
-                        "-Wl,-Ttext=0", "-e", "reset", "-o", str(image), str(source)], check=True)
-    log = tmp / (log_name or f"art-log{len(extra)}")
-    opts = f"{plugin},core=cortex-m4,mark={cyclemodel_symbol(image, 'mark'):#x},log={log}{extra}"
-    subprocess.run(["qemu-system-arm", "-M", "mps2-an386", "-display", "none", "-monitor", "none",
-                    "-semihosting-config", "enable=on,target=native", "-icount", targets.ICOUNT,
-                    "-kernel", str(image), "-plugin", opts], check=True, timeout=60)
-    marks = [int(line.split()[0]) for line in log.read_text().splitlines() if not line.startswith("exit")]
-    return [b - a for a, b in zip(marks, marks[1:], strict=False)]
+    image = assemble(source, tmp / "art.elf")
+    return mark_intervals(plugin, image, tmp / (log_name or f"art-log{len(extra)}"), extra)
 
 
 def test_art_misses_cost_wait_states_and_prefetch_hides_part_of_them(plugin: Path, tmp_path: Path) -> None:
@@ -298,7 +296,8 @@ def test_two_runs_from_two_checkout_paths_cost_the_same_cycles(plugin: Path, tmp
     for folder in (tmp_path / "a", tmp_path / "checkout" / "in-a-much-longer-folder-name"):
         folder.mkdir(parents=True)
         source = folder / ART_KERNEL.name
-        source.write_bytes(ART_KERNEL.read_bytes())
+        for name in (ART_KERNEL.name, HEAD.name):  # the kernel and the start it includes
+            (folder / name).write_bytes((ART_KERNEL.parent / name).read_bytes())
         runs += [art_intervals(plugin, folder, ART_ON, source, f"log-{turn}") for turn in (1, 2)]
     assert runs[1:] == runs[:1] * 3
     perfect = art_intervals(plugin, tmp_path, "")
@@ -309,17 +308,8 @@ L1_KERNEL = Path(__file__).parent / "data" / "cyclemodel_l1.S"
 
 
 def l1_intervals(plugin: Path, tmp: Path, extra: str) -> list[int]:
-    image = tmp / "l1.elf"
-    if not image.exists():
-        subprocess.run(["arm-none-eabi-gcc", "-mcpu=cortex-m4", "-mthumb", "-nostdlib", "-nostartfiles",
-                        "-Wl,-Ttext=0", "-e", "reset", "-o", str(image), str(L1_KERNEL)], check=True)
-    log = tmp / f"l1-log{len(extra)}-{extra.count('ways=2')}"
-    opts = f"{plugin},core=cortex-m4,mark={cyclemodel_symbol(image, 'mark'):#x},log={log}{extra}"
-    subprocess.run(["qemu-system-arm", "-M", "mps2-an386", "-display", "none", "-monitor", "none",
-                    "-semihosting-config", "enable=on,target=native", "-icount", targets.ICOUNT,
-                    "-kernel", str(image), "-plugin", opts], check=True, timeout=60)
-    marks = [int(line.split()[0]) for line in log.read_text().splitlines() if not line.startswith("exit")]
-    return [b - a for a, b in zip(marks, marks[1:], strict=False)]
+    image = assemble(L1_KERNEL, tmp / "l1.elf")
+    return mark_intervals(plugin, image, tmp / f"l1-log{len(extra)}-{extra.count('ways=2')}", extra)
 
 
 def test_a_set_associative_cache_evicts_within_a_set(plugin: Path, tmp_path: Path) -> None:

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 from conftest import needs_tools
+from images import ONE_SIDE
+from plan_text import TLS13_SUITE, device_plan
 
 from tlsbench.engine import runner
 from tlsbench.engine.store import Store
@@ -30,7 +32,6 @@ from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
 
-ONE_SIDE = dataclasses.replace(targets.parse("qemu:mps2-an386"), one_side=True)
 TLS13 = ("TLS_AES_128_GCM_SHA256", "x25519/ecdsa-p256-full")
 PSK = ("TLS_PSK_WITH_AES_128_GCM_SHA256", "psk-kx/psk-none")
 
@@ -79,22 +80,7 @@ def test_the_device_side_over_a_serial_port_counts_what_it_counts_under_qemu(ima
     assert serial.connections == direct.connections  # the very bytes relayed, each way
 
 
-PLAN = """
-name = "device-side-serial"
-[select]
-libraries = ["mbedtls"]
-kinds = ["tls"]
-[tls]
-suites = ["TLS_AES_128_GCM_SHA256"]
-groups = ["x25519"]
-certs = ["ecdsa-p256"]
-handshakes = ["full"]
-device_side = "client"
-[method]
-repeats = 1
-warmup = 0
-timeout_s = 300
-"""
+PLAN = device_plan("device-side-serial", ["mbedtls"], [TLS13_SUITE], ["full"], device_side="client")
 
 
 def test_a_plan_runs_the_device_side_over_a_serial_port(board_on_pty, tmp_path: Path) -> None:

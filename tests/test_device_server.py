@@ -13,11 +13,12 @@ own figures and nothing of the client's."""
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import pytest
 from conftest import needs_tools
+from images import M4, ONE_SIDE
+from plan_text import TLS12_SUITE, TLS13_SUITE, device_plan
 
 from tlsbench.engine import runner
 from tlsbench.engine.store import Store
@@ -31,8 +32,6 @@ from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
 
-M4 = targets.parse("qemu:mps2-an386")
-ONE_SIDE = dataclasses.replace(M4, one_side=True)
 CASES = [  # suite, variant, whether the server signs in the measured handshake
     ("TLS_AES_128_GCM_SHA256", "x25519/ecdsa-p256-full", True),
     ("TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "x25519/ecdsa-p256-full", True),
@@ -119,22 +118,8 @@ def test_the_server_request_is_too_long_for_the_one_side_line_without_the_upload
     assert [ln.split()[1] for ln in lines if " size=" in ln] == ["name=chain", "name=key"]
 
 
-PLAN = """
-name = "device-server"
-[select]
-libraries = ["mbedtls", "wolfssl"]
-kinds = ["tls"]
-[tls]
-suites = ["TLS_AES_128_GCM_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"]
-groups = ["x25519"]
-certs = ["ecdsa-p256"]
-handshakes = ["full", "resume-psk-only"]
-device_side = "server"
-[method]
-repeats = 1
-warmup = 0
-timeout_s = 300
-"""
+PLAN = device_plan("device-server", ["mbedtls", "wolfssl"], [TLS13_SUITE, TLS12_SUITE], ["full", "resume-psk-only"],
+                  device_side="server")
 
 
 def test_a_plan_puts_the_server_on_the_device_and_stores_its_figures(images, tmp_path: Path) -> None:

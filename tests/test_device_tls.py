@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import needs_tools
+from plan_text import TLS12_SUITE, TLS13_SUITE, device_plan
 
 from tlsbench.engine import runner
 from tlsbench.engine.store import Store
@@ -29,17 +30,11 @@ from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
 
-M4 = targets.parse("qemu:mps2-an386")
 CASES = [  # suite, variant, whether the server signs
     ("TLS_AES_128_GCM_SHA256", "x25519/ecdsa-p256-full", True),
     ("TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "x25519/ecdsa-p256-full", True),
     ("TLS_PSK_WITH_AES_128_GCM_SHA256", "psk-kx/psk-none", False),
 ]
-
-
-@pytest.fixture(scope="module")
-def firmware(agents, firmware_images) -> targets.Target:
-    return firmware_images(M4)
 
 
 @pytest.fixture(scope="module")
@@ -92,22 +87,8 @@ def test_a_damaged_rx_line_is_refused_by_the_device(firmware, material, monkeypa
     assert dev.status == "error" and "rx line damaged" in dev.message
 
 
-PLAN = """
-name = "device-side"
-[select]
-libraries = ["mbedtls", "wolfssl"]
-kinds = ["tls"]
-[tls]
-suites = ["TLS_AES_128_GCM_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"]
-groups = ["x25519"]
-certs = ["ecdsa-p256"]
-handshakes = ["full", "resume-psk-only"]
-device_side = "client"
-[method]
-repeats = 2
-warmup = 1
-timeout_s = 300
-"""
+PLAN = device_plan("device-side", ["mbedtls", "wolfssl"], [TLS13_SUITE, TLS12_SUITE], ["full", "resume-psk-only"],
+                  device_side="client", method={"repeats": 2, "warmup": 1})
 
 
 def test_a_plan_puts_the_client_on_the_device_and_its_counts_repeat(firmware, tmp_path: Path) -> None:

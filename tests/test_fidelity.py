@@ -20,15 +20,19 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tlsbench.studies import fidelity
 
 
+@pytest.mark.alone  # compares timings
 def test_openssl_figures_agree_with_openssl_speed_within_a_factor_of_two(agents) -> None:
     rows = fidelity.compare(rounds=3)
     assert sorted(r.alg for r in rows) == ["aes-128-gcm", "chacha20-poly1305", "sha256"]
     assert [r for r in rows if not 0.5 <= r.ratio <= 2.0] == [], fidelity.render(rows)
 
 
+@pytest.mark.alone  # compares timings
 def test_agent_agrees_with_an_independent_loop_of_the_same_operation(agents, tmp_path: Path) -> None:
     """The same complete AEAD seal timed by a minimal program of its own."""
     exe = tmp_path / "aead_loop"

@@ -144,6 +144,7 @@ def test_a_pinned_tool_runs_on_that_cpu_only() -> None:
 
 
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command")
+@pytest.mark.alone  # compares timings
 def test_a_short_real_run_of_s_time_and_ours(agents) -> None:
     case = TlsCase(13, fh.T13, "x25519", make_chain("ecdsa-p256", "leaf"))
     tool = fh.s_time(case, 1)

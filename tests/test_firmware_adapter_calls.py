@@ -16,14 +16,8 @@ from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
 
-M4 = targets.parse("qemu:mps2-an386")
 ALG = "aes-128-cbc-hmac-sha1"
 KEY, IV, AAD, MSG = bytes(range(1, 37)), bytes(16), bytes(range(13)), bytes(range(200))
-
-
-@pytest.fixture(scope="module")
-def firmware(firmware_images) -> targets.Target:
-    return firmware_images(M4)
 
 
 @pytest.mark.parametrize("op", ["encrypt", "decrypt"])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import needs_tools
+from images import M4
 
 from tlsbench.engine import agent
 from tlsbench.engine.protocol import encode_request
@@ -16,7 +17,6 @@ from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
 
-M4 = targets.parse("qemu:mps2-an386")
 X25519_BASE = (9).to_bytes(32, "little")
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import needs_tools
+from plan_text import TLS12_SUITE, TLS13_SUITE, memory_tls, plan_text
 
 from tlsbench.engine import runner
 from tlsbench.engine.store import Store
@@ -19,56 +20,26 @@ from tlsbench.families.size import maps as sizes
 from tlsbench.plans.plan import parse_plan
 from tlsbench.report import tables as report
 from tlsbench.targets import build
-from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
 
-M4 = targets.parse("qemu:mps2-an386")
-PLAN = """
-name = "firmware-twice"
-[select]
-libraries = ["mbedtls", "wolfssl"]
-kinds = ["hash", "aead", "kex", "sig", "tls"]
-algorithms = ["sha256", "aes-128-gcm", "chacha20-poly1305", "x25519", "ecdsa-p256-sha256", "ed25519"]
-sizes = [64, 1024]
-[tls]
-suites = ["TLS_AES_128_GCM_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"]
-groups = ["x25519"]
-certs = ["ecdsa-p256"]
-handshakes = ["full", "resume-ticket"]
-transports = ["memory"]
-[method]
-repeats = 2
-warmup = 0
-timeout_s = 300
-"""
+PLAN = plan_text(
+    "firmware-twice",
+    select={"libraries": ["mbedtls", "wolfssl"], "kinds": ["hash", "aead", "kex", "sig", "tls"],
+            "algorithms": ["sha256", "aes-128-gcm", "chacha20-poly1305", "x25519", "ecdsa-p256-sha256", "ed25519"],
+            "sizes": [64, 1024]},
+    tls=memory_tls([TLS13_SUITE, TLS12_SUITE], ["x25519"], ["full", "resume-ticket"]),
+    method={"repeats": 2, "warmup": 0, "timeout_s": 300})
 
 # Every case boots its own emulator, so a case's counts do not depend on the cases run
 # before it: a second run of these, one per kind and library, shows the counts repeat
 # (20 of its 42 cases)
-AGAIN = """
-name = "firmware-again"
-[select]
-libraries = ["mbedtls", "wolfssl"]
-kinds = ["hash", "aead", "kex", "sig", "tls"]
-algorithms = ["sha256", "aes-128-gcm", "x25519", "ecdsa-p256-sha256"]
-sizes = [64]
-[tls]
-suites = ["TLS_AES_128_GCM_SHA256"]
-groups = ["x25519"]
-certs = ["ecdsa-p256"]
-handshakes = ["full", "resume-ticket"]
-transports = ["memory"]
-[method]
-repeats = 2
-warmup = 0
-timeout_s = 300
-"""
-
-
-@pytest.fixture(scope="module")
-def firmware(firmware_images) -> targets.Target:
-    return firmware_images(M4)
+AGAIN = plan_text(
+    "firmware-again",
+    select={"libraries": ["mbedtls", "wolfssl"], "kinds": ["hash", "aead", "kex", "sig", "tls"],
+            "algorithms": ["sha256", "aes-128-gcm", "x25519", "ecdsa-p256-sha256"], "sizes": [64]},
+    tls=memory_tls([TLS13_SUITE], ["x25519"], ["full", "resume-ticket"]),
+    method={"repeats": 2, "warmup": 0, "timeout_s": 300})
 
 
 def _counts(store: Store, run_id: int) -> dict[tuple[str, str], float]:

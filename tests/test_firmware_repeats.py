@@ -8,41 +8,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from conftest import needs_tools
+from plan_text import TLS12_SUITE, TLS13_SUITE, memory_tls, plan_text
 
 from tlsbench.engine import runner
 from tlsbench.engine.store import Store
 from tlsbench.plans.plan import parse_plan
 from tlsbench.report import tables as report
-from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
 
-M4 = targets.parse("qemu:mps2-an386")
-PLAN = """
-name = "firmware-repeats"
-[select]
-libraries = ["mbedtls", "wolfssl"]
-kinds = ["kex", "sig", "tls"]
-algorithms = ["p256", "ecdsa-p256-sha256"]
-ops = ["keygen", "sign"]
-[tls]
-suites = ["TLS_AES_128_GCM_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"]
-groups = ["p256"]
-certs = ["ecdsa-p256"]
-handshakes = ["full"]
-transports = ["memory"]
-[method]
-repeats = 3
-warmup = 1
-timeout_s = 300
-"""
-
-
-@pytest.fixture(scope="module")
-def firmware(firmware_images) -> targets.Target:
-    return firmware_images(M4)
+PLAN = plan_text(
+    "firmware-repeats",
+    select={"libraries": ["mbedtls", "wolfssl"], "kinds": ["kex", "sig", "tls"],
+            "algorithms": ["p256", "ecdsa-p256-sha256"], "ops": ["keygen", "sign"]},
+    tls=memory_tls([TLS13_SUITE, TLS12_SUITE], ["p256"], ["full"]),
+    method={"repeats": 3, "warmup": 1, "timeout_s": 300})
 
 
 def test_every_repeat_of_a_case_counts_the_same(firmware, tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import needs_tools
+from plan_text import TLS12_SUITE, TLS13_SUITE, memory_tls, plan_text
 
 from tlsbench.engine import runner
 from tlsbench.engine.store import Store
@@ -28,25 +29,9 @@ OVERLAY = """/* a user's Mbed TLS overlay: small records, ECP window 2, no TLS 1
 #define MBEDTLS_ECP_WINDOW_SIZE 2
 #undef MBEDTLS_SSL_PROTO_TLS1_2
 """
-PLAN = """
-name = "userconfig"
-[select]
-libraries = ["mbedtls"]
-kinds = ["kex", "tls"]
-algorithms = ["p256"]
-[tls]
-suites = ["TLS_AES_128_GCM_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"]
-groups = ["p256"]
-certs = ["ecdsa-p256"]
-handshakes = ["full"]
-transports = ["memory"]
-[method]
-warmup = 0
-repeats = 1
-rounds = 1
-outliers = "none"
-timeout_s = 300
-"""
+PLAN = plan_text("userconfig", select={"libraries": ["mbedtls"], "kinds": ["kex", "tls"], "algorithms": ["p256"]},
+                 tls=memory_tls([TLS13_SUITE, TLS12_SUITE], ["p256"], ["full"]),
+                 method={"warmup": 0, "repeats": 1, "rounds": 1, "outliers": "none", "timeout_s": 300})
 TLS13 = "mbedtls/tls/TLS_AES_128_GCM_SHA256/p256/ecdsa-p256-full"
 TLS12 = "mbedtls/tls/TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256/p256/ecdsa-p256-full"
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import builds_in_set_up, needs_tools
+from images import M4
 
 from tlsbench import paths, versions
 from tlsbench.cli import main
@@ -21,11 +22,9 @@ from tlsbench.families.size import probes as sizeprobes
 from tlsbench.plans.plan import parse_plan
 from tlsbench.report import compare
 from tlsbench.targets import build, firmware
-from tlsbench.targets import target as targets
 
 pytestmark = builds_in_set_up
 
-M4 = targets.parse("qemu:mps2-an386")
 # by their labels, so the test reads the same whichever of the two is the default
 OLD, NEW = versions.canonical("mbedtls@3.6"), versions.canonical("mbedtls@3.6.7")
 PLAN = f"""

@@ -30,7 +30,9 @@ T13 = "TLS_AES_128_GCM_SHA256"
 def gnutls_agents() -> dict[str, Path]:
     names = (GNUTLS38, GNUTLS37)
     if not all(paths.agent_path(n).exists() for n in names):
-        build.build_agents(list(names), jobs=2, log=lambda m: None)
+        # with every default agent, so the host build folder stays configured for all of them (a parallel
+        # worker may build a peer program there next)
+        build.build_agents([*versions.built_by_default(), GNUTLS38], jobs=2, log=lambda m: None)
     return {n: paths.agent_path(n) for n in names}
 
 

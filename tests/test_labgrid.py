@@ -41,6 +41,7 @@ from pathlib import Path
 
 import pytest
 from conftest import needs_tools
+from images import M4
 
 from tlsbench.engine import farm, runner
 from tlsbench.engine.case import Case, Measured
@@ -54,7 +55,6 @@ from tlsbench.targets import target as targets
 BIN = Path(sys.executable).parent
 EXPORTER_YAML = Path(__file__).parent / "data" / "labgrid" / "exporter.yaml"
 ENV_YAML = Path(__file__).parent / "data" / "labgrid" / "env.yaml"
-M4 = targets.parse("qemu:mps2-an386")
 PLAN = """
 name = "labgrid-farm"
 [select]
@@ -528,8 +528,6 @@ def test_places_are_released_after_an_error(lab: Farm, capsys: pytest.CaptureFix
     assert f"coordinator {lab.address} has no place P9; places: P1, P2, P3" in capsys.readouterr().err
     assert lab.acquired() == {"P1": "None", "P2": "None", "P3": "None"}  # nothing acquired for a run that cannot start
     assert Store(db).list_runs() == []  # nor stored
-
-
 
 
 @e2e

@@ -11,17 +11,11 @@ from dataclasses import replace
 import pytest
 
 from tlsbench.families.tls.cases import TlsCase
-from tlsbench.families.tls.certs import make_chain
 from tlsbench.links.profiles import get_profile
 from tlsbench.links.validate import through_link
 
 T13 = (13, "TLS_AES_128_GCM_SHA256", "x25519", 3)
 T12 = (12, "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "p256", 4)
-
-
-@pytest.fixture(scope="module")
-def chain():
-    return make_chain("ecdsa-p256", "full", "server")
 
 
 @pytest.mark.parametrize("latency_ms, kbit_s", [(20, 1000), (50, 250)])

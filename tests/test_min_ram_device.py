@@ -27,17 +27,11 @@ from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
 
-M4 = targets.parse("qemu:mps2-an386")
 OP = "x25519/ecdsa-p256-full"
 CASES = [  # library, suite, device minus in-image least heap (bytes)
     ("wolfssl", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", 0),
     ("mbedtls", "TLS_AES_128_GCM_SHA256", -8),
 ]
-
-
-@pytest.fixture(scope="module")
-def firmware(agents, firmware_images) -> targets.Target:
-    return firmware_images(M4)
 
 
 def _values(m) -> dict[str, int]:

@@ -6,6 +6,7 @@ each probe in a fresh boot (the same instructions every time)."""
 from __future__ import annotations
 
 from conftest import needs_tools
+from images import M4
 
 from tlsbench.families.minram import search
 from tlsbench.families.minram.family import UNCAPPED, _Prober
@@ -15,8 +16,6 @@ from tlsbench.families.tls.names import TlsVariant
 from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
-
-M4 = targets.parse("qemu:mps2-an386")
 
 
 def test_the_clients_least_heap_on_the_m4_holds_and_one_byte_less_fails(firmware_images) -> None:

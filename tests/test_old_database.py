@@ -19,7 +19,6 @@ change to these outputs shows here."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -38,17 +37,6 @@ OUTPUTS = {
     "compare-1-2.json": ["compare", "1", "2", "--format", "json"],
     "compare-1-2-c2s_bytes.txt": ["compare", "1", "2", "--metric", "c2s_bytes"],
 }
-
-
-@pytest.fixture
-def old_db(tmp_path: Path) -> Path:
-    path = tmp_path / "old.sqlite"
-    db = sqlite3.connect(path)
-    db.executescript((FIXTURES / "old-schema-v4.sql").read_text())
-    db.commit()
-    assert db.execute("PRAGMA user_version").fetchone()[0] == 4
-    db.close()
-    return path
 
 
 def test_the_fixture_is_the_current_schema_or_older() -> None:

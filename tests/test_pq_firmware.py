@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import builds_in_set_up, needs_tools
+from plan_text import TLS13_SUITE, memory_tls, plan_text
 
 from tlsbench import versions
 from tlsbench.engine import runner
@@ -22,24 +23,9 @@ from tlsbench.targets import target as targets
 pytestmark = [needs_tools("qemu-system-arm", "arm-none-eabi-gcc"), builds_in_set_up]
 
 WOLF59 = versions.canonical("wolfssl@5.9")  # its identifier, whichever wolfSSL is the default
-PLAN = f"""
-name = "pq-firmware"
-[select]
-libraries = ["{WOLF59}"]
-kinds = ["kem", "tls"]
-algorithms = ["ml-kem-768"]
-[tls]
-suites = ["TLS_AES_128_GCM_SHA256"]
-groups = ["x25519", "x25519mlkem768"]
-certs = ["ecdsa-p256"]
-handshakes = ["full"]
-transports = ["memory"]
-[method]
-repeats = 1
-warmup = 0
-rounds = 1
-timeout_s = 300
-"""
+PLAN = plan_text("pq-firmware", select={"libraries": [WOLF59], "kinds": ["kem", "tls"], "algorithms": ["ml-kem-768"]},
+                 tls=memory_tls([TLS13_SUITE], ["x25519", "x25519mlkem768"], ["full"]),
+                 method={"repeats": 1, "warmup": 0, "rounds": 1, "timeout_s": 300})
 EXACT = ("instructions", "client_instructions", "server_instructions", "c2s_bytes", "s2c_bytes",
          "client_heap_peak_bytes", "server_heap_peak_bytes", "public_key_bytes", "ciphertext_bytes")
 

@@ -6,27 +6,14 @@ old-database fixture (a tiny real run: a hash, a signature, a handshake)."""
 from __future__ import annotations
 
 import os
-import sqlite3
 import subprocess
 from pathlib import Path
-
-import pytest
 
 from tlsbench import paths
 from tlsbench.cli import main
 
 FIXTURES = Path(__file__).parent / "fixtures" / "old-db"
 GOLDEN = FIXTURES / "docs-1.md"
-
-
-@pytest.fixture
-def old_db(tmp_path: Path) -> Path:
-    path = tmp_path / "old.sqlite"
-    db = sqlite3.connect(path)
-    db.executescript((FIXTURES / "old-schema-v4.sql").read_text())
-    db.commit()
-    db.close()
-    return path
 
 
 def test_the_page_is_the_stored_run_byte_for_byte(old_db: Path, tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import builds_in_set_up, needs_tools
+from images import M4
 
 from tlsbench.engine.store import Store
 from tlsbench.families.size import probes as sizeprobes
@@ -19,8 +20,6 @@ from tlsbench.report import tables as report
 from tlsbench.targets import target as targets
 
 pytestmark = [needs_tools("qemu-system-arm", "arm-none-eabi-gcc"), builds_in_set_up]
-
-M4 = targets.parse("qemu:mps2-an386")
 
 
 @pytest.fixture(scope="module")

@@ -27,11 +27,6 @@ PSK = bytes(range(32))  # a test key, never a real one
 LACKS: dict[tuple[str, str], str] = {}
 
 
-@pytest.fixture(scope="module")
-def chain():
-    return make_chain("ecdsa-p256", "full", "server")
-
-
 def _run(agents, library, case, repeats=5, transcript=False):
     r = run_handshakes(agents[library], case, repeats=repeats, transcript=transcript)
     return r

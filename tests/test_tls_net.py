@@ -22,11 +22,6 @@ T13 = "TLS_AES_128_GCM_SHA256"
 T12 = "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"
 
 
-@pytest.fixture(scope="module")
-def chain():
-    return make_chain("ecdsa-p256", "full", "server")
-
-
 @pytest.mark.parametrize("version, suite, rtt", [(13, T13, 1), (12, T12, 2)])
 @pytest.mark.parametrize("client, server", [("openssl", "openssl"), ("mbedtls", "wolfssl"), ("gnutls", "mbedtls")])
 def test_bytes_equal_a_counting_relay(agents, chain, client, server, version, suite, rtt) -> None:
@@ -100,7 +95,6 @@ def test_each_library_against_openssl_s_server(agents, chain, library) -> None:
         assert c["round_trips"] == 1 and c["recv_bytes"] > 1000  # its certificate chain came
 
 
-
 @pytest.mark.parametrize("library", LIBS)
 @pytest.mark.parametrize("server", ["openssl-s_server", "mbedtls", "openssl"])
 def test_tls12_x25519_with_a_p256_certificate_across_libraries(agents, chain, library, server) -> None:
@@ -157,6 +151,7 @@ def test_a_server_lacking_the_suite_is_reported_not_run(agents, chain) -> None:
     assert r.status == "unsupported" and "server" in r.message
 
 
+@pytest.mark.alone  # compares timings
 def test_capacity_matches_the_measured_transaction_time(agents, chain) -> None:
     case = TlsCase(13, T13, "x25519", chain)
     seen = []

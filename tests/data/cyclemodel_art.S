@@ -1,24 +1,10 @@
 /* A kernel for the cycle model's ART accelerator rule (tests/test_cyclemodel.py):
  * code and a table in 16-byte flash lines, each routine called twice between
  * marks, cold then warm. Cortex-M4, linked at 0 (all of it "flash"). */
-    .syntax unified
-    .thumb
-    .text
-    .balign 4
-vectors:
-    .word 0x20001000          /* initial stack */
-    .word reset + 1
-
-    .balign 16
-    .global mark
-    .thumb_func
-mark:
-    bx lr
-
-    .balign 16
-    .thumb_func
-    .global reset
-reset:                        /* line R0 */
+#define MARK_ALIGN 16
+#define RESET_ALIGN 16
+#include "cyclemodel_head.inc"
+                              /* reset: line R0 */
     bl mark
     bl line_seq               /* cold */
     bl mark
@@ -28,11 +14,7 @@ reset:                        /* line R0 */
     bl mark
     bl flash_loads            /* warm */
     bl mark                   /* line R2: reached by flash_loads' return */
-    /* the end: semihosting SYS_EXIT, ADP_Stopped_ApplicationExit */
-    movs r0, #0x18
-    ldr r1, =0x20026
-    bkpt 0xab
-2:  b 2b
+    semihosting_exit
 
     .balign 16
     .thumb_func

@@ -3,23 +3,7 @@
  * marks are the kernel plus a fixed call overhead (the `empty` kernel).
  * Their expected costs follow from the Technical Reference Manuals; see
  * tests/test_cyclemodel.py. Built per core by the tests themselves. */
-    .syntax unified
-    .thumb
-    .text
-    .balign 4
-vectors:
-    .word 0x20001000          /* initial stack */
-    .word reset + 1
-    .balign 4
-
-    .global mark
-    .thumb_func
-mark:
-    bx lr
-
-    .thumb_func
-    .global reset
-reset:
+#include "cyclemodel_head.inc"
     ldr r0, =0x20000000
     /* RAM: words 0..7 point at word 0 (a chain of dependent loads) */
     mov r1, r0
@@ -89,11 +73,7 @@ reset:
     adds r3, #1
     adds r4, #1
     bl mark
-    /* the end: semihosting SYS_EXIT, ADP_Stopped_ApplicationExit */
-    movs r0, #0x18
-    ldr r1, =0x20026
-    bkpt 0xab
-2:  b 2b
+    semihosting_exit
     .balign 4
 lit:
     .word 0x12345678

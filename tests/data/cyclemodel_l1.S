@@ -4,34 +4,15 @@
  * between marks. With 4 lines of 2 ways (2 sets), the three lines share
  * set 0 and evict each other; with 4 lines in one set (fully associative)
  * they all stay. Cortex-M4 encoding, linked at 0 (all of it "flash"). */
-    .syntax unified
-    .thumb
-    .text
-    .balign 4
-vectors:
-    .word 0x20001000          /* initial stack */
-    .word reset + 1
-
-    .balign 32
-    .global mark
-    .thumb_func
-mark:
-    bx lr
-
-    .balign 32
-    .thumb_func
-    .global reset
-reset:
+#define MARK_ALIGN 32
+#define RESET_ALIGN 32
+#include "cyclemodel_head.inc"
     bl mark
     bl set_loads              /* cold */
     bl mark
     bl set_loads              /* warm */
     bl mark
-    /* the end: semihosting SYS_EXIT, ADP_Stopped_ApplicationExit */
-    movs r0, #0x18
-    ldr r1, =0x20026
-    bkpt 0xab
-2:  b 2b
+    semihosting_exit
 
     .balign 32
     .thumb_func

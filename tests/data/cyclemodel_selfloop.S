@@ -2,24 +2,9 @@
  * a loop whose one translation block spans three 16-byte flash lines and
  * branches back to itself, run 1 and 11 times between marks. Cortex-M4,
  * linked at 0 (all of it "flash"). */
-    .syntax unified
-    .thumb
-    .text
-    .balign 4
-vectors:
-    .word 0x20001000          /* initial stack */
-    .word reset + 1
-
-    .balign 16
-    .global mark
-    .thumb_func
-mark:
-    bx lr
-
-    .balign 16
-    .thumb_func
-    .global reset
-reset:
+#define MARK_ALIGN 16
+#define RESET_ALIGN 16
+#include "cyclemodel_head.inc"
     bl mark
     movs r0, #1
     bl loop3
@@ -27,11 +12,7 @@ reset:
     movs r0, #11
     bl loop3
     bl mark
-    /* the end: semihosting SYS_EXIT, ADP_Stopped_ApplicationExit */
-    movs r0, #0x18
-    ldr r1, =0x20026
-    bkpt 0xab
-2:  b 2b
+    semihosting_exit
 
     .balign 16
     .thumb_func

@@ -1,19 +1,7 @@
 /* Eight independent loads that straddle a 1 KiB boundary, where QEMU ends a
  * translation block: the cycle model must charge them as in one block
  * (tests/test_cyclemodel.py). */
-    .syntax unified
-    .thumb
-    .text
-    .balign 4
-    .word 0x20001000
-    .word reset + 1
-    .global mark
-    .thumb_func
-mark:
-    bx lr
-    .thumb_func
-    .global reset
-reset:
+#include "cyclemodel_head.inc"
     ldr r0, =0x20000000
     bl mark
     bl mark

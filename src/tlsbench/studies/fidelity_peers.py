@@ -46,6 +46,7 @@ from tlsbench.engine import agent
 from tlsbench.engine.case import Case
 from tlsbench.engine.protocol import encode_request
 from tlsbench.errors import SetupError
+from tlsbench.targets import build
 
 SIZE = 1024  # the block size both peer programs use for symmetric algorithms
 
@@ -175,8 +176,9 @@ def build_peer_target(target: str) -> str:
     folder = paths.build_dir("host")
     if not (folder / "CMakeCache.txt").exists():
         raise SetupError("the host agents are not configured (run: tlsbench build)")
-    r = subprocess.run(["cmake", "--build", str(folder), "--target", target, "-j", "2"],
-                       capture_output=True, text=True)
+    with build.building(folder):  # another process may be building the host agents there
+        r = subprocess.run(["cmake", "--build", str(folder), "--target", target, "-j", "2"],
+                           capture_output=True, text=True)
     if r.returncode != 0:
         tail = (r.stdout + r.stderr).strip().splitlines()[-3:]
         raise SetupError(f"building {target} failed: {' | '.join(tail)}")

@@ -4,10 +4,13 @@ toolchain file (agent/cmake/arm-none-eabi.cmake, riscv32-unknown-elf.cmake)."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import shutil
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from tlsbench import paths, versions
@@ -18,12 +21,30 @@ from tlsbench.targets import cmake_cache, firmware, gnutlsbuild, prefixbuild, so
 from tlsbench.targets.base import Target
 
 
+@contextmanager
+def building(folder: Path) -> Iterator[None]:
+    """Holds folder's build lock: one build at a time in a build folder across
+    processes (two runs at once, parallel test workers); the kernel drops it
+    when its holder dies."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with (folder.parent / f"{folder.name}.building").open("w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+
+
 def build_agents(libraries: list[str] | None = None, jobs: int | None = None, log=print,
                  user: userconfig.UserBuild = userconfig.NONE) -> None:
     """The host agents of these library identifiers (default: every version
     versions.py knows but those built on request): the default versions as before, each further
-    version as its own agent (tlsbench-agent-<lib>-<label>) built against its pinned tree.
-    user: the user's config files and compiler options, built in their own folder (targets.userconfig)."""
+    version as its own agent (tlsbench-agent-<lib>-<label>) built against its pinned tree, under
+    the build folder's lock (building). user: the user's config files and compiler options,
+    built in their own folder (targets.userconfig)."""
+    with building(paths.build_dir("host" + userconfig.suffix(user))):
+        _build_agents(libraries, jobs, log, user)
+
+
+def _build_agents(libraries: list[str] | None, jobs: int | None, log, user: userconfig.UserBuild) -> None:
+    """build_agents' work, its lock held."""
     try:
         idents = [versions.canonical(lib) for lib in (libraries or versions.built_by_default())]
     except PlanError as e:
@@ -133,10 +154,17 @@ FIRMWARE_ON_REQUEST = registry.firmware_on_request()
 
 def build_firmware(target: Target, libraries: list[str] | None = None, opt: str = "Os",
                    jobs: int | None = None, log=print, size_probes: bool | tuple[str, ...] = False) -> list[str]:
-    """Cross-compiles the firmware agents of target's board; returns the
-    libraries built (the selftest double is always built too). size_probes:
-    the per-primitive size probes too (agent/sizeprobe; tlsbench sizes):
-    True every one, or these probes' names (each library's empty probe too)."""
+    """Cross-compiles the firmware agents of target's board (under its build
+    folder's lock); returns the libraries built (the selftest double is always
+    built too). size_probes: the per-primitive size probes too (agent/sizeprobe;
+    tlsbench sizes): True every one, or these probes' names (each library's empty probe too)."""
+    with building(target.cmake_dir()):
+        return _build_firmware(target, libraries, opt, jobs, log, size_probes)
+
+
+def _build_firmware(target: Target, libraries: list[str] | None, opt: str,
+                    jobs: int | None, log, size_probes: bool | tuple[str, ...]) -> list[str]:
+    """build_firmware's work, its lock held."""
     board = target.board
     assert board is not None
     libs = firmware_identifiers(libraries if libraries is not None or not target.user.aliases

@@ -1,0 +1,40 @@
+"""Plan files for the tests, written from their sections (a plan the tests
+read as TOML text, as a user's would be): one place for the shape of a plan
+file, and each test says only what its plan is about."""
+
+from __future__ import annotations
+
+import json
+
+# the two suites most plans measure: TLS 1.3's and TLS 1.2's (ECDHE-ECDSA)
+TLS13_SUITE = "TLS_AES_128_GCM_SHA256"
+TLS12_SUITE = "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"
+
+# the [method] of a plan run on an emulated board: one boot per case, the emulator's own pace
+BOARD_METHOD = {"repeats": 1, "warmup": 0, "timeout_s": 300}
+
+
+def plan_text(name: str | None = None, **sections: dict[str, object]) -> str:
+    """A plan's TOML: its name (if any), then each section ([select], [tls],
+    [method], ...) in the order given; lists and strings written as TOML
+    writes them (`libraries = ["mbedtls", "wolfssl"]`)."""
+    lines = [] if name is None else [f"name = {json.dumps(name)}"]
+    for section, fields in sections.items():
+        lines.append(f"[{section}]")
+        lines += [f"{key} = {json.dumps(value)}" for key, value in fields.items()]
+    return "\n" + "\n".join(lines) + "\n"
+
+
+def device_plan(name: str, libraries: list[str], suites: list[str], handshakes: list[str],
+                method: dict[str, object] | None = None, **tls: object) -> str:
+    """A TLS plan run on an emulated board (x25519, an ECDSA P-256 chain);
+    tls adds to or overrides the [tls] section, method to BOARD_METHOD."""
+    method = {**BOARD_METHOD, **(method or {})}
+    section = {"suites": suites, "groups": ["x25519"], "certs": ["ecdsa-p256"], "handshakes": handshakes, **tls}
+    return plan_text(name, select={"libraries": libraries, "kinds": ["tls"]}, tls=section, method=method)
+
+
+def memory_tls(suites: list[str], groups: list[str], handshakes: list[str]) -> dict[str, object]:
+    """A [tls] section of in-memory handshakes with an ECDSA P-256 chain."""
+    return {"suites": suites, "groups": groups, "certs": ["ecdsa-p256"], "handshakes": handshakes,
+            "transports": ["memory"]}
