@@ -180,8 +180,11 @@ def test_firmware_calibration_loop_costs_its_model_cycles(m4_selftest: Path, boa
     else:
         # with the ART's caches modelled a reading's own cost depends on what ran
         # before it; the subtracted cost is a warm reading's (start-up), so an empty
-        # window keeps the misses of the reading code evicted by the request's work
-        assert 0 < empties.pop() < 64
+        # window keeps the misses of the reading code evicted by the request's work: at most one miss per
+        # flash line the reading code spans (about a dozen, where the linker puts them: 60-72 cycles seen
+        # as the firmware grew), each its wait states and the fetch
+        profile = boardprofiles.load(board)
+        assert 0 < empties.pop() < 16 * (profile.flash_wait_states + 1)
 
 
 def test_the_model_leaves_instruction_counts_as_they_were(m4_selftest: Path) -> None:

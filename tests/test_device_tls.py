@@ -220,8 +220,10 @@ def test_a_device_client_keeps_its_model_cycles_and_time(firmware, tmp_path: Pat
     # -Os): a change of either moves them, and the new values belong here with the reason
     assert {m: modelled[m]["median"] for m in ("client_instructions", "client_model_cycles",
                                                "app_client_instructions", "app_client_model_cycles")} == {
-        "client_instructions": 535_506, "client_model_cycles": 727_520,
-        "app_client_instructions": 31_830, "app_client_model_cycles": 47_562}
+        # model cycles were 727,520 and 47,562 before the firmware gained the no_room flag and the hw driver
+        # hooks: the same instructions, the code laid out elsewhere in flash (other ART misses)
+        "client_instructions": 535_506, "client_model_cycles": 728_994,
+        "app_client_instructions": 31_830, "app_client_model_cycles": 47_791}
 
 
 def test_the_host_peer_waits_for_the_device_as_long_as_the_case_may_take() -> None:

@@ -22,9 +22,9 @@ def test_an_unknown_metric_names_the_nearest() -> None:
 
 def test_per_side_tls_metrics_come_in_pairs_by_rule() -> None:
     sided = [m.name for m in metrics.TLS_SIDED]
-    # cpu, instructions and the cycle model's cycles, time and energy in three phases, heap peak/held and
-    # stack once; two sides
-    assert len(sided) == 2 * 18
+    # cpu, instructions and the cycle model's cycles, time and energy in three phases, heap peak/held,
+    # stack and callgrind's instructions once; two sides
+    assert len(sided) == 2 * 19
     for name in sided:
         other = name.replace("client_", "server_") if "client_" in name else name.replace("server_", "client_")
         a, b = metrics.get(name), metrics.get(other)

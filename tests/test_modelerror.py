@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from test_model_report import _stored
 
-from tests.test_model_report import _stored
 from tlsbench.engine.case import Case, Measured, Result
 from tlsbench.engine.runner import json_rows
 from tlsbench.engine.store import Store

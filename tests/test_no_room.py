@@ -31,7 +31,7 @@ def _stored_status(tmp_path: Path, memory_bound: bool, transcript: str) -> tuple
     store = Store(tmp_path / "r.sqlite")
     run_id = store.create_run(target="qemu:fake", plan_name="p", plan_source="", plan={}, machine={}, version="",
                               keys={})
-    target = SimpleNamespace(name="qemu:fake", memory_bound=memory_bound, paced=False)
+    target = SimpleNamespace(name="qemu:fake", memory_bound=memory_bound, paced=False, models_cycles=False)
     session = runner._Session(store, run_id, Plan(), {}, target, None)  # type: ignore[arg-type]
     case = Case("mbedtls", "hash", "sha256", "hash", 64)
     session.store_round(case, 0, None, Measured.not_run("failed", "error: the agent's words", transcript), 0.0)

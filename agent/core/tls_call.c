@@ -15,13 +15,20 @@ void tb_tls_call_run(void *arg)
     }
 }
 
-/* noipa: never inlined nor folded into one another (identical bodies) */
-__attribute__((noipa)) void tb_tls_handshake_client(void *arg)
+/* never inlined nor folded into one another (identical bodies): GCC's noipa; clang neither
+ * inlines a noinline function nor merges functions unless the linker is asked to */
+#if defined(__clang__)
+#define TB_NOIPA __attribute__((noinline))
+#else
+#define TB_NOIPA __attribute__((noipa))
+#endif
+
+TB_NOIPA void tb_tls_handshake_client(void *arg)
 {
     tb_tls_call_run(arg);
 }
 
-__attribute__((noipa)) void tb_tls_handshake_server(void *arg)
+TB_NOIPA void tb_tls_handshake_server(void *arg)
 {
     tb_tls_call_run(arg);
 }

@@ -176,7 +176,7 @@ class _Session:
         """A round's outcome without measuring it: decided, or reused from the cache."""
         decided = self.decide(case, rnd)
         if decided is not None:
-            return decided
+            return self._named(case, decided)
         return self.reused(case, rnd)  # its reason as stored (the user's configuration named already)
 
     def probe_libraries(self) -> None:
@@ -327,6 +327,10 @@ class _Session:
             m = self.decide(case, rnd) or self._measure(case, rnd)
         except (TlsbenchError, OSError) as e:  # an agent's failure fails its case, never the run
             return Measured("failed", str(e), None, "", [], [])
+        return self._named(case, m)
+
+    def _named(self, case: Case, m: Measured) -> Measured:
+        """An unsupported outcome's reason names the define the user's configuration turned off, if one is why."""
         if m.status == "unsupported" and self.turned_off:
             m.reason = userconfig.unsupported_reason(case.library, case.name, self.turned_off, m.reason)
         return m
