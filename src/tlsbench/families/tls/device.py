@@ -44,7 +44,6 @@ from tlsbench.families.tls import runner as tls_runner
 from tlsbench.families.tls.cases import TlsCase, case_fields
 from tlsbench.families.tls.names import BASELINE, TlsVariant
 from tlsbench.families.tls.net import AgentServer
-from tlsbench.plans import runenv
 from tlsbench.plans.model import Plan
 from tlsbench.targets import target as targets
 from tlsbench.targets.base import DeviceLink
@@ -140,10 +139,10 @@ class _Peer:
         # the emulated device may compute longer than a host peer's default wait between two flights
         fields = {**case_fields(case), "wait_ms": wait_ms}
         if side == "client":  # the host serves
-            with runenv.applied(_peer_env()):
-                # every connection is the device's to measure: no memory pass of the peer's own
-                self.server = AgentServer(path, {**fields, "memory": 0},
-                                          peer_connections(case, warmup, repeats, stack))
+            # every connection is the device's to measure: no memory pass of the peer's own; the frozen
+            # clock in the server's environment only (device sessions run side by side under --jobs)
+            self.server = AgentServer(path, {**fields, "memory": 0},
+                                      peer_connections(case, warmup, repeats, stack), env=_peer_env())
             refused = self.server.wait_listening()
             if refused is not None:
                 raise _Refused(str(refused["status"]), f"host server: {refused.get('msg', '')}")

@@ -52,14 +52,16 @@ class AgentServer:
     listens on (127.0.0.1 only), serves, and ends its response."""
 
     def __init__(self, path: Path, fields: dict[str, object], connections: int, workers: int = 1,
-                 warmup: int = 0):
+                 warmup: int = 0, env: dict[str, str] | None = None):
         if not path.exists():
             raise AgentError(f"agent {path} is not built (run: tlsbench build)")
         # warmup: the server counts the connection after the warm-ups (its memory pass)
         request = encode_request("tls-server", **fields, repeats=connections, workers=workers,
                                  warmup=warmup if connections else None)
+        # env: added to this agent's environment only (sessions run side by side: never os.environ)
         self.proc = subprocess.Popen([str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, start_new_session=True)
+                                     stderr=subprocess.PIPE, start_new_session=True,
+                                     env={**os.environ, **env} if env else None)
         assert self.proc.stdin is not None
         self.proc.stdin.write((request + "\n").encode())
         self.proc.stdin.close()
