@@ -55,6 +55,7 @@ from tlsbench.engine.case import Case
 from tlsbench.engine.protocol import encode_request
 from tlsbench.errors import SetupError
 from tlsbench.studies.fidelity import REKEYED
+from tlsbench.studies.pairs import pair_of
 
 _CALLEE = re.compile(r"^\s*([\d,]+) \([ \d.]+%\)\s+\*\s+\S*?:(\S+) \[")
 _CALLER = re.compile(r"^\s*([\d,]+) \([ \d.]+%\)\s+<\s+\S*?:(\S+) \(([\d,]+)x\) \[([^\]]+)\]")
@@ -422,17 +423,11 @@ def render(rows: list[Row]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _pair(name: str) -> str:
-    if name not in PAIRS:
-        raise argparse.ArgumentTypeError(f"unknown pair {name!r}; known: {', '.join(PAIRS)}")
-    return name
-
-
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("fidelity-counts", help="instructions per operation under callgrind, each library's own"
                        " benchmark program against tlsbench (scripts/fidelity-counts)",
                        description=__doc__.splitlines()[0])
-    p.add_argument("pairs", nargs="*", metavar="PAIR", type=_pair,
+    p.add_argument("pairs", nargs="*", metavar="PAIR", type=pair_of(PAIRS),
                    help=f"which pairs: {', '.join(PAIRS)} (default: all)")
     p.add_argument("--sim", action="store_true",
                    help="also simulate caches and branch predictors: D1 and LL misses, mispredicts per operation")

@@ -34,6 +34,7 @@ from tlsbench import paths
 from tlsbench.engine.protocol import encode_request
 from tlsbench.errors import SetupError
 from tlsbench.studies import stepcount
+from tlsbench.studies.pairs import pair_of
 
 
 @dataclass(frozen=True)
@@ -237,16 +238,10 @@ def render(rows: list[Row]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _pair(name: str) -> str:
-    if name not in PAIRS:
-        raise argparse.ArgumentTypeError(f"unknown pair {name!r}; known: {', '.join(PAIRS)}")
-    return name
-
-
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("native-counts", help="instructions per operation, tool against tlsbench, by single-stepping"
                        " on the real CPU (the AVX-512 / ADX paths valgrind hides)", description=__doc__.splitlines()[0])
-    p.add_argument("pairs", nargs="*", metavar="PAIR", type=_pair,
+    p.add_argument("pairs", nargs="*", metavar="PAIR", type=pair_of(PAIRS),
                    help=f"which pairs: {', '.join(PAIRS)} (default: all)")
     p.add_argument("--ops", type=int, default=3, help="operations counted per side (default 3)")
     p.set_defaults(func=command)
