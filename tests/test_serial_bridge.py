@@ -227,3 +227,38 @@ def test_a_port_that_vanishes_is_reopened_and_the_run_goes_on(tmp_path: Path) ->
     assert [(r.type, r.get("n") or r.get("status")) for r in recs] == [
         ("calibrate", 1), ("end", "ok"), ("end", "error"), ("calibrate", 3), ("end", "ok")]
     assert [r.split(" ")[0] for r in second[0].requests] == ["hello", "clock", "calibrate"]
+
+
+def test_a_write_whose_drain_fails_reopens_the_port_and_says_the_board_restarted(tmp_path: Path) -> None:
+    """pyserial's flush lets termios.error (not an OSError) through when the
+    port vanishes between the write and the drain; that is a gone port too."""
+    import termios
+
+    master, slave = pty.openpty()
+    tty.setraw(slave)
+    link = tmp_path / "ttyBOARD"
+    link.symlink_to(os.ttyname(slave))
+    lines = serialport.Lines(str(link), 115200, reconnect=2.0)
+    first = lines.ser
+
+    class DrainFails:
+        is_open = True
+
+        def write(self, data: bytes) -> int:
+            return len(data)
+
+        def flush(self) -> None:
+            raise termios.error(5, "Input/output error")
+
+        def close(self) -> None:
+            first.close()
+
+    lines.ser = DrainFails()  # type: ignore[assignment]
+    try:
+        with pytest.raises(serialport.BoardReset):
+            lines.send(b"calibrate n=1\n")
+        assert lines.reconnected and lines.ser is not first and lines.ser.is_open
+    finally:
+        lines.close()
+        os.close(master)
+        os.close(slave)

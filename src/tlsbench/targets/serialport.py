@@ -10,12 +10,17 @@ interleaving of two readers).
 
 from __future__ import annotations
 
+import termios
 import time
 from collections.abc import Iterator
 
 import serial
 
 from tlsbench.errors import TlsbenchError
+
+# termios.error is not an OSError: pyserial lets it through from tcdrain
+# when the pseudo-terminal or USB port vanishes mid-write.
+_GONE = (serial.SerialException, OSError, termios.error)
 
 
 class BoardReset(Exception):
@@ -68,7 +73,7 @@ class Lines:
     def close(self) -> None:
         try:
             self.ser.close()
-        except (serial.SerialException, OSError):
+        except _GONE:
             pass
 
     def _reopen(self, cause: Exception) -> None:
@@ -93,14 +98,14 @@ class Lines:
         try:
             self.ser.write(data)
             self.ser.flush()
-        except (serial.SerialException, OSError) as e:
+        except _GONE as e:
             self._reopen(e)
             raise BoardReset from e
 
     def _read(self) -> bytes:
         try:
             return self.ser.read(max(1, self.ser.in_waiting))
-        except (serial.SerialException, OSError) as e:
+        except _GONE as e:
             self._reopen(e)
             return b""
 
@@ -131,7 +136,7 @@ class Lines:
             waiting = self.ser.in_waiting
             if waiting:
                 self.buf += self.ser.read(waiting)
-        except (serial.SerialException, OSError) as e:
+        except _GONE as e:
             self._reopen(e)
         out = []
         while b"\n" in self.buf:
