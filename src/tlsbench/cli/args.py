@@ -9,8 +9,9 @@ import math
 from pathlib import Path
 
 from tlsbench import versions
-from tlsbench.errors import PlanError, TlsbenchError
+from tlsbench.errors import PlanError
 from tlsbench.families.primitive.plan import MAX_SIZE
+from tlsbench.outfile import folder
 from tlsbench.targets import target as targets
 from tlsbench.targets import userconfig
 
@@ -62,15 +63,7 @@ def choose_libraries(text: str) -> list[str]:
 
 def output_folder(text: str) -> Path:
     """--out: a folder that exists or can be made (one line, not a traceback, when not)."""
-    out = Path(text)
-    if out.exists() and not out.is_dir():
-        raise TlsbenchError(f"--out {text}: is a file, not a folder; give a folder (it is made if missing)")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise TlsbenchError(f"--out {text}: cannot make the folder ({e.strerror}); give a folder that exists"
-                            " or can be made") from None
-    return out
+    return folder(text, "--out")
 
 
 def with_user_build(target: targets.Target, a: argparse.Namespace) -> targets.Target:

@@ -12,7 +12,7 @@ from tlsbench.engine import labels as run_labels
 from tlsbench.engine import metrics
 from tlsbench.engine.store import NOTHING_MEASURED, Store
 from tlsbench.errors import PlanError
-from tlsbench.outfile import write_whole
+from tlsbench.outfile import emit
 from tlsbench.report import compare, compare_html, compare_text, export
 from tlsbench.report import html as html_report
 from tlsbench.report import tables as report
@@ -42,11 +42,7 @@ def cmd_report(a: argparse.Namespace) -> int:
             print(path)
         return 0
     text = html_report.render(data) if a.format == "html" else report.render(data, a.format, a.metric, a.view)
-    if a.output:
-        write_whole(a.output, text)  # whole or not at all: a full disk leaves no empty file
-        print(f"{a.output}: {len(text.encode()):,} bytes", file=sys.stderr)
-    else:
-        sys.stdout.write(text)
+    emit(text, a.output)
     return 0
 
 
@@ -85,10 +81,7 @@ def cmd_compare(a: argparse.Namespace) -> int:
         text = compare_html.render(result, only_changes=a.changes)
     else:
         text = compare_text.render(result, a.format, only_changes=a.changes)
-    if a.output:
-        write_whole(a.output, text)  # whole or not at all: a full disk leaves no empty file
-    else:
-        sys.stdout.write(text)
+    emit(text, a.output, note="")
     if result.context_differences:
         print("note: the runs were made differently (see above); differences may not be the libraries'",
               file=sys.stderr)
@@ -117,11 +110,7 @@ def cmd_history(a: argparse.Namespace) -> int:
     finally:
         store.close()
     text = history_html.render(h) if a.format == "html" else history.render_text(h)
-    if a.output:
-        write_whole(a.output, text)  # whole or not at all: a full disk leaves no empty file
-        print(f"{a.output}: {len(text.encode()):,} bytes", file=sys.stderr)
-    else:
-        sys.stdout.write(text)
+    emit(text, a.output)
     return 0
 
 

@@ -4,6 +4,7 @@ a metric's stored summary."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Any, Generic, TypeVar
 
 from tlsbench.engine.stats import Summary
 
@@ -39,6 +40,19 @@ class Sample:
         return Sample(idx, False, 1, counter, total)
 
 
+T = TypeVar("T")
+
+
+class _SummaryField(Generic[T]):
+    """A Result's attribute that reads its Summary's field of the same name."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, result: Any, owner: type | None = None) -> T:
+        return getattr(result.summary, self.name)
+
+
 @dataclass(frozen=True)
 class Result:
     """A case's summary of one metric over every kept sample, as stored: the
@@ -65,41 +79,16 @@ class Result:
         the --json lines have always had them."""
         return {"metric": self.metric, "unit": self.unit, **asdict(self.summary)}
 
-    @property
-    def n(self) -> int:
-        return self.summary.n
-
-    @property
-    def removed(self) -> int:  # samples the outlier policy dropped
-        return self.summary.removed
-
-    @property
-    def median(self) -> float:
-        return self.summary.median
-
-    @property
-    def mean(self) -> float:
-        return self.summary.mean
-
-    @property
-    def stdev(self) -> float | None:
-        return self.summary.stdev
-
-    @property
-    def min(self) -> float:
-        return self.summary.min
-
-    @property
-    def max(self) -> float:
-        return self.summary.max
-
-    @property
-    def ci95_low(self) -> float | None:
-        return self.summary.ci95_low
-
-    @property
-    def ci95_high(self) -> float | None:
-        return self.summary.ci95_high
+    # the summary's fields, read through
+    n = _SummaryField[int]()
+    removed = _SummaryField[int]()
+    median = _SummaryField[float]()
+    mean = _SummaryField[float]()
+    stdev = _SummaryField[float | None]()
+    min = _SummaryField[float]()
+    max = _SummaryField[float]()
+    ci95_low = _SummaryField[float | None]()
+    ci95_high = _SummaryField[float | None]()
 
 
 @dataclass

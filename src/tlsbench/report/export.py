@@ -7,6 +7,7 @@ import re
 import tempfile
 from pathlib import Path
 
+from tlsbench import outfile
 from tlsbench.engine import metrics
 from tlsbench.errors import TlsbenchError
 from tlsbench.outfile import write_whole
@@ -22,14 +23,7 @@ SIZE = re.compile(r'<svg [^>]*?width="(\d+)" height="(\d+)"')
 def _folder(out: str | None, fmt: str) -> Path:
     if not out:
         raise TlsbenchError(f"--format {fmt} writes several files: give a folder with -o FOLDER")
-    folder = Path(out)
-    if folder.exists() and not folder.is_dir():
-        raise TlsbenchError(f"-o {out}: --format {fmt} needs a folder, and this is a file")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise TlsbenchError(f"cannot create {folder}: {e}") from e
-    return folder
+    return outfile.folder(out, "-o", why=f"--format {fmt} writes several files, and this ")
 
 
 def write_svg(charts: list[Chart], folder: Path) -> list[Path]:

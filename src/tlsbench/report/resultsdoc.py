@@ -8,10 +8,9 @@ from __future__ import annotations
 import argparse
 import datetime
 import shlex
-import sys
 
 from tlsbench.engine.store import RunInfo
-from tlsbench.outfile import write_whole
+from tlsbench.outfile import emit
 from tlsbench.plans.plan import presets
 from tlsbench.report import tables, views
 
@@ -114,11 +113,7 @@ def render(data: tables.RunData) -> str:
 def cmd_docs(a: argparse.Namespace) -> int:
     data = tables.load_stored(a.db, a.run)
     text = render(data)
-    if a.output:
-        write_whole(a.output, text)  # whole or not at all: a full disk leaves no empty file
-        print(f"{a.output}: run {data.run.id}", file=sys.stderr)
-    else:
-        sys.stdout.write(text)
+    emit(text, a.output, note=f"run {data.run.id}")
     return 0
 
 

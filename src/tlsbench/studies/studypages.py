@@ -57,6 +57,12 @@ class Page:
         self.lines.append(tables.markdown(header, list(rows)).rstrip("\n"))
         self.lines.append("")
 
+    def shapes(self, statements: list[str], source: str, libs: list[str], cols: list[list[str]]) -> None:
+        """The study's claims, one row each: the study's own verdict (``cols[0]``)
+        and each library's, checked on our figures."""
+        self.table(["statement", f"in the {source}", *libs],
+                   [[s, *(c[i] for c in cols)] for i, s in enumerate(statements)])
+
 
 def _library_profiles(want: Want) -> dict[str, str]:
     flags = list(want.extra)
@@ -258,9 +264,7 @@ def page_000(page: Page, runs: dict[Want, tuple[int, RunData]], text: str) -> No
     statements = ["every ECDHE_RSA suite takes longer than every RSA suite",
                   "ECDHE_RSA takes at least twice as long as RSA key transport (mean over the suites; the ratio)",
                   "within each key exchange the cipher and MAC change the time by at most 10% (slowest / fastest)"]
-    cols = [checks(pub)] + [checks(mine[lib]) for lib in libs]
-    page.table(["statement", "in the study", *libs],
-               [[s, *(c[i] for c in cols)] for i, s in enumerate(statements)])
+    page.shapes(statements, "study", libs, [checks(pub)] + [checks(mine[lib]) for lib in libs])
     page.add("## What is not re-created here", "",
              "- the Ethernet link and the cloud server's time: ours is the device client's compute only (the"
              " server is the host agent of the same library); `tlsbench link RUN --link NAME` models a link",
@@ -336,8 +340,7 @@ def page_001(page: Page, runs: dict[Want, tuple[int, RunData]], text: str) -> No
              "TLS 1.2 + RSA is ECDHE_RSA here (the study does not say which key exchange).", "")
     statements = ["TLS 1.2 + RSA completes faster than TLS 1.3 + RSA",
                   "TLS 1.3 + RSA completes faster than TLS 1.3 + ECDSA"]
-    cols = [checks(pub_t)] + [checks(mine[lib]) for lib in libs]
-    page.table(["statement", "in the study", *libs], [[s, *(c[i] for c in cols)] for i, s in enumerate(statements)])
+    page.shapes(statements, "study", libs, [checks(pub_t)] + [checks(mine[lib]) for lib in libs])
     page.add("## What is not re-created here", "",
              "- the TCP row: the firmware has no TCP stack; the link's round trip stands for it in"
              " `tlsbench link RUN --link NAME`",
@@ -383,9 +386,7 @@ def page_002(page: Page, runs: dict[Want, tuple[int, RunData]], text: str) -> No
     page.add("## The shapes the study claims, checked (1 client)", "")
     statements = ["ECDHE-RSA allows 25% more transactions than DHE-RSA (ours: the ratio)",
                   "plain RSA key exchange remains the fastest"]
-    cols = [check(lib) for lib in libs]
-    page.table(["statement", "in the study", *libs],
-               [[s, "holds (its text)", *(c[i] for c in cols)] for i, s in enumerate(statements)])
+    page.shapes(statements, "study", libs, [["holds (its text)"] * len(statements)] + [check(lib) for lib in libs])
     page.add("## What is not re-created here", "",
              "- the Geode CPU, nxweb/nginx and httpress: ours is the library's own server agent on this host",
              "- the 1776-bit RSA/DH and 192-bit curve pairing: ours is RSA-2048/FFDHE-2048 against P-256, the"
@@ -530,9 +531,7 @@ def page_003(page: Page, runs: dict[Want, tuple[int, RunData]], text: str) -> No
                   "X25519 key exchange is several times faster than P-256 (the paper: 6x; ours: the ratio)",
                   "Ed25519 signs several times faster than ECDSA P-256 (the paper: about 15x)",
                   "software AES-128-GCM is slower than AES-128-CBC + HMAC-SHA1 and ChaCha20-Poly1305"]
-    cols = [check(lib) for lib in libs]
-    page.table(["statement", "in the paper", *libs],
-               [[s, "holds (its text)", *(c[i] for c in cols)] for i, s in enumerate(statements)])
+    page.shapes(statements, "paper", libs, [["holds (its text)"] * len(statements)] + [check(lib) for lib in libs])
     page.add("## What is not re-created here", "",
              "- static DH_RSA and ECDH_RSA: not in the suite catalog (no current library here offers them)",
              "- the hardware accelerator (the paper's HW columns and Table 2's HW cycles): no emulated target"
