@@ -3,6 +3,7 @@ and sourced; a bad one is refused with its file, line and what is allowed."""
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -13,8 +14,9 @@ from tlsbench.studies import boardresults
 from tlsbench.targets import boardprofiles, cyclemodel
 from tlsbench.targets import target as targets
 
-SHIPPED = ["esp32-c3-class", "nrf5340-app", "nucleo-f103rb", "nucleo-f446re", "nucleo-f746zg", "nucleo-l053r8",
-           "nucleo-l073rz", "stm32f217", "stm32f405", "stm32f417", "stm32h753zi", "stm32l4a6zg", "stm32l4r5zi-pqm4"]
+SHIPPED = ["esp32-c3-class", "nrf52840", "nrf5340-app", "nucleo-f103rb", "nucleo-f446re", "nucleo-f746zg",
+           "nucleo-l053r8", "nucleo-l073rz", "stm32f217", "stm32f405", "stm32f417", "stm32g071rb", "stm32h563zi",
+           "stm32h753zi", "stm32l4a6zg", "stm32l4r5zi-pqm4", "stm32wl55jc"]
 GOOD = (boardprofiles.BOARDS_DIR / "nucleo-f446re.toml").read_text()
 
 
@@ -27,6 +29,67 @@ def test_every_shipped_profile_loads_with_a_source_for_every_figure() -> None:
     f446 = boardprofiles.load("nucleo-f446re")
     assert (f446.core, f446.clock_hz, f446.flash_wait_states, f446.art) == ("cortex-m4", 180_000_000, 5, True)
     assert boardprofiles.load("nucleo-f103rb").flash_wait_states == 2
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_a_shipped_profile_names_a_document_for_every_figure_it_sets(name: str) -> None:
+    """A shipped figure comes from a document, never from the user's word
+    (source "user" is for the user's own files)."""
+    path = boardprofiles.BOARDS_DIR / f"{name}.toml"
+    data = tomllib.loads(path.read_text())
+    p = boardprofiles.load(name)
+    assert p.shipped and p.user_figures == []
+    set_here = [k for k in data if k in boardprofiles.FIGURES]
+    assert set(set_here) <= set(p.sources), name
+    assert all(p.sources[k].strip() != boardprofiles.USER_SOURCE for k in set_here), name
+
+
+# the profiles of wolfSSL's published STM32G071RB, STM32H563ZI and STM32WL55 figures and the nRF52840:
+# (core, clock, wait states, prefetch, ART, I-cache, D-cache, flash, RAM), the emulated board of the core,
+# and the file their wait states come from
+NEW_BOARDS = {
+    "stm32g071rb": (("cortex-m0plus", 64_000_000, 2, True, False, True, False, 128 << 10, 36 << 10),
+                    "microbit-roomy", "stm32g0xx_ll_utils.c"),
+    "stm32h563zi": (("cortex-m33", 150_000_000, 3, False, False, True, True, 2 << 20, 640 << 10),
+                    "mps2-an505", "stm32h5xx_ll_utils.c"),
+    "stm32wl55jc": (("cortex-m4", 48_000_000, 2, False, True, False, False, 256 << 10, 64 << 10),
+                    "mps2-an386", "stm32wlxx_ll_utils.c"),
+    "nrf52840": (("cortex-m4", 64_000_000, 0, True, False, True, False, 1 << 20, 256 << 10),
+                 "mps2-an386", "an assumption, not a datasheet figure"),
+}
+
+
+@pytest.mark.parametrize("name", NEW_BOARDS)
+def test_the_published_figures_boards_have_their_figures_and_an_emulated_core(name: str) -> None:
+    figures, machine, ws_source = NEW_BOARDS[name]
+    p = boardprofiles.load(name)
+    assert (p.core, p.clock_hz, p.flash_wait_states, p.prefetch, p.art, p.icache, p.dcache, p.flash_bytes,
+            p.ram_bytes) == figures
+    assert ws_source in p.sources["flash_wait_states"]
+    assert boardresults.EMULATED[p.core] == machine
+    cyclemodel.check_target(p, targets.BOARDS[machine])
+    # model time is model cycles / the profile's clock, exactly
+    row = Result.of("client_model_cycles", "model cycles", 1, 0, *([float(p.clock_hz)] * 7))
+    derived = {r.metric: r.median for r in cyclemodel.derived_results([row], p)}
+    assert derived == {"client_model_time_ns": pytest.approx(1e9, rel=1e-12)}
+
+
+def test_the_published_figures_boards_give_the_plugin_their_memory(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cyclemodel, "code_range", lambda fw: (0x0, 0x1000))
+    monkeypatch.setattr(cyclemodel, "mark_address", lambda fw, prefix="": 0x100)
+
+    def args(name: str) -> list[str]:
+        return cyclemodel.plugin_args(boardprofiles.load(name), tmp_path / "fw.elf", tmp_path / "out")
+    # the G071's instruction cache and prefetch hide its 2 wait states from fetches, not from literal loads
+    assert args("stm32g071rb")[3:6] == ["branch_ws=0", "load_ws=2", "seq_ws=0"]
+    assert args("stm32g071rb")[7] == "muls=1"
+    # the H563's ICACHE serves instruction and data reads over the C-AHB
+    assert args("stm32h563zi")[3:6] == ["branch_ws=0", "load_ws=0", "seq_ws=0"]
+    # the WL55's ART caches, line by line as the L4's: 1 KB of instructions, 256 bytes of data, no prefetch
+    assert args("stm32wl55jc")[-5:] == ["art_ws=2", "art_fetch=8", "art_ilines=128", "art_dlines=32",
+                                        "art_prefetch=0"]
+    assert args("nrf52840")[3:6] == ["branch_ws=0", "load_ws=0", "seq_ws=0"]
 
 
 def bad(tmp_path: Path, text: str) -> str:
