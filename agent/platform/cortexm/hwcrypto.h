@@ -24,6 +24,10 @@
 #define TB_HW_AES_CBC (1u << 3)
 #define TB_HW_AES_CTR (1u << 4)
 #define TB_HW_AES_GCM (1u << 5)
+/* A test's switch in the same word (tests/test_hwcrypto_firmware.py): a
+ * driver that honours it does its stand-in's work once more, on copies,
+ * which must change neither count (the model leaves all of it out). */
+#define TB_HW_TEST_STANDIN_TWICE (1u << 31)
 
 #define TB_HW_SR_BUSY (1u << 4)
 #define TB_HW_STR_DCAL (1u << 8)
