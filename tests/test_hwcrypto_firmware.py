@@ -165,9 +165,16 @@ def mbedtls_launchers(hw_target: targets.Target, tmp_path_factory: pytest.TempPa
     }
 
 
-def test_mbedtls_hw_counts_the_same_with_the_standins_work_doubled(mbedtls_launchers: dict[str, Path]) -> None:
-    f417 = boardprofiles.load("stm32f417")  # SHA-1 on HASH, AES-128 ECB (GCM's blocks) and CBC on CRYP
-    own = run(mbedtls_launchers["own"], f417, MBEDTLS_CASES)
+@pytest.fixture(scope="module")
+def mbedtls_f417(mbedtls_launchers: dict[str, Path]) -> list[tuple[int, int]]:
+    """The image's own counts of MBEDTLS_CASES on the stm32f417 profile (SHA-1 on HASH, AES-128 ECB (GCM's
+    blocks) and CBC on CRYP), shared by the tests below."""
+    return run(mbedtls_launchers["own"], boardprofiles.load("stm32f417"), MBEDTLS_CASES)
+
+
+def test_mbedtls_hw_counts_the_same_with_the_standins_work_doubled(mbedtls_launchers: dict[str, Path],
+                                                                  mbedtls_f417: list[tuple[int, int]]) -> None:
+    f417, own = boardprofiles.load("stm32f417"), mbedtls_f417
     # the stand-in's work done twice: not one instruction or model cycle more, in any case
     assert run(mbedtls_launchers["twice"], f417, MBEDTLS_CASES) == own
     assert run(mbedtls_launchers["own"], f417, MBEDTLS_CASES) == own  # exact, repeatable
@@ -179,9 +186,10 @@ def test_mbedtls_hw_counts_the_same_with_the_standins_work_doubled(mbedtls_launc
         counted_twice, counted, own)
 
 
-def test_mbedtls_hw_counts_the_drivers_register_traffic(mbedtls_launchers: dict[str, Path]) -> None:
+def test_mbedtls_hw_counts_the_drivers_register_traffic(mbedtls_launchers: dict[str, Path],
+                                                        mbedtls_f417: list[tuple[int, int]]) -> None:
     own = mbedtls_launchers["own"]
-    hw = [i for i, _ in run(own, boardprofiles.load("stm32f417"), MBEDTLS_CASES)]
+    hw = [i for i, _ in mbedtls_f417]
     software = [i for i, _ in run(own, boardprofiles.load("stm32f405"), MBEDTLS_CASES)]  # no CRYP, no HASH
     # one more SHA-1 block: at least its 16 DIN writes, the doorbell and the status poll, counted; far
     # fewer than a block of Mbed TLS's software SHA-1
@@ -193,13 +201,13 @@ def test_mbedtls_hw_counts_the_drivers_register_traffic(mbedtls_launchers: dict[
 
 
 def test_mbedtls_hw_charges_the_profiles_cycles_at_each_doorbell(mbedtls_launchers: dict[str, Path],
+                                                                 mbedtls_f417: list[tuple[int, int]],
                                                                  tmp_path: Path) -> None:
-    own = mbedtls_launchers["own"]
+    own, shipped = mbedtls_launchers["own"], mbedtls_f417
     shipped_text = (boardprofiles.BOARDS_DIR / "stm32f417.toml").read_text()
     slower_hash, slower_cryp = tmp_path / "f417-slower-hash.toml", tmp_path / "f417-slower-cryp.toml"
     slower_hash.write_text(shipped_text.replace("cycles_per_block = 66", "cycles_per_block = 166"))
     slower_cryp.write_text(shipped_text.replace("cycles_per_block = 14", "cycles_per_block = 114"))
-    shipped = run(own, boardprofiles.load("stm32f417"), MBEDTLS_CASES)
     hash_100 = run(own, boardprofiles.parse(slower_hash), MBEDTLS_CASES)
     cryp_100 = run(own, boardprofiles.parse(slower_cryp), MBEDTLS_CASES)
     # the same driver code, instruction for instruction
