@@ -222,3 +222,32 @@ def test_mbedtls_hw_charges_the_profiles_cycles_at_each_doorbell(mbedtls_launche
     # GCM: Mbed TLS's block cipher on the CRYP, GHASH in software, no HASH: the counter blocks of the data
     # (4, 8) and the one that masks the tag
     assert (extra_cryp[4:], extra_hash[4:]) == ([5, 9], [0, 0])
+
+
+def test_mbedtls_hw_sha256_on_a_users_hash_that_has_it(mbedtls_launchers: dict[str, Path], tmp_path: Path) -> None:
+    # no shipped profile declares SHA-256 (the F417's and the F217's HASH have none): a user's does, with a
+    # set-up cost, on the F405 (no other accelerator)
+    def profile(cycles: int, setup: int = 7) -> boardprofiles.Profile:
+        path = tmp_path / f"sha256-{cycles}-{setup}.toml"
+        path.write_text((boardprofiles.BOARDS_DIR / "stm32f405.toml").read_text() + f"""
+[accelerators.sha256]
+peripheral = "HASH"
+cycles_per_block = {cycles}
+setup_cycles = {setup}
+data_movement = "cpu"
+source = "user"
+""")
+        return boardprofiles.parse(path)
+
+    cases = [f"bench kind=hash alg=sha256 op=hash size={n} repeats=1 warmup=0" for n in (64, 128)]
+    own = run(mbedtls_launchers["own"], profile(50), cases)
+    assert run(mbedtls_launchers["twice"], profile(50), cases) == own
+    slower = run(mbedtls_launchers["own"], profile(150), cases)
+    assert [i for i, _ in slower] == [i for i, _ in own]
+    # 100 more per doorbell: the data blocks and the final's padding block (1 + 1, 2 + 1)
+    assert [c - s for (_, c), (_, s) in zip(slower, own, strict=True)] == [2 * 100, 3 * 100]
+    # the set-up's cycles once per digest (the final's DCAL)
+    longer_setup = run(mbedtls_launchers["own"], profile(50, setup=107), cases)
+    assert [(i, c - s) for (i, c), (_, s) in zip(longer_setup, own, strict=True)] == [(i, 100) for i, _ in own]
+    software = run(mbedtls_launchers["own"], boardprofiles.load("stm32f405"), cases)
+    assert all(h < s for (h, _), (s, _) in zip(own, software, strict=True)), (own, software)
