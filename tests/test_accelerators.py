@@ -54,10 +54,20 @@ def test_the_f417_declares_its_hash_sha1_and_cryp_aes_from_rm0090() -> None:
         assert (aes.peripheral, aes.cycles_per_block, aes.busy_cycles_per_block, aes.block_bytes) == (
             "CRYP", 14, 14, 16)
         assert aes.source.startswith("RM0090 Rev 21, 23.2 'CRYP main features', Table 112")
-    # the F405 and F446 have no CRYP or HASH processor; the F217's (RM0033) and the H753's (RM0433)
-    # figures were not found
-    for name in ("stm32f405", "nucleo-f446re", "stm32f217", "stm32h753zi"):
+    # the F405 and F446 have no CRYP or HASH processor; the H753's (RM0433) figures were not found
+    for name in ("stm32f405", "nucleo-f446re", "stm32h753zi"):
         assert boardprofiles.load(name).accelerators == {}, name
+
+
+def test_the_f217_declares_the_f4s_figures_saying_they_are_rm0090s_not_rm0033s() -> None:
+    f217, f417 = boardprofiles.load("stm32f217"), boardprofiles.load("stm32f417")
+    assert list(f217.accelerators) == ["sha1", "aes-ecb", "aes-cbc", "aes-ctr"]
+    for name, accel in f217.accelerators.items():
+        f4 = f417.accelerators[name]
+        assert (accel.peripheral, accel.cycles_per_block, accel.load_cycles_per_block, accel.data_movement) == (
+            f4.peripheral, f4.cycles_per_block, f4.load_cycles_per_block, f4.data_movement)
+        assert accel.source.startswith("NOT RM0033's: ")
+        assert accel.source.endswith("It is RM0090's: " + f4.source)
 
 
 def test_a_dma_fed_peripheral_adds_its_load_time(tmp_path: Path) -> None:

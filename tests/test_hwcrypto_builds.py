@@ -83,3 +83,40 @@ def test_a_case_the_board_cannot_accelerate_is_refused_with_the_reason() -> None
     # any other build is never refused here
     assert hwcrypto.refusal("wolfssl", "c", None, "hash", "sha1") is None
     assert hwcrypto.refusal("mbedtls", None, F405, "hash", "sha1") is None
+
+
+def test_mbedtls_hw_routes_gcm_to_the_block_cipher_and_refuses_what_the_board_lacks() -> None:
+    f217 = boardprofiles.load("stm32f217")
+    # Mbed TLS's _ALT functions: SHA-1 on HASH; GCM's block cipher on CRYP's ECB (GHASH in software), so a
+    # CRYP without GCM (the F217's, the F417's) runs it; CBC + HMAC on CRYP and HASH
+    for alg, kind in (("sha1", "hash"), ("hmac-sha1", "mac"), ("aes-128-gcm", "aead"),
+                      ("aes-128-cbc-hmac-sha1", "aead")):
+        assert hwcrypto.refusal("mbedtls", "hw", f217, kind, alg) is None, alg
+        assert hwcrypto.refusal("mbedtls", "hw", F417, kind, alg) is None, alg
+    assert hwcrypto.refusal("mbedtls", "hw", f217, "hash", "sha256") == (
+        "board profile stm32f217 declares no sha256 accelerator ([accelerators.sha256]; it declares sha1,"
+        " aes-ecb, aes-cbc, aes-ctr): sha256 has no peripheral to run on")
+    assert hwcrypto.refusal("mbedtls", "hw", F405, "aead", "aes-128-gcm") == (
+        "board profile stm32f405 declares no aes-ecb accelerator ([accelerators.aes-ecb]; it declares none):"
+        " aes-128-gcm has no peripheral to run on")
+    assert hwcrypto.refusal("mbedtls", "hw", None, "aead", "aes-128-gcm") == (
+        "mbedtls=hw models a crypto peripheral: it needs an emulated target (qemu:...) and"
+        " --board with a board profile that declares [accelerators.aes-ecb]")
+    # the figures are AES-128's: the driver hands no 256-bit key to the peripheral
+    assert hwcrypto.refusal("mbedtls", "hw", f217, "aead", "aes-256-gcm") == (
+        "mbedtls=hw hands no aes-256-gcm to a peripheral (its driver does sha1, sha256, hmac-sha1,"
+        " hmac-sha256, aes-128-gcm, aes-128-cbc-hmac-sha1, aes-128-cbc-hmac-sha256); run it without"
+        " mbedtls=hw for software")
+    assert hwcrypto.refusal("mbedtls", "hw", None, "tls", "tls13-x25519-ecdsa-p256") == (
+        "mbedtls=hw models a crypto peripheral: it needs an emulated target (qemu:...) and"
+        " --board with a board profile that declares its accelerators ([accelerators.NAME])")
+    assert hwcrypto.refusal("mbedtls", "default", None, "hash", "sha1") is None
+
+
+def test_the_f217_hooks_charge_the_f4s_figures_at_the_mbedtls_drivers_doorbells() -> None:
+    # the Mbed TLS image's doorbells: SHA-1, SHA-256, AES-ECB (GCM's blocks) and AES-CBC, and their set-ups
+    symbols = {"tb_hw_standin_begin": 0x200, "tb_hw_standin_end": 0x210, "tb_hw_block_sha1": 0x220,
+               "tb_hw_setup_sha1": 0x230, "tb_hw_block_sha256": 0x240, "tb_hw_block_aes_ecb": 0x280,
+               "tb_hw_setup_aes_ecb": 0x290, "tb_hw_block_aes_cbc": 0x260}
+    assert hwcrypto.plugin_args(boardprofiles.load("stm32f217"), symbols) == [
+        "standin=0x200:0x210", "charge=0x220:66", "charge=0x280:14", "charge=0x260:14", "accel=0xd"]

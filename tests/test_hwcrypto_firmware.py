@@ -1,11 +1,22 @@
-"""The stand-in is excluded end to end, on the wolfSSL "hw" image itself:
-its SHA-1 under a board profile that declares the HASH processor counts the
-driver only. The same image is run three ways on a one-block and a
-two-block message: modelled (stand-in excluded), modelled with the
+"""The stand-in is excluded end to end, on the "hw" images themselves.
+
+wolfSSL: its SHA-1 under a board profile that declares the HASH processor
+counts the driver only. The same image is run three ways on a one-block and
+a two-block message: modelled (stand-in excluded), modelled with the
 plugin's stand-in hook left out (stand-in counted), and on a profile that
 declares no accelerator (wolfCrypt's software, through the same callback).
 What the hook removes is exactly wolfCrypt's own software work, block for
-block. Tiny inputs: a few seconds of QEMU once the image is built."""
+block.
+
+Mbed TLS (MBEDTLS_*_ALT, adapters/mbedtls/hw.c): SHA-1, AES-128-CBC +
+HMAC-SHA1 and AES-128-GCM (its block cipher on the CRYP) give the same
+counts with the stand-in's work done twice (the driver's test switch,
+TB_HW_TEST_STANDIN_TWICE in the plugin's accel= mask), the switch doing
+more work where the hook is left out; the driver's register traffic is
+counted; each doorbell adds the profile's cycles.
+
+Both images are built in one folder (one configuration). Tiny inputs: a
+few seconds of QEMU each once the images are built."""
 
 from __future__ import annotations
 
@@ -25,25 +36,38 @@ from tlsbench.targets import target as targets
 
 pytestmark = [needs_tools("qemu-system-arm", "arm-none-eabi-gcc", "cc"), builds_in_set_up]
 
-HW = targets.parse("qemu:mps2-an386", profiles="wolfssl=hw")
+HW = targets.parse("qemu:mps2-an386", profiles="wolfssl=hw,mbedtls=hw")
+HW_LIBRARIES = ["wolfssl", "mbedtls"]
+# the plugin's arguments, edited by a launcher: the stand-in counted (no standin= hook), its work done
+# twice (the drivers' test switch, bit 31 of accel=; hwcrypto.h TB_HW_TEST_STANDIN_TWICE)
+NO_STANDIN = "[a for a in args if not a.startswith('standin=')]"
+TWICE = "[f\"accel={int(a[6:], 16) | 1 << 31:#x}\" if a.startswith('accel=') else a for a in args]"
 
 
-@pytest.fixture(scope="module")
-def launchers(firmware_images, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """The image's own launcher, and one whose plugin is given no stand-in hook."""
-    cyclemodel.build_plugin(log=lambda m: None)
-    target = firmware_images(HW, ["wolfssl"])
-    own = targets.write_launcher(target, "wolfssl")
-    counted = tmp_path_factory.mktemp("hw") / "standin-counted"
-    # the same bridge, its plugin arguments without standin=: nothing is left out of the counts
-    counted.write_text(
+def edited_launcher(target: targets.Target, library: str, path: Path, edit: str) -> Path:
+    """The image's bridge with its plugin arguments passed through edit (an expression over args)."""
+    path.write_text(
         f"#!{sys.executable}\n"
         "import sys\n"
         "from tlsbench.targets import bridge, hwcrypto\n"
         "real = hwcrypto.plugin_args\n"
-        "hwcrypto.plugin_args = lambda p, s: [a for a in real(p, s) if not a.startswith('standin=')]\n"
-        f"sys.exit(bridge.main({target.bridge_args('wolfssl')!r}))\n")
-    counted.chmod(0o755)
+        f"hwcrypto.plugin_args = lambda p, s: (lambda args: {edit})(real(p, s))\n"
+        f"sys.exit(bridge.main({target.bridge_args(library)!r}))\n")
+    path.chmod(0o755)
+    return path
+
+
+@pytest.fixture(scope="module")
+def hw_target(firmware_images) -> targets.Target:
+    cyclemodel.build_plugin(log=lambda m: None)
+    return firmware_images(HW, HW_LIBRARIES)
+
+
+@pytest.fixture(scope="module")
+def launchers(hw_target: targets.Target, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """wolfSSL's own launcher, and one whose plugin is given no stand-in hook."""
+    own = targets.write_launcher(hw_target, "wolfssl")
+    counted = edited_launcher(hw_target, "wolfssl", tmp_path_factory.mktemp("hw") / "standin-counted", NO_STANDIN)
     return own, counted
 
 
@@ -57,13 +81,22 @@ def cbc_hmac(size: int) -> str:
                           min_ns=0, size=size, key=bytes(range(36)), nonce=CBC_IV, aad=TLS_AAD)
 
 
+def gcm(size: int) -> str:
+    return encode_request("bench", kind="aead", alg="aes-128-gcm", op="encrypt", warmup=0, repeats=1, min_ns=0,
+                          size=size, key=bytes(range(16)), nonce=bytes(12), aad=TLS_AAD)
+
+
 def counts(launcher: Path, profile: boardprofiles.Profile, sizes: tuple[int, ...],
            request: Callable[[int], str] = sha1) -> list[tuple[int, int]]:
     """The firmware's (instructions, model cycles) of one operation per size, on the cycle model of this profile."""
+    return run(launcher, profile, [request(n) for n in sizes])
+
+
+def run(launcher: Path, profile: boardprofiles.Profile, reqs: list[str]) -> list[tuple[int, int]]:
+    """The firmware's (instructions, model cycles) of each request's operation, on the cycle model of this profile."""
     saved = {k: os.environ.pop(k, None) for k in (cyclemodel.MODEL_ENV, cyclemodel.MODEL_SHA_ENV)}
     try:
         os.environ.update(cyclemodel.run_env(profile))
-        reqs = [request(n) for n in sizes]
         out = agent.call(launcher, reqs, 120, "hw stand-in test").responses
         samples = [r.of_type("sample")[0] for r in out]
         return [(int(s["instructions"]), int(s.fields["model_cycles"])) for s in samples]
@@ -113,3 +146,108 @@ def test_the_hw_image_charges_the_profiles_cycles_at_each_doorbell(launchers: tu
     changed = counts(own, boardprofiles.parse(slower_cryp), sizes, cbc_hmac)
     assert [i for i, _ in changed] == [i for i, _ in shipped]
     assert [c - s for (_, c), (_, s) in zip(changed, shipped, strict=True)] == [6 * 100, 10 * 100]
+
+
+# ---- Mbed TLS (MBEDTLS_*_ALT) ----
+
+MBEDTLS_CASES = [sha1(64), sha1(128), cbc_hmac(64), cbc_hmac(128), gcm(64), gcm(128)]
+
+
+@pytest.fixture(scope="module")
+def mbedtls_launchers(hw_target: targets.Target, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("mbedtls-hw")
+    return {
+        "own": targets.write_launcher(hw_target, "mbedtls"),
+        "twice": edited_launcher(hw_target, "mbedtls", folder / "twice", TWICE),
+        "counted": edited_launcher(hw_target, "mbedtls", folder / "counted", NO_STANDIN),
+        "counted twice": edited_launcher(hw_target, "mbedtls", folder / "counted-twice",
+                                         f"(lambda args: {TWICE})({NO_STANDIN})"),
+    }
+
+
+@pytest.fixture(scope="module")
+def mbedtls_f417(mbedtls_launchers: dict[str, Path]) -> list[tuple[int, int]]:
+    """The image's own counts of MBEDTLS_CASES on the stm32f417 profile (SHA-1 on HASH, AES-128 ECB (GCM's
+    blocks) and CBC on CRYP), shared by the tests below."""
+    return run(mbedtls_launchers["own"], boardprofiles.load("stm32f417"), MBEDTLS_CASES)
+
+
+def test_mbedtls_hw_counts_the_same_with_the_standins_work_doubled(mbedtls_launchers: dict[str, Path],
+                                                                  mbedtls_f417: list[tuple[int, int]]) -> None:
+    f417, own = boardprofiles.load("stm32f417"), mbedtls_f417
+    # the stand-in's work done twice: not one instruction or model cycle more, in any case
+    assert run(mbedtls_launchers["twice"], f417, MBEDTLS_CASES) == own
+    assert run(mbedtls_launchers["own"], f417, MBEDTLS_CASES) == own  # exact, repeatable
+    # the switch does double it, and the hook is what leaves it out: without the hook, every case counts
+    # the stand-in once more when doubled (the test can fail)
+    counted = [i for i, _ in run(mbedtls_launchers["counted"], f417, MBEDTLS_CASES)]
+    counted_twice = [i for i, _ in run(mbedtls_launchers["counted twice"], f417, MBEDTLS_CASES)]
+    assert all(ct > c > o for ct, c, (o, _) in zip(counted_twice, counted, own, strict=True)), (
+        counted_twice, counted, own)
+
+
+def test_mbedtls_hw_counts_the_drivers_register_traffic(mbedtls_launchers: dict[str, Path],
+                                                        mbedtls_f417: list[tuple[int, int]]) -> None:
+    own = mbedtls_launchers["own"]
+    hw = [i for i, _ in mbedtls_f417]
+    software = [i for i, _ in run(own, boardprofiles.load("stm32f405"), MBEDTLS_CASES)]  # no CRYP, no HASH
+    # one more SHA-1 block: at least its 16 DIN writes, the doorbell and the status poll, counted; far
+    # fewer than a block of Mbed TLS's software SHA-1
+    block = hw[1] - hw[0]
+    assert 16 + 2 <= block < (software[1] - software[0]) // 4, (hw, software)
+    # every accelerated case is cheaper than the same image's software, and grows with its size
+    for i in range(0, len(MBEDTLS_CASES), 2):
+        assert hw[i] < hw[i + 1] and hw[i] < software[i] and hw[i + 1] < software[i + 1], (i, hw, software)
+
+
+def test_mbedtls_hw_charges_the_profiles_cycles_at_each_doorbell(mbedtls_launchers: dict[str, Path],
+                                                                 mbedtls_f417: list[tuple[int, int]],
+                                                                 tmp_path: Path) -> None:
+    own, shipped = mbedtls_launchers["own"], mbedtls_f417
+    shipped_text = (boardprofiles.BOARDS_DIR / "stm32f417.toml").read_text()
+    slower_hash, slower_cryp = tmp_path / "f417-slower-hash.toml", tmp_path / "f417-slower-cryp.toml"
+    slower_hash.write_text(shipped_text.replace("cycles_per_block = 66", "cycles_per_block = 166"))
+    slower_cryp.write_text(shipped_text.replace("cycles_per_block = 14", "cycles_per_block = 114"))
+    hash_100 = run(own, boardprofiles.parse(slower_hash), MBEDTLS_CASES)
+    cryp_100 = run(own, boardprofiles.parse(slower_cryp), MBEDTLS_CASES)
+    # the same driver code, instruction for instruction
+    assert [i for i, _ in hash_100] == [i for i, _ in cryp_100] == [i for i, _ in shipped]
+    extra_hash = [(c - s) // 100 for (_, c), (_, s) in zip(hash_100, shipped, strict=True)]
+    extra_cryp = [(c - s) // 100 for (_, c), (_, s) in zip(cryp_100, shipped, strict=True)]
+    assert [(c - s) % 100 for (_, c), (_, s) in zip(hash_100 + cryp_100, shipped * 2, strict=True)] == [0] * 12
+    # SHA-1 of 64 and 128 bytes: the data blocks and the final's padding block (1 + 1, 2 + 1), no AES
+    assert (extra_hash[:2], extra_cryp[:2]) == ([2, 3], [0, 0])
+    # the TLS record (64 + 20 -> 96 bytes: 6 AES blocks; 128 + 20 -> 160: 10), as wolfSSL's driver
+    assert extra_cryp[2:4] == [6, 10]
+    # GCM: Mbed TLS's block cipher on the CRYP, GHASH in software, no HASH: the counter blocks of the data
+    # (4, 8) and the one that masks the tag
+    assert (extra_cryp[4:], extra_hash[4:]) == ([5, 9], [0, 0])
+
+
+def test_mbedtls_hw_sha256_on_a_users_hash_that_has_it(mbedtls_launchers: dict[str, Path], tmp_path: Path) -> None:
+    # no shipped profile declares SHA-256 (the F417's and the F217's HASH have none): a user's does, with a
+    # set-up cost, on the F405 (no other accelerator)
+    def profile(cycles: int, setup: int = 7) -> boardprofiles.Profile:
+        path = tmp_path / f"sha256-{cycles}-{setup}.toml"
+        path.write_text((boardprofiles.BOARDS_DIR / "stm32f405.toml").read_text() + f"""
+[accelerators.sha256]
+peripheral = "HASH"
+cycles_per_block = {cycles}
+setup_cycles = {setup}
+data_movement = "cpu"
+source = "user"
+""")
+        return boardprofiles.parse(path)
+
+    cases = [f"bench kind=hash alg=sha256 op=hash size={n} repeats=1 warmup=0" for n in (64, 128)]
+    own = run(mbedtls_launchers["own"], profile(50), cases)
+    assert run(mbedtls_launchers["twice"], profile(50), cases) == own
+    slower = run(mbedtls_launchers["own"], profile(150), cases)
+    assert [i for i, _ in slower] == [i for i, _ in own]
+    # 100 more per doorbell: the data blocks and the final's padding block (1 + 1, 2 + 1)
+    assert [c - s for (_, c), (_, s) in zip(slower, own, strict=True)] == [2 * 100, 3 * 100]
+    # the set-up's cycles once per digest (the final's DCAL)
+    longer_setup = run(mbedtls_launchers["own"], profile(50, setup=107), cases)
+    assert [(i, c - s) for (i, c), (_, s) in zip(longer_setup, own, strict=True)] == [(i, 100) for i, _ in own]
+    software = run(mbedtls_launchers["own"], boardprofiles.load("stm32f405"), cases)
+    assert all(h < s for (h, _), (s, _) in zip(own, software, strict=True)), (own, software)

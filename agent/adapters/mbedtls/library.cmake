@@ -38,7 +38,12 @@ endif()
 # build_info.h after tb_mbedtls_config.h. Its name reaches the adapter's
 # config() string (TB_MBEDTLS_PROFILE_NAME, defined by the profile header).
 set(TB_MBEDTLS_PROFILE "default" CACHE STRING "Mbed TLS build profile: default or small (adapters/mbedtls/profiles/<name>.h)")
-set_property(CACHE TB_MBEDTLS_PROFILE PROPERTY STRINGS default small)
+set_property(CACHE TB_MBEDTLS_PROFILE PROPERTY STRINGS default small hw)
+if(TB_MBEDTLS_PROFILE STREQUAL "hw" AND (NOT TB_BARE_METAL OR NOT TB_PLATFORM_SOURCES MATCHES "platform/cortexm/"))
+  message(FATAL_ERROR "mbedtls: profile 'hw' drives a modelled crypto peripheral: it needs a Cortex-M firmware "
+                      "build on an emulated board with a board profile (tlsbench run --target qemu:... --board ...); "
+                      "this build is TB_PLATFORM=${TB_PLATFORM}")
+endif()
 set(_tb_mbedtls_profile "${CMAKE_CURRENT_LIST_DIR}/profiles/${TB_MBEDTLS_PROFILE}.h")
 if(NOT EXISTS "${_tb_mbedtls_profile}")
   file(GLOB _tb_mbedtls_profiles RELATIVE "${CMAKE_CURRENT_LIST_DIR}/profiles" "${CMAKE_CURRENT_LIST_DIR}/profiles/*.h")
@@ -81,6 +86,12 @@ set(GEN_FILES OFF CACHE BOOL "${_tb_mbedtls_note}" FORCE)
 set(MBEDTLS_FATAL_WARNINGS OFF CACHE BOOL "${_tb_mbedtls_note}" FORCE)
 set(DISABLE_PACKAGE_CONFIG_AND_INSTALL ON CACHE BOOL "${_tb_mbedtls_note}" FORCE)
 
+# "hw": the _ALT contexts (hw/*_alt.h) for every target the configuration reaches,
+# Mbed TLS's 3rdparty drivers among them (so a directory property, before them)
+if(TB_MBEDTLS_PROFILE STREQUAL "hw")
+  include_directories(${CMAKE_CURRENT_LIST_DIR}/hw)
+endif()
+
 # Only the libraries the agent links get built.
 add_subdirectory("${_tb_mbedtls_src}" "${CMAKE_BINARY_DIR}/mbedtls${_tb_mbedtls_sfx}" EXCLUDE_FROM_ALL)
 
@@ -90,6 +101,25 @@ if(TB_BARE_METAL)
   foreach(_t mbedcrypto mbedx509 mbedtls)
     target_compile_definitions(${MBEDTLS_TARGET_PREFIX}${_t} PUBLIC TB_BARE_METAL=1)
   endforeach()
+endif()
+
+# "hw": Mbed TLS's _ALT functions (hw.c) drive the cycle model's register block
+# (platform/cortexm/hwcrypto.c), built with our warnings; the stand-in is Mbed TLS's
+# own software modules compiled once more under tb_sw_ names (hw/standin_*.c),
+# with its flags. Both go into mbedcrypto, where a product's _ALT code lives.
+set(_tb_mbedtls_hw_note "")
+if(TB_MBEDTLS_PROFILE STREQUAL "hw")
+  set(_tb_crypto ${MBEDTLS_TARGET_PREFIX}mbedcrypto)
+  set(_tb_hw tb_mbedtls_hw${_tb_mbedtls_sfx})
+  add_library(${_tb_hw} OBJECT adapters/mbedtls/hw.c platform/cortexm/hwcrypto.c)
+  target_compile_options(${_tb_hw} PRIVATE ${TB_WARNINGS})
+  target_include_directories(${_tb_hw} PRIVATE $<TARGET_PROPERTY:${_tb_crypto},INTERFACE_INCLUDE_DIRECTORIES>
+                             ${CMAKE_CURRENT_LIST_DIR}/hw ${CMAKE_CURRENT_SOURCE_DIR}/platform/cortexm)
+  target_compile_definitions(${_tb_hw} PRIVATE $<TARGET_PROPERTY:${_tb_crypto},INTERFACE_COMPILE_DEFINITIONS>)
+  target_sources(${_tb_crypto} PRIVATE ${CMAKE_CURRENT_LIST_DIR}/hw/standin_sha1.c
+                 ${CMAKE_CURRENT_LIST_DIR}/hw/standin_sha256.c ${CMAKE_CURRENT_LIST_DIR}/hw/standin_aes.c
+                 $<TARGET_OBJECTS:${_tb_hw}>)
+  set(_tb_mbedtls_hw_note ", AES-128 ECB/CBC, SHA-1 and SHA-256 through MBEDTLS_AES_ALT/SHA1_ALT/SHA256_ALT to a modelled peripheral where the board profile declares one")
 endif()
 
 string(TOUPPER "${CMAKE_BUILD_TYPE}" _tb_mbedtls_bt)
@@ -102,7 +132,7 @@ tb_add_agent(mbedtls${_tb_mbedtls_sfx}
           adapters/mbedtls/tls.c
   LIBS MbedTLS::${MBEDTLS_TARGET_PREFIX}mbedtls MbedTLS::${MBEDTLS_TARGET_PREFIX}mbedx509
        MbedTLS::${MBEDTLS_TARGET_PREFIX}mbedcrypto
-  CONFIG "Mbed TLS ${_tb_mbedtls_ver} built from source (${_tb_mbedtls_name}), static libraries built with Mbed TLS CMake flags for ${CMAKE_BUILD_TYPE}: ${_tb_mbedtls_opt}, configured by adapters/mbedtls/tb_mbedtls_config.h + profiles/${TB_MBEDTLS_PROFILE}.h${_tb_mbedtls_user_note} with TLS 1.2 and 1.3, TLS 1.2 key exchanges RSA, DHE-RSA, ECDHE-RSA, ECDHE-ECDSA, static ECDH-ECDSA, PSK, ECDHE-PSK, DHE-PSK (no anonymous suites in Mbed TLS), TLS 1.3 ephemeral / PSK / PSK-ephemeral modes, session tickets (TLS 1.2 and 1.3), TLS 1.2 session cache, 0-RTT early data")
+  CONFIG "Mbed TLS ${_tb_mbedtls_ver} built from source (${_tb_mbedtls_name}), static libraries built with Mbed TLS CMake flags for ${CMAKE_BUILD_TYPE}: ${_tb_mbedtls_opt}, configured by adapters/mbedtls/tb_mbedtls_config.h + profiles/${TB_MBEDTLS_PROFILE}.h${_tb_mbedtls_hw_note}${_tb_mbedtls_user_note} with TLS 1.2 and 1.3, TLS 1.2 key exchanges RSA, DHE-RSA, ECDHE-RSA, ECDHE-ECDSA, static ECDH-ECDSA, PSK, ECDHE-PSK, DHE-PSK (no anonymous suites in Mbed TLS), TLS 1.3 ephemeral / PSK / PSK-ephemeral modes, session tickets (TLS 1.2 and 1.3), TLS 1.2 session cache, 0-RTT early data")
 
 # This build's size probes (sizeprobe/sizeprobe.cmake): <library identifier>|<suffix>
 list(APPEND TB_SIZEPROBE_SETS "mbedtls${TB_AGENT_LABEL_AT}|${_tb_mbedtls_sfx}")

@@ -24,6 +24,10 @@
 #define TB_HW_AES_CBC (1u << 3)
 #define TB_HW_AES_CTR (1u << 4)
 #define TB_HW_AES_GCM (1u << 5)
+/* A test's switch in the same word (tests/test_hwcrypto_firmware.py): a
+ * driver that honours it does its stand-in's work once more, on copies,
+ * which must change neither count (the model leaves all of it out). */
+#define TB_HW_TEST_STANDIN_TWICE (1u << 31)
 
 #define TB_HW_SR_BUSY (1u << 4)
 #define TB_HW_STR_DCAL (1u << 8)
@@ -55,10 +59,12 @@ void tb_hw_standin_end(void);
 /* Doorbells: one call per block handed to the peripheral, one per operation set up. */
 void tb_hw_block_sha1(void);
 void tb_hw_block_sha256(void);
+void tb_hw_block_aes_ecb(void);
 void tb_hw_block_aes_cbc(void);
 void tb_hw_block_aes_gcm(void);
 void tb_hw_setup_sha1(void);
 void tb_hw_setup_sha256(void);
+void tb_hw_setup_aes_ecb(void);
 void tb_hw_setup_aes_cbc(void);
 void tb_hw_setup_aes_gcm(void);
 
@@ -70,5 +76,22 @@ static inline void tb_hw_wait(void)
     while (tb_hw.sr & TB_HW_SR_BUSY) {
     }
 }
+
+/* A driver's register traffic, shared by the libraries' drivers (Mbed TLS's
+ * _ALT functions): what a product's driver does per update, final, key
+ * load and block. A hash's data words go to DIN, a block's doorbell and a
+ * status poll each time 16 words complete; a final writes the last word's
+ * valid bits and DCAL, rings the padding block(s) and reads the digest
+ * registers (left there by the stand-in: tb_hw_to_digest_registers). An
+ * AES operation writes the mode, key and IV registers and rings its set-up
+ * doorbell; each block is 4 DIN writes, the doorbell, a poll and 4 DOUT
+ * reads (to tb_hw.sink: the output is the stand-in's). */
+void tb_hw_hash_update(const uint8_t *in, uint32_t n, uint32_t pending, void (*doorbell)(void));
+void tb_hw_hash_final(uint32_t pending, uint8_t *digest, uint32_t digest_len, void (*setup)(void),
+                      void (*doorbell)(void));
+void tb_hw_to_digest_registers(const uint8_t *digest, uint32_t len);
+void tb_hw_aes_setup(uint32_t mode, const uint8_t *key, uint32_t key_len, const uint8_t *iv, uint32_t iv_len,
+                     void (*setup)(void));
+void tb_hw_aes_blocks(const uint8_t *in, uint32_t n, int out, void (*doorbell)(void));
 
 #endif
