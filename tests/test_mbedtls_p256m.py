@@ -5,7 +5,9 @@ sign what the built-in verifier of our image accepts, and count exact
 instructions that differ from our image's and repeat run after run.
 
 Builds one image of its own (Mbed TLS with the p256m profile): no other
-test's image has the driver. Our image is the shared Cortex-M4 fixture's."""
+test's image has the driver (155 build steps: 16 s of CPU without a compiler
+cache, measured on the development machine). Our image is the shared
+Cortex-M4 fixture's."""
 
 from __future__ import annotations
 

@@ -32,7 +32,8 @@ extern const tb_mbedtls_family tb_mbedtls_sig, tb_mbedtls_pke; /* pk.c */
 /* The adapter's DRBG in the (f_rng, p_rng) shape Mbed TLS takes: pass
  * tb_mbedtls_rng, NULL. */
 int tb_mbedtls_rng(void *unused, unsigned char *out, size_t len);
-/* Non-zero once TLS started PSA Crypto (tls.c), whose own DRBG adapter_reseed then restarts too. */
+/* Non-zero once TLS (tls.c) or a P-256 primitive (psa_p256.c) started PSA Crypto, whose own DRBG
+ * adapter_reseed then restarts too. */
 extern int tb_mbedtls_psa_started;
 
 /* Records "<fn>: -0xNNNN <Mbed TLS error text>" and returns TB_ERROR. */
