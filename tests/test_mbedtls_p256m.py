@@ -23,6 +23,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 
 from tlsbench.engine import agent
 from tlsbench.engine.protocol import encode_request
+from tlsbench.targets import board as boards
 from tlsbench.targets import target as targets
 
 pytestmark = [needs_tools("qemu-system-arm", "arm-none-eabi-gcc", "arm-none-eabi-nm"), builds_in_set_up]
@@ -64,12 +65,26 @@ def _instructions(launcher: Path) -> list[int]:
     return [int(r.of_type("sample")[0]["instructions"]) for r in out]
 
 
-def _symbols(target: targets.Target) -> set[str]:
+def _symbols(target: targets.Target) -> dict[str, int]:
+    """The image's functions and their addresses."""
     nm = shutil.which("arm-none-eabi-nm")
     assert nm is not None
     listing = subprocess.run([nm, str(target.firmware_path("mbedtls"))], capture_output=True, text=True,
                              check=True, timeout=60).stdout
-    return {line.split()[-1] for line in listing.splitlines() if line.strip()}
+    return {f[2]: int(f[0], 16) & ~1 for f in (line.split() for line in listing.splitlines()) if len(f) == 3}
+
+
+def _entered(target: targets.Target, functions: set[str], requests: list[str], log: Path) -> set[str]:
+    """Which of these functions the image entered while it answered the requests: QEMU's execution
+    log (-d exec), filtered to each function's first instruction."""
+    where = {name: a for name, a in _symbols(target).items() if name in functions}
+    assert target.board is not None and where
+    cmd = [*boards.qemu_command(target.board, target.firmware_path("mbedtls")), "-d", "nochain,exec",
+           "-dfilter", ",".join(f"0x{a:x}+2" for a in where.values()), "-D", str(log)]
+    lines = "".join(f"{r}\n" for r in requests) + "exit\n"  # the firmware's own exit: QEMU ends
+    subprocess.run(cmd, input=lines, capture_output=True, text=True, check=True, timeout=300)
+    text = log.read_text()
+    return {name for name, a in where.items() if f"/{a:08x}/" in text}
 
 
 def _config(launcher: Path) -> str:
@@ -77,10 +92,22 @@ def _config(launcher: Path) -> str:
 
 
 def test_only_the_p256m_image_holds_p256m_and_says_so(launchers) -> None:
-    assert P256M_FUNCTIONS <= _symbols(P256M)
-    assert not P256M_FUNCTIONS & _symbols(images.M4)
+    assert P256M_FUNCTIONS <= _symbols(P256M).keys()
+    assert not P256M_FUNCTIONS & _symbols(images.M4).keys()
     assert "(p256, ecdsa-p256-sha256) through PSA" in _config(launchers["p256m"])
     assert "no p256-m/Everest)" in _config(launchers["ours"])  # our image's text as before
+
+
+def test_the_p256m_image_runs_p256m_where_ours_runs_ecp(launchers, tmp_path: Path) -> None:
+    key = PRIVATE.to_bytes(32, "big")
+    reqs = [encode_request("compute", kind="kex", alg="p256", op="derive", key=key, peer=PEER_PUB),
+            encode_request("compute", kind="sig", alg="ecdsa-p256-sha256", op="sign", key=key, msg=MSG),
+            encode_request("compute", kind="sig", alg="ecdsa-p256-sha256", op="verify", key=key, msg=MSG,
+                           sig=KEY.sign(MSG, ec.ECDSA(hashes.SHA256())))]
+    p256m = {"p256_ecdh_shared_secret", "p256_ecdsa_sign", "p256_ecdsa_verify"}
+    ecp = {"mbedtls_ecp_mul_restartable", "mbedtls_ecp_muladd_restartable"}  # ecp.c's scalar multiplications
+    assert _entered(P256M, p256m | ecp, reqs, tmp_path / "p256m.log") == p256m
+    assert _entered(images.M4, ecp, reqs, tmp_path / "ours.log") == ecp
 
 
 def test_p256m_gives_the_references_answers(launchers) -> None:
