@@ -112,7 +112,7 @@ static tb_status ec_load_key(kex_state *st, tb_bytes key)
 
 /* The scalar left-padded as PSA imports it; importing it once (untimed)
  * checks it as mbedtls_ecp_read_key does. */
-static tb_status psa_load_key(kex_state *st, tb_bytes key)
+static tb_status load_key_via_psa(kex_state *st, tb_bytes key)
 {
 #if defined(TB_MBEDTLS_P256_PSA)
     memcpy(st->priv + sizeof(st->priv) - key.len, key.data, key.len);
@@ -135,7 +135,7 @@ static tb_status ec_prepare(kex_state *st, const tb_job *job)
                          a->montgomery ? "" : "1..", a->len, job->key.len);
             return TB_BAD_INPUT;
         }
-        tb_status s = st->psa ? psa_load_key(st, job->key) : ec_load_key(st, job->key);
+        tb_status s = st->psa ? load_key_via_psa(st, job->key) : ec_load_key(st, job->key);
         if (s != TB_OK) return s;
     } else if (!st->psa) {
         int ret = mbedtls_ecp_group_load(&st->grp, a->curve);
@@ -195,7 +195,7 @@ static tb_status ec_shared(kex_state *st)
 #if defined(TB_MBEDTLS_P256_PSA)
 /* The peer's key share goes to PSA as bytes: psa_raw_key_agreement decodes
  * and checks it (p256-m: p256_ecdh_shared_secret). */
-static tb_status psa_run(kex_state *st)
+static tb_status run_via_psa(kex_state *st)
 {
     tb_status s;
     switch (st->op) {
@@ -213,7 +213,7 @@ static tb_status ec_run(kex_state *st)
 {
     int ret;
 #if defined(TB_MBEDTLS_P256_PSA)
-    if (st->psa) return psa_run(st);
+    if (st->psa) return run_via_psa(st);
 #endif
     switch (st->op) {
     case OP_PUBLIC:

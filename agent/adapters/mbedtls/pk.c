@@ -117,7 +117,7 @@ typedef struct {
 /* The keys as PSA imports them, checked here (untimed) as ecdsa_load does:
  * the scalar by an import, the public key by an import or derived from the
  * scalar. */
-static tb_status psa_ecdsa_load(sig_state *st, const tb_job *job)
+static tb_status ecdsa_load_via_psa(sig_state *st, const tb_job *job)
 {
     tb_status s = tb_mbedtls_psa_start();
     if (s != TB_OK) return s;
@@ -134,7 +134,7 @@ static tb_status psa_ecdsa_load(sig_state *st, const tb_job *job)
     return tb_mbedtls_p256_check_public(st->pub);
 }
 
-static tb_status psa_ecdsa_run(sig_state *st, unsigned hlen)
+static tb_status ecdsa_run_via_psa(sig_state *st, unsigned hlen)
 {
     psa_algorithm_t hash = mbedtls_md_psa_alg_from_type(st->a->md);
     if (st->verify) {
@@ -162,7 +162,7 @@ static tb_status ecdsa_load(sig_state *st, const tb_job *job)
 #if defined(TB_MBEDTLS_P256_PSA)
     if (a->curve == MBEDTLS_ECP_DP_SECP256R1) {
         st->psa = 1;
-        return psa_ecdsa_load(st, job);
+        return ecdsa_load_via_psa(st, job);
     }
 #endif
     if (job->key.len) {
@@ -231,7 +231,7 @@ static tb_status sig_run(tb_mbedtls_state *base)
     unsigned hlen = mbedtls_md_get_size(st->md);
 
 #if defined(TB_MBEDTLS_P256_PSA)
-    if (st->psa) return psa_ecdsa_run(st, hlen);
+    if (st->psa) return ecdsa_run_via_psa(st, hlen);
 #endif
     if (a->scheme == SIG_ECDSA) {
         if (st->verify) {

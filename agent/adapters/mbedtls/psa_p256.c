@@ -20,7 +20,7 @@
 
 /* The names of the errors these calls return (psa/crypto_values.h);
  * mbedtls_strerror knows only the legacy codes. */
-static const char *psa_error_name(psa_status_t ps)
+static const char *error_name(psa_status_t ps)
 {
     switch (ps) {
     case PSA_ERROR_INVALID_ARGUMENT: return "PSA_ERROR_INVALID_ARGUMENT";
@@ -36,16 +36,16 @@ static const char *psa_error_name(psa_status_t ps)
     }
 }
 
-static tb_status psa_failed(const char *fn, psa_status_t ps, tb_status as)
+static tb_status failed(const char *fn, psa_status_t ps, tb_status as)
 {
-    tb_set_error("%s: %d %s", fn, (int)ps, psa_error_name(ps));
+    tb_set_error("%s: %d %s", fn, (int)ps, error_name(ps));
     return as;
 }
 
 tb_status tb_mbedtls_psa_start(void)
 {
     psa_status_t ps = psa_crypto_init(); /* idempotent */
-    if (ps != PSA_SUCCESS) return psa_failed("psa_crypto_init", ps, TB_ERROR);
+    if (ps != PSA_SUCCESS) return failed("psa_crypto_init", ps, TB_ERROR);
     tb_mbedtls_psa_started = 1; /* adapter_reseed restarts PSA's DRBG too */
     return TB_OK;
 }
@@ -66,7 +66,7 @@ static const psa_key_type_t PUBLIC_KEY = PSA_KEY_TYPE_ECC_PUBLIC_KEY(PSA_ECC_FAM
 /* A malformed key or point is the input's fault; anything else the library's. */
 static tb_status input_or_error(const char *fn, psa_status_t ps)
 {
-    return psa_failed(fn, ps, ps == PSA_ERROR_INVALID_ARGUMENT ? TB_BAD_INPUT : TB_ERROR);
+    return failed(fn, ps, ps == PSA_ERROR_INVALID_ARGUMENT ? TB_BAD_INPUT : TB_ERROR);
 }
 
 static tb_status import_ecdh_key(const uint8_t priv[TB_P256_SCALAR], psa_key_id_t *id)
@@ -82,14 +82,14 @@ static tb_status generate_ecdh_key(psa_key_id_t *id)
     psa_key_attributes_t attr;
     key_attributes(&attr, KEY_PAIR, PSA_KEY_USAGE_DERIVE, PSA_ALG_ECDH);
     psa_status_t ps = psa_generate_key(&attr, id);
-    return ps == PSA_SUCCESS ? TB_OK : psa_failed("psa_generate_key", ps, TB_ERROR);
+    return ps == PSA_SUCCESS ? TB_OK : failed("psa_generate_key", ps, TB_ERROR);
 }
 
 static tb_status export_public(psa_key_id_t id, uint8_t pub[TB_P256_POINT])
 {
     size_t olen = 0;
     psa_status_t ps = psa_export_public_key(id, pub, TB_P256_POINT, &olen);
-    if (ps != PSA_SUCCESS) return psa_failed("psa_export_public_key", ps, TB_ERROR);
+    if (ps != PSA_SUCCESS) return failed("psa_export_public_key", ps, TB_ERROR);
     return TB_OK;
 }
 
@@ -104,7 +104,7 @@ static tb_status agree(psa_key_id_t id, const uint8_t *peer, size_t peer_len, ui
 static tb_status destroyed(psa_key_id_t id, tb_status s)
 {
     psa_status_t ps = psa_destroy_key(id);
-    if (s == TB_OK && ps != PSA_SUCCESS) return psa_failed("psa_destroy_key", ps, TB_ERROR);
+    if (s == TB_OK && ps != PSA_SUCCESS) return failed("psa_destroy_key", ps, TB_ERROR);
     return s;
 }
 
@@ -162,7 +162,7 @@ tb_status tb_mbedtls_p256_sign(const uint8_t priv[TB_P256_SCALAR], psa_algorithm
     uint8_t raw[2 * TB_P256_SCALAR];
     size_t raw_len = 0;
     ps = psa_sign_hash(id, ecdsa_alg(hash), digest, digest_len, raw, sizeof(raw), &raw_len);
-    tb_status s = ps == PSA_SUCCESS ? TB_OK : psa_failed("psa_sign_hash", ps, TB_ERROR);
+    tb_status s = ps == PSA_SUCCESS ? TB_OK : failed("psa_sign_hash", ps, TB_ERROR);
     if (s == TB_OK) {
         int ret = mbedtls_ecdsa_raw_to_der(P256_BITS, raw, raw_len, der, der_size, der_len);
         if (ret != 0) s = tb_mbedtls_fail("mbedtls_ecdsa_raw_to_der", ret);
@@ -195,9 +195,9 @@ tb_status tb_mbedtls_p256_verify(const uint8_t pub[TB_P256_POINT], psa_algorithm
     ps = psa_verify_hash(id, ecdsa_alg(hash), digest, digest_len, raw, raw_len);
     tb_status s = TB_OK;
     if (ps == PSA_ERROR_INVALID_SIGNATURE) {
-        s = psa_failed("psa_verify_hash", ps, TB_REJECT);
+        s = failed("psa_verify_hash", ps, TB_REJECT);
     } else if (ps != PSA_SUCCESS) {
-        s = psa_failed("psa_verify_hash", ps, TB_ERROR);
+        s = failed("psa_verify_hash", ps, TB_ERROR);
     }
     return destroyed(id, s);
 }
