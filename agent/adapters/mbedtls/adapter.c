@@ -105,9 +105,11 @@ static tb_status adapter_reseed(void)
     mbedtls_entropy_free(&entropy);
     tb_status st = seed_rng();
     if (st != TB_OK || !tb_mbedtls_psa_started) return st;
-    /* TLS 1.3's key shares come from PSA's own DRBG: restarted the same way.
-     * Between handshakes PSA holds no key (TLS 1.3 destroys its ephemeral
-     * keys when the handshake ends; MBEDTLS_USE_PSA_CRYPTO is off). */
+    /* TLS 1.3's key shares (and psa_p256.c's keys and ECDSA nonces) come
+     * from PSA's own DRBG: restarted the same way. Between handshakes and
+     * between operations PSA holds no key (TLS 1.3 destroys its ephemeral
+     * keys when the handshake ends, psa_p256.c each key within its call;
+     * MBEDTLS_USE_PSA_CRYPTO is off). */
     mbedtls_psa_crypto_free();
     psa_status_t ps = psa_crypto_init();
     if (ps != PSA_SUCCESS) {
@@ -123,6 +125,20 @@ static const char *adapter_version(void)
     mbedtls_version_get_string_full(text); /* at most 18 bytes + NUL */
     return text;
 }
+
+/* Where P-256 runs (mbedtls_adapter.h, TB_MBEDTLS_P256_PSA). */
+#if defined(TB_MBEDTLS_P256_PSA)
+#define ECP_LACKS "Everest"
+#define P256_NOTE                                                                                        \
+    "; P-256 primitives (p256, ecdsa-p256-sha256) through PSA (psa_generate_key, psa_raw_key_agreement,"   \
+    " psa_sign_hash, psa_verify_hash, a key imported per operation) to the p256-m driver, the other curves" \
+    " on ecp"
+#define P256_SIGN_NOTE " (P-256: randomised k through PSA, the only ECDSA p256-m implements)"
+#else
+#define ECP_LACKS "p256-m/Everest" /* P-256 through the legacy ecp/ecdh/ecdsa API */
+#define P256_NOTE ""
+#define P256_SIGN_NOTE ""
+#endif
 
 static const char *adapter_config(void)
 {
@@ -141,10 +157,10 @@ static const char *adapter_config(void)
              "%s; config header tb_mbedtls_config.h (MBEDTLS_CONFIG_FILE) + profile '%s'"
              " (profiles/%s.h: %s)"
              "; bignum %s, MPI window %d; ECP: Mbed TLS ecp (window %d, fixed-point comb %d%s"
-             ", no p256-m/Everest)"
+             ", no %s)%s"
              "; %s"
              "; hash/HMAC via mbedtls_md, AEAD and CBC via mbedtls_cipher"
-             "; ECDSA sign %s"
+             "; ECDSA sign %s%s"
              "; RNG CTR_DRBG (AES-%d) seeded from the entropy module, whose one source is"
              " tb_platform_seed: %s"
              "; ffdhe: RFC 7919 primes from dhm.h, keygen private exponent uniform in"
@@ -166,12 +182,13 @@ static const char *adapter_config(void)
 #else
              "",
 #endif
-             aes,
+             ECP_LACKS, P256_NOTE, aes,
 #if defined(MBEDTLS_ECDSA_DETERMINISTIC)
              "deterministic (RFC 6979)",
 #else
              "randomised k",
 #endif
+             P256_SIGN_NOTE,
              MBEDTLS_CTR_DRBG_KEYSIZE * 8, tb_platform_seed_note(),
 #if defined(MBEDTLS_USE_PSA_CRYPTO)
              "on"

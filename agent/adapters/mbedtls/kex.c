@@ -1,5 +1,7 @@
 /* Key exchange: X25519/X448 and P-256/P-384 through mbedtls_ecp and
  * mbedtls_ecdh_compute_shared (the calls Mbed TLS's TLS 1.2 ECDHE makes),
+ * except P-256 where a PSA driver serves it (TB_MBEDTLS_P256_PSA, the
+ * p256-m profile): there through PSA as TLS 1.3 does it (psa_p256.c).
  * RFC 7919 ffdhe2048/3072 through mbedtls_dhm with the primes dhm.h ships.
  * derive/exchange keep the peer's public value as bytes: run() decodes and
  * validates it as the TLS code does for a received key share, then computes. */
@@ -88,16 +90,43 @@ typedef struct {
     uint8_t *peer_bytes;
     size_t peer_len;
     mbedtls_mpi z; /* ECDH shared secret */
+    int psa;       /* P-256 through PSA (TB_MBEDTLS_P256_PSA) */
+#if defined(TB_MBEDTLS_P256_PSA)
+    uint8_t priv[TB_P256_SCALAR]; /* the private key as PSA imports it */
+#endif
     uint8_t buf[KEX_OUT_MAX];
     uint8_t scratch[KEX_OUT_MAX];
 } kex_state;
 
 /* ---- elliptic curves ------------------------------------------------- */
 
+static tb_status ec_load_key(kex_state *st, tb_bytes key)
+{
+    mbedtls_ecp_keypair kp;
+    mbedtls_ecp_keypair_init(&kp);
+    int ret = mbedtls_ecp_read_key(st->a->curve, &kp, key.data, key.len);
+    if (ret == 0) ret = mbedtls_ecp_export(&kp, &st->grp, &st->d, &st->Q);
+    mbedtls_ecp_keypair_free(&kp);
+    return ret == 0 ? TB_OK : tb_mbedtls_bad_input("mbedtls_ecp_read_key", ret);
+}
+
+/* The scalar left-padded as PSA imports it; importing it once (untimed)
+ * checks it as mbedtls_ecp_read_key does. */
+static tb_status load_key_via_psa(kex_state *st, tb_bytes key)
+{
+#if defined(TB_MBEDTLS_P256_PSA)
+    memcpy(st->priv + sizeof(st->priv) - key.len, key.data, key.len);
+    return tb_mbedtls_p256_public(st->priv, st->buf);
+#else
+    (void)st;
+    (void)key;
+    return TB_ERROR; /* st->psa is never set */
+#endif
+}
+
 static tb_status ec_prepare(kex_state *st, const tb_job *job)
 {
     const kex_alg *a = st->a;
-    int ret;
     if (st->op == OP_PUBLIC || st->op == OP_DERIVE) {
         /* Montgomery: exactly the RFC 7748 scalar string (Mbed TLS reads it
          * little-endian and clamps it); Weierstrass: big-endian, 1..len. */
@@ -106,14 +135,10 @@ static tb_status ec_prepare(kex_state *st, const tb_job *job)
                          a->montgomery ? "" : "1..", a->len, job->key.len);
             return TB_BAD_INPUT;
         }
-        mbedtls_ecp_keypair kp;
-        mbedtls_ecp_keypair_init(&kp);
-        ret = mbedtls_ecp_read_key(a->curve, &kp, job->key.data, job->key.len);
-        if (ret == 0) ret = mbedtls_ecp_export(&kp, &st->grp, &st->d, &st->Q);
-        mbedtls_ecp_keypair_free(&kp);
-        if (ret != 0) return tb_mbedtls_bad_input("mbedtls_ecp_read_key", ret);
-    } else {
-        ret = mbedtls_ecp_group_load(&st->grp, a->curve);
+        tb_status s = st->psa ? load_key_via_psa(st, job->key) : ec_load_key(st, job->key);
+        if (s != TB_OK) return s;
+    } else if (!st->psa) {
+        int ret = mbedtls_ecp_group_load(&st->grp, a->curve);
         if (ret != 0) return tb_mbedtls_fail("mbedtls_ecp_group_load", ret);
     }
     if (st->op == OP_DERIVE || st->op == OP_EXCHANGE) {
@@ -167,9 +192,29 @@ static tb_status ec_shared(kex_state *st)
     return TB_OK;
 }
 
+#if defined(TB_MBEDTLS_P256_PSA)
+/* The peer's key share goes to PSA as bytes: psa_raw_key_agreement decodes
+ * and checks it (p256-m: p256_ecdh_shared_secret). */
+static tb_status run_via_psa(kex_state *st)
+{
+    tb_status s;
+    switch (st->op) {
+    case OP_PUBLIC: s = tb_mbedtls_p256_public(st->priv, st->buf); break;
+    case OP_KEYGEN: s = tb_mbedtls_p256_keygen(st->buf); break;
+    case OP_DERIVE: s = tb_mbedtls_p256_derive(st->priv, st->peer_bytes, st->peer_len, st->buf); break;
+    default: /* OP_EXCHANGE */ s = tb_mbedtls_p256_exchange(st->peer_bytes, st->peer_len, st->buf); break;
+    }
+    if (s == TB_OK) st->base.out_len = st->op == OP_PUBLIC || st->op == OP_KEYGEN ? TB_P256_POINT : TB_P256_SCALAR;
+    return s;
+}
+#endif
+
 static tb_status ec_run(kex_state *st)
 {
     int ret;
+#if defined(TB_MBEDTLS_P256_PSA)
+    if (st->psa) return run_via_psa(st);
+#endif
     switch (st->op) {
     case OP_PUBLIC:
         ret = mbedtls_ecp_mul(&st->grp, &st->Q, &st->d, &st->grp.G, tb_mbedtls_rng, NULL);
@@ -320,6 +365,13 @@ static tb_status kex_prepare(const tb_job *job, tb_mbedtls_state **out)
 
     st->a = kex_find(job->alg);
     st->op = op_index(job->op);
+#if defined(TB_MBEDTLS_P256_PSA)
+    if (st->a->curve == MBEDTLS_ECP_DP_SECP256R1) {
+        st->psa = 1;
+        tb_status s = tb_mbedtls_psa_start();
+        if (s != TB_OK) return s;
+    }
+#endif
     return st->a->curve == MBEDTLS_ECP_DP_NONE ? ff_prepare(st, job) : ec_prepare(st, job);
 }
 

@@ -129,7 +129,7 @@ get_directory_property(_tb_mbedtls_opt DIRECTORY "${_tb_mbedtls_src}"
 
 tb_add_agent(mbedtls${_tb_mbedtls_sfx}
   SOURCES adapters/mbedtls/adapter.c adapters/mbedtls/sym.c adapters/mbedtls/kex.c adapters/mbedtls/pk.c
-          adapters/mbedtls/tls.c
+          adapters/mbedtls/psa_p256.c adapters/mbedtls/tls.c
   LIBS MbedTLS::${MBEDTLS_TARGET_PREFIX}mbedtls MbedTLS::${MBEDTLS_TARGET_PREFIX}mbedx509
        MbedTLS::${MBEDTLS_TARGET_PREFIX}mbedcrypto
   CONFIG "Mbed TLS ${_tb_mbedtls_ver} built from source (${_tb_mbedtls_name}), static libraries built with Mbed TLS CMake flags for ${CMAKE_BUILD_TYPE}: ${_tb_mbedtls_opt}, configured by adapters/mbedtls/tb_mbedtls_config.h + profiles/${TB_MBEDTLS_PROFILE}.h${_tb_mbedtls_hw_note}${_tb_mbedtls_user_note} with TLS 1.2 and 1.3, TLS 1.2 key exchanges RSA, DHE-RSA, ECDHE-RSA, ECDHE-ECDSA, static ECDH-ECDSA, PSK, ECDHE-PSK, DHE-PSK (no anonymous suites in Mbed TLS), TLS 1.3 ephemeral / PSK / PSK-ephemeral modes, session tickets (TLS 1.2 and 1.3), TLS 1.2 session cache, 0-RTT early data")

@@ -1,13 +1,17 @@
 /* Signatures (RSA PKCS#1 v1.5 / PSS, ECDSA) and RSA PKCS#1 v1.5
  * encryption. Keys are parsed with mbedtls_pk (PKCS#1 RSAPrivateKey DER);
  * the operations call the rsa/ecdsa modules that Mbed TLS's pk layer, and
- * so its TLS stack, dispatches to. Mbed TLS has no EdDSA. */
+ * so its TLS stack, dispatches to (MBEDTLS_USE_PSA_CRYPTO off), except
+ * ECDSA P-256 where a PSA driver serves it (TB_MBEDTLS_P256_PSA, the p256-m
+ * profile): there psa_sign_hash / psa_verify_hash as the pk layer calls
+ * them with MBEDTLS_USE_PSA_CRYPTO on (psa_p256.c). Mbed TLS has no EdDSA. */
 #include "mbedtls_adapter.h"
 
 #include <mbedtls/ecdsa.h>
 #include <mbedtls/ecp.h>
 #include <mbedtls/md.h>
 #include <mbedtls/pk.h>
+#include <mbedtls/psa_util.h>
 #include <mbedtls/rsa.h>
 
 #include <stdlib.h>
@@ -103,7 +107,46 @@ typedef struct {
     size_t msg_len, sig_len;
     uint8_t hash[MBEDTLS_MD_MAX_SIZE];
     uint8_t buf[MBEDTLS_PK_SIGNATURE_MAX_SIZE];
+    int psa; /* ECDSA P-256 through PSA (TB_MBEDTLS_P256_PSA) */
+#if defined(TB_MBEDTLS_P256_PSA)
+    uint8_t priv[TB_P256_SCALAR], pub[TB_P256_POINT]; /* as PSA imports them */
+#endif
 } sig_state;
+
+#if defined(TB_MBEDTLS_P256_PSA)
+/* The keys as PSA imports them, checked here (untimed) as ecdsa_load does:
+ * the scalar by an import, the public key by an import or derived from the
+ * scalar. */
+static tb_status ecdsa_load_via_psa(sig_state *st, const tb_job *job)
+{
+    tb_status s = tb_mbedtls_psa_start();
+    if (s != TB_OK) return s;
+    if (job->key.len) {
+        memcpy(st->priv + sizeof(st->priv) - job->key.len, job->key.data, job->key.len);
+        if ((s = tb_mbedtls_p256_public(st->priv, st->pub)) != TB_OK) return s;
+    }
+    if (!st->verify || job->pub.len == 0) return TB_OK;
+    if (job->pub.len != TB_P256_POINT || job->pub.data[0] != 0x04) {
+        tb_set_error("%s pub must be 0x04 || X || Y (%d bytes)", st->a->name, TB_P256_POINT);
+        return TB_BAD_INPUT;
+    }
+    memcpy(st->pub, job->pub.data, TB_P256_POINT);
+    return tb_mbedtls_p256_check_public(st->pub);
+}
+
+static tb_status ecdsa_run_via_psa(sig_state *st, unsigned hlen)
+{
+    psa_algorithm_t hash = mbedtls_md_psa_alg_from_type(st->a->md);
+    if (st->verify) {
+        st->base.out_len = 0;
+        return tb_mbedtls_p256_verify(st->pub, hash, st->hash, hlen, st->sig, st->sig_len);
+    }
+    size_t olen = 0;
+    tb_status s = tb_mbedtls_p256_sign(st->priv, hash, st->hash, hlen, st->buf, sizeof(st->buf), &olen);
+    st->base.out_len = s == TB_OK ? olen : 0;
+    return s;
+}
+#endif
 
 static tb_status ecdsa_load(sig_state *st, const tb_job *job)
 {
@@ -116,6 +159,12 @@ static tb_status ecdsa_load(sig_state *st, const tb_job *job)
                      st->verify ? " or pub" : "");
         return TB_BAD_INPUT;
     }
+#if defined(TB_MBEDTLS_P256_PSA)
+    if (a->curve == MBEDTLS_ECP_DP_SECP256R1) {
+        st->psa = 1;
+        return ecdsa_load_via_psa(st, job);
+    }
+#endif
     if (job->key.len) {
         ret = mbedtls_ecp_read_key(a->curve, &st->ec, job->key.data, job->key.len);
         if (ret != 0) return tb_mbedtls_bad_input("mbedtls_ecp_read_key", ret);
@@ -181,6 +230,9 @@ static tb_status sig_run(tb_mbedtls_state *base)
     if (ret != 0) return tb_mbedtls_fail("mbedtls_md", ret);
     unsigned hlen = mbedtls_md_get_size(st->md);
 
+#if defined(TB_MBEDTLS_P256_PSA)
+    if (st->psa) return ecdsa_run_via_psa(st, hlen);
+#endif
     if (a->scheme == SIG_ECDSA) {
         if (st->verify) {
             ret = mbedtls_ecdsa_read_signature(&st->ec, st->hash, hlen, st->sig, st->sig_len);
