@@ -15,8 +15,8 @@ from tlsbench.targets import boardprofiles, cyclemodel
 from tlsbench.targets import target as targets
 
 SHIPPED = ["esp32-c3-class", "nrf52840", "nrf5340-app", "nucleo-f103rb", "nucleo-f446re", "nucleo-f746zg",
-           "nucleo-l053r8", "nucleo-l073rz", "stm32f217", "stm32f405", "stm32f417", "stm32g071rb", "stm32h563zi",
-           "stm32h753zi", "stm32l4a6zg", "stm32l4r5zi-pqm4", "stm32wl55jc"]
+           "nucleo-l053r8", "nucleo-l073rz", "stm32f091rc", "stm32f217", "stm32f405", "stm32f411re", "stm32f417",
+           "stm32g071rb", "stm32h563zi", "stm32h753zi", "stm32l4a6zg", "stm32l4r5zi-pqm4", "stm32wl55jc"]
 GOOD = (boardprofiles.BOARDS_DIR / "nucleo-f446re.toml").read_text()
 
 
@@ -44,9 +44,10 @@ def test_a_shipped_profile_names_a_document_for_every_figure_it_sets(name: str) 
     assert all(p.sources[k].strip() != boardprofiles.USER_SOURCE for k in set_here), name
 
 
-# the profiles of wolfSSL's published STM32G071RB, STM32H563ZI and STM32WL55 figures and the nRF52840:
+# the profiles of wolfSSL's published STM32G071RB, STM32H563ZI and STM32WL55 figures, the nRF52840, and
+# the STM32F091 and STM32F411 of p256-m's published figures (Mbed OS 6's clock set-up):
 # (core, clock, wait states, prefetch, ART, I-cache, D-cache, flash, RAM), the emulated board of the core,
-# and the file their wait states come from
+# and where their wait states come from
 NEW_BOARDS = {
     "stm32g071rb": (("cortex-m0plus", 64_000_000, 2, True, False, True, False, 128 << 10, 36 << 10),
                     "microbit-roomy", "stm32g0xx_ll_utils.c"),
@@ -56,6 +57,10 @@ NEW_BOARDS = {
                     "mps2-an386", "stm32wlxx_ll_utils.c"),
     "nrf52840": (("cortex-m4", 64_000_000, 0, True, False, True, False, 1 << 20, 256 << 10),
                  "mps2-an386", "an assumption, not a datasheet figure"),
+    "stm32f091rc": (("cortex-m0", 48_000_000, 1, True, False, False, False, 256 << 10, 32 << 10),
+                    "microbit-roomy", "stm32f0xx_ll_utils.c"),
+    "stm32f411re": (("cortex-m4", 100_000_000, 3, True, True, False, False, 512 << 10, 128 << 10),
+                    "mps2-an386", "stm32f4xx_ll_utils.c"),
 }
 
 
@@ -90,6 +95,11 @@ def test_the_published_figures_boards_give_the_plugin_their_memory(tmp_path: Pat
     assert args("stm32wl55jc")[-5:] == ["art_ws=2", "art_fetch=8", "art_ilines=128", "art_dlines=32",
                                         "art_prefetch=0"]
     assert args("nrf52840")[3:6] == ["branch_ws=0", "load_ws=0", "seq_ws=0"]
+    # the F091 has a prefetch buffer and no cache: its wait state costs branches and literal loads
+    assert args("stm32f091rc")[3:] == ["branch_ws=1", "load_ws=1", "seq_ws=0", "flash=0x0-0x1000", "muls=1"]
+    # the F411's ART caches as the F446's (64 I-lines, 8 D-lines of 16 bytes), with 3 wait states
+    assert args("stm32f411re")[-5:] == ["art_ws=3", "art_fetch=16", "art_ilines=64", "art_dlines=8",
+                                        "art_prefetch=1"]
 
 
 def bad(tmp_path: Path, text: str) -> str:
