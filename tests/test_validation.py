@@ -84,6 +84,12 @@ def test_decimal_units_and_pending_rows() -> None:
     assert figures["l4a6z-c-sha256"].pending == ""
     # the H563's SHA-256 ran on its HASH processor (the STM32Cube template's STM32H563xx block): not same code
     assert figures["h563-sha256"].row["match"] == "different"
+    # the WL55's three builds ran one C SHA-256: one image and one run serve the six rows, at 48 MHz
+    wl55 = ["wl55-c-sha256", "wl55-asm-sha256", "wl55-pka-sha256", "wl55-c-hmac-sha256", "wl55-asm-hmac-sha256",
+            "wl55-pka-hmac-sha256"]
+    assert {figures[r].group() for r in wl55} == {("qemu:mps2-an386", "wolfssl=small-stack", "stm32wl55jc",
+                                                    "wolfssl@5.7", "Os")}
+    assert figures["wl55-pka-sha256"].published_cycles() == pytest.approx(48e6 / (551.294 * 1024))
 
 
 def test_a_pending_row_needs_no_board_profile_but_a_reason(tmp_path: Path) -> None:
