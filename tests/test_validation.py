@@ -19,7 +19,7 @@ DATA = paths.root() / validation.DATA
 
 def test_the_shipped_figures_load_and_convert_to_cycles() -> None:
     figures = {f.id: f for f in validation.load(DATA)}
-    assert len(figures) == 70
+    assert len(figures) == 75
     # HMAC per byte from two sizes, as the hashes (the key set-up and finals cancel)
     assert figures["l4a6z-c-hmac-sha256"].sizes == (1024, 2048)
     assert figures["h753-asm-hmac-sha256"].published_cycles() == pytest.approx(480e6 / (17.896 * 1024 * 1024))
@@ -75,9 +75,21 @@ def test_decimal_units_and_pending_rows() -> None:
     # wolfSSL 5.6.0 prints decimal MB: 150 MHz / 5.683e6 B/s
     assert figures["h563-chachapoly"].published_cycles() == pytest.approx(150e6 / 5.683e6)
     assert figures["g071-sha256"].published_cycles() == pytest.approx(64e6 / 476.863e3)
-    # a pending row is listed with what it waits for, and never run
-    assert "stm32g071rb" in figures["g071-sha256"].pending
+    # a pending row is listed with what it waits for, and never run; g071-sha256 waited for its board
+    # profile only, and runs now that stm32g071rb exists
+    assert figures["g071-rsa2048-public"].pending.startswith("sp_armthumb.c: the board ran sp_armthumb.c")
+    assert figures["g071-sha256"].pending == ""
+    assert figures["g071-sha256"].group() == ("qemu:microbit-roomy", "wolfssl=small-stack", "stm32g071rb",
+                                              "wolfssl@5.7", "Os")
     assert figures["l4a6z-c-sha256"].pending == ""
+    # the H563's SHA-256 ran on its HASH processor (the STM32Cube template's STM32H563xx block): not same code
+    assert figures["h563-sha256"].row["match"] == "different"
+    # the WL55's three builds ran one C SHA-256: one image and one run serve the six rows, at 48 MHz
+    wl55 = ["wl55-c-sha256", "wl55-asm-sha256", "wl55-pka-sha256", "wl55-c-hmac-sha256", "wl55-asm-hmac-sha256",
+            "wl55-pka-hmac-sha256"]
+    assert {figures[r].group() for r in wl55} == {("qemu:mps2-an386", "wolfssl=small-stack", "stm32wl55jc",
+                                                    "wolfssl@5.7", "Os")}
+    assert figures["wl55-pka-sha256"].published_cycles() == pytest.approx(48e6 / (551.294 * 1024))
 
 
 def test_a_pending_row_needs_no_board_profile_but_a_reason(tmp_path: Path) -> None:
@@ -102,7 +114,8 @@ def test_run_groups_skips_pending_rows(tmp_path: Path) -> None:
     # nothing to build or run: no subprocess is started
     assert validation.run_groups(figures, tmp_path / "v.sqlite", log=lambda m: None) == {}
     table = validation.render(figures, {}, tmp_path / "v.sqlite")
-    assert "| g071-sha256 |" in table and "- g071-sha256: board profile stm32g071rb" in table
+    assert "| g071-rsa2048-public |" in table and "- g071-rsa2048-public: sp_armthumb.c: the board ran" in table
+    assert "| g071-sha256 |" not in table
 
 
 def test_streamed_hash_rows_take_the_model_per_byte_from_two_sizes(tmp_path: Path) -> None:
