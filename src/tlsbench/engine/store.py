@@ -188,6 +188,16 @@ MIGRATIONS: list[str] = [
         parts_json TEXT NOT NULL         -- what the key was made from, by name
     );
     """,
+    # 9 -> 10: what an exact target's image answered to hello and list, keyed like the result cache
+    # (engine/result_cache.py: probe_key_parts), so a session whose cases all come from the cache starts
+    # no emulator to ask it again
+    """
+    CREATE TABLE probe_answers (
+        probe_key TEXT NOT NULL PRIMARY KEY,
+        parts_json TEXT NOT NULL,        -- what the key was made from, by name
+        answer_json TEXT NOT NULL        -- the library's version, configuration, counters and support
+    );
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 # how long a write waits for another process holding the database
@@ -736,6 +746,17 @@ class Store:
         return self._q(f"SELECT id, status, reason, iters, transcript FROM cases WHERE cache_key=? AND"
                        f" reused_from IS NULL AND status IN ({marks}) ORDER BY id DESC LIMIT 1",
                        (key, *statuses)).fetchone()
+
+    def put_probe_answer(self, key: str, parts: dict[str, str], answer: dict[str, Any]) -> None:
+        with self._tx():
+            self._q("INSERT INTO probe_answers (probe_key, parts_json, answer_json) VALUES (?,?,?)"
+                    " ON CONFLICT (probe_key) DO NOTHING",
+                    (key, json.dumps(parts, sort_keys=True), json.dumps(answer, sort_keys=True)))
+
+    def probe_answer(self, key: str) -> dict[str, Any] | None:
+        """What an image answered to the probe stored under this key, or None."""
+        row = self._q("SELECT answer_json FROM probe_answers WHERE probe_key=?", (key,)).fetchone()
+        return None if row is None else json.loads(row[0])
 
     def reuse_marks(self, run_id: int) -> dict[str, int]:
         """case name -> the case its outcome was copied from, for the reused cases of a run."""
