@@ -763,6 +763,14 @@ class Store:
         return {r[0]: int(r[1]) for r in self._q(
             "SELECT name, reused_from FROM cases WHERE run_id=? AND reused_from IS NOT NULL", (run_id,))}
 
+    def case_run_and_name(self, case_id: int) -> tuple[int, str] | None:
+        row = self._q("SELECT run_id, name FROM cases WHERE id=?", (case_id,)).fetchone()
+        return None if row is None else (int(row[0]), str(row[1]))
+
+    def case_id_of(self, run_id: int, name: str) -> int | None:
+        row = self._q("SELECT id FROM cases WHERE run_id=? AND name=?", (run_id, name)).fetchone()
+        return None if row is None else int(row[0])
+
     def case_progress(self, run_id: int) -> dict[str, tuple[int, str, int]]:
         return {
             r["name"]: (r["id"], r["status"], r["rounds_done"])
