@@ -172,6 +172,15 @@ class _Session:
         m.reused_from = int(row["id"])
         return m
 
+    def to_check(self, cases: list[Case]) -> list[Case]:
+        """The cases whose checks must run: all but those the result cache serves (each was measured
+        after its checks passed, with the same image, material and check code: its key says so)."""
+        if not self.cache or self.plan.method.rounds != 1:
+            return cases
+        keyed = {c.name: self.cache_key(c, 0) for c in cases}
+        return [c for c in cases if keyed[c.name] is None
+                or self.store.cached_case(keyed[c.name][0], result_cache.REUSABLE) is None]
+
     def known(self, case: Case, rnd: int) -> Measured | None:
         """A round's outcome without measuring it: decided, or reused from the cache."""
         decided = self.decide(case, rnd)
@@ -528,7 +537,7 @@ def _measure_session(store: Store, run_id: int, plan: Plan, keys: dict, target: 
     cases = expand(plan)
     session.use_cache(cache)  # before the probe: an exact image's stored answer is reused
     session.probe_libraries()
-    session.check(cases)
+    session.check(session.to_check(cases))
 
     store.forget_failed(run_id)  # failed cases are measured again on resume
     progress_of = store.case_progress(run_id)  # name -> (case id, status, rounds done)

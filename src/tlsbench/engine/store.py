@@ -751,7 +751,7 @@ class Store:
         with self._tx():
             self._q("INSERT INTO probe_answers (probe_key, parts_json, answer_json) VALUES (?,?,?)"
                     " ON CONFLICT (probe_key) DO NOTHING",
-                    (key, json.dumps(parts, sort_keys=True), json.dumps(answer, sort_keys=True)))
+                    (key, json.dumps(parts, sort_keys=True), json.dumps(answer)))  # as answered, in its order
 
     def probe_answer(self, key: str) -> dict[str, Any] | None:
         """What an image answered to the probe stored under this key, or None."""
