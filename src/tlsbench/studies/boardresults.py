@@ -13,7 +13,9 @@ from those runs only.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
+import io
 import os
 import re
 import subprocess
@@ -130,21 +132,23 @@ def run_all(db: Path, log=print, only: frozenset[str] = frozenset()) -> list[Boa
 def _run_here(argv: list[str]) -> tuple[int, str]:
     """`tlsbench ARGV` in this process (a warm run's cases all come from the result cache: starting a
     Python and importing tlsbench again per profile would be most of its time); returns its exit code
-    and what it and its processes wrote on stderr (file descriptor 2, captured as a subprocess's is)."""
+    and what it wrote on stderr after what its processes wrote there (file descriptor 2), both captured
+    as a subprocess's stderr was."""
     from tlsbench.cli.main import main as tlsbench_main
 
+    said = io.StringIO()
     with tempfile.TemporaryFile(mode="w+") as err:
         sys.stderr.flush()
         saved = os.dup(2)
         os.dup2(err.fileno(), 2)
         try:
-            returncode = tlsbench_main(argv)
+            with contextlib.redirect_stderr(said):
+                returncode = tlsbench_main(argv)
         finally:
-            sys.stderr.flush()
             os.dup2(saved, 2)
             os.close(saved)
         err.seek(0)
-        text = err.read()
+        text = err.read() + said.getvalue()
     if returncode >= 128:  # stopped by a signal (Ctrl-C, SIGTERM): so is this study, as a subprocess's parent was
         print(text, end="", file=sys.stderr)
         raise SystemExit(returncode)
