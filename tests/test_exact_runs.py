@@ -285,3 +285,20 @@ def test_a_cached_session_starts_no_emulator_and_a_changed_image_does(
     assert {line.split("-kernel ")[1] for line in asked} == {str(changed.firmware_path(lib))
                                                              for lib in ("mbedtls", "wolfssl")}
     assert {(c["status"], c["reason"].split(":")[0]) for c in store.cases(other)} == {("failed", "agent unavailable")}
+
+
+@emulated
+def test_checks_run_for_the_cases_the_cache_cannot_serve(measured, firmware) -> None:
+    """A case served from the cache was measured after its checks passed under the same key: only the
+    others are checked (all of them with --no-cache)."""
+    store, alone, _ = measured
+    stored = store.get_run(alone)
+    session = runner._Session(store, alone, Plan.from_dict(stored.plan), stored.keys, firmware, None)
+    session.use_cache(True)
+    session.infos = {lib: session._probed(lib) for lib in ("mbedtls", "wolfssl")}  # the stored answers
+    cases = runner.expand(parse_plan(PLAN, "p"))
+    assert session.to_check(cases) == []
+    session.infos["wolfssl"] = dataclasses.replace(session.infos["wolfssl"], agent_sha256="0" * 64)
+    assert [c.library for c in session.to_check(cases)] == ["wolfssl"]
+    session.use_cache(False)
+    assert session.to_check(cases) == cases
