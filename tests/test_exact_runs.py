@@ -9,6 +9,8 @@ import dataclasses
 import inspect
 import io
 import json
+import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -222,3 +224,81 @@ def test_changed_inputs_are_measured_again(measured, firmware, tmp_path: Path) -
     assert session.reused(case, 0) is not None
     session.infos["mbedtls"] = dataclasses.replace(session.infos["mbedtls"], agent_sha256="0" * 64)
     assert session.reused(case, 0) is None
+
+
+def _emulator_starts_recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """qemu-system-arm on PATH answers --version as the real one (its line is part of every key) and fails
+    any other start, writing its arguments to the file returned."""
+    real = shutil.which("qemu-system-arm")
+    assert real is not None
+    starts = tmp_path / "emulator-starts"
+    fake = tmp_path / "bin" / "qemu-system-arm"
+    fake.parent.mkdir()
+    fake.write_text(f"#!{sys.executable}\nimport os, sys\n"
+                    f"if sys.argv[1:] == ['--version']:\n    os.execv({real!r}, [{real!r}, '--version'])\n"
+                    f"with open({str(starts)!r}, 'a') as f:\n    f.write(' '.join(sys.argv[1:]) + '\\n')\n"
+                    "sys.exit(1)\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}:{os.environ['PATH']}")
+    return starts
+
+
+def _images_one_byte_longer(target: targets.Target, folder: Path) -> targets.Target:
+    """The target with its images copied into ``folder``, a byte appended to each: another SHA-256, the
+    same program (its linker maps copied as they are)."""
+
+    class Copied(type(target)):  # type: ignore[misc,valid-type]
+        def build_dir(self) -> Path:
+            return folder
+
+        def prepare_images(self, libraries: list[str], log) -> None:
+            return None  # copied, never built here
+
+    copied = Copied(**{f.name: getattr(target, f.name) for f in dataclasses.fields(target)})
+    for lib in ("mbedtls", "wolfssl"):
+        copied.firmware_path(lib).parent.mkdir(parents=True, exist_ok=True)
+        copied.firmware_path(lib).write_bytes(target.firmware_path(lib).read_bytes() + b"\0")
+        copied.map_path(lib).write_bytes(target.map_path(lib).read_bytes())
+    return copied
+
+
+@emulated
+def test_a_cached_session_starts_no_emulator_and_a_changed_image_does(
+        measured, firmware, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every case of the plan in the cache: the run starts no emulator (the probe's answers are stored under
+    the image's SHA-256 too) and stores what the measured run did. An image one byte longer is asked
+    and measured again: nothing of it comes from the cache."""
+    store, alone, _ = measured
+    starts = _emulator_starts_recorded(tmp_path, monkeypatch)
+    again = _run(store, firmware, jobs=1)
+    assert not starts.exists()
+    assert set(store.reuse_marks(again)) == {c["name"] for c in store.cases(alone)}
+    assert _results(store, again) == _results(store, alone)
+    libs = "SELECT library, version, config, agent_sha256, counters, counters_missing_json FROM run_libraries" \
+           " WHERE run_id=? ORDER BY library"
+    assert [tuple(r) for r in store.db.execute(libs, (again,))] == [tuple(r) for r in store.db.execute(libs, (alone,))]
+
+    changed = _images_one_byte_longer(firmware, tmp_path / "changed")
+    other = _run(store, changed, jobs=1)
+    assert store.reuse_marks(other) == {}
+    asked = starts.read_text().splitlines()
+    assert {line.split("-kernel ")[1] for line in asked} == {str(changed.firmware_path(lib))
+                                                             for lib in ("mbedtls", "wolfssl")}
+    assert {(c["status"], c["reason"].split(":")[0]) for c in store.cases(other)} == {("failed", "agent unavailable")}
+
+
+@emulated
+def test_checks_run_for_the_cases_the_cache_cannot_serve(measured, firmware) -> None:
+    """A case served from the cache was measured after its checks passed under the same key: only the
+    others are checked (all of them with --no-cache)."""
+    store, alone, _ = measured
+    stored = store.get_run(alone)
+    session = runner._Session(store, alone, Plan.from_dict(stored.plan), stored.keys, firmware, None)
+    session.use_cache(True)
+    session.infos = {lib: session._probed(lib) for lib in ("mbedtls", "wolfssl")}  # the stored answers
+    cases = runner.expand(parse_plan(PLAN, "p"))
+    assert session.to_check(cases) == []
+    session.infos["wolfssl"] = dataclasses.replace(session.infos["wolfssl"], agent_sha256="0" * 64)
+    assert [c.library for c in session.to_check(cases)] == ["wolfssl"]
+    session.use_cache(False)
+    assert session.to_check(cases) == cases

@@ -76,3 +76,39 @@ def test_push_refuses_an_unfinished_run_and_the_same_store(tmp_path: Path, capsy
     assert "is the store the runs are in" in capsys.readouterr().err
     assert main(["--db", str(local), "db", "push", "9", "--to", str(tmp_path / "team.sqlite")]) == 2
     assert "no run 9" in capsys.readouterr().err
+
+
+def _run_reusing(store: Store, origin: int) -> int:
+    """A finished run whose every case reuses the case of the same name in run ``origin`` (the result cache)."""
+    run = store.create_run(target="qemu:mps2-an386", plan_name="again", plan_source="[plan]", plan={},
+                           machine={"hostname": "h"}, version="v", keys={})
+    for case in store.cases(origin):
+        store.put_case(run, name=case["name"], library=case["library"], kind=case["kind"], alg=case["alg"],
+                       op=case["op"], size=case["size"], params={}, status=case["status"], reason="",
+                       iters=case["iters"], started=1.0, transcript=case["transcript"], cache_key="k" + case["name"],
+                       reused_from=int(case["id"]))
+    store.finish_run(run)
+    return run
+
+
+def test_push_names_the_reused_cases_by_their_ids_there(tmp_path: Path, store_where: str,
+                                                         capsys: pytest.CaptureFixture) -> None:
+    """A reused case's reused_from names a case of the destination, the same case by name in the same run by
+    identity; the run it reuses goes first when it is not there, and once."""
+    local = tmp_path / "local.sqlite"
+    source = Store(local)
+    origin = _fabricated_run(source, 1)
+    again = _run_reusing(source, origin)
+    source.close()
+    dest = Store(store_where)
+    _fabricated_run(dest, 7)  # ids there differ from the source's: a copied id would name run 1's cases
+    assert main(["--db", str(local), "db", "push", str(again), "--to", store_where]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[:2] == ["run 1: pushed as run 2 (2 cases)", "run 2: pushed as run 3 (2 cases)"]
+    assert "2 run(s) pushed, 0 already there" in out
+    origin_there = {c["name"]: c["id"] for c in dest.cases(2)}
+    assert sorted(origin_there.values()) == [3, 4]
+    assert dest.reuse_marks(3) == origin_there
+    assert main(["--db", str(local), "db", "push", str(origin), str(again), "--to", store_where]) == 0
+    assert "0 run(s) pushed, 2 already there" in capsys.readouterr().out
+    dest.close()

@@ -27,6 +27,8 @@ _PACKAGE = Path(__file__).resolve().parents[1]
 # the code every case's request passes through besides its family's own: the protocol and the board bridge
 _SHARED_CODE = ("engine/protocol.py", "engine/agent.py", "targets/bridge.py", "targets/cyclemodel.py",
                 "targets/board.py")
+# the code that asks an image what it is and supports (hello, list) and reads its answer
+_PROBE_CODE = ("targets/libraries.py", *_SHARED_CODE)
 
 
 def sha256_file(path: Path) -> str:
@@ -38,7 +40,15 @@ def code_sha256(family_module: str) -> str:
     """The SHA-256 of the code that writes a family's request lines and carries them to the image: its
     package's modules and the shared ones (a change to how requests are written re-measures)."""
     package = _PACKAGE.joinpath(*family_module.split(".")[1:-1])
-    files = sorted(package.rglob("*.py")) + [_PACKAGE / p for p in _SHARED_CODE]
+    return _files_sha256([*sorted(package.rglob("*.py")), *(_PACKAGE / p for p in _SHARED_CODE)])
+
+
+@lru_cache(maxsize=1)
+def probe_code_sha256() -> str:
+    return _files_sha256([_PACKAGE / p for p in _PROBE_CODE])
+
+
+def _files_sha256(files: list[Path]) -> str:
     h = hashlib.sha256()
     for f in files:
         h.update(str(f.relative_to(_PACKAGE)).encode() + b"\0" + f.read_bytes() + b"\0")
@@ -67,6 +77,25 @@ def key_parts(*, case: Case, rnd: int, family_module: str, target_name: str, bui
     }
 
 
+def probe_key_parts(*, library: str, target_name: str, build_name: str, image_sha256: str, emulator: str,
+                    plugin_sha256: str, board_profile_text: str) -> dict[str, str]:
+    """Every part of the key of an image's answer to the probe (hello, list): the answer comes from the
+    image alone, yet it is keyed by everything a case's key names besides the case (the cycle model's
+    plugin and profile may add counters), so it is reused exactly where the cases are."""
+    return {
+        "key_version": str(KEY_VERSION),
+        "protocol_version": str(PROTOCOL_VERSION),
+        "library": library,
+        "target": target_name,
+        "build": build_name,
+        "image_sha256": image_sha256,
+        "emulator": emulator,
+        "cycle_plugin_sha256": plugin_sha256,
+        "board_profile_sha256": hashlib.sha256(board_profile_text.encode()).hexdigest() if board_profile_text else "",
+        "probe_code_sha256": probe_code_sha256(),
+    }
+
+
 def key_of(parts: dict[str, str]) -> str:
     return _json_sha256(parts)
 
@@ -75,4 +104,5 @@ def _json_sha256(value: object) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
-__all__ = ["KEY_VERSION", "REUSABLE", "code_sha256", "key_of", "key_parts", "sha256_file"]
+__all__ = ["KEY_VERSION", "REUSABLE", "code_sha256", "key_of", "key_parts", "probe_code_sha256", "probe_key_parts",
+           "sha256_file"]

@@ -31,7 +31,7 @@ from tlsbench.plans import runenv
 from tlsbench.plans.plan import Plan
 from tlsbench.targets import cyclemodel, hwcrypto, modelerror, userconfig
 from tlsbench.targets import target as targets
-from tlsbench.targets.libraries import LibraryInfo
+from tlsbench.targets.libraries import LibraryInfo, answer_of, from_answer
 
 TERMINAL = ("ok", "unsupported", "check_failed", "does_not_fit")
 NO_OUTLIERS = OutlierPolicy("none")
@@ -172,6 +172,15 @@ class _Session:
         m.reused_from = int(row["id"])
         return m
 
+    def to_check(self, cases: list[Case]) -> list[Case]:
+        """The cases whose checks must run: all but those the result cache serves (each was measured
+        after its checks passed, with the same image, material and check code: its key says so)."""
+        if not self.cache or self.plan.method.rounds != 1:
+            return cases
+        keyed = {c.name: self.cache_key(c, 0) for c in cases}
+        return [c for c in cases if keyed[c.name] is None
+                or self.store.cached_case(keyed[c.name][0], result_cache.REUSABLE) is None]
+
     def known(self, case: Case, rnd: int) -> Measured | None:
         """A round's outcome without measuring it: decided, or reused from the cache."""
         decided = self.decide(case, rnd)
@@ -201,7 +210,7 @@ class _Session:
                     self.does_not_fit[lib] = too_big
                     _log(f"note: {lib}: {too_big}")
                     continue
-                i = self.infos[lib] = self.target.probe_library(lib)
+                i = self.infos[lib] = self._probed(lib)
                 parts = self.target.code_sizes(lib)
                 if parts is not None:
                     self.store.put_code_sizes(self.run_id, lib, parts)
@@ -213,6 +222,29 @@ class _Session:
                 self._refuse_another_build(lib, i)
             self.store.put_library(self.run_id, lib, i.version, i.config, i.source, i.agent_sha256,
                                    ",".join(i.counters), i.counters_missing)
+
+    def _probed(self, lib: str) -> LibraryInfo:
+        """The library's agent asked what it is and supports, or, on an exact target, its image's answer
+        as stored under the same image, emulator and cycle model (no emulator started for it)."""
+        keyed = self._probe_key(lib)
+        if keyed is not None and self.cache:
+            answer = self.store.probe_answer(keyed[0])
+            if answer is not None:
+                return from_answer(lib, self.target.launcher(lib), answer, keyed[1]["image_sha256"])
+        info = self.target.probe_library(lib)
+        if keyed is not None and info.agent_sha256 == keyed[1]["image_sha256"]:
+            self.store.put_probe_answer(*keyed, answer_of(info))
+        return info
+
+    def _probe_key(self, lib: str) -> tuple[str, dict[str, str]] | None:
+        image = self.target.image_sha256(lib) if self._cache_context is not None else None
+        if self._cache_context is None or image is None:
+            return None
+        parts = result_cache.probe_key_parts(
+            library=lib, target_name=self.target.name, build_name=self.target.build_name, image_sha256=image,
+            emulator=self._cache_context["emulator"], plugin_sha256=self._cache_context["plugin_sha256"],
+            board_profile_text=self._cache_context["board_profile_text"])
+        return result_cache.key_of(parts), parts
 
     def _refuse_another_build(self, lib: str, info: LibraryInfo) -> None:
         """A resumed run measures with the very binaries it started with:
@@ -503,9 +535,9 @@ def _measure_session(store: Store, run_id: int, plan: Plan, keys: dict, target: 
     session = _Session(store, run_id, plan, keys, target, json_out)
     session.resuming = resuming
     cases = expand(plan)
+    session.use_cache(cache)  # before the probe: an exact image's stored answer is reused
     session.probe_libraries()
-    session.use_cache(cache)
-    session.check(cases)
+    session.check(session.to_check(cases))
 
     store.forget_failed(run_id)  # failed cases are measured again on resume
     progress_of = store.case_progress(run_id)  # name -> (case id, status, rounds done)

@@ -188,6 +188,16 @@ MIGRATIONS: list[str] = [
         parts_json TEXT NOT NULL         -- what the key was made from, by name
     );
     """,
+    # 9 -> 10: what an exact target's image answered to hello and list, keyed like the result cache
+    # (engine/result_cache.py: probe_key_parts), so a session whose cases all come from the cache starts
+    # no emulator to ask it again
+    """
+    CREATE TABLE probe_answers (
+        probe_key TEXT NOT NULL PRIMARY KEY,
+        parts_json TEXT NOT NULL,        -- what the key was made from, by name
+        answer_json TEXT NOT NULL        -- the library's version, configuration, counters and support
+    );
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 # how long a write waits for another process holding the database
@@ -737,10 +747,29 @@ class Store:
                        f" reused_from IS NULL AND status IN ({marks}) ORDER BY id DESC LIMIT 1",
                        (key, *statuses)).fetchone()
 
+    def put_probe_answer(self, key: str, parts: dict[str, str], answer: dict[str, Any]) -> None:
+        with self._tx():
+            self._q("INSERT INTO probe_answers (probe_key, parts_json, answer_json) VALUES (?,?,?)"
+                    " ON CONFLICT (probe_key) DO NOTHING",
+                    (key, json.dumps(parts, sort_keys=True), json.dumps(answer)))  # as answered, in its order
+
+    def probe_answer(self, key: str) -> dict[str, Any] | None:
+        """What an image answered to the probe stored under this key, or None."""
+        row = self._q("SELECT answer_json FROM probe_answers WHERE probe_key=?", (key,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
     def reuse_marks(self, run_id: int) -> dict[str, int]:
         """case name -> the case its outcome was copied from, for the reused cases of a run."""
         return {r[0]: int(r[1]) for r in self._q(
             "SELECT name, reused_from FROM cases WHERE run_id=? AND reused_from IS NOT NULL", (run_id,))}
+
+    def case_run_and_name(self, case_id: int) -> tuple[int, str] | None:
+        row = self._q("SELECT run_id, name FROM cases WHERE id=?", (case_id,)).fetchone()
+        return None if row is None else (int(row[0]), str(row[1]))
+
+    def case_id_of(self, run_id: int, name: str) -> int | None:
+        row = self._q("SELECT id FROM cases WHERE run_id=? AND name=?", (run_id, name)).fetchone()
+        return None if row is None else int(row[0])
 
     def case_progress(self, run_id: int) -> dict[str, tuple[int, str, int]]:
         return {

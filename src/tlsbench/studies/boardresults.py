@@ -13,10 +13,14 @@ from those runs only.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
+import io
+import os
 import re
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -108,10 +112,10 @@ def run_all(db: Path, log=print, only: frozenset[str] = frozenset()) -> list[Boa
                 subprocess.run([*tb, "build", "--target", target], check=True, stdout=subprocess.DEVNULL)
             built.add(target)
         log(f"results-boards: {name} on {target}")
-        proc = subprocess.run([*tb, "--db", str(db), "run", "--plan", str(paths.root() / PLAN), "--target", target,
-                               "--board", name, "-q"], capture_output=True, text=True)
-        if proc.returncode != 0:
-            reason = _not_fit(target) or (proc.stderr.strip().splitlines() or ["failed"])[-1]
+        returncode, stderr = _run_here(["--db", str(db), "run", "--plan", str(paths.root() / PLAN), "--target",
+                                        target, "--board", name, "-q"])
+        if returncode != 0:
+            reason = _not_fit(target) or (stderr.strip().splitlines() or ["failed"])[-1]
             out.append(BoardRun(profile, target, None, reason))
             continue
         store = Store(db)
@@ -123,6 +127,32 @@ def run_all(db: Path, log=print, only: frozenset[str] = frozenset()) -> list[Boa
         return out
     ran = {br.profile.name: br for br in out}
     return [ran.get(br.profile.name, br) for br in stored_runs(db)]
+
+
+def _run_here(argv: list[str]) -> tuple[int, str]:
+    """`tlsbench ARGV` in this process (a warm run's cases all come from the result cache: starting a
+    Python and importing tlsbench again per profile would be most of its time); returns its exit code
+    and what it wrote on stderr after what its processes wrote there (file descriptor 2), both captured
+    as a subprocess's stderr was."""
+    from tlsbench.cli.main import main as tlsbench_main
+
+    said = io.StringIO()
+    with tempfile.TemporaryFile(mode="w+") as err:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        os.dup2(err.fileno(), 2)
+        try:
+            with contextlib.redirect_stderr(said):
+                returncode = tlsbench_main(argv)
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        err.seek(0)
+        text = err.read() + said.getvalue()
+    if returncode >= 128:  # stopped by a signal (Ctrl-C, SIGTERM): so is this study, as a subprocess's parent was
+        print(text, end="", file=sys.stderr)
+        raise SystemExit(returncode)
+    return returncode, text
 
 
 def _ms(ns: float | None) -> str:

@@ -199,6 +199,11 @@ class Target(ABC):
         """The library's agent here, asked what it is and supports (raises AgentError)."""
         ...
 
+    def image_sha256(self, library: str) -> str | None:
+        """The SHA-256 of the image whose answers decide the library's figures here, read without
+        starting it (raises AgentError as probe_library does); None where no image decides them."""
+        return None
+
     def listing_probe(self, library: str) -> LibraryInfo:
         """probe_library for `tlsbench list`, which waits less where agents answer at once."""
         return self.probe_library(library)

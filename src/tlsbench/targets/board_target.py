@@ -88,16 +88,26 @@ class BoardTarget(Target):
         return too_big.read_text().strip() if too_big.exists() else None
 
     def probe_library(self, library: str, timeout: float | None = None) -> LibraryInfo:
-        from tlsbench.targets import firmware as firmware_stamps
         from tlsbench.targets.libraries import probe
 
-        firmware = self.firmware_path(library)
-        if not firmware.exists():
+        self._sound_image(library)
+        return probe(library, path=self.launcher(library), firmware=self.firmware_path(library), timeout=timeout or 60)
+
+    def image_sha256(self, library: str) -> str | None:
+        from tlsbench.targets import firmware as firmware_stamps
+
+        self._sound_image(library)
+        return firmware_stamps.image_sha256(self.firmware_path(library))
+
+    def _sound_image(self, library: str) -> None:
+        """Raises AgentError when the library's image is missing, or damaged since its build."""
+        from tlsbench.targets import firmware as firmware_stamps
+
+        if not self.firmware_path(library).exists():
             raise AgentError(f"no {library} firmware for {self.name} (run: tlsbench build --target {self.name})")
         damaged = firmware_stamps.damaged_image(self, library)  # truncated or overwritten since its build
         if damaged:
             raise AgentError(damaged)
-        return probe(library, path=self.launcher(library), firmware=firmware, timeout=timeout or 60)
 
     def code_sizes(self, library: str) -> list[tuple[str, int, int]] | None:
         from tlsbench.families.size import maps

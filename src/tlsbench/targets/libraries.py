@@ -53,3 +53,20 @@ def probe(name: str, timeout: float = 30.0, path: Path | None = None, firmware: 
         source=sources.describe(name),
         agent_sha256=hashlib.sha256((firmware or path).read_bytes()).hexdigest(),
     )
+
+
+def answer_of(info: LibraryInfo) -> dict[str, object]:
+    """What the agent itself answered to the probe (kept to be reused: engine/result_cache.py)."""
+    return {"version": info.version, "config": info.config, "platform": info.platform, "counters": info.counters,
+            "counters_missing": info.counters_missing, "support": sorted(list(s) for s in info.support)}
+
+
+def from_answer(name: str, path: Path, answer: dict, agent_sha256: str) -> LibraryInfo:
+    """The LibraryInfo of a stored probe answer (answer_of) for the agent at ``path`` whose image has this
+    SHA-256, as probe() would give it."""
+    return LibraryInfo(
+        name=name, path=path, version=str(answer["version"]), config=str(answer["config"]),
+        platform=str(answer["platform"]), counters=[str(c) for c in answer["counters"]],
+        counters_missing={str(k): str(v) for k, v in answer["counters_missing"].items()},
+        support={(str(k), str(a), str(o)) for k, a, o in answer["support"]},
+        source=sources.describe(name), agent_sha256=agent_sha256)

@@ -173,6 +173,8 @@ class PrimitiveFamily:
     def check(self, agents: dict[str, Path], support: dict[str, set[tuple[str, str, str]]], keys: dict,
               cases: Iterable[Case], timeout: float) -> list[CheckResult]:
         selected = {(c.kind, c.alg) for c in cases if c.kind in self.kinds}
+        if not selected:  # nothing of this family to measure: no agent started to check nothing
+            return []
         return run_checks(agents, support, keys, selected, timeout)
 
     def measure(self, case: Case, ctx: Context, rnd: int) -> Measured:
