@@ -134,7 +134,9 @@ uint32_t tb_platform_counters(void)
 
 const char *tb_platform_counter_note(uint32_t counter)
 {
-    return tb_board_counter_note(counter);
+    if (counter == tb_board_counter()) return "";
+    if (counter == TB_CTR_CYCLES || counter == TB_CTR_INSTRUCTIONS) return tb_board_counter_notes.other_count;
+    return tb_board_counter_notes.time;
 }
 
 const char *tb_platform_name(void)

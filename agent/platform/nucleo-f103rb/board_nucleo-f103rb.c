@@ -163,14 +163,11 @@ uint32_t tb_board_counter(void)
     return TB_EMULATED ? TB_CTR_INSTRUCTIONS : TB_CTR_CYCLES;
 }
 
-const char *tb_board_counter_note(uint32_t counter)
-{
-    if (counter == tb_board_counter()) return "";
 #if TB_EMULATED
-    if (counter == TB_CTR_CYCLES) return "QEMU does not model cycles (DWT CYCCNT reads 0): instructions only";
-    return "QEMU -icount: virtual time only; instruction counts are the measure";
+const tb_board_notes tb_board_counter_notes = {
+    "QEMU does not model cycles (DWT CYCCNT reads 0): instructions only", TB_NOTE_QEMU_TIME};
 #else
-    if (counter == TB_CTR_INSTRUCTIONS) return "Cortex-M3 has no retired-instruction counter: cycles only";
-    return "core cycles of the 72 MHz clock (HSE from the ST-LINK): not converted to time";
+const tb_board_notes tb_board_counter_notes = {
+    "Cortex-M3 has no retired-instruction counter: cycles only",
+    "core cycles of the 72 MHz clock (HSE from the ST-LINK): not converted to time"};
 #endif
-}

@@ -97,9 +97,6 @@ uint32_t tb_board_counter(void)
     return TB_CTR_CYCLES;
 }
 
-const char *tb_board_counter_note(uint32_t counter)
-{
-    if (counter == TB_CTR_CYCLES) return "";
-    if (counter == TB_CTR_INSTRUCTIONS) return "Cortex-M4 has no retired-instruction counter: cycles only";
-    return "core cycles of the 16 MHz HSI clock (62.5 ns each; HSI is +-1 %): not converted to time";
-}
+const tb_board_notes tb_board_counter_notes = {
+    "Cortex-M4 has no retired-instruction counter: cycles only",
+    "core cycles of the 16 MHz HSI clock (62.5 ns each; HSI is +-1 %): not converted to time"};
