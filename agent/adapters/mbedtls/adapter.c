@@ -22,29 +22,9 @@
 static mbedtls_entropy_context entropy;
 static mbedtls_ctr_drbg_context drbg;
 
-/* The entropy module's only source (MBEDTLS_ENTROPY_HARDWARE_ALT, see
- * tb_mbedtls_config.h): the platform's seed, the OS on the host and a
- * deterministic test stream on firmware (tb_platform_seed_note() says which). */
-int mbedtls_hardware_poll(void *data, unsigned char *output, size_t len, size_t *olen);
-int mbedtls_hardware_poll(void *data, unsigned char *output, size_t len, size_t *olen)
-{
-    (void)data;
-    *olen = 0;
-    if (tb_platform_seed(output, len) != 0) return -1;
-    *olen = len;
-    return 0;
-}
-
-#if defined(MBEDTLS_PLATFORM_MS_TIME_ALT)
-/* Bare metal: Mbed TLS's millisecond clock (ticket ages, TLS 1.3) from the
- * same frozen clock newlib's time() reads (gettimeofday). */
-mbedtls_ms_time_t mbedtls_ms_time(void)
-{
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    return (mbedtls_ms_time_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
-}
-#endif
+/* mbedtls_hardware_poll (the platform's seed) and, on bare metal,
+ * mbedtls_ms_time (the frozen clock). */
+#include "platform_hooks.c"
 
 /* The one place the generator is seeded: CTR_DRBG from Mbed TLS's entropy
  * module, whose one source is tb_platform_seed() (mbedtls_hardware_poll). */
