@@ -51,3 +51,12 @@ tb_status tb_rng_restart(void)
     if (!tb_platform_seed_restart() || tb_library.reseed == NULL) return TB_OK;
     return tb_library.reseed();
 }
+
+int tb_name_index(const void *table, size_t count, size_t size, const char *name)
+{
+    const char *entry = table;
+    for (size_t i = 0; i < count; i++, entry += size) {
+        if (strcmp(*(const char *const *)(const void *)entry, name) == 0) return (int)i;
+    }
+    return -1;
+}

@@ -35,26 +35,8 @@
 #include <mbedtls/sha3.h>
 #include <mbedtls/sha512.h>
 
-/* Referenced only where the library needs them (entropy, TLS timers): the
- * linker drops them from every other probe. */
-int mbedtls_hardware_poll(void *data, unsigned char *output, size_t len, size_t *olen);
-int mbedtls_hardware_poll(void *data, unsigned char *output, size_t len, size_t *olen)
-{
-    (void)data;
-    *olen = 0;
-    if (tb_platform_seed(output, len) != 0) return -1;
-    *olen = len;
-    return 0;
-}
-
-#if defined(MBEDTLS_PLATFORM_MS_TIME_ALT)
-mbedtls_ms_time_t mbedtls_ms_time(void)
-{
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    return (mbedtls_ms_time_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
-}
-#endif
+/* The adapter's mbedtls_hardware_poll and mbedtls_ms_time. */
+#include "../adapters/mbedtls/platform_hooks.c"
 
 #if defined(TB_PROBE_DRBG) || defined(TB_PROBE_X25519) || defined(TB_PROBE_P256_ECDH) || \
     defined(TB_PROBE_ECDSA_P256_SIGN) || defined(TB_PROBE_ECDSA_P256_SIGN_VERIFY) ||   \

@@ -2,7 +2,6 @@
  * implementations BearSSL's defaults select, the build summary and the
  * dispatch to one family per kind (sym.c, kex.c, pk.c). */
 #include "bearssl_adapter.h"
-#include "tb/catalog.h"
 #include "tb/platform.h"
 
 #include <stdio.h>
@@ -139,28 +138,23 @@ static const char *adapter_config(void)
     return text;
 }
 
-static const tb_bearssl_family *family_of(tb_kind kind)
-{
-    switch (kind) {
-    case TB_KIND_HASH: return &tb_bearssl_hash;
-    case TB_KIND_MAC: return &tb_bearssl_mac;
-    case TB_KIND_AEAD: return &tb_bearssl_aead;
-    case TB_KIND_KEX: return &tb_bearssl_kex;
-    case TB_KIND_SIG: return &tb_bearssl_sig;
-    case TB_KIND_PKE: return &tb_bearssl_pke;
-    default: return NULL;
-    }
-}
+static const tb_family *const families[] = {
+    [TB_KIND_HASH] = &tb_bearssl_hash,
+    [TB_KIND_MAC] = &tb_bearssl_mac,
+    [TB_KIND_AEAD] = &tb_bearssl_aead,
+    [TB_KIND_KEX] = &tb_bearssl_kex,
+    [TB_KIND_SIG] = &tb_bearssl_sig,
+    [TB_KIND_PKE] = &tb_bearssl_pke,
+};
+#define FAMILY_OF(kind) tb_family_of(families, sizeof(families) / sizeof(families[0]), (kind))
 
 static int adapter_supports(tb_kind kind, const char *alg, const char *op)
 {
-    const tb_bearssl_family *fam = family_of(kind);
-    return fam != NULL && fam->supports(alg, op);
+    return tb_family_supports(FAMILY_OF(kind), alg, op);
 }
 
 static tb_status adapter_prepare(const tb_job *job, void **state)
 {
-    const tb_bearssl_family *fam = family_of(job->kind);
     *state = NULL;
     if (job->kind == TB_KIND_PKE && strcmp(job->op, "encrypt") == 0) {
         /* the core makes a decrypt benchmark's ciphertext with this call too */
@@ -168,38 +162,7 @@ static tb_status adapter_prepare(const tb_job *job, void **state)
                      " secret inside the handshake code), and the decrypt benchmark's ciphertext is made by it");
         return TB_UNSUPPORTED;
     }
-    if (fam == NULL || !fam->supports(job->alg, job->op)) {
-        tb_set_error("%s/%s/%s is not in BearSSL 0.6", tb_kind_name(job->kind), job->alg, job->op);
-        return TB_UNSUPPORTED;
-    }
-    tb_bearssl_state *st = NULL;
-    tb_status s = fam->prepare(job, &st);
-    if (s != TB_OK) {
-        if (st != NULL) fam->release(st);
-        return s;
-    }
-    *state = st;
-    return TB_OK;
+    return tb_family_prepare(FAMILY_OF(job->kind), job, state, " is not in BearSSL 0.6");
 }
 
-static tb_status adapter_run(void *state)
-{
-    tb_bearssl_state *st = state;
-    return st->fam->run(st);
-}
-
-static tb_status adapter_result(void *state, tb_bytes *out)
-{
-    const tb_bearssl_state *st = state;
-    out->data = st->out;
-    out->len = st->out_len;
-    return TB_OK;
-}
-
-static void adapter_release(void *state)
-{
-    tb_bearssl_state *st = state;
-    if (st != NULL) st->fam->release(st);
-}
-
-TB_DEFINE_ADAPTER("bearssl");
+TB_DEFINE_FAMILY_ADAPTER("bearssl");

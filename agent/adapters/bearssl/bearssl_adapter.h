@@ -11,23 +11,15 @@
 #define TB_BEARSSL_ADAPTER_H
 
 #include "tb/adapter.h"
+#include "tb/family.h"
 #include "tb/util.h"
 
 #include <bearssl.h>
 
-typedef struct tb_bearssl_family tb_bearssl_family;
-typedef struct {
-    const tb_bearssl_family *fam;
-    const uint8_t *out;
-    size_t out_len;
-} tb_bearssl_state;
-
-struct tb_bearssl_family {
-    int (*supports)(const char *alg, const char *op);
-    tb_status (*prepare)(const tb_job *job, tb_bearssl_state **state);
-    tb_status (*run)(tb_bearssl_state *state);
-    void (*release)(tb_bearssl_state *state); /* also on a partly prepared state */
-};
+/* The core's per-kind operation tables and state header (tb/family.h),
+ * under this adapter's names. */
+typedef tb_family_state tb_bearssl_state;
+typedef tb_family tb_bearssl_family;
 
 extern const tb_bearssl_family tb_bearssl_hash, tb_bearssl_mac, tb_bearssl_aead; /* sym.c */
 extern const tb_bearssl_family tb_bearssl_kex;                                   /* kex.c */

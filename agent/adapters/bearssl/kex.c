@@ -28,18 +28,13 @@ enum { OP_PUBLIC, OP_KEYGEN, OP_DERIVE, OP_EXCHANGE };
 
 static const kex_alg *kex_find(const char *alg)
 {
-    for (size_t i = 0; i < sizeof(kexes) / sizeof(kexes[0]); i++) {
-        if (strcmp(kexes[i].name, alg) == 0) return &kexes[i];
-    }
-    return NULL;
+    int i = TB_NAME_INDEX(kexes, alg);
+    return i < 0 ? NULL : &kexes[i];
 }
 
 static int op_index(const char *op)
 {
-    for (int i = 0; i < 4; i++) {
-        if (strcmp(op_names[i], op) == 0) return i;
-    }
-    return -1;
+    return TB_NAME_INDEX(op_names, op);
 }
 
 static int kex_supports(const char *alg, const char *op)

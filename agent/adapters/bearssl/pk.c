@@ -30,10 +30,8 @@ static const sig_alg sigs[] = {
 
 static const sig_alg *sig_find(const char *alg)
 {
-    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-        if (strcmp(sigs[i].name, alg) == 0) return &sigs[i];
-    }
-    return NULL;
+    int i = TB_NAME_INDEX(sigs, alg);
+    return i < 0 ? NULL : &sigs[i];
 }
 
 static int sig_supports(const char *alg, const char *op)

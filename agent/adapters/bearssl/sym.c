@@ -25,10 +25,8 @@ static const struct {
 
 static const br_hash_class *hash_find(const char *alg)
 {
-    for (size_t i = 0; i < sizeof(hashes) / sizeof(hashes[0]); i++) {
-        if (strcmp(hashes[i].name, alg) == 0) return hashes[i].vt;
-    }
-    return NULL;
+    int i = TB_NAME_INDEX(hashes, alg);
+    return i < 0 ? NULL : hashes[i].vt;
 }
 
 static const br_hash_class *hmac_find(const char *alg)
@@ -136,10 +134,8 @@ static const aead_alg aeads[] = {
 
 static const aead_alg *aead_find(const char *alg)
 {
-    for (size_t i = 0; i < sizeof(aeads) / sizeof(aeads[0]); i++) {
-        if (strcmp(aeads[i].name, alg) == 0) return &aeads[i];
-    }
-    return NULL;
+    int i = TB_NAME_INDEX(aeads, alg);
+    return i < 0 ? NULL : &aeads[i];
 }
 
 static int aead_supports(const char *alg, const char *op)

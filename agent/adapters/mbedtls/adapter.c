@@ -1,7 +1,6 @@
 /* tlsbench adapter for Mbed TLS 3.6: the tb_library object, the RNG, the
  * build summary and the dispatch to one family per kind (sym.c, pk.c). */
 #include "mbedtls_adapter.h"
-#include "tb/catalog.h"
 
 #include <mbedtls/bignum.h>
 #include <mbedtls/build_info.h>
@@ -23,29 +22,9 @@
 static mbedtls_entropy_context entropy;
 static mbedtls_ctr_drbg_context drbg;
 
-/* The entropy module's only source (MBEDTLS_ENTROPY_HARDWARE_ALT, see
- * tb_mbedtls_config.h): the platform's seed, the OS on the host and a
- * deterministic test stream on firmware (tb_platform_seed_note() says which). */
-int mbedtls_hardware_poll(void *data, unsigned char *output, size_t len, size_t *olen);
-int mbedtls_hardware_poll(void *data, unsigned char *output, size_t len, size_t *olen)
-{
-    (void)data;
-    *olen = 0;
-    if (tb_platform_seed(output, len) != 0) return -1;
-    *olen = len;
-    return 0;
-}
-
-#if defined(MBEDTLS_PLATFORM_MS_TIME_ALT)
-/* Bare metal: Mbed TLS's millisecond clock (ticket ages, TLS 1.3) from the
- * same frozen clock newlib's time() reads (gettimeofday). */
-mbedtls_ms_time_t mbedtls_ms_time(void)
-{
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    return (mbedtls_ms_time_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
-}
-#endif
+/* mbedtls_hardware_poll (the platform's seed) and, on bare metal,
+ * mbedtls_ms_time (the frozen clock). */
+#include "platform_hooks.c"
 
 /* The one place the generator is seeded: CTR_DRBG from Mbed TLS's entropy
  * module, whose one source is tb_platform_seed() (mbedtls_hardware_poll). */
@@ -199,62 +178,24 @@ static const char *adapter_config(void)
     return text;
 }
 
-static const tb_mbedtls_family *family_of(tb_kind kind)
-{
-    switch (kind) {
-    case TB_KIND_HASH: return &tb_mbedtls_hash;
-    case TB_KIND_MAC: return &tb_mbedtls_mac;
-    case TB_KIND_AEAD: return &tb_mbedtls_aead;
-    case TB_KIND_KEX: return &tb_mbedtls_kex;
-    case TB_KIND_SIG: return &tb_mbedtls_sig;
-    case TB_KIND_PKE: return &tb_mbedtls_pke;
-    default: return NULL;
-    }
-}
+static const tb_family *const families[] = {
+    [TB_KIND_HASH] = &tb_mbedtls_hash,
+    [TB_KIND_MAC] = &tb_mbedtls_mac,
+    [TB_KIND_AEAD] = &tb_mbedtls_aead,
+    [TB_KIND_KEX] = &tb_mbedtls_kex,
+    [TB_KIND_SIG] = &tb_mbedtls_sig,
+    [TB_KIND_PKE] = &tb_mbedtls_pke,
+};
+#define FAMILY_OF(kind) tb_family_of(families, sizeof(families) / sizeof(families[0]), (kind))
 
 static int adapter_supports(tb_kind kind, const char *alg, const char *op)
 {
-    const tb_mbedtls_family *fam = family_of(kind);
-    return fam != NULL && fam->supports(alg, op);
+    return tb_family_supports(FAMILY_OF(kind), alg, op);
 }
 
 static tb_status adapter_prepare(const tb_job *job, void **state)
 {
-    const tb_mbedtls_family *fam = family_of(job->kind);
-    *state = NULL;
-    if (fam == NULL || !fam->supports(job->alg, job->op)) {
-        tb_set_error("%s/%s/%s is not supported by this Mbed TLS build", tb_kind_name(job->kind),
-                     job->alg, job->op);
-        return TB_UNSUPPORTED;
-    }
-    tb_mbedtls_state *st = NULL;
-    tb_status s = fam->prepare(job, &st);
-    if (s != TB_OK) {
-        if (st != NULL) fam->release(st);
-        return s;
-    }
-    *state = st;
-    return TB_OK;
+    return tb_family_prepare(FAMILY_OF(job->kind), job, state, " is not supported by this Mbed TLS build");
 }
 
-static tb_status adapter_run(void *state)
-{
-    tb_mbedtls_state *st = state;
-    return st->fam->run(st);
-}
-
-static tb_status adapter_result(void *state, tb_bytes *out)
-{
-    const tb_mbedtls_state *st = state;
-    out->data = st->out;
-    out->len = st->out_len;
-    return TB_OK;
-}
-
-static void adapter_release(void *state)
-{
-    tb_mbedtls_state *st = state;
-    if (st != NULL) st->fam->release(st);
-}
-
-TB_DEFINE_ADAPTER("mbedtls");
+TB_DEFINE_FAMILY_ADAPTER("mbedtls");

@@ -4,26 +4,15 @@
 #define TB_MBEDTLS_ADAPTER_H
 
 #include "tb/adapter.h"
+#include "tb/family.h"
 #include "tb/util.h"
 
 #include <mbedtls/build_info.h>
 
-/* Every prepared job starts with this header; out/out_len is the result of
- * the last successful run(). */
-typedef struct tb_mbedtls_family tb_mbedtls_family;
-typedef struct {
-    const tb_mbedtls_family *fam;
-    const uint8_t *out;
-    size_t out_len;
-} tb_mbedtls_state;
-
-struct tb_mbedtls_family {
-    int (*supports)(const char *alg, const char *op);
-    /* Returns a zeroed state of the family's own type with fam set. */
-    tb_status (*prepare)(const tb_job *job, tb_mbedtls_state **state);
-    tb_status (*run)(tb_mbedtls_state *state);
-    void (*release)(tb_mbedtls_state *state); /* also on a partly prepared state */
-};
+/* The core's per-kind operation tables and state header (tb/family.h),
+ * under this adapter's names. */
+typedef tb_family_state tb_mbedtls_state;
+typedef tb_family tb_mbedtls_family;
 
 extern const tb_mbedtls_family tb_mbedtls_hash, tb_mbedtls_mac, tb_mbedtls_aead; /* sym.c */
 extern const tb_mbedtls_family tb_mbedtls_kex;                 /* kex.c */

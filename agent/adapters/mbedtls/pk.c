@@ -39,10 +39,8 @@ static const sig_alg sigs[] = {
 
 static const sig_alg *sig_find(const char *alg)
 {
-    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-        if (strcmp(sigs[i].name, alg) == 0) return &sigs[i];
-    }
-    return NULL;
+    int i = TB_NAME_INDEX(sigs, alg);
+    return i < 0 ? NULL : &sigs[i];
 }
 
 static int sig_supports(const char *alg, const char *op)
@@ -300,10 +298,8 @@ static const struct {
 
 static size_t pke_bits(const char *alg)
 {
-    for (size_t i = 0; i < sizeof(pkes) / sizeof(pkes[0]); i++) {
-        if (strcmp(pkes[i].name, alg) == 0) return pkes[i].bits;
-    }
-    return 0;
+    int i = TB_NAME_INDEX(pkes, alg);
+    return i < 0 ? 0 : pkes[i].bits;
 }
 
 static int pke_supports(const char *alg, const char *op)

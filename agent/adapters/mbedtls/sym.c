@@ -27,10 +27,8 @@ static const struct {
 
 static const mbedtls_md_info_t *hash_info(const char *alg)
 {
-    for (size_t i = 0; i < sizeof(hashes) / sizeof(hashes[0]); i++) {
-        if (strcmp(hashes[i].name, alg) == 0) return mbedtls_md_info_from_type(hashes[i].type);
-    }
-    return NULL;
+    int i = TB_NAME_INDEX(hashes, alg);
+    return i < 0 ? NULL : mbedtls_md_info_from_type(hashes[i].type);
 }
 
 /* "hmac-<hash>" */
@@ -147,10 +145,8 @@ static const aead_alg aeads[] = {
 
 static const aead_alg *aead_find(const char *alg)
 {
-    for (size_t i = 0; i < sizeof(aeads) / sizeof(aeads[0]); i++) {
-        if (strcmp(aeads[i].name, alg) == 0) return &aeads[i];
-    }
-    return NULL;
+    int i = TB_NAME_INDEX(aeads, alg);
+    return i < 0 ? NULL : &aeads[i];
 }
 
 static int aead_supports(const char *alg, const char *op)

@@ -17,6 +17,11 @@ uint8_t *tb_dup(tb_bytes b);
  * hands obj over through *out, otherwise releases it (release must accept
  * a partly built object). Returns st. */
 tb_status tb_settle(tb_status st, void *obj, void (*release)(void *obj), void **out);
+/* The index of the entry called name in a table whose entries start with
+ * their name (a const char *: a string table, or structs named first), or
+ * -1: the look-up every adapter's request parsing makes. */
+int tb_name_index(const void *table, size_t count, size_t size, const char *name);
+#define TB_NAME_INDEX(table, name) tb_name_index((table), sizeof(table) / sizeof((table)[0]), sizeof((table)[0]), (name))
 /* An AEAD set-up's answer to rekey=1 where it sets its key only once. */
 tb_status tb_refuse_rekey(void);
 

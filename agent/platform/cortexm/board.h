@@ -18,7 +18,15 @@ int tb_board_getc(void);
  * unit (tb_board_counter says which tb_platform counter it is). */
 uint64_t tb_board_count(void);
 uint32_t tb_board_counter(void);
-/* Why the counters the board lacks are missing. */
-const char *tb_board_counter_note(uint32_t counter);
+/* Why the counters the board lacks are missing (the board's own counter has
+ * no note): the note for the other of cycles and instructions, and the one
+ * for every time counter. */
+typedef struct {
+    const char *other_count;
+    const char *time;
+} tb_board_notes;
+extern const tb_board_notes tb_board_counter_notes;
+/* The time note of every emulated board. */
+#define TB_NOTE_QEMU_TIME "QEMU -icount: virtual time only; instruction counts are the measure"
 
 #endif

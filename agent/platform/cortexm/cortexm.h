@@ -34,6 +34,11 @@
 #define TB_HAVE_FAULT_STATUS 0
 #endif
 
+/* RISC-V semihosting's entry (QEMU -semihosting): the Arm operation in a0,
+ * its argument in a1, entered by this sequence, uncompressed and in one page. */
+#define TB_RV32_SEMIHOST_TRAP                                                                                      \
+    ".option push\n.option norvc\n.balign 16\nslli x0, x0, 0x1f\nebreak\nsrai x0, x0, 7\n.option pop\n"
+
 void tb_cortexm_exit(int failed);
 /* Ends a half-written output line so the fault record starts on its own. */
 void tb_cortexm_flush_line(void);

@@ -48,16 +48,10 @@ uint32_t tb_model_accelerators(void)
 static uint32_t semihost(uint32_t op, void *args)
 {
 #if defined(__riscv)
-    /* RISC-V semihosting: the same operations, entered by this sequence
-     * (uncompressed, in one page) */
+    /* RISC-V semihosting: the same operations (cortexm.h) */
     register uint32_t a0 __asm__("a0") = op;
     register void *a1 __asm__("a1") = args;
-    __asm__ volatile(".option push\n.option norvc\n.balign 16\n"
-                     "slli x0, x0, 0x1f\nebreak\nsrai x0, x0, 7\n"
-                     ".option pop\n"
-                     : "+r"(a0)
-                     : "r"(a1)
-                     : "memory");
+    __asm__ volatile(TB_RV32_SEMIHOST_TRAP : "+r"(a0) : "r"(a1) : "memory");
     return a0;
 #else
     register uint32_t r0 __asm__("r0") = op;
@@ -134,7 +128,9 @@ uint32_t tb_platform_counters(void)
 
 const char *tb_platform_counter_note(uint32_t counter)
 {
-    return tb_board_counter_note(counter);
+    if (counter == tb_board_counter()) return "";
+    if (counter == TB_CTR_CYCLES || counter == TB_CTR_INSTRUCTIONS) return tb_board_counter_notes.other_count;
+    return tb_board_counter_notes.time;
 }
 
 const char *tb_platform_name(void)

@@ -1,16 +1,15 @@
 /* Cortex-M start-up shared by every board: the vector table, reset (thread
  * mode on PSP, copy .data, clear .bss, run the agent), fault reporting, semihosting exit and
- * the few newlib system calls a library can reach (_sbrk for malloc). */
+ * the few newlib system calls a library can reach (_sbrk for malloc, from
+ * heap_sbrk.c). */
 #include "cortexm.h"
-#include "tb/adapter.h"
 #include "tb/protocol.h"
 
-#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
-extern uint32_t _sidata, _sdata, _edata, _sbss, _ebss, _stack_top, _heap_start, _heap_limit;
+extern uint32_t _sidata, _sdata, _edata, _sbss, _ebss, _stack_top;
 /* From the board's linker script: its RAM, and a small stack of its own for
  * exception handlers (MSP; the agent runs on PSP from _stack_top), so that
  * a fault raised by a stack overflow can still be reported. */
@@ -18,32 +17,8 @@ extern uint32_t _ram_start, _ram_end, _handler_stack_top;
 int main(void);
 void tb_timer_irq(void);
 
-/* ARM semihosting (QEMU -semihosting): only used to end the emulator. On a
- * board without a debugger attached it would fault, so boards that are not
- * emulated never call it (tb_cortexm_exit spins there). */
-#if TB_SEMIHOSTING
-#define SYS_EXIT 0x18
-#define ADP_STOPPED_APPLICATION_EXIT 0x20026
-#define ADP_STOPPED_RUNTIME_ERROR 0x20023
-
-static void semihost_exit(uint32_t reason)
-{
-    register uint32_t r0 __asm__("r0") = SYS_EXIT;
-    register uint32_t r1 __asm__("r1") = reason;
-    __asm__ volatile("bkpt 0xab" : "+r"(r0) : "r"(r1) : "memory");
-}
-#endif
-
-void tb_cortexm_exit(int failed)
-{
-    tb_cortexm_flush_line();
-#if TB_SEMIHOSTING
-    semihost_exit(failed ? ADP_STOPPED_RUNTIME_ERROR : ADP_STOPPED_APPLICATION_EXIT);
-#else
-    (void)failed;
-#endif
-    for (;;) __asm__ volatile("wfi");
-}
+/* Semihosting exit on an emulated board, spinning on a real one. */
+#include "exit_semihost.c"
 
 /* A board whose UART drops input until it is enabled (QEMU's STM32 USART)
  * enables it here, before the thousands of instructions that set up RAM.
@@ -145,63 +120,10 @@ __attribute__((section(".isr_vector"), used)) static const vector vectors[16 + 3
 
 /* ---- newlib system calls ---- */
 
-static char *heap_end;
-static uint32_t heap_failures;
-
-static char *put_u32(char *p, uint32_t v)
-{
-    char d[10];
-    int n = 0;
-    do {
-        d[n++] = (char)('0' + v % 10u);
-        v /= 10u;
-    } while (v);
-    while (n) *p++ = d[--n];
-    return p;
-}
-
-/* Names the failure for the "end" record of a request whose library only
- * says it failed (a library that sets its own error replaces this). Built
- * by hand: no printf inside malloc. */
-static void heap_failure(ptrdiff_t incr)
-{
-    static char msg[96];
-    char *p = msg;
-    for (const char *t = "heap arena full: "; *t;) *p++ = *t++;
-    p = put_u32(p, (uint32_t)incr);
-    for (const char *t = " B more asked, "; *t;) *p++ = *t++;
-    p = put_u32(p, (uint32_t)((char *)&_heap_limit - heap_end));
-    for (const char *t = " B of "; *t;) *p++ = *t++;
-    p = put_u32(p, (uint32_t)tb_cortexm_heap_arena());
-    for (const char *t = " B left"; *t;) *p++ = *t++;
-    *p = '\0';
-    tb_set_error_text(msg);
-    tb_note_no_room();
-}
-
-void *_sbrk(ptrdiff_t incr)
-{
-    if (heap_end == NULL) heap_end = (char *)&_heap_start;
-    if (incr > (char *)&_heap_limit - heap_end) {
-        heap_failures++;
-        heap_failure(incr);
-        errno = ENOMEM;
-        return (void *)-1;
-    }
-    char *old = heap_end;
-    heap_end += incr;
-    return old;
-}
-
-uint32_t tb_cortexm_heap_failures(void)
-{
-    return heap_failures;
-}
-
-size_t tb_cortexm_heap_arena(void)
-{
-    return (size_t)((char *)&_heap_limit - (char *)&_heap_start);
-}
+/* The heap (_sbrk), shared with the RV32 start-up. Included here, where it
+ * stood: the same code at the same addresses, so everything after it (the
+ * counter reads, the core's loops) keeps its place. */
+#include "heap_sbrk.c"
 
 int _write(int fd, const char *buf, int len)
 {

@@ -37,6 +37,7 @@
 #include "../stm32/qemu_tim_count.h"
 #else
 #include "../cortexm/dwt.h"
+#include "../stm32/tim2_wraps.h"
 #endif
 
 #define REG(addr) (*(volatile uint32_t *)(addr))
@@ -51,16 +52,6 @@
 #define RCC_APB1ENR REG(0x4002101Cu)
 #define FLASH_ACR REG(0x40022000u)
 #define GPIOA_CRL REG(0x40010800u)
-
-#define TIM2 0x40000000u
-#define TIM2_CR1 REG(TIM2 + 0x00u)
-#define TIM2_DIER REG(TIM2 + 0x0Cu)
-#define TIM2_SR REG(TIM2 + 0x10u)
-#define TIM2_EGR REG(TIM2 + 0x14u)
-#define TIM2_PSC REG(TIM2 + 0x28u)
-#define TIM2_ARR REG(TIM2 + 0x2Cu)
-#define TIM2_IRQ 28u /* TB_TIMER_IRQ in board.cmake (RM0008 table 63) */
-#define NVIC_ISER0 REG(0xE000E100u)
 
 static void clock_72mhz(void)
 {
@@ -87,6 +78,10 @@ void tb_board_early_init(void)
 {
     tb_usart_init(USART2, PCLK1_HZ, 115200u);
 }
+
+void tb_timer_irq(void) /* no timer interrupt: the counter does not wrap */
+{
+}
 #endif
 
 void tb_board_init(void)
@@ -104,23 +99,7 @@ void tb_board_init(void)
 #endif
     tb_usart_init(USART2, PCLK1_HZ, 115200u);
 #if !TB_EMULATED
-    tb_dwt_start();
-    TIM2_CR1 = 0;
-    TIM2_PSC = 32767u;
-    TIM2_ARR = 65535u;
-    TIM2_EGR = 1u; /* load PSC and ARR */
-    TIM2_SR = 0;
-    TIM2_DIER = 1u; /* update interrupt */
-    NVIC_ISER0 = 1u << TIM2_IRQ;
-    TIM2_CR1 = 1u;
-#endif
-}
-
-void tb_timer_irq(void)
-{
-#if !TB_EMULATED
-    TIM2_SR = 0;
-    (void)tb_dwt_count();
+    tb_stm32_tim2_wraps_start(32767u, 65535u);
 #endif
 }
 
@@ -163,14 +142,11 @@ uint32_t tb_board_counter(void)
     return TB_EMULATED ? TB_CTR_INSTRUCTIONS : TB_CTR_CYCLES;
 }
 
-const char *tb_board_counter_note(uint32_t counter)
-{
-    if (counter == tb_board_counter()) return "";
 #if TB_EMULATED
-    if (counter == TB_CTR_CYCLES) return "QEMU does not model cycles (DWT CYCCNT reads 0): instructions only";
-    return "QEMU -icount: virtual time only; instruction counts are the measure";
+const tb_board_notes tb_board_counter_notes = {
+    "QEMU does not model cycles (DWT CYCCNT reads 0): instructions only", TB_NOTE_QEMU_TIME};
 #else
-    if (counter == TB_CTR_INSTRUCTIONS) return "Cortex-M3 has no retired-instruction counter: cycles only";
-    return "core cycles of the 72 MHz clock (HSE from the ST-LINK): not converted to time";
+const tb_board_notes tb_board_counter_notes = {
+    "Cortex-M3 has no retired-instruction counter: cycles only",
+    "core cycles of the 72 MHz clock (HSE from the ST-LINK): not converted to time"};
 #endif
-}

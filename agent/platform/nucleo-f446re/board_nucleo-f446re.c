@@ -21,6 +21,7 @@
 #include "board.h"
 #include "tb/platform.h"
 #include "../cortexm/dwt.h"
+#include "../stm32/tim2_wraps.h"
 #include "../stm32/usart_stm32.h"
 
 #define REG(addr) (*(volatile uint32_t *)(addr))
@@ -32,16 +33,6 @@
 #define USART2 0x40004400u
 #define HSI_HZ 16000000u
 
-#define TIM2 0x40000000u
-#define TIM2_CR1 REG(TIM2 + 0x00u)
-#define TIM2_DIER REG(TIM2 + 0x0Cu)
-#define TIM2_SR REG(TIM2 + 0x10u)
-#define TIM2_EGR REG(TIM2 + 0x14u)
-#define TIM2_PSC REG(TIM2 + 0x28u)
-#define TIM2_ARR REG(TIM2 + 0x2Cu)
-#define TIM2_IRQ 28u /* TB_TIMER_IRQ in board.cmake */
-#define NVIC_ISER0 REG(0xE000E100u)
-
 void tb_board_init(void)
 {
     RCC_AHB1ENR |= 1u << 0;                 /* GPIOA */
@@ -51,22 +42,7 @@ void tb_board_init(void)
     GPIOA_AFRL = (GPIOA_AFRL & ~(0xFFu << 8)) | (0x77u << 8);  /* AF7: USART2 */
     tb_usart_init(USART2, HSI_HZ, 115200u);
 
-    tb_dwt_start();
-
-    TIM2_CR1 = 0;
-    TIM2_PSC = 0;
-    TIM2_ARR = 0x7FFFFFFFu;
-    TIM2_EGR = 1u; /* load PSC and ARR */
-    TIM2_SR = 0;
-    TIM2_DIER = 1u; /* update interrupt */
-    NVIC_ISER0 = 1u << TIM2_IRQ;
-    TIM2_CR1 = 1u;
-}
-
-void tb_timer_irq(void)
-{
-    TIM2_SR = 0;
-    (void)tb_dwt_count();
+    tb_stm32_tim2_wraps_start(0, 0x7FFFFFFFu);
 }
 
 const char *tb_board_name(void)
@@ -97,9 +73,6 @@ uint32_t tb_board_counter(void)
     return TB_CTR_CYCLES;
 }
 
-const char *tb_board_counter_note(uint32_t counter)
-{
-    if (counter == TB_CTR_CYCLES) return "";
-    if (counter == TB_CTR_INSTRUCTIONS) return "Cortex-M4 has no retired-instruction counter: cycles only";
-    return "core cycles of the 16 MHz HSI clock (62.5 ns each; HSI is +-1 %): not converted to time";
-}
+const tb_board_notes tb_board_counter_notes = {
+    "Cortex-M4 has no retired-instruction counter: cycles only",
+    "core cycles of the 16 MHz HSI clock (62.5 ns each; HSI is +-1 %): not converted to time"};

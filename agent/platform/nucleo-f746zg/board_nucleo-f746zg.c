@@ -45,6 +45,7 @@
 #include "board.h"
 #include "tb/platform.h"
 #include "../cortexm/dwt.h"
+#include "../stm32/tim2_wraps.h"
 #include "../stm32/usart_stm32v2.h"
 
 #define REG(addr) (*(volatile uint32_t *)(addr))
@@ -68,16 +69,6 @@
 #define SCB_CSSELR REG(0xE000ED84u)
 #define SCB_ICIALLU REG(0xE000EF50u)
 #define SCB_DCISW REG(0xE000EF60u)
-
-#define TIM2 0x40000000u
-#define TIM2_CR1 REG(TIM2 + 0x00u)
-#define TIM2_DIER REG(TIM2 + 0x0Cu)
-#define TIM2_SR REG(TIM2 + 0x10u)
-#define TIM2_EGR REG(TIM2 + 0x14u)
-#define TIM2_PSC REG(TIM2 + 0x28u)
-#define TIM2_ARR REG(TIM2 + 0x2Cu)
-#define TIM2_IRQ 28u /* TB_TIMER_IRQ in board.cmake (RM0385 table 46) */
-#define NVIC_ISER0 REG(0xE000E100u)
 
 static void barrier(void)
 {
@@ -145,21 +136,7 @@ void tb_board_init(void)
     GPIOD_AFRH = (GPIOD_AFRH & ~0xFFu) | 0x77u;                  /* AF7: USART3 */
     tb_usart2_init(USART3, PCLK1_HZ, 115200u);
 
-    tb_dwt_start();
-    TIM2_CR1 = 0;
-    TIM2_PSC = 0;
-    TIM2_ARR = (1u << 30) - 1u;
-    TIM2_EGR = 1u; /* load PSC and ARR */
-    TIM2_SR = 0;
-    TIM2_DIER = 1u; /* update interrupt */
-    NVIC_ISER0 = 1u << TIM2_IRQ;
-    TIM2_CR1 = 1u;
-}
-
-void tb_timer_irq(void)
-{
-    TIM2_SR = 0;
-    (void)tb_dwt_count();
+    tb_stm32_tim2_wraps_start(0, (1u << 30) - 1u);
 }
 
 const char *tb_board_name(void)
@@ -190,10 +167,7 @@ uint32_t tb_board_counter(void)
     return TB_CTR_CYCLES;
 }
 
-const char *tb_board_counter_note(uint32_t counter)
-{
-    if (counter == TB_CTR_CYCLES) return "";
-    if (counter == TB_CTR_INSTRUCTIONS) return "Cortex-M7 has no retired-instruction counter: cycles only";
-    return "core cycles of the 216 MHz clock (HSE from the ST-LINK): not converted to time";
-}
+const tb_board_notes tb_board_counter_notes = {
+    "Cortex-M7 has no retired-instruction counter: cycles only",
+    "core cycles of the 216 MHz clock (HSE from the ST-LINK): not converted to time"};
 #endif

@@ -119,10 +119,7 @@ uint32_t tb_board_counter(void)
     return TB_CTR_CYCLES;
 }
 
-const char *tb_board_counter_note(uint32_t counter)
-{
-    if (counter == TB_CTR_CYCLES) return "";
-    if (counter == TB_CTR_INSTRUCTIONS) return "Cortex-M0+ has no retired-instruction counter: cycles only";
-    return "core cycles of the 32 MHz clock (SysTick, HSI16 +-1 %): not converted to time";
-}
+const tb_board_notes tb_board_counter_notes = {
+    "Cortex-M0+ has no retired-instruction counter: cycles only",
+    "core cycles of the 32 MHz clock (SysTick, HSI16 +-1 %): not converted to time"};
 #endif

@@ -74,9 +74,6 @@ uint32_t tb_board_counter(void)
     return TB_CTR_INSTRUCTIONS;
 }
 
-const char *tb_board_counter_note(uint32_t counter)
-{
-    if (counter == TB_CTR_INSTRUCTIONS) return "";
-    if (counter == TB_CTR_CYCLES) return "QEMU does not model cycles (mcycle is virtual time): instructions only";
-    return "QEMU -icount: virtual time only; instruction counts are the measure";
-}
+const tb_board_notes tb_board_counter_notes = {
+    "QEMU does not model cycles (mcycle is virtual time): instructions only",
+    TB_NOTE_QEMU_TIME};

@@ -1,56 +1,27 @@
 /* RV32 start-up for the bare-metal layer (what platform/cortexm/startup.c
  * is to a Cortex-M): the entry at the start of code, the agent's stack,
  * the trap report, semihosting exit and the few picolibc system calls a
- * library can reach (sbrk for malloc, gettimeofday for the frozen clock).
+ * library can reach (sbrk for malloc, from cortexm/heap_sbrk.c; gettimeofday for
+ * the frozen clock).
  *
  * QEMU's DRAM is writable everywhere, so a runaway store (a stack run off
  * the bottom of RAM lands in the code region just below it) would rewrite
  * code silently. A locked PMP entry makes the code region read and execute
  * only, for machine mode too: such a store traps and is reported. */
 #include "cortexm.h"
-#include "tb/adapter.h"
 #include "tb/protocol.h"
 
-#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/time.h>
 
-extern uint32_t _sidata, _sdata, _edata, _sbss, _ebss, _heap_start, _heap_limit;
+extern uint32_t _sidata, _sdata, _edata, _sbss, _ebss;
 extern uint32_t _ram_start, _ram_end;
 int main(void);
 void tb_rv32_trap_report(uint32_t cause, uint32_t epc, uint32_t tval, uint32_t sp, uint32_t ra);
 
-/* RISC-V semihosting (QEMU -semihosting): the Arm operation numbers, entered
- * by the slli/ebreak/srai sequence, uncompressed and in one page. */
-#if TB_SEMIHOSTING
-#define SYS_EXIT 0x18
-#define ADP_STOPPED_APPLICATION_EXIT 0x20026
-#define ADP_STOPPED_RUNTIME_ERROR 0x20023
-
-static void semihost_exit(uint32_t reason)
-{
-    register uint32_t a0 __asm__("a0") = SYS_EXIT;
-    register uint32_t a1 __asm__("a1") = reason;
-    __asm__ volatile(".option push\n.option norvc\n.balign 16\n"
-                     "slli x0, x0, 0x1f\nebreak\nsrai x0, x0, 7\n"
-                     ".option pop\n"
-                     : "+r"(a0)
-                     : "r"(a1)
-                     : "memory");
-}
-#endif
-
-void tb_cortexm_exit(int failed)
-{
-    tb_cortexm_flush_line();
-#if TB_SEMIHOSTING
-    semihost_exit(failed ? ADP_STOPPED_RUNTIME_ERROR : ADP_STOPPED_APPLICATION_EXIT);
-#else
-    (void)failed;
-#endif
-    for (;;) __asm__ volatile("wfi");
-}
+/* RISC-V semihosting exit (QEMU -semihosting), as on Cortex-M. */
+#include "../cortexm/exit_semihost.c"
 
 static void protect_code(void)
 {
@@ -128,64 +99,8 @@ void tb_rv32_trap_report(uint32_t cause, uint32_t epc, uint32_t tval, uint32_t s
 
 /* ---- picolibc system calls ---- */
 
-static char *heap_end;
-static uint32_t heap_failures;
-
-static char *put_u32(char *p, uint32_t v)
-{
-    char d[10];
-    int n = 0;
-    do {
-        d[n++] = (char)('0' + v % 10u);
-        v /= 10u;
-    } while (v);
-    while (n) *p++ = d[--n];
-    return p;
-}
-
-/* As on Cortex-M: names the failure for the "end" record (no printf inside
- * malloc). */
-static void heap_failure(ptrdiff_t incr)
-{
-    static char msg[96];
-    char *p = msg;
-    for (const char *t = "heap arena full: "; *t;) *p++ = *t++;
-    p = put_u32(p, (uint32_t)incr);
-    for (const char *t = " B more asked, "; *t;) *p++ = *t++;
-    p = put_u32(p, (uint32_t)((char *)&_heap_limit - heap_end));
-    for (const char *t = " B of "; *t;) *p++ = *t++;
-    p = put_u32(p, (uint32_t)tb_cortexm_heap_arena());
-    for (const char *t = " B left"; *t;) *p++ = *t++;
-    *p = '\0';
-    tb_set_error_text(msg);
-    tb_note_no_room();
-}
-
-/* picolibc's malloc grows its arena through sbrk (this replaces picolibc's
- * own, which reads other linker symbols). */
-void *sbrk(ptrdiff_t incr)
-{
-    if (heap_end == NULL) heap_end = (char *)&_heap_start;
-    if (incr > (char *)&_heap_limit - heap_end) {
-        heap_failures++;
-        heap_failure(incr);
-        errno = ENOMEM;
-        return (void *)-1;
-    }
-    char *old = heap_end;
-    heap_end += incr;
-    return old;
-}
-
-uint32_t tb_cortexm_heap_failures(void)
-{
-    return heap_failures;
-}
-
-size_t tb_cortexm_heap_arena(void)
-{
-    return (size_t)((char *)&_heap_limit - (char *)&_heap_start);
-}
+/* The heap (sbrk), shared with the Cortex-M start-up, included where it stood. */
+#include "../cortexm/heap_sbrk.c"
 
 int gettimeofday(struct timeval *restrict tv, void *restrict tz)
 {
