@@ -1,0 +1,243 @@
+"""Every generated page under docs/ made again by one command (scripts/regenerate-docs): docs/data/pages.toml
+names each page, the runs it is rendered from (each a tlsbench command line) and its generator. A run is
+made once into the pages' database and found again by its command, so a second call only renders;
+--render makes no run at all, --fresh makes every run again (after a default library version changed)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tomllib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tlsbench import paths
+from tlsbench.engine.store import Store
+from tlsbench.errors import TlsbenchError
+from tlsbench.outfile import write_whole
+from tlsbench.report import resultsdoc, tables
+
+MANIFEST = Path("docs/data/pages.toml")
+KINDS = ("docs", "script", "self")
+FIDELITY_ROUNDS = 3  # on a shared machine one check can miss by noise alone
+
+
+class ManifestError(TlsbenchError):
+    """A page entry of the manifest that cannot be used."""
+
+
+@dataclass(frozen=True)
+class Page:
+    file: str
+    kind: str
+    runs: tuple[tuple[str, ...], ...] = ()
+    script: tuple[str, ...] = ()
+    make: tuple[str, ...] = ()
+    render: tuple[str, ...] = ()
+    fidelity: bool = False
+
+
+@dataclass
+class Made:
+    """The runs the driver made or found, by command (a command given twice in a page is two runs)."""
+
+    runs: dict[str, list[dict]] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, path: Path) -> Made:
+        return cls(json.loads(path.read_text())) if path.exists() else cls()
+
+    def save(self, path: Path) -> None:
+        write_whole(path, json.dumps(self.runs, indent=1, sort_keys=True) + "\n")
+
+
+def load_manifest(path: Path) -> list[Page]:
+    """The manifest's pages; a bad entry is one line naming the file, the entry and what is allowed."""
+    try:
+        doc = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise ManifestError(f"{path}: {e}") from None
+    pages = []
+    allowed = {"file", "kind", "runs", "script", "make", "render", "fidelity"}
+    for i, entry in enumerate(doc.get("page", []), 1):
+        where = f"{path}: page {i} ({entry.get('file', 'no file')})"
+        unknown = sorted(set(entry) - allowed)
+        if unknown:
+            raise ManifestError(f"{where}: unknown key {unknown[0]!r} (allowed: {', '.join(sorted(allowed))})")
+        if entry.get("kind") not in KINDS:
+            raise ManifestError(f"{where}: kind {entry.get('kind')!r} (allowed: {', '.join(KINDS)})")
+        if not isinstance(entry.get("file"), str):
+            raise ManifestError(f"{where}: file must be a path under docs/")
+        runs = tuple(tuple(r) for r in entry.get("runs", []))
+        if entry["kind"] in ("docs", "script") and not runs:
+            raise ManifestError(f"{where}: kind {entry['kind']} needs runs (tlsbench command lines)")
+        if entry["kind"] == "script" and not entry.get("script"):
+            raise ManifestError(f"{where}: kind script needs script (its generator's command line)")
+        if entry["kind"] == "self" and not entry.get("make"):
+            raise ManifestError(f"{where}: kind self needs make (the command that makes the page)")
+        pages.append(Page(entry["file"], entry["kind"], runs, tuple(entry.get("script", ())),
+                          tuple(entry.get("make", ())), tuple(entry.get("render", ())),
+                          bool(entry.get("fidelity", False))))
+    return pages
+
+
+def _load1() -> float:
+    return os.getloadavg()[0]
+
+
+class Driver:
+    """Makes (or finds) each page's runs in one database, then renders the page."""
+
+    def __init__(self, db: Path, make_runs: bool, fresh: bool, log: Callable[[str], None] = print,
+                 tlsbench: Sequence[str] = (sys.executable, "-m", "tlsbench.cli")):
+        self.db, self.make_runs, self.fresh, self.log = db, make_runs, fresh, log
+        self.tlsbench = list(tlsbench)
+        self.state_path = db.with_suffix(".runs.json")
+        self.made = Made.load(self.state_path)
+        self.done_fresh: set[str] = set()  # commands --fresh has made again in this call
+
+    def _stored(self, key: str, nth: int) -> dict | None:
+        runs = self.made.runs.get(key, [])
+        if nth >= len(runs) or not self.db.exists():
+            return None
+        store = Store(self.db, read_only=True)
+        try:
+            run_id = store.has_run(runs[nth]["uuid"])
+            return {**runs[nth], "id": run_id} if run_id is not None else None
+        finally:
+            store.close()
+
+    def run_ids(self, page: Page) -> tuple[list[dict], bool]:
+        """Each of the page's runs, stored already or made now (unless rendering only), and whether any was made."""
+        if self.fresh:  # each command made again once per call, its older runs forgotten
+            for key in {shlex.join(a) for a in page.runs} - self.done_fresh:
+                self.made.runs.pop(key, None)
+                self.done_fresh.add(key)
+        out, seen, made = [], {}, False
+        for argv in page.runs:
+            key = shlex.join(argv)
+            nth = seen[key] = seen.get(key, -1) + 1
+            stored = self._stored(key, nth)
+            if stored is None:
+                if not self.make_runs:
+                    raise TlsbenchError(f"{page.file}: no stored run of `tlsbench {key}` in {self.db}"
+                                        " (scripts/regenerate-docs without --render makes it)")
+                stored, made = self._make(key, argv, nth), True
+            out.append(stored)
+        return out, made
+
+    def _make(self, key: str, argv: tuple[str, ...], nth: int) -> dict:
+        self.log(f"regenerate-docs: tlsbench --db {self.db} {key}")
+        self.db.parent.mkdir(parents=True, exist_ok=True)
+        before = _load1()
+        subprocess.run([*self.tlsbench, "--db", str(self.db), *argv, *(["--no-progress"] if argv[0] == "run" else [])],
+                       check=True, stdout=subprocess.DEVNULL)
+        after = _load1()
+        store = Store(self.db, read_only=True)
+        try:
+            run_id = store.latest_run_id()
+            record = {"uuid": store.run_uuid(run_id), "load1_before": before, "load1_after": after}
+        finally:
+            store.close()
+        runs = self.made.runs.setdefault(key, [])
+        runs[nth:nth + 1] = [record]
+        self.made.save(self.state_path)
+        return {**record, "id": run_id}
+
+    def fidelity_text(self, page: Page, runs: list[dict], made_now: bool) -> str | None:
+        """`tlsbench fidelity` three times, kept beside the database so that a render-only call shows it too."""
+        path = self.db.with_name(f"{self.db.stem}.fidelity-{runs[0]['uuid']}.txt")
+        if made_now or not path.exists():
+            if not self.make_runs:
+                return None
+            outs = [subprocess.run([*self.tlsbench, "fidelity"], capture_output=True, text=True).stdout
+                    for _ in range(FIDELITY_ROUNDS)]
+            write_whole(path, "\n".join(o.rstrip("\n") for o in outs) + "\n")
+        return path.read_text()
+
+    def page(self, page: Page) -> None:
+        target = paths.root() / page.file
+        if page.kind == "self":
+            argv = page.make if self.make_runs else page.render
+            if not argv:
+                self.log(f"regenerate-docs: {page.file}: no render-only mode (make it with scripts/regenerate-docs)")
+                return
+            subprocess.run(_script_argv(argv), check=True, cwd=paths.root(), env=_env(self.db, page))
+            return
+        runs, made_now = self.run_ids(page)
+        if page.kind == "script":
+            env = {**_env(self.db, page), "RUNS": " ".join(str(r["id"]) for r in runs)}
+            host = [r for r, argv in zip(runs, page.runs, strict=True) if "host" in argv]
+            if host:  # the machine's load while the host runs ran, for a page of host times
+                env["LOAD"] = f"{host[0]['load1_before']:.2f} {host[-1]['load1_after']:.2f} {os.cpu_count()}"
+            subprocess.run(_script_argv(page.script), check=True, cwd=paths.root(), env=env)
+            return
+        store = Store(self.db, read_only=True)
+        try:
+            text = render_docs([tables.load(store, r["id"]) for r in runs])
+        finally:
+            store.close()
+        if page.fidelity and (fidelity := self.fidelity_text(page, runs, made_now)) is not None:
+            text += fidelity_section(runs[0]["id"], fidelity)
+        write_whole(target, text)
+        self.log(f"regenerate-docs: wrote {page.file} (run {', '.join(str(r['id']) for r in runs)})")
+
+
+def render_docs(runs: list[tables.RunData]) -> str:
+    """One `tlsbench docs RUN` section per run, in the manifest's order."""
+    return "\n".join(resultsdoc.render(data) for data in runs)
+
+
+def fidelity_section(run_id: int, text: str) -> str:
+    return (f"## Fidelity: tlsbench against `openssl speed -evp ALG -bytes 16384`\n\n"
+            f"Not part of run {run_id}: `tlsbench fidelity`, {FIDELITY_ROUNDS} times, right after the run.\n\n"
+            f"```\n{text.rstrip()}\n```\n")
+
+
+def _script_argv(argv: Sequence[str]) -> list[str]:
+    if argv[0] == "env":  # env VAR=VALUE ... script: the variables go into the environment below
+        return list(argv)
+    return [str(paths.root() / argv[0]), *argv[1:]]
+
+
+def _env(db: Path, page: Page) -> dict[str, str]:
+    env = dict(os.environ)
+    if page.kind == "script":
+        env["TLSBENCH_DB"] = str(db)
+        env.pop("RUNS", None)
+    return env
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="regenerate-docs", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--db", default=".tlsbench/pages.sqlite", help="the database of the pages' runs")
+    ap.add_argument("--manifest", default=str(MANIFEST), help="the pages and their runs (TOML)")
+    ap.add_argument("--render", action="store_true", help="render from stored runs only, run nothing")
+    ap.add_argument("--fresh", action="store_true", help="make every run again (a default version changed)")
+    ap.add_argument("pages", nargs="*", metavar="PAGE", help="only these pages (default: every page)")
+    a = ap.parse_args(argv)
+    if a.render and a.fresh:
+        ap.error("--render and --fresh exclude each other")
+    try:
+        pages = load_manifest(paths.root() / a.manifest)
+        unknown = sorted(set(a.pages) - {p.file for p in pages})
+        if unknown:
+            raise ManifestError(f"{unknown[0]}: not a page of {a.manifest} (pages: {', '.join(p.file for p in pages)})")
+        driver = Driver(paths.root() / a.db, make_runs=not a.render, fresh=a.fresh,
+                        log=lambda m: print(m, file=sys.stderr))
+        for page in pages:
+            if not a.pages or page.file in a.pages:
+                driver.page(page)
+    except (TlsbenchError, subprocess.CalledProcessError) as e:
+        print(f"regenerate-docs: error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

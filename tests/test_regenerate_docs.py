@@ -1,0 +1,112 @@
+"""scripts/regenerate-docs: every generated page of docs/data/pages.toml, rendered from the runs stored
+for it. The stored run is the old-database fixture (a tiny real run made with Mbed TLS 3.6.6): no
+measurement here."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import sqlite3
+import subprocess
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tlsbench import paths, versions
+from tlsbench.errors import TlsbenchError
+from tlsbench.plans.plan import presets
+from tlsbench.studies import docpages
+
+GOLDEN = Path(__file__).parent / "fixtures" / "old-db" / "docs-1.md"
+COMMAND = ("run", "PLAN", "--target", "host")
+
+
+def _manifest(tmp_path: Path, page: Path, extra: str = "") -> Path:
+    path = tmp_path / "pages.toml"
+    path.write_text(f'[[page]]\nfile = "{page}"\nkind = "docs"\nruns = [{json.dumps(list(COMMAND))}]\n{extra}')
+    return path
+
+
+def _remember(db: Path) -> None:
+    """The state the driver keeps beside its database: the fixture's run 1 is the page's command."""
+    uuid = sqlite3.connect(db).execute("SELECT uuid FROM runs WHERE id = 1").fetchone()[0]
+    db.with_suffix(".runs.json").write_text(json.dumps({shlex.join(COMMAND): [{"uuid": uuid}]}))
+
+
+def test_a_page_is_rendered_from_its_stored_run_with_that_runs_versions(old_db: Path, tmp_path: Path) -> None:
+    page = tmp_path / "results-x.md"
+    # the fixture's database gets its run identities (uuid) on first opening for writing, as any old database
+    from tlsbench.engine.store import Store
+    Store(old_db).close()
+    _remember(old_db)
+    assert docpages.main(["--db", str(old_db), "--manifest", str(_manifest(tmp_path, page)), "--render"]) == 0
+    text = page.read_text()
+    assert text == GOLDEN.read_text()  # the same page as `tlsbench docs 1`, byte for byte
+    assert "- mbedtls: Mbed TLS 3.6.6 [Debian source package mbedtls 3.6.6-0.1~deb13u1 (trixie)" in text
+    assert "Rendered by `tlsbench docs 1` from stored run 1" in text
+    assert "- made by commit cd4b0dd044ae (tlsbench 0.1.0)" in text
+
+
+def test_rendering_only_refuses_a_page_whose_run_is_not_stored(old_db: Path, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    page = tmp_path / "results-x.md"
+    assert docpages.main(["--db", str(old_db), "--manifest", str(_manifest(tmp_path, page)), "--render"]) == 1
+    assert capsys.readouterr().err == (f"regenerate-docs: error: {page}: no stored run of `tlsbench run PLAN --target"
+                                       f" host` in {old_db} (scripts/regenerate-docs without --render makes it)\n")
+    assert not page.exists()
+
+
+def test_a_bad_manifest_entry_is_one_line_naming_it(tmp_path: Path) -> None:
+    bad = _manifest(tmp_path, tmp_path / "p.md", 'colour = "red"\n')
+    with pytest.raises(TlsbenchError) as e:
+        docpages.load_manifest(bad)
+    assert str(e.value) == (f"{bad}: page 1 ({tmp_path / 'p.md'}): unknown key 'colour'"
+                            " (allowed: fidelity, file, kind, make, render, runs, script)")
+
+
+def test_the_shipped_manifest_names_existing_pages_presets_and_scripts() -> None:
+    root = paths.root()
+    pages = docpages.load_manifest(root / docpages.MANIFEST)
+    assert {p.file for p in pages} >= {str(p.relative_to(root)) for p in (root / "docs").glob("results-*.md")} - {
+        "docs/results-min-ram.md", "docs/results-pq-cores.md"}  # one-off experiments with their commands
+    for page in pages:
+        assert (root / page.file).exists(), page.file
+        for argv in page.runs:
+            if "--preset" in argv:
+                assert argv[argv.index("--preset") + 1] in presets(), argv
+        for argv in (page.script, page.make):
+            if argv:
+                assert os.access(root / argv[0], os.X_OK), argv
+
+
+def test_the_script_runs_the_driver(tmp_path: Path) -> None:
+    proc = subprocess.run([str(paths.root() / "scripts" / "regenerate-docs"), "--render", "--fresh"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.endswith("regenerate-docs: error: --render and --fresh exclude each other\n")
+
+
+def _default_versions() -> dict[str, str]:
+    """The release each bare name builds today: its default version's pinned source in the lock file."""
+    lock = tomllib.loads((paths.root() / "libraries.lock.toml").read_text())
+    return {lib: lock[versions.version_of(lib).lock]["upstream"] for lib in ("mbedtls", "wolfssl")}
+
+
+# a results page's library line: "- mbedtls: Mbed TLS 3.6.7 [...]" (or the package version, sizes runs)
+LIBRARY_LINE = re.compile(r"^- (mbedtls|wolfssl): (?:Mbed TLS )?(\d+\.\d+\.\d+)", re.M)
+
+
+def test_no_generated_page_names_an_older_default_version() -> None:
+    root = paths.root()
+    defaults = _default_versions()
+    stale = []
+    for page in docpages.load_manifest(root / docpages.MANIFEST):
+        if page.kind != "docs":
+            continue
+        for lib, version in LIBRARY_LINE.findall((root / page.file).read_text()):
+            if version != defaults[lib]:
+                stale.append(f"{page.file}: {lib} {version} (default {defaults[lib]})")
+    assert stale == []
