@@ -228,7 +228,8 @@ def main(argv: list[str] | None = None) -> int:
         unknown = sorted(set(a.pages) - {p.file for p in pages})
         if unknown:
             raise ManifestError(f"{unknown[0]}: not a page of {a.manifest} (pages: {', '.join(p.file for p in pages)})")
-        driver = Driver(paths.root() / a.db, make_runs=not a.render, fresh=a.fresh,
+        # the database as given (relative to the checkout, where the scripts run): pages name no machine path
+        driver = Driver(Path(a.db), make_runs=not a.render, fresh=a.fresh,
                         log=lambda m: print(m, file=sys.stderr))
         for page in pages:
             if not a.pages or page.file in a.pages:
