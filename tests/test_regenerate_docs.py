@@ -48,6 +48,11 @@ def test_a_page_is_rendered_from_its_stored_run_with_that_runs_versions(old_db: 
     assert "- mbedtls: Mbed TLS 3.6.6 [Debian source package mbedtls 3.6.6-0.1~deb13u1 (trixie)" in text
     assert "Rendered by `tlsbench docs 1` from stored run 1" in text
     assert "- made by commit cd4b0dd044ae (tlsbench 0.1.0)" in text
+    # host times: the machine and how steady it was (this old run stored no reference workload)
+    assert ("- machine: Intel(R) Xeon(R) Processor, 2 cores, 24,105 MiB, Debian GNU/Linux 12 (bookworm), kernel"
+            " 6.18.44-fc-v669\n- CPU features the libraries dispatch on: adx, aes, avx, avx2, avx512f, bmi2, pclmulqdq,"
+            " sha_ni, vaes, vpclmulqdq\n- machine steadiness: not measured (no reference workload stored with this"
+            " run's rounds)\n") in text
 
 
 def test_rendering_only_refuses_a_page_whose_run_is_not_stored(old_db: Path, tmp_path: Path,
