@@ -94,24 +94,59 @@ def test_the_script_runs_the_driver(tmp_path: Path) -> None:
     assert proc.stderr.endswith("regenerate-docs: error: --render and --fresh exclude each other\n")
 
 
+LIBS = ("mbedtls", "wolfssl")
+
+
 def _default_versions() -> dict[str, str]:
     """The release each bare name builds today: its default version's pinned source in the lock file."""
     lock = tomllib.loads((paths.root() / "libraries.lock.toml").read_text())
-    return {lib: lock[versions.version_of(lib).lock]["upstream"] for lib in ("mbedtls", "wolfssl")}
+    return {lib: lock[versions.version_of(lib).lock]["upstream"] for lib in LIBS}
 
 
-# a results page's library line: "- mbedtls: Mbed TLS 3.6.7 [...]" (or the package version, sizes runs)
-LIBRARY_LINE = re.compile(r"^- (mbedtls|wolfssl): (?:Mbed TLS )?(\d+\.\d+\.\d+)", re.M)
+def _older_pinned_versions() -> set[tuple[str, str]]:
+    """The other pinned releases (the defaults before the switch, now by name: mbedtls@3.6, wolfssl@5.7)."""
+    lock = tomllib.loads((paths.root() / "libraries.lock.toml").read_text())
+    pinned = {(v.library, lock[v.lock]["upstream"]) for v in versions.all_versions()
+              if v.library in LIBS and v.lock in lock}
+    return pinned - set(_default_versions().items())
+
+
+# a library named by its bare name (the default version) with the version a run recorded for it: a page's
+# "- mbedtls: Mbed TLS 3.6.7 [...]", a size run's "- wolfssl: 5.9.2-1.2 [...]", a list's "mbedtls Mbed TLS 3.6.7"
+BARE_NAME_VERSION = re.compile(r"(?<![@\w.-])(mbedtls|wolfssl)(?![@\w-])[:\s]+(?:Mbed TLS |wolfSSL )?(\d+\.\d+\.\d+)")
+
+
+def _generated_files() -> list[Path]:
+    root = paths.root()
+    out = []
+    for page in docpages.load_manifest(root / docpages.MANIFEST):
+        path = root / page.file
+        out += sorted(path.glob("*.md")) if path.is_dir() else [path]
+    return out
+
+
+def test_the_version_pattern_reads_each_kind_of_library_line() -> None:
+    assert BARE_NAME_VERSION.findall("- mbedtls: Mbed TLS 3.6.7 [Debian source package mbedtls 3.6.7-3]") == [
+        ("mbedtls", "3.6.7"), ("mbedtls", "3.6.7")]
+    assert BARE_NAME_VERSION.findall("- libraries: mbedtls Mbed TLS 3.6.6, wolfssl 5.7.2, wolfssl@5.9 5.9.2") == [
+        ("mbedtls", "3.6.6"), ("wolfssl", "5.7.2")]
+    assert BARE_NAME_VERSION.findall("- wolfssl: 5.9.2-1.2 [...]; `mbedtls@3.6` 3.6.6, mbedtls-3.6.6") == [
+        ("wolfssl", "5.9.2")]
 
 
 def test_no_generated_page_names_an_older_default_version() -> None:
+    """No page scripts/regenerate-docs makes names an older pinned release under a bare library name (as
+    the default): a run made before the switch (a published source's version, as "wolfssl 5.6.4", is no pin)."""
     root = paths.root()
-    defaults = _default_versions()
-    stale = []
-    for page in docpages.load_manifest(root / docpages.MANIFEST):
-        if page.kind != "docs":
-            continue
-        for lib, version in LIBRARY_LINE.findall((root / page.file).read_text()):
-            if version != defaults[lib]:
-                stale.append(f"{page.file}: {lib} {version} (default {defaults[lib]})")
+    older = _older_pinned_versions()
+    assert older == {("mbedtls", "3.6.6"), ("wolfssl", "5.7.2")}
+    stale = sorted({f"{f.relative_to(root)}: {lib} {version}" for f in _generated_files()
+                    for lib, version in BARE_NAME_VERSION.findall(f.read_text()) if (lib, version) in older})
     assert stale == []
+
+
+def test_the_readme_names_the_default_versions() -> None:
+    defaults = _default_versions()
+    intro = (paths.root() / "README.md").read_text().split("\n## ", 1)[0]
+    assert f"**Mbed TLS {defaults['mbedtls']}**" in intro
+    assert f"**wolfSSL {defaults['wolfssl'].rsplit('.', 1)[0]}**" in intro
