@@ -69,7 +69,7 @@ def test_a_bad_manifest_entry_is_one_line_naming_it(tmp_path: Path) -> None:
     with pytest.raises(TlsbenchError) as e:
         docpages.load_manifest(bad)
     assert str(e.value) == (f"{bad}: page 1 ({tmp_path / 'p.md'}): unknown key 'colour'"
-                            " (allowed: fidelity, file, kind, make, render, runs, script)")
+                            " (allowed: fidelity, file, kind, make, readme, render, runs, script)")
 
 
 def test_the_shipped_manifest_names_existing_pages_presets_and_scripts() -> None:
@@ -150,3 +150,25 @@ def test_the_readme_names_the_default_versions() -> None:
     intro = (paths.root() / "README.md").read_text().split("\n## ", 1)[0]
     assert f"**Mbed TLS {defaults['mbedtls']}**" in intro
     assert f"**wolfSSL {defaults['wolfssl'].rsplit('.', 1)[0]}**" in intro
+
+
+def test_the_readme_figure_line_is_the_stored_runs_own(old_db: Path) -> None:
+    from tlsbench.report import tables
+
+    line = docpages.wall_time_line(tables.load_stored(str(old_db), 1), "docs/results-host.md")
+    assert line == "1 s on Intel(R) Xeon(R) Processor with 2 cores, 2026-11-24: run 1 of docs/results-host.md"
+    text = "runs it (it took <!-- default-run -->an old figure<!-- /default-run -->, on ...)"
+    assert docpages.fill_readme(text, "default-run", line) == (
+        f"runs it (it took <!-- default-run -->{line}<!-- /default-run -->, on ...)")
+    with pytest.raises(TlsbenchError) as e:
+        docpages.fill_readme("no marks", "default-run", line)
+    assert str(e.value) == ("README.md: needs one <!-- default-run --> ... <!-- /default-run --> around the figure"
+                            " line (pages.toml: readme = 'default-run')")
+
+
+def test_the_readme_has_the_marks_of_every_figure_line_the_manifest_fills() -> None:
+    readme = (paths.root() / "README.md").read_text()
+    names = [p.readme for p in docpages.load_manifest(paths.root() / docpages.MANIFEST) if p.readme]
+    assert names == ["default-run"]
+    for name in names:
+        assert readme.count(f"<!-- {name} -->") == 1 and readme.count(f"<!-- /{name} -->") == 1

@@ -6,6 +6,7 @@ made once into the pages' database and found again by its command, so a second c
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
 import shlex
@@ -40,6 +41,7 @@ class Page:
     make: tuple[str, ...] = ()
     render: tuple[str, ...] = ()
     fidelity: bool = False
+    readme: str = ""  # the README's figure line this page's (first) run fills, between <!-- NAME --> marks
 
 
 @dataclass
@@ -63,7 +65,7 @@ def load_manifest(path: Path) -> list[Page]:
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise ManifestError(f"{path}: {e}") from None
     pages = []
-    allowed = {"file", "kind", "runs", "script", "make", "render", "fidelity"}
+    allowed = {"file", "kind", "runs", "script", "make", "render", "fidelity", "readme"}
     for i, entry in enumerate(doc.get("page", []), 1):
         where = f"{path}: page {i} ({entry.get('file', 'no file')})"
         unknown = sorted(set(entry) - allowed)
@@ -82,7 +84,7 @@ def load_manifest(path: Path) -> list[Page]:
             raise ManifestError(f"{where}: kind self needs make (the command that makes the page)")
         pages.append(Page(entry["file"], entry["kind"], runs, tuple(entry.get("script", ())),
                           tuple(entry.get("make", ())), tuple(entry.get("render", ())),
-                          bool(entry.get("fidelity", False))))
+                          bool(entry.get("fidelity", False)), str(entry.get("readme", ""))))
     return pages
 
 
@@ -179,9 +181,13 @@ class Driver:
             return
         store = Store(self.db, read_only=True)
         try:
-            text = render_docs([tables.load(store, r["id"]) for r in runs])
+            data = [tables.load(store, r["id"]) for r in runs]
         finally:
             store.close()
+        text = render_docs(data)
+        if page.readme:
+            readme = paths.root() / "README.md"
+            write_whole(readme, fill_readme(readme.read_text(), page.readme, wall_time_line(data[0], page.file)))
         if page.fidelity and (fidelity := self.fidelity_text(page, runs, made_now)) is not None:
             text += fidelity_section(runs[0]["id"], fidelity)
         write_whole(target, text)
@@ -191,6 +197,31 @@ class Driver:
 def render_docs(runs: list[tables.RunData]) -> str:
     """One `tlsbench docs RUN` section per run, in the manifest's order."""
     return "\n".join(resultsdoc.render(data) for data in runs)
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(round(seconds), 60)
+    return f"{minutes} min {secs:02d} s" if minutes else f"{secs} s"
+
+
+def wall_time_line(data: tables.RunData, page: str) -> str:
+    """What a run took and on which machine, for the README: the figure is the stored run's own."""
+    run, m = data.run, data.run.machine
+    if run.finished is None:
+        return f"its run for {page} did not finish"
+    day = datetime.datetime.fromtimestamp(run.created, datetime.UTC).strftime("%Y-%m-%d")
+    return (f"{_duration(run.finished - run.created)} on {m.get('cpu_model')} with {m.get('cores')} cores,"
+            f" {day}: run {run.id} of {page}")
+
+
+def fill_readme(text: str, name: str, line: str) -> str:
+    """The README with the text between <!-- NAME --> and <!-- /NAME --> replaced by line."""
+    begin, end = f"<!-- {name} -->", f"<!-- /{name} -->"
+    if text.count(begin) != 1 or text.count(end) != 1 or text.index(begin) > text.index(end):
+        raise ManifestError(f"README.md: needs one {begin} ... {end} around the figure line"
+                            f" (pages.toml: readme = {name!r})")
+    head, rest = text.split(begin, 1)
+    return f"{head}{begin}{line}{end}{rest.split(end, 1)[1]}"
 
 
 def fidelity_section(run_id: int, text: str) -> str:
