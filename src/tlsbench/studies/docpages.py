@@ -146,9 +146,12 @@ class Driver:
             record = {"uuid": store.run_uuid(run_id), "load1_before": before, "load1_after": after}
         finally:
             store.close()
+        # read again before writing: another call may have stored other pages' runs meanwhile
+        on_disk = Made.load(self.state_path)
         runs = self.made.runs.setdefault(key, [])
         runs[nth:nth + 1] = [record]
-        self.made.save(self.state_path)
+        on_disk.runs[key] = runs
+        on_disk.save(self.state_path)
         return {**record, "id": run_id}
 
     def fidelity_text(self, page: Page, runs: list[dict], made_now: bool) -> str | None:
