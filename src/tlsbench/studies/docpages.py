@@ -104,6 +104,8 @@ class Driver:
         self.done_fresh: set[str] = set()  # commands --fresh has made again in this call
 
     def _stored(self, key: str, nth: int) -> dict | None:
+        if key not in self.done_fresh:  # another call may have made it meanwhile
+            self.made.runs[key] = Made.load(self.state_path).runs.get(key, [])
         runs = self.made.runs.get(key, [])
         if nth >= len(runs) or not self.db.exists():
             return None
