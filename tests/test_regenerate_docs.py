@@ -69,7 +69,7 @@ def test_a_bad_manifest_entry_is_one_line_naming_it(tmp_path: Path) -> None:
     with pytest.raises(TlsbenchError) as e:
         docpages.load_manifest(bad)
     assert str(e.value) == (f"{bad}: page 1 ({tmp_path / 'p.md'}): unknown key 'colour'"
-                            " (allowed: fidelity, file, kind, make, readme, render, runs, script)")
+                            " (allowed: fidelity, file, fresh, kind, make, readme, render, runs, script)")
 
 
 def test_the_shipped_manifest_names_existing_pages_presets_and_scripts() -> None:
@@ -172,3 +172,24 @@ def test_the_readme_has_the_marks_of_every_figure_line_the_manifest_fills() -> N
     assert names == ["default-run"]
     for name in names:
         assert readme.count(f"<!-- {name} -->") == 1 and readme.count(f"<!-- /{name} -->") == 1
+
+
+def test_results_boards_missing_runs_only_the_profiles_with_no_stored_run(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from tlsbench.studies import boardresults
+    from tlsbench.targets import boardprofiles
+
+    names = boardprofiles.names()
+    stored = [boardresults.BoardRun(boardprofiles.load(n), "qemu:mps2-an386", None if n == names[0] else 7)
+              for n in names]
+    asked: list[frozenset[str]] = []
+    monkeypatch.setattr(boardresults, "stored_runs", lambda db: stored)
+    monkeypatch.setattr(boardresults, "run_all", lambda db, log, only: asked.append(only) or stored)
+    monkeypatch.setattr(boardresults, "render", lambda runs, db: f"{len(runs)} rows\n")
+    out = tmp_path / "boards.md"
+    args = ["--db", str(tmp_path / "b.sqlite"), "--out", str(out), "--missing"]
+    assert boardresults.main(args) == 0
+    assert asked == [frozenset({names[0]})] and out.read_text() == f"{len(names)} rows\n"
+    stored[0] = boardresults.BoardRun(boardprofiles.load(names[0]), "qemu:mps2-an386", 8)
+    assert boardresults.main(args) == 0
+    assert asked == [frozenset({names[0]})]  # every profile stored: nothing run again

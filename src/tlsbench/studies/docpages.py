@@ -40,6 +40,7 @@ class Page:
     script: tuple[str, ...] = ()
     make: tuple[str, ...] = ()
     render: tuple[str, ...] = ()
+    fresh: tuple[str, ...] = ()
     fidelity: bool = False
     readme: str = ""  # the README's figure line this page's (first) run fills, between <!-- NAME --> marks
 
@@ -65,7 +66,7 @@ def load_manifest(path: Path) -> list[Page]:
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise ManifestError(f"{path}: {e}") from None
     pages = []
-    allowed = {"file", "kind", "runs", "script", "make", "render", "fidelity", "readme"}
+    allowed = {"file", "kind", "runs", "script", "make", "render", "fresh", "fidelity", "readme"}
     for i, entry in enumerate(doc.get("page", []), 1):
         where = f"{path}: page {i} ({entry.get('file', 'no file')})"
         unknown = sorted(set(entry) - allowed)
@@ -83,7 +84,7 @@ def load_manifest(path: Path) -> list[Page]:
         if entry["kind"] == "self" and not entry.get("make"):
             raise ManifestError(f"{where}: kind self needs make (the command that makes the page)")
         pages.append(Page(entry["file"], entry["kind"], runs, tuple(entry.get("script", ())),
-                          tuple(entry.get("make", ())), tuple(entry.get("render", ())),
+                          tuple(entry.get("make", ())), tuple(entry.get("render", ())), tuple(entry.get("fresh", ())),
                           bool(entry.get("fidelity", False)), str(entry.get("readme", ""))))
     return pages
 
@@ -170,7 +171,7 @@ class Driver:
     def page(self, page: Page) -> None:
         target = paths.root() / page.file
         if page.kind == "self":
-            argv = page.make if self.make_runs else page.render
+            argv = (page.fresh or page.make) if self.fresh else page.make if self.make_runs else page.render
             if not argv:
                 self.log(f"regenerate-docs: {page.file}: no render-only mode (make it with scripts/regenerate-docs)")
                 return
