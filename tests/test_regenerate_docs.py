@@ -157,6 +157,9 @@ def test_the_readme_figure_line_is_the_stored_runs_own(old_db: Path) -> None:
 
     line = docpages.wall_time_line(tables.load_stored(str(old_db), 1), "docs/results-host.md")
     assert line == "1 s on Intel(R) Xeon(R) Processor with 2 cores, 2026-11-24: run 1 of docs/results-host.md"
+    assert docpages.wall_time_line(tables.load_stored(str(old_db), 1), "docs/results-host.md", (0.26, 3.5)) == (
+        "1 s on Intel(R) Xeon(R) Processor with 2 cores, 1-minute load average 0.3 before and 3.5 after, 2026-11-24:"
+        " run 1 of docs/results-host.md")
     text = "runs it (it took <!-- default-run -->an old figure<!-- /default-run -->, on ...)"
     assert docpages.fill_readme(text, "default-run", line) == (
         f"runs it (it took <!-- default-run -->{line}<!-- /default-run -->, on ...)")

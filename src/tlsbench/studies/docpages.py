@@ -193,7 +193,8 @@ class Driver:
         text = render_docs(data)
         if page.readme:
             readme = paths.root() / "README.md"
-            write_whole(readme, fill_readme(readme.read_text(), page.readme, wall_time_line(data[0], page.file)))
+            load = (runs[0]["load1_before"], runs[0]["load1_after"]) if "load1_before" in runs[0] else None
+            write_whole(readme, fill_readme(readme.read_text(), page.readme, wall_time_line(data[0], page.file, load)))
         if page.fidelity and (fidelity := self.fidelity_text(page, runs, made_now)) is not None:
             text += fidelity_section(runs[0]["id"], fidelity)
         write_whole(target, text)
@@ -210,13 +211,15 @@ def _duration(seconds: float) -> str:
     return f"{minutes} min {secs:02d} s" if minutes else f"{secs} s"
 
 
-def wall_time_line(data: tables.RunData, page: str) -> str:
-    """What a run took and on which machine, for the README: the figure is the stored run's own."""
+def wall_time_line(data: tables.RunData, page: str, load: tuple[float, float] | None = None) -> str:
+    """What a run took and on which machine, for the README: the figure is the stored run's own, with the
+    machine's 1-minute load average before and after it when the driver made it (a shared machine is slower)."""
     run, m = data.run, data.run.machine
     if run.finished is None:
         return f"its run for {page} did not finish"
     day = datetime.datetime.fromtimestamp(run.created, datetime.UTC).strftime("%Y-%m-%d")
-    return (f"{_duration(run.finished - run.created)} on {m.get('cpu_model')} with {m.get('cores')} cores,"
+    loaded = f", 1-minute load average {load[0]:.1f} before and {load[1]:.1f} after" if load else ""
+    return (f"{_duration(run.finished - run.created)} on {m.get('cpu_model')} with {m.get('cores')} cores{loaded},"
             f" {day}: run {run.id} of {page}")
 
 
