@@ -89,6 +89,27 @@ def load_manifest(path: Path) -> list[Page]:
     return pages
 
 
+def _run_ids(db: Path) -> set[int]:
+    if not db.exists():
+        return set()
+    store = Store(db, read_only=True)
+    try:
+        return {int(r["id"]) for r in store.list_runs()}
+    finally:
+        store.close()
+
+
+def store_id_of(db: Path, uuid: str) -> int:
+    store = Store(db, read_only=True)
+    try:
+        run_id = store.has_run(uuid)
+    finally:
+        store.close()
+    if run_id is None:
+        raise TlsbenchError(f"{db}: no run {uuid}")
+    return run_id
+
+
 def _load1() -> float:
     return os.getloadavg()[0]
 
@@ -108,14 +129,43 @@ class Driver:
         if key not in self.done_fresh:  # another call may have made it meanwhile
             self.made.runs[key] = Made.load(self.state_path).runs.get(key, [])
         runs = self.made.runs.get(key, [])
-        if nth >= len(runs) or not self.db.exists():
+        if not self.db.exists():
             return None
         store = Store(self.db, read_only=True)
         try:
-            run_id = store.has_run(runs[nth]["uuid"])
-            return {**runs[nth], "id": run_id} if run_id is not None else None
+            if nth < len(runs):
+                run_id = store.has_run(runs[nth]["uuid"])
+                return {**runs[nth], "id": run_id} if run_id is not None else None
+            if self.fresh:
+                return None
+            adopted = self._adopt(store, key)
         finally:
             store.close()
+        if adopted is None:
+            return None
+        self._record(key, nth, adopted)
+        return {**adopted, "id": store_id_of(self.db, adopted["uuid"])}
+
+    def _adopt(self, store: Store, key: str) -> dict | None:
+        """A complete run of exactly this command that no page claims yet (made by hand, or by a call that
+        stopped before recording it): the latest such run, else None."""
+        claimed = {r["uuid"] for runs in Made.load(self.state_path).runs.values() for r in runs}
+        for row in reversed(store.list_runs()):
+            if row["status"] != "complete" or row["uuid"] in claimed:
+                continue
+            run = store.get_run(int(row["id"]))
+            if f"tlsbench {key}" == resultsdoc.command(run) and not store.board_profile(run.id):
+                self.log(f"regenerate-docs: run {run.id} of {self.db} is `tlsbench {key}`: used")
+                return {"uuid": row["uuid"]}
+        return None
+
+    def _record(self, key: str, nth: int, record: dict) -> None:
+        # read again before writing: another call may have stored other pages' runs meanwhile
+        on_disk = Made.load(self.state_path)
+        runs = self.made.runs.setdefault(key, [])
+        runs[nth:nth + 1] = [record]
+        on_disk.runs[key] = runs
+        on_disk.save(self.state_path)
 
     def run_ids(self, page: Page) -> tuple[list[dict], bool]:
         """Each of the page's runs, stored already or made now (unless rendering only), and whether any was made."""
@@ -139,22 +189,27 @@ class Driver:
     def _make(self, key: str, argv: tuple[str, ...], nth: int) -> dict:
         self.log(f"regenerate-docs: tlsbench --db {self.db} {key}")
         self.db.parent.mkdir(parents=True, exist_ok=True)
+        existing = _run_ids(self.db)
         before = _load1()
         subprocess.run([*self.tlsbench, "--db", str(self.db), *argv, *(["--no-progress"] if argv[0] == "run" else [])],
                        check=True, stdout=subprocess.DEVNULL)
         after = _load1()
         store = Store(self.db, read_only=True)
         try:
-            run_id = store.latest_run_id()
+            # the run this command made: new since it started, of its target and plan (another call may be
+            # making runs into the same database meanwhile)
+            target = argv[argv.index("--target") + 1] if "--target" in argv else "host"
+            plan = (argv[argv.index("--preset") + 1] if "--preset" in argv
+                    else "code-size" if argv[0] == "sizes" else None)
+            mine = [r["id"] for r in store.list_runs() if r["id"] not in existing and r["target"] == target
+                    and (plan is None or r["plan_name"] == plan)]
+            if not mine:
+                raise TlsbenchError(f"{self.db}: no new run of {target} after `tlsbench {key}`")
+            run_id = mine[-1]
             record = {"uuid": store.run_uuid(run_id), "load1_before": before, "load1_after": after}
         finally:
             store.close()
-        # read again before writing: another call may have stored other pages' runs meanwhile
-        on_disk = Made.load(self.state_path)
-        runs = self.made.runs.setdefault(key, [])
-        runs[nth:nth + 1] = [record]
-        on_disk.runs[key] = runs
-        on_disk.save(self.state_path)
+        self._record(key, nth, record)
         return {**record, "id": run_id}
 
     def fidelity_text(self, page: Page, runs: list[dict], made_now: bool) -> str | None:
