@@ -196,3 +196,12 @@ def test_results_boards_missing_runs_only_the_profiles_with_no_stored_run(tmp_pa
     stored[0] = boardresults.BoardRun(boardprofiles.load(names[0]), "qemu:mps2-an386", 8)
     assert boardresults.main(args) == 0
     assert asked == [frozenset({names[0]})]  # every profile stored: nothing run again
+
+
+def test_the_pq_page_states_the_steadiness_of_a_host_run(old_db: Path) -> None:
+    from tlsbench.report import tables
+    from tlsbench.studies import resultspq
+
+    doc = resultspq.render([tables.load_stored(str(old_db), 1)], "0.5 0.6 2")
+    assert ("- tlsbench 0.1.0+cd4b0dd044ae; machine: Intel(R) Xeon(R) Processor, 2 cores\n- machine steadiness: not"
+            " measured (no reference workload stored with this run's rounds)\n") in doc
