@@ -124,6 +124,7 @@ class Driver:
         self.state_path = db.with_suffix(".runs.json")
         self.made = Made.load(self.state_path)
         self.done_fresh: set[str] = set()  # commands --fresh has made again in this call
+        self.made_now: dict[str, bool] = {}  # page -> whether this call made one of its runs
 
     def _stored(self, key: str, nth: int) -> dict | None:
         if key not in self.done_fresh:  # another call may have made it meanwhile
@@ -223,6 +224,12 @@ class Driver:
             write_whole(path, "\n".join(o.rstrip("\n") for o in outs) + "\n")
         return path.read_text()
 
+    def make_runs_of(self, page: Page) -> None:
+        """The page's runs, made where missing; before any page is written (a page written before a run
+        would make that run's checkout "dirty")."""
+        if page.kind != "self":
+            self.made_now[page.file] = self.run_ids(page)[1]
+
     def page(self, page: Page) -> None:
         target = paths.root() / page.file
         if page.kind == "self":
@@ -232,7 +239,8 @@ class Driver:
                 return
             subprocess.run(_script_argv(argv), check=True, cwd=paths.root(), env=_env(self.db, page))
             return
-        runs, made_now = self.run_ids(page)
+        runs, made = self.run_ids(page)  # made already by make_runs_of when the page's runs came first
+        made_now = made or self.made_now.get(page.file, False)
         if page.kind == "script":
             env = {**_env(self.db, page), "RUNS": " ".join(str(r["id"]) for r in runs)}
             host = [r for r, argv in zip(runs, page.runs, strict=True) if "host" in argv]
@@ -326,9 +334,11 @@ def main(argv: list[str] | None = None) -> int:
         # the database as given (relative to the checkout, where the scripts run): pages name no machine path
         driver = Driver(Path(a.db), make_runs=not a.render, fresh=a.fresh,
                         log=lambda m: print(m, file=sys.stderr))
-        for page in pages:
-            if not a.pages or page.file in a.pages:
-                driver.page(page)
+        chosen = [p for p in pages if not a.pages or p.file in a.pages]
+        for page in chosen:  # every run first, then every page: no page makes a later run's checkout dirty
+            driver.make_runs_of(page)
+        for page in chosen:
+            driver.page(page)
     except (TlsbenchError, subprocess.CalledProcessError) as e:
         print(f"regenerate-docs: error: {e}", file=sys.stderr)
         return 1
