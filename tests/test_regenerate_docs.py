@@ -69,7 +69,7 @@ def test_a_bad_manifest_entry_is_one_line_naming_it(tmp_path: Path) -> None:
     with pytest.raises(TlsbenchError) as e:
         docpages.load_manifest(bad)
     assert str(e.value) == (f"{bad}: page 1 ({tmp_path / 'p.md'}): unknown key 'colour'"
-                            " (allowed: fidelity, file, fresh, kind, make, readme, render, runs, script)")
+                            " (allowed: blocked, fidelity, file, fresh, kind, make, readme, render, runs, script)")
 
 
 def test_the_shipped_manifest_names_existing_pages_presets_and_scripts() -> None:
@@ -140,9 +140,27 @@ def test_no_generated_page_names_an_older_default_version() -> None:
     root = paths.root()
     older = _older_pinned_versions()
     assert older == {("mbedtls", "3.6.6"), ("wolfssl", "5.7.2")}
-    stale = sorted({f"{f.relative_to(root)}: {lib} {version}" for f in _generated_files()
+    blocked = {root / p.file for p in docpages.load_manifest(root / docpages.MANIFEST) if p.blocked}
+    stale = sorted({f"{f.relative_to(root)}: {lib} {version}" for f in _generated_files() if f not in blocked
                     for lib, version in BARE_NAME_VERSION.findall(f.read_text()) if (lib, version) in older})
     assert stale == []
+
+
+def test_a_page_that_cannot_be_made_again_says_why_under_its_title() -> None:
+    root = paths.root()
+    for page in docpages.load_manifest(root / docpages.MANIFEST):
+        if page.blocked:
+            lines = (root / page.file).read_text().split("\n")
+            assert lines[2] == (f"{docpages.BLOCKED}{page.blocked}. Every figure below is the stored run's, with"
+                                " the versions it names."), page.file
+
+
+def test_the_blocked_note_replaces_itself() -> None:
+    once = docpages.mark_blocked("# Title\n\nbody\n", "no build")
+    assert once == ("# Title\n\n**Not made again with today's defaults**: no build. Every figure below is the"
+                    " stored run's, with the versions it names.\n\nbody\n")
+    assert docpages.mark_blocked(once, "no build") == once
+    assert docpages.mark_blocked(once, "other").count("**Not made again") == 1
 
 
 def test_the_readme_names_the_default_versions() -> None:

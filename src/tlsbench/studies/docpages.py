@@ -43,6 +43,7 @@ class Page:
     fresh: tuple[str, ...] = ()
     fidelity: bool = False
     readme: str = ""  # the README's figure line this page's (first) run fills, between <!-- NAME --> marks
+    blocked: str = ""  # why the page cannot be made again today: it keeps its runs, and says so at its top
 
 
 @dataclass
@@ -66,7 +67,7 @@ def load_manifest(path: Path) -> list[Page]:
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise ManifestError(f"{path}: {e}") from None
     pages = []
-    allowed = {"file", "kind", "runs", "script", "make", "render", "fresh", "fidelity", "readme"}
+    allowed = {"file", "kind", "runs", "script", "make", "render", "fresh", "fidelity", "readme", "blocked"}
     for i, entry in enumerate(doc.get("page", []), 1):
         where = f"{path}: page {i} ({entry.get('file', 'no file')})"
         unknown = sorted(set(entry) - allowed)
@@ -85,7 +86,8 @@ def load_manifest(path: Path) -> list[Page]:
             raise ManifestError(f"{where}: kind self needs make (the command that makes the page)")
         pages.append(Page(entry["file"], entry["kind"], runs, tuple(entry.get("script", ())),
                           tuple(entry.get("make", ())), tuple(entry.get("render", ())), tuple(entry.get("fresh", ())),
-                          bool(entry.get("fidelity", False)), str(entry.get("readme", ""))))
+                          bool(entry.get("fidelity", False)), str(entry.get("readme", "")),
+                          str(entry.get("blocked", ""))))
     return pages
 
 
@@ -227,11 +229,15 @@ class Driver:
     def make_runs_of(self, page: Page) -> None:
         """The page's runs, made where missing; before any page is written (a page written before a run
         would make that run's checkout "dirty")."""
-        if page.kind != "self":
+        if page.kind != "self" and not page.blocked:
             self.made_now[page.file] = self.run_ids(page)[1]
 
     def page(self, page: Page) -> None:
         target = paths.root() / page.file
+        if page.blocked:
+            write_whole(target, mark_blocked(target.read_text(), page.blocked))
+            self.log(f"regenerate-docs: {page.file}: not made again: {page.blocked}")
+            return
         if page.kind == "self":
             argv = (page.fresh or page.make) if self.fresh else page.make if self.make_runs else page.render
             if not argv:
@@ -294,6 +300,21 @@ def fill_readme(text: str, name: str, line: str) -> str:
                             f" (pages.toml: readme = {name!r})")
     head, rest = text.split(begin, 1)
     return f"{head}{begin}{line}{end}{rest.split(end, 1)[1]}"
+
+
+BLOCKED = "**Not made again with today's defaults**: "
+
+
+def mark_blocked(text: str, reason: str) -> str:
+    """The page with its note saying why it was not made again, under its title (replacing an older note)."""
+    lines = [line for line in text.split("\n") if not line.startswith(BLOCKED)]
+    note = f"{BLOCKED}{reason}. Every figure below is the stored run's, with the versions it names."
+    if lines and not lines[0].startswith("# "):
+        return "\n".join([note, "", *lines])
+    rest = lines[1:]
+    if rest and rest[0] == "" and len(rest) > 1 and rest[1] == "":
+        rest = rest[1:]  # the blank line a removed note left
+    return "\n".join([lines[0], "", note, *rest]) if lines else note + "\n"
 
 
 def fidelity_section(run_id: int, text: str) -> str:
