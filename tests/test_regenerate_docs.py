@@ -60,7 +60,8 @@ def test_rendering_only_refuses_a_page_whose_run_is_not_stored(old_db: Path, tmp
     page = tmp_path / "results-x.md"
     assert docpages.main(["--db", str(old_db), "--manifest", str(_manifest(tmp_path, page)), "--render"]) == 1
     assert capsys.readouterr().err == (f"regenerate-docs: error: {page}: no stored run of `tlsbench run PLAN --target"
-                                       f" host` in {old_db} (scripts/regenerate-docs without --render makes it)\n")
+                                       f" host` in {old_db} (scripts/regenerate-docs without --render makes it)\n"
+                                       f"regenerate-docs: 1 page(s) not made: {page}\n")
     assert not page.exists()
 
 

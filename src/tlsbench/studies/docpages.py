@@ -356,14 +356,22 @@ def main(argv: list[str] | None = None) -> int:
         driver = Driver(Path(a.db), make_runs=not a.render, fresh=a.fresh,
                         log=lambda m: print(m, file=sys.stderr))
         chosen = [p for p in pages if not a.pages or p.file in a.pages]
-        for page in chosen:  # every run first, then every page: no page makes a later run's checkout dirty
-            driver.make_runs_of(page)
-        for page in chosen:
-            driver.page(page)
-    except (TlsbenchError, subprocess.CalledProcessError) as e:
+    except TlsbenchError as e:
         print(f"regenerate-docs: error: {e}", file=sys.stderr)
         return 1
-    return 0
+    failed: dict[str, str] = {}  # page -> why: one page's failed run leaves the others to be made
+    for step in (driver.make_runs_of, driver.page):  # every run first: no page makes a later run's checkout dirty
+        for page in chosen:
+            if page.file in failed:
+                continue
+            try:
+                step(page)
+            except (TlsbenchError, subprocess.CalledProcessError) as e:
+                failed[page.file] = str(e)
+                print(f"regenerate-docs: error: {e}", file=sys.stderr)
+    if failed:
+        print(f"regenerate-docs: {len(failed)} page(s) not made: {', '.join(failed)}", file=sys.stderr)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
