@@ -10,6 +10,7 @@ import re
 import shlex
 import sqlite3
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -224,3 +225,40 @@ def test_the_pq_page_states_the_steadiness_of_a_host_run(old_db: Path) -> None:
     doc = resultspq.render([tables.load_stored(str(old_db), 1)], "0.5 0.6 2")
     assert ("- tlsbench 0.1.0+cd4b0dd044ae; machine: Intel(R) Xeon(R) Processor, 2 cores\n- machine steadiness: not"
             " measured (no reference workload stored with this run's rounds)\n") in doc
+
+
+FAKE_TLSBENCH = '''
+import sys
+from tlsbench.engine.store import Store
+# "tlsbench --db DB run ...": stores a copy of the fixture's run 1 as the run it made (no measurement)
+db = sys.argv[sys.argv.index("--db") + 1]
+source, target = Store(sys.argv[1], read_only=True), Store(db)
+if target.put_run_rows(source.run_rows(1)) is None:
+    sys.exit("that run is stored already")
+'''
+
+
+@pytest.mark.timeout(120)
+def test_a_missing_run_is_made_once_then_found_by_its_command(old_db: Path, tmp_path: Path) -> None:
+    """The driver makes a page's missing run with the page's command (a stand-in for tlsbench copies the
+    fixture's run), records it, renders the page from it, and a second call renders without running."""
+    from tlsbench.engine.store import Store
+    Store(old_db).close()  # the fixture's run gets its identity (uuid), as any old database on first writing
+    fake = tmp_path / "fake_tlsbench.py"
+    fake.write_text(FAKE_TLSBENCH)
+    db, page = tmp_path / "pages.sqlite", tmp_path / "results-x.md"
+    manifest = tmp_path / "pages.toml"
+    manifest.write_text(f'[[page]]\nfile = "{page}"\nkind = "docs"\n'
+                        'runs = [["run", "--preset", "fixture", "--target", "host"]]\n')
+    logs: list[str] = []
+    for _ in range(2):  # the second call finds the stored run (the stand-in refuses to store it twice)
+        driver = docpages.Driver(db, make_runs=True, fresh=False, log=logs.append,
+                                 tlsbench=[sys.executable, str(fake), str(old_db)])
+        entry = docpages.load_manifest(manifest)[0]
+        driver.make_runs_of(entry)
+        driver.page(entry)
+        assert page.read_text() == GOLDEN.read_text()  # the copy is run 1 of the new database too
+    assert logs == [f"regenerate-docs: tlsbench --db {db} run --preset fixture --target host",
+                    f"regenerate-docs: wrote {page} (run 1)", f"regenerate-docs: wrote {page} (run 1)"]
+    made = json.loads(db.with_suffix(".runs.json").read_text())["run --preset fixture --target host"]
+    assert len(made) == 1 and set(made[0]) == {"uuid", "load1_before", "load1_after"}
