@@ -84,3 +84,29 @@ def test_a_source_is_named_by_the_agents_built_from_it() -> None:
     assert doctor.source_users("mbedtls") == "mbedtls@3.6"
     assert doctor.source_users("wolfssl@5.9") == "wolfssl"
     assert doctor.source_users("qemu") == "qemu"  # no library version: the section's own name
+
+
+def test_doctor_names_the_release_each_agent_was_built_from(agents) -> None:
+    """The version the agent itself reports (its library's headers at build time), beside the pinned
+    source it was built from: the default Mbed TLS is 3.6.7, its 3.6.6 source is mbedtls@3.6's."""
+    findings = {f.what: f for f in doctor.diagnose()}
+    assert findings["mbedtls agent"].detail.startswith(
+        "Mbed TLS 3.6.7, built from mbedtls 3.6.7-3, libraries.lock.toml [mbedtls@3.6.7]; ")
+    assert findings["gnutls agent"].detail.startswith("3.7.9, built from the system's development files; ")
+
+
+def test_doctor_flags_an_agent_built_from_another_release(agents, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An agent left from a build of another tree (it reports 3.6.6 where the default's source is 3.6.7)."""
+    import dataclasses
+
+    real = doctor.probe
+
+    def older(name: str, timeout: float = 30.0):
+        info = real(name, timeout)
+        return dataclasses.replace(info, version="Mbed TLS 3.6.6") if name == "mbedtls" else info
+
+    monkeypatch.setattr(doctor, "probe", older)
+    f = {f.what: f for f in doctor.diagnose()}["mbedtls agent"]
+    assert not f.ok
+    assert f.detail.startswith("Mbed TLS 3.6.6, built from mbedtls 3.6.7-3, libraries.lock.toml [mbedtls@3.6.7]; ")
+    assert f.fix == "tlsbench build --libraries mbedtls   (the agent is not 3.6.7)"

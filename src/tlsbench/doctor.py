@@ -89,17 +89,7 @@ def diagnose() -> list[Finding]:
         what = " (verified)" if ok else (" changed since it was verified" if tree.exists() else " missing")
         out.append(Finding(ok, name, f"{pin.package} {pin.version}{what}",
                            "" if ok else "tlsbench build   (fetches, verifies and unpacks it again)"))
-    for lib in LIBRARIES:
-        path = paths.agent_path(lib)
-        if not path.exists():
-            out.append(Finding(False, f"{lib} agent", f"{path} not built", "tlsbench build"))
-            continue
-        try:
-            info = probe(lib, timeout=20)
-            n = len({(k, a) for k, a, _ in info.support})
-            out.append(Finding(True, f"{lib} agent", f"{info.version}; {n} algorithms"))
-        except TlsbenchError as e:
-            out.append(Finding(False, f"{lib} agent", str(e), "tlsbench build"))
+    out += _agents(pins)
     counters = None
     for lib in LIBRARIES:
         try:
@@ -111,6 +101,44 @@ def diagnose() -> list[Finding]:
         for counter, why in counters.items():
             out.append(Finding(True, f"counter {counter}", f"not available: {why}", note=True))
     return out + _firmware()
+
+
+def built_from(ident: str, pins: dict[str, sources.PinnedSource]) -> str:
+    """The pinned source an agent is built from ("mbedtls 3.6.7-0.1~deb13u1, libraries.lock.toml [mbedtls@3.6.7]"),
+    or the system's development files for a version with no pinned source."""
+    lock = versions.version_of(ident).lock
+    pin = pins.get(lock)
+    if pin is None:
+        return "the system's development files"
+    custom = sources.user_source_of_lock(lock)
+    return f"user-supplied {custom}" if custom else f"{pin.package} {pin.version}, libraries.lock.toml [{lock}]"
+
+
+def _agents(pins: dict[str, sources.PinnedSource]) -> list[Finding]:
+    """Each agent built (the default ones always: missing is a problem) with the library version it reports,
+    which is the version it was built from, and the source that was; one whose reported version is not its
+    pinned source's was built from another tree (a stale build) and is named so."""
+    out = []
+    built = [i for i in versions.identifiers() if i in LIBRARIES or paths.agent_path(i).exists()]
+    for ident in built:
+        what = f"{ident} agent" if ident in LIBRARIES else f"{ident} agent (by name)"
+        path = paths.agent_path(ident)
+        if not path.exists():
+            out.append(Finding(False, what, f"{path} not built", "tlsbench build"))
+            continue
+        try:
+            info = probe(ident, timeout=20)
+        except TlsbenchError as e:
+            out.append(Finding(False, what, str(e), "tlsbench build"))
+            continue
+        n = len({(k, a) for k, a, _ in info.support})
+        source = built_from(ident, pins)
+        pin = pins.get(versions.version_of(ident).lock)
+        stale = pin is not None and not sources.user_source_of_lock(pin.library) and pin.upstream not in info.version
+        out.append(Finding(not stale, what, f"{info.version}, built from {source}; {n} algorithms",
+                           f"tlsbench build --libraries {ident}   (the agent is not {pin.upstream})"
+                           if stale and pin is not None else ""))
+    return out
 
 
 def _firmware() -> list[Finding]:

@@ -9,6 +9,7 @@ import argparse
 import datetime
 import shlex
 
+from tlsbench.engine import steadiness
 from tlsbench.engine.store import RunInfo
 from tlsbench.outfile import emit
 from tlsbench.plans.plan import presets
@@ -57,6 +58,8 @@ def _summary(data: tables.RunData) -> list[str]:
         f" {m.get('memory_mib', 0):,} MiB, {m.get('os')}, kernel {m.get('kernel')}",
         f"- {tables.features_label('board' in m)}: {', '.join(m.get('cpu_flags', [])) or 'none recorded'}",
     ]
+    if "board" not in m:  # host times: how steady the machine above was while they were measured
+        out.append(f"- {steadiness.run_line(data.rounds)}")
     if "board" in m:
         out.append(f"- board: {m['board']} ({m.get('board_cpu')}); {m.get('emulator', 'a real board')}"
                    f" {m.get('emulator_options', '')}".rstrip()

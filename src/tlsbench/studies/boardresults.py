@@ -233,14 +233,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--db", default=".tlsbench/boards.sqlite", help="results database for the runs")
     ap.add_argument("--out", default="docs/results-boards.md")
     ap.add_argument("--stored", action="store_true", help="render from the runs already in --db (no new run)")
+    ap.add_argument("--missing", action="store_true",
+                    help="run only the profiles with no stored run in --db, then render (scripts/regenerate-docs)")
     ap.add_argument("--profile", action="append", default=[], metavar="NAME", choices=boardprofiles.names(),
                     help="run only this board profile (repeatable); the others keep their latest stored run")
     args = ap.parse_args(argv)
     try:
         db = Path(args.db)
         db.parent.mkdir(parents=True, exist_ok=True)
-        runs = stored_runs(db) if args.stored else run_all(db, log=lambda m: print(m, file=sys.stderr),
-                                                                    only=frozenset(args.profile))
+        def log(message: str) -> None:
+            print(message, file=sys.stderr)
+
+        if args.stored:
+            runs = stored_runs(db)
+        elif args.missing:  # a profile that cannot run here (no emulated core) has no target: nothing to run
+            runs = stored_runs(db)
+            lacking = frozenset(br.profile.name for br in runs if br.run is None and br.target is not None)
+            if lacking:
+                runs = run_all(db, log=log, only=lacking)
+        else:
+            runs = run_all(db, log=log, only=frozenset(args.profile))
         (paths.root() / args.out).write_text(render(runs, db))
     except (TlsbenchError, subprocess.CalledProcessError) as e:
         print(f"results-boards: error: {e}", file=sys.stderr)

@@ -15,6 +15,7 @@ import argparse
 import sys
 
 from tlsbench import paths
+from tlsbench.engine import steadiness
 from tlsbench.engine.metrics import format_time
 from tlsbench.families.primitive.catalog import PQ_KINDS
 from tlsbench.families.tls import names
@@ -86,6 +87,7 @@ def section(data: RunData, load: str | None) -> list[str]:
            f"- command: `{resultsdoc.command(run)}`",
            f"- tlsbench {run.tlsbench_version}; machine: {run.machine.get('cpu_model')},"
            f" {run.machine.get('cores')} cores" + (f"; board {run.machine['board']}" if "board" in run.machine else ""),
+           *([f"- {steadiness.run_line(data.rounds)}"] if host else []),  # how steady the machine was for its times
            "- libraries: " + ", ".join(f"{lib['library']} {lib.get('version', '')}".strip() for lib in data.libraries),
            *(f"- {lib['library']} source: {_relative(lib['source'])}" for lib in data.libraries
              if "user-supplied" in lib["source"]),
