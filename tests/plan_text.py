@@ -38,3 +38,11 @@ def memory_tls(suites: list[str], groups: list[str], handshakes: list[str]) -> d
     """A [tls] section of in-memory handshakes with an ECDSA P-256 chain."""
     return {"suites": suites, "groups": groups, "certs": ["ecdsa-p256"], "handshakes": handshakes,
             "transports": ["memory"]}
+
+
+def one_size_plan(name: str, libraries: list[str], kind: str, algorithms: list[str], **method: object) -> str:
+    """A plan of one kind's algorithms on 64-byte inputs (one cheap case
+    each); method is its [method] section, in the order given (it comes last,
+    so a test may append a field to it)."""
+    select = {"libraries": libraries, "kinds": [kind], "algorithms": algorithms, "sizes": [64]}
+    return plan_text(name, select=select, method=method)

@@ -10,6 +10,7 @@ import dataclasses
 
 import pytest
 from conftest import needs_tools
+from plan_text import one_size_plan
 from test_firmware_userconfig import OVERLAY, PLAN, TLS12, TLS13
 
 from tlsbench.engine import runner
@@ -26,20 +27,8 @@ WOLFSSL_SETTINGS = """/* a user's wolfSSL settings over ours: SP maths small, no
 #undef HAVE_CHACHA
 #undef HAVE_POLY1305
 """
-WOLFSSL_PLAN = """
-name = "wolfssl-userconfig"
-[select]
-libraries = ["wolfssl"]
-kinds = ["aead"]
-algorithms = ["chacha20-poly1305", "aes-128-gcm"]
-sizes = [64]
-[method]
-warmup = 0
-repeats = 1
-rounds = 1
-outliers = "none"
-min_sample_ms = 1
-"""
+WOLFSSL_PLAN = one_size_plan("wolfssl-userconfig", ["wolfssl"], "aead", ["chacha20-poly1305", "aes-128-gcm"],
+                             warmup=0, repeats=1, rounds=1, outliers="none", min_sample_ms=1)
 
 
 @pytest.fixture(scope="module")
