@@ -40,6 +40,13 @@ def _host_refusal(tmp_path: Path, name: str, text: str, spec: str = "mbedtls=") 
     return path, str(e.value)
 
 
+def _config_refusal(items: list[str]) -> str:
+    """The one-line refusal of these --config items."""
+    with pytest.raises(PlanError) as e:
+        userconfig.parse_config(items)
+    return str(e.value)
+
+
 @pytest.mark.parametrize("item, message", [
     ("mbedtls", "--config expects LIBRARY=PATH or LIBRARY=full:PATH, e.g. mbedtls=./my_config.h (got 'mbedtls')"),
     ("openssl=x.h", "--config openssl=x.h: 'openssl' takes no configuration file; allowed: mbedtls, wolfssl"),
@@ -49,16 +56,13 @@ def _host_refusal(tmp_path: Path, name: str, text: str, spec: str = "mbedtls=") 
      " No such file or directory"),
 ])
 def test_a_malformed_config_option_is_one_line(item: str, message: str) -> None:
-    with pytest.raises(PlanError) as e:
-        userconfig.parse_config([item])
-    assert str(e.value) == message
+    assert _config_refusal([item]) == message
 
 
 def test_two_configs_of_one_library_are_refused(tmp_path: Path) -> None:
     a, b = _file(tmp_path, "a.h", ""), _file(tmp_path, "b.h", "")
-    with pytest.raises(PlanError) as e:
-        userconfig.parse_config([f"mbedtls={a}", f"mbedtls={b}"])
-    assert str(e.value) == f"--config mbedtls={b}: mbedtls has a configuration already (mbedtls={a}); one per library"
+    assert _config_refusal([f"mbedtls={a}", f"mbedtls={b}"]) == (f"--config mbedtls={b}: mbedtls has a configuration"
+                                                                   f" already (mbedtls={a}); one per library")
 
 
 @pytest.mark.parametrize("text, message", [
@@ -322,9 +326,7 @@ def test_a_plan_measures_each_alias_beside_its_library(tmp_path: Path) -> None:
      " version of its library)"),
 ])
 def test_a_bad_alias_is_one_line(item: str, message: str) -> None:
-    with pytest.raises(PlanError) as e:
-        userconfig.parse_config([item])
-    assert str(e.value) == message
+    assert _config_refusal([item]) == message
 
 
 def test_an_alias_has_its_own_label_and_compares_against_its_library(tmp_path: Path) -> None:
