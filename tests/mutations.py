@@ -4,8 +4,16 @@ derandomized budget (the same examples on every run)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
+
+from tlsbench.errors import PlanError
+
+Loaded = TypeVar("Loaded")
 
 
 def mutated(seeds: list[bytes], interesting: list[bytes]) -> st.SearchStrategy[bytes]:
@@ -28,3 +36,14 @@ def fuzz_budget(examples: int) -> settings:
     """examples derandomized examples, however slow, with a tmp_path fixture."""
     return settings(max_examples=examples, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+
+
+def loaded_or_refused_in_one_line(path: Path, data: bytes, load: Callable[[Path], Loaded]) -> Loaded | None:
+    """data written to path and loaded: what load returns, or None where it
+    refuses with a PlanError of one line that starts with the file's name."""
+    path.write_bytes(data)
+    try:
+        return load(path)
+    except PlanError as e:
+        assert str(e).startswith(str(path)) and "\n" not in str(e)
+        return None
