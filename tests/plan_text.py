@@ -34,7 +34,25 @@ def device_plan(name: str, libraries: list[str], suites: list[str], handshakes: 
     return plan_text(name, select={"libraries": libraries, "kinds": ["tls"]}, tls=section, method=method)
 
 
+
+def device_case_names(libraries: list[str], side: str) -> list[str]:
+    """The cases a device_plan of both suites with full and resume-psk-only
+    handshakes expands to, the device as side: TLS 1.3's full and resumed
+    handshakes, TLS 1.2's full one (resume-psk-only is TLS 1.3's)."""
+    tls13 = f"{TLS13_SUITE}/x25519/ecdsa-p256-full"
+    tls12 = f"{TLS12_SUITE}/x25519/ecdsa-p256-full"
+    return ([f"{lib}/tls/{tls13}/{opt}device={side}" for lib in libraries for opt in ("", "resume-psk-only+")]
+            + [f"{lib}/tls/{tls12}/device={side}" for lib in libraries])
+
 def memory_tls(suites: list[str], groups: list[str], handshakes: list[str]) -> dict[str, object]:
     """A [tls] section of in-memory handshakes with an ECDSA P-256 chain."""
     return {"suites": suites, "groups": groups, "certs": ["ecdsa-p256"], "handshakes": handshakes,
             "transports": ["memory"]}
+
+
+def one_size_plan(name: str, libraries: list[str], kind: str, algorithms: list[str], **method: object) -> str:
+    """A plan of one kind's algorithms on 64-byte inputs (one cheap case
+    each); method is its [method] section, in the order given (it comes last,
+    so a test may append a field to it)."""
+    select = {"libraries": libraries, "kinds": [kind], "algorithms": algorithms, "sizes": [64]}
+    return plan_text(name, select=select, method=method)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -154,6 +155,20 @@ LIBRARY_NAME_ALLOWED = {
 }
 
 
+def literals_outside(folder: str, scan: Callable[[str, set[str]], list[tuple[int, str]]],
+                     names: set[str]) -> dict[str, list[tuple[int, str]]]:
+    """What scan finds of names in each package file outside folder (a path
+    prefix such as "libraries/"), by the file's path in the package."""
+    found: dict[str, list[tuple[int, str]]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if not rel.startswith(folder):
+            hits = scan(path.read_text(), names)
+            if hits:
+                found[rel] = hits
+    return found
+
+
 def library_literals(source: str, names: set[str]) -> list[tuple[int, str]]:
     """(line, text) of each string constant that is a library name or starts with "name@"."""
     return sorted((n.lineno, n.value) for n in ast.walk(ast.parse(source))
@@ -172,13 +187,7 @@ def test_no_library_name_outside_the_registry() -> None:
     from tlsbench.libraries import registry
 
     names = set(registry.names())
-    found: dict[str, list[tuple[int, str]]] = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
-        rel = path.relative_to(PACKAGE).as_posix()
-        if not rel.startswith("libraries/"):
-            hits = library_literals(path.read_text(), names)
-            if hits:
-                found[rel] = hits
+    found = literals_outside("libraries/", library_literals, names)
     unexplained = {rel: hits for rel, hits in found.items() if rel not in LIBRARY_NAME_ALLOWED}
     assert unexplained == {}, ("library names outside src/tlsbench/libraries (put the fact in the library's"
                                " record): " + "; ".join(f"{rel}:{line} {text!r}" for rel, hits in
@@ -291,13 +300,7 @@ def test_no_family_name_outside_the_families() -> None:
 
     names = {f.name for f in registry.FAMILIES} | {k for f in registry.FAMILIES for k in f.kinds}
     names -= {f.name for f in dataclasses.fields(Case)}
-    found: dict[str, list[tuple[int, str]]] = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
-        rel = path.relative_to(PACKAGE).as_posix()
-        if not rel.startswith("families/"):
-            hits = family_literals(path.read_text(), names)
-            if hits:
-                found[rel] = hits
+    found = literals_outside("families/", family_literals, names)
     unexplained = {rel: hits for rel, hits in found.items() if rel not in FAMILY_NAME_ALLOWED}
     assert unexplained == {}, ("family names or kinds outside src/tlsbench/families (ask families.registry): "
                                + "; ".join(f"{rel}:{line} {text!r}" for rel, hits in unexplained.items()

@@ -17,13 +17,14 @@ from pathlib import Path
 
 import pytest
 from conftest import needs_tools
+from device_compare import check_plan_cases, image_and_device, record_lengths, server_records_differ
 from images import M4, ONE_SIDE
 from plan_text import TLS12_SUITE, TLS13_SUITE, device_plan
 
 from tlsbench.engine import runner
 from tlsbench.engine.store import Store
 from tlsbench.families.tls import device as device_tls
-from tlsbench.families.tls.cases import case_fields, parse_records, run_handshakes
+from tlsbench.families.tls.cases import case_fields
 from tlsbench.families.tls.runner import TlsVariant, tls_case
 from tlsbench.plans.plan import parse_plan
 from tlsbench.report import tables as report
@@ -58,21 +59,13 @@ def material() -> dict:
     return {}  # one set of chains for every case of the module
 
 
-def _lengths(data: bytes) -> list[tuple[int, int]]:
-    return [(t, len(f)) for t, f in parse_records(data)]
-
-
 @pytest.mark.parametrize("library", build.FIRMWARE_LIBRARIES)
 @pytest.mark.parametrize(("suite", "op", "signed"), CASES)
 def test_the_device_server_counts_what_the_in_image_server_does(images, material, library: str, suite: str,
                                                                 op: str, signed: bool) -> None:
     full, one_side = images
     tc = tls_case(suite, TlsVariant.parse(op), material, 0)
-    image = run_handshakes(targets.write_launcher(full, library), tc, repeats=1, warmup=0, transcript=True,
-                           timeout=300)
-    assert image.status == "ok", image.message
-    dev = device_tls.run(one_side, library, tc, "server", repeats=1, warmup=0)
-    assert dev.status == "ok", (dev.message, dev.transcript[-2000:])
+    image, dev = image_and_device(full, one_side, library, tc, "server")
     i, d = image.samples[0], dev.of_type("tls")[0]
     assert d["side"] == "server" and d["server_instructions"] > 0 and "client_instructions" not in d.fields
     assert "round_trips" not in d.fields  # the client's to count
@@ -84,14 +77,8 @@ def test_the_device_server_counts_what_the_in_image_server_does(images, material
     assert (d["total_c2s_bytes"], d["total_s2c_bytes"]) == (len(c2s), len(s2c))
     m = image.memory
     assert m is not None
-    assert _lengths(c2s[: d["c2s_bytes"]]) == _lengths(image.wire["client"][: m["c2s_bytes"]])
-    ours, theirs = _lengths(s2c[: d["s2c_bytes"]]), _lengths(image.wire["server"][: m["s2c_bytes"]])
-    assert [t for t, _ in ours] == [t for t, _ in theirs]
-    differ = [(a, b) for (_, a), (_, b) in zip(ours, theirs, strict=True) if a != b]
-    if signed:  # at most the signature's record, by its DER length or the 16-byte padding of TLS 1.3
-        assert len(differ) <= 1 and all(abs(a - b) <= 16 for a, b in differ), differ
-    else:
-        assert differ == []
+    assert record_lengths(c2s[: d["c2s_bytes"]]) == record_lengths(image.wire["client"][: m["c2s_bytes"]])
+    differ = server_records_differ(s2c[: d["s2c_bytes"]], image.wire["server"][: m["s2c_bytes"]], signed)
     assert d["s2c_bytes"] - m["s2c_bytes"] == sum(a - b for a, b in differ)
     stack = dev.of_type("tls_stack")
     assert len(stack) == 1 and stack[0]["server_stack"] > 256 and "client_stack" not in stack[0].fields
@@ -126,18 +113,9 @@ def test_a_plan_puts_the_server_on_the_device_and_stores_its_figures(images, tmp
     store = Store(tmp_path / "r.sqlite")
     run = runner.run(parse_plan(PLAN, "test plan"), PLAN, store, show_progress=False, target=M4)
     cases = {c["name"]: c for c in report.load(store, run).cases}
-    assert sorted(cases) == sorted(
-        [f"{lib}/tls/TLS_AES_128_GCM_SHA256/x25519/ecdsa-p256-full/{opt}device=server"
-         for lib in ("mbedtls", "wolfssl") for opt in ("", "resume-psk-only+")]
-        + [f"{lib}/tls/TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256/x25519/ecdsa-p256-full/device=server"
-           for lib in ("mbedtls", "wolfssl")])
-    assert {n: c["status"] for n, c in cases.items()} == dict.fromkeys(cases, "ok")
-    for c in cases.values():
-        metrics = set(c["results"])
-        assert {"server_instructions", "server_heap_peak_bytes", "server_stack_bytes", "c2s_bytes",
-                "s2c_bytes", "flights", "device_harness_heap_bytes"} <= metrics
-        assert not any(m.startswith("client_") for m in metrics)  # the host peer's figures are not the device's
-        assert "round_trips" not in metrics
+    check_plan_cases(cases, "server", {"server_instructions", "server_heap_peak_bytes", "server_stack_bytes",
+                                       "c2s_bytes", "s2c_bytes", "flights", "device_harness_heap_bytes"})
+    assert not any("round_trips" in c["results"] for c in cases.values())  # the host peer's to count
     for lib in ("mbedtls", "wolfssl"):  # a resumed TLS 1.3 handshake (PSK without ECDHE) costs far less
         base = f"{lib}/tls/TLS_AES_128_GCM_SHA256/x25519/ecdsa-p256-full/"
         full, psk = (cases[base + o + "device=server"]["results"]["server_instructions"]["median"]

@@ -15,13 +15,14 @@ from pathlib import Path
 
 import pytest
 from conftest import needs_tools
+from device_compare import check_plan_cases, image_and_device, record_lengths, server_records_differ
 from plan_text import TLS12_SUITE, TLS13_SUITE, device_plan
 
 from tlsbench.engine import runner
 from tlsbench.engine.store import Store
 from tlsbench.errors import PlanError, TlsbenchError
 from tlsbench.families.tls import device as device_tls
-from tlsbench.families.tls.cases import parse_records, run_handshakes
+from tlsbench.families.tls.cases import run_handshakes
 from tlsbench.families.tls.runner import TlsVariant, tls_case
 from tlsbench.plans.plan import parse_plan
 from tlsbench.report import tables as report
@@ -42,20 +43,12 @@ def material() -> dict:
     return {}  # one set of chains and one PSK for every case of the module
 
 
-def _lengths(data: bytes) -> list[tuple[int, int]]:
-    return [(t, len(f)) for t, f in parse_records(data)]
-
-
 @pytest.mark.parametrize("library", build.FIRMWARE_LIBRARIES)
 @pytest.mark.parametrize(("suite", "op", "signed"), CASES)
 def test_device_client_counts_equal_the_in_image_handshake(firmware, material, library: str, suite: str, op: str,
                                                            signed: bool) -> None:
     tc = tls_case(suite, TlsVariant.parse(op), material, 0)
-    image = run_handshakes(targets.write_launcher(firmware, library), tc, repeats=1, warmup=0, transcript=True,
-                           timeout=300)
-    assert image.status == "ok", image.message
-    dev = device_tls.run(firmware, library, tc, "client", repeats=1, warmup=0)
-    assert dev.status == "ok", (dev.message, dev.transcript[-2000:])
+    image, dev = image_and_device(firmware, firmware, library, tc, "client")
     i, d = image.samples[0], dev.of_type("tls")[0]
     assert d["side"] == "client" and "server_instructions" not in d.fields and d["client_instructions"] > 0
     for f in ("c2s_bytes", "c2s_records", "s2c_records", "flights", "round_trips", "total_c2s_bytes"):
@@ -66,14 +59,9 @@ def test_device_client_counts_equal_the_in_image_handshake(firmware, material, l
     # the in-image transcript comes from its counted (memory) connection, not a timed one
     m = image.memory
     assert m is not None and m["c2s_bytes"] == i["c2s_bytes"]
-    assert c2s[: d["c2s_bytes"]] and _lengths(c2s[: d["c2s_bytes"]]) == _lengths(image.wire["client"][: m["c2s_bytes"]])
-    ours, theirs = _lengths(s2c[: d["s2c_bytes"]]), _lengths(image.wire["server"][: m["s2c_bytes"]])
-    assert [t for t, _ in ours] == [t for t, _ in theirs]
-    differ = [(a, b) for (_, a), (_, b) in zip(ours, theirs, strict=True) if a != b]
-    if signed:  # at most the signature's record, by its DER length or the 16-byte padding of TLS 1.3
-        assert len(differ) <= 1 and all(abs(a - b) <= 16 for a, b in differ), differ
-    else:
-        assert differ == []
+    assert c2s[: d["c2s_bytes"]] and (record_lengths(c2s[: d["c2s_bytes"]])
+                                      == record_lengths(image.wire["client"][: m["c2s_bytes"]]))
+    differ = server_records_differ(s2c[: d["s2c_bytes"]], image.wire["server"][: m["s2c_bytes"]], signed)
     assert d["s2c_bytes"] - m["s2c_bytes"] == sum(a - b for a, b in differ)
     stack = dev.of_type("tls_stack")
     assert len(stack) == 1 and stack[0]["client_stack"] > 256 and "server_stack" not in stack[0].fields
@@ -101,18 +89,9 @@ def test_a_plan_puts_the_client_on_the_device_and_its_counts_repeat(firmware, tm
     assert store.reuse_marks(runs[1]) == {}
     data = [report.load(store, r) for r in runs]
     cases = {c["name"]: c for c in data[0].cases}
-    assert sorted(cases) == sorted(
-        [f"{lib}/tls/TLS_AES_128_GCM_SHA256/x25519/ecdsa-p256-full/{opt}device=client"
-         for lib in ("mbedtls", "wolfssl") for opt in ("", "resume-psk-only+")]
-        # TLS 1.2: the server's random carries its clock (Mbed TLS), frozen like the device's
-        + [f"{lib}/tls/TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256/x25519/ecdsa-p256-full/device=client"
-           for lib in ("mbedtls", "wolfssl")])
-    assert {n: c["status"] for n, c in cases.items()} == dict.fromkeys(cases, "ok")
-    for c in cases.values():
-        metrics = set(c["results"])
-        assert {"client_instructions", "client_heap_peak_bytes", "client_stack_bytes", "c2s_bytes",
-                "s2c_bytes", "flights", "round_trips"} <= metrics
-        assert not any(m.startswith("server_") for m in metrics)  # the host peer's figures are not the device's
+    # TLS 1.2 too: the server's random carries its clock (Mbed TLS), frozen like the device's
+    check_plan_cases(cases, "client", {"client_instructions", "client_heap_peak_bytes", "client_stack_bytes",
+                                       "c2s_bytes", "s2c_bytes", "flights", "round_trips"})
     counts = [{(c["name"], m): r["median"] for c in d.cases for m, r in c["results"].items()} for d in data]
     assert len({name for name, _m in counts[1]}) == 4 and not any("resume" in name for name, _m in counts[1])
     assert counts[1] == {key: counts[0].get(key) for key in counts[1]}

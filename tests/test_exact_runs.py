@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from conftest import needs_tools
+from plan_text import one_size_plan
 
 from tlsbench.engine import parallel, result_cache, runner
 from tlsbench.engine.case import Case, Measured
@@ -31,18 +32,8 @@ from tlsbench.targets import target as targets
 
 M4 = targets.parse("qemu:mps2-an386")
 # two cheap cases: one hash of 64 bytes in each library
-PLAN = """
-name = "exact-runs"
-[select]
-libraries = ["mbedtls", "wolfssl"]
-kinds = ["hash"]
-algorithms = ["sha256"]
-sizes = [64]
-[method]
-repeats = 2
-warmup = 0
-timeout_s = 300
-"""
+PLAN = one_size_plan("exact-runs", ["mbedtls", "wolfssl"], "hash", ["sha256"], repeats=2, warmup=0,
+                     timeout_s=300)
 
 
 def _run(store: Store, target: targets.Target, plan_text: str = PLAN, **how) -> int:

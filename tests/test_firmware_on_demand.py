@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import needs_tools
+from plan_text import one_size_plan
 
 from tlsbench import paths
 from tlsbench.engine import runner
@@ -63,18 +64,7 @@ def test_profiles_and_options_enter_the_inputs() -> None:
     assert firmware.inputs(M3, "mbedtls", "Os", agent_hash="h", toolchain="gcc 13") != a
 
 
-PLAN = """
-name = "on-demand"
-[select]
-libraries = ["wolfssl"]
-kinds = ["hash"]
-algorithms = ["sha256"]
-sizes = [64]
-[method]
-repeats = 1
-warmup = 0
-timeout_s = 300
-"""
+PLAN = one_size_plan("on-demand", ["wolfssl"], "hash", ["sha256"], repeats=1, warmup=0, timeout_s=300)
 
 
 @needs_tools("qemu-system-arm", "arm-none-eabi-gcc")

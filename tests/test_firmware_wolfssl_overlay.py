@@ -9,6 +9,7 @@ import dataclasses
 
 import pytest
 from conftest import needs_tools
+from plan_text import one_size_plan
 
 from tlsbench.engine import runner
 from tlsbench.engine.store import Store
@@ -22,20 +23,8 @@ pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
 SETTINGS = """/* a user's wolfSSL settings over ours: the rolled SHA-256 (less code) */
 #define USE_SLOW_SHA256
 """
-PLAN = """
-name = "wolfssl-overlay"
-[select]
-libraries = ["wolfssl"]
-kinds = ["hash"]
-algorithms = ["sha256"]
-sizes = [64]
-[method]
-warmup = 0
-repeats = 3
-rounds = 1
-outliers = "none"
-timeout_s = 300
-"""
+PLAN = one_size_plan("wolfssl-overlay", ["wolfssl"], "hash", ["sha256"], warmup=0, repeats=3, rounds=1,
+                     outliers="none", timeout_s=300)
 CASE = "wolfssl/hash/sha256/hash/64"
 
 

@@ -15,6 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from agent_builds import build_agent_tree
 from conftest import builds_in_set_up, needs_tools
 
 from tlsbench import paths
@@ -33,15 +34,9 @@ TARGETS = ("tlsbench-fuzz-request", "tlsbench-fuzz-tls-request")
 
 
 def build_fuzzers() -> Path:
-    build = paths.root() / "build" / "fuzz"
-    configure = ["cmake", "-S", str(paths.root() / "agent"), "-B", str(build), "-G", "Ninja",
-                 "-DCMAKE_C_COMPILER=clang-14", "-DTB_FUZZ=ON", "-DTB_LIBRARIES=", "-DTB_SELFTEST=OFF"]
-    if (build / "CMakeCache.txt").exists() and not (build / "build.ninja").exists():
-        shutil.rmtree(build)  # another generator's folder
-    for cmd in (configure, ["cmake", "--build", str(build), "--parallel", "2", "--target", *TARGETS]):
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        assert proc.returncode == 0, f"{' '.join(cmd)}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
-    return build
+    return build_agent_tree(paths.root() / "build" / "fuzz",
+                            ["-DCMAKE_C_COMPILER=clang-14", "-DTB_FUZZ=ON", "-DTB_LIBRARIES=", "-DTB_SELFTEST=OFF"],
+                            TARGETS)
 
 
 @pytest.fixture(scope="module")

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import tlsbench_cmd
+from plan_text import one_size_plan
 
 from tlsbench.engine import runner
 from tlsbench.engine.store import Store
@@ -24,20 +25,8 @@ from tlsbench.plans.plan import Method, Plan
 from tlsbench.report import tables
 
 # the fake agent crashes on sha1 (a failed case, stored), then hangs on sha224: the signal lands mid-run
-HANGING_PLAN = """name = "stop"
-[select]
-libraries = ["openssl"]
-kinds = ["hash"]
-algorithms = ["sha1", "sha224"]
-sizes = [64]
-[method]
-warmup = 0
-repeats = 3
-rounds = 1
-outliers = "none"
-min_sample_ms = 1
-timeout_s = 600
-"""
+HANGING_PLAN = one_size_plan("stop", ["openssl"], "hash", ["sha1", "sha224"], warmup=0, repeats=3, rounds=1,
+                             outliers="none", min_sample_ms=1, timeout_s=600)
 
 
 def _cli(db: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:

@@ -9,26 +9,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from plan_text import one_size_plan
 
 from tlsbench.engine.store import Store
 from tlsbench.errors import PlanError
 from tlsbench.plans import runenv
 from tlsbench.plans.plan import parse_plan
 
-HASH_PLAN = """
-name = "env-test"
-[select]
-libraries = ["openssl"]
-kinds = ["hash"]
-algorithms = ["sha256"]
-sizes = [64]
-[method]
-warmup = 0
-repeats = 3
-outliers = "none"
-min_sample_ms = 1
-timeout_s = 10
-"""
+HASH_PLAN = one_size_plan("env-test", ["openssl"], "hash", ["sha256"], warmup=0, repeats=3, outliers="none",
+                          min_sample_ms=1, timeout_s=10)
 
 
 def test_plan_env_parses_and_bad_env_is_a_clear_error() -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from agent_builds import build_agent_tree
 from conftest import builds_in_set_up, needs_tools
 
 from tlsbench import paths, versions
@@ -40,15 +40,8 @@ def build_sanitized_agents() -> Path:
         src = srcs[locks["openssl"]]
         trees += [f"-DTB_OPENSSL_BUILD_DIR={prefixbuild.build_openssl('openssl', src, 2, log=lambda m: None)}",
                   f"-DTB_OPENSSL_SOURCE_DIR={src}"]
-    configure = ["cmake", "-S", str(paths.root() / "agent"), "-B", str(build), "-G", "Ninja",
-                 "-DCMAKE_BUILD_TYPE=RelWithDebInfo", f"-DTB_SANITIZE={SANITIZERS}",
-                 f"-DTB_LIBRARIES={';'.join(LIBRARIES)}", "-DTB_SELFTEST=OFF", *trees]
-    if (build / "CMakeCache.txt").exists() and not (build / "build.ninja").exists():
-        shutil.rmtree(build)  # another generator's folder
-    for cmd in (configure, ["cmake", "--build", str(build), "--parallel", "2"]):
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        assert proc.returncode == 0, f"{' '.join(cmd)}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
-    return build
+    return build_agent_tree(build, ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", f"-DTB_SANITIZE={SANITIZERS}",
+                                    f"-DTB_LIBRARIES={';'.join(LIBRARIES)}", "-DTB_SELFTEST=OFF", *trees])
 
 
 @pytest.fixture(scope="module")

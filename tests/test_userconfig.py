@@ -31,6 +31,22 @@ def _check(user: userconfig.UserBuild, tmp_path: Path, firmware: bool) -> None:
     userconfig.check(user, tmp_path / "build", {}, ARM_M4 if firmware else ["cc"], firmware)
 
 
+def _host_refusal(tmp_path: Path, name: str, text: str, spec: str = "mbedtls=") -> tuple[Path, str]:
+    """text written to name and given as --config {spec}{path}: its path and
+    the host check's refusal of it."""
+    path = _file(tmp_path, name, text)
+    with pytest.raises(SetupError) as e:
+        _check(userconfig.parse([f"{spec}{path}"], None), tmp_path, firmware=False)
+    return path, str(e.value)
+
+
+def _config_refusal(items: list[str]) -> str:
+    """The one-line refusal of these --config items."""
+    with pytest.raises(PlanError) as e:
+        userconfig.parse_config(items)
+    return str(e.value)
+
+
 @pytest.mark.parametrize("item, message", [
     ("mbedtls", "--config expects LIBRARY=PATH or LIBRARY=full:PATH, e.g. mbedtls=./my_config.h (got 'mbedtls')"),
     ("openssl=x.h", "--config openssl=x.h: 'openssl' takes no configuration file; allowed: mbedtls, wolfssl"),
@@ -40,16 +56,13 @@ def _check(user: userconfig.UserBuild, tmp_path: Path, firmware: bool) -> None:
      " No such file or directory"),
 ])
 def test_a_malformed_config_option_is_one_line(item: str, message: str) -> None:
-    with pytest.raises(PlanError) as e:
-        userconfig.parse_config([item])
-    assert str(e.value) == message
+    assert _config_refusal([item]) == message
 
 
 def test_two_configs_of_one_library_are_refused(tmp_path: Path) -> None:
     a, b = _file(tmp_path, "a.h", ""), _file(tmp_path, "b.h", "")
-    with pytest.raises(PlanError) as e:
-        userconfig.parse_config([f"mbedtls={a}", f"mbedtls={b}"])
-    assert str(e.value) == f"--config mbedtls={b}: mbedtls has a configuration already (mbedtls={a}); one per library"
+    assert _config_refusal([f"mbedtls={a}", f"mbedtls={b}"]) == (f"--config mbedtls={b}: mbedtls has a configuration"
+                                                                   f" already (mbedtls={a}); one per library")
 
 
 @pytest.mark.parametrize("text, message", [
@@ -99,11 +112,9 @@ def test_the_run_record_holds_each_files_text_and_hash(tmp_path: Path) -> None:
 
 @needs_tools("cc")
 def test_a_config_that_removes_the_seed_hook_is_refused_before_building(tmp_path: Path) -> None:
-    path = _file(tmp_path, "c.h", "#undef MBEDTLS_ENTROPY_HARDWARE_ALT\n")
-    with pytest.raises(SetupError) as e:
-        _check(userconfig.parse([f"mbedtls={path}"], None), tmp_path, firmware=False)
-    assert str(e.value) == (f"--config mbedtls={path}: MBEDTLS_ENTROPY_HARDWARE_ALT is off; tlsbench needs it for the"
-                            " harness's seed hook mbedtls_hardware_poll (the test RNG)")
+    path, refusal = _host_refusal(tmp_path, "c.h", "#undef MBEDTLS_ENTROPY_HARDWARE_ALT\n")
+    assert refusal == (f"--config mbedtls={path}: MBEDTLS_ENTROPY_HARDWARE_ALT is off; tlsbench needs it for the"
+                       " harness's seed hook mbedtls_hardware_poll (the test RNG)")
     assert not (tmp_path / "build" / "cmake").exists()
 
 
@@ -120,28 +131,24 @@ def test_a_firmware_need_is_checked_on_firmware_only(tmp_path: Path) -> None:
 
 @needs_tools("cc")
 def test_a_full_mbedtls_config_is_checked_as_the_whole_configuration(tmp_path: Path) -> None:
-    path = _file(tmp_path, "full.h", "#define MBEDTLS_SHA256_C\n#define MBEDTLS_ENTROPY_C\n")
-    with pytest.raises(SetupError) as e:
-        _check(userconfig.parse([f"mbedtls=full:{path}"], None), tmp_path, firmware=False)
-    assert str(e.value) == (f"--config mbedtls=full:{path}: MBEDTLS_ENTROPY_HARDWARE_ALT is off; tlsbench needs it"
-                            " for the harness's seed hook mbedtls_hardware_poll (the test RNG)")
+    path, refusal = _host_refusal(tmp_path, "full.h", "#define MBEDTLS_SHA256_C\n#define MBEDTLS_ENTROPY_C\n",
+                                  "mbedtls=full:")
+    assert refusal == (f"--config mbedtls=full:{path}: MBEDTLS_ENTROPY_HARDWARE_ALT is off; tlsbench needs it"
+                       " for the harness's seed hook mbedtls_hardware_poll (the test RNG)")
 
 
 @needs_tools("cc")
 def test_a_wolfssl_seed_hook_of_another_name_is_refused(tmp_path: Path) -> None:
-    path = _file(tmp_path, "s.h", "#undef CUSTOM_RAND_GENERATE_SEED\n#define CUSTOM_RAND_GENERATE_SEED my_trng\n")
-    with pytest.raises(SetupError) as e:
-        _check(userconfig.parse([f"wolfssl={path}"], None), tmp_path, firmware=False)
-    assert str(e.value) == (f"--config wolfssl={path}: CUSTOM_RAND_GENERATE_SEED is my_trng; tlsbench needs"
-                            " tb_wolfssl_seed for the harness's seed hook (the test RNG)")
+    path, refusal = _host_refusal(tmp_path, "s.h", "#undef CUSTOM_RAND_GENERATE_SEED\n"
+                                  "#define CUSTOM_RAND_GENERATE_SEED my_trng\n", "wolfssl=")
+    assert refusal == (f"--config wolfssl={path}: CUSTOM_RAND_GENERATE_SEED is my_trng; tlsbench needs"
+                       " tb_wolfssl_seed for the harness's seed hook (the test RNG)")
 
 
 @needs_tools("cc")
 def test_a_config_that_does_not_compile_is_the_compilers_first_error(tmp_path: Path) -> None:
-    path = _file(tmp_path, "broken.h", "/* mine */\n#error no such board\n#error second\n")
-    with pytest.raises(SetupError) as e:
-        _check(userconfig.parse([f"mbedtls={path}"], None), tmp_path, firmware=False)
-    assert str(e.value) == f"--config mbedtls={path} does not compile: {path}:2:2: error: #error no such board"
+    path, refusal = _host_refusal(tmp_path, "broken.h", "/* mine */\n#error no such board\n#error second\n")
+    assert refusal == f"--config mbedtls={path} does not compile: {path}:2:2: error: #error no such board"
 
 
 @needs_tools("cc")
@@ -319,9 +326,7 @@ def test_a_plan_measures_each_alias_beside_its_library(tmp_path: Path) -> None:
      " version of its library)"),
 ])
 def test_a_bad_alias_is_one_line(item: str, message: str) -> None:
-    with pytest.raises(PlanError) as e:
-        userconfig.parse_config([item])
-    assert str(e.value) == message
+    assert _config_refusal([item]) == message
 
 
 def test_an_alias_has_its_own_label_and_compares_against_its_library(tmp_path: Path) -> None:
@@ -377,14 +382,12 @@ def test_two_checkouts_at_different_paths_give_the_same_image_key(tmp_path: Path
 def test_a_config_without_0rtt_is_refused_before_the_adapter_fails_to_compile(tmp_path: Path) -> None:
     """The adapter calls Mbed TLS's early-data functions: a config that turns them off (or every PSK mode,
     which they need) is one line naming the define, not a compiler error from the adapter."""
-    path = _file(tmp_path, "c.h", "#undef MBEDTLS_SSL_TLS1_3_KEY_EXCHANGE_MODE_PSK_ENABLED\n"
+    path, refusal = _host_refusal(tmp_path, "c.h", "#undef MBEDTLS_SSL_TLS1_3_KEY_EXCHANGE_MODE_PSK_ENABLED\n"
                                   "#undef MBEDTLS_SSL_TLS1_3_KEY_EXCHANGE_MODE_PSK_EPHEMERAL_ENABLED\n"
                                   "#undef MBEDTLS_SSL_EARLY_DATA\n")
-    with pytest.raises(SetupError) as e:
-        _check(userconfig.parse([f"mbedtls={path}"], None), tmp_path, firmware=False)
-    assert str(e.value) == (f"--config mbedtls={path}: MBEDTLS_SSL_EARLY_DATA is off; tlsbench needs it for the"
-                            " adapter's 0-RTT calls (mbedtls_ssl_write_early_data and mbedtls_ssl_read_early_data);"
-                            " it needs a TLS 1.3 PSK mode")
+    assert refusal == (f"--config mbedtls={path}: MBEDTLS_SSL_EARLY_DATA is off; tlsbench needs it for the"
+                       " adapter's 0-RTT calls (mbedtls_ssl_write_early_data and mbedtls_ssl_read_early_data);"
+                       " it needs a TLS 1.3 PSK mode")
 
 
 def test_one_compiler_option_alone_is_taken_as_the_value_of_cflags() -> None:
