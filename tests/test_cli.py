@@ -83,7 +83,7 @@ def test_list_algorithms_shows_the_support_matrix(agents, db_path: Path) -> None
 
 @pytest.mark.parametrize("kill_after", [1, 5, 20])  # kill -9 at different points of the second round
 def test_a_killed_run_keeps_its_cases_and_resumes(agents, db_path: Path, kill_after: int) -> None:
-    args = [*tlsbench_cmd(), "--db", str(db_path), "run", "--libraries", "openssl,gnutls", "--kinds", "hash",
+    args = [*tlsbench_cmd(), "--db", str(db_path), "run", "--libraries", "openssl", "--kinds", "hash",
             "--sizes", "64,256,1024", "--repeats", "4", "--rounds", "2", "--warmup", "0", "--min-sample-ms", "5",
             "--no-progress"]
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env_without_agent_dir())
@@ -102,7 +102,7 @@ def test_a_killed_run_keeps_its_cases_and_resumes(agents, db_path: Path, kill_af
         before = dict(db.execute("SELECT name, id FROM cases WHERE status='ok'"))
         partial = db.execute("SELECT count(*) FROM cases WHERE status='partial'").fetchone()[0]
         status = db.execute("SELECT status FROM runs WHERE id=1").fetchone()[0]
-    assert kill_after <= len(before) < 54 and partial > 0 and status == "running"
+    assert kill_after <= len(before) < 27 and partial > 0 and status == "running"
     assert "incomplete" in tlsbench(db_path, "runs").stdout
 
     p = tlsbench(db_path, "run", "--resume", "1", "--no-progress")
@@ -111,7 +111,7 @@ def test_a_killed_run_keeps_its_cases_and_resumes(agents, db_path: Path, kill_af
         after = dict(db.execute("SELECT name, id FROM cases WHERE status='ok' AND rounds_done=2"))
         assert db.execute("SELECT status FROM runs WHERE id=1").fetchone()[0] == "complete"
         n = {row[0] for row in db.execute("SELECT n + removed FROM results WHERE metric='wall_ns'")}
-    assert len(after) == 2 * 9 * 3  # every case exactly once, both rounds done
+    assert len(after) == 9 * 3  # every case exactly once, both rounds done
     assert all(after[name] == case_id for name, case_id in before.items())  # kept, not re-measured
     assert n == {4}  # 2 + 2 batches per case, whether its rounds ran before or after the kill
 

@@ -200,9 +200,12 @@ def test_a_device_client_keeps_its_model_cycles_and_time(firmware, tmp_path: Pat
     assert {m: modelled[m]["median"] for m in ("client_instructions", "client_model_cycles",
                                                "app_client_instructions", "app_client_model_cycles")} == {
         # model cycles were 727,520 and 47,562 before the firmware gained the no_room flag and the hw driver
-        # hooks: the same instructions, the code laid out elsewhere in flash (other ART misses)
-        "client_instructions": 535_506, "client_model_cycles": 728_994,
-        "app_client_instructions": 31_830, "app_client_model_cycles": 47_791}
+        # hooks (the same instructions, the code laid out elsewhere in flash: other ART misses); 535,506
+        # instructions and 728,994 / 47,791 cycles before the platform's shared files (heap_sbrk.c,
+        # tim2_wraps.c, the core's family tables) moved code and data: the handshake's C code is unchanged,
+        # 53 instructions fewer (not traced; the C library's copies see other buffer alignments)
+        "client_instructions": 535_453, "client_model_cycles": 729_698,
+        "app_client_instructions": 31_830, "app_client_model_cycles": 47_532}
 
 
 def test_the_host_peer_waits_for_the_device_as_long_as_the_case_may_take() -> None:
