@@ -534,8 +534,10 @@ def page_003(page: Page, runs: dict[Want, tuple[int, RunData]], text: str) -> No
     page.shapes(statements, "paper", libs, [["holds (its text)"] * len(statements)] + [check(lib) for lib in libs])
     page.add("## What is not re-created here", "",
              "- static DH_RSA and ECDH_RSA: not in the suite catalog (no current library here offers them)",
-             "- the hardware accelerator (the paper's HW columns and Table 2's HW cycles): no emulated target"
-             " models STM32 CRYP/HASH",
+             "- the hardware accelerator (the paper's HW columns and Table 2's HW cycles): not on this page; the"
+             " accelerator model charges the F2/F4 CRYP/HASH's published cycles per block (RM0090's figures: RM0033"
+             " prints none), and its software-against-hardware rows are in docs/cycle-model.md, 'Software"
+             " against hardware (model)' (`--profile wolfssl=hw,mbedtls=hw --board stm32f217`)",
              "- Table 2 (the TLS 1.3 handshake-encryption overhead): not separable from a whole handshake",
              "- flash and code size per primitive: `tlsbench sizes --target qemu:mps2-an385` measures it, not"
              " made for this page",
