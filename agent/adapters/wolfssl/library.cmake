@@ -107,6 +107,13 @@ elseif(_wolf_profile STREQUAL "sp-asm")
          port/arm/thumb2-sha512-asm_c.c port/arm/thumb2-sha3-asm_c.c port/arm/thumb2-curve25519_c.c)
     set(_wolf_thumb2_armasm ON)
     set(_wolf_asm "Cortex-M Thumb-2 asm: SP maths (sp_cortexm.c), AES/GCM, SHA-256, SHA-512, SHA-3, Curve25519/Ed25519 field (port/arm/thumb2-*_c.c), ChaCha20/Poly1305 in C")
+    # wolfSSL 5.9 reads WOLFSSL_ARMASM_THUMB2 (profiles/sp-asm.h sets it, as its configure does for a
+    # Thumb-2 target) and then calls its Thumb-2 ML-KEM and Poly1305; 5.7 has neither file nor switch
+    if(EXISTS "${_wolf}/wolfcrypt/src/port/arm/thumb2-mlkem-asm_c.c")
+      list(APPEND _wolf_crypt_sources port/arm/thumb2-mlkem-asm_c.c port/arm/thumb2-poly1305-asm_c.c
+           port/arm/thumb2-chacha-asm_c.c)
+      set(_wolf_asm "Cortex-M Thumb-2 asm: SP maths (sp_cortexm.c), AES/GCM, SHA-256, SHA-512, SHA-3, Curve25519/Ed25519 field, ML-KEM, Poly1305, ChaCha20 where the library calls it (port/arm/thumb2-*_c.c)")
+    endif()
   endif()
 elseif(_wolf_profile STREQUAL "sp-small-asm")
   # The SP maths alone in Thumb-2 asm, small (WOLFSSL_SP_SMALL); every other primitive in C.
