@@ -54,7 +54,8 @@ def main() -> None:
                     ns = int(lines[0])
                     with open(path, "w") as fh:
                         fh.write("\n".join(lines[1:]))
-            out(rec(f"tb1 reference steps={f.get('steps', '10000000')} result=17964660590961460451 wall_ns={ns}"))
+            out(rec(f"tb1 reference steps={f.get('steps', '4000000')} lanes={f.get('lanes', '1')}"
+                    f" result=6205336065229801454 wall_ns={ns}"))
             out(rec("tb1 end status=ok"))
         elif verb == "list":
             for alg in ALGS:

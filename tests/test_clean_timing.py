@@ -93,14 +93,19 @@ def test_placements_spread_rounds_over_the_page_and_both_phases() -> None:
     assert {layout.placement(s, "x", 0, 3).stack_at for s in range(20)} != {layout.placement(7, "x", 0, 3).stack_at}
 
 
-def test_the_reference_workload_is_the_documented_chain(agents) -> None:
+def test_the_reference_workload_is_the_documented_computation(agents) -> None:
+    """Eight lanes (the paced reference) and the single chain of runs stored before it, as the Python
+    definition computes them; the default steps give pacing.RESULT; anything else is refused."""
     for lib in ("mbedtls", "selftest"):
-        resp = agent.call(paths.agent_path(lib), ["reference steps=1000"], 30, "ref").responses[0]
-        (rec,) = resp.of_type("reference")
-        assert rec["result"] == pacing.xorshift_chain(1000) and rec["steps"] == 1000
+        for lanes in (1, 8):
+            resp = agent.call(paths.agent_path(lib), [f"reference steps=1000 lanes={lanes}"], 30, "ref").responses[0]
+            (rec,) = resp.of_type("reference")
+            assert rec["result"] == pacing.xorshift_lanes(1000, lanes) and rec["steps"] == 1000
+    assert pacing.xorshift_lanes(1000, 1) != pacing.xorshift_lanes(1000, 8)
     assert pacing.reference_ns(paths.agent_path("openssl")) > 0  # the default steps give pacing.RESULT
-    resp = agent.call(agents["mbedtls"], ["reference steps=0"], 30, "ref").responses[0]
-    assert resp.status == "bad_input" and "steps=1.." in resp.message
+    for bad in ("steps=0", "lanes=4", "lane=8"):
+        resp = agent.call(agents["mbedtls"], [f"reference {bad}"], 30, "ref").responses[0]
+        assert resp.status == "bad_input" and "steps=1..1000000000 and lanes=1 or 8" in resp.message
 
 
 def test_a_round_in_a_slow_phase_is_measured_again(fake_agent_dir: Path, db_path: Path, monkeypatch) -> None:
@@ -108,13 +113,16 @@ def test_a_round_in_a_slow_phase_is_measured_again(fake_agent_dir: Path, db_path
     then the first round: 2000 and 1500 and 1950 (all slower than 0.9 of the
     best: measured three times, the attempt after 1500 kept, flagged slow),
     then the second case: 1050 (fast enough: once); each attempt's reference
-    after its round (2100, 1600, 1900, 1040) is stored, never decides; the kept
-    rounds' four (1500, 1600, 1050, 1040) make the run's steadiness line."""
+    after its round (2100, 1600, 1900, 1040) is stored too, and the slower of
+    the two decides: the third case's first attempt had 1000 before it but
+    1500 after it (a phase began during the round), so it is measured again
+    (1010, 1020). The kept rounds' six make the run's steadiness line."""
     refs = fake_agent_dir / "refs"
-    refs.write_text("\n".join(str(n) for n in (1000, 1000, 1000, 2000, 2100, 1500, 1600, 1950, 1900, 1050, 1040)))
+    refs.write_text("\n".join(str(n) for n in (1000, 1000, 1000, 2000, 2100, 1500, 1600, 1950, 1900, 1050, 1040,
+                                                1000, 1500, 1010, 1020)))
     monkeypatch.setenv("FAKE_REFERENCE_NS", str(refs))
     store = Store(db_path)
-    plan = Plan(name="pace", libraries=["openssl"], kinds=["hash"], algorithms=["sha256"], sizes=[64, 128],
+    plan = Plan(name="pace", libraries=["openssl"], kinds=["hash"], algorithms=["sha256"], sizes=[64, 128, 256],
                 method=Method(warmup=0, repeats=2, rounds=1, outliers="none", min_sample_ms=1, timeout_s=10))
     run_id = runner.run(plan, "test", store, show_progress=False)
     rows = {r["name"]: r for r in store.case_rounds(run_id)}
@@ -122,6 +130,8 @@ def test_a_round_in_a_slow_phase_is_measured_again(fake_agent_dir: Path, db_path
     assert (first["attempts"], first["reference_ns"], first["best_reference_ns"], first["slow"]) == (3, 1500, 1000, 1)
     assert (second["attempts"], second["reference_ns"], second["slow"]) == (1, 1050, 0)
     assert (first["reference_after_ns"], second["reference_after_ns"]) == (1600, 1040)
+    third = rows["openssl/hash/sha256/hash/256"]
+    assert (third["attempts"], third["reference_ns"], third["reference_after_ns"], third["slow"]) == (2, 1010, 1020, 0)
     # the requested placement is what is stored (the fake agent reports none of its own)
     expected = layout.placement(run_id, "openssl/hash/sha256/hash/64", 0, 1)
     assert (first["stack_at"], first["heap_shift"]) == (expected.stack_at, expected.heap_shift)
@@ -132,24 +142,25 @@ def test_a_round_in_a_slow_phase_is_measured_again(fake_agent_dir: Path, db_path
     from tlsbench.report import tables as report
 
     text = report.render(report.load(store, run_id), "table")
-    assert "SLOW PHASE: 1 of 2 rounds ran while the reference workload was slow (after measuring again)," \
+    assert "SLOW PHASE: 1 of 3 rounds ran while the reference workload was slow (after measuring again)," \
            " in 1 cases: openssl/hash/sha256/hash/64" in text
-    assert "machine unsteady: speed moved 0.65-1.00x, p5-p95 ±24%, 50% of references below 0.9 over 4 samples" in text
+    assert "machine unsteady: speed moved 0.63-1.00x, p5-p95 ±51%, 33% of references below 0.9 over 6 samples" in text
     # and every other format carries the flag too, per case
     data = report.load(store, run_id)
-    assert "SLOW PHASE: 1 of 2 rounds" in report.render(data, "markdown")
+    assert "SLOW PHASE: 1 of 3 rounds" in report.render(data, "markdown")
     rows = list(csv.DictReader(io.StringIO(report.render(data, "csv"))))
     assert {r["case"]: r["slow_rounds"] for r in rows} == {"openssl/hash/sha256/hash/64": "1",
-                                                          "openssl/hash/sha256/hash/128": "0"}
+                                                          "openssl/hash/sha256/hash/128": "0",
+                                                          "openssl/hash/sha256/hash/256": "0"}
     doc = json.loads(report.render(data, "json"))
-    assert doc["slow_phase"] == {"rounds": 2, "slow_rounds": 1, "cases": {"openssl/hash/sha256/hash/64": 1}}
-    assert doc["machine_steadiness"].startswith("machine unsteady: speed moved 0.65-1.00x")
+    assert doc["slow_phase"] == {"rounds": 3, "slow_rounds": 1, "cases": {"openssl/hash/sha256/hash/64": 1}}
+    assert doc["machine_steadiness"].startswith("machine unsteady: speed moved 0.63-1.00x")
     from tlsbench.report import export, html
 
-    assert "Slow phase: 1 of 2 rounds" in html.render(data)
-    assert "<p>machine unsteady: speed moved 0.65-1.00x" in html.render(data)
+    assert "Slow phase: 1 of 3 rounds" in html.render(data)
+    assert "<p>machine unsteady: speed moved 0.63-1.00x" in html.render(data)
     assert "<td>openssl/hash/sha256/hash/64</td><td>1</td>" in html.render(data).replace("\n", "")
-    assert "SLOW PHASE: 1 of 2 rounds" in export.markdown(data, [])
+    assert "SLOW PHASE: 1 of 3 rounds" in export.markdown(data, [])
 
 
 @pytest.mark.parametrize("at", [0, 2048, 4080])

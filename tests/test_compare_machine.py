@@ -53,6 +53,22 @@ def test_the_comparison_says_how_much_the_machine_can_explain() -> None:
     assert compare.compare_runs(_side(1, 1.0, []), _side(2, 1.0, []), "wall_ns").machine == []
 
 
+def test_references_of_different_workloads_are_not_compared_across_the_runs() -> None:
+    """A run that timed the single chain against one that timed eight lanes: the 2x between their
+    references is the workloads, not the machine; each run's own movement widens the threshold."""
+    a, b = _side(1, 1.0, [1000, 1000]), _side(2, 1.3, [2000, 2100])
+    a.reference_kind, b.reference_kind = "xorshift64 chain, 10,000,000 steps", "xorshift64 x8 lanes, 4,000,000 steps"
+    c = compare.compare_runs(a, b, "wall_ns")
+    assert c.rows[0].verdict == "slower"  # 1.3 lies beyond 1.05 x 1.05 (B's own movement), not beyond 1.05 x 2.1
+    assert c.machine[2] == (
+        "the runs timed different reference workloads (A: xorshift64 chain, 10,000,000 steps; B: xorshift64 x8"
+        " lanes, 4,000,000 steps): how the machine's speed differed between them is not known; around a case's"
+        " rounds each run's own speed moved by up to 1.05x (median case 1.05x), and a change is called only beyond"
+        " the minimum effect widened by the case's own figure")
+    b.reference_kind = a.reference_kind  # the same workload: the 2.1x between them widens the threshold
+    assert compare.compare_runs(a, b, "wall_ns").rows[0].verdict == "inconclusive"
+
+
 def test_one_version_keeps_each_cases_references() -> None:
     side = compare.RunSide(1, {}, {}, {"wall_ns": {"openssl@3.0/hash/x": ("ok", BASE)}},
                            {"openssl@3.0/hash/x": [5, 6]})

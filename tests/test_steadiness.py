@@ -31,3 +31,7 @@ def test_references_take_both_sides_of_every_round_and_skip_missing_ones() -> No
 def test_moved_is_slowest_over_fastest_of_both_runs() -> None:
     assert steadiness.moved([100, 110], [150, 120]) == 1.5
     assert steadiness.moved([], [150]) == 1.0
+    # references of two different workloads: each run's own movement, the larger
+    assert steadiness.moved([100, 110], [300, 330, 315], "chain", "lanes") == 1.1
+    assert steadiness.kind({}, True) == "xorshift64 chain, 10,000,000 steps"  # runs stored before lanes
+    assert steadiness.kind({"reference_workload": "x"}, True) == "x" and steadiness.kind({}, False) == ""

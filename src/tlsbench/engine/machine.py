@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 from tlsbench import __version__, paths
+from tlsbench.engine import pacing
 
 # CPU flags the libraries dispatch on (OpenSSL's OPENSSL_ia32cap and armcap,
 # wolfSSL's and Mbed TLS's CPUID checks), so a run says which code paths its
@@ -72,6 +73,8 @@ def collect(target=None) -> dict[str, object]:
         "python": platform.python_version(),
         "tlsbench": tlsbench_revision(),
         **(target.metadata() if target is not None else {}),  # e.g. a board's core, compiler, emulator
+        # what the paced rounds' references timed: runs compare their references only when it is the same
+        **({"reference_workload": pacing.KIND} if target is not None and target.paced else {}),
         # the user's config files (text, SHA-256) and compiler options: they decide the figures
         **({"user_build": target.user.record()} if target is not None and target.user else {}),
     }

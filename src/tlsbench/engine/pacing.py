@@ -2,13 +2,17 @@
 round of a host case, and the rule that measures a round again when the
 machine was in a slow phase.
 
-The agents' ``reference`` request times a fixed chain of integer operations
-(xorshift64, no memory, no allocation: agent/core/reference.c). On a shared
-virtual machine its time moves with the host's slow phases (we saw 0.55-1.0
-of the best speed, for seconds to minutes). A round whose reference is
-slower than SLOW_RATIO of the run's best so far is measured again, at most
-MAX_AGAIN times; the attempt with the fastest reference is kept and, if that
-one is still slow, flagged as slow in the store (case_rounds.slow).
+The agents' ``reference`` request times fixed integer work (eight
+independent xorshift64 chains, no memory, no allocation:
+agent/core/reference.c). It is bound by the core's throughput, as the crypto
+is: on a shared virtual machine a neighbour on the same physical core slows
+both by up to 2x in bursts of tenths of a second to seconds, while a single
+dependent chain (the reference before, ``lanes=1``) held 0.96 of its best
+(docs/method.md, "Which reference workload"). A round whose slower reference
+(the one before it or the one after it) is slower than SLOW_RATIO of the
+run's best so far is measured again, at most MAX_AGAIN times; the attempt
+with the fastest such reference is kept and, if it is still slow, flagged as
+slow in the store (case_rounds.slow).
 """
 
 from __future__ import annotations
@@ -21,22 +25,32 @@ from tlsbench.errors import AgentError
 
 SLOW_RATIO = 0.90  # speed relative to the run's best below which a round is measured again
 MAX_AGAIN = 2  # a round is measured at most 1 + MAX_AGAIN times
-STEPS = 10_000_000  # about 15-25 ms on our machines
-RESULT = 17964660590961460451  # the chain's value after STEPS steps (every agent must agree)
+LANES = 8  # independent chains: throughput-bound (1: the single dependent chain of runs before)
+STEPS = 4_000_000  # steps per lane, about 18 ms on our machines
+KIND = f"xorshift64 x{LANES} lanes, {STEPS:,} steps"  # stored with each run: references compare only in kind
+CHAIN_KIND = "xorshift64 chain, 10,000,000 steps"  # the reference of runs stored before lanes
 PRIME = 3  # references at the start of a run, so its first rounds have a best to be compared with
 
 
-def xorshift_chain(steps: int) -> int:
-    """The reference workload in Python, for tests (slow for STEPS)."""
-    x, mask = 0x9E3779B97F4A7C15, (1 << 64) - 1
-    for _ in range(steps):
-        x ^= (x << 13) & mask
-        x ^= x >> 7
-        x ^= (x << 17) & mask
-    return x
+SEED = 0x9E3779B97F4A7C15
 
 
-REQUEST = f"reference steps={STEPS}"
+def xorshift_lanes(steps: int, lanes: int = LANES) -> int:
+    """The reference workload in Python, for tests (slow for STEPS): lane k
+    starts at SEED + k, the result is the lanes' values XORed."""
+    mask, out = (1 << 64) - 1, 0
+    for k in range(lanes):
+        x = SEED + k
+        for _ in range(steps):
+            x ^= (x << 13) & mask
+            x ^= x >> 7
+            x ^= (x << 17) & mask
+        out ^= x
+    return out
+
+
+RESULT = 6205336065229801454  # xorshift_lanes(STEPS), as computed by every agent (tests check it)
+REQUEST = f"reference steps={STEPS} lanes={LANES}"
 
 
 def parse(resp: agent.Response) -> int:

@@ -69,7 +69,8 @@ SCHEMA: dict[str, dict[str, str]] = {
               "mac_bytes": "uint", "total": "uint"},
     "calib": {"iters": "uint", "?timed_heap_calls": "uint", "?stack_shift": "uint", "?stack_at": "uint",
               "?heap_shift": "uint"},
-    "reference": {"steps": "uint", "result": "uint", "?wall_ns": "uint", "?cpu_ns": "uint", "?instructions": "uint"},
+    "reference": {"steps": "uint", "?lanes": "uint", "result": "uint", "?wall_ns": "uint", "?cpu_ns": "uint",
+                  "?instructions": "uint"},
     "warmup": _BATCH,
     "sample": _BATCH,
     "memory": {

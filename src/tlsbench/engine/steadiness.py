@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from tlsbench.engine.pacing import SLOW_RATIO
+from tlsbench.engine.pacing import CHAIN_KIND, SLOW_RATIO
 
 STEADY_BAND = 0.03  # p5-p95 of the references within this of their median: the machine was steady
 
@@ -47,11 +47,21 @@ def run_line(rounds: Iterable[dict]) -> str:
     return line([ns for refs in references(rounds).values() for ns in refs])
 
 
-def moved(refs_a: Sequence[int], refs_b: Sequence[int]) -> float:
+def kind(machine: dict, has_references: bool) -> str:
+    """The reference workload a run timed (its machine record says; runs stored before lanes timed the
+    single chain), "" for a run without references."""
+    return str(machine.get("reference_workload") or CHAIN_KIND) if has_references else ""
+
+
+def moved(refs_a: Sequence[int], refs_b: Sequence[int], kind_a: str = "", kind_b: str = "") -> float:
     """How far the machine's speed moved across two sets of references (a
     case's rounds in two runs): the ratio of the slowest to the fastest of
-    all of them, >= 1; 1.0 when either side has none (nothing to go by)."""
+    all of them, >= 1; 1.0 when either side has none (nothing to go by).
+    References of different workloads are not compared with each other:
+    then each run's own movement, the larger of the two."""
     if not refs_a or not refs_b:
         return 1.0
+    if kind_a != kind_b:
+        return max(max(refs_a) / min(refs_a), max(refs_b) / min(refs_b))
     both = [*refs_a, *refs_b]
     return max(both) / min(both)

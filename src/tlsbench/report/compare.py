@@ -121,6 +121,7 @@ class RunSide:
     values: dict[str, Values]  # metric -> its values per case
     # case -> the reference workload's times around its rounds (host runs; engine/steadiness.py)
     references: dict[str, list[int]] = field(default_factory=dict)
+    reference_kind: str = ""  # the workload those references timed (steadiness.kind)
 
 
 # ---- read ----
@@ -158,9 +159,10 @@ def read(store: Store, run_id: int, metric: str | None) -> RunSide:
     stored = store.sample_counters(run_id)
     wanted = ({metric} if metric else set(metrics.headline(stored))) | {m for m in stored if metrics.is_exact(m)}
     wanted |= {m for m in MEASURED_AND_MODEL if m in stored}
+    refs = steadiness.references(dict(r) for r in store.case_rounds(run_id))
     return RunSide(run_id, _context(store, run_id), {r["metric"]: r["unit"] for r in store.results(run_id)},
-                   {m: store.per_op_values(run_id, m) for m in sorted(wanted)},
-                   steadiness.references(dict(r) for r in store.case_rounds(run_id)))
+                   {m: store.per_op_values(run_id, m) for m in sorted(wanted)}, refs,
+                   steadiness.kind(store.get_run(run_id).machine, bool(refs)))
 
 
 # ---- pure comparison ----
@@ -335,8 +337,15 @@ def machine_lines(a: RunSide, b: RunSide) -> list[str]:
     if not refs_a and not refs_b:
         return []
     lines = [f"A: {steadiness.line(refs_a)}", f"B: {steadiness.line(refs_b)}"]
-    moved = [steadiness.moved(a.references[n], b.references[n]) for n in a.references if n in b.references]
-    if refs_a and refs_b and moved:
+    moved = [steadiness.moved(a.references[n], b.references[n], a.reference_kind, b.reference_kind)
+             for n in a.references if n in b.references]
+    if refs_a and refs_b and moved and a.reference_kind != b.reference_kind:
+        lines.append(f"the runs timed different reference workloads (A: {a.reference_kind}; B:"
+                     f" {b.reference_kind}): how the machine's speed differed between them is not known; around a"
+                     f" case's rounds each run's own speed moved by up to {max(moved):.2f}x (median case"
+                     f" {median(moved):.2f}x), and a change is called only beyond the minimum effect widened by"
+                     " the case's own figure")
+    elif refs_a and refs_b and moved:
         lines.append(f"the reference workload took {median(refs_b) / median(refs_a):.2f}x as long in B as in A"
                      f" (medians); around a case's rounds the machine's speed moved by up to {max(moved):.2f}x"
                      f" (median case {median(moved):.2f}x): a B/A that size can be the machine, so a change is"
@@ -369,7 +378,8 @@ def _metric_row(a: RunSide, b: RunSide, name: str, metric: str, alpha: float, mi
         ratio = e.b / e.a if e.a else None
         note = "exact" + (f"; {e.note}" if e.note else "")
         return Row(name, e.verdict, e.a, e.b, ratio, None, note, unit=unit, metric=metric)
-    machine = steadiness.moved(a.references.get(name, []), b.references.get(name, []))
+    machine = steadiness.moved(a.references.get(name, []), b.references.get(name, []), a.reference_kind,
+                               b.reference_kind)
     return _statistical_row(name, va, vb, alpha, min_effect, metrics.lower_is_better(metric), unit, metric, machine)
 
 

@@ -92,6 +92,7 @@ class _Run:
     # case -> the reference workload's times around its rounds (host runs): a point is called changed only
     # beyond what the machine's own speed change explains, as in compare
     references: dict[str, list[int]] = field(default_factory=dict)
+    reference_kind: str = ""  # the workload those references timed (steadiness.kind)
 
 
 def _select_runs(store: Store, since: float | None, wanted: dict[str, str]) -> list[dict]:
@@ -147,9 +148,10 @@ def read(store: Store, cases: list[str], since: str | None = None, labels: list[
     for r in rows:
         stored = store.sample_counters(r["id"])
         needed = [metric] if metric else metrics.headline(stored)
+        refs = steadiness.references(dict(c) for c in store.case_rounds(r["id"]))
         runs.append(_Run(r["id"], r["created"], r["target"], r["labels"], list(store.case_progress(r["id"])),
-                         {m: store.per_op_values(r["id"], m) for m in needed if m in stored},
-                         steadiness.references(dict(c) for c in store.case_rounds(r["id"]))))
+                         {m: store.per_op_values(r["id"], m) for m in needed if m in stored}, refs,
+                         steadiness.kind(store.get_run(r["id"]).machine, bool(refs))))
     known = list(dict.fromkeys(n for r in runs for n in r.names))
     names = _match_cases(cases, known)
     return assemble(runs, names, metric, selection, alpha, min_effect)
@@ -209,7 +211,7 @@ def _against(a: tuple[_Run, list[float]], b: tuple[_Run, list[float]], name: str
     """compare's verdict on one case between two runs, from their values."""
     def side(r: _Run, values: list[float]) -> compare.RunSide:
         return compare.RunSide(r.id, {}, {metric: metrics.unit(metric)}, {metric: {name: ("ok", values)}},
-                               {name: r.references[name]} if name in r.references else {})
+                               {name: r.references[name]} if name in r.references else {}, r.reference_kind)
     row = compare.compare_runs(side(*a), side(*b), metric, alpha, min_effect).rows[0]
     return row.verdict, row.ratio, row.p_value, row.note
 
