@@ -23,11 +23,12 @@ from tlsbench.targets import userconfig
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc")
 
-OVERLAY = """/* a user's Mbed TLS overlay: small records, ECP window 2, no TLS 1.2 */
+OVERLAY = """/* a user's Mbed TLS overlay: small records, ECP window 2, no TLS 1.2, no 0-RTT (Mbed TLS's default) */
 #define MBEDTLS_SSL_IN_CONTENT_LEN 2048
 #define MBEDTLS_SSL_OUT_CONTENT_LEN 2048
 #define MBEDTLS_ECP_WINDOW_SIZE 2
 #undef MBEDTLS_SSL_PROTO_TLS1_2
+#undef MBEDTLS_SSL_EARLY_DATA
 """
 PLAN = plan_text("userconfig", select={"libraries": ["mbedtls"], "kinds": ["kex", "tls"], "algorithms": ["p256"]},
                  tls=memory_tls([TLS13_SUITE, TLS12_SUITE], ["p256"], ["full"]),
