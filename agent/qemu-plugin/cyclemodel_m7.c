@@ -29,12 +29,9 @@
  *    LDREX (cm_insn.slot0).
  *  - LDRD and STRD take one load (store) slot: one cycle (the M7's 64-bit
  *    data path), issued alone.
- * Measured on boards, these agree with J. Fisher's STM32H730 micro-kernel
- * timings ("Cortex-M7 instruction cycle counts, timings, and dual-issue
- * combinations", quinapalus.com/cm7cycles.html: loads dual-issue with ALU
- * instructions) and with the observation that DSP/SIMD instructions pair
- * only from the lower address and one shifted-operand instruction issues per
- * cycle (mastodawn.com, #CortexM7). Direct branches cost one cycle, no
+ * Observations published under #CortexM7 on mastodawn.com agree with two
+ * of them (one shifted-operand instruction per cycle; DSP/SIMD instructions
+ * pair only from the lower address). Direct branches cost one cycle, no
  * refill (DDI 0489, the Prefetch Unit's Branch Target Address Cache).
  *
  * Only the previous instruction is seen (as for the M3/M4 rules): a result

@@ -8,16 +8,9 @@
  *              section 18.3 "Load-store timings" (3.3.1 in the r2p0 edition).
  *  Cortex-M4   ARM DDI 0439B, Table 3-1 "Cortex-M4 instruction set summary"
  *              and 3.3.1 "Load/store timings".
- *  Cortex-M7   Arm publishes no per-instruction table for it (DDI 0489). An
- *              approximation, not a TRM figure: the Cortex-M4 costs, plus
- *              in-order dual issue of two neighbouring single-cycle
- *              instructions (not two memory accesses, no branch, the second
- *              not reading the first's result), and direct branches (B,
- *              B<cond>, CBZ/CBNZ, BL) at 1 cycle without a refill: the
- *              Prefetch Unit's Branch Target Address Cache gives "single-
- *              cycle turn-around of branch predictor state and target
- *              address" (DDI 0489, the Prefetch Unit's features); mispredictions are
- *              not simulated.
+ *  Cortex-M7   Arm publishes no per-instruction table for it (DDI 0489): its
+ *              issue rules are those of Arm's Cortex-M7 scheduling model in
+ *              LLVM, in cyclemodel_m7.c (which starts from the costs below).
  *  Cortex-M33  its TRM (100230) publishes no per-instruction table either;
  *              the Cortex-M4 costs are used (same three-stage class of
  *              pipeline), an approximation.
