@@ -134,6 +134,9 @@ M7_EXPECTED = {
     "slot0": 3,           # ADDS; UXTB cannot be second: (UXTB) (UXTB + ADDS)
     "shifted": 2,         # ADD lsl; the second ADD lsl needs the same shifter: (ADD lsl) (ADD lsl + ADDS)
     "ldrd": 2,            # LDRD 1 each (64-bit path), issued alone (M4: 3 each)
+    # results are tracked through the block, not only from the instruction just before:
+    "multiply_two_back": 3,  # (MUL + ADDS r4) in cycle 1; ADDS r5, r1 needs MUL's result at cycle 1 + 2: waits
+    "address_two_back": 3,   # (ADDS r1 + ADDS r2) in cycle 1; LDR [r1] reads its address a cycle early: waits
 }
 
 

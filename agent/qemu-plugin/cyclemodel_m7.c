@@ -78,56 +78,91 @@ static uint32_t latency(const cm_insn *i)
     return 1;
 }
 
-static uint32_t max_u32(uint32_t a, uint32_t b)
-{
-    return a > b ? a : b;
-}
+enum { NOT_PENDING = -3 }; /* readable at any offset, addresses included */
 
-/* The cycles cur waits for prev's result, issued just before it. */
-static uint32_t stall(const cm_insn *prev, const cm_insn *cur)
+/* Before a block's first instruction only prev's results are pending. */
+static void seed(cm_issue_state *st, const cm_insn *prev)
 {
-    uint32_t lat = latency(prev), wait = 0;
-    if (prev->dst & cur->addr) wait = lat; /* read at EX1: one cycle before EX2 */
-    uint32_t data = prev->dst & cur->uses & ~cur->addr;
-    if (data) {
-        uint32_t need = lat - 1;
-        if (cur->cls == CM_STORE || cur->cls == CM_STORE2) need = lat > 2 ? lat - 2 : 0; /* data read at EX3 */
-        if (cur->shifted && prev->cls == CM_LOAD) need += 1;                            /* no fast bypass at EX1 */
-        if (cur->cls == CM_MLAL && multiply(prev) && !(data & ~cur->dst)) need = 0;    /* accumulators at EX3 */
-        wait = max_u32(wait, need);
+    st->valid = 1;
+    st->paired = 0;
+    st->from_load = 0;
+    for (int r = 0; r < 16; r++) st->ready[r] = NOT_PENDING;
+    if (prev->cls == CM_OTHER) return;
+    for (int r = 0; r < 16; r++) {
+        if (prev->dst & (1u << r)) st->ready[r] = (int8_t)latency(prev);
     }
-    return wait;
+    if (prev->cls == CM_LOAD || prev->cls == CM_LOAD2 || prev->cls == CM_LOADM) st->from_load = (uint16_t)prev->dst;
 }
 
+/* The earliest issue offset (from prev's cycle) at which cur reads every
+ * operand without waiting: data at EX2 (its ready offset), addresses at EX1
+ * (one later), a store's data and a UMLAL/UMAAL's accumulators a stage late
+ * (one earlier), a shifted operand from a load one later. */
+static int operands_ready(const cm_issue_state *st, const cm_insn *cur)
+{
+    int need = NOT_PENDING;
+    for (int r = 0; r < 16; r++) {
+        uint32_t bit = 1u << r;
+        if (st->ready[r] == NOT_PENDING || !((cur->uses | cur->addr) & bit)) continue;
+        int at = st->ready[r];
+        if (cur->addr & bit) {
+            at += 1;
+        } else if (cur->cls == CM_STORE || cur->cls == CM_STORE2 || (cur->cls == CM_MLAL && (cur->dst & bit))) {
+            at -= 1;
+        } else if (cur->shifted && (st->from_load & bit)) {
+            at += 1;
+        }
+        if (at > need) need = at;
+    }
+    return need;
+}
+
+/* The pairing limits of the pipes (dependencies are the scoreboard's). */
 static int can_pair(const cm_config *cfg, const cm_insn *prev, const cm_insn *cur)
 {
     if (prev->cls == CM_OTHER || single_issue_only(prev) || single_issue_only(cur) || cur->slot0) return 0;
     if (issue_cycles(cfg, prev) != 1 || issue_cycles(cfg, cur) != 1) return 0;
-    if (prev->dst & (cur->addr | cur->uses)) return 0; /* every result takes at least a cycle */
     if ((prev->cls == CM_STORE) && (cur->cls == CM_STORE)) return 0; /* one store pipe */
     if (multiply(prev) && multiply(cur)) return 0;                   /* one MAC pipe */
     if (prev->shifted && cur->shifted) return 0;                     /* one early shifter */
     return 1;
 }
 
-cm_cost cm_m7_cost_of(const cm_config *cfg, const cm_insn *cur, const cm_insn *prev, int *paired)
+cm_cost cm_m7_cost_of(const cm_config *cfg, const cm_insn *cur, const cm_insn *prev, cm_issue_state *st)
 {
+    if (!st->valid) seed(st, prev);
     cm_cost out = {0, 0};
-    uint32_t wait = prev->cls == CM_OTHER ? 0 : stall(prev, cur);
-    uint32_t full = issue_cycles(cfg, cur) + wait;
+    int earliest = st->paired || !can_pair(cfg, prev, cur) ? 1 : 0;
+    int need = operands_ready(st, cur);
+    int at = need > earliest ? need : earliest;
+    uint32_t wait = at > 1 ? (uint32_t)(at - 1) : 0;
+    uint32_t issue = issue_cycles(cfg, cur);
+    uint32_t full = issue + wait;
     if (cur->writes_pc) full += cfg->branch_ws;
-    if (cur->writes_pc && cur->conditional) {
+    if (at == 0) {
+        out.base = 0; /* issues beside prev, in prev's cycle */
+    } else if (cur->writes_pc && cur->conditional) {
         out.base = 1 + wait;
         out.taken_extra = full - out.base;
     } else {
         out.base = full;
     }
-    if (!*paired && wait == 0 && can_pair(cfg, prev, cur)) {
-        out.base = 0; /* issues beside prev, in prev's cycle */
-        *paired = 1;
-    } else {
-        *paired = 0;
+    /* the new origin: cur's last cycle */
+    int moved = at == 0 ? 0 : at + (int)issue - 1;
+    for (int r = 0; r < 16; r++) {
+        if (st->ready[r] == NOT_PENDING) continue;
+        int left = st->ready[r] - moved;
+        st->ready[r] = (int8_t)(left <= NOT_PENDING ? NOT_PENDING : left);
     }
+    for (int r = 0; r < 16; r++) {
+        if (cur->dst & (1u << r)) st->ready[r] = (int8_t)latency(cur);
+    }
+    if (cur->cls == CM_LOAD || cur->cls == CM_LOAD2 || cur->cls == CM_LOADM) {
+        st->from_load = (uint16_t)(st->from_load | cur->dst);
+    } else {
+        st->from_load = (uint16_t)(st->from_load & ~cur->dst);
+    }
+    st->paired = at == 0;
     out.base += cfg->seq_ws;
     return out;
 }

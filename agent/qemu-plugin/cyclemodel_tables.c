@@ -459,9 +459,9 @@ uint32_t cm_table_cost(const cm_config *cfg, const cm_insn *cur, const cm_insn *
     }
 }
 
-cm_cost cm_cost_of(const cm_config *cfg, const cm_insn *cur, const cm_insn *prev, int *paired)
+cm_cost cm_cost_of(const cm_config *cfg, const cm_insn *cur, const cm_insn *prev, cm_issue_state *st)
 {
-    if (cfg->core == CM_M7) return cm_m7_cost_of(cfg, cur, prev, paired);
+    if (cfg->core == CM_M7) return cm_m7_cost_of(cfg, cur, prev, st);
     cm_cost out = {0, 0};
     uint32_t full = cm_table_cost(cfg, cur, prev);
     if (cur->writes_pc) full += cfg->branch_ws;

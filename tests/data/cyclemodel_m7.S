@@ -60,5 +60,15 @@
     ldrd r1, r2, [r0]
     ldrd r3, r4, [r0, #8]
     bl mark
+    /* multiply_two_back: a multiply's result read two instructions later */
+    mul r1, r2, r3
+    adds r4, #1
+    adds r5, r1, #1
+    bl mark
+    /* address_two_back: an address computed two instructions before */
+    adds r1, r0, #4
+    adds r2, #1
+    ldr r3, [r1]
+    bl mark
     semihosting_exit
     .ltorg
