@@ -34,8 +34,12 @@
  * pair only from the lower address). Direct branches cost one cycle, no
  * refill (DDI 0489, the Prefetch Unit's Branch Target Address Cache).
  *
- * Only the previous instruction is seen (as for the M3/M4 rules): a result
- * two instructions back never stalls. What the M4 table gives and the
+ * Results are tracked through a translation block (cm_issue_state: when
+ * each register can be read), so a result read two instructions later
+ * still waits its latency; a block that falls through starts with its
+ * predecessor's last instruction pending, one after a taken branch with
+ * nothing pending. Flags are not tracked: no source says whether a flag
+ * setter and its reader (ADDS, ADCS) pair. What the M4 table gives and the
  * sources above do not change (LDM/STM 1+N, register branches, divides)
  * keeps the M4 cost. */
 #include "cyclemodel_tables.h"
