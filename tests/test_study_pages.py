@@ -151,3 +151,34 @@ def test_a_narrowed_rerun_fills_in_what_did_not_run_ok(tmp_path: Path) -> None:
     assert "  - cases on this page: 4 ok" in lines
     row = next(line for line in lines if line.startswith(f"| `{suite}`"))
     assert [c.strip() for c in row.split("|")[2:-1]] == ["5,006", "1,001.00", "250,000,000", "5.00", "1,001.42"]
+
+
+def test_a_host_runs_page_says_how_steady_the_machine_was(tmp_path: Path) -> None:
+    """Study 002 is timed on the host: its page carries the run's steadiness line (the reference workload
+    around each round), which a firmware run's page has no use for."""
+    db = tmp_path / "r.sqlite"
+    store = Store(db)
+    run = store.create_run(target="host", plan_name="kex-transactions", plan_source="",
+                           plan={"method": {"repeats": 3, "warmup": 1, "outliers": "none", "rounds": 1}},
+                           machine={"cpu_model": "test"}, version="v1", keys={})
+    suite, op = "TLS_RSA_WITH_AES_128_CBC_SHA", "rsa-kx/rsa2048-full/tcp"
+    # references 100 and 125 us: speed moved to 0.80x, p5-p95 101.25-123.75 us around the median 112.5 us: +-11%
+    store.put_case(run, name=f"openssl/tls/{suite}/{op}", library="openssl", kind="tls", alg=suite, op=op,
+                   size=None, params={}, status="ok", reason="", iters=1, started=0, transcript="",
+                   results=[_result("transactions_per_s", "1/s", 500)],
+                   round_info={"reference_ns": 100_000, "reference_after_ns": 125_000})
+    store.finish_run(run)
+    store.close()
+    (tmp_path / "studies").mkdir()
+    (tmp_path / "studies" / "002_test.txt").write_text("no figures\n")
+    assert cli.main(["study", "pages", "--db", str(db), "--studies", str(tmp_path / "studies"),
+                     "--out", str(tmp_path / "out"), "--only", "002"]) == 0
+    lines = (tmp_path / "out" / "002-kex-transactions.md").read_text().splitlines()
+    assert "  - machine unsteady: speed moved 0.80-1.00x, p5-p95 ±11%, 50% of references below 0.9 over 2" \
+           " samples" in lines
+    (tmp_path / "out" / "000").mkdir()
+    (tmp_path / "studies" / "000_test.txt").write_text(STUDY_000)
+    _store_000(db)
+    assert cli.main(["study", "pages", "--db", str(db), "--studies", str(tmp_path / "studies"),
+                     "--out", str(tmp_path / "out" / "000"), "--only", "000"]) == 0
+    assert "machine" not in (tmp_path / "out" / "000" / "000-handshake-by-suite.md").read_text()

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tlsbench.engine import steadiness
 from tlsbench.engine.store import Store
 from tlsbench.families.tls import plan as tls_plan
 from tlsbench.families.tls.names import BASELINE, TlsVariant
@@ -199,6 +200,8 @@ def run_section(page: Page, want: Want, data: RunData, used: list[Used], db: str
         page.add(f"  - then run {u.run_id}, the same with `{u.flags}` ({u.counts}): {u.taken} case(s) that did not"
                  " run ok in the first taken from it")
     page.add(f"  - cases on this page: {_counts(data)}", f"  - libraries: {versions}")
+    if "board" not in data.run.machine:  # host times: how steady the machine was while they were measured
+        page.add(f"  - {steadiness.run_line(data.rounds)}")
     if profile:
         page.add("  - model figures (model cycles, model time) are the board profile's cycle model applied to the"
                  " firmware's exact instructions (docs/cycle-model.md): a model, not a measurement on the board")
