@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tlsbench import cli
+from tlsbench.engine import runner
 from tlsbench.engine.case import Result
 from tlsbench.engine.store import Store
 from tlsbench.studies import studypages
@@ -194,3 +195,13 @@ def test_the_readme_names_each_studys_command_its_page_is_made_from() -> None:
                  and f"# {study.number}:" in " ".join(readme[i:i + 2])]
         assert len(named) == 1, f"README: no single line '{command}  # {study.number}: ...'"
         assert readme[named[0]].split("#")[0].strip() == command
+
+
+def test_an_algorithm_no_build_of_a_library_has_is_unsupported_with_the_librarys_reason() -> None:
+    """Study 003's Ed25519 rows on Mbed TLS: unsupported because Mbed TLS 3.6 has no EdDSA at all (every
+    version, every alias), not for a build's configuration; another library's gap keeps the generic reason."""
+    no_eddsa = ("Mbed TLS 3.6 has no EdDSA: psa/crypto_values.h declares PSA_ALG_PURE_EDDSA, no driver"
+                " implements it")
+    assert [runner._lacking(lib, "ed25519") for lib in ("mbedtls", "mbedtls@3.6", "mbedtls@a2")] == [no_eddsa] * 3
+    assert runner._lacking("mbedtls", "x25519") == "not supported by this library build"
+    assert runner._lacking("wolfssl", "ed25519") == "not supported by this library build"
