@@ -205,3 +205,25 @@ def test_an_algorithm_no_build_of_a_library_has_is_unsupported_with_the_librarys
     assert [runner._lacking(lib, "ed25519") for lib in ("mbedtls", "mbedtls@3.6", "mbedtls@a2")] == [no_eddsa] * 3
     assert runner._lacking("mbedtls", "x25519") == "not supported by this library build"
     assert runner._lacking("wolfssl", "ed25519") == "not supported by this library build"
+
+
+def test_a_page_says_which_cases_the_result_cache_copied_and_from_which_run(tmp_path: Path) -> None:
+    (tmp_path / "studies").mkdir()
+    (tmp_path / "studies" / "000_test.txt").write_text(STUDY_000)
+    db = tmp_path / "r.sqlite"
+    first = _store_000(db)
+    again = _store_000(db)
+    store = Store(db)
+    suite, op = "TLS_RSA_WITH_AES_128_CBC_SHA", "rsa-kx/rsa2048-full/device=client"
+    measured = store.case_id_of(first, f"mbedtls/tls/{suite}/{op}")
+    store.db.execute("UPDATE cases SET reused_from=? WHERE run_id=? AND name=?",
+                     (measured, again, f"mbedtls/tls/{suite}/{op}"))
+    store.db.commit()
+    store.close()
+    assert cli.main(["study", "pages", "--db", str(db), "--studies", str(tmp_path / "studies"),
+                     "--out", str(tmp_path / "out"), "--only", "000"]) == 0
+    lines = (tmp_path / "out" / "000-handshake-by-suite.md").read_text().splitlines()
+    assert f"  - run {again} of `{db}` (not committed; tlsbench v1); cases: 1 failed, 3 ok" in lines
+    assert (f"  - reused: 1 of 4 cases' exact counts copied by the result cache from run {first} of the same database"
+            " (the same image, emulator, cycle-model plugin, board profile, requests and protocol; `tlsbench run"
+            " --no-cache` measures them again)") in lines
