@@ -26,6 +26,7 @@ from tlsbench.errors import RunInterrupted, StoreError, TlsbenchError
 from tlsbench.families import registry
 from tlsbench.families.base import Context
 from tlsbench.families.primitive import keys as keys_mod
+from tlsbench.libraries import registry as library_registry
 from tlsbench.libraries import versions
 from tlsbench.plans import runenv
 from tlsbench.plans.plan import Plan
@@ -287,7 +288,7 @@ class _Session:
         if not registry.family_of(case.kind).needs_checks:  # the agent itself says what it cannot do
             return None
         if (case.kind, case.alg, case.op) not in self.infos[case.library].support:
-            return Measured.not_run("unsupported", "not supported by this library build")
+            return Measured.not_run("unsupported", _lacking(case.library, case.alg))
         no_room = self.no_room.get((case.library, case.kind, case.alg))
         if no_room is not None:
             return Measured.not_run("does_not_fit", f"its check: {no_room}")
@@ -428,6 +429,13 @@ class _Session:
 def _needs_round(entry: tuple[int, str, int] | None, rnd: int) -> bool:
     """entry: (case id, status, rounds done) as stored, or None when not started."""
     return entry is None or (entry[1] not in TERMINAL and entry[2] <= rnd)
+
+
+def _lacking(library: str, alg: str) -> str:
+    """Why a library's agent does not offer an algorithm: the library's own reason where no build of it has
+    the algorithm, else its build's configuration."""
+    record = library_registry.get(versions.base(library))
+    return (record.lacks.get(alg) if record else None) or "not supported by this library build"
 
 
 def _log(msg: str) -> None:

@@ -23,6 +23,8 @@ LIBRARY = Library(
         **{p: "Mbed TLS 3.6 has no EdDSA" for p in ("ed25519-sign", "ed25519-verify", "ed25519-sign-verify")},
         **{p: "Mbed TLS 3.6 has no ML-KEM or ML-DSA" for p in _PQ_PROBES},
     },
+    lacks={"ed25519": "Mbed TLS 3.6 has no EdDSA: psa/crypto_values.h declares PSA_ALG_PURE_EDDSA, no driver"
+                      " implements it"},
     config_mechanism=MbedtlsUserConfig(
         header="mbedtls/build_info.h",
         layered="MBEDTLS_USER_CONFIG_FILE over our base and profile (full:PATH: the whole MBEDTLS_CONFIG_FILE)",

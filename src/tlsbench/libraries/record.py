@@ -65,6 +65,8 @@ class Library:
     size_archives: tuple[str, ...] = ()
     # size probe -> why the library's public API cannot do it in its tlsbench configuration
     size_unsupported: dict[str, str] = field(default_factory=dict)
+    # algorithm -> why the library has none of it in any build (an unsupported case's reason)
+    lacks: dict[str, str] = field(default_factory=dict)
     # what `tlsbench doctor` checks for it, in order
     doctor_checks: tuple[Check, ...] = ()
     # lock sections its pinned builds need beside its own (GnuTLS 3.8: nettle)
