@@ -3,10 +3,11 @@
  * for SHA-1 and SHA-256, register by register, on the cycle model's
  * peripheral-shaped block.
  *
- * AES-CBC and AES-GCM: per call, the driver loads the key and IV registers
- * and rings the set-up doorbell; per 16-byte block it writes 4 DIN words,
- * rings the block's doorbell, polls, and reads 4 DOUT words (GCM: the AAD
- * blocks first, and a final block of lengths that returns the tag). The
+ * AES-CBC and AES-128-GCM: per call, the driver loads the key and IV
+ * registers and rings the set-up doorbell; per 16-byte block it writes 4
+ * DIN words, rings the block's doorbell, polls, and reads 4 DOUT words
+ * (GCM: the AAD blocks first, each on the header doorbell with nothing read
+ * back, and a final block of lengths that returns the tag). The
  * output is wolfCrypt's own (the stand-in, in place); the driver's DOUT
  * reads store to tb_hw.sink (hwcrypto.h).
  *
@@ -128,6 +129,7 @@ static int hw_sha256(wc_Sha256 *sha, const uint8_t *in, uint32_t n, uint8_t *dig
 /* ---- AES ---- */
 
 #define AES_BLOCK 16u
+#define AES_KEY_BYTES 16 /* the accelerators' figures are AES-128's: other keys stay software */
 
 static void hw_write_words(volatile uint32_t *reg, int step, const uint8_t *p, uint32_t n)
 {
@@ -199,7 +201,7 @@ static int hw_aes_gcm(Aes *aes, uint8_t *out, const uint8_t *in, uint32_t n, con
     /* init phase (the hash key), header phase, payload phase, final phase (lengths in, tag out) */
     hw_aes_setup(aes, iv, iv_len < AES_BLOCK ? iv_len : AES_BLOCK, tag_out != NULL ? 0x80000u : 0x80004u,
                  tb_hw_setup_aes_gcm);
-    if (aad_len) hw_aes_blocks(aad, aad_len, 0, tb_hw_block_aes_gcm);
+    if (aad_len) hw_aes_blocks(aad, aad_len, 0, tb_hw_header_aes_gcm);
     if (n) hw_aes_blocks(in == out ? out : in, n, 1, tb_hw_block_aes_gcm);
     uint32_t lengths[4] = {0, aad_len * 8u, 0, n * 8u};
     hw_aes_blocks((const uint8_t *)lengths, sizeof(lengths), 1, tb_hw_block_aes_gcm);
@@ -224,12 +226,14 @@ static int hw_callback(int devId, wc_CryptoInfo *info, void *ctx)
             return hw_aes_cbc(info->cipher.aescbc.aes, info->cipher.aescbc.out, info->cipher.aescbc.in,
                               info->cipher.aescbc.sz, info->cipher.enc);
         }
-        if (info->cipher.type == WC_CIPHER_AES_GCM && (have & TB_HW_AES_GCM) && info->cipher.enc) {
+        if (info->cipher.type == WC_CIPHER_AES_GCM && (have & TB_HW_AES_GCM) && info->cipher.enc &&
+            info->cipher.aesgcm_enc.aes->keylen == AES_KEY_BYTES) {
             wc_CryptoCb_AesAuthEnc *e = &info->cipher.aesgcm_enc;
             return hw_aes_gcm(e->aes, e->out, e->in, e->sz, e->iv, e->ivSz, e->authTag, NULL, e->authTagSz,
                               e->authIn, e->authInSz);
         }
-        if (info->cipher.type == WC_CIPHER_AES_GCM && (have & TB_HW_AES_GCM) && !info->cipher.enc) {
+        if (info->cipher.type == WC_CIPHER_AES_GCM && (have & TB_HW_AES_GCM) && !info->cipher.enc &&
+            info->cipher.aesgcm_dec.aes->keylen == AES_KEY_BYTES) {
             wc_CryptoCb_AesAuthDec *d = &info->cipher.aesgcm_dec;
             return hw_aes_gcm(d->aes, d->out, d->in, d->sz, d->iv, d->ivSz, NULL, d->authTag, d->authTagSz,
                               d->authIn, d->authInSz);

@@ -56,12 +56,14 @@ uint32_t tb_hw_available(void);
 void tb_hw_standin_begin(void);
 void tb_hw_standin_end(void);
 
-/* Doorbells: one call per block handed to the peripheral, one per operation set up. */
+/* Doorbells: one call per block handed to the peripheral, one per operation set up; an AEAD's
+ * associated-data blocks ring their own (the CRYP's GCM header phase has its own figure). */
 void tb_hw_block_sha1(void);
 void tb_hw_block_sha256(void);
 void tb_hw_block_aes_ecb(void);
 void tb_hw_block_aes_cbc(void);
 void tb_hw_block_aes_gcm(void);
+void tb_hw_header_aes_gcm(void);
 void tb_hw_setup_sha1(void);
 void tb_hw_setup_sha256(void);
 void tb_hw_setup_aes_ecb(void);

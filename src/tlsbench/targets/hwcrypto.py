@@ -27,7 +27,8 @@ STANDIN_BEGIN, STANDIN_END = "tb_hw_standin_begin", "tb_hw_standin_end"
 
 
 def symbol_of(kind: str, algorithm: str) -> str:
-    """The driver's doorbell for one block ("block") or one operation's set-up ("setup")."""
+    """The driver's doorbell for one block ("block"), one associated-data block ("header") or one operation's
+    set-up ("setup")."""
     return f"tb_hw_{kind}_{algorithm.replace('-', '_')}"
 
 
@@ -47,6 +48,9 @@ def plugin_args(profile: Profile, symbols: dict[str, int]) -> list[str]:
             continue
         mask |= 1 << bit
         args.append(f"charge={block:#x}:{accel.busy_cycles_per_block}")
+        header = symbols.get(symbol_of("header", name))
+        if header is not None:
+            args.append(f"charge={header:#x}:{accel.busy_cycles_per_header_block}")
         setup = symbols.get(symbol_of("setup", name))
         if accel.setup_cycles and setup is not None:
             args.append(f"charge={setup:#x}:{accel.setup_cycles}")
