@@ -80,7 +80,7 @@ static inline void tb_hw_wait(void)
 }
 
 /* A driver's register traffic, shared by the libraries' drivers (Mbed TLS's
- * _ALT functions): what a product's driver does per update, final, key
+ * _ALT functions, wolfSSL's crypto callbacks): what a product's driver does per update, final, key
  * load and block. A hash's data words go to DIN, a block's doorbell and a
  * status poll each time 16 words complete; a final writes the last word's
  * valid bits and DCAL, rings the padding block(s) and reads the digest
