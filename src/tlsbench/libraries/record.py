@@ -75,7 +75,8 @@ class Library:
     # and which cases each define decides (libraries/configs.py); None: the library takes none
     config_mechanism: ConfigMechanism | None = None
     # its build profile "hw" (a crypto peripheral's driver, targets/hwcrypto.py): each case algorithm
-    # the driver hands to a peripheral -> the board profile's accelerators it needs ([accelerators.NAME])
+    # the driver hands to a peripheral -> the board profile's accelerators it needs ([accelerators.NAME];
+    # "a|b": either, the first the driver prefers)
     hw_routes: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def version(self, label: str) -> Version | None:
