@@ -186,16 +186,5 @@ static const tb_family *const families[] = {
     [TB_KIND_SIG] = &tb_mbedtls_sig,
     [TB_KIND_PKE] = &tb_mbedtls_pke,
 };
-#define FAMILY_OF(kind) tb_family_of(families, sizeof(families) / sizeof(families[0]), (kind))
 
-static int adapter_supports(tb_kind kind, const char *alg, const char *op)
-{
-    return tb_family_supports(FAMILY_OF(kind), alg, op);
-}
-
-static tb_status adapter_prepare(const tb_job *job, void **state)
-{
-    return tb_family_prepare(FAMILY_OF(job->kind), job, state, " is not supported by this Mbed TLS build");
-}
-
-TB_DEFINE_FAMILY_ADAPTER("mbedtls");
+TB_DEFINE_FAMILY_ADAPTER("mbedtls", families, NULL, " is not supported by this Mbed TLS build");

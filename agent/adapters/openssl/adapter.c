@@ -114,16 +114,5 @@ static const tb_family *const families[] = {
     [TB_KIND_KEX] = &tb_openssl_kex,   [TB_KIND_SIG] = &tb_openssl_sig,   [TB_KIND_PKE] = &tb_openssl_pke,
     [TB_KIND_KEM] = &tb_openssl_kem,   [TB_KIND_PQSIG] = &tb_openssl_pqsig,
 };
-#define FAMILY_OF(kind) tb_family_of(families, sizeof(families) / sizeof(families[0]), (kind))
 
-static int adapter_supports(tb_kind kind, const char *alg, const char *op)
-{
-    return tb_family_supports(FAMILY_OF(kind), alg, op);
-}
-
-static tb_status adapter_prepare(const tb_job *job, void **state)
-{
-    return tb_family_prepare(FAMILY_OF(job->kind), job, state, " is not in this OpenSSL build");
-}
-
-TB_DEFINE_FAMILY_ADAPTER("openssl");
+TB_DEFINE_FAMILY_ADAPTER("openssl", families, NULL, " is not in this OpenSSL build");

@@ -3,9 +3,8 @@
  * library's files fill in the tables with their library calls, and the
  * core's dispatch (core/family.c, TB_DEFINE_FAMILY_ADAPTER) reaches them,
  * so no adapter writes that dispatch again. An adapter that uses it defines
- * adapter_init, adapter_version, adapter_config, adapter_supports and
- * adapter_prepare (tb_family_supports / tb_family_prepare on its table)
- * and adapter_reseed, and ends with TB_DEFINE_FAMILY_ADAPTER.
+ * adapter_init, adapter_version, adapter_config and adapter_reseed, its
+ * families[] table, and ends with TB_DEFINE_FAMILY_ADAPTER.
  */
 #ifndef TB_FAMILY_H
 #define TB_FAMILY_H
@@ -37,12 +36,31 @@ int tb_family_supports(const tb_family *fam, const char *alg, const char *op);
 /* Prepares job with fam. Where fam is NULL or lacks alg/op: TB_UNSUPPORTED,
  * the error "<kind>/<alg>/<op><why>" (why, e.g. " is not in BearSSL 0.6"). */
 tb_status tb_family_prepare(const tb_family *fam, const tb_job *job, void **state, const char *why);
-/* Ends the adapter's adapter.c: its run, result and release through the
- * state's header, and the tb_library object. They are defined in the
- * adapter's own file, under the contract's names, so the timed call
- * (adapter_run: two loads and a tail call) keeps its code, its place in the
- * image and its name in profiles (tlsbench fidelity counts adapter_run). */
-#define TB_DEFINE_FAMILY_ADAPTER(name)                                                                             \
+/* Ends the adapter's adapter.c, after its families[] table (indexed by
+ * tb_kind): adapter_supports and adapter_prepare on the kind's table (why:
+ * the unsupported error's tail; refuse: NULL or a function that may refuse
+ * a job before its family sees it, returning TB_OK to let it through), its
+ * run, result and release through the state's header, and the tb_library
+ * object. They are defined in the adapter's own file, under the contract's
+ * names, so the timed call (adapter_run: two loads and a tail call) keeps
+ * its code, its place in the image and its name in profiles (tlsbench
+ * fidelity counts adapter_run). */
+#define TB_DEFINE_FAMILY_ADAPTER(name, families, refuse, why)                                                      \
+    static int adapter_supports(tb_kind kind, const char *alg, const char *op)                                     \
+    {                                                                                                              \
+        return tb_family_supports(tb_family_of(families, sizeof(families) / sizeof(families[0]), kind), alg, op);  \
+    }                                                                                                              \
+    static tb_status adapter_prepare(const tb_job *job, void **state)                                              \
+    {                                                                                                              \
+        tb_status (*const refuse_fn)(const tb_job *) = refuse;                                                     \
+        tb_status refused = refuse_fn != NULL ? refuse_fn(job) : TB_OK;                                            \
+        if (refused != TB_OK) {                                                                                    \
+            *state = NULL;                                                                                         \
+            return refused;                                                                                        \
+        }                                                                                                          \
+        return tb_family_prepare(tb_family_of(families, sizeof(families) / sizeof(families[0]), job->kind), job,   \
+                                 state, why);                                                                      \
+    }                                                                                                              \
     static tb_status adapter_run(void *state)                                                                      \
     {                                                                                                              \
         tb_family_state *st = state;                                                                               \
