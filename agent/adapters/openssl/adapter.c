@@ -100,6 +100,23 @@ tb_status tb_openssl_prepare(const tb_family *fam, const tb_job *job,
     return fill(s, job);
 }
 
+tb_status tb_openssl_sign_or_verify(tb_openssl_state *s, EVP_MD_CTX *m)
+{
+    if (s->op == OP_SIGN) {
+        size_t n = s->out_cap;
+        if (EVP_DigestSign(m, s->buf, &n, s->msg, s->msg_len) != 1) return tb_openssl_fail("EVP_DigestSign");
+        s->base.out_len = n;
+        return TB_OK;
+    }
+    if (EVP_DigestVerify(m, s->sig, s->sig_len, s->msg, s->msg_len) != 1) {
+        ERR_clear_error();
+        tb_set_error("signature did not verify");
+        return TB_REJECT;
+    }
+    s->base.out_len = 0;
+    return TB_OK;
+}
+
 int tb_openssl_every_alg(const char *alg, const char *op)
 {
     (void)alg;

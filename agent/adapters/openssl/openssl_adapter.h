@@ -64,6 +64,9 @@ extern const tb_family tb_openssl_kem, tb_openssl_pqsig;                 /* pq.c
 tb_status tb_openssl_prepare(const tb_family *fam, const tb_job *job,
                              tb_status (*fill)(tb_openssl_state *s, const tb_job *job), tb_family_state **out);
 void tb_openssl_release(tb_family_state *st);
+/* The timed end of sig and pqsig once m is set up for s's key: EVP_DigestSign
+ * into buf, or EVP_DigestVerify of sig (TB_REJECT when it does not verify). */
+tb_status tb_openssl_sign_or_verify(tb_openssl_state *s, EVP_MD_CTX *m);
 /* supports() of the kinds whose every catalog entry is in OpenSSL 3 (mac, kex, sig, pke). */
 int tb_openssl_every_alg(const char *alg, const char *op);
 

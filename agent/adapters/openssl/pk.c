@@ -55,22 +55,8 @@ static tb_status run_sig(tb_openssl_state *s, int rsa)
                        (s->pad == RSA_PKCS1_PSS_PADDING &&
                         EVP_PKEY_CTX_set_rsa_pss_saltlen(pc, RSA_PSS_SALTLEN_DIGEST) != 1))) {
         st = tb_openssl_fail("RSA padding");
-    } else if (sign) {
-        size_t n = s->out_cap;
-        if (EVP_DigestSign(m, s->buf, &n, s->msg, s->msg_len) != 1) {
-            st = tb_openssl_fail("EVP_DigestSign");
-        } else {
-            s->base.out_len = n;
-        }
     } else {
-        int v = EVP_DigestVerify(m, s->sig, s->sig_len, s->msg, s->msg_len);
-        if (v != 1) {
-            ERR_clear_error();
-            tb_set_error("signature did not verify");
-            st = TB_REJECT;
-        } else {
-            s->base.out_len = 0;
-        }
+        st = tb_openssl_sign_or_verify(s, m);
     }
     EVP_MD_CTX_free(m);
     return st;

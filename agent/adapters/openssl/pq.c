@@ -158,25 +158,11 @@ static tb_status run_sig(tb_openssl_state *s)
     OSSL_PARAM prm[] = {OSSL_PARAM_construct_int(OSSL_SIGNATURE_PARAM_DETERMINISTIC, &deterministic), OSSL_PARAM_END};
     EVP_MD_CTX *m = EVP_MD_CTX_new();
     if (m == NULL) return tb_openssl_fail("EVP_MD_CTX_new");
-    tb_status st = TB_OK;
-    if (s->op == OP_SIGN) {
-        size_t n = s->out_cap;
-        if (EVP_DigestSignInit_ex(m, NULL, NULL, NULL, NULL, s->pkey, prm) != 1) {
-            st = tb_openssl_fail("EVP_DigestSignInit_ex");
-        } else if (EVP_DigestSign(m, s->buf, &n, s->msg, s->msg_len) != 1) {
-            st = tb_openssl_fail("EVP_DigestSign");
-        } else {
-            s->base.out_len = n;
-        }
-    } else if (EVP_DigestVerifyInit_ex(m, NULL, NULL, NULL, NULL, s->pkey, NULL) != 1) {
-        st = tb_openssl_fail("EVP_DigestVerifyInit_ex");
-    } else if (EVP_DigestVerify(m, s->sig, s->sig_len, s->msg, s->msg_len) != 1) {
-        ERR_clear_error();
-        tb_set_error("signature did not verify");
-        st = TB_REJECT;
-    } else {
-        s->base.out_len = 0;
-    }
+    int sign = s->op == OP_SIGN;
+    int ok = sign ? EVP_DigestSignInit_ex(m, NULL, NULL, NULL, NULL, s->pkey, prm)
+                  : EVP_DigestVerifyInit_ex(m, NULL, NULL, NULL, NULL, s->pkey, NULL);
+    tb_status st = ok == 1 ? tb_openssl_sign_or_verify(s, m)
+                           : tb_openssl_fail(sign ? "EVP_DigestSignInit_ex" : "EVP_DigestVerifyInit_ex");
     EVP_MD_CTX_free(m);
     return st;
 }
