@@ -26,10 +26,8 @@ static const char *provider_name(const char *alg)
         {"ml-dsa-44", "ML-DSA-44"},   {"ml-dsa-65", "ML-DSA-65"},   {"ml-dsa-87", "ML-DSA-87"},
         {"slh-dsa-sha2-128s", "SLH-DSA-SHA2-128s"}, {"slh-dsa-sha2-128f", "SLH-DSA-SHA2-128f"},
     };
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-        if (strcmp(names[i][0], alg) == 0) return names[i][1];
-    }
-    return NULL;
+    int i = TB_NAME_INDEX(names, alg);
+    return i < 0 ? NULL : names[i][1];
 }
 
 /* The seed a key pair is made from: ML-KEM d || z, ML-DSA xi, SLH-DSA 3n bytes (n = 16 for the 128 sets). */

@@ -17,10 +17,8 @@ static const char *md_name(const char *alg)
         {"sha384", "SHA384"},     {"sha512", "SHA512"},     {"sha3-256", "SHA3-256"}, {"sha3-384", "SHA3-384"},
         {"sha3-512", "SHA3-512"},
     };
-    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
-        if (strcmp(map[i][0], alg) == 0) return map[i][1];
-    }
-    return NULL;
+    int i = TB_NAME_INDEX(map, alg);
+    return i < 0 ? NULL : map[i][1];
 }
 
 
