@@ -28,10 +28,7 @@ static int op_code(const char *op)
     static const char *const names[] = {"hash",     "mac",    "encrypt",  "decrypt", "public",
                                         "keygen",   "derive", "exchange", "sign",    "verify",
                                         "encaps",   "decaps"};
-    for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++) {
-        if (strcmp(names[i], op) == 0) return i;
-    }
-    return -1;
+    return TB_NAME_INDEX(names, op);
 }
 
 static tb_status adapter_init(void)
@@ -43,12 +40,7 @@ static tb_status adapter_init(void)
     return TB_OK;
 }
 
-/* OpenSSL draws from its own DRBG, seeded from the OS: a restarted
- * platform seed does not reach it, so nothing to rebuild (host only). */
-static tb_status adapter_reseed(void)
-{
-    return TB_OK;
-}
+TB_DEFINE_RESEED_NOTHING()
 
 static const char *adapter_version(void)
 {
