@@ -53,10 +53,10 @@ tb_status tb_family_prepare(const tb_family *fam, const tb_job *job, void **stat
     static tb_status adapter_prepare(const tb_job *job, void **state)                                              \
     {                                                                                                              \
         tb_status (*const refuse_fn)(const tb_job *) = refuse;                                                     \
-        tb_status refused = refuse_fn != NULL ? refuse_fn(job) : TB_OK;                                            \
-        if (refused != TB_OK) {                                                                                    \
+        if (refuse_fn != NULL) {                                                                                   \
             *state = NULL;                                                                                         \
-            return refused;                                                                                        \
+            tb_status refused = refuse_fn(job);                                                                    \
+            if (refused != TB_OK) return refused;                                                                  \
         }                                                                                                          \
         return tb_family_prepare(tb_family_of(families, sizeof(families) / sizeof(families[0]), job->kind), job,   \
                                  state, why);                                                                      \
