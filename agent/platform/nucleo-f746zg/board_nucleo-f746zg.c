@@ -42,7 +42,7 @@
 #include "tb/platform.h"
 #include "../cortexm/dwt.h"
 #include "../stm32/tim2_wraps.h"
-#include "../stm32/usart_stm32v2.h"
+#include "../stm32/usart_stm32.h"
 
 #define REG(addr) (*(volatile uint32_t *)(addr))
 

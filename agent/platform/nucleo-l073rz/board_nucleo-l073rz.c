@@ -32,7 +32,7 @@
 #include "board.h"
 #include "tb/platform.h"
 #include "../cortexm/systick.h"
-#include "../stm32/usart_stm32v2.h"
+#include "../stm32/usart_stm32.h"
 
 #define REG(addr) (*(volatile uint32_t *)(addr))
 
