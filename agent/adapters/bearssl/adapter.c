@@ -147,12 +147,6 @@ static tb_status refuse_pke_encrypt(const tb_job *job)
     return TB_UNSUPPORTED;
 }
 
-static const tb_family *const families[] = {
-    [TB_KIND_HASH] = &tb_bearssl_hash,
-    [TB_KIND_MAC] = &tb_bearssl_mac,
-    [TB_KIND_AEAD] = &tb_bearssl_aead,
-    [TB_KIND_KEX] = &tb_bearssl_kex,
-    [TB_KIND_SIG] = &tb_bearssl_sig,
-    [TB_KIND_PKE] = &tb_bearssl_pke,
-};
+static const tb_family *const families[] = {TB_CLASSIC_FAMILIES(bearssl)};
+
 TB_DEFINE_FAMILY_ADAPTER("bearssl", families, refuse_pke_encrypt, " is not in BearSSL 0.6");

@@ -178,13 +178,6 @@ static const char *adapter_config(void)
     return text;
 }
 
-static const tb_family *const families[] = {
-    [TB_KIND_HASH] = &tb_mbedtls_hash,
-    [TB_KIND_MAC] = &tb_mbedtls_mac,
-    [TB_KIND_AEAD] = &tb_mbedtls_aead,
-    [TB_KIND_KEX] = &tb_mbedtls_kex,
-    [TB_KIND_SIG] = &tb_mbedtls_sig,
-    [TB_KIND_PKE] = &tb_mbedtls_pke,
-};
+static const tb_family *const families[] = {TB_CLASSIC_FAMILIES(mbedtls)};
 
 TB_DEFINE_FAMILY_ADAPTER("mbedtls", families, NULL, " is not supported by this Mbed TLS build");

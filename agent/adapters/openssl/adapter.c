@@ -119,9 +119,6 @@ int tb_openssl_every_alg(const char *alg, const char *op)
 /* ---------- the contract ---------- */
 
 static const tb_family *const families[] = {
-    [TB_KIND_HASH] = &tb_openssl_hash, [TB_KIND_MAC] = &tb_openssl_mac,   [TB_KIND_AEAD] = &tb_openssl_aead,
-    [TB_KIND_KEX] = &tb_openssl_kex,   [TB_KIND_SIG] = &tb_openssl_sig,   [TB_KIND_PKE] = &tb_openssl_pke,
-    [TB_KIND_KEM] = &tb_openssl_kem,   [TB_KIND_PQSIG] = &tb_openssl_pqsig,
-};
+    TB_CLASSIC_FAMILIES(openssl), [TB_KIND_KEM] = &tb_openssl_kem, [TB_KIND_PQSIG] = &tb_openssl_pqsig};
 
 TB_DEFINE_FAMILY_ADAPTER("openssl", families, NULL, " is not in this OpenSSL build");

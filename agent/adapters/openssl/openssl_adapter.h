@@ -54,11 +54,10 @@ tb_status tb_openssl_fail(const char *what);
 /* s->buf, cap bytes (tb_zalloc), the result base.out points at. */
 tb_status tb_openssl_reserve_out(tb_openssl_state *s, size_t cap);
 
-/* The core's per-kind operation tables (tb/family.h), one per kind. */
-extern const tb_family tb_openssl_hash, tb_openssl_mac, tb_openssl_aead; /* sym.c */
-extern const tb_family tb_openssl_kex;                                   /* kex.c */
-extern const tb_family tb_openssl_sig, tb_openssl_pke;                   /* pk.c */
-extern const tb_family tb_openssl_kem, tb_openssl_pqsig;                 /* pq.c */
+/* The core's per-kind operation tables (tb/family.h), one per kind: sym.c,
+ * kex.c, pk.c, and pq.c's kem and pqsig. */
+TB_DECLARE_CLASSIC_FAMILIES(openssl);
+extern const tb_family tb_openssl_kem, tb_openssl_pqsig;
 
 /* A zeroed state for job with fam set, filled in by fill (adapter.c). */
 tb_status tb_openssl_prepare(const tb_family *fam, const tb_job *job,

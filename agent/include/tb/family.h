@@ -28,6 +28,17 @@ struct tb_family {
     void (*release)(tb_family_state *state); /* also on a partly prepared state */
 };
 
+/* The tables of an adapter's six classic kinds, named tb_<lib>_<kind> (its
+ * sym.c: hash, mac, aead; kex.c: kex; pk.c: sig, pke): declared in its
+ * <lib>_adapter.h, and listed in its families[] (indexed by tb_kind) with
+ * any further kinds after them. */
+#define TB_DECLARE_CLASSIC_FAMILIES(lib)                                                                           \
+    extern const tb_family tb_##lib##_hash, tb_##lib##_mac, tb_##lib##_aead, tb_##lib##_kex, tb_##lib##_sig,     \
+        tb_##lib##_pke
+#define TB_CLASSIC_FAMILIES(lib)                                                                                   \
+    [TB_KIND_HASH] = &tb_##lib##_hash, [TB_KIND_MAC] = &tb_##lib##_mac, [TB_KIND_AEAD] = &tb_##lib##_aead,        \
+    [TB_KIND_KEX] = &tb_##lib##_kex, [TB_KIND_SIG] = &tb_##lib##_sig, [TB_KIND_PKE] = &tb_##lib##_pke
+
 /* The adapter's table for kind (families[kind], NULL where it has none or
  * kind is outside the table of n entries). */
 const tb_family *tb_family_of(const tb_family *const *families, size_t n, tb_kind kind);
