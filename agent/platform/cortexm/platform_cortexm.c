@@ -214,7 +214,7 @@ static uint32_t seed_state = SEED_START;
 
 int tb_platform_seed(uint8_t *out, size_t n)
 {
-    tb_seed_stream(&seed_state, out, n);
+    TB_SEED_STREAM(seed_state, out, n)
     return 0;
 }
 

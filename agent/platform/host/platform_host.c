@@ -220,7 +220,7 @@ int tb_platform_seed_restart(void)
 int tb_platform_seed(uint8_t *out, size_t n)
 {
     if (fixed_seed()) {
-        tb_seed_stream(&fixed_state, out, n);
+        TB_SEED_STREAM(fixed_state, out, n)
         return 0;
     }
     size_t done = 0;
