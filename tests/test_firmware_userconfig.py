@@ -51,7 +51,9 @@ def runs(tmp_path_factory) -> dict[str, object]:
     # ours and the overlay side by side in one run (the overlay as an alias): both images as built above
     paired = dataclasses.replace(ours, user=userconfig.parse([f"mbedtls@small={overlay}"], None))
     store = Store(folder / "r.sqlite")
-    ids = {name: runner.run(parse_plan(PLAN, "test plan"), PLAN, store, show_progress=False, target=t)
+    # "again" is measured again, never served from the result cache (it would repeat "theirs" then)
+    ids = {name: runner.run(parse_plan(PLAN, "test plan"), PLAN, store, show_progress=False, target=t,
+                            cache=name != "again")
            for name, t in (("ours", ours), ("theirs", theirs), ("again", theirs), ("paired", paired))}
     data = {name: report.load(store, run_id) for name, run_id in ids.items()}
     store.close()
@@ -77,6 +79,9 @@ def test_the_overlay_has_its_own_image_beside_ours(runs) -> None:
 def test_two_runs_of_the_overlay_give_identical_counts(runs) -> None:
     assert _counts(runs["theirs run"]) == _counts(runs["again run"])
     assert _counts(runs["theirs run"])
+    store = Store(runs["store"], read_only=True)
+    assert store.reuse_marks(runs["ids"]["again"]) == {}  # both measured
+    store.close()
 
 
 def test_the_overlay_changes_what_it_should(runs) -> None:
