@@ -62,7 +62,8 @@ def test_only_the_images_built_from_a_changed_file_are_stale(firmware_images, tm
     stamps = {lib: firmware.read_stamp(target, lib) or {} for lib in libs}
     files = {lib: set(s.get(firmware.AGENT_FILES_KEY, [])) for lib, s in stamps.items()}
     # what the build says each image is made of: its adapter, the core, its board, its configuration
-    assert {"core/tls.c", "include/tb/platform.h", "platform/mps2/board_mps2.c", "platform/mps2/mps2.ld", "CMakeLists.txt",
+    assert {"core/tls.c", "include/tb/platform.h", "platform/mps2/board_mps2.c", "platform/mps2/mps2.ld",
+            "CMakeLists.txt",
             "cmake/arm-none-eabi.cmake", "adapters/mbedtls/sym.c", "adapters/mbedtls/tb_mbedtls_config.h",
             "adapters/mbedtls/library.cmake"} <= files["mbedtls"]
     assert {"adapters/wolfssl/user_settings.h", "adapters/wolfssl/library.cmake"} <= files["wolfssl"]
