@@ -299,9 +299,9 @@ class _Session:
 
     def _measure(self, case: Case, rnd: int) -> Measured:
         """One round, placed and paced on the host: measured again (at most
-        pacing.MAX_AGAIN times) while the slower of the references around it
-        says the machine was slow; the attempt with the fastest such reference
-        is kept."""
+        pacing.MAX_AGAIN times, within the run's budget) while the slower of
+        the references around it says the machine was slow; the attempt with
+        the fastest such reference is kept."""
         info = self.infos[case.library]
         family = registry.family_of(case.kind)
         place = None
@@ -328,8 +328,9 @@ class _Session:
             better = ref is not None and (kept is None or kept[0] is None or ref < kept[0])
             if kept is None or kept[1].status != "ok" or (m.status == "ok" and better):
                 kept = (ref, m)
-            if m.status != "ok" or ref is None or not self.pace.slow(ref):
+            if m.status != "ok" or ref is None or not self.pace.slow(ref) or not self.pace.may_again(attempts - 1):
                 break
+        self.pace.count(attempts)
         ref, m = kept
         info_ = m.round_info or {}
         info_.setdefault("reference_ns", ref)  # a placed round's agent stored its own before and after
