@@ -70,6 +70,25 @@ def test_the_f217_declares_the_f4s_figures_saying_they_are_rm0090s_not_rm0033s()
         assert accel.source.endswith("It is RM0090's: " + f4.source)
 
 
+def test_the_f439_declares_its_own_rm0090_figures_sha256_and_gcm_with_its_phases() -> None:
+    f439 = boardprofiles.load("stm32f439zi")
+    assert (f439.core, f439.clock_hz, f439.flash_wait_states) == ("cortex-m4", 180_000_000, 5)
+    assert "STM324x9I_EVAL/Templates/Src/main.c" in f439.sources["flash_wait_states"]
+    assert list(f439.accelerators) == ["sha1", "sha256", "aes-ecb", "aes-cbc", "aes-ctr", "aes-gcm"]
+    figures = {n: (a.peripheral, a.cycles_per_block, a.load_cycles_per_block, a.setup_cycles,
+                   a.busy_cycles_per_header_block) for n, a in f439.accelerators.items()}
+    # RM0090 25.3.1 (HASH: SHA-1 66, SHA-256 50, plus at least 16 to load); Table 113 (F43x CRYP, AES-128:
+    # ECB/CBC/CTR 14; GCM init 24, header 10, payload 14, tag 14)
+    assert figures == {"sha1": ("HASH", 66, 16, 0, 66), "sha256": ("HASH", 50, 16, 0, 50),
+                       "aes-ecb": ("CRYP", 14, 0, 0, 14), "aes-cbc": ("CRYP", 14, 0, 0, 14),
+                       "aes-ctr": ("CRYP", 14, 0, 0, 14), "aes-gcm": ("CRYP", 14, 0, 24, 10)}
+    assert all(a.source.startswith("RM0090 Rev 21, 2") for a in f439.accelerators.values())
+    assert "Table 113" in f439.accelerators["aes-gcm"].source
+    assert "25.3.1" in f439.accelerators["sha256"].source
+    assert f439.accelerators["aes-gcm"].summary() == (
+        "CRYP aes-gcm: 14 cycles per 16-byte block, 10 per header block + 24 set-up, data by cpu")
+
+
 def test_a_dma_fed_peripheral_adds_its_load_time(tmp_path: Path) -> None:
     path = tmp_path / "dma.toml"
     path.write_text(BASE + SHA1.replace('"cpu"', '"dma"'))
@@ -84,8 +103,9 @@ def test_board_show_lists_each_accelerator_with_its_source() -> None:
         boardprofiles.load("stm32f405"))
 
 
-def test_a_new_profile_started_from_the_f417_keeps_its_accelerator(tmp_path: Path) -> None:
-    base = boardprofiles.load("stm32f417")
+@pytest.mark.parametrize("name", ["stm32f417", "stm32f439zi"])
+def test_a_new_profile_started_from_a_shipped_one_keeps_its_accelerators(tmp_path: Path, name: str) -> None:
+    base = boardprofiles.load(name)
     start = boardprofiles.parse(tmp_path / "x.toml", boardtemplate.starting_point(base, "x.toml"))
     assert start.accelerators == base.accelerators
 
@@ -99,7 +119,7 @@ def test_a_new_profile_started_from_the_f417_keeps_its_accelerator(tmp_path: Pat
      " aes-cbc, aes-ctr, aes-gcm"),
     (SHA1.replace("cycles_per_block = 66", "cycles_per_blok = 66"), "cycles_per_blok = 66",
      "cycles_per_blok: unknown key (did you mean cycles_per_block, load_cycles_per_block?); allowed: peripheral,"
-     " cycles_per_block, load_cycles_per_block, setup_cycles, data_movement, source"),
+     " cycles_per_block, load_cycles_per_block, setup_cycles, header_cycles_per_block, data_movement, source"),
     (SHA1.replace("cycles_per_block = 66", "cycles_per_block = 66.5"), "cycles_per_block = 66.5",
      "cycles_per_block: must be a whole number of cycles 0..1,000,000, got 66.5"),
     (SHA1.replace("cycles_per_block = 66", "cycles_per_block = 0"), "cycles_per_block = 0",
@@ -111,6 +131,9 @@ def test_a_new_profile_started_from_the_f417_keeps_its_accelerator(tmp_path: Pat
     (SHA1.replace('source = "RM0090 Rev 11, 25.3.1"\n', ""), "[accelerators.sha1]",
      "accelerators.sha1: source missing (every accelerator sets: peripheral, cycles_per_block, data_movement,"
      " source)"),
+    (SHA1.replace("cycles_per_block = 66", "cycles_per_block = 66\nheader_cycles_per_block = 10"),
+     "header_cycles_per_block = 10",
+     "header_cycles_per_block: is an AEAD's (associated-data blocks): only for aes-gcm"),
     ("\naccelerators = 3\n", "accelerators = 3",
      "accelerators: must be a table of [accelerators.NAME] tables, NAME one of sha1, sha256, aes-ecb, aes-cbc,"
      " aes-ctr, aes-gcm"),

@@ -114,10 +114,14 @@ def test_the_shared_circle_tool_agrees() -> None:
     assert p.returncode == 0, p.stdout + p.stderr
 
 
+# the results store and the parts it is made of (engine/store.py): the only modules that run SQL
+STORE_MODULES = {PACKAGE / "engine" / f"{name}.py" for name in ("store", "store_base", "store_schema", "store_copy")}
+
+
 def test_no_sql_outside_the_store() -> None:
     offenders = []
     for path in PACKAGE.rglob("*.py"):
-        if path == PACKAGE / "engine" / "store.py":
+        if path in STORE_MODULES:
             continue
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Attribute) and node.attr in ("execute", "executemany", "executescript"):
@@ -306,3 +310,50 @@ def test_no_family_name_outside_the_families() -> None:
                                + "; ".join(f"{rel}:{line} {text!r}" for rel, hits in unexplained.items()
                                            for line, text in hits))
     assert sorted(set(FAMILY_NAME_ALLOWED) - set(found)) == [], "allowed files that no longer name a family"
+
+
+# Modules of cli/ and plans/ that may import a family's own modules, and why: the rest reach the
+# families through families.registry (and the contract in families.base) only.
+FAMILY_IMPORT_ALLOWED = {
+    "cli/inventory.py": "lists a family's catalog as it is: tlsbench list algorithms and suites, tlsbench certs, sizes",
+}
+_CONTRACT = {"tlsbench.families", "tlsbench.families.registry", "tlsbench.families.base"}
+
+
+def family_imports(source: str) -> list[tuple[int, str]]:
+    """(line, module) of each import of a family's own module, past the registry and the contract."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            modules = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module == "tlsbench.families":
+            modules = [f"tlsbench.families.{a.name}" for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            modules = [node.module]
+        else:
+            continue
+        found += [(node.lineno, m) for m in modules if m.startswith("tlsbench.families.") and m not in _CONTRACT]
+    return sorted(found)
+
+
+def test_the_family_import_scan_finds_a_family_module() -> None:
+    source = ("from tlsbench.families import registry\nfrom tlsbench.families.base import Family\n"
+              "from tlsbench.families.tls import plan\nimport tlsbench.families.primitive.catalog\n"
+              "from tlsbench.families import size\n")
+    assert family_imports(source) == [(3, "tlsbench.families.tls"), (4, "tlsbench.families.primitive.catalog"),
+                                      (5, "tlsbench.families.size")]
+
+
+def test_cli_and_plans_reach_the_families_through_the_registry() -> None:
+    """A family's flags, plan keys and kinds are its own (its plan section): the command line and the
+    plan loader loop over families.registry, so a new family needs no line in either."""
+    found = {}
+    for path in sorted([*(PACKAGE / "cli").rglob("*.py"), *(PACKAGE / "plans").rglob("*.py")]):
+        hits = family_imports(path.read_text())
+        if hits:
+            found[path.relative_to(PACKAGE).as_posix()] = hits
+    unexplained = {rel: hits for rel, hits in found.items() if rel not in FAMILY_IMPORT_ALLOWED}
+    assert unexplained == {}, ("family modules imported by cli/ or plans/ (ask families.registry): "
+                               + "; ".join(f"{rel}:{line} {m}" for rel, hits in unexplained.items()
+                                           for line, m in hits))
+    assert sorted(set(FAMILY_IMPORT_ALLOWED) - set(found)) == [], "allowed files that no longer import a family"

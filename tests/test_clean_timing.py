@@ -163,6 +163,24 @@ def test_a_round_in_a_slow_phase_is_measured_again(fake_agent_dir: Path, db_path
     assert "SLOW PHASE: 1 of 3 rounds" in export.markdown(data, [])
 
 
+def test_measuring_again_keeps_within_the_runs_budget(fake_agent_dir: Path, db_path: Path, monkeypatch) -> None:
+    """A machine slow all the time (every reference twice the run's best): each slow round may be measured
+    again only while the run's extra attempts stay within half a round per round (plus MAX_AGAIN), so eight
+    one-round cases take 3, 2, 1, 2, 1, 2, 1, 2 attempts: 14, not 24."""
+    refs = fake_agent_dir / "refs"
+    refs.write_text("\n".join(str(n) for n in (1000, 1000, 1000, *[2000] * 60)))
+    monkeypatch.setenv("FAKE_REFERENCE_NS", str(refs))
+    store = Store(db_path)
+    plan = Plan(name="budget", libraries=["openssl"], kinds=["hash"], algorithms=["sha256"],
+                sizes=[16, 32, 64, 128, 256, 512, 1024, 2048],
+                method=Method(warmup=0, repeats=1, rounds=1, outliers="none", min_sample_ms=1, timeout_s=10))
+    run_id = runner.run(plan, "test", store, show_progress=False)
+    rounds = store.case_rounds(run_id)
+    assert len(rounds) == 8 and all(r["slow"] for r in rounds)
+    assert sorted(r["attempts"] for r in rounds) == [1, 1, 1, 2, 2, 2, 2, 3]
+    assert sum(r["attempts"] for r in rounds) == 14 <= 1.5 * 8 + pacing.MAX_AGAIN
+
+
 @pytest.mark.parametrize("at", [0, 2048, 4080])
 def test_timed_handshakes_land_where_asked(agents, at: int) -> None:
     """The timed connections run placed, like primitives: the frame where

@@ -197,11 +197,12 @@ def test_kinds_narrow_a_preset_that_names_algorithms_of_other_kinds():
     them) keeps the preset's algorithms of those kinds instead of refusing the preset's own list."""
     from tlsbench.cli import parser
     from tlsbench.cli import run as cli
+    from tlsbench.families.primitive.catalog import ALGORITHMS
 
     a = parser().parse_args(["run", "--preset", "cortex-m", "--kinds", "tls,hash"])
     plan, source = cli.plan_from_args(a)
     assert plan.kinds == ["tls", "hash"]
-    assert plan.algorithms and all(x in cli.ALGORITHMS["hash"] for x in plan.algorithms)
+    assert plan.algorithms and all(x in ALGORITHMS["hash"] for x in plan.algorithms)
     assert "sha1" in plan.algorithms and "# overridden on the command line: --kinds tls,hash" in source
     a = parser().parse_args(["run", "--preset", "cortex-m", "--kinds", "tls"])
     plan, _ = cli.plan_from_args(a)

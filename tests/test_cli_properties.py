@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tlsbench.cli.args import choose as _choose
-from tlsbench.cli.args import sizes_arg as _sizes
 from tlsbench.errors import PlanError
 from tlsbench.families.primitive.plan import MAX_SIZE
+from tlsbench.families.primitive.plan import sizes_arg as _sizes
 from tlsbench.plans.plan import METHOD_BOUNDS, method_value_problem
 from tlsbench.plans.runenv import parse_assignments
 

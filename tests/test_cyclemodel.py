@@ -95,10 +95,11 @@ EXPECTED = {
                                  "literal_loads": 8, "alu": 4},
     ("cortex-m0", "cortex-m0plus"): {"dependent_loads": 16, "independent_loads": 16, "ldm": 8, "loop": 30,
                                      "literal_loads": 8, "alu": 4},
-    # no Arm table: the documented approximation (M4 costs + dual issue of independent single-cycle pairs +
-    # direct branches at 1)
-    ("cortex-m7", "cortex-m7"): {"dependent_loads": 16, "independent_loads": 9, "ldm": 9, "loop": 21, "umull": 4,
-                                 "mla": 4, "literal_loads": 5, "alu": 2},
+    # no Arm table: the issue rules of Arm's LLVM scheduling model (cyclemodel_m7.c): dependent loads 1 + 7 x
+    # (1 + 1: the address is read a cycle early); independent and literal loads pair (two load pipes); LDM
+    # keeps the M4's 1 + N; UMULL and MLA do not pair (one MAC pipe); ADDS pair
+    ("cortex-m7", "cortex-m7"): {"dependent_loads": 15, "independent_loads": 4, "ldm": 9, "loop": 21, "umull": 4,
+                                 "mla": 4, "literal_loads": 2, "alu": 2},
 }
 # the call around each kernel: BL (M3/M4 1 + P = 2, M0 4, M0+ 3, M7 1) + BX LR (M3/M4/M7 1 + P = 3, M0 3,
 # M0+ 2): the M7's BTAC rule covers direct branches only, BX LR keeps its register-target refill
@@ -114,6 +115,43 @@ def test_micro_kernels_cost_what_the_manuals_say(plugin: Path, tmp_path: Path, c
     assert {n: c for n, (c, _) in got.items()} == EXPECTED[(cpu, core)]
     want_insns = {n: (2 if n == "ldm" and cpu == "cortex-m0" else i) for n, i in INSTRUCTIONS.items() if n in got}
     assert {n: i for n, (_, i) in got.items()} == want_insns
+
+
+M7_KERNELS = KERNELS.with_name("cyclemodel_m7.S")
+# Each Cortex-M7 kernel's cycles by hand, from the rules of Arm's Cortex-M7 scheduling model in LLVM
+# (ARMScheduleM7.td; agent/qemu-plugin/cyclemodel_m7.c cites each): two load pipes, one store pipe, one MAC,
+# one early shifter; ALU and word-load results ready the next cycle, byte loads and multiplies a cycle later,
+# addresses read a cycle early; DSP/SIMD instructions issue only first of a pair. (The M4 costs: LDR 2, ...)
+M7_EXPECTED = {
+    "load_alu": 2,        # (LDR + ADDS) (LDR + ADDS): a load pairs with an independent ALU instruction
+    "load_use": 2,        # LDR, then ADDS reading it: no pair, no stall (word load latency 1)
+    "byte_load_use": 3,   # LDRB, then ADDS waits one cycle (byte load latency 2)
+    "alu_address": 3,     # ADDS, then LDR addressed by it waits one cycle (address read at EX1)
+    "stores": 4,          # one store pipe: no two stores together
+    "load_store": 2,      # (LDR + STR) (LDR + STR)
+    "multiply_use": 3,    # MUL, then ADDS waits one cycle (multiply latency 2)
+    "mac_chain": 2,       # UMAAL, UMAAL on its accumulators: no wait (accumulators read late), no pair (one MAC)
+    "slot0": 3,           # ADDS; UXTB cannot be second: (UXTB) (UXTB + ADDS)
+    "shifted": 2,         # ADD lsl; the second ADD lsl needs the same shifter: (ADD lsl) (ADD lsl + ADDS)
+    "ldrd": 2,            # LDRD 1 each (64-bit path), issued alone (M4: 3 each)
+    # results are tracked through the block, not only from the instruction just before:
+    "multiply_two_back": 3,  # (MUL + ADDS r4) in cycle 1; ADDS r5, r1 needs MUL's result at cycle 1 + 2: waits
+    "address_two_back": 3,   # (ADDS r1 + ADDS r2) in cycle 1; LDR [r1] reads its address a cycle early: waits
+}
+
+
+def test_cortex_m7_issue_rules_on_micro_kernels(plugin: Path, tmp_path: Path) -> None:
+    image = assemble(M7_KERNELS, tmp_path / "m7.elf", "cortex-m7")
+    log = tmp_path / "m7-log"
+    opts = f"{plugin},core=cortex-m7,mark={cyclemodel_symbol(image, 'mark'):#x},log={log}"
+    subprocess.run(["qemu-system-arm", "-M", MACHINES["cortex-m7"], "-display", "none", "-monitor", "none",
+                    "-semihosting-config", "enable=on,target=native", "-icount", targets.ICOUNT,
+                    "-kernel", str(image), "-plugin", opts], check=True, timeout=60)
+    marks = [int(line.split()[0]) for line in log.read_text().splitlines() if not line.startswith("exit")]
+    steps = [b - a for a, b in zip(marks, marks[1:], strict=False)]
+    overhead, rest = steps[0], steps[1:]
+    assert overhead == OVERHEAD["cortex-m7"]
+    assert dict(zip(M7_EXPECTED, [c - overhead for c in rest], strict=True)) == M7_EXPECTED
 
 
 def test_flash_wait_states_are_paid_by_taken_branches_and_flash_loads(plugin: Path, tmp_path: Path) -> None:

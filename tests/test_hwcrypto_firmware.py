@@ -15,6 +15,12 @@ TB_HW_TEST_STANDIN_TWICE in the plugin's accel= mask), the switch doing
 more work where the hook is left out; the driver's register traffic is
 counted; each doorbell adds the profile's cycles.
 
+The stm32f439zi profile (RM0090's own F43x figures: SHA-256 50 cycles a
+block, GCM init 24, header 10, payload and tag 14) on the same images:
+each figure raised by 100 cycles adds 100 per doorbell that charges it,
+instructions unchanged. wolfSSL's GCM on a CRYP without a GCM mode (the
+F417's) hands its counter blocks to the ECB callback.
+
 Both images are built in one folder (one configuration). Tiny inputs: a
 few seconds of QEMU each once the images are built."""
 
@@ -251,3 +257,91 @@ source = "user"
     assert [(i, c - s) for (i, c), (_, s) in zip(longer_setup, own, strict=True)] == [(i, 100) for i, _ in own]
     software = run(mbedtls_launchers["own"], boardprofiles.load("stm32f405"), cases)
     assert all(h < s for (h, _), (s, _) in zip(own, software, strict=True)), (own, software)
+
+
+# ---- the STM32F439's own figures: SHA-256 on HASH, AES-128-GCM on CRYP's GCM mode (RM0090) ----
+
+def f439_with(tmp_path: Path, edits: dict[str, str]) -> boardprofiles.Profile:
+    """The stm32f439zi profile with some of its figures replaced (old text -> new)."""
+    text = (boardprofiles.BOARDS_DIR / "stm32f439zi.toml").read_text()
+    for old, new in edits.items():
+        assert old in text, old
+        text = text.replace(old, new)
+    path = tmp_path / f"f439-{len(list(tmp_path.iterdir()))}.toml"
+    path.write_text(text)
+    return boardprofiles.parse(path)
+
+
+def sha256(size: int) -> str:
+    return f"bench kind=hash alg=sha256 op=hash size={size} repeats=1 warmup=0"
+
+
+F439_CASES = [sha256(64), sha256(128), gcm(64), gcm(128)]
+# each figure 100 cycles more: SHA-256's block, GCM's init (set-up), header and payload/tag blocks
+SLOWER = {"sha256": {"cycles_per_block = 50": "cycles_per_block = 150"},
+          "init": {"setup_cycles = 24": "setup_cycles = 124"},
+          "header": {"header_cycles_per_block = 10": "header_cycles_per_block = 110"},
+          "payload": {"cycles_per_block = 14": "cycles_per_block = 114"}}
+
+
+def extra_doorbells(launcher: Path, tmp_path: Path) -> dict[str, list[int]]:
+    """Per figure raised by 100: how many times the F439_CASES ring it (the instructions must not move)."""
+    shipped = run(launcher, boardprofiles.load("stm32f439zi"), F439_CASES)
+    out = {}
+    for name, edits in SLOWER.items():
+        changed = run(launcher, f439_with(tmp_path, edits), F439_CASES)
+        assert [i for i, _ in changed] == [i for i, _ in shipped], name
+        diffs = [c - s for (_, c), (_, s) in zip(changed, shipped, strict=True)]
+        assert all(d % 100 == 0 for d in diffs), (name, diffs)
+        out[name] = [d // 100 for d in diffs]
+    return out
+
+
+def test_wolfssl_hw_on_the_f439_charges_sha256_and_gcms_own_phases(launchers: tuple[Path, Path],
+                                                                   tmp_path: Path) -> None:
+    own, counted = launchers
+    f439 = boardprofiles.load("stm32f439zi")
+    hw = run(own, f439, F439_CASES)
+    assert run(own, f439, F439_CASES) == hw  # exact, repeatable
+    # the stand-in (wolfCrypt's software SHA-256 and GCM) is what the hook leaves out
+    with_standin = run(counted, f439, F439_CASES)
+    assert all(w > h for (w, _), (h, _) in zip(with_standin, hw, strict=True)), (with_standin, hw)
+    # the F405 declares no accelerator: the same image runs wolfCrypt's software through the same callback
+    software = run(own, boardprofiles.load("stm32f405"), F439_CASES)
+    assert all(h < s for (h, _), (s, _) in zip(hw, software, strict=True)), (hw, software)
+    # SHA-256: the data blocks and the final's padding block (1 + 1, 2 + 1); GCM (13 bytes of TLS AAD:
+    # one header block): its init once, the header block, the data blocks (4, 8) and the tag's block
+    assert extra_doorbells(own, tmp_path) == {"sha256": [2, 3, 0, 0], "init": [0, 0, 1, 1],
+                                              "header": [0, 0, 1, 1], "payload": [0, 0, 5, 9]}
+
+
+def test_wolfssl_hw_gcm_on_a_cryp_without_gcm_hands_its_counter_blocks_to_the_ecb(
+        launchers: tuple[Path, Path], tmp_path: Path) -> None:
+    own, counted = launchers
+    cases = [gcm(64), gcm(128)]
+    f417 = boardprofiles.load("stm32f417")  # CRYP ECB/CBC/CTR, no GCM mode
+    hw = run(own, f417, cases)
+    assert all(w > h for (w, _), (h, _) in zip(run(counted, f417, cases), hw, strict=True))  # stand-in left out
+    software = run(own, boardprofiles.load("stm32f405"), cases)
+    assert all(h < s for (h, _), (s, _) in zip(hw, software, strict=True)), (hw, software)
+    slower = tmp_path / "f417-slower-cryp.toml"
+    slower.write_text((boardprofiles.BOARDS_DIR / "stm32f417.toml").read_text().replace(
+        "cycles_per_block = 14", "cycles_per_block = 114"))
+    changed = run(own, boardprofiles.parse(slower), cases)
+    assert [i for i, _ in changed] == [i for i, _ in hw]
+    # wolfCrypt's GCM hands the data's counter blocks (4, 8) to ECB in one call; the tag's block is its
+    # own software AES (the callback interface does not reach it), so not charged
+    assert [c - h for (_, c), (_, h) in zip(changed, hw, strict=True)] == [4 * 100, 8 * 100]
+
+
+def test_mbedtls_hw_on_the_f439_runs_sha256_on_hash_and_gcms_blocks_on_ecb(
+        mbedtls_launchers: dict[str, Path], tmp_path: Path) -> None:
+    f439 = boardprofiles.load("stm32f439zi")
+    own = run(mbedtls_launchers["own"], f439, F439_CASES)
+    assert run(mbedtls_launchers["twice"], f439, F439_CASES) == own  # the stand-in's work doubled: no change
+    software = run(mbedtls_launchers["own"], boardprofiles.load("stm32f405"), F439_CASES)
+    assert all(h < s for (h, _), (s, _) in zip(own, software, strict=True)), (own, software)
+    # Mbed TLS's GCM goes through MBEDTLS_AES_ALT's ECB (GHASH in software): the counter blocks (4, 8) and
+    # the tag's mask on the ECB's 14 cycles; the GCM mode's init and header figures are never charged
+    assert extra_doorbells(mbedtls_launchers["own"], tmp_path) == {
+        "sha256": [2, 3, 0, 0], "init": [0, 0, 0, 0], "header": [0, 0, 0, 0], "payload": [0, 0, 5, 9]}

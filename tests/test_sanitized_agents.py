@@ -28,6 +28,10 @@ from tlsbench.targets import prefixbuild, sources
 pytestmark = [needs_tools("cmake", "ninja", "gcc"), pytest.mark.slow, builds_in_set_up]
 
 SANITIZERS = "address,undefined"
+# -O1, as AddressSanitizer's documentation and Mbed TLS's own ASanDbg build type use: every access is
+# still instrumented (the optimizer removes no more of them than at -O2), and wolfSSL's and Mbed TLS's
+# largest files compile in about 40% less CPU time
+OPT = "-O1 -g -DNDEBUG"
 
 
 def build_sanitized_agents() -> Path:
@@ -40,7 +44,8 @@ def build_sanitized_agents() -> Path:
         src = srcs[locks["openssl"]]
         trees += [f"-DTB_OPENSSL_BUILD_DIR={prefixbuild.build_openssl('openssl', src, 2, log=lambda m: None)}",
                   f"-DTB_OPENSSL_SOURCE_DIR={src}"]
-    return build_agent_tree(build, ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", f"-DTB_SANITIZE={SANITIZERS}",
+    return build_agent_tree(build, ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", f"-DCMAKE_C_FLAGS_RELWITHDEBINFO={OPT}",
+                                    f"-DTB_SANITIZE={SANITIZERS}",
                                     f"-DTB_LIBRARIES={';'.join(LIBRARIES)}", "-DTB_SELFTEST=OFF", *trees])
 
 

@@ -25,6 +25,19 @@ def test_shares_within_each_band_and_worst_first() -> None:
     assert stability.agreement({"e": 100.0}, {"e": 105.0})[1]["5%"] == 1
 
 
+def test_every_verdict_is_counted_inconclusive_ones_too() -> None:
+    """Each case counts once: a difference the test or the machine's own change cannot call is inconclusive
+    (on a loaded day every case of a pair can be), a 'same' no test could have turned is too."""
+    from tlsbench.report import compare
+
+    rows = [compare.Row("a", "faster"), compare.Row("b", "slower"), compare.Row("c", "same"),
+            compare.Row("d", "same", note="p cannot reach 0.01 with these samples"),
+            compare.Row("e", "inconclusive", note="inconclusive: the machine's speed changed by 40%"),
+            compare.Row("f", "inconclusive", note="B/A 95% interval reaches beyond ±5%")]
+    c = compare.Comparison(1, 2, "wall_ns", 0.01, 0.05, rows=rows)
+    assert stability.verdict_counts(c) == {"faster": 1, "slower": 1, "same": 1, "inconclusive": 3}
+
+
 def test_the_command_runs_the_plan_twice_and_reports_the_pair(fake_agent_dir: Path, tmp_path: Path) -> None:
     plan = tmp_path / "tiny.toml"
     plan.write_text('name = "tiny"\n[select]\nlibraries = ["openssl"]\nkinds = ["hash"]\nalgorithms = ["sha256"]\n'

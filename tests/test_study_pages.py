@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tlsbench import cli
+from tlsbench.engine import runner
 from tlsbench.engine.case import Result
 from tlsbench.engine.store import Store
 from tlsbench.studies import studypages
@@ -151,3 +152,78 @@ def test_a_narrowed_rerun_fills_in_what_did_not_run_ok(tmp_path: Path) -> None:
     assert "  - cases on this page: 4 ok" in lines
     row = next(line for line in lines if line.startswith(f"| `{suite}`"))
     assert [c.strip() for c in row.split("|")[2:-1]] == ["5,006", "1,001.00", "250,000,000", "5.00", "1,001.42"]
+
+
+def test_a_host_runs_page_says_how_steady_the_machine_was(tmp_path: Path) -> None:
+    """Study 002 is timed on the host: its page carries the run's steadiness line (the reference workload
+    around each round), which a firmware run's page has no use for."""
+    db = tmp_path / "r.sqlite"
+    store = Store(db)
+    run = store.create_run(target="host", plan_name="kex-transactions", plan_source="",
+                           plan={"method": {"repeats": 3, "warmup": 1, "outliers": "none", "rounds": 1}},
+                           machine={"cpu_model": "test"}, version="v1", keys={})
+    suite, op = "TLS_RSA_WITH_AES_128_CBC_SHA", "rsa-kx/rsa2048-full/tcp"
+    # references 100 and 125 us: speed moved to 0.80x, p5-p95 101.25-123.75 us around the median 112.5 us: +-11%
+    store.put_case(run, name=f"openssl/tls/{suite}/{op}", library="openssl", kind="tls", alg=suite, op=op,
+                   size=None, params={}, status="ok", reason="", iters=1, started=0, transcript="",
+                   results=[_result("transactions_per_s", "1/s", 500)],
+                   round_info={"reference_ns": 100_000, "reference_after_ns": 125_000})
+    store.finish_run(run)
+    store.close()
+    (tmp_path / "studies").mkdir()
+    (tmp_path / "studies" / "002_test.txt").write_text("no figures\n")
+    assert cli.main(["study", "pages", "--db", str(db), "--studies", str(tmp_path / "studies"),
+                     "--out", str(tmp_path / "out"), "--only", "002"]) == 0
+    lines = (tmp_path / "out" / "002-kex-transactions.md").read_text().splitlines()
+    assert "  - machine unsteady: speed moved 0.80-1.00x, p5-p95 ±11%, 50% of references below 0.9 over 2" \
+           " samples" in lines
+    (tmp_path / "out" / "000").mkdir()
+    (tmp_path / "studies" / "000_test.txt").write_text(STUDY_000)
+    _store_000(db)
+    assert cli.main(["study", "pages", "--db", str(db), "--studies", str(tmp_path / "studies"),
+                     "--out", str(tmp_path / "out" / "000"), "--only", "000"]) == 0
+    assert "machine" not in (tmp_path / "out" / "000" / "000-handshake-by-suite.md").read_text()
+
+
+def test_the_readme_names_each_studys_command_its_page_is_made_from() -> None:
+    """README's line per study is the command whose run the study's page shows (scripts/study-pages runs
+    exactly these): a preset or target changed on one side only is caught here."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text().splitlines()
+    for study in studypages.STUDIES:
+        command = study.runs[0].command()
+        named = [i for i, line in enumerate(readme) if (line == command or line.startswith(command + " "))
+                 and f"# {study.number}:" in " ".join(readme[i:i + 2])]
+        assert len(named) == 1, f"README: no single line '{command}  # {study.number}: ...'"
+        assert readme[named[0]].split("#")[0].strip() == command
+
+
+def test_an_algorithm_no_build_of_a_library_has_is_unsupported_with_the_librarys_reason() -> None:
+    """Study 003's Ed25519 rows on Mbed TLS: unsupported because Mbed TLS 3.6 has no EdDSA at all (every
+    version, every alias), not for a build's configuration; another library's gap keeps the generic reason."""
+    no_eddsa = ("Mbed TLS 3.6 has no EdDSA: psa/crypto_values.h declares PSA_ALG_PURE_EDDSA, no driver"
+                " implements it")
+    assert [runner._lacking(lib, "ed25519") for lib in ("mbedtls", "mbedtls@3.6", "mbedtls@a2")] == [no_eddsa] * 3
+    assert runner._lacking("mbedtls", "x25519") == "not supported by this library build"
+    assert runner._lacking("wolfssl", "ed25519") == "not supported by this library build"
+
+
+def test_a_page_says_which_cases_the_result_cache_copied_and_from_which_run(tmp_path: Path) -> None:
+    (tmp_path / "studies").mkdir()
+    (tmp_path / "studies" / "000_test.txt").write_text(STUDY_000)
+    db = tmp_path / "r.sqlite"
+    first = _store_000(db)
+    again = _store_000(db)
+    store = Store(db)
+    suite, op = "TLS_RSA_WITH_AES_128_CBC_SHA", "rsa-kx/rsa2048-full/device=client"
+    measured = store.case_id_of(first, f"mbedtls/tls/{suite}/{op}")
+    store.db.execute("UPDATE cases SET reused_from=? WHERE run_id=? AND name=?",
+                     (measured, again, f"mbedtls/tls/{suite}/{op}"))
+    store.db.commit()
+    store.close()
+    assert cli.main(["study", "pages", "--db", str(db), "--studies", str(tmp_path / "studies"),
+                     "--out", str(tmp_path / "out"), "--only", "000"]) == 0
+    lines = (tmp_path / "out" / "000-handshake-by-suite.md").read_text().splitlines()
+    assert f"  - run {again} of `{db}` (not committed; tlsbench v1); cases: 1 failed, 3 ok" in lines
+    assert (f"  - reused: 1 of 4 cases' exact counts copied by the result cache from run {first} of the same database"
+            " (the same image, emulator, cycle-model plugin, board profile, requests and protocol; `tlsbench run"
+            " --no-cache` measures them again)") in lines

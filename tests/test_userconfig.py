@@ -379,15 +379,20 @@ def test_two_checkouts_at_different_paths_give_the_same_image_key(tmp_path: Path
     assert firmware.inputs(changed, "mbedtls", "Os", toolchain="arm-none-eabi-gcc 12")["user"] != keys[0][1]["user"]
 
 
-def test_a_config_without_0rtt_is_refused_before_the_adapter_fails_to_compile(tmp_path: Path) -> None:
-    """The adapter calls Mbed TLS's early-data functions: a config that turns them off (or every PSK mode,
-    which they need) is one line naming the define, not a compiler error from the adapter."""
-    path, refusal = _host_refusal(tmp_path, "c.h", "#undef MBEDTLS_SSL_TLS1_3_KEY_EXCHANGE_MODE_PSK_ENABLED\n"
-                                  "#undef MBEDTLS_SSL_TLS1_3_KEY_EXCHANGE_MODE_PSK_EPHEMERAL_ENABLED\n"
-                                  "#undef MBEDTLS_SSL_EARLY_DATA\n")
-    assert refusal == (f"--config mbedtls={path}: MBEDTLS_SSL_EARLY_DATA is off; tlsbench needs it for the"
-                       " adapter's 0-RTT calls (mbedtls_ssl_write_early_data and mbedtls_ssl_read_early_data);"
-                       " it needs a TLS 1.3 PSK mode")
+def test_a_config_without_0rtt_builds_and_its_0rtt_cases_name_the_define(tmp_path: Path) -> None:
+    """Mbed TLS's own default leaves MBEDTLS_SSL_EARLY_DATA off: such a config is taken (the adapter leaves
+    its 0-RTT calls out), and only the 0-RTT cases are unsupported, naming the define."""
+    path = _file(tmp_path, "c.h", "#undef MBEDTLS_SSL_EARLY_DATA\n")
+    user = userconfig.parse([f"mbedtls={path}"], None)
+    _check(user, tmp_path, firmware=False)
+    off = userconfig.turned_off(user, tmp_path / "build", {}, ["cc"], False)
+    assert off == {"mbedtls": {"MBEDTLS_SSL_EARLY_DATA"}}
+    early = "mbedtls/tls/TLS_AES_128_GCM_SHA256/x25519/ecdsa-p256-full/0rtt"
+    assert userconfig.unsupported_reason("mbedtls", early, off, "0-RTT: MBEDTLS_SSL_EARLY_DATA is off in this"
+                                         " build") == ("MBEDTLS_SSL_EARLY_DATA is off in your config (0-RTT:"
+                                                       " MBEDTLS_SSL_EARLY_DATA is off in this build)")
+    full = "mbedtls/tls/TLS_AES_128_GCM_SHA256/x25519/ecdsa-p256-full/resumption"
+    assert userconfig.unsupported_reason("mbedtls", full, off, "why") == "why"
 
 
 def test_one_compiler_option_alone_is_taken_as_the_value_of_cflags() -> None:

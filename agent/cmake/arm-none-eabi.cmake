@@ -1,20 +1,8 @@
 # Cross-compiling the agent for Cortex-M with Debian's gcc-arm-none-eabi and
 # newlib. TB_CPU (cortex-m0 / m3 / m4 / m7) picks the core; floats stay in
 # software (nothing we measure uses them), so one newlib multilib per core.
-set(CMAKE_SYSTEM_NAME Generic)
-set(CMAKE_SYSTEM_PROCESSOR arm)
-set(CMAKE_C_COMPILER arm-none-eabi-gcc)
-set(CMAKE_ASM_COMPILER arm-none-eabi-gcc)
-set(CMAKE_AR arm-none-eabi-ar)
-set(CMAKE_RANLIB arm-none-eabi-ranlib)
-set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
-set(CMAKE_TRY_COMPILE_PLATFORM_VARIABLES TB_CPU)
-if(NOT TB_CPU)
-  set(TB_CPU cortex-m4)
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/bare-metal.cmake)
+tb_bare_metal_toolchain(arm arm-none-eabi cortex-m4)
 set(CMAKE_C_FLAGS_INIT "-mcpu=${TB_CPU} -mthumb -mfloat-abi=soft -ffunction-sections -fdata-sections")
 set(CMAKE_ASM_FLAGS_INIT "-mcpu=${TB_CPU} -mthumb")
 set(CMAKE_EXE_LINKER_FLAGS_INIT "--specs=nosys.specs -Wl,--gc-sections")
-set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
-set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)

@@ -629,29 +629,6 @@ static tb_status timed_batch(const pair_t *pr, uint64_t n, result_t *sum, uint64
     return st;
 }
 
-/* What this library (as built) lacks for the request, before any work. */
-static tb_status check_features(const tb_tls_request *req)
-{
-    const tb_tls_ops *ops = &tb_library_tls;
-    if (ops->endpoint_new == NULL) {
-        tb_set_error("no TLS in this library build");
-        return TB_UNSUPPORTED;
-    }
-    if (req->cfg.resume != TB_RESUME_NONE && (ops->session_get == NULL || ops->resumed == NULL)) {
-        tb_set_error("resumption is not supported by this adapter");
-        return TB_UNSUPPORTED;
-    }
-    if (req->cfg.max_frag != 0 && ops->frag_len == NULL) {
-        tb_set_error("this adapter does not ask for a maximum fragment length");
-        return TB_UNSUPPORTED;
-    }
-    if (req->early && (ops->early_send == NULL || ops->early_recv == NULL)) {
-        tb_set_error("0-RTT early data is not supported by this adapter");
-        return TB_UNSUPPORTED;
-    }
-    return TB_OK;
-}
-
 void tb_tls_serve(const tb_field *fields, size_t n)
 {
     const tb_tls_ops *ops = &tb_library_tls;
@@ -667,7 +644,7 @@ void tb_tls_serve(const tb_field *fields, size_t n)
     }
     tb_clear_error();
     pair_t pr = {.req = &req};
-    tb_status st = check_features(&req);
+    tb_status st = tb_tls_check_features(&req, 1);
     uint64_t endpoint_heap[2] = {0, 0};
     for (int side = 0; side < 2 && st == TB_OK; side++) {
         /* what a device keeps for the whole session (configuration, parsed

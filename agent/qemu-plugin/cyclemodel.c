@@ -74,9 +74,9 @@ static void classify(const char *text, cm_insn *out)
     }
 }
 
-static cm_cost cost_of(const cm_insn *cur, const cm_insn *prev, int *paired)
+static cm_cost cost_of(const cm_insn *cur, const cm_insn *prev, cm_issue_state *st)
 {
-    return rv32 ? cm_rv32_cost_of(cur, prev) : cm_cost_of(&cfg, cur, prev, paired);
+    return rv32 ? cm_rv32_cost_of(cur, prev) : cm_cost_of(&cfg, cur, prev, st);
 }
 static uint64_t cycles, insns;
 static uint64_t mark_addr = UINT64_MAX, flash_lo, flash_hi;
@@ -301,8 +301,8 @@ static void on_block(unsigned int vcpu, void *udata)
     int fell_through = prev_block != NULL && prev_block->end == b->pc;
     if (fell_through) {
         if (b->ft_prev != prev_block) {
-            int paired = 0;
-            cm_cost c = cost_of(&b->first, &prev_block->last, &paired);
+            cm_issue_state st = {0};
+            cm_cost c = cost_of(&b->first, &prev_block->last, &st);
             b->ft_delta = (int64_t)c.base - (int64_t)b->first_alone;
             b->ft_prev = prev_block;
         }
@@ -423,7 +423,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     size_t n = qemu_plugin_tb_n_insns(tb);
     cm_insn prev;
     cm_insn_none(&prev);
-    int prev_paired = 0;
+    cm_issue_state state = {0};
     /* lives as long as the translation: never freed (a flushed block's few bytes) */
     block_info *info = calloc(1, sizeof(*info));
     if (info == NULL) abort();
@@ -444,7 +444,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         cm_insn cur;
         classify(text ? text : "", &cur);
         free(text);
-        cm_cost cost = cost_of(&cur, &prev, &prev_paired);
+        cm_cost cost = cost_of(&cur, &prev, &state);
         if (i == 0) {
             info->first = cur;
             info->first_alone = cost.base;

@@ -8,16 +8,9 @@
  *              section 18.3 "Load-store timings" (3.3.1 in the r2p0 edition).
  *  Cortex-M4   ARM DDI 0439B, Table 3-1 "Cortex-M4 instruction set summary"
  *              and 3.3.1 "Load/store timings".
- *  Cortex-M7   Arm publishes no per-instruction table for it (DDI 0489). An
- *              approximation, not a TRM figure: the Cortex-M4 costs, plus
- *              in-order dual issue of two neighbouring single-cycle
- *              instructions (not two memory accesses, no branch, the second
- *              not reading the first's result), and direct branches (B,
- *              B<cond>, CBZ/CBNZ, BL) at 1 cycle without a refill: the
- *              Prefetch Unit's Branch Target Address Cache gives "single-
- *              cycle turn-around of branch predictor state and target
- *              address" (DDI 0489, the Prefetch Unit's features); mispredictions are
- *              not simulated.
+ *  Cortex-M7   Arm publishes no per-instruction table for it (DDI 0489): its
+ *              issue rules are those of Arm's Cortex-M7 scheduling model in
+ *              LLVM, in cyclemodel_m7.c (which starts from the costs below).
  *  Cortex-M33  its TRM (100230) publishes no per-instruction table either;
  *              the Cortex-M4 costs are used (same three-stage class of
  *              pipeline), an approximation.
@@ -251,6 +244,65 @@ static uint32_t first_reg(const char *ops)
     return r >= 0 ? 1u << r : 0;
 }
 
+/* Where the n-th comma of ops ends (len when there are fewer). */
+static size_t after_comma(const char *ops, unsigned n)
+{
+    size_t len = strlen(ops);
+    for (size_t i = 0; i < len; i++) {
+        if (ops[i] == ',' && --n == 0) return i + 1;
+    }
+    return len;
+}
+
+static int starts(const char *word, const char *prefix)
+{
+    return strncmp(word, prefix, strlen(prefix)) == 0;
+}
+
+/* What the Cortex-M7 issue rules (cyclemodel_m7.c) need beyond the M4's:
+ * the registers a multiply or a three-operand instruction reads without its
+ * destination (a false dependency would stall or split a pair), byte and
+ * halfword loads, the instructions that need the one early shifter, and
+ * those that issue only first of a pair. The M3/M4 costs read none of it. */
+static void m7_operands(const char *word, const char *ops, cm_insn *out)
+{
+    static const char *const SLOT0[] = {"sxt",  "uxt",  "ssat", "usat", "sadd", "ssub", "sasx", "ssax", "uadd",
+                                        "usub", "uasx", "usax", "shadd", "shsub", "shasx", "shsax", "uhadd",
+                                        "uhsub", "uhasx", "uhsax", "uqadd", "uqsub", "uqasx", "uqsax", "qadd",
+                                        "qsub", "qasx", "qsax", "qdadd", "qdsub", "usad", "sel", "rev", "rbit",
+                                        "sbfx", "ubfx", "pkh", "bfc", "bfi", "clz", "ldrex"};
+    static const char *const SHIFTER[] = {"bfc", "bfi", "sbfx", "ubfx", "pkh", "ssat", "usat",
+                                          "rev", "rbit", "sxta", "uxta"};
+    size_t len = strlen(ops);
+    int commas = 0;
+    for (size_t i = 0; i < len; i++) commas += ops[i] == ',';
+    switch (out->cls) {
+    case CM_MUL:
+    case CM_MLA:
+    case CM_DSPMUL: out->uses = regs_in(ops, after_comma(ops, 1), len, NULL); break;
+    case CM_MULL: out->uses = regs_in(ops, after_comma(ops, 2), len, NULL); break;
+    case CM_ALU:
+        if (!starts(word, "movt") && !starts(word, "bfi") && !starts(word, "bfc") &&
+            (commas >= 2 || starts(word, "mov") || starts(word, "mvn") || starts(word, "adr") ||
+             starts(word, "neg") || starts(word, "clz") || starts(word, "rev") || starts(word, "rbit") ||
+             starts(word, "sxt") || starts(word, "uxt"))) {
+            out->uses = regs_in(ops, after_comma(ops, 1), len, NULL);
+        }
+        if (strstr(ops, ", lsl #") || strstr(ops, ", lsr #") || strstr(ops, ", asr #") ||
+            strstr(ops, ", ror #") || strstr(ops, ", rrx")) {
+            out->shifted = 1;
+        }
+        break;
+    case CM_LOAD:
+        out->narrow = starts(word, "ldrb") || starts(word, "ldrh") || starts(word, "ldrs") ||
+                      starts(word, "ldrexb") || starts(word, "ldrexh");
+        break;
+    default: break;
+    }
+    for (size_t i = 0; i < sizeof(SLOT0) / sizeof(SLOT0[0]); i++) out->slot0 |= starts(word, SLOT0[i]);
+    for (size_t i = 0; i < sizeof(SHIFTER) / sizeof(SHIFTER[0]); i++) out->shifted |= starts(word, SHIFTER[i]);
+}
+
 void cm_classify(const char *disas, cm_insn *out)
 {
     cm_insn_none(out);
@@ -292,7 +344,7 @@ void cm_classify(const char *disas, cm_insn *out)
         break;
     case CM_MULL:
     case CM_MLAL:
-        out->dst = all; /* both halves of the result */
+        out->dst = regs_in(ops, 0, after_comma(ops, 2), NULL); /* both halves of the result */
         break;
     case CM_LOAD:
     case CM_LOAD2:
@@ -342,11 +394,12 @@ void cm_classify(const char *disas, cm_insn *out)
     /* what it reads: every register it names but a load's destinations (a
      * data-processing destination is often a source too: "adds r1, #1") */
     out->uses = (cls == CM_LOAD || cls == CM_LOAD2 || cls == CM_LOADM) ? out->addr : all;
+    m7_operands(word, ops, out);
 }
 
 /* The cost of an instruction that executes (a taken branch, for branches),
  * before wait states. */
-static uint32_t full_cost(const cm_config *cfg, const cm_insn *cur, const cm_insn *prev)
+uint32_t cm_table_cost(const cm_config *cfg, const cm_insn *cur, const cm_insn *prev)
 {
     cm_core c = cfg->core;
     uint32_t n = cur->nregs;
@@ -406,53 +459,17 @@ static uint32_t full_cost(const cm_config *cfg, const cm_insn *cur, const cm_ins
     }
 }
 
-static int single_issue_only(const cm_insn *i)
+cm_cost cm_cost_of(const cm_config *cfg, const cm_insn *cur, const cm_insn *prev, cm_issue_state *st)
 {
-    return i->writes_pc || i->cls == CM_LOAD2 || i->cls == CM_STORE2 || i->cls == CM_LOADM ||
-           i->cls == CM_STOREM || i->cls == CM_DIV || i->cls == CM_OTHER || i->cls == CM_SYSREG ||
-           i->cls == CM_BARRIER || i->cls == CM_ISB;
-}
-
-static int memory_op(const cm_insn *i)
-{
-    return i->cls == CM_LOAD || i->cls == CM_STORE;
-}
-
-static int multiply(const cm_insn *i)
-{
-    return i->cls == CM_MUL || i->cls == CM_MLA || i->cls == CM_MULL || i->cls == CM_MLAL || i->cls == CM_DSPMUL;
-}
-
-cm_cost cm_cost_of(const cm_config *cfg, const cm_insn *cur, const cm_insn *prev, int *paired)
-{
+    if (cfg->core == CM_M7) return cm_m7_cost_of(cfg, cur, prev, st);
     cm_cost out = {0, 0};
-    uint32_t full = full_cost(cfg, cur, prev);
-    if (cfg->core == CM_M7 && (cur->cls == CM_BRANCH || cur->cls == CM_BL)) {
-        /* DDI 0489 "Prefetch Unit": a Branch Target Address Cache "for single-cycle turn-around of branch
-         * predictor state and target address" and "early resolution of direct branches": a direct
-         * branch costs its one issue cycle, no refill (every one taken as predicted) */
-        full = 1;
-    }
+    uint32_t full = cm_table_cost(cfg, cur, prev);
     if (cur->writes_pc) full += cfg->branch_ws;
     if (cur->writes_pc && cur->conditional) {
         out.base = 1;
         out.taken_extra = full - 1;
     } else {
         out.base = full;
-    }
-    if (cfg->core == CM_M7) {
-        /* approximate dual issue: this one rides along with the previous
-         * single-cycle instruction when neither needs the pipeline alone */
-        int can = !*paired && prev->cls != CM_OTHER && !single_issue_only(prev) && !single_issue_only(cur) &&
-                  full_cost(cfg, prev, prev) == 1 && out.base == 1 && !(memory_op(prev) && memory_op(cur)) &&
-                  !(multiply(prev) && multiply(cur)) &&
-                  !(prev->dst & (cur->addr | cur->uses));
-        if (can) {
-            out.base = 0;
-            *paired = 1;
-        } else {
-            *paired = 0;
-        }
     }
     out.base += cfg->seq_ws;
     return out;

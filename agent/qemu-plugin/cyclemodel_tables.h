@@ -45,6 +45,10 @@ typedef struct {
     uint32_t dst;    /* register mask written (first operand of data processing and loads) */
     uint32_t addr;   /* register mask used to form a load/store address */
     uint32_t uses;   /* register mask read */
+    /* for the Cortex-M7 issue rules (cyclemodel_m7.c) */
+    int narrow;      /* a byte or halfword load: its data comes a stage later */
+    int shifted;     /* needs the M7's one early shifter: a shifted register operand, bitfield, REV, PKH, SAT */
+    int slot0;       /* DSP/SIMD, extends, REV/RBIT, bitfields, CLZ, LDREX: issues only first of a pair */
 } cm_insn;
 
 typedef struct {
@@ -62,8 +66,23 @@ typedef struct {
 void cm_insn_none(cm_insn *i);
 int cm_core_from_name(const char *name, cm_core *out);
 void cm_classify(const char *disas, cm_insn *out);
+/* The Cortex-M7's issue state through a block (all zero at a block's start:
+ * then only prev's results are pending): whether the last instruction
+ * issued beside the one before it, and when each register can be read. */
+typedef struct {
+    int valid;
+    int paired;
+    int8_t ready[16];   /* the issue offset from the last instruction's cycle from which reading it does not wait */
+    uint16_t from_load; /* registers a load wrote last */
+} cm_issue_state;
+
 /* The cost of cur after prev (the previous instruction of the same block;
- * cm_insn_none at a block's start). *paired tracks Cortex-M7 dual issue. */
-cm_cost cm_cost_of(const cm_config *cfg, const cm_insn *cur, const cm_insn *prev, int *paired);
+ * cm_insn_none at a block's start). *st tracks Cortex-M7 dual issue. */
+cm_cost cm_cost_of(const cm_config *cfg, const cm_insn *cur, const cm_insn *prev, cm_issue_state *st);
+/* The table cost of an instruction that executes (a taken branch,
+ * for branches), before wait states; the M7 rules start from the M4 one. */
+uint32_t cm_table_cost(const cm_config *cfg, const cm_insn *cur, const cm_insn *prev);
+/* The Cortex-M7 issue rules (cyclemodel_m7.c): cm_cost_of for CM_M7. */
+cm_cost cm_m7_cost_of(const cm_config *cfg, const cm_insn *cur, const cm_insn *prev, cm_issue_state *st);
 
 #endif

@@ -138,31 +138,15 @@ static const char *adapter_config(void)
     return text;
 }
 
-static const tb_family *const families[] = {
-    [TB_KIND_HASH] = &tb_bearssl_hash,
-    [TB_KIND_MAC] = &tb_bearssl_mac,
-    [TB_KIND_AEAD] = &tb_bearssl_aead,
-    [TB_KIND_KEX] = &tb_bearssl_kex,
-    [TB_KIND_SIG] = &tb_bearssl_sig,
-    [TB_KIND_PKE] = &tb_bearssl_pke,
-};
-#define FAMILY_OF(kind) tb_family_of(families, sizeof(families) / sizeof(families[0]), (kind))
-
-static int adapter_supports(tb_kind kind, const char *alg, const char *op)
+/* the core makes a decrypt benchmark's ciphertext with this call too */
+static tb_status refuse_pke_encrypt(const tb_job *job)
 {
-    return tb_family_supports(FAMILY_OF(kind), alg, op);
+    if (job->kind != TB_KIND_PKE || strcmp(job->op, "encrypt") != 0) return TB_OK;
+    tb_set_error("BearSSL 0.6 has no public PKCS#1 v1.5 encryption call (its TLS client pads the premaster"
+                 " secret inside the handshake code), and the decrypt benchmark's ciphertext is made by it");
+    return TB_UNSUPPORTED;
 }
 
-static tb_status adapter_prepare(const tb_job *job, void **state)
-{
-    *state = NULL;
-    if (job->kind == TB_KIND_PKE && strcmp(job->op, "encrypt") == 0) {
-        /* the core makes a decrypt benchmark's ciphertext with this call too */
-        tb_set_error("BearSSL 0.6 has no public PKCS#1 v1.5 encryption call (its TLS client pads the premaster"
-                     " secret inside the handshake code), and the decrypt benchmark's ciphertext is made by it");
-        return TB_UNSUPPORTED;
-    }
-    return tb_family_prepare(FAMILY_OF(job->kind), job, state, " is not in BearSSL 0.6");
-}
+static const tb_family *const families[] = {TB_CLASSIC_FAMILIES(bearssl)};
 
-TB_DEFINE_FAMILY_ADAPTER("bearssl");
+TB_DEFINE_FAMILY_ADAPTER("bearssl", families, refuse_pke_encrypt, " is not in BearSSL 0.6");

@@ -16,14 +16,9 @@
 
 #include <bearssl.h>
 
-/* The core's per-kind operation tables and state header (tb/family.h),
- * under this adapter's names. */
-typedef tb_family_state tb_bearssl_state;
-typedef tb_family tb_bearssl_family;
-
-extern const tb_bearssl_family tb_bearssl_hash, tb_bearssl_mac, tb_bearssl_aead; /* sym.c */
-extern const tb_bearssl_family tb_bearssl_kex;                                   /* kex.c */
-extern const tb_bearssl_family tb_bearssl_sig, tb_bearssl_pke;                   /* pk.c */
+/* The core's per-kind operation tables (tb/family.h), one per kind: sym.c,
+ * kex.c, pk.c. */
+TB_DECLARE_CLASSIC_FAMILIES(bearssl);
 
 /* The implementations BearSSL's TLS engine selects by default on this build
  * and CPU (br_ssl_engine_set_default_*), read once in adapter_init, so the

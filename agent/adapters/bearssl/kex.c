@@ -45,7 +45,7 @@ static int kex_supports(const char *alg, const char *op)
 }
 
 typedef struct {
-    tb_bearssl_state base;
+    tb_family_state base;
     const kex_alg *a;
     int op;
     uint8_t priv[BR_EC_KBUF_PRIV_MAX_SIZE];
@@ -55,7 +55,7 @@ typedef struct {
     uint8_t buf[BR_EC_KBUF_PUB_MAX_SIZE];
 } kex_state;
 
-static tb_status kex_prepare(const tb_job *job, tb_bearssl_state **out)
+static tb_status kex_prepare(const tb_job *job, tb_family_state **out)
 {
     kex_state *st = tb_zalloc(sizeof(*st));
     if (st == NULL) return TB_ERROR;
@@ -97,7 +97,7 @@ static tb_status derive(kex_state *st, const uint8_t *priv, size_t priv_len)
     return TB_OK;
 }
 
-static tb_status kex_run(tb_bearssl_state *base)
+static tb_status kex_run(tb_family_state *base)
 {
     kex_state *st = (kex_state *)base;
     const br_ec_impl *ec = tb_bearssl_impl.ec;
@@ -115,9 +115,9 @@ static tb_status kex_run(tb_bearssl_state *base)
     return st->base.out_len != 0 ? TB_OK : tb_bearssl_fail("br_ec_compute_pub");
 }
 
-static void kex_release(tb_bearssl_state *base)
+static void kex_release(tb_family_state *base)
 {
     free(base);
 }
 
-const tb_bearssl_family tb_bearssl_kex = {kex_supports, kex_prepare, kex_run, kex_release};
+const tb_family tb_bearssl_kex = {kex_supports, kex_prepare, kex_run, kex_release};

@@ -122,7 +122,7 @@ static tb_status rsa_load(rsa_key *k, tb_bytes der, size_t bits, const char *alg
 }
 
 typedef struct {
-    tb_bearssl_state base;
+    tb_family_state base;
     const sig_alg *a;
     int verify;
     rsa_key rsa;
@@ -168,7 +168,7 @@ static tb_status ecdsa_load(sig_state *st, const tb_job *job)
     return TB_OK;
 }
 
-static tb_status sig_prepare(const tb_job *job, tb_bearssl_state **out)
+static tb_status sig_prepare(const tb_job *job, tb_family_state **out)
 {
     sig_state *st = tb_zalloc(sizeof(*st));
     if (st == NULL) return TB_ERROR;
@@ -187,7 +187,7 @@ static tb_status sig_prepare(const tb_job *job, tb_bearssl_state **out)
     return rsa_load(&st->rsa, job->key, a->bits, a->name);
 }
 
-static tb_status sig_run(tb_bearssl_state *base)
+static tb_status sig_run(tb_family_state *base)
 {
     sig_state *st = (sig_state *)base;
     const sig_alg *a = st->a;
@@ -229,7 +229,7 @@ static tb_status sig_run(tb_bearssl_state *base)
     return TB_OK;
 }
 
-static void sig_release(tb_bearssl_state *base)
+static void sig_release(tb_family_state *base)
 {
     sig_state *st = (sig_state *)base;
     free(st->msg);
@@ -237,7 +237,7 @@ static void sig_release(tb_bearssl_state *base)
     free(st);
 }
 
-const tb_bearssl_family tb_bearssl_sig = {sig_supports, sig_prepare, sig_run, sig_release};
+const tb_family tb_bearssl_sig = {sig_supports, sig_prepare, sig_run, sig_release};
 
 /* ---- pke: the TLS 1.2 RSA key exchange's server side ------------------ */
 
@@ -248,14 +248,14 @@ static int pke_supports(const char *alg, const char *op)
 }
 
 typedef struct {
-    tb_bearssl_state base;
+    tb_family_state base;
     rsa_key rsa;
     uint8_t *in;
     size_t in_len;
     uint8_t buf[512];
 } pke_state;
 
-static tb_status pke_prepare(const tb_job *job, tb_bearssl_state **out)
+static tb_status pke_prepare(const tb_job *job, tb_family_state **out)
 {
     pke_state *st = tb_zalloc(sizeof(*st));
     if (st == NULL) return TB_ERROR;
@@ -279,7 +279,7 @@ static tb_status pke_prepare(const tb_job *job, tb_bearssl_state **out)
  * in place (the ciphertext is copied first, part of the timed operation)
  * and accepts only a 48-byte result, the TLS premaster secret, which is
  * exactly this catalog's message. */
-static tb_status pke_run(tb_bearssl_state *base)
+static tb_status pke_run(tb_family_state *base)
 {
     pke_state *st = (pke_state *)base;
     memcpy(st->buf, st->in, st->in_len);
@@ -292,11 +292,11 @@ static tb_status pke_run(tb_bearssl_state *base)
     return TB_OK;
 }
 
-static void pke_release(tb_bearssl_state *base)
+static void pke_release(tb_family_state *base)
 {
     pke_state *st = (pke_state *)base;
     free(st->in);
     free(st);
 }
 
-const tb_bearssl_family tb_bearssl_pke = {pke_supports, pke_prepare, pke_run, pke_release};
+const tb_family tb_bearssl_pke = {pke_supports, pke_prepare, pke_run, pke_release};

@@ -40,7 +40,7 @@ static size_t hash_size(const br_hash_class *vt)
 }
 
 typedef struct {
-    tb_bearssl_state base;
+    tb_family_state base;
     const br_hash_class *vt;
     br_hash_compat_context hash;
     br_hmac_key_context hkey;
@@ -60,7 +60,7 @@ static int mac_supports(const char *alg, const char *op)
     return strcmp(op, "mac") == 0 && hmac_find(alg) != NULL;
 }
 
-static tb_status md_prepare(const tb_job *job, tb_bearssl_state **out, int hmac)
+static tb_status md_prepare(const tb_job *job, tb_family_state **out, int hmac)
 {
     md_state *st = tb_zalloc(sizeof(*st));
     if (st == NULL) return TB_ERROR;
@@ -77,17 +77,17 @@ static tb_status md_prepare(const tb_job *job, tb_bearssl_state **out, int hmac)
     return TB_OK;
 }
 
-static tb_status hash_prepare(const tb_job *job, tb_bearssl_state **out)
+static tb_status hash_prepare(const tb_job *job, tb_family_state **out)
 {
     return md_prepare(job, out, 0);
 }
 
-static tb_status mac_prepare(const tb_job *job, tb_bearssl_state **out)
+static tb_status mac_prepare(const tb_job *job, tb_family_state **out)
 {
     return md_prepare(job, out, 1);
 }
 
-static tb_status hash_run(tb_bearssl_state *base)
+static tb_status hash_run(tb_family_state *base)
 {
     md_state *st = (md_state *)base;
     st->vt->init(&st->hash.vtable);
@@ -96,7 +96,7 @@ static tb_status hash_run(tb_bearssl_state *base)
     return TB_OK;
 }
 
-static tb_status mac_run(tb_bearssl_state *base)
+static tb_status mac_run(tb_family_state *base)
 {
     md_state *st = (md_state *)base;
     br_hmac_init(&st->hmac, &st->hkey, 0);
@@ -105,15 +105,15 @@ static tb_status mac_run(tb_bearssl_state *base)
     return TB_OK;
 }
 
-static void md_release(tb_bearssl_state *base)
+static void md_release(tb_family_state *base)
 {
     md_state *st = (md_state *)base;
     free(st->msg);
     free(st);
 }
 
-const tb_bearssl_family tb_bearssl_hash = {hash_supports, hash_prepare, hash_run, md_release};
-const tb_bearssl_family tb_bearssl_mac = {mac_supports, mac_prepare, mac_run, md_release};
+const tb_family tb_bearssl_hash = {hash_supports, hash_prepare, hash_run, md_release};
+const tb_family tb_bearssl_mac = {mac_supports, mac_prepare, mac_run, md_release};
 
 /* ---- aead -------------------------------------------------------------- */
 
@@ -144,7 +144,7 @@ static int aead_supports(const char *alg, const char *op)
 }
 
 typedef struct {
-    tb_bearssl_state base;
+    tb_family_state base;
     const aead_alg *a;
     int decrypt;
     br_aes_gen_ctr_keys ctr;
@@ -157,7 +157,7 @@ typedef struct {
     uint8_t *buf; /* result: ciphertext || tag, or plaintext */
 } aead_state;
 
-static tb_status aead_prepare(const tb_job *job, tb_bearssl_state **out)
+static tb_status aead_prepare(const tb_job *job, tb_family_state **out)
 {
     if (job->rekey) return tb_refuse_rekey();
     aead_state *st = tb_zalloc(sizeof(*st));
@@ -204,7 +204,7 @@ static tb_status aead_prepare(const tb_job *job, tb_bearssl_state **out)
     return TB_OK;
 }
 
-static tb_status aead_run(tb_bearssl_state *base)
+static tb_status aead_run(tb_family_state *base)
 {
     aead_state *st = (aead_state *)base;
     int enc = !st->decrypt;
@@ -251,7 +251,7 @@ static tb_status aead_run(tb_bearssl_state *base)
     return TB_OK;
 }
 
-static void aead_release(tb_bearssl_state *base)
+static void aead_release(tb_family_state *base)
 {
     aead_state *st = (aead_state *)base;
     free(st->nonce);
@@ -261,7 +261,7 @@ static void aead_release(tb_bearssl_state *base)
     free(st);
 }
 
-const tb_bearssl_family tb_bearssl_aead = {aead_supports, aead_prepare, aead_run, aead_release};
+const tb_family tb_bearssl_aead = {aead_supports, aead_prepare, aead_run, aead_release};
 
 /* ---- primitives the core composes (tb_prim_ops) ------------------------ */
 

@@ -78,12 +78,7 @@ static tb_status adapter_init(void)
     return TB_OK;
 }
 
-/* GnuTLS draws from its own DRBG, seeded from the OS: a restarted platform
- * seed does not reach it, so nothing to rebuild (host only). */
-static tb_status adapter_reseed(void)
-{
-    return TB_OK;
-}
+TB_DEFINE_RESEED_NOTHING()
 
 static const char *adapter_version(void)
 {

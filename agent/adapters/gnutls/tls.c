@@ -154,10 +154,8 @@ static const char *group_token(const char *g)
         {"p384", "GROUP-SECP384R1"},      {"p521", "GROUP-SECP521R1"},     {"ffdhe2048", "GROUP-FFDHE2048"},
         {"ffdhe3072", "GROUP-FFDHE3072"}, {"ffdhe4096", "GROUP-FFDHE4096"},
     };
-    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
-        if (strcmp(map[i][0], g) == 0) return map[i][1];
-    }
-    return NULL;
+    int i = TB_NAME_INDEX(map, g);
+    return i < 0 ? NULL : map[i][1];
 }
 
 static int ends_with(const char *s, size_t n, const char *suffix)

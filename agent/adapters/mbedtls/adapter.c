@@ -178,24 +178,6 @@ static const char *adapter_config(void)
     return text;
 }
 
-static const tb_family *const families[] = {
-    [TB_KIND_HASH] = &tb_mbedtls_hash,
-    [TB_KIND_MAC] = &tb_mbedtls_mac,
-    [TB_KIND_AEAD] = &tb_mbedtls_aead,
-    [TB_KIND_KEX] = &tb_mbedtls_kex,
-    [TB_KIND_SIG] = &tb_mbedtls_sig,
-    [TB_KIND_PKE] = &tb_mbedtls_pke,
-};
-#define FAMILY_OF(kind) tb_family_of(families, sizeof(families) / sizeof(families[0]), (kind))
+static const tb_family *const families[] = {TB_CLASSIC_FAMILIES(mbedtls)};
 
-static int adapter_supports(tb_kind kind, const char *alg, const char *op)
-{
-    return tb_family_supports(FAMILY_OF(kind), alg, op);
-}
-
-static tb_status adapter_prepare(const tb_job *job, void **state)
-{
-    return tb_family_prepare(FAMILY_OF(job->kind), job, state, " is not supported by this Mbed TLS build");
-}
-
-TB_DEFINE_FAMILY_ADAPTER("mbedtls");
+TB_DEFINE_FAMILY_ADAPTER("mbedtls", families, NULL, " is not supported by this Mbed TLS build");

@@ -71,7 +71,7 @@ static int kex_supports(const char *alg, const char *op)
 }
 
 typedef struct {
-    tb_mbedtls_state base;
+    tb_family_state base;
     const kex_alg *a;
     int op;
     /* elliptic curves */
@@ -339,7 +339,7 @@ static tb_status ff_run(kex_state *st)
 
 /* ---- family ---------------------------------------------------------- */
 
-static tb_status kex_prepare(const tb_job *job, tb_mbedtls_state **out)
+static tb_status kex_prepare(const tb_job *job, tb_family_state **out)
 {
     kex_state *st = tb_zalloc(sizeof(*st));
     if (st == NULL) return TB_ERROR;
@@ -370,13 +370,13 @@ static tb_status kex_prepare(const tb_job *job, tb_mbedtls_state **out)
     return st->a->curve == MBEDTLS_ECP_DP_NONE ? ff_prepare(st, job) : ec_prepare(st, job);
 }
 
-static tb_status kex_run(tb_mbedtls_state *base)
+static tb_status kex_run(tb_family_state *base)
 {
     kex_state *st = (kex_state *)base;
     return st->a->curve == MBEDTLS_ECP_DP_NONE ? ff_run(st) : ec_run(st);
 }
 
-static void kex_release(tb_mbedtls_state *base)
+static void kex_release(tb_family_state *base)
 {
     kex_state *st = (kex_state *)base;
     mbedtls_ecp_group_free(&st->grp);
@@ -394,4 +394,4 @@ static void kex_release(tb_mbedtls_state *base)
     free(st);
 }
 
-const tb_mbedtls_family tb_mbedtls_kex = {kex_supports, kex_prepare, kex_run, kex_release};
+const tb_family tb_mbedtls_kex = {kex_supports, kex_prepare, kex_run, kex_release};

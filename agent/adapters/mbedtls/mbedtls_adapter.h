@@ -9,14 +9,9 @@
 
 #include <mbedtls/build_info.h>
 
-/* The core's per-kind operation tables and state header (tb/family.h),
- * under this adapter's names. */
-typedef tb_family_state tb_mbedtls_state;
-typedef tb_family tb_mbedtls_family;
-
-extern const tb_mbedtls_family tb_mbedtls_hash, tb_mbedtls_mac, tb_mbedtls_aead; /* sym.c */
-extern const tb_mbedtls_family tb_mbedtls_kex;                 /* kex.c */
-extern const tb_mbedtls_family tb_mbedtls_sig, tb_mbedtls_pke; /* pk.c */
+/* The core's per-kind operation tables (tb/family.h), one per kind: sym.c,
+ * kex.c, pk.c. */
+TB_DECLARE_CLASSIC_FAMILIES(mbedtls);
 
 /* The adapter's DRBG in the (f_rng, p_rng) shape Mbed TLS takes: pass
  * tb_mbedtls_rng, NULL. */

@@ -95,7 +95,7 @@ static tb_status verify_failed(const char *fn, int ret)
 /* ---- sig ----------------------------------------------------------------- */
 
 typedef struct {
-    tb_mbedtls_state base;
+    tb_family_state base;
     const sig_alg *a;
     int verify;
     mbedtls_pk_context pk;  /* RSA */
@@ -189,7 +189,7 @@ static tb_status ecdsa_load(sig_state *st, const tb_job *job)
     return ret == 0 ? TB_OK : tb_mbedtls_bad_input("mbedtls_ecp_set_public_key", ret);
 }
 
-static tb_status sig_prepare(const tb_job *job, tb_mbedtls_state **out)
+static tb_status sig_prepare(const tb_job *job, tb_family_state **out)
 {
     sig_state *st = tb_zalloc(sizeof(*st));
     if (st == NULL) return TB_ERROR;
@@ -220,7 +220,7 @@ static tb_status sig_prepare(const tb_job *job, tb_mbedtls_state **out)
     return TB_OK;
 }
 
-static tb_status sig_run(tb_mbedtls_state *base)
+static tb_status sig_run(tb_family_state *base)
 {
     sig_state *st = (sig_state *)base;
     const sig_alg *a = st->a;
@@ -277,7 +277,7 @@ static tb_status sig_run(tb_mbedtls_state *base)
     return TB_OK;
 }
 
-static void sig_release(tb_mbedtls_state *base)
+static void sig_release(tb_family_state *base)
 {
     sig_state *st = (sig_state *)base;
     mbedtls_pk_free(&st->pk);
@@ -287,7 +287,7 @@ static void sig_release(tb_mbedtls_state *base)
     free(st);
 }
 
-const tb_mbedtls_family tb_mbedtls_sig = {sig_supports, sig_prepare, sig_run, sig_release};
+const tb_family tb_mbedtls_sig = {sig_supports, sig_prepare, sig_run, sig_release};
 
 /* ---- pke ----------------------------------------------------------------- */
 
@@ -314,7 +314,7 @@ static int pke_supports(const char *alg, const char *op)
 }
 
 typedef struct {
-    tb_mbedtls_state base;
+    tb_family_state base;
     const char *alg;
     int decrypt;
     mbedtls_pk_context pk;
@@ -323,7 +323,7 @@ typedef struct {
     uint8_t buf[MBEDTLS_MPI_MAX_SIZE];
 } pke_state;
 
-static tb_status pke_prepare(const tb_job *job, tb_mbedtls_state **out)
+static tb_status pke_prepare(const tb_job *job, tb_family_state **out)
 {
     pke_state *st = tb_zalloc(sizeof(*st));
     if (st == NULL) return TB_ERROR;
@@ -349,7 +349,7 @@ static tb_status pke_prepare(const tb_job *job, tb_mbedtls_state **out)
     return TB_OK;
 }
 
-static tb_status pke_run(tb_mbedtls_state *base)
+static tb_status pke_run(tb_family_state *base)
 {
     pke_state *st = (pke_state *)base;
     mbedtls_rsa_context *rsa = mbedtls_pk_rsa(st->pk);
@@ -373,7 +373,7 @@ static tb_status pke_run(tb_mbedtls_state *base)
     return TB_OK;
 }
 
-static void pke_release(tb_mbedtls_state *base)
+static void pke_release(tb_family_state *base)
 {
     pke_state *st = (pke_state *)base;
     mbedtls_pk_free(&st->pk);
@@ -381,4 +381,4 @@ static void pke_release(tb_mbedtls_state *base)
     free(st);
 }
 
-const tb_mbedtls_family tb_mbedtls_pke = {pke_supports, pke_prepare, pke_run, pke_release};
+const tb_family tb_mbedtls_pke = {pke_supports, pke_prepare, pke_run, pke_release};

@@ -38,7 +38,7 @@ static const mbedtls_md_info_t *hmac_info(const char *alg)
 }
 
 typedef struct {
-    tb_mbedtls_state base;
+    tb_family_state base;
     int hmac;
     mbedtls_md_context_t md;
     uint8_t *msg;
@@ -56,7 +56,7 @@ static int mac_supports(const char *alg, const char *op)
     return strcmp(op, "mac") == 0 && hmac_info(alg) != NULL;
 }
 
-static tb_status md_prepare(const tb_job *job, tb_mbedtls_state **out, int hmac)
+static tb_status md_prepare(const tb_job *job, tb_family_state **out, int hmac)
 {
     md_state *st = tb_zalloc(sizeof(*st));
     if (st == NULL) return TB_ERROR;
@@ -81,17 +81,17 @@ static tb_status md_prepare(const tb_job *job, tb_mbedtls_state **out, int hmac)
     return TB_OK;
 }
 
-static tb_status hash_prepare(const tb_job *job, tb_mbedtls_state **out)
+static tb_status hash_prepare(const tb_job *job, tb_family_state **out)
 {
     return md_prepare(job, out, 0);
 }
 
-static tb_status mac_prepare(const tb_job *job, tb_mbedtls_state **out)
+static tb_status mac_prepare(const tb_job *job, tb_family_state **out)
 {
     return md_prepare(job, out, 1);
 }
 
-static tb_status hash_run(tb_mbedtls_state *base)
+static tb_status hash_run(tb_family_state *base)
 {
     md_state *st = (md_state *)base;
     int ret = mbedtls_md_starts(&st->md);
@@ -104,7 +104,7 @@ static tb_status hash_run(tb_mbedtls_state *base)
 
 /* The key schedule (ipad/opad) is done once in prepare; each run is
  * reset + update + finish, as the TLS record MAC does. */
-static tb_status mac_run(tb_mbedtls_state *base)
+static tb_status mac_run(tb_family_state *base)
 {
     md_state *st = (md_state *)base;
     int ret = mbedtls_md_hmac_reset(&st->md);
@@ -115,7 +115,7 @@ static tb_status mac_run(tb_mbedtls_state *base)
     return ret == 0 ? TB_OK : tb_mbedtls_fail("mbedtls_md_hmac_finish", ret);
 }
 
-static void md_release(tb_mbedtls_state *base)
+static void md_release(tb_family_state *base)
 {
     md_state *st = (md_state *)base;
     mbedtls_md_free(&st->md);
@@ -123,8 +123,8 @@ static void md_release(tb_mbedtls_state *base)
     free(st);
 }
 
-const tb_mbedtls_family tb_mbedtls_hash = {hash_supports, hash_prepare, hash_run, md_release};
-const tb_mbedtls_family tb_mbedtls_mac = {mac_supports, mac_prepare, mac_run, md_release};
+const tb_family tb_mbedtls_hash = {hash_supports, hash_prepare, hash_run, md_release};
+const tb_family tb_mbedtls_mac = {mac_supports, mac_prepare, mac_run, md_release};
 
 /* ---- aead -------------------------------------------------------------- */
 
@@ -157,7 +157,7 @@ static int aead_supports(const char *alg, const char *op)
 }
 
 typedef struct {
-    tb_mbedtls_state base;
+    tb_family_state base;
     const aead_alg *a;
     int decrypt;
     mbedtls_cipher_context_t cipher;
@@ -166,7 +166,7 @@ typedef struct {
     uint8_t *buf; /* result */
 } aead_state;
 
-static tb_status aead_prepare(const tb_job *job, tb_mbedtls_state **out)
+static tb_status aead_prepare(const tb_job *job, tb_family_state **out)
 {
     if (job->rekey) return tb_refuse_rekey();
     aead_state *st = tb_zalloc(sizeof(*st));
@@ -238,13 +238,13 @@ static tb_status aead_open(aead_state *st)
     return TB_OK;
 }
 
-static tb_status aead_run(tb_mbedtls_state *base)
+static tb_status aead_run(tb_family_state *base)
 {
     aead_state *st = (aead_state *)base;
     return st->decrypt ? aead_open(st) : aead_seal(st);
 }
 
-static void aead_release(tb_mbedtls_state *base)
+static void aead_release(tb_family_state *base)
 {
     aead_state *st = (aead_state *)base;
     mbedtls_cipher_free(&st->cipher);
@@ -255,7 +255,7 @@ static void aead_release(tb_mbedtls_state *base)
     free(st);
 }
 
-const tb_mbedtls_family tb_mbedtls_aead = {aead_supports, aead_prepare, aead_run, aead_release};
+const tb_family tb_mbedtls_aead = {aead_supports, aead_prepare, aead_run, aead_release};
 
 /* ---- primitives the core composes (tb_prim_ops) ------------------------ */
 

@@ -339,6 +339,7 @@ static void conf_resumption(endpoint_t *e, mbedtls_ssl_config *conf, int tls13_m
     } else if (tickets) {
         mbedtls_ssl_conf_session_tickets_cb(conf, mbedtls_ssl_ticket_write, mbedtls_ssl_ticket_parse, &e->ticket);
     }
+#if defined(MBEDTLS_SSL_EARLY_DATA)
     if (e->max_early > 0) {
         /* Mbed TLS has no 0-RTT anti-replay of its own (ssl.h,
          * mbedtls_ssl_read_early_data: "does not implement any of the
@@ -346,6 +347,7 @@ static void conf_resumption(endpoint_t *e, mbedtls_ssl_config *conf, int tls13_m
         mbedtls_ssl_conf_early_data(conf, MBEDTLS_SSL_EARLY_DATA_ENABLED);
         if (e->side == TB_SIDE_SERVER) mbedtls_ssl_conf_max_early_data_size(conf, e->max_early);
     }
+#endif
 }
 
 static tb_status conf_psk(mbedtls_ssl_config *conf, const tb_tls_config *cfg)
@@ -475,6 +477,14 @@ static tb_status endpoint_new(tb_side side, const tb_tls_config *cfg, void **out
     e->side = side;
     e->resume = cfg->resume;
     e->max_early = cfg->max_early_data;
+#if !defined(MBEDTLS_SSL_EARLY_DATA)
+    /* a user's configuration may leave 0-RTT out (Mbed TLS's default does) */
+    if (e->max_early > 0) {
+        free(e);
+        tb_set_error("0-RTT: MBEDTLS_SSL_EARLY_DATA is off in this build");
+        return TB_UNSUPPORTED;
+    }
+#endif
     snprintf(e->name, sizeof(e->name), "%s", cfg->server_name);
     mbedtls_ssl_config_init(&e->conf);
     mbedtls_ssl_config_init(&e->resume_conf);
@@ -563,6 +573,7 @@ static void note_state(conn_t *c)
     if (s == MBEDTLS_SSL_SERVER_CERTIFICATE || s == MBEDTLS_SSL_CERTIFICATE_REQUEST) c->full = 1;
 }
 
+#if defined(MBEDTLS_SSL_EARLY_DATA)
 /* Client: the queued 0-RTT data, which drives the handshake just past the
  * ClientHello (and the compatibility-mode ChangeCipherSpec) first. */
 static tb_status write_early(conn_t *c)
@@ -602,6 +613,20 @@ static tb_status read_early(conn_t *c)
         c->early_len += (size_t)ret;
     }
 }
+#else
+/* never reached: endpoint_new refuses 0-RTT without MBEDTLS_SSL_EARLY_DATA */
+static tb_status write_early(conn_t *c)
+{
+    (void)c;
+    return TB_UNSUPPORTED;
+}
+
+static tb_status read_early(conn_t *c)
+{
+    (void)c;
+    return TB_UNSUPPORTED;
+}
+#endif
 
 /* mbedtls_ssl_handshake's loop, one state at a time so note_state sees
  * each one; a TLS 1.3 server goes on past HANDSHAKE_OVER's value to send

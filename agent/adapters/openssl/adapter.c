@@ -1,6 +1,7 @@
-/* OpenSSL 3 adapter: the tb_library entry points (init, version, config,
- * supports) and the dispatch to one family per file: sym.c (hash, mac,
- * aead, primitives), kex.c, pk.c (sig, pke); TLS in tls.c. The EVP layer
+/* OpenSSL 3 adapter: the tb_library entry points (init, version, config),
+ * the state every family fills and the table of the families, one per kind
+ * (the dispatch is the core's, tb/family.h): sym.c (hash, mac, aead,
+ * primitives), kex.c, pk.c (sig, pke), pq.c (kem, pqsig); TLS in tls.c. The EVP layer
  * throughout, the API TLS itself uses. */
 #include "openssl_adapter.h"
 
@@ -27,10 +28,7 @@ static int op_code(const char *op)
     static const char *const names[] = {"hash",     "mac",    "encrypt",  "decrypt", "public",
                                         "keygen",   "derive", "exchange", "sign",    "verify",
                                         "encaps",   "decaps"};
-    for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++) {
-        if (strcmp(names[i], op) == 0) return i;
-    }
-    return -1;
+    return TB_NAME_INDEX(names, op);
 }
 
 static tb_status adapter_init(void)
@@ -42,12 +40,7 @@ static tb_status adapter_init(void)
     return TB_OK;
 }
 
-/* OpenSSL draws from its own DRBG, seeded from the OS: a restarted
- * platform seed does not reach it, so nothing to rebuild (host only). */
-static tb_status adapter_reseed(void)
-{
-    return TB_OK;
-}
+TB_DEFINE_RESEED_NOTHING()
 
 static const char *adapter_version(void)
 {
@@ -62,40 +55,17 @@ static const char *adapter_config(void)
     return buf;
 }
 
-static int adapter_supports(tb_kind kind, const char *alg, const char *op)
-{
-    (void)op;
-    switch (kind) {
-    case TB_KIND_HASH:
-    case TB_KIND_MAC:
-    case TB_KIND_AEAD:
-        return tb_openssl_sym_supports(kind, alg);
-    case TB_KIND_KEX:
-    case TB_KIND_SIG:
-    case TB_KIND_PKE:
-        return 1; /* every catalog entry of these kinds is in OpenSSL 3 */
-    case TB_KIND_KEM:
-    case TB_KIND_PQSIG:
-        return tb_openssl_pq_supports(alg);
-    default:
-        return 0;
-    }
-}
-
-
 tb_status tb_openssl_reserve_out(tb_openssl_state *s, size_t cap)
 {
-    s->out = tb_zalloc(cap);
+    s->buf = tb_zalloc(cap);
     s->out_cap = cap;
-    return s->out == NULL ? TB_ERROR : TB_OK;
+    s->base.out = s->buf;
+    return s->buf == NULL ? TB_ERROR : TB_OK;
 }
 
-/* ---------- the contract ---------- */
-
-static void adapter_release(void *p)
+void tb_openssl_release(tb_family_state *st)
 {
-    tb_openssl_state *s = p;
-    if (s == NULL) return;
+    tb_openssl_state *s = (tb_openssl_state *)st;
     EVP_MD_free(s->fetched);
     EVP_MAC_CTX_free(s->mac);
     EVP_CIPHER_CTX_free(s->cctx);
@@ -105,68 +75,50 @@ static void adapter_release(void *p)
     free(s->aad);
     free(s->msg);
     free(s->sig);
-    free(s->out);
+    free(s->buf);
     free(s);
 }
 
-static tb_status adapter_prepare(const tb_job *job, void **out)
+tb_status tb_openssl_prepare(const tb_family *fam, const tb_job *job,
+                             tb_status (*fill)(tb_openssl_state *s, const tb_job *job), tb_family_state **out)
 {
     tb_openssl_state *s = tb_zalloc(sizeof(*s));
     if (s == NULL) return TB_ERROR;
+    s->base.fam = fam;
     s->kind = job->kind;
     s->op = op_code(job->op);
     snprintf(s->alg, sizeof(s->alg), "%s", job->alg);
-    tb_status st;
-    switch (job->kind) {
-    case TB_KIND_HASH:
-    case TB_KIND_MAC:
-    case TB_KIND_AEAD:
-        st = tb_openssl_sym_prepare(s, job);
-        break;
-    case TB_KIND_KEX:
-        st = tb_openssl_kex_prepare(s, job);
-        break;
-    case TB_KIND_SIG:
-    case TB_KIND_PKE:
-        st = tb_openssl_pk_prepare(s, job);
-        break;
-    case TB_KIND_KEM:
-    case TB_KIND_PQSIG:
-        st = tb_openssl_pq_prepare(s, job);
-        break;
-    default:
-        st = TB_UNSUPPORTED;
-    }
-    return tb_settle(st, s, adapter_release, out);
+    *out = &s->base;
+    return fill(s, job);
 }
 
-static tb_status adapter_run(void *p)
+tb_status tb_openssl_sign_or_verify(tb_openssl_state *s, EVP_MD_CTX *m)
 {
-    tb_openssl_state *s = p;
-    switch (s->kind) {
-    case TB_KIND_HASH:
-    case TB_KIND_MAC:
-    case TB_KIND_AEAD:
-        return tb_openssl_sym_run(s);
-    case TB_KIND_KEX:
-        return tb_openssl_kex_run(s);
-    case TB_KIND_SIG:
-    case TB_KIND_PKE:
-        return tb_openssl_pk_run(s);
-    case TB_KIND_KEM:
-    case TB_KIND_PQSIG:
-        return tb_openssl_pq_run(s);
-    default:
-        return TB_UNSUPPORTED;
+    if (s->op == OP_SIGN) {
+        size_t n = s->out_cap;
+        if (EVP_DigestSign(m, s->buf, &n, s->msg, s->msg_len) != 1) return tb_openssl_fail("EVP_DigestSign");
+        s->base.out_len = n;
+        return TB_OK;
     }
-}
-
-static tb_status adapter_result(void *p, tb_bytes *out)
-{
-    tb_openssl_state *s = p;
-    out->data = s->out;
-    out->len = s->out_len;
+    if (EVP_DigestVerify(m, s->sig, s->sig_len, s->msg, s->msg_len) != 1) {
+        ERR_clear_error();
+        tb_set_error("signature did not verify");
+        return TB_REJECT;
+    }
+    s->base.out_len = 0;
     return TB_OK;
 }
 
-TB_DEFINE_ADAPTER("openssl");
+int tb_openssl_every_alg(const char *alg, const char *op)
+{
+    (void)alg;
+    (void)op;
+    return 1;
+}
+
+/* ---------- the contract ---------- */
+
+static const tb_family *const families[] = {
+    TB_CLASSIC_FAMILIES(openssl), [TB_KIND_KEM] = &tb_openssl_kem, [TB_KIND_PQSIG] = &tb_openssl_pqsig};
+
+TB_DEFINE_FAMILY_ADAPTER("openssl", families, NULL, " is not in this OpenSSL build");

@@ -172,7 +172,7 @@ static tb_status kex_public_bytes(const char *alg, EVP_PKEY *k, uint8_t *out, si
     return TB_OK;
 }
 
-tb_status tb_openssl_kex_prepare(tb_openssl_state *s, const tb_job *job)
+static tb_status kex_fill(tb_openssl_state *s, const tb_job *job)
 {
     s->group = kex_group(job->alg);
     tb_status st = tb_openssl_reserve_out(s, 1024);
@@ -223,33 +223,36 @@ static tb_status derive_from_bytes(tb_openssl_state *s, EVP_PKEY *own, const cha
         st = tb_openssl_fail("EVP_PKEY_CTX_set_dh_pad");
     } else if (EVP_PKEY_derive_set_peer(d, peer) != 1) {
         st = tb_openssl_fail("EVP_PKEY_derive_set_peer");
-    } else if (EVP_PKEY_derive(d, s->out, &n) != 1) {
+    } else if (EVP_PKEY_derive(d, s->buf, &n) != 1) {
         st = tb_openssl_fail("EVP_PKEY_derive");
     } else {
-        s->out_len = n;
+        s->base.out_len = n;
     }
     EVP_PKEY_CTX_free(d);
     EVP_PKEY_free(peer);
     return st;
 }
 
-tb_status tb_openssl_kex_run(tb_openssl_state *s)
+static tb_status kex_run_op(tb_openssl_state *s)
 {
     const char *alg = s->alg;
     if (s->op == OP_PUBLIC) {
-        s->out_len = s->out_cap;
-        return kex_public_bytes(alg, s->pkey, s->out, &s->out_len);
+        s->base.out_len = s->out_cap;
+        return kex_public_bytes(alg, s->pkey, s->buf, &s->base.out_len);
     }
     if (s->op == OP_DERIVE) return derive_from_bytes(s, s->pkey, alg);
     EVP_PKEY *fresh = NULL;
     if (EVP_PKEY_generate(s->pctx, &fresh) != 1) return tb_openssl_fail("EVP_PKEY_generate");
     tb_status st;
     if (s->op == OP_KEYGEN) {
-        s->out_len = s->out_cap;
-        st = kex_public_bytes(alg, fresh, s->out, &s->out_len);
+        s->base.out_len = s->out_cap;
+        st = kex_public_bytes(alg, fresh, s->buf, &s->base.out_len);
     } else {
         st = derive_from_bytes(s, fresh, alg);
     }
     EVP_PKEY_free(fresh);
     return st;
 }
+
+
+TB_OPENSSL_FAMILY(kex, tb_openssl_every_alg, kex_fill, kex_run_op);

@@ -55,22 +55,8 @@ static tb_status run_sig(tb_openssl_state *s, int rsa)
                        (s->pad == RSA_PKCS1_PSS_PADDING &&
                         EVP_PKEY_CTX_set_rsa_pss_saltlen(pc, RSA_PSS_SALTLEN_DIGEST) != 1))) {
         st = tb_openssl_fail("RSA padding");
-    } else if (sign) {
-        size_t n = s->out_cap;
-        if (EVP_DigestSign(m, s->out, &n, s->msg, s->msg_len) != 1) {
-            st = tb_openssl_fail("EVP_DigestSign");
-        } else {
-            s->out_len = n;
-        }
     } else {
-        int v = EVP_DigestVerify(m, s->sig, s->sig_len, s->msg, s->msg_len);
-        if (v != 1) {
-            ERR_clear_error();
-            tb_set_error("signature did not verify");
-            st = TB_REJECT;
-        } else {
-            s->out_len = 0;
-        }
+        st = tb_openssl_sign_or_verify(s, m);
     }
     EVP_MD_CTX_free(m);
     return st;
@@ -104,23 +90,22 @@ static tb_status run_pke(tb_openssl_state *s)
 {
     size_t n = s->out_cap;
     if (s->op == OP_ENC) {
-        if (EVP_PKEY_encrypt(s->pctx, s->out, &n, s->msg, s->msg_len) != 1) return tb_openssl_fail("EVP_PKEY_encrypt");
-    } else if (EVP_PKEY_decrypt(s->pctx, s->out, &n, s->msg, s->msg_len) != 1) {
+        if (EVP_PKEY_encrypt(s->pctx, s->buf, &n, s->msg, s->msg_len) != 1) return tb_openssl_fail("EVP_PKEY_encrypt");
+    } else if (EVP_PKEY_decrypt(s->pctx, s->buf, &n, s->msg, s->msg_len) != 1) {
         ERR_clear_error();
         tb_set_error("PKCS#1 v1.5 padding check failed");
         return TB_REJECT;
     }
-    s->out_len = n;
+    s->base.out_len = n;
     return TB_OK;
 }
 
 
-tb_status tb_openssl_pk_prepare(tb_openssl_state *s, const tb_job *job)
+
+static tb_status run_sig_of_alg(tb_openssl_state *s)
 {
-    return job->kind == TB_KIND_SIG ? prepare_sig(s, job) : prepare_pke(s, job);
+    return run_sig(s, strncmp(s->alg, "rsa", 3) == 0);
 }
 
-tb_status tb_openssl_pk_run(tb_openssl_state *s)
-{
-    return s->kind == TB_KIND_SIG ? run_sig(s, strncmp(s->alg, "rsa", 3) == 0) : run_pke(s);
-}
+TB_OPENSSL_FAMILY(sig, tb_openssl_every_alg, prepare_sig, run_sig_of_alg);
+TB_OPENSSL_FAMILY(pke, tb_openssl_every_alg, prepare_pke, run_pke);

@@ -26,10 +26,8 @@ static const char *provider_name(const char *alg)
         {"ml-dsa-44", "ML-DSA-44"},   {"ml-dsa-65", "ML-DSA-65"},   {"ml-dsa-87", "ML-DSA-87"},
         {"slh-dsa-sha2-128s", "SLH-DSA-SHA2-128s"}, {"slh-dsa-sha2-128f", "SLH-DSA-SHA2-128f"},
     };
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-        if (strcmp(names[i][0], alg) == 0) return names[i][1];
-    }
-    return NULL;
+    int i = TB_NAME_INDEX(names, alg);
+    return i < 0 ? NULL : names[i][1];
 }
 
 /* The seed a key pair is made from: ML-KEM d || z, ML-DSA xi, SLH-DSA 3n bytes (n = 16 for the 128 sets). */
@@ -74,7 +72,7 @@ static tb_status public_key(tb_openssl_state *s, const tb_job *job)
     return TB_OK;
 }
 
-tb_status tb_openssl_pq_prepare(tb_openssl_state *s, const tb_job *job)
+static tb_status pq_fill(tb_openssl_state *s, const tb_job *job)
 {
     int kem = job->kind == TB_KIND_KEM;
     /* SLH-DSA-SHA2-128f signatures are 17,088 bytes, every other output fits 8 KiB */
@@ -122,10 +120,10 @@ static tb_status run_keygen(tb_openssl_state *s)
     tb_status st = key_from_seed(s->pctx, s->kind == TB_KIND_KEM, s->key, s->enc_key_len, &k);
     if (st == TB_OK) {
         size_t n = s->out_cap;
-        if (EVP_PKEY_get_raw_public_key(k, s->out, &n) != 1) {
+        if (EVP_PKEY_get_raw_public_key(k, s->buf, &n) != 1) {
             st = tb_openssl_fail("EVP_PKEY_get_raw_public_key");
         } else {
-            s->out_len = n;
+            s->base.out_len = n;
         }
     }
     EVP_PKEY_free(k);
@@ -136,19 +134,19 @@ static tb_status run_kem(tb_openssl_state *s)
 {
     size_t ss_len = 32;
     if (s->op == OP_DECAPS) {
-        if (EVP_PKEY_decapsulate(s->pctx, s->out, &ss_len, s->msg, s->msg_len) != 1)
+        if (EVP_PKEY_decapsulate(s->pctx, s->buf, &ss_len, s->msg, s->msg_len) != 1)
             return tb_openssl_fail("EVP_PKEY_decapsulate");
-        s->out_len = ss_len;
+        s->base.out_len = ss_len;
         return TB_OK;
     }
     /* the encapsulation randomness m is one-shot in OpenSSL: given again for every call */
     OSSL_PARAM prm[] = {OSSL_PARAM_construct_octet_string(OSSL_KEM_PARAM_IKME, s->nonce, 32), OSSL_PARAM_END};
     size_t ct_len = s->out_cap - 32;
     if (EVP_PKEY_CTX_set_params(s->pctx, prm) != 1) return tb_openssl_fail("EVP_PKEY_CTX_set_params (ikmE)");
-    if (EVP_PKEY_encapsulate(s->pctx, s->out, &ct_len, s->out + s->out_cap - 32, &ss_len) != 1)
+    if (EVP_PKEY_encapsulate(s->pctx, s->buf, &ct_len, s->buf + s->out_cap - 32, &ss_len) != 1)
         return tb_openssl_fail("EVP_PKEY_encapsulate");
-    memmove(s->out + ct_len, s->out + s->out_cap - 32, ss_len);
-    s->out_len = ct_len + ss_len;
+    memmove(s->buf + ct_len, s->buf + s->out_cap - 32, ss_len);
+    s->base.out_len = ct_len + ss_len;
     return TB_OK;
 }
 
@@ -158,59 +156,56 @@ static tb_status run_sig(tb_openssl_state *s)
     OSSL_PARAM prm[] = {OSSL_PARAM_construct_int(OSSL_SIGNATURE_PARAM_DETERMINISTIC, &deterministic), OSSL_PARAM_END};
     EVP_MD_CTX *m = EVP_MD_CTX_new();
     if (m == NULL) return tb_openssl_fail("EVP_MD_CTX_new");
-    tb_status st = TB_OK;
-    if (s->op == OP_SIGN) {
-        size_t n = s->out_cap;
-        if (EVP_DigestSignInit_ex(m, NULL, NULL, NULL, NULL, s->pkey, prm) != 1) {
-            st = tb_openssl_fail("EVP_DigestSignInit_ex");
-        } else if (EVP_DigestSign(m, s->out, &n, s->msg, s->msg_len) != 1) {
-            st = tb_openssl_fail("EVP_DigestSign");
-        } else {
-            s->out_len = n;
-        }
-    } else if (EVP_DigestVerifyInit_ex(m, NULL, NULL, NULL, NULL, s->pkey, NULL) != 1) {
-        st = tb_openssl_fail("EVP_DigestVerifyInit_ex");
-    } else if (EVP_DigestVerify(m, s->sig, s->sig_len, s->msg, s->msg_len) != 1) {
-        ERR_clear_error();
-        tb_set_error("signature did not verify");
-        st = TB_REJECT;
-    } else {
-        s->out_len = 0;
-    }
+    int sign = s->op == OP_SIGN;
+    int ok = sign ? EVP_DigestSignInit_ex(m, NULL, NULL, NULL, NULL, s->pkey, prm)
+                  : EVP_DigestVerifyInit_ex(m, NULL, NULL, NULL, NULL, s->pkey, NULL);
+    tb_status st = ok == 1 ? tb_openssl_sign_or_verify(s, m)
+                           : tb_openssl_fail(sign ? "EVP_DigestSignInit_ex" : "EVP_DigestVerifyInit_ex");
     EVP_MD_CTX_free(m);
     return st;
 }
 
-int tb_openssl_pq_supports(const char *alg)
+static int pq_supports(const char *alg, const char *op)
 {
+    (void)op;
     return provider_name(alg) != NULL;
 }
 
-tb_status tb_openssl_pq_run(tb_openssl_state *s)
+static tb_status run_kem_op(tb_openssl_state *s)
 {
-    if (s->op == OP_KEYGEN) return run_keygen(s);
-    return s->kind == TB_KIND_KEM ? run_kem(s) : run_sig(s);
+    return s->op == OP_KEYGEN ? run_keygen(s) : run_kem(s);
+}
+
+static tb_status run_pqsig_op(tb_openssl_state *s)
+{
+    return s->op == OP_KEYGEN ? run_keygen(s) : run_sig(s);
 }
 
 #else
 
-int tb_openssl_pq_supports(const char *alg)
+static int pq_supports(const char *alg, const char *op)
 {
     (void)alg;
+    (void)op;
     return 0;
 }
 
-tb_status tb_openssl_pq_prepare(tb_openssl_state *s, const tb_job *job)
+static tb_status pq_fill(tb_openssl_state *s, const tb_job *job)
 {
     (void)s;
     (void)job;
     return TB_UNSUPPORTED;
 }
 
-tb_status tb_openssl_pq_run(tb_openssl_state *s)
+static tb_status unsupported_run(tb_openssl_state *s)
 {
     (void)s;
     return TB_UNSUPPORTED;
 }
+#define run_kem_op unsupported_run
+#define run_pqsig_op unsupported_run
 
 #endif
+
+TB_OPENSSL_FAMILY(kem, pq_supports, pq_fill, run_kem_op);
+TB_OPENSSL_FAMILY(pqsig, pq_supports, pq_fill, run_pqsig_op);

@@ -17,10 +17,8 @@ static const char *md_name(const char *alg)
         {"sha384", "SHA384"},     {"sha512", "SHA512"},     {"sha3-256", "SHA3-256"}, {"sha3-384", "SHA3-384"},
         {"sha3-512", "SHA3-512"},
     };
-    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
-        if (strcmp(map[i][0], alg) == 0) return map[i][1];
-    }
-    return NULL;
+    int i = TB_NAME_INDEX(map, alg);
+    return i < 0 ? NULL : map[i][1];
 }
 
 
@@ -41,8 +39,8 @@ static tb_status prepare_hash(tb_openssl_state *s, const tb_job *job)
 static tb_status run_hash(tb_openssl_state *s)
 {
     unsigned int n = 0;
-    if (EVP_Digest(s->msg, s->msg_len, s->out, &n, s->md, NULL) != 1) return tb_openssl_fail("EVP_Digest");
-    s->out_len = n;
+    if (EVP_Digest(s->msg, s->msg_len, s->buf, &n, s->md, NULL) != 1) return tb_openssl_fail("EVP_Digest");
+    s->base.out_len = n;
     return TB_OK;
 }
 
@@ -66,8 +64,8 @@ static tb_status run_mac(tb_openssl_state *s)
     /* Re-init with the same key: one complete MAC per operation. */
     if (EVP_MAC_init(s->mac, NULL, 0, NULL) != 1) return tb_openssl_fail("EVP_MAC_init");
     if (EVP_MAC_update(s->mac, s->msg, s->msg_len) != 1) return tb_openssl_fail("EVP_MAC_update");
-    if (EVP_MAC_final(s->mac, s->out, &n, s->out_cap) != 1) return tb_openssl_fail("EVP_MAC_final");
-    s->out_len = n;
+    if (EVP_MAC_final(s->mac, s->buf, &n, s->out_cap) != 1) return tb_openssl_fail("EVP_MAC_final");
+    s->base.out_len = n;
     return TB_OK;
 }
 
@@ -151,14 +149,14 @@ static tb_status run_aead_enc(tb_openssl_state *s)
         return tb_openssl_fail("EVP_EncryptUpdate length");
     if (s->aad_len && EVP_EncryptUpdate(s->cctx, NULL, &n, s->aad, (int)s->aad_len) != 1)
         return tb_openssl_fail("EVP_EncryptUpdate aad");
-    if (EVP_EncryptUpdate(s->cctx, s->out, &n, s->msg, (int)s->msg_len) != 1) return tb_openssl_fail("EVP_EncryptUpdate");
-    if (EVP_EncryptFinal_ex(s->cctx, s->out + n, &f) != 1) return tb_openssl_fail("EVP_EncryptFinal_ex");
+    if (EVP_EncryptUpdate(s->cctx, s->buf, &n, s->msg, (int)s->msg_len) != 1) return tb_openssl_fail("EVP_EncryptUpdate");
+    if (EVP_EncryptFinal_ex(s->cctx, s->buf + n, &f) != 1) return tb_openssl_fail("EVP_EncryptFinal_ex");
     /* Parameters directly: the legacy ctrl() is translated to them at a cost
      * of hundreds of ns per call in OpenSSL 3.0, which TLS does not pay. */
-    OSSL_PARAM get[] = {OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, s->out + n + f, 16),
+    OSSL_PARAM get[] = {OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, s->buf + n + f, 16),
                         OSSL_PARAM_END};
     if (EVP_CIPHER_CTX_get_params(s->cctx, get) != 1) return tb_openssl_fail("get AEAD tag");
-    s->out_len = (size_t)(n + f) + 16;
+    s->base.out_len = (size_t)(n + f) + 16;
     return TB_OK;
 }
 
@@ -179,7 +177,7 @@ static tb_status run_aead_dec(tb_openssl_state *s)
         return tb_openssl_fail("EVP_DecryptUpdate length");
     if (s->aad_len && EVP_DecryptUpdate(s->cctx, NULL, &n, s->aad, (int)s->aad_len) != 1)
         return tb_openssl_fail("EVP_DecryptUpdate aad");
-    if (EVP_DecryptUpdate(s->cctx, s->out, &n, s->msg, (int)ct_len) != 1) {
+    if (EVP_DecryptUpdate(s->cctx, s->buf, &n, s->msg, (int)ct_len) != 1) {
         if (s->ccm) { /* CCM checks the tag inside the update */
             ERR_clear_error();
             tb_set_error("tag mismatch");
@@ -190,47 +188,42 @@ static tb_status run_aead_dec(tb_openssl_state *s)
     if (!s->ccm) {
         OSSL_PARAM set[] = {OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, tag, 16), OSSL_PARAM_END};
         if (EVP_CIPHER_CTX_set_params(s->cctx, set) != 1) return tb_openssl_fail("set AEAD tag");
-        if (EVP_DecryptFinal_ex(s->cctx, s->out + n, &f) != 1) {
+        if (EVP_DecryptFinal_ex(s->cctx, s->buf + n, &f) != 1) {
             ERR_clear_error();
             tb_set_error("tag mismatch");
             return TB_REJECT;
         }
     }
-    s->out_len = (size_t)(n + f);
+    s->base.out_len = (size_t)(n + f);
     return TB_OK;
 }
 
-int tb_openssl_sym_supports(tb_kind kind, const char *alg)
+static int hash_supports(const char *alg, const char *op)
 {
-    if (kind == TB_KIND_HASH) {
-        const char *n = md_name(alg);
-        if (n == NULL) return 0;
-        EVP_MD *md = EVP_MD_fetch(NULL, n, NULL);
-        EVP_MD_free(md);
-        return md != NULL;
-    }
-    /* the CBC + HMAC record is composed by the core from tb_library_prims */
-    if (kind == TB_KIND_AEAD) return strncmp(alg, "aes-128-cbc-hmac", 16) != 0;
-    return kind == TB_KIND_MAC;
+    (void)op;
+    const char *n = md_name(alg);
+    if (n == NULL) return 0;
+    EVP_MD *md = EVP_MD_fetch(NULL, n, NULL);
+    EVP_MD_free(md);
+    return md != NULL;
 }
 
-tb_status tb_openssl_sym_prepare(tb_openssl_state *s, const tb_job *job)
+
+/* the CBC + HMAC record is composed by the core from tb_library_prims */
+static int aead_supports(const char *alg, const char *op)
 {
-    switch (job->kind) {
-    case TB_KIND_HASH: return prepare_hash(s, job);
-    case TB_KIND_MAC: return prepare_mac(s, job);
-    default: return prepare_aead(s, job);
-    }
+    (void)op;
+    return strncmp(alg, "aes-128-cbc-hmac", 16) != 0;
 }
 
-tb_status tb_openssl_sym_run(tb_openssl_state *s)
+static tb_status run_aead(tb_openssl_state *s)
 {
-    switch (s->kind) {
-    case TB_KIND_HASH: return run_hash(s);
-    case TB_KIND_MAC: return run_mac(s);
-    default: return s->op == OP_ENC ? run_aead_enc(s) : run_aead_dec(s);
-    }
+    return s->op == OP_ENC ? run_aead_enc(s) : run_aead_dec(s);
 }
+
+TB_OPENSSL_FAMILY(hash, hash_supports, prepare_hash, run_hash);
+TB_OPENSSL_FAMILY(mac, tb_openssl_every_alg, prepare_mac, run_mac);
+TB_OPENSSL_FAMILY(aead, aead_supports, prepare_aead, run_aead);
 
 /* ---------- primitives the core composes (tb_prim_ops) ---------- */
 

@@ -96,10 +96,8 @@ static const char *group_name(const char *g)
                                          {"x25519mlkem768", "X25519MLKEM768"},
                                          {"secp256r1mlkem768", "SecP256r1MLKEM768"},
                                          {"mlkem768", "MLKEM768"}};
-    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
-        if (strcmp(map[i][0], g) == 0) return map[i][1];
-    }
-    return NULL;
+    int i = TB_NAME_INDEX(map, g);
+    return i < 0 ? NULL : map[i][1];
 }
 
 /* OpenSSL names TLS 1.2 suites its own way: find the one whose standard

@@ -3,10 +3,11 @@
  * for SHA-1 and SHA-256, register by register, on the cycle model's
  * peripheral-shaped block.
  *
- * AES-CBC and AES-GCM: per call, the driver loads the key and IV registers
- * and rings the set-up doorbell; per 16-byte block it writes 4 DIN words,
- * rings the block's doorbell, polls, and reads 4 DOUT words (GCM: the AAD
- * blocks first, and a final block of lengths that returns the tag). The
+ * AES-CBC and AES-128-GCM: per call, the driver loads the key and IV
+ * registers and rings the set-up doorbell; per 16-byte block it writes 4
+ * DIN words, rings the block's doorbell, polls, and reads 4 DOUT words
+ * (GCM: the AAD blocks first, each on the header doorbell with nothing read
+ * back, and a final block of lengths that returns the tag). The
  * output is wolfCrypt's own (the stand-in, in place); the driver's DOUT
  * reads store to tb_hw.sink (hwcrypto.h).
  *
@@ -29,61 +30,6 @@
 
 #define HASH_BLOCK 64u
 
-static void hw_hash_update(const uint8_t *in, uint32_t n, uint32_t pending, void (*doorbell)(void))
-{
-    uint32_t blocks = (pending + n) / HASH_BLOCK;
-    uint32_t words = n / 4u;
-    /* the words that complete the first block, then 16 a block */
-    uint32_t until = blocks ? (HASH_BLOCK - pending + 3u) / 4u : words;
-    for (uint32_t w = 0; w < words; w++) {
-        uint32_t word;
-        memcpy(&word, in + 4u * w, 4u); /* one (unaligned) load on ARMv7-M */
-        tb_hw.din = word;
-        if (w + 1u == until && blocks) {
-            doorbell();
-            tb_hw_wait();
-            blocks--;
-            until += HASH_BLOCK / 4u;
-        }
-    }
-    if (n % 4u) { /* the last bytes, in the low end of one more word */
-        uint32_t word = 0;
-        memcpy(&word, in + 4u * words, n % 4u);
-        tb_hw.din = word;
-    }
-    while (blocks--) { /* a block the last bytes completed */
-        doorbell();
-        tb_hw_wait();
-    }
-}
-
-static void hw_hash_final(uint32_t pending, uint8_t *digest, uint32_t digest_len, void (*setup)(void),
-                          void (*doorbell)(void))
-{
-    /* the padding: 0x80 and the 64-bit length need 9 bytes; a second block when they do not fit */
-    uint32_t blocks = pending + 9u > HASH_BLOCK ? 2u : 1u;
-    setup();
-    tb_hw.str = (8u * (pending % 4u)) | TB_HW_STR_DCAL;
-    while (blocks--) {
-        doorbell();
-        tb_hw_wait();
-    }
-    for (uint32_t w = 0; w < digest_len / 4u; w++) {
-        uint32_t word = tb_hw.hr[w];
-        memcpy(digest + 4u * w, &word, 4u);
-    }
-}
-
-/* The stand-in's digest goes where the peripheral would leave it. */
-static void to_digest_registers(const uint8_t *digest, uint32_t len)
-{
-    for (uint32_t w = 0; w < len / 4u; w++) {
-        uint32_t word;
-        memcpy(&word, digest + 4u * w, 4u);
-        tb_hw.hr[w] = word;
-    }
-}
-
 static int hw_sha1(wc_Sha *sha, const uint8_t *in, uint32_t n, uint8_t *digest)
 {
     uint32_t pending = sha->buffLen;
@@ -93,13 +39,13 @@ static int hw_sha1(wc_Sha *sha, const uint8_t *in, uint32_t n, uint8_t *digest)
     tb_hw_standin_begin();
     if (in != NULL && n) ret = wc_ShaUpdate(sha, in, n);
     if (ret == 0 && digest != NULL) ret = wc_ShaFinal(sha, out);
-    if (ret == 0 && digest != NULL) to_digest_registers(out, sizeof(out));
+    if (ret == 0 && digest != NULL) tb_hw_to_digest_registers(out, sizeof(out));
     tb_hw_standin_end();
     sha->devId = dev;
     if (ret != 0) return ret;
-    if (in != NULL && n) hw_hash_update(in, n, pending, tb_hw_block_sha1);
+    if (in != NULL && n) tb_hw_hash_update(in, n, pending, tb_hw_block_sha1);
     if (digest != NULL) {
-        hw_hash_final((pending + n) % HASH_BLOCK, digest, WC_SHA_DIGEST_SIZE, tb_hw_setup_sha1, tb_hw_block_sha1);
+        tb_hw_hash_final((pending + n) % HASH_BLOCK, digest, WC_SHA_DIGEST_SIZE, tb_hw_setup_sha1, tb_hw_block_sha1);
     }
     return 0;
 }
@@ -113,13 +59,13 @@ static int hw_sha256(wc_Sha256 *sha, const uint8_t *in, uint32_t n, uint8_t *dig
     tb_hw_standin_begin();
     if (in != NULL && n) ret = wc_Sha256Update(sha, in, n);
     if (ret == 0 && digest != NULL) ret = wc_Sha256Final(sha, out);
-    if (ret == 0 && digest != NULL) to_digest_registers(out, sizeof(out));
+    if (ret == 0 && digest != NULL) tb_hw_to_digest_registers(out, sizeof(out));
     tb_hw_standin_end();
     sha->devId = dev;
     if (ret != 0) return ret;
-    if (in != NULL && n) hw_hash_update(in, n, pending, tb_hw_block_sha256);
+    if (in != NULL && n) tb_hw_hash_update(in, n, pending, tb_hw_block_sha256);
     if (digest != NULL) {
-        hw_hash_final((pending + n) % HASH_BLOCK, digest, WC_SHA256_DIGEST_SIZE, tb_hw_setup_sha256,
+        tb_hw_hash_final((pending + n) % HASH_BLOCK, digest, WC_SHA256_DIGEST_SIZE, tb_hw_setup_sha256,
                       tb_hw_block_sha256);
     }
     return 0;
@@ -128,46 +74,12 @@ static int hw_sha256(wc_Sha256 *sha, const uint8_t *in, uint32_t n, uint8_t *dig
 /* ---- AES ---- */
 
 #define AES_BLOCK 16u
+#define AES_KEY_BYTES 16 /* the accelerators' figures are AES-128's: other keys stay software */
 
-static void hw_write_words(volatile uint32_t *reg, int step, const uint8_t *p, uint32_t n)
-{
-    for (uint32_t w = 0; w < n / 4u; w++) {
-        uint32_t word;
-        memcpy(&word, p + 4u * w, 4u);
-        *reg = word;
-        reg += step;
-    }
-    if (n % 4u) {
-        uint32_t word = 0;
-        memcpy(&word, p + n - n % 4u, n % 4u);
-        *reg = word;
-    }
-}
-
-static void hw_read_words(uint32_t n)
-{
-    for (uint32_t w = 0; w < (n + 3u) / 4u; w++) tb_hw.sink = tb_hw.dout;
-}
-
-/* Blocks through DIN and DOUT (out == 0: a header block, nothing comes back). */
-static void hw_aes_blocks(const uint8_t *in, uint32_t n, int out, void (*doorbell)(void))
-{
-    for (uint32_t off = 0; off < n; off += AES_BLOCK) {
-        uint32_t len = n - off < AES_BLOCK ? n - off : AES_BLOCK;
-        hw_write_words(&tb_hw.din, 0, in + off, len);
-        doorbell();
-        tb_hw_wait();
-        if (out) hw_read_words(len);
-    }
-}
-
+/* The key registers take the raw key wolfCrypt keeps for a device (devKey). */
 static void hw_aes_setup(const Aes *aes, const uint8_t *iv, uint32_t iv_len, uint32_t mode, void (*setup)(void))
 {
-    tb_hw.cr = mode;
-    hw_write_words(tb_hw.keyr, 1, (const uint8_t *)aes->devKey, aes->keylen);
-    hw_write_words(tb_hw.ivr, 1, iv, iv_len);
-    setup();
-    tb_hw_wait();
+    tb_hw_aes_setup(mode, (const uint8_t *)aes->devKey, (uint32_t)aes->keylen, iv, iv_len, setup);
 }
 
 static int hw_aes_cbc(Aes *aes, uint8_t *out, const uint8_t *in, uint32_t n, int enc)
@@ -182,7 +94,25 @@ static int hw_aes_cbc(Aes *aes, uint8_t *out, const uint8_t *in, uint32_t n, int
     aes->devId = dev;
     if (ret != 0) return ret;
     hw_aes_setup(aes, iv, sizeof(iv), enc ? 0x20u : 0x24u, tb_hw_setup_aes_cbc);
-    hw_aes_blocks(in == out ? out : in, n, 1, tb_hw_block_aes_cbc);
+    tb_hw_aes_blocks(in == out ? out : in, n, 1, tb_hw_block_aes_cbc);
+    return 0;
+}
+
+/* ECB, what wolfCrypt's own GCM hands over (HAVE_AES_ECB: all of a message's counter blocks at once, when
+ * the output is not the input) where the CRYP has no GCM mode: the key, the set-up doorbell, then per
+ * block 4 DIN writes, the doorbell, a poll and 4 DOUT reads. GHASH, the counters, the XOR, the tag's
+ * block and a partial last block stay wolfCrypt's software, counted, as on such a part. */
+static int hw_aes_ecb(Aes *aes, uint8_t *out, const uint8_t *in, uint32_t n)
+{
+    int ret, dev = aes->devId;
+    aes->devId = INVALID_DEVID; /* the stand-in: wolfCrypt's software AES-ECB, excluded by the model */
+    tb_hw_standin_begin();
+    ret = wc_AesEcbEncrypt(aes, out, in, n);
+    tb_hw_standin_end();
+    aes->devId = dev;
+    if (ret != 0) return ret;
+    hw_aes_setup(aes, NULL, 0, 0x20u, tb_hw_setup_aes_ecb);
+    tb_hw_aes_blocks(in == out ? out : in, n, 1, tb_hw_block_aes_ecb);
     return 0;
 }
 
@@ -199,10 +129,10 @@ static int hw_aes_gcm(Aes *aes, uint8_t *out, const uint8_t *in, uint32_t n, con
     /* init phase (the hash key), header phase, payload phase, final phase (lengths in, tag out) */
     hw_aes_setup(aes, iv, iv_len < AES_BLOCK ? iv_len : AES_BLOCK, tag_out != NULL ? 0x80000u : 0x80004u,
                  tb_hw_setup_aes_gcm);
-    if (aad_len) hw_aes_blocks(aad, aad_len, 0, tb_hw_block_aes_gcm);
-    if (n) hw_aes_blocks(in == out ? out : in, n, 1, tb_hw_block_aes_gcm);
+    if (aad_len) tb_hw_aes_blocks(aad, aad_len, 0, tb_hw_header_aes_gcm);
+    if (n) tb_hw_aes_blocks(in == out ? out : in, n, 1, tb_hw_block_aes_gcm);
     uint32_t lengths[4] = {0, aad_len * 8u, 0, n * 8u};
-    hw_aes_blocks((const uint8_t *)lengths, sizeof(lengths), 1, tb_hw_block_aes_gcm);
+    tb_hw_aes_blocks((const uint8_t *)lengths, sizeof(lengths), 1, tb_hw_block_aes_gcm);
     return ret; /* a tag that does not verify is the stand-in's verdict, as the peripheral's would be */
 }
 
@@ -224,12 +154,19 @@ static int hw_callback(int devId, wc_CryptoInfo *info, void *ctx)
             return hw_aes_cbc(info->cipher.aescbc.aes, info->cipher.aescbc.out, info->cipher.aescbc.in,
                               info->cipher.aescbc.sz, info->cipher.enc);
         }
-        if (info->cipher.type == WC_CIPHER_AES_GCM && (have & TB_HW_AES_GCM) && info->cipher.enc) {
+        if (info->cipher.type == WC_CIPHER_AES_ECB && (have & TB_HW_AES_ECB) && info->cipher.enc &&
+            info->cipher.aesecb.aes->keylen == AES_KEY_BYTES) {
+            return hw_aes_ecb(info->cipher.aesecb.aes, info->cipher.aesecb.out, info->cipher.aesecb.in,
+                              info->cipher.aesecb.sz);
+        }
+        if (info->cipher.type == WC_CIPHER_AES_GCM && (have & TB_HW_AES_GCM) && info->cipher.enc &&
+            info->cipher.aesgcm_enc.aes->keylen == AES_KEY_BYTES) {
             wc_CryptoCb_AesAuthEnc *e = &info->cipher.aesgcm_enc;
             return hw_aes_gcm(e->aes, e->out, e->in, e->sz, e->iv, e->ivSz, e->authTag, NULL, e->authTagSz,
                               e->authIn, e->authInSz);
         }
-        if (info->cipher.type == WC_CIPHER_AES_GCM && (have & TB_HW_AES_GCM) && !info->cipher.enc) {
+        if (info->cipher.type == WC_CIPHER_AES_GCM && (have & TB_HW_AES_GCM) && !info->cipher.enc &&
+            info->cipher.aesgcm_dec.aes->keylen == AES_KEY_BYTES) {
             wc_CryptoCb_AesAuthDec *d = &info->cipher.aesgcm_dec;
             return hw_aes_gcm(d->aes, d->out, d->in, d->sz, d->iv, d->ivSz, NULL, d->authTag, d->authTagSz,
                               d->authIn, d->authInSz);

@@ -183,19 +183,18 @@ target_compile_definitions(tb_wolfssl${_wolf_sfx} PUBLIC WOLFSSL_USER_SETTINGS
 if(TB_WOLFSSL_USER_CONFIG AND NOT TB_WOLFSSL_USER_CONFIG_FULL)
   target_compile_definitions(tb_wolfssl${_wolf_sfx} PUBLIC TB_WOLFSSL_USER_CONFIG="${TB_WOLFSSL_USER_CONFIG}")
 endif()
-if(_wolf_pq)
-  target_compile_definitions(tb_wolfssl${_wolf_sfx} PUBLIC TB_WOLFSSL_PQ=1)
-endif()
-if(_wolf_slhdsa)
-  target_compile_definitions(tb_wolfssl${_wolf_sfx} PUBLIC TB_WOLFSSL_SLHDSA=1)
-endif()
-if(_wolf_thumb2_armasm)
-  target_compile_definitions(tb_wolfssl${_wolf_sfx} PUBLIC TB_WOLFSSL_THUMB2_ARMASM=1)
-endif()
-if(TB_BARE_METAL)
-  # user_settings.h drops threads, files, sockets and the OS random device
-  target_compile_definitions(tb_wolfssl${_wolf_sfx} PUBLIC TB_BARE_METAL=1)
-endif()
+# The switches the adapter and user_settings.h read, each defined (=1) where
+# it is on; TB_BARE_METAL: user_settings.h drops threads, files, sockets and
+# the OS random device.
+foreach(_wolf_switch _wolf_pq:TB_WOLFSSL_PQ _wolf_slhdsa:TB_WOLFSSL_SLHDSA
+                     _wolf_thumb2_armasm:TB_WOLFSSL_THUMB2_ARMASM TB_BARE_METAL:TB_BARE_METAL)
+  string(REPLACE ":" ";" _wolf_pair ${_wolf_switch})
+  list(GET _wolf_pair 0 _wolf_var)
+  list(GET _wolf_pair 1 _wolf_define)
+  if(${_wolf_var})
+    target_compile_definitions(tb_wolfssl${_wolf_sfx} PUBLIC ${_wolf_define}=1)
+  endif()
+endforeach()
 # Third-party code: its own warnings never fail our build.
 target_compile_options(tb_wolfssl${_wolf_sfx} PRIVATE -w)
 if(TB_SANITIZE)

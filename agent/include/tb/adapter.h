@@ -152,6 +152,14 @@ extern const tb_adapter tb_library;
  * (nothing where the seed is the OS's); the core calls it, untimed, before
  * every measured batch and every handshake. */
 tb_status tb_rng_restart(void);
+/* adapter_reseed of a library that draws from its own DRBG, seeded from the
+ * OS (host only): a restarted platform seed does not reach it, so there is
+ * nothing to rebuild. */
+#define TB_DEFINE_RESEED_NOTHING()                                                                                \
+    static tb_status adapter_reseed(void)                                                                         \
+    {                                                                                                              \
+        return TB_OK;                                                                                              \
+    }
 #define TB_DEFINE_ADAPTER(name)                                                                                    \
     const tb_adapter tb_library = {(name),           adapter_init,   adapter_version, adapter_config, adapter_supports, \
                                    adapter_prepare, adapter_run,    adapter_result,  adapter_release, \

@@ -3,9 +3,8 @@
  * library's files fill in the tables with their library calls, and the
  * core's dispatch (core/family.c, TB_DEFINE_FAMILY_ADAPTER) reaches them,
  * so no adapter writes that dispatch again. An adapter that uses it defines
- * adapter_init, adapter_version, adapter_config, adapter_supports and
- * adapter_prepare (tb_family_supports / tb_family_prepare on its table)
- * and adapter_reseed, and ends with TB_DEFINE_FAMILY_ADAPTER.
+ * adapter_init, adapter_version, adapter_config and adapter_reseed, its
+ * families[] table, and ends with TB_DEFINE_FAMILY_ADAPTER.
  */
 #ifndef TB_FAMILY_H
 #define TB_FAMILY_H
@@ -29,6 +28,17 @@ struct tb_family {
     void (*release)(tb_family_state *state); /* also on a partly prepared state */
 };
 
+/* The tables of an adapter's six classic kinds, named tb_<lib>_<kind> (its
+ * sym.c: hash, mac, aead; kex.c: kex; pk.c: sig, pke): declared in its
+ * <lib>_adapter.h, and listed in its families[] (indexed by tb_kind) with
+ * any further kinds after them. */
+#define TB_DECLARE_CLASSIC_FAMILIES(lib)                                                                           \
+    extern const tb_family tb_##lib##_hash, tb_##lib##_mac, tb_##lib##_aead, tb_##lib##_kex, tb_##lib##_sig,     \
+        tb_##lib##_pke
+#define TB_CLASSIC_FAMILIES(lib)                                                                                   \
+    [TB_KIND_HASH] = &tb_##lib##_hash, [TB_KIND_MAC] = &tb_##lib##_mac, [TB_KIND_AEAD] = &tb_##lib##_aead,        \
+    [TB_KIND_KEX] = &tb_##lib##_kex, [TB_KIND_SIG] = &tb_##lib##_sig, [TB_KIND_PKE] = &tb_##lib##_pke
+
 /* The adapter's table for kind (families[kind], NULL where it has none or
  * kind is outside the table of n entries). */
 const tb_family *tb_family_of(const tb_family *const *families, size_t n, tb_kind kind);
@@ -37,12 +47,31 @@ int tb_family_supports(const tb_family *fam, const char *alg, const char *op);
 /* Prepares job with fam. Where fam is NULL or lacks alg/op: TB_UNSUPPORTED,
  * the error "<kind>/<alg>/<op><why>" (why, e.g. " is not in BearSSL 0.6"). */
 tb_status tb_family_prepare(const tb_family *fam, const tb_job *job, void **state, const char *why);
-/* Ends the adapter's adapter.c: its run, result and release through the
- * state's header, and the tb_library object. They are defined in the
- * adapter's own file, under the contract's names, so the timed call
- * (adapter_run: two loads and a tail call) keeps its code, its place in the
- * image and its name in profiles (tlsbench fidelity counts adapter_run). */
-#define TB_DEFINE_FAMILY_ADAPTER(name)                                                                             \
+/* Ends the adapter's adapter.c, after its families[] table (indexed by
+ * tb_kind): adapter_supports and adapter_prepare on the kind's table (why:
+ * the unsupported error's tail; refuse: NULL or a function that may refuse
+ * a job before its family sees it, returning TB_OK to let it through), its
+ * run, result and release through the state's header, and the tb_library
+ * object. They are defined in the adapter's own file, under the contract's
+ * names, so the timed call (adapter_run: two loads and a tail call) keeps
+ * its code, its place in the image and its name in profiles (tlsbench
+ * fidelity counts adapter_run). */
+#define TB_DEFINE_FAMILY_ADAPTER(name, families, refuse, why)                                                      \
+    static int adapter_supports(tb_kind kind, const char *alg, const char *op)                                     \
+    {                                                                                                              \
+        return tb_family_supports(tb_family_of(families, sizeof(families) / sizeof(families[0]), kind), alg, op);  \
+    }                                                                                                              \
+    static tb_status adapter_prepare(const tb_job *job, void **state)                                              \
+    {                                                                                                              \
+        tb_status (*const refuse_fn)(const tb_job *) = refuse;                                                     \
+        if (refuse_fn != NULL) {                                                                                   \
+            *state = NULL;                                                                                         \
+            tb_status refused = refuse_fn(job);                                                                    \
+            if (refused != TB_OK) return refused;                                                                  \
+        }                                                                                                          \
+        return tb_family_prepare(tb_family_of(families, sizeof(families) / sizeof(families[0]), job->kind), job,   \
+                                 state, why);                                                                      \
+    }                                                                                                              \
     static tb_status adapter_run(void *state)                                                                      \
     {                                                                                                              \
         tb_family_state *st = state;                                                                               \

@@ -53,4 +53,31 @@ int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req);
 /* What a side's name, resumption mode and so on are called in records. */
 const char *tb_side_name(int side);
 
+/* What this library (as built) lacks for the request, before any work:
+ * TB_UNSUPPORTED with the reason, else TB_OK. frag: whether the driver
+ * reports the fragment length a maximum-fragment request got (the in-memory
+ * pair does, the socket sides do not). static inline, so each driver keeps
+ * its code where it stood. */
+static inline tb_status tb_tls_check_features(const tb_tls_request *req, int frag)
+{
+    const tb_tls_ops *ops = &tb_library_tls;
+    if (ops->endpoint_new == NULL) {
+        tb_set_error("no TLS in this library build");
+        return TB_UNSUPPORTED;
+    }
+    if (req->cfg.resume != TB_RESUME_NONE && (ops->session_get == NULL || ops->resumed == NULL)) {
+        tb_set_error("resumption is not supported by this adapter");
+        return TB_UNSUPPORTED;
+    }
+    if (frag && req->cfg.max_frag != 0 && ops->frag_len == NULL) {
+        tb_set_error("this adapter does not ask for a maximum fragment length");
+        return TB_UNSUPPORTED;
+    }
+    if (req->early && (ops->early_send == NULL || ops->early_recv == NULL)) {
+        tb_set_error("0-RTT early data is not supported by this adapter");
+        return TB_UNSUPPORTED;
+    }
+    return TB_OK;
+}
+
 #endif

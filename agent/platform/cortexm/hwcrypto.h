@@ -56,12 +56,14 @@ uint32_t tb_hw_available(void);
 void tb_hw_standin_begin(void);
 void tb_hw_standin_end(void);
 
-/* Doorbells: one call per block handed to the peripheral, one per operation set up. */
+/* Doorbells: one call per block handed to the peripheral, one per operation set up; an AEAD's
+ * associated-data blocks ring their own (the CRYP's GCM header phase has its own figure). */
 void tb_hw_block_sha1(void);
 void tb_hw_block_sha256(void);
 void tb_hw_block_aes_ecb(void);
 void tb_hw_block_aes_cbc(void);
 void tb_hw_block_aes_gcm(void);
+void tb_hw_header_aes_gcm(void);
 void tb_hw_setup_sha1(void);
 void tb_hw_setup_sha256(void);
 void tb_hw_setup_aes_ecb(void);
@@ -78,7 +80,7 @@ static inline void tb_hw_wait(void)
 }
 
 /* A driver's register traffic, shared by the libraries' drivers (Mbed TLS's
- * _ALT functions): what a product's driver does per update, final, key
+ * _ALT functions, wolfSSL's crypto callbacks): what a product's driver does per update, final, key
  * load and block. A hash's data words go to DIN, a block's doorbell and a
  * status poll each time 16 words complete; a final writes the last word's
  * valid bits and DCAL, rings the padding block(s) and reads the digest

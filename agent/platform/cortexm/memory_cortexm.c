@@ -10,6 +10,7 @@
 #include "cortexm.h"
 #include "tb/heap_account.h"
 #include "tb/platform.h"
+#include "../common/capped_move.h"
 
 #include <malloc.h>
 #include <stdlib.h>
@@ -74,16 +75,7 @@ void *__wrap_calloc(size_t n, size_t size)
 void *__wrap_realloc(void *old, size_t n)
 {
     if (old == NULL) return __wrap_malloc(n);
-    if (n > 0 && tb_heap_counting && tb_heap_capped()) {
-        /* under the cap a move the cap refuses must leave the old block
-         * alive: a new block (admitted or not) while the old one counts */
-        void *p = __wrap_malloc(n);
-        if (p == NULL) return NULL;
-        size_t keep = malloc_usable_size(old);
-        memcpy(p, old, keep < n ? keep : n);
-        __wrap_free(old);
-        return p;
-    }
+    if (n > 0 && tb_heap_counting && tb_heap_capped()) return tb_capped_move(old, n, __wrap_malloc, __wrap_free);
     uncounted(old);
     TB_NEST_BEGIN();
     void *p = __real_realloc(old, n);

@@ -7,6 +7,7 @@
 #include "tb/core.h"
 #include "tb/platform.h"
 #include "tb/protocol.h"
+#include "../common/seed_stream.h"
 
 #include <string.h>
 #include <sys/time.h>
@@ -213,12 +214,7 @@ static uint32_t seed_state = SEED_START;
 
 int tb_platform_seed(uint8_t *out, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        seed_state ^= seed_state << 13;
-        seed_state ^= seed_state >> 17;
-        seed_state ^= seed_state << 5;
-        out[i] = (uint8_t)seed_state;
-    }
+    TB_SEED_STREAM(seed_state, out, n)
     return 0;
 }
 

@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include "tb/heap_account.h"
 #include "tb/platform.h"
+#include "../common/capped_move.h"
 
 #include <errno.h>
 #include <malloc.h>
@@ -64,16 +65,7 @@ void *calloc(size_t n, size_t size)
 void *realloc(void *old, size_t n)
 {
     if (old == NULL) return malloc(n);
-    if (n > 0 && tb_heap_counting && tb_heap_capped()) {
-        /* under the cap a move the cap refuses must leave the old block
-         * alive: a new block (admitted or not) while the old one counts */
-        void *p = malloc(n);
-        if (p == NULL) return NULL;
-        size_t keep = malloc_usable_size(old);
-        memcpy(p, old, keep < n ? keep : n);
-        free(old);
-        return p;
-    }
+    if (n > 0 && tb_heap_counting && tb_heap_capped()) return tb_capped_move(old, n, malloc, free);
     uncounted(old);
     void *p = __libc_realloc(old, n);
     /* on failure the old block lives on */

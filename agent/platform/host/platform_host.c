@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "tb/core.h"
 #include "tb/platform.h"
+#include "../common/seed_stream.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -219,12 +220,7 @@ int tb_platform_seed_restart(void)
 int tb_platform_seed(uint8_t *out, size_t n)
 {
     if (fixed_seed()) {
-        for (size_t i = 0; i < n; i++) {
-            fixed_state ^= fixed_state << 13;
-            fixed_state ^= fixed_state >> 17;
-            fixed_state ^= fixed_state << 5;
-            out[i] = (uint8_t)fixed_state;
-        }
+        TB_SEED_STREAM(fixed_state, out, n)
         return 0;
     }
     size_t done = 0;

@@ -434,22 +434,10 @@ static void emit_timed_calls(uint64_t calls_before)
 
 static tb_status open_endpoint(const tb_tls_request *req, int side, void **endpoint)
 {
-    const tb_tls_ops *ops = &tb_library_tls;
     *endpoint = NULL;
     if (req->plain) return TB_OK;
-    if (ops->endpoint_new == NULL) {
-        tb_set_error("no TLS in this library build");
-        return TB_UNSUPPORTED;
-    }
-    if (req->cfg.resume != TB_RESUME_NONE && (ops->session_get == NULL || ops->resumed == NULL)) {
-        tb_set_error("resumption is not supported by this adapter");
-        return TB_UNSUPPORTED;
-    }
-    if (req->early && (ops->early_send == NULL || ops->early_recv == NULL)) {
-        tb_set_error("0-RTT early data is not supported by this adapter");
-        return TB_UNSUPPORTED;
-    }
-    return ops->endpoint_new((tb_side)side, &req->cfg, endpoint);
+    tb_status st = tb_tls_check_features(req, 0);
+    return st != TB_OK ? st : tb_library_tls.endpoint_new((tb_side)side, &req->cfg, endpoint);
 }
 
 static void server(const tb_tls_request *req)

@@ -26,10 +26,6 @@
  * (stm32/qemu_tim_count.c); exit through semihosting.
  *
  * Has run on no board. */
-#ifndef TB_EMULATED
-#define TB_EMULATED 0
-#endif
-
 #include "board.h"
 #include "tb/platform.h"
 #include "../stm32/usart_stm32.h"

@@ -45,34 +45,10 @@ void tb_board_init(void)
     tb_stm32_tim2_wraps_start(0, 0x7FFFFFFFu);
 }
 
-const char *tb_board_name(void)
-{
-    return "board:nucleo-f446re:hsi-16mhz";
-}
-
-void tb_board_putc(char c)
-{
-    tb_usart_putc(USART2, c);
-}
-
-int tb_board_getc(void)
-{
-    return tb_usart_getc(USART2);
-}
-
-uint64_t tb_board_count(void)
-{
-    __asm__ volatile("cpsid i" ::: "memory");
-    uint64_t c = tb_dwt_count();
-    __asm__ volatile("cpsie i" ::: "memory");
-    return c;
-}
-
-uint32_t tb_board_counter(void)
-{
-    return TB_CTR_CYCLES;
-}
-
-const tb_board_notes tb_board_counter_notes = {
-    "Cortex-M4 has no retired-instruction counter: cycles only",
-    "core cycles of the 16 MHz HSI clock (62.5 ns each; HSI is +-1 %): not converted to time"};
+#define TB_BOARD_NAME "board:nucleo-f446re:hsi-16mhz"
+#define TB_BOARD_PUTC(c) tb_usart_putc(USART2, c)
+#define TB_BOARD_GETC() tb_usart_getc(USART2)
+#define TB_BOARD_CYCLES() tb_dwt_count()
+#define TB_BOARD_CPU_NOTE "Cortex-M4 has no retired-instruction counter: cycles only"
+#define TB_BOARD_CLOCK_NOTE "core cycles of the 16 MHz HSI clock (62.5 ns each; HSI is +-1 %): not converted to time"
+#include "../stm32/board_io.c"

@@ -35,10 +35,6 @@
  * fits in this board's memory, not this file's registers.
  *
  * Has run on no board. */
-#ifndef TB_EMULATED
-#define TB_EMULATED 0
-#endif
-
 #if TB_EMULATED
 #include "../mps2/board_mps2.c"
 #else
@@ -46,7 +42,7 @@
 #include "tb/platform.h"
 #include "../cortexm/dwt.h"
 #include "../stm32/tim2_wraps.h"
-#include "../stm32/usart_stm32v2.h"
+#include "../stm32/usart_stm32.h"
 
 #define REG(addr) (*(volatile uint32_t *)(addr))
 
@@ -139,35 +135,11 @@ void tb_board_init(void)
     tb_stm32_tim2_wraps_start(0, (1u << 30) - 1u);
 }
 
-const char *tb_board_name(void)
-{
-    return "board:nucleo-f746zg:216mhz";
-}
-
-void tb_board_putc(char c)
-{
-    tb_usart2_putc(USART3, c);
-}
-
-int tb_board_getc(void)
-{
-    return tb_usart2_getc(USART3);
-}
-
-uint64_t tb_board_count(void)
-{
-    __asm__ volatile("cpsid i" ::: "memory");
-    uint64_t c = tb_dwt_count();
-    __asm__ volatile("cpsie i" ::: "memory");
-    return c;
-}
-
-uint32_t tb_board_counter(void)
-{
-    return TB_CTR_CYCLES;
-}
-
-const tb_board_notes tb_board_counter_notes = {
-    "Cortex-M7 has no retired-instruction counter: cycles only",
-    "core cycles of the 216 MHz clock (HSE from the ST-LINK): not converted to time"};
+#define TB_BOARD_NAME "board:nucleo-f746zg:216mhz"
+#define TB_BOARD_PUTC(c) tb_usart2_putc(USART3, c)
+#define TB_BOARD_GETC() tb_usart2_getc(USART3)
+#define TB_BOARD_CYCLES() tb_dwt_count()
+#define TB_BOARD_CPU_NOTE "Cortex-M7 has no retired-instruction counter: cycles only"
+#define TB_BOARD_CLOCK_NOTE "core cycles of the 216 MHz clock (HSE from the ST-LINK): not converted to time"
+#include "../stm32/board_io.c"
 #endif

@@ -26,17 +26,13 @@
  * not this file's registers.
  *
  * Has run on no board. */
-#ifndef TB_EMULATED
-#define TB_EMULATED 0
-#endif
-
 #if TB_EMULATED
 #include "../microbit/board_microbit.c"
 #else
 #include "board.h"
 #include "tb/platform.h"
 #include "../cortexm/systick.h"
-#include "../stm32/usart_stm32v2.h"
+#include "../stm32/usart_stm32.h"
 
 #define REG(addr) (*(volatile uint32_t *)(addr))
 
@@ -91,35 +87,11 @@ void tb_timer_irq(void)
 {
 }
 
-const char *tb_board_name(void)
-{
-    return "board:nucleo-l073rz:32mhz";
-}
-
-void tb_board_putc(char c)
-{
-    tb_usart2_putc(USART2, c);
-}
-
-int tb_board_getc(void)
-{
-    return tb_usart2_getc(USART2);
-}
-
-uint64_t tb_board_count(void)
-{
-    __asm__ volatile("cpsid i" ::: "memory");
-    uint64_t c = tb_systick_count();
-    __asm__ volatile("cpsie i" ::: "memory");
-    return c;
-}
-
-uint32_t tb_board_counter(void)
-{
-    return TB_CTR_CYCLES;
-}
-
-const tb_board_notes tb_board_counter_notes = {
-    "Cortex-M0+ has no retired-instruction counter: cycles only",
-    "core cycles of the 32 MHz clock (SysTick, HSI16 +-1 %): not converted to time"};
+#define TB_BOARD_NAME "board:nucleo-l073rz:32mhz"
+#define TB_BOARD_PUTC(c) tb_usart2_putc(USART2, c)
+#define TB_BOARD_GETC() tb_usart2_getc(USART2)
+#define TB_BOARD_CYCLES() tb_systick_count()
+#define TB_BOARD_CPU_NOTE "Cortex-M0+ has no retired-instruction counter: cycles only"
+#define TB_BOARD_CLOCK_NOTE "core cycles of the 32 MHz clock (SysTick, HSI16 +-1 %): not converted to time"
+#include "../stm32/board_io.c"
 #endif

@@ -1,5 +1,5 @@
-/* Polled STM32 USART, the ISR/RDR/TDR register set (see usart_stm32v2.h). */
-#include "usart_stm32v2.h"
+/* Polled STM32 USART, the ISR/RDR/TDR register set (see usart_stm32.h). */
+#include "usart_stm32.h"
 
 #define REG(base, off) (*(volatile uint32_t *)((base) + (off)))
 #define USART_CR1 0x00u

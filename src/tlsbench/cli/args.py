@@ -4,30 +4,18 @@ what is allowed."""
 from __future__ import annotations
 
 import argparse
-import difflib
 import math
 from pathlib import Path
 
 from tlsbench import versions
 from tlsbench.errors import PlanError
-from tlsbench.families.primitive.plan import MAX_SIZE
 from tlsbench.outfile import folder
+from tlsbench.plans.flags import choose, comma_list
 from tlsbench.targets import target as targets
 from tlsbench.targets import userconfig
 
-
-def comma_list(text: str) -> list[str]:
-    return [t.strip() for t in text.split(",") if t.strip()]
-
-
-def sizes_arg(text: str) -> list[int]:
-    try:
-        sizes = sorted({int(t) for t in comma_list(text)})
-    except ValueError:
-        raise PlanError(f"--sizes must be a comma-separated list of integers, got {text!r}") from None
-    if not sizes or sizes[0] < 1 or sizes[-1] > MAX_SIZE:
-        raise PlanError(f"--sizes must list byte counts 1..{MAX_SIZE}, got {text!r}")
-    return sizes
+__all__ = ["choose", "choose_libraries", "comma_list", "cflags_joined", "output_folder", "percent_arg",
+           "user_build_options", "with_user_build"]
 
 
 def percent_arg(text: str) -> float:
@@ -38,17 +26,6 @@ def percent_arg(text: str) -> float:
     if not 0 <= value < 1000 or math.isnan(value):
         raise argparse.ArgumentTypeError(f"must be a percentage from 0 to 1000, got {text!r}")
     return value
-
-
-def choose(what: str, text: str, allowed: list[str], see: str) -> list[str]:
-    """A comma-separated selection; an unknown name suggests the nearest."""
-    chosen = comma_list(text)
-    for name in chosen:
-        if name not in allowed:
-            near = difflib.get_close_matches(name, allowed, n=3, cutoff=0.5)
-            hint = f" (did you mean {', '.join(near)}?)" if near else ""
-            raise PlanError(f"unknown {what} {name!r}{hint}; see: {see}")
-    return chosen
 
 
 def choose_libraries(text: str) -> list[str]:

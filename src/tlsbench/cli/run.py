@@ -8,16 +8,13 @@ import os
 import sys
 from pathlib import Path
 
-from tlsbench.cli.args import choose, choose_libraries, sizes_arg, user_build_options, with_user_build
+from tlsbench.cli.args import choose, choose_libraries, user_build_options, with_user_build
 from tlsbench.engine import labels as run_labels
 from tlsbench.engine import parallel, plan_size, runner
 from tlsbench.engine.stats import parse_policy
 from tlsbench.engine.store import NOTHING_MEASURED, Store
 from tlsbench.errors import PlanError
-from tlsbench.families.primitive.catalog import ALGORITHMS, KINDS
-from tlsbench.families.primitive.plan import all_ops
-from tlsbench.families.tls import catalog as tls_catalog
-from tlsbench.families.tls import plan as tls_plan
+from tlsbench.families import registry
 from tlsbench.plans import runenv, where
 from tlsbench.plans.plan import (
     METHOD_BOUNDS,
@@ -32,17 +29,6 @@ from tlsbench.plans.plan import (
 from tlsbench.report import tables as report
 from tlsbench.targets import target as targets
 
-# run flags that set the TLS matrix (the [tls] table of a plan): name, allowed values, where to see them
-TLS_FLAGS = (
-    ("suites", tls_catalog.SUITES, "tlsbench list suites"),
-    ("groups", tls_catalog.GROUPS, "tlsbench run --help"),
-    ("certs", tls_catalog.KEY_TYPES, "tlsbench run --help"),
-    ("handshakes", tuple(tls_catalog.HANDSHAKES), "tlsbench run --help"),
-)
-
-
-TLS_FLAG_WHAT = {"suites": "suite", "groups": "group", "certs": "certificate key type", "handshakes": "handshake kind"}
-
 
 def plan_from_args(a: argparse.Namespace) -> tuple[Plan, str]:
     if a.plan and a.preset:
@@ -54,40 +40,14 @@ def plan_from_args(a: argparse.Namespace) -> tuple[Plan, str]:
     else:
         plan, source = load_preset("default")
     flags = []
-    known_algs = [x for algs in ALGORITHMS.values() for x in algs]
     if a.libraries:
         plan.libraries = choose_libraries(a.libraries)
         flags.append(f"--libraries {a.libraries}")
     if a.kinds:
         plan.kinds = choose("kind", a.kinds, list(PLAN_KINDS), "tlsbench run --help")
-        if not a.algorithms:  # the flag narrows the plan: its algorithms of the other kinds go too
-            plan.algorithms = [x for x in plan.algorithms
-                               if any(x in ALGORITHMS[k] for k in plan.kinds if k in ALGORITHMS)]
         flags.append(f"--kinds {a.kinds}")
-    if a.algorithms:
-        plan.algorithms = choose("algorithm", a.algorithms, known_algs, "tlsbench list algorithms")
-        if not a.kinds:
-            plan.kinds = [k for k in KINDS if any(x in ALGORITHMS[k] for x in plan.algorithms)]
-        flags.append(f"--algorithms {a.algorithms}")
-    if a.ops:
-        plan.ops = choose("operation", a.ops, all_ops(), "tlsbench run --help")
-        flags.append(f"--ops {a.ops}")
-    if a.sizes:
-        plan.sizes = sizes_arg(a.sizes)
-        flags.append(f"--sizes {a.sizes}")
-    if a.device_side:
-        plan.tls.device_side = a.device_side
-        flags.append(f"--device-side {a.device_side}")
-    if getattr(a, "callgrind", False):  # as [tls] callgrind = true
-        plan.tls.callgrind = True
-        flags.append("--callgrind")
-    for name, allowed, see in TLS_FLAGS:  # the TLS matrix, as a plan's [tls] table would set it
-        text = getattr(a, f"tls_{name}")
-        if text:
-            setattr(plan.tls, name, choose(TLS_FLAG_WHAT[name], text, list(allowed), see))
-            if tls_plan.KIND not in plan.kinds:
-                plan.kinds = [*plan.kinds, tls_plan.KIND] if a.kinds else [tls_plan.KIND]
-            flags.append(f"--{name} {text}")
+    for section in registry.plan_sections():  # each family's own flags (plans.model.PlanSection)
+        flags += section.apply_flags(a, plan, kinds_given=bool(a.kinds))
     m = plan.method
     for name in METHOD_BOUNDS:
         value = getattr(a, name)
@@ -192,15 +152,8 @@ def add_parsers(sub: argparse._SubParsersAction, db: argparse.ArgumentParser) ->
     r.add_argument("--resume", type=int, metavar="RUN", help="finish an interrupted run")
     r.add_argument("--libraries", help="comma-separated, e.g. openssl,mbedtls (default: the plan's; all four)")
     r.add_argument("--kinds", help=f"comma-separated: {','.join(PLAN_KINDS)} (default: the plan's)")
-    r.add_argument("--algorithms", help="comma-separated algorithm names (default: every algorithm of the kinds;"
-                   " tlsbench list algorithms)")
-    r.add_argument("--ops", help="comma-separated operations, e.g. encrypt,sign (default: every benchmarked op)")
-    r.add_argument("--sizes", help="message sizes in bytes, e.g. 64,1024,16384 (default: the plan's)")
-    for name, allowed, _see in TLS_FLAGS:
-        shown = ", ".join(allowed) if len(allowed) < 12 else f"{len(allowed)} IANA names (tlsbench list suites)"
-        r.add_argument(f"--{name}", dest=f"tls_{name}", metavar=name.upper(),
-                       help=f"TLS cases: comma-separated {TLS_FLAG_WHAT[name]}s, of: {shown} (default: the plan's;"
-                            " sets the plan to TLS unless --kinds says more)")
+    for section in registry.plan_sections():  # what each family's cases are: algorithms, sizes, suites...
+        section.add_select_flags(r)
     r.add_argument("--repeats", type=int, help=f"measured batches per case (default: the plan's; {Method.repeats} in a"
                    " plan that does not say; at most 3 on an emulated board, whose counts are exact)")
     r.add_argument("--warmup", type=int, help=f"batches run and discarded per round (default: the plan's;"
@@ -240,12 +193,8 @@ def add_parsers(sub: argparse._SubParsersAction, db: argparse.ArgumentParser) ->
     _parallel_options(r)
     r.add_argument("--labgrid-coordinator", dest="labgrid_coordinator", metavar="HOST:PORT",
                    help="the labgrid coordinator of a labgrid:PLACE target (default: $LG_COORDINATOR)")
-    r.add_argument("--device-side", dest="device_side", choices=("client", "server"),
-                   help="firmware: only this side of each handshake on the device, its peer the host agent of"
-                        " the same library (the case name says device=SIDE)")
-    r.add_argument("--callgrind", action="store_true",
-                   help="host TLS in memory: each round also counts each side's handshake instructions under"
-                        " callgrind (exact, for regression checks; valgrind's CPU, not the host's: docs/method.md)")
+    for section in registry.plan_sections():  # how each family's cases run there (e.g. one side on the device)
+        section.add_target_flags(r)
     r.add_argument("--label", action="append", metavar="KEY=VALUE",
                    help="a label for the run (repeatable), e.g. --label branch=tuning; the commit, library"
                         " versions and machine are recorded as labels already (tlsbench runs --label); not"

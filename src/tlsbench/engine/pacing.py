@@ -25,6 +25,9 @@ from tlsbench.errors import AgentError
 
 SLOW_RATIO = 0.90  # speed relative to the run's best below which a round is measured again
 MAX_AGAIN = 2  # a round is measured at most 1 + MAX_AGAIN times
+# measuring again costs at most half a round per round over the run (plus MAX_AGAIN for a slow start): on a
+# day when the machine is slow half of the time, retries alone would double the run's wall time
+AGAIN_BUDGET = 0.5
 LANES = 8  # independent chains: throughput-bound (1: the single dependent chain of runs before)
 STEPS = 4_000_000  # steps per lane, about 18 ms on our machines
 KIND = f"xorshift64 x{LANES} lanes, {STEPS:,} steps"  # stored with each run: references compare only in kind
@@ -77,6 +80,17 @@ class Pace:
 
     best_ns: int | None = None
     seen: list[int] = field(default_factory=list)
+    rounds: int = 0  # rounds measured so far
+    again: int = 0  # the extra attempts they took
+
+    def may_again(self, extra: int) -> bool:
+        """Whether the run's budget allows one more attempt of the round being measured, which has taken
+        ``extra`` attempts beyond its first so far."""
+        return self.again + extra < AGAIN_BUDGET * self.rounds + MAX_AGAIN
+
+    def count(self, attempts: int) -> None:
+        self.rounds += 1
+        self.again += attempts - 1
 
     def note(self, ns: int) -> None:
         self.seen.append(ns)

@@ -26,6 +26,7 @@ from tlsbench.errors import RunInterrupted, StoreError, TlsbenchError
 from tlsbench.families import registry
 from tlsbench.families.base import Context
 from tlsbench.families.primitive import keys as keys_mod
+from tlsbench.libraries import registry as library_registry
 from tlsbench.libraries import versions
 from tlsbench.plans import runenv
 from tlsbench.plans.plan import Plan
@@ -287,7 +288,7 @@ class _Session:
         if not registry.family_of(case.kind).needs_checks:  # the agent itself says what it cannot do
             return None
         if (case.kind, case.alg, case.op) not in self.infos[case.library].support:
-            return Measured.not_run("unsupported", "not supported by this library build")
+            return Measured.not_run("unsupported", _lacking(case.library, case.alg))
         no_room = self.no_room.get((case.library, case.kind, case.alg))
         if no_room is not None:
             return Measured.not_run("does_not_fit", f"its check: {no_room}")
@@ -298,9 +299,9 @@ class _Session:
 
     def _measure(self, case: Case, rnd: int) -> Measured:
         """One round, placed and paced on the host: measured again (at most
-        pacing.MAX_AGAIN times) while the slower of the references around it
-        says the machine was slow; the attempt with the fastest such reference
-        is kept."""
+        pacing.MAX_AGAIN times, within the run's budget) while the slower of
+        the references around it says the machine was slow; the attempt with
+        the fastest such reference is kept."""
         info = self.infos[case.library]
         family = registry.family_of(case.kind)
         place = None
@@ -327,8 +328,9 @@ class _Session:
             better = ref is not None and (kept is None or kept[0] is None or ref < kept[0])
             if kept is None or kept[1].status != "ok" or (m.status == "ok" and better):
                 kept = (ref, m)
-            if m.status != "ok" or ref is None or not self.pace.slow(ref):
+            if m.status != "ok" or ref is None or not self.pace.slow(ref) or not self.pace.may_again(attempts - 1):
                 break
+        self.pace.count(attempts)
         ref, m = kept
         info_ = m.round_info or {}
         info_.setdefault("reference_ns", ref)  # a placed round's agent stored its own before and after
@@ -428,6 +430,13 @@ class _Session:
 def _needs_round(entry: tuple[int, str, int] | None, rnd: int) -> bool:
     """entry: (case id, status, rounds done) as stored, or None when not started."""
     return entry is None or (entry[1] not in TERMINAL and entry[2] <= rnd)
+
+
+def _lacking(library: str, alg: str) -> str:
+    """Why a library's agent does not offer an algorithm: the library's own reason where no build of it has
+    the algorithm, else its build's configuration."""
+    record = library_registry.get(versions.base(library))
+    return (record.lacks.get(alg) if record else None) or "not supported by this library build"
 
 
 def _log(msg: str) -> None:

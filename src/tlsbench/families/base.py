@@ -50,7 +50,8 @@ class Family(Protocol):
     timed: bool
     placed: bool
     # its part of a plan: the kinds a plan may select (in the listing's order), those selected when
-    # a plan names none, and the section that reads its keys (None: none; two families may share one)
+    # a plan names none, and the section that reads its keys and its `tlsbench run` flags
+    # (plans.model.PlanSection; None: none; two families may share one, listed once)
     plan_kinds: tuple[str, ...]
     default_kinds: tuple[str, ...]
     plan_section: PlanSection | None

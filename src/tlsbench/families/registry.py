@@ -9,6 +9,7 @@ from tlsbench.families.minram.family import MinRamFamily
 from tlsbench.families.primitive.family import PrimitiveFamily
 from tlsbench.families.size.family import SizeFamily
 from tlsbench.families.tls.family import TlsFamily
+from tlsbench.plans.model import PlanSection
 
 FAMILIES: tuple[Family, ...] = (
     PrimitiveFamily(),
@@ -22,6 +23,12 @@ assert len(_BY_KIND) == sum(len(f.kinds) for f in FAMILIES), "a case kind belong
 for _family in FAMILIES:
     for _metric in _family.metrics():
         assert metrics.REGISTRY.get(_metric.name) is _metric, f"{_family.name}: {_metric.name} is not registered"
+
+
+def plan_sections() -> tuple[PlanSection, ...]:
+    """The families' parts of a plan (keys, checks, run flags), in the families' order, each once
+    (the TLS and min-ram families share the [tls] table)."""
+    return tuple({id(f.plan_section): f.plan_section for f in FAMILIES if f.plan_section}.values())
 
 
 def kinds_with(view: str) -> tuple[str, ...]:

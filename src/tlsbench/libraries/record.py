@@ -65,6 +65,8 @@ class Library:
     size_archives: tuple[str, ...] = ()
     # size probe -> why the library's public API cannot do it in its tlsbench configuration
     size_unsupported: dict[str, str] = field(default_factory=dict)
+    # algorithm -> why the library has none of it in any build (an unsupported case's reason)
+    lacks: dict[str, str] = field(default_factory=dict)
     # what `tlsbench doctor` checks for it, in order
     doctor_checks: tuple[Check, ...] = ()
     # lock sections its pinned builds need beside its own (GnuTLS 3.8: nettle)
@@ -73,7 +75,8 @@ class Library:
     # and which cases each define decides (libraries/configs.py); None: the library takes none
     config_mechanism: ConfigMechanism | None = None
     # its build profile "hw" (a crypto peripheral's driver, targets/hwcrypto.py): each case algorithm
-    # the driver hands to a peripheral -> the board profile's accelerators it needs ([accelerators.NAME])
+    # the driver hands to a peripheral -> the board profile's accelerators it needs ([accelerators.NAME];
+    # "a|b": either, the first the driver prefers)
     hw_routes: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def version(self, label: str) -> Version | None:

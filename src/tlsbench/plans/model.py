@@ -1,11 +1,12 @@
 """A plan as data, knowing no family: its own fields (name, libraries,
 kinds, method, where it runs) and the sections the case families declare
 (plans.plan builds the schema from families.registry). A family's section
-owns its keys, their defaults, checks and stored form; the plan holds its
-values as attributes (plan.sizes, plan.tls)."""
+owns its keys, their defaults, checks, stored form and `tlsbench run` flags;
+the plan holds its values as attributes (plan.sizes, plan.tls)."""
 
 from __future__ import annotations
 
+import argparse
 import copy
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar, Protocol
@@ -71,6 +72,19 @@ class PlanSection(Protocol):
 
     def firmware_problem(self, plan: Plan, target_name: str, what: str) -> str | None:
         """Why the plan cannot run on a firmware target (None: it can)."""
+        ...
+
+    def add_select_flags(self, p: argparse.ArgumentParser) -> None:
+        """Its `tlsbench run` flags that choose cases (the help lists them after --kinds)."""
+        ...
+
+    def add_target_flags(self, p: argparse.ArgumentParser) -> None:
+        """Its `tlsbench run` flags for how its cases run on the target (listed after the target's)."""
+        ...
+
+    def apply_flags(self, a: argparse.Namespace, plan: Plan, kinds_given: bool) -> list[str]:
+        """Sets the plan from those of its flags given (kinds_given: --kinds was), one-line errors;
+        returns them as typed, recorded with the run."""
         ...
 
 

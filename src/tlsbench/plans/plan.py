@@ -33,7 +33,7 @@ __all__ = ["PLAN_KINDS", "Locator", "Method", "Plan", "load_plan", "load_preset"
 
 # the families' parts of a plan: their sections (one each, or shared), the kinds a plan selects
 SCHEMA = Schema(
-    sections=tuple({id(f.plan_section): f.plan_section for f in registry.FAMILIES if f.plan_section}.values()),
+    sections=registry.plan_sections(),
     kinds=tuple(k for f in registry.FAMILIES for k in f.plan_kinds),
     default_kinds=tuple(k for f in registry.FAMILIES for k in f.default_kinds),
 )

@@ -75,6 +75,8 @@ def verdict_counts(c: compare.Comparison) -> dict[str, int]:
         elif row.verdict == "same":
             out["inconclusive" if row.note and ("cannot reach" in row.note or "too few" in row.note)
                 else "same"] += 1
+        elif row.verdict == "inconclusive":  # a difference the test or the machine's own change cannot call
+            out["inconclusive"] += 1
     return out
 
 

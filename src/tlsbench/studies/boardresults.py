@@ -107,9 +107,13 @@ def run_all(db: Path, log=print, only: frozenset[str] = frozenset()) -> list[Boa
         if target not in built:
             # fresh images (their stamps match their inputs) are not built again: the run's cases may all
             # come from the result cache, and a build that has nothing to do still takes its time
-            if firmware.stale(targets.parse(target), parse_plan((paths.root() / PLAN).read_text()).libraries):
-                log(f"results-boards: building {target}")
-                subprocess.run([*tb, "build", "--target", target], check=True, stdout=subprocess.DEVNULL)
+            # and of the stale ones, only those: one library's changed configuration rebuilds its images only
+            todo = firmware.stale(targets.parse(target), parse_plan((paths.root() / PLAN).read_text()).libraries)
+            if todo:
+                why = "; ".join(f"{lib}: {reason}" for lib, (reason, _opt) in todo.items())
+                log(f"results-boards: building {target}: {why}")
+                subprocess.run([*tb, "build", "--target", target, "--libraries", ",".join(todo)], check=True,
+                               stdout=subprocess.DEVNULL)
             built.add(target)
         log(f"results-boards: {name} on {target}")
         returncode, stderr = _run_here(["--db", str(db), "run", "--plan", str(paths.root() / PLAN), "--target",

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tlsbench.engine import steadiness
 from tlsbench.engine.store import Store
 from tlsbench.families.tls import plan as tls_plan
 from tlsbench.families.tls.names import BASELINE, TlsVariant
@@ -188,7 +189,16 @@ def _counts(data: RunData) -> str:
     return ", ".join(f"{n} {s}" for s, n in sorted(by.items()))
 
 
-def run_section(page: Page, want: Want, data: RunData, used: list[Used], db: str) -> None:
+def reused_from(store: Store, data: RunData) -> tuple[int, list[int]]:
+    """How many of the page's cases the result cache copied from an earlier measurement, and the runs
+    that measured them."""
+    ids = [c["reused_from"] for c in data.cases if c.get("reused_from") is not None]
+    runs = {found[0] for i in ids if (found := store.case_run_and_name(i)) is not None}
+    return len(ids), sorted(runs)
+
+
+def run_section(page: Page, want: Want, data: RunData, used: list[Used], db: str,
+                reused: tuple[int, list[int]] = (0, [])) -> None:
     profile = tables.board_profile_line(data)
     versions = ", ".join(f"{lib['library']} {lib['version']}" for lib in data.libraries)
     page.add(f"- **{want.target}**{' under board profile ' + profile if profile else ''}",
@@ -199,6 +209,12 @@ def run_section(page: Page, want: Want, data: RunData, used: list[Used], db: str
         page.add(f"  - then run {u.run_id}, the same with `{u.flags}` ({u.counts}): {u.taken} case(s) that did not"
                  " run ok in the first taken from it")
     page.add(f"  - cases on this page: {_counts(data)}", f"  - libraries: {versions}")
+    if reused[0]:  # exact counts: the same image, emulator, plugin, profile and requests give the same figures
+        page.add(f"  - reused: {reused[0]} of {len(data.cases)} cases' exact counts copied by the result cache from"
+                 f" run {', '.join(map(str, reused[1]))} of the same database (the same image, emulator, cycle-model"
+                 " plugin, board profile, requests and protocol; `tlsbench run --no-cache` measures them again)")
+    if "board" not in data.run.machine:  # host times: how steady the machine was while they were measured
+        page.add(f"  - {steadiness.run_line(data.rounds)}")
     if profile:
         page.add("  - model figures (model cycles, model time) are the board profile's cycle model applied to the"
                  " firmware's exact instructions (docs/cycle-model.md): a model, not a measurement on the board")
@@ -659,7 +675,7 @@ def render(study: Study, store: Store, db: str, studies: Path | None) -> str | N
              "- re-run here on:")
     for want in study.runs:
         if want in found:
-            run_section(page, want, found[want][1], runs_used[want], db)
+            run_section(page, want, found[want][1], runs_used[want], db, reused_from(store, found[want][1]))
         else:
             page.add(f"- **{want.target}** under {want.board}: not run yet (`{want.command()}`)")
     page.add("")

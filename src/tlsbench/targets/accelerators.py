@@ -21,6 +21,8 @@ from tlsbench.errors import PlanError
 ALGORITHMS: dict[str, int] = {
     "sha1": 64, "sha256": 64, "aes-ecb": 16, "aes-cbc": 16, "aes-ctr": 16, "aes-gcm": 16,
 }
+# the ones with associated data (a header phase of their own)
+AEAD_ALGORITHMS = ("aes-gcm",)
 # how the data reaches the peripheral: the CPU writes it word by word (its stores are the driver's
 # counted instructions), or a DMA channel moves it (the load cycles are then the peripheral's own)
 DATA_MOVEMENT = ("cpu", "dma")
@@ -30,6 +32,8 @@ KEYS: dict[str, tuple[type, bool]] = {
     "cycles_per_block": (int, True),  # processing one block, in core clock cycles
     "load_cycles_per_block": (int, False),  # the least time to load one block into it
     "setup_cycles": (int, False),  # once per operation (key preparation, final padding block)
+    # an AEAD's associated-data blocks, where the manual gives them their own figure (default: cycles_per_block)
+    "header_cycles_per_block": (int, False),
     "data_movement": (str, True),
     "source": (str, True),  # the manual, section and table the figures come from
 }
@@ -46,6 +50,7 @@ class Accelerator:
     source: str
     load_cycles_per_block: int = 0
     setup_cycles: int = 0
+    header_cycles_per_block: int | None = None
 
     @property
     def block_bytes(self) -> int:
@@ -58,8 +63,17 @@ class Accelerator:
         load = self.load_cycles_per_block if self.data_movement == "dma" else 0
         return self.cycles_per_block + load
 
+    @property
+    def busy_cycles_per_header_block(self) -> int:
+        """The same for an associated-data block (GCM's header phase)."""
+        load = self.load_cycles_per_block if self.data_movement == "dma" else 0
+        header = self.cycles_per_block if self.header_cycles_per_block is None else self.header_cycles_per_block
+        return header + load
+
     def summary(self) -> str:
         setup = f" + {self.setup_cycles} set-up" if self.setup_cycles else ""
+        if self.header_cycles_per_block is not None:
+            setup = f", {self.header_cycles_per_block} per header block{setup}"
         load = f" (+{self.load_cycles_per_block} to load)" if self.load_cycles_per_block else ""
         return (f"{self.peripheral} {self.algorithm}: {self.cycles_per_block} cycles per {self.block_bytes}-byte"
                 f" block{load}{setup}, data by {self.data_movement}")
@@ -101,8 +115,12 @@ def parse_table(table: object, err: Err) -> dict[str, Accelerator]:
             if kind is str and (not isinstance(v, str) or not v.strip()):
                 raise err(key, f"must be a non-empty string, got {v!r}", where)
             values[key] = v
-        if values["cycles_per_block"] == 0:
-            raise err("cycles_per_block", "must be at least 1 (a peripheral takes time)", where)
+        for key in ("cycles_per_block", "header_cycles_per_block"):
+            if values.get(key) == 0:
+                raise err(key, "must be at least 1 (a peripheral takes time)", where)
+        if "header_cycles_per_block" in values and name not in AEAD_ALGORITHMS:
+            raise err("header_cycles_per_block", f"is an AEAD's (associated-data blocks): only for"
+                      f" {', '.join(AEAD_ALGORITHMS)}", where)
         if values["data_movement"] not in DATA_MOVEMENT:
             raise err("data_movement", f"must be one of {', '.join(DATA_MOVEMENT)}, got"
                       f" {values['data_movement']!r}", where)

@@ -34,7 +34,7 @@ MODEL_ENV = "TLSBENCH_MODEL_BOARD"
 # models with an edited file
 MODEL_SHA_ENV = "TLSBENCH_MODEL_BOARD_SHA256"
 MARK_SYMBOL = "tb_model_mark"
-PLUGIN_SOURCES = ("cyclemodel.c", "cyclemodel_tables.c", "cyclemodel_rv32.c")
+PLUGIN_SOURCES = ("cyclemodel.c", "cyclemodel_tables.c", "cyclemodel_m7.c", "cyclemodel_rv32.c")
 # the profile's core -> the emulated cores whose firmware it can model: the
 # same instruction set (ARMv6-M firmware built for the M0 runs unchanged on an M0+)
 EMULATED_CORES = {

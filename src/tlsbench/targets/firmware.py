@@ -3,13 +3,22 @@ when they are missing or stale, before its first case.
 
 Stale means the inputs an image was built from changed. At build time a
 stamp is written next to each image (``tlsbench-agent-<lib>.inputs``, JSON)
-with one hash per input: the agent/ sources, the library's source tree
+with one hash per input: the agent/ files that image was built from (as its
+Ninja build recorded them: every source and header its objects were compiled
+from, its linker scripts, and the CMake files its configuration read but the
+other libraries' ``adapters/<lib>/``; the list is kept in the stamp, so a
+change to wolfSSL's adapter leaves the Mbed TLS image fresh), the library's source tree
 identity (version and archive SHA-256 from libraries.lock.toml, or the
 user's own tree), its build profile, the CMake options, and the
 cross-compiler's ``--version`` (``arm-none-eabi-gcc``, ``riscv64-unknown-elf-gcc``).
 A run compares them with the present ones; the first that differs is named
 in the progress line. The stamp keeps the image's own SHA-256 too: a
 truncated or overwritten image is named as damaged before a run starts it.
+
+A stamp without that list (written before images kept it, or by a build
+without Ninja) is judged by every file under agent/, as it always was: such
+an image stays fresh while agent/ is unchanged, and its next build writes
+the list.
 """
 
 from __future__ import annotations
@@ -17,9 +26,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from tlsbench import paths, versions
 from tlsbench.errors import SetupError
@@ -29,6 +40,7 @@ from tlsbench.targets.board import TOOLCHAINS, Toolchain
 
 STAMP_SUFFIX = ".inputs"
 IMAGE_KEY = "image_sha256"  # the stamp's record of the image as built
+AGENT_FILES_KEY = "agent_files"  # the agent/ files (relative paths) the image was built from
 DEFAULT_OPT = "Os"
 # what each stamp component is called in a progress line
 _WHAT = {"agent": "agent sources", "library": "library source tree", "profile": "build profile",
@@ -51,6 +63,59 @@ def agent_sources_hash(agent_dir: Path | None = None) -> str:
     for f in sorted(p for p in agent_dir.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
         parts += [str(f.relative_to(agent_dir)).encode(), f.read_bytes()]
     return _digest(*parts)
+
+
+def agent_files_hash(files: list[str], agent_dir: Path | None = None) -> str:
+    """These files under agent/ (path and bytes; a missing one is a change too)."""
+    agent_dir = agent_dir or paths.root() / "agent"
+    parts: list[bytes] = []
+    for name in sorted(files):
+        f = agent_dir / name
+        parts += [name.encode(), f.read_bytes() if f.is_file() else b"\0missing"]
+    return _digest(*parts)
+
+
+def image_agent_files(build: Path, exe: str, agent_dir: Path | None = None) -> list[str] | None:
+    """The files under agent/ that build's image exe is built from, from the build's own records (Ninja's
+    graph and deps log): the sources and link inputs of exe and of the libraries it links, every header
+    those objects included, and the CMake files the configuration read but other libraries' adapter
+    folders (each adapters/<lib>/library.cmake defines only its own library's targets). None when the
+    build has no such records (a Makefile build): then every file under agent/ counts."""
+    if not (build / "build.ninja").exists() or shutil.which("ninja") is None:
+        return None
+    agent_dir = agent_dir or paths.root() / "agent"
+    inputs = _ninja(build, "-t", "inputs", exe)
+    objects = [i for i in inputs if i.endswith((".o", ".obj"))]
+    headers = [line.strip() for line in _ninja(build, "-t", "deps", *objects) if line[:1].isspace()] if objects else []
+    compiled = _under(agent_dir, build, inputs + headers)
+    own = {Path(f).parts[1] for f in compiled if Path(f).parts[0] == "adapters" and len(Path(f).parts) > 2}
+    configured = [f for f in _under(agent_dir, build, _ninja(build, "-t", "inputs", "build.ninja"))
+                  if Path(f).parts[0] != "adapters" or Path(f).parts[1] in own]
+    return sorted({*compiled, *configured})
+
+
+def _ninja(build: Path, *args: str) -> list[str]:
+    """The lines ninja prints for a query of build's graph (it builds nothing)."""
+    try:
+        out = subprocess.run(["ninja", "-C", str(build), *args], capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise SetupError(f"ninja {' '.join(args[:2])} in {build} does not run ({e})") from e
+    if out.returncode != 0:
+        raise SetupError(f"ninja {' '.join(args[:2])} in {build} failed: {out.stderr.strip() or out.stdout.strip()}")
+    return [line for line in out.stdout.splitlines() if line.strip() and not line.startswith("ninja: ")]
+
+
+def _under(agent_dir: Path, build: Path, names: list[str]) -> list[str]:
+    """Those of these paths (absolute, or relative to the build folder) inside agent/, relative to it."""
+    roots = {os.path.normpath(agent_dir), os.path.normpath(agent_dir.resolve())}
+    out = []
+    for name in names:
+        full = os.path.normpath(name if os.path.isabs(name) else build / name)
+        for root in roots:
+            if full.startswith(root + os.sep):
+                out.append(os.path.relpath(full, root))
+                break
+    return out
 
 
 def library_identity(library: str) -> str:
@@ -114,10 +179,15 @@ def image_sha256(image: Path) -> str:
 
 
 def write_stamp(target: Target, library: str, opt: str) -> None:
-    """The image's inputs and (when it was built) its SHA-256, checked before a run (damaged_image)."""
+    """The image's inputs (the agent/ files it was built from among them) and (when it was built) its
+    SHA-256, checked before a run (damaged_image)."""
     path = stamp_path(target, library)
-    stamp = inputs(target, library, opt)
     image = target.firmware_path(library)
+    files = image_agent_files(target.cmake_dir(), image.name)
+    stamp: dict[str, Any] = {**inputs(target, library, opt,
+                                      agent_hash=None if files is None else agent_files_hash(files))}
+    if files is not None:
+        stamp[AGENT_FILES_KEY] = files
     if image.exists():
         stamp[IMAGE_KEY] = image_sha256(image)
     path.write_text(json.dumps(stamp, indent=1, sort_keys=True) + "\n")
@@ -134,7 +204,7 @@ def damaged_image(target: Target, library: str) -> str | None:
             f" --target {target.name}")
 
 
-def read_stamp(target: Target, library: str) -> dict[str, str] | None:
+def read_stamp(target: Target, library: str) -> dict[str, Any] | None:
     try:
         data = json.loads(stamp_path(target, library).read_text())
     except (OSError, ValueError):
@@ -147,7 +217,7 @@ def _built(target: Target, library: str) -> bool:
     return fw.exists() or fw.with_name(fw.name + ".does-not-fit").exists()
 
 
-def why_stale(stamp: dict[str, str] | None, built: bool, now: dict[str, str]) -> str | None:
+def why_stale(stamp: dict[str, Any] | None, built: bool, now: dict[str, str]) -> str | None:
     """The decision: None when the image is fresh, else why it must be built."""
     if not built:
         return "never built"
@@ -157,17 +227,34 @@ def why_stale(stamp: dict[str, str] | None, built: bool, now: dict[str, str]) ->
     return f"{', '.join(changed)} changed" if changed else None
 
 
+def agent_hash_now(stamp: dict[str, Any] | None, agent_dir: Path | None = None,
+                   whole_tree: Callable[[], str] | None = None) -> str:
+    """The present hash of the agent/ files an image was built from: those its stamp lists, or every
+    file under agent/ for a stamp without the list (as such stamps were written; whole_tree: that hash)."""
+    files = (stamp or {}).get(AGENT_FILES_KEY)
+    if isinstance(files, list) and all(isinstance(f, str) for f in files):
+        return agent_files_hash(files, agent_dir)
+    return whole_tree() if whole_tree else agent_sources_hash(agent_dir)
+
+
 def stale(target: Target, libraries: list[str], agent_hash: str | None = None,
-          toolchain: str | None = None) -> dict[str, tuple[str, str]]:
-    """library -> (why, the -O level to build it at) for every image to build."""
-    agent_hash = agent_hash or agent_sources_hash()
+          toolchain: str | None = None, agent_dir: Path | None = None) -> dict[str, tuple[str, str]]:
+    """library -> (why, the -O level to build it at) for every image to build. agent_hash: the
+    agent/ input of every image (default: each image's own, agent_hash_now)."""
     toolchain = toolchain if toolchain is not None else _toolchain_of(target)
+    tree: list[str] = []  # every file under agent/, hashed once if an old stamp needs it
+
+    def whole_tree() -> str:
+        tree[:] = tree or [agent_sources_hash(agent_dir)]
+        return tree[0]
+
     out = {}
     for lib in libraries:
         image, built_as = target.image_of(lib)  # an alias: its own build's image of its library
         stamp = read_stamp(image, built_as)
         opt = (stamp or {}).get("opt", DEFAULT_OPT)  # a rebuild keeps the level it was built at
-        why = why_stale(stamp, _built(image, built_as), inputs(image, built_as, opt, agent_hash, toolchain))
+        agent = agent_hash or agent_hash_now(stamp, agent_dir, whole_tree)
+        why = why_stale(stamp, _built(image, built_as), inputs(image, built_as, opt, agent, toolchain))
         if why is not None:
             out[lib] = (why, opt)
     return out

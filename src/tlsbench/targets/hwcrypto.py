@@ -23,11 +23,14 @@ HW_PROFILE = "hw"
 # one (the others, a handshake or a signature, run as built: their hashing goes to the peripheral where
 # there is one)
 PRIMITIVE_KINDS = SIZED_KINDS
+# a route's accelerators that serve alike ("aes-gcm|aes-ecb": GCM's mode, or its counter blocks on ECB)
+ALTERNATIVE = "|"
 STANDIN_BEGIN, STANDIN_END = "tb_hw_standin_begin", "tb_hw_standin_end"
 
 
 def symbol_of(kind: str, algorithm: str) -> str:
-    """The driver's doorbell for one block ("block") or one operation's set-up ("setup")."""
+    """The driver's doorbell for one block ("block"), one associated-data block ("header") or one operation's
+    set-up ("setup")."""
     return f"tb_hw_{kind}_{algorithm.replace('-', '_')}"
 
 
@@ -47,6 +50,9 @@ def plugin_args(profile: Profile, symbols: dict[str, int]) -> list[str]:
             continue
         mask |= 1 << bit
         args.append(f"charge={block:#x}:{accel.busy_cycles_per_block}")
+        header = symbols.get(symbol_of("header", name))
+        if header is not None:
+            args.append(f"charge={header:#x}:{accel.busy_cycles_per_header_block}")
         setup = symbols.get(symbol_of("setup", name))
         if accel.setup_cycles and setup is not None:
             args.append(f"charge={setup:#x}:{accel.setup_cycles}")
@@ -70,15 +76,21 @@ def refusal(library: str, build_profile: str | None, board: Profile | None, kind
             return None
         return (f"{library}={HW_PROFILE} hands no {alg} to a peripheral (its driver does "
                 f"{', '.join(routed) or 'nothing yet'}); run it without {library}={HW_PROFILE} for software")
-    tables = ", ".join(f"[accelerators.{n}]" for n in need)
+    tables = ", ".join(_tables(n) for n in need)
     if board is None:
         return (f"{library}={HW_PROFILE} models a crypto peripheral: it needs an emulated target (qemu:...) and"
                 " --board with a board profile that"
                 f" declares {tables}")
-    missing = [n for n in need if n not in board.accelerators]
+    missing = [n for n in need if not any(a in board.accelerators for a in n.split(ALTERNATIVE))]
     if missing:
         declared = ", ".join(board.accelerators) or "none"
-        return (f"board profile {board.name} declares no {' or '.join(missing)} accelerator"
-                f" ({', '.join(f'[accelerators.{n}]' for n in missing)}; it declares {declared}):"
+        names = " or ".join(a for n in missing for a in n.split(ALTERNATIVE))
+        return (f"board profile {board.name} declares no {names} accelerator"
+                f" ({', '.join(_tables(n) for n in missing)}; it declares {declared}):"
                 f" {alg} has no peripheral to run on")
     return None
+
+
+def _tables(need: str) -> str:
+    """The tables one route needs: "[accelerators.a]", or "[accelerators.a] or [accelerators.b]"."""
+    return " or ".join(f"[accelerators.{a}]" for a in need.split(ALTERNATIVE))

@@ -1,12 +1,16 @@
 """The primitive family's keys of a plan's [select] table: algorithms,
-operations and message sizes (plan.algorithms, plan.ops, plan.sizes)."""
+operations and message sizes (plan.algorithms, plan.ops, plan.sizes), from a
+plan file or `tlsbench run` flags (--algorithms, --ops, --sizes)."""
 
 from __future__ import annotations
 
+import argparse
 from typing import Any
 
+from tlsbench.errors import PlanError
 from tlsbench.families.primitive.catalog import ALGORITHMS, BENCH_OPS, DEFAULT_SIZES, KINDS
 from tlsbench.plans.checks import Locator, check_list
+from tlsbench.plans.flags import choose, comma_list
 from tlsbench.plans.model import Plan
 
 MAX_SIZE = 1 << 20
@@ -29,6 +33,17 @@ def _check_sizes(loc: Locator, value: object) -> list[int]:
     ):
         raise loc.error(TABLE, "sizes", f"must be a non-empty list of integers 1..{MAX_SIZE}")
     return sorted(set(value))
+
+
+def sizes_arg(text: str) -> list[int]:
+    """--sizes: byte counts, sorted and each once."""
+    try:
+        sizes = sorted({int(t) for t in comma_list(text)})
+    except ValueError:
+        raise PlanError(f"--sizes must be a comma-separated list of integers, got {text!r}") from None
+    if not sizes or sizes[0] < 1 or sizes[-1] > MAX_SIZE:
+        raise PlanError(f"--sizes must list byte counts 1..{MAX_SIZE}, got {text!r}")
+    return sizes
 
 
 class PrimitiveSection:
@@ -82,6 +97,33 @@ class PrimitiveSection:
 
     def firmware_problem(self, plan: Plan, target_name: str, what: str) -> str | None:
         return None
+
+    def add_select_flags(self, p: argparse.ArgumentParser) -> None:
+        p.add_argument("--algorithms", help="comma-separated algorithm names (default: every algorithm of the kinds;"
+                       " tlsbench list algorithms)")
+        p.add_argument("--ops", help="comma-separated operations, e.g. encrypt,sign (default: every benchmarked op)")
+        p.add_argument("--sizes", help="message sizes in bytes, e.g. 64,1024,16384 (default: the plan's)")
+
+    def add_target_flags(self, p: argparse.ArgumentParser) -> None:
+        """None: its cases run alike on every target."""
+
+    def apply_flags(self, a: argparse.Namespace, plan: Plan, kinds_given: bool) -> list[str]:
+        p: Any = plan
+        flags = []
+        if kinds_given and not a.algorithms:  # --kinds narrows the plan: its algorithms of the other kinds go too
+            p.algorithms = [x for x in p.algorithms if any(x in ALGORITHMS[k] for k in p.kinds if k in ALGORITHMS)]
+        if a.algorithms:
+            p.algorithms = choose("algorithm", a.algorithms, all_algorithm_names(), "tlsbench list algorithms")
+            if not kinds_given:
+                p.kinds = [k for k in KINDS if any(x in ALGORITHMS[k] for x in p.algorithms)]
+            flags.append(f"--algorithms {a.algorithms}")
+        if a.ops:
+            p.ops = choose("operation", a.ops, all_ops(), "tlsbench run --help")
+            flags.append(f"--ops {a.ops}")
+        if a.sizes:
+            p.sizes = sizes_arg(a.sizes)
+            flags.append(f"--sizes {a.sizes}")
+        return flags
 
 
 SECTION = PrimitiveSection()

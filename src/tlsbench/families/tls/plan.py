@@ -1,8 +1,11 @@
 """The [tls] table of a plan: the handshake matrix, read by the TLS family
-and by the min-ram family (the same handshakes, counted)."""
+and by the min-ram family (the same handshakes, counted); from a plan file or
+`tlsbench run` flags (--suites, --groups, --certs, --handshakes, --device-side,
+--callgrind)."""
 
 from __future__ import annotations
 
+import argparse
 import copy
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -10,6 +13,7 @@ from typing import Any
 from tlsbench import versions
 from tlsbench.families.tls import catalog as tls_catalog
 from tlsbench.plans.checks import Locator, check_bool, check_list, check_number
+from tlsbench.plans.flags import choose
 from tlsbench.plans.model import Plan
 
 TABLE = "tls"
@@ -91,6 +95,15 @@ def _name_lists() -> tuple[tuple[str, tuple[str, ...]], ...]:
             ("transports", tls_catalog.TRANSPORTS),
             ("servers", ("same", *versions.identifiers(), *tls_catalog.EXTERNAL_SERVERS)),
             ("clients", tls_catalog.EXTERNAL_CLIENTS), ("hrr_shares", tls_catalog.GROUPS))
+
+
+# run flags that set the matrix: name, what one value is, allowed values, where to see them
+MATRIX_FLAGS = (
+    ("suites", "suite", tls_catalog.SUITES, "tlsbench list suites"),
+    ("groups", "group", tls_catalog.GROUPS, "tlsbench run --help"),
+    ("certs", "certificate key type", tls_catalog.KEY_TYPES, "tlsbench run --help"),
+    ("handshakes", "handshake kind", tuple(tls_catalog.HANDSHAKES), "tlsbench run --help"),
+)
 
 
 def _canonical_servers(value: object) -> object:
@@ -186,6 +199,39 @@ class TlsSection:
                     " runs handshakes in memory (transports = [\"memory\"]), or one side against the host"
                     " (--device-side client or server)")
         return None
+
+    def add_select_flags(self, p: argparse.ArgumentParser) -> None:
+        for name, what, allowed, _see in MATRIX_FLAGS:
+            shown = ", ".join(allowed) if len(allowed) < 12 else f"{len(allowed)} IANA names (tlsbench list suites)"
+            p.add_argument(f"--{name}", dest=f"tls_{name}", metavar=name.upper(),
+                           help=f"TLS cases: comma-separated {what}s, of: {shown} (default: the plan's;"
+                                " sets the plan to TLS unless --kinds says more)")
+
+    def add_target_flags(self, p: argparse.ArgumentParser) -> None:
+        p.add_argument("--device-side", dest="device_side", choices=DEVICE_SIDES,
+                       help="firmware: only this side of each handshake on the device, its peer the host agent of"
+                            " the same library (the case name says device=SIDE)")
+        p.add_argument("--callgrind", action="store_true",
+                       help="host TLS in memory: each round also counts each side's handshake instructions under"
+                            " callgrind (exact, for regression checks; valgrind's CPU, not the host's: docs/method.md)")
+
+    def apply_flags(self, a: argparse.Namespace, plan: Plan, kinds_given: bool) -> list[str]:
+        t = plan.tls  # type: ignore[attr-defined]
+        flags = []
+        if a.device_side:
+            t.device_side = a.device_side
+            flags.append(f"--device-side {a.device_side}")
+        if a.callgrind:  # as [tls] callgrind = true
+            t.callgrind = True
+            flags.append("--callgrind")
+        for name, what, allowed, see in MATRIX_FLAGS:  # as the [tls] table would set them
+            text = getattr(a, f"tls_{name}")
+            if text:
+                setattr(t, name, choose(what, text, list(allowed), see))
+                if KIND not in plan.kinds:
+                    plan.kinds = [*plan.kinds, KIND] if kinds_given else [KIND]
+                flags.append(f"--{name} {text}")
+        return flags
 
 
 SECTION = TlsSection()
