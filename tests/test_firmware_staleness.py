@@ -70,7 +70,11 @@ def test_only_the_images_built_from_a_changed_file_are_stale(firmware_images, tm
     for lib, own in files.items():
         others = [f for f in own if f.startswith("adapters/") and not f.startswith(f"adapters/{lib}/")]
         assert others == [], lib
-        assert not [f for f in own if f.split("/")[0] in ("fuzz", "sizeprobe") or f.startswith("platform/host/")]
+        # never the fuzzer, the host platform or the size probes' sources; sizeprobe.cmake is listed when the
+        # build folder was configured with the size probes too (another test's run may have done so): its
+        # configure step then read it
+        assert not [f for f in own if f.startswith(("fuzz/", "platform/host/"))
+                    or (f.startswith("sizeprobe/") and f != "sizeprobe/sizeprobe.cmake")]
 
     agent = tmp_path / "agent"
     shutil.copytree(paths.root() / "agent", agent)
