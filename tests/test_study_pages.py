@@ -87,11 +87,16 @@ def _store_000(db: Path) -> int:
     return run
 
 
-def test_a_page_puts_our_model_figures_beside_the_published_ones(tmp_path: Path) -> None:
+def _study_000(tmp_path: Path) -> tuple[Path, int]:
+    """A studies folder holding study 000's text, and a database with one stored run of its preset."""
     (tmp_path / "studies").mkdir()
     (tmp_path / "studies" / "000_test.txt").write_text(STUDY_000)
     db = tmp_path / "r.sqlite"
-    run = _store_000(db)
+    return db, _store_000(db)
+
+
+def test_a_page_puts_our_model_figures_beside_the_published_ones(tmp_path: Path) -> None:
+    db, run = _study_000(tmp_path)
     assert cli.main(["study", "pages", "--db", str(db), "--studies", str(tmp_path / "studies"),
                      "--out", str(tmp_path / "out"), "--only", "000"]) == 0
     page = (tmp_path / "out" / "000-handshake-by-suite.md").read_text()
@@ -124,10 +129,7 @@ def test_a_page_names_the_run_it_lacks(tmp_path: Path, capsys: pytest.CaptureFix
 
 
 def test_a_narrowed_rerun_fills_in_what_did_not_run_ok(tmp_path: Path) -> None:
-    (tmp_path / "studies").mkdir()
-    (tmp_path / "studies" / "000_test.txt").write_text(STUDY_000)
-    db = tmp_path / "r.sqlite"
-    first = _store_000(db)
+    db, first = _study_000(tmp_path)
     store = Store(db)
     profile = boardprofiles.load("nucleo-f746zg")
     suite, op = "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "p256/rsa2048-full/device=client"
@@ -208,10 +210,7 @@ def test_an_algorithm_no_build_of_a_library_has_is_unsupported_with_the_librarys
 
 
 def test_a_page_says_which_cases_the_result_cache_copied_and_from_which_run(tmp_path: Path) -> None:
-    (tmp_path / "studies").mkdir()
-    (tmp_path / "studies" / "000_test.txt").write_text(STUDY_000)
-    db = tmp_path / "r.sqlite"
-    first = _store_000(db)
+    db, first = _study_000(tmp_path)
     again = _store_000(db)
     store = Store(db)
     suite, op = "TLS_RSA_WITH_AES_128_CBC_SHA", "rsa-kx/rsa2048-full/device=client"
