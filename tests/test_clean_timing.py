@@ -212,12 +212,22 @@ def test_bad_handshake_layout_fields_are_one_clear_error(agents) -> None:
         assert resp.status == "bad_input" and f"field {extra.split('=')[0]} is malformed" in resp.message, extra
 
 
-def test_handshake_rounds_are_placed_and_recorded(agents, db_path: Path) -> None:
+def test_handshake_rounds_are_placed_and_recorded(agents, db_path: Path, monkeypatch) -> None:
     """Each round of an in-memory handshake case runs where engine.layout
     places it, recorded per round like a primitive's; a TCP case's rounds
-    are not placed (two processes, the kernel in the path): recorded as none."""
+    are not placed (two processes, the kernel in the path): recorded as none.
+    An in-memory round times the reference in the agent that measures it, just
+    before and after its handshakes (one call); a TCP round in agents of its own."""
     from tlsbench.families.tls.plan import TlsSelect
 
+    calls: list[list[str]] = []
+    real_call = agent.call
+
+    def recording_call(executable, requests, *args, **kwargs):
+        calls.append([r.split()[0] for r in requests])
+        return real_call(executable, requests, *args, **kwargs)
+
+    monkeypatch.setattr(agent, "call", recording_call)
     store = Store(db_path)
     plan = Plan(name="placed-tls", libraries=["mbedtls"], kinds=["tls"],
                 method=Method(warmup=0, repeats=2, rounds=2, outliers="none", min_sample_ms=1, timeout_s=60),
@@ -234,3 +244,8 @@ def test_handshake_rounds_are_placed_and_recorded(agents, db_path: Path) -> None
         assert r["reference_ns"] is not None and r["attempts"] >= 1
     assert all(r["stack_at"] is None and r["reference_ns"] is not None for r in tcp)
     assert all(r["reference_after_ns"] is not None for r in rows)  # the machine's speed after each round too
+    in_one = [c for c in calls if c[0] == "reference" and len(c) == 3]
+    # every attempt of the memory case's rounds (a slow one is measured again) has the reference beside it
+    assert [c[1] for c in in_one] == ["handshake"] * sum(r["attempts"] for r in memory)
+    # the run's priming, then two of their own for every attempt of a TCP round
+    assert calls.count(["reference"]) == pacing.PRIME + 2 * sum(r["attempts"] for r in tcp)

@@ -17,6 +17,7 @@ slow in the store (case_rounds.slow).
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -66,6 +67,16 @@ def parse(resp: agent.Response) -> int:
     if int(recs[0]["result"]) != RESULT:
         raise AgentError(f"reference workload computed {recs[0]['result']}, expected {RESULT}")
     return int(recs[0]["wall_ns"])
+
+
+def answered(responses: list[agent.Response], i: int, what: str) -> int | None:
+    """The reference workload's time in the i-th answer of a call that ran it beside a case's request, None
+    (with a warning naming ``what``) when that answer has none."""
+    try:
+        return parse(responses[i])
+    except (AgentError, IndexError) as e:
+        print(f"warning: {what}: {e or 'no reference answer'}", file=sys.stderr, flush=True)
+        return None
 
 
 def reference_ns(path: Path, timeout: float = 30) -> int:

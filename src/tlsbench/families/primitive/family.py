@@ -5,7 +5,6 @@ known-answer checks of its algorithm have passed."""
 from __future__ import annotations
 
 import datetime
-import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -89,15 +88,6 @@ def _pq_output(case: Case, ctx: Context, op: str) -> bytes:
     if resp.status != "ok" or not out:
         raise AgentError(f"{case.name}: {op} gave no output ({resp.status}: {resp.message})")
     return bytes(out[0]["data"])
-
-
-def _reference(responses: list[agent.Response], i: int, case: Case) -> int | None:
-    """The reference workload's time in the i-th answer, None (with a warning) when it has none."""
-    try:
-        return pacing.parse(responses[i])
-    except (AgentError, IndexError) as e:
-        print(f"warning: {case.name}: {e or 'no reference answer'}", file=sys.stderr, flush=True)
-        return None
 
 
 def _validate_batches(batches: list, repeats: int, counters: list[str], case: Case) -> None:
@@ -210,7 +200,7 @@ class PrimitiveFamily:
             return Measured.not_run("failed", str(e), p.stdout + ("\n--- stderr ---\n" + p.stderr if p.stderr else ""))
         reference = after = None
         if ctx.paced:
-            reference, after = (_reference(res.responses, i, case) for i in (0, 2))
+            reference, after = (pacing.answered(res.responses, i, case.name) for i in (0, 2))
         resp = res.responses[1] if ctx.paced else res.responses[-1]
         if resp.status == "unsupported":
             return Measured.not_run("unsupported", resp.message or "not supported", res.stdout)

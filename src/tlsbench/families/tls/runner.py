@@ -14,7 +14,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 
 from tlsbench import paths
-from tlsbench.engine import agent
+from tlsbench.engine import agent, pacing
 from tlsbench.engine.case import Case, Measured, Sample, split_repeats
 from tlsbench.engine.protocol import Record
 from tlsbench.errors import AgentError, SetupError
@@ -269,12 +269,21 @@ def _server_path(v: TlsVariant, client_lib: str) -> Path | str:
     return paths.agent_path(client_lib if v.server == "same" else v.server)
 
 
+def paces_itself(case: Case) -> bool:
+    """Whether a paced round of this case times the reference workload in the agent that measures it (in
+    memory: one process, the reference just before and just after its handshakes); the others (TCP, a
+    device side) are paced by the reference in an agent of its own."""
+    return case.alg != BASELINE and TlsVariant.parse(case.op).transport == "memory"
+
+
 def measure_tls(client: Path, case: Case, keys: dict, plan: Plan, rnd: int,
-                place: dict[str, int] | None = None) -> Measured:
+                place: dict[str, int] | None = None, paced: bool = False) -> Measured:
     """One round of a TLS case: each repeat a fresh connection (after the full
     handshake it resumes, for resumed kinds). In memory the timed connections
     are placed as ``place`` says (engine.layout); over TCP they are not (two
-    processes and the kernel in the path)."""
+    processes and the kernel in the path). ``paced`` (in memory only,
+    paces_itself): the reference workload runs in the same agent just before
+    and after the handshakes, stored in the round's info."""
     from tlsbench.families.tls import net as tls_net  # sockets are only needed for tcp cases
 
     m = plan.method
@@ -292,7 +301,8 @@ def measure_tls(client: Path, case: Case, keys: dict, plan: Plan, rnd: int,
     v = TlsVariant.parse(case.op)
     tc = tls_case(case.alg, v, keys, bulk)
     if v.transport == "memory":
-        measured = _measure_memory(client, case, tc, n, first, m.warmup, m.timeout_s, rnd, place, plan.tls.batch)
+        measured = _measure_memory(client, case, tc, n, first, m.warmup, m.timeout_s, rnd, place, plan.tls.batch,
+                                   paced)
         if plan.tls.callgrind and measured.status == "ok":
             try:
                 measured.samples += _callgrind_samples(client, tc, rnd, m.timeout_s)
@@ -351,13 +361,14 @@ def _tcp_memory(r, rnd: int) -> list[Sample]:
 
 
 def _measure_memory(client: Path, case: Case, tc: TlsCase, n: int, first: int, warmup: int, timeout: float,
-                    rnd: int, place: dict[str, int] | None = None, batch: int = 1) -> Measured:
+                    rnd: int, place: dict[str, int] | None = None, batch: int = 1, paced: bool = False) -> Measured:
+    request = handshake_request(tc, repeats=n, warmup=warmup, place=place, batch=batch)
     try:
-        res = agent.call(client, [handshake_request(tc, repeats=n, warmup=warmup, place=place, batch=batch)],
-                         timeout, case.name)
+        res = agent.call(client, [pacing.REQUEST, request, pacing.REQUEST] if paced else [request], timeout,
+                         case.name)
     except agent.AgentCallError as e:
         return Measured("failed", str(e), None, e.partial.stdout, [], [])
-    resp = res.responses[0]
+    resp = res.responses[1 if paced else 0]
     if resp.status != "ok":
         return _failed(resp.status, resp.message, res.stdout)
     handshakes = resp.of_type("tls")
@@ -378,6 +389,10 @@ def _measure_memory(client: Path, case: Case, tc: TlsCase, n: int, first: int, w
     placed = resp.of_type("tls_place")  # where the timed connections' frame really landed
     if placed:
         measured.round_info = {"stack_at": int(placed[0]["stack_at"]), "heap_shift": int(placed[0]["heap_shift"])}
+    if paced:
+        measured.round_info = {**(measured.round_info or {}),
+                               "reference_ns": pacing.answered(res.responses, 0, case.name),
+                               "reference_after_ns": pacing.answered(res.responses, 2, case.name)}
     return measured
 
 
