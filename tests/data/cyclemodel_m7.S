@@ -70,5 +70,13 @@
     adds r2, #1
     ldr r3, [r1]
     bl mark
+    /* flags_carry: ADCS reads the carry ADDS just set */
+    adds r1, r2, r3
+    adcs r4, r5, r6
+    bl mark
+    /* flags_shifted_compare: a compare with a shifted operand, then ADCS */
+    cmp.w r1, r2, lsl #2
+    adcs r3, r4
+    bl mark
     semihosting_exit
     .ltorg
