@@ -40,10 +40,11 @@
  * predecessor's last instruction pending, one after a taken branch with
  * nothing pending. The flags are tracked as one more register: in the same
  * model the flags are an operand (CPSR, defined by an S form or a compare,
- * read by ADC/SBC/RRX, a predicated instruction or B<cond>) with the
+ * read by ADC/SBC/RRX or a predicated instruction) with the
  * writer's latency, an ALU's 1 ("WriteALU ... Latency = 1"), a compare with
  * a shifted operand 2 ("WriteCMPsi ... Latency = 2"), a multiply 2; so ADDS
- * and the ADCS that reads its carry do not issue in one cycle. What the M4
+ * and the ADCS that reads its carry do not issue in one cycle. B<cond> does
+ * not wait for them (the TRM's flag forwarding, at reads_of). What the M4
  * table gives and the sources above do not change (LDM/STM 1+N: the model
  * says only that they issue alone and schedules "around read/write times of
  * individual registers in the list", no cycles per register; register
@@ -99,9 +100,12 @@ static uint32_t writes_of(const cm_insn *i)
     return i->dst | (i->sets_flags ? 1u << FLAGS : 0);
 }
 
+/* A direct branch does not wait for its flags: DDI 0489's Prefetch Unit has
+ * "forwarding of flags for early resolution of direct branches". */
 static uint32_t reads_of(const cm_insn *i)
 {
-    return i->uses | i->addr | (i->reads_flags ? 1u << FLAGS : 0);
+    int flags = i->reads_flags && i->cls != CM_BRANCH;
+    return i->uses | i->addr | (flags ? 1u << FLAGS : 0);
 }
 
 /* A compare with a shifted operand gives its flags a cycle later (WriteCMPsi). */

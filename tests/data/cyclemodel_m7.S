@@ -78,5 +78,10 @@
     cmp.w r1, r2, lsl #2
     adcs r3, r4
     bl mark
+    /* flags_branch: the same compare, then a conditional branch (to the next instruction either way) */
+    cmp.w r1, r2, lsl #2
+    beq 1f
+1:
+    bl mark
     semihosting_exit
     .ltorg
