@@ -141,6 +141,7 @@ M7_EXPECTED = {
     "flags_carry": 2,            # ADDS, then ADCS reading its carry: no pair (ALU latency 1)
     "flags_shifted_compare": 3,  # CMP lsl (flags latency 2, WriteCMPsi), then ADCS waits one cycle
     "flags_branch": 2,           # CMP lsl, then BEQ 1 without waiting: flags forwarded to direct branches (DDI 0489)
+    "flags_predicated": 3,       # (CMP lsl + IT) in cycle 1; ADDEQ reads the flags (latency 2): waits, cycle 3
 }
 
 

@@ -40,7 +40,7 @@
  * predecessor's last instruction pending, one after a taken branch with
  * nothing pending. The flags are tracked as one more register: in the same
  * model the flags are an operand (CPSR, defined by an S form or a compare,
- * read by ADC/SBC/RRX or a predicated instruction) with the
+ * read by ADC/SBC/RRX or an IT block's member) with the
  * writer's latency, an ALU's 1 ("WriteALU ... Latency = 1"), a compare with
  * a shifted operand 2 ("WriteCMPsi ... Latency = 2"), a multiply 2; so ADDS
  * and the ADCS that reads its carry do not issue in one cycle. B<cond> does
@@ -169,9 +169,28 @@ static int can_pair(const cm_config *cfg, const cm_insn *prev, const cm_insn *cu
     return 1;
 }
 
-cm_cost cm_m7_cost_of(const cm_config *cfg, const cm_insn *cur, const cm_insn *prev, cm_issue_state *st)
+/* An IT block's member, which the disassembler printed as if outside one:
+ * it reads the flags, and its 16-bit S form ("adds") sets none inside the
+ * block (a compare still does). */
+static cm_insn in_it_block(const cm_insn *i)
+{
+    cm_insn out = *i;
+    out.reads_flags = 1;
+    if (out.dst) out.sets_flags = 0;
+    return out;
+}
+
+cm_cost cm_m7_cost_of(const cm_config *cfg, const cm_insn *insn, const cm_insn *prev, cm_issue_state *st)
 {
     if (!st->valid) seed(st, prev);
+    cm_insn member;
+    const cm_insn *cur = insn;
+    if (st->it_left) {
+        member = in_it_block(insn);
+        cur = &member;
+        st->it_left--;
+    }
+    if (insn->it_count) st->it_left = (uint8_t)insn->it_count;
     cm_cost out = {0, 0};
     int earliest = st->paired || !can_pair(cfg, prev, cur) ? 1 : 0;
     int need = operands_ready(st, cur);

@@ -332,6 +332,7 @@ void cm_classify(const char *disas, cm_insn *out)
     out->sets_flags = s_suffix || starts(word, "cmp") || starts(word, "cmn") || starts(word, "tst") ||
                       starts(word, "teq");
     out->reads_flags = cond || starts(word, "adc") || starts(word, "sbc") || starts(word, "rrx");
+    if (word[0] == 'i' && word[1] == 't') out->it_count = (int)strlen(word) - 1;
     out->cls = cls;
     out->conditional = cond;
     const char *lb = strchr(ops, '['), *rb = strchr(ops, ']');

@@ -83,5 +83,10 @@
     beq 1f
 1:
     bl mark
+    /* flags_predicated: an IT-block instruction reads the flags of a compare with a shifted operand */
+    cmp.w r1, r2, lsl #2
+    it eq
+    addeq r4, #1
+    bl mark
     semihosting_exit
     .ltorg
