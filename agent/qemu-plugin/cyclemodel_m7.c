@@ -170,8 +170,9 @@ static int can_pair(const cm_config *cfg, const cm_insn *prev, const cm_insn *cu
 }
 
 /* An IT block's member, which the disassembler printed as if outside one:
- * it reads the flags, and its 16-bit S form ("adds") sets none inside the
- * block (a compare still does). */
+ * it reads the flags; an S form with a destination is taken to set none (the
+ * 16-bit encodings printed as "adds" do not inside the block; a 32-bit
+ * ADDS.W, which would, is rare), a compare still does. */
 static cm_insn in_it_block(const cm_insn *i)
 {
     cm_insn out = *i;
