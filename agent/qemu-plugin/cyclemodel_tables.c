@@ -328,7 +328,8 @@ void cm_classify(const char *disas, cm_insn *out)
     int cond = 0, s_suffix = 0;
     if (!resolve(word, &cls, &cond, &s_suffix)) return; /* unknown: CM_OTHER, 1 cycle */
     /* the flags, for the Cortex-M7 rules: an S form or a compare sets them; a
-     * condition (B<cond>, an IT-block member), ADC, SBC and RRX read them */
+     * condition suffix (B<cond>), ADC, SBC and RRX read them (an IT block's
+     * members are printed without theirs: cyclemodel_m7.c counts them) */
     out->sets_flags = s_suffix || starts(word, "cmp") || starts(word, "cmn") || starts(word, "tst") ||
                       starts(word, "teq");
     out->reads_flags = cond || starts(word, "adc") || starts(word, "sbc") || starts(word, "rrx");
