@@ -137,6 +137,11 @@ M7_EXPECTED = {
     # results are tracked through the block, not only from the instruction just before:
     "multiply_two_back": 3,  # (MUL + ADDS r4) in cycle 1; ADDS r5, r1 needs MUL's result at cycle 1 + 2: waits
     "address_two_back": 3,   # (ADDS r1 + ADDS r2) in cycle 1; LDR [r1] reads its address a cycle early: waits
+    # the flags are an operand with the writer's latency (CPSR in the same model):
+    "flags_carry": 2,            # ADDS, then ADCS reading its carry: no pair (ALU latency 1)
+    "flags_shifted_compare": 3,  # CMP lsl (flags latency 2, WriteCMPsi), then ADCS waits one cycle
+    "flags_branch": 2,           # CMP lsl, then BEQ 1 without waiting: flags forwarded to direct branches (DDI 0489)
+    "flags_predicated": 3,       # (CMP lsl + IT) in cycle 1; ADDEQ reads the flags (latency 2): waits, cycle 3
 }
 
 

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tlsbench import cli
 from tlsbench.engine.case import Result
 from tlsbench.engine.store import Store
+from tlsbench.targets import modelerror
 
 SUITE = "TLS_AES_128_GCM_SHA256"
 
@@ -125,3 +128,17 @@ def test_a_server_on_a_host_charges_only_the_clients_compute(tmp_path: Path, cap
     assert "  40.4 ms  " in row and "host: not charged" in row
     assert cli.main(["link", str(device), "--db", str(db), "--link", "ethernet-100m"]) == 0
     assert "mbedtls/tls/" in capsys.readouterr().out.split("not modelled:")[1]  # both sides asked, one stored
+
+
+def test_a_cycle_model_runs_link_view_gives_the_models_measured_error(tmp_path: Path, capsys,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(modelerror, "DATA", tmp_path / "model-error.toml")
+    modelerror.write({"cortex-m4": [(0.04, "l4-sha256"), (-0.25, "l4-x25519")]}, "figures.toml", "v.sqlite")
+    db = tmp_path / "r.sqlite"
+    run = _run(db, {"method": {"env": {"TLSBENCH_MODEL_BOARD": "nucleo-f446re"}}})
+    assert cli.main(["link", str(run), "--db", str(db), "--link", "ethernet-100m"]) == 0
+    assert ("  cycle model error: the model's error on 2 same-code cortex-m4 rows (published board figures of the"
+            " same code): median 14%, largest 25% (l4-x25519); docs/cycle-model.md, Validation"
+            ) in capsys.readouterr().out.splitlines()
+    assert cli.main(["link", str(_run(db)), "--db", str(db), "--link", "ethernet-100m"]) == 0
+    assert "cycle model error" not in capsys.readouterr().out  # a run without the cycle model

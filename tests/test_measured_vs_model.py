@@ -16,9 +16,10 @@ from tlsbench.engine.store import Store
 from tlsbench.report import compare, compare_text
 
 
-def _fabricated_run(store: Store, target: str, counter: str, cases: dict[str, list[int]]) -> int:
+def _fabricated_run(store: Store, target: str, counter: str, cases: dict[str, list[int]],
+                    env: dict[str, str] | None = None) -> int:
     """A run whose cases measured ``counter`` with these per-batch totals (10 operations a batch)."""
-    run = store.create_run(target=target, plan_name="p", plan_source="", plan={"method": {}},
+    run = store.create_run(target=target, plan_name="p", plan_source="", plan={"method": {"env": env} if env else {}},
                            machine={"cpu_model": "-", "board": "nucleo-f103rb"}, version="1", keys={})
     for name, totals in cases.items():
         store.put_case(run, name=name, library="mbedtls", kind="hash", alg="sha256", op="hash", size=64,
@@ -84,3 +85,21 @@ def test_the_json_carries_the_rows_only_when_there_are_some(runs, db_path: Path)
     assert {r["name"]: r["ratio"] for r in data["measured_vs_model"]}["sha256-64"] == pytest.approx(1.3)
     other = _fabricated_run(store, "qemu:y", "model_cycles", {"c": [12]})
     assert "measured_vs_model" not in json.loads(compare_text.render(compare.compare(store, model, other), "json"))
+
+
+def test_the_model_runs_validated_error_stands_beside_the_ratios(db_path: Path, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from tlsbench.targets import modelerror
+
+    monkeypatch.setattr(modelerror, "DATA", tmp_path / "model-error.toml")
+    modelerror.write({"cortex-m4": [(0.04, "l4-sha256"), (-0.10, "l4-gcm")]}, "figures.toml", "v.sqlite")
+    store = Store(db_path)
+    board = _fabricated_run(store, "serial:/dev/ttyACM0", "cycles", {"sha256-64": [52_000]})
+    model = _fabricated_run(store, "qemu:mps2-an386", "model_cycles", {"sha256-64": [40_000]},
+                            {"TLSBENCH_MODEL_BOARD": "nucleo-f446re"})
+    c = compare.compare(store, board, model)
+    line = ("the model's validated error: the model's error on 2 same-code cortex-m4 rows (published board figures"
+            " of the same code): median 7%, largest 10% (l4-gcm); docs/cycle-model.md, Validation")
+    assert line in compare_text.render(c).splitlines()
+    assert "validated error" not in compare_text.render(compare.compare(store, board, _fabricated_run(
+        store, "qemu:x", "model_cycles", {"sha256-64": [40_000]})))  # a model run without a board profile

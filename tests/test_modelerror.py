@@ -5,11 +5,14 @@ is not measured for the core)."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
 from test_model_report import _stored
 
+from tlsbench import paths
 from tlsbench.engine.case import Case, Measured, Result
 from tlsbench.engine.runner import json_rows
 from tlsbench.engine.store import Store
@@ -18,7 +21,7 @@ from tlsbench.report import html as html_report
 from tlsbench.report import resultsdoc
 from tlsbench.report import tables as report
 from tlsbench.studies import boardresults
-from tlsbench.targets import boardprofiles, modelerror
+from tlsbench.targets import boardprofiles, cyclemodel, modelerror
 
 ERRORS = {"cortex-m7": [(0.34, "h7-sha256"), (-0.16, "h7-ed25519"), (0.08, "h7-verify"), (0.18, "h7-gcm")],
           "cortex-m4": [(0.05, "l4-sha256")]}
@@ -111,3 +114,37 @@ def test_json_lines_and_the_json_report_carry_the_error_of_a_model_figure(tmp_pa
     store.close()
     assert json.loads(report.render(with_model, "json"))["model_error"]["same_code_rows"] == 4
     assert "model_error" not in json.loads(report.render(without, "json"))
+
+
+def _hw_run(store: Store, profile: boardprofiles.Profile, config: str) -> int:
+    """A stored run of one SHA-256 case on profile's core, with a library built from config."""
+    def r(metric: str, unit: str, v: float) -> Result:
+        return Result.of(metric, unit, 1, 0, v, v, None, v, v, None, None)
+    run = store.create_run(target="qemu:mps2-an386", plan_name="p", plan_source="",
+                           plan={"libraries": ["wolfssl"], "algorithms": ["sha256"], "ops": ["hash"], "sizes": [1024],
+                                 "method": {"repeats": 1, "warmup": 0, "outliers": "none", "min_sample_ms": 0,
+                                            "timeout_s": 9, "rounds": 1, "env": cyclemodel.run_env(profile)}},
+                           machine={"board": "mps2-an386", "board_cpu": "cortex-m4"}, version="t", keys={})
+    store.put_board_profile(run, profile.name, profile.origin, profile.text, profile.sha256)
+    store.put_library(run, "wolfssl", "5.9.2", config, "test", "0" * 64, "instructions", {})
+    store.put_case(run, name="wolfssl/hash/sha256/hash/1024", library="wolfssl", kind="hash", alg="sha256",
+                   op="hash", size=1024, params={}, status="ok", reason="", iters=1, started=0, transcript="",
+                   results=[r("instructions", "instructions", 9000), r("model_cycles", "model cycles", 12000),
+                            r("model_time_ns", "model-ns", 66000)])
+    store.finish_run(run)
+    return run
+
+
+def test_the_hwcrypto_page_gives_each_boards_core_its_error(tmp_path: Path) -> None:
+    profile = boardprofiles.load("stm32f439zi")
+    db = tmp_path / "r.sqlite"
+    store = Store(db)
+    sw, hw = _hw_run(store, profile, "config"), _hw_run(store, profile, "#include profiles/hw.h")
+    store.close()
+    out = tmp_path / "hw.md"
+    subprocess.run([str(paths.root() / "scripts" / "results-hwcrypto"), str(out)], check=True, timeout=120,
+                   capture_output=True, env={**os.environ, "RUNS": f"{sw} {hw}", "TLSBENCH_DB": str(db)})
+    lines = out.read_text().splitlines()
+    assert f"Model error of its core: {modelerror.sentence('cortex-m4')}." in lines
+    assert lines.index(f"## stm32f439zi: {profile.description}") + 2 == lines.index(
+        f"Model error of its core: {modelerror.sentence('cortex-m4')}.")

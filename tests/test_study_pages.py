@@ -15,7 +15,7 @@ from tlsbench.engine.case import Result
 from tlsbench.engine.store import Store
 from tlsbench.studies import studypages
 from tlsbench.studies import studysources as src
-from tlsbench.targets import boardprofiles, cyclemodel
+from tlsbench.targets import boardprofiles, cyclemodel, modelerror
 
 SHARED = src.studies_dir()
 
@@ -117,6 +117,17 @@ def test_a_page_puts_our_model_figures_beside_the_published_ones(tmp_path: Path)
               if line.startswith("| every ECDHE_RSA")}
     # the study's own figures hold it; ours cannot say, one suite failed
     assert checks == {"every ECDHE_RSA suite takes longer than every RSA suite": ["holds", "not measured"]}
+
+
+def test_a_page_gives_the_measured_error_of_its_model_core(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(modelerror, "DATA", tmp_path / "model-error.toml")
+    modelerror.write({"cortex-m7": [(0.08, "h7-sha256"), (-0.24, "h7-ed25519")]}, "figures.toml", "v.sqlite")
+    db, _run = _study_000(tmp_path)
+    assert cli.main(["study", "pages", "--db", str(db), "--studies", str(tmp_path / "studies"),
+                     "--out", str(tmp_path / "out"), "--only", "000"]) == 0
+    lines = (tmp_path / "out" / "000-handshake-by-suite.md").read_text().splitlines()
+    assert ("  - model error: the model's error on 2 same-code cortex-m7 rows (published board figures of the same"
+            " code): median 16%, largest 24% (h7-ed25519); docs/cycle-model.md, Validation") in lines
 
 
 def test_a_page_names_the_run_it_lacks(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

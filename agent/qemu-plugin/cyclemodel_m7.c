@@ -38,10 +38,19 @@
  * each register can be read), so a result read two instructions later
  * still waits its latency; a block that falls through starts with its
  * predecessor's last instruction pending, one after a taken branch with
- * nothing pending. Flags are not tracked: no source says whether a flag
- * setter and its reader (ADDS, ADCS) pair. What the M4 table gives and the
- * sources above do not change (LDM/STM 1+N, register branches, divides)
- * keeps the M4 cost. */
+ * nothing pending. The flags are tracked as one more register: in the same
+ * model the flags are an operand (CPSR, defined by an S form or a compare,
+ * read by ADC/SBC/RRX or an IT block's member) with the
+ * writer's latency, an ALU's 1 ("WriteALU ... Latency = 1"), a compare with
+ * a shifted operand 2 ("WriteCMPsi ... Latency = 2"), a multiply 2; so ADDS
+ * and the ADCS that reads its carry do not issue in one cycle. B<cond> does
+ * not wait for them (the TRM's flag forwarding, at reads_of). What the M4
+ * table gives and the sources above do not change (LDM/STM 1+N: the model
+ * says only that they issue alone and schedules "around read/write times of
+ * individual registers in the list", no cycles per register; register
+ * branches, divides) keeps the M4 cost; branches are taken as predicted
+ * (the model gives a mispredict cost, "MispredictPenalty = 4", but neither
+ * it nor DDI 0489 gives the predictor that says which branches miss). */
 #include "cyclemodel_tables.h"
 
 static int single_issue_only(const cm_insn *i)
@@ -82,7 +91,35 @@ static uint32_t latency(const cm_insn *i)
     return 1;
 }
 
-enum { NOT_PENDING = -3 }; /* readable at any offset, addresses included */
+enum { FLAGS = 16, TRACKED = 17 }; /* r0-r15, then N, Z, C, V as one operand */
+enum { NOT_PENDING = -3 };          /* readable at any offset, addresses included */
+
+/* What cur writes and reads, the flags as bit FLAGS. */
+static uint32_t writes_of(const cm_insn *i)
+{
+    return i->dst | (i->sets_flags ? 1u << FLAGS : 0);
+}
+
+/* A direct branch does not wait for its flags: DDI 0489's Prefetch Unit has
+ * "forwarding of flags for early resolution of direct branches". */
+static uint32_t reads_of(const cm_insn *i)
+{
+    int flags = i->reads_flags && i->cls != CM_BRANCH;
+    return i->uses | i->addr | (flags ? 1u << FLAGS : 0);
+}
+
+/* A compare with a shifted operand gives its flags a cycle later (WriteCMPsi). */
+static uint32_t flags_latency(const cm_insn *i)
+{
+    return i->cls == CM_ALU && i->shifted && !i->dst ? 2 : latency(i);
+}
+
+static void set_ready(cm_issue_state *st, const cm_insn *i)
+{
+    for (int r = 0; r < TRACKED; r++) {
+        if (writes_of(i) & (1u << r)) st->ready[r] = (int8_t)(r == FLAGS ? flags_latency(i) : latency(i));
+    }
+}
 
 /* Before a block's first instruction only prev's results are pending. */
 static void seed(cm_issue_state *st, const cm_insn *prev)
@@ -90,11 +127,9 @@ static void seed(cm_issue_state *st, const cm_insn *prev)
     st->valid = 1;
     st->paired = 0;
     st->from_load = 0;
-    for (int r = 0; r < 16; r++) st->ready[r] = NOT_PENDING;
+    for (int r = 0; r < TRACKED; r++) st->ready[r] = NOT_PENDING;
     if (prev->cls == CM_OTHER) return;
-    for (int r = 0; r < 16; r++) {
-        if (prev->dst & (1u << r)) st->ready[r] = (int8_t)latency(prev);
-    }
+    set_ready(st, prev);
     if (prev->cls == CM_LOAD || prev->cls == CM_LOAD2 || prev->cls == CM_LOADM) st->from_load = (uint16_t)prev->dst;
 }
 
@@ -105,11 +140,13 @@ static void seed(cm_issue_state *st, const cm_insn *prev)
 static int operands_ready(const cm_issue_state *st, const cm_insn *cur)
 {
     int need = NOT_PENDING;
-    for (int r = 0; r < 16; r++) {
+    for (int r = 0; r < TRACKED; r++) {
         uint32_t bit = 1u << r;
-        if (st->ready[r] == NOT_PENDING || !((cur->uses | cur->addr) & bit)) continue;
+        if (st->ready[r] == NOT_PENDING || !(reads_of(cur) & bit)) continue;
         int at = st->ready[r];
-        if (cur->addr & bit) {
+        if (r == FLAGS) {
+            /* a condition or a carry is read at EX2, like an ALU operand */
+        } else if (cur->addr & bit) {
             at += 1;
         } else if (cur->cls == CM_STORE || cur->cls == CM_STORE2 || (cur->cls == CM_MLAL && (cur->dst & bit))) {
             at -= 1;
@@ -132,9 +169,29 @@ static int can_pair(const cm_config *cfg, const cm_insn *prev, const cm_insn *cu
     return 1;
 }
 
-cm_cost cm_m7_cost_of(const cm_config *cfg, const cm_insn *cur, const cm_insn *prev, cm_issue_state *st)
+/* An IT block's member, which the disassembler printed as if outside one:
+ * it reads the flags; an S form with a destination is taken to set none (the
+ * 16-bit encodings printed as "adds" do not inside the block; a 32-bit
+ * ADDS.W, which would, is rare), a compare still does. */
+static cm_insn in_it_block(const cm_insn *i)
+{
+    cm_insn out = *i;
+    out.reads_flags = 1;
+    if (out.dst) out.sets_flags = 0;
+    return out;
+}
+
+cm_cost cm_m7_cost_of(const cm_config *cfg, const cm_insn *insn, const cm_insn *prev, cm_issue_state *st)
 {
     if (!st->valid) seed(st, prev);
+    cm_insn member;
+    const cm_insn *cur = insn;
+    if (st->it_left) {
+        member = in_it_block(insn);
+        cur = &member;
+        st->it_left--;
+    }
+    if (insn->it_count) st->it_left = (uint8_t)insn->it_count;
     cm_cost out = {0, 0};
     int earliest = st->paired || !can_pair(cfg, prev, cur) ? 1 : 0;
     int need = operands_ready(st, cur);
@@ -153,14 +210,12 @@ cm_cost cm_m7_cost_of(const cm_config *cfg, const cm_insn *cur, const cm_insn *p
     }
     /* the new origin: cur's last cycle */
     int moved = at == 0 ? 0 : at + (int)issue - 1;
-    for (int r = 0; r < 16; r++) {
+    for (int r = 0; r < TRACKED; r++) {
         if (st->ready[r] == NOT_PENDING) continue;
         int left = st->ready[r] - moved;
         st->ready[r] = (int8_t)(left <= NOT_PENDING ? NOT_PENDING : left);
     }
-    for (int r = 0; r < 16; r++) {
-        if (cur->dst & (1u << r)) st->ready[r] = (int8_t)latency(cur);
-    }
+    set_ready(st, cur);
     if (cur->cls == CM_LOAD || cur->cls == CM_LOAD2 || cur->cls == CM_LOADM) {
         st->from_load = (uint16_t)(st->from_load | cur->dst);
     } else {

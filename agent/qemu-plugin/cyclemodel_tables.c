@@ -149,13 +149,14 @@ static int strip_condition(char *m)
 
 /* Mnemonic -> class; UAL writes op{S}{cond}: the condition is tried before
  * the S (so "bls" is B with LS, not BL with S). */
-static int resolve(const char *word, cm_class *cls, int *conditional)
+static int resolve(const char *word, cm_class *cls, int *conditional, int *s_suffix)
 {
     char m[24], t[24];
     size_t n = strlen(word);
     if (n == 0 || n >= sizeof(m)) return 0;
     memcpy(m, word, n + 1);
     *conditional = 0;
+    *s_suffix = 0;
     if (lookup(m, cls)) return 1;
     memcpy(t, m, n + 1);
     if (strip_condition(t) && lookup(t, cls)) {
@@ -165,7 +166,10 @@ static int resolve(const char *word, cm_class *cls, int *conditional)
     memcpy(t, m, n + 1);
     if (t[n - 1] == 's') {
         t[n - 1] = '\0';
-        if (lookup(t, cls)) return 1;
+        if (lookup(t, cls)) {
+            *s_suffix = 1;
+            return 1;
+        }
     }
     memcpy(t, m, n + 1);
     if (strip_condition(t)) {
@@ -174,6 +178,7 @@ static int resolve(const char *word, cm_class *cls, int *conditional)
             t[k - 1] = '\0';
             if (lookup(t, cls)) {
                 *conditional = 1;
+                *s_suffix = 1;
                 return 1;
             }
         }
@@ -320,8 +325,15 @@ void cm_classify(const char *disas, cm_insn *out)
     while (*ops == ' ') ops++;
     size_t len = strlen(ops);
     cm_class cls;
-    int cond = 0;
-    if (!resolve(word, &cls, &cond)) return; /* unknown: CM_OTHER, 1 cycle */
+    int cond = 0, s_suffix = 0;
+    if (!resolve(word, &cls, &cond, &s_suffix)) return; /* unknown: CM_OTHER, 1 cycle */
+    /* the flags, for the Cortex-M7 rules: an S form or a compare sets them; a
+     * condition suffix (B<cond>), ADC, SBC and RRX read them (an IT block's
+     * members are printed without theirs: cyclemodel_m7.c counts them) */
+    out->sets_flags = s_suffix || starts(word, "cmp") || starts(word, "cmn") || starts(word, "tst") ||
+                      starts(word, "teq");
+    out->reads_flags = cond || starts(word, "adc") || starts(word, "sbc") || starts(word, "rrx");
+    if (word[0] == 'i' && word[1] == 't') out->it_count = (int)strlen(word) - 1;
     out->cls = cls;
     out->conditional = cond;
     const char *lb = strchr(ops, '['), *rb = strchr(ops, ']');

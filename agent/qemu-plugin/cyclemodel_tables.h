@@ -49,6 +49,10 @@ typedef struct {
     int narrow;      /* a byte or halfword load: its data comes a stage later */
     int shifted;     /* needs the M7's one early shifter: a shifted register operand, bitfield, REV, PKH, SAT */
     int slot0;       /* DSP/SIMD, extends, REV/RBIT, bitfields, CLZ, LDREX: issues only first of a pair */
+    int sets_flags;  /* an S form or a compare: writes N, Z, C, V */
+    int reads_flags; /* a condition (B<cond>), ADC, SBC, RRX */
+    int it_count;    /* IT, ITT, ITE, ...: the instructions it makes conditional (the disassembler prints
+                        them without their condition: it sees one instruction at a time) */
 } cm_insn;
 
 typedef struct {
@@ -72,8 +76,10 @@ void cm_classify(const char *disas, cm_insn *out);
 typedef struct {
     int valid;
     int paired;
-    int8_t ready[16];   /* the issue offset from the last instruction's cycle from which reading it does not wait */
+    int8_t ready[17];   /* the issue offset from the last instruction's cycle from which reading it does not wait
+                           (r0-r15, then the flags) */
     uint16_t from_load; /* registers a load wrote last */
+    uint8_t it_left;    /* instructions of an IT block still to come */
 } cm_issue_state;
 
 /* The cost of cur after prev (the previous instruction of the same block;

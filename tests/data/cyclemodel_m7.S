@@ -70,5 +70,23 @@
     adds r2, #1
     ldr r3, [r1]
     bl mark
+    /* flags_carry: ADCS reads the carry ADDS just set */
+    adds r1, r2, r3
+    adcs r4, r5, r6
+    bl mark
+    /* flags_shifted_compare: a compare with a shifted operand, then ADCS */
+    cmp.w r1, r2, lsl #2
+    adcs r3, r4
+    bl mark
+    /* flags_branch: the same compare, then a conditional branch (to the next instruction either way) */
+    cmp.w r1, r2, lsl #2
+    beq 1f
+1:
+    bl mark
+    /* flags_predicated: an IT-block instruction reads the flags of a compare with a shifted operand */
+    cmp.w r1, r2, lsl #2
+    it eq
+    addeq r4, #1
+    bl mark
     semihosting_exit
     .ltorg

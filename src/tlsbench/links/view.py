@@ -12,7 +12,7 @@ from tlsbench.engine.metrics import format_time
 from tlsbench.errors import PlanError
 from tlsbench.links import model
 from tlsbench.links.profiles import LinkProfile
-from tlsbench.report.tables import RunData, aligned, is_handshake, markdown
+from tlsbench.report.tables import RunData, aligned, is_handshake, markdown, model_error_line
 
 
 @dataclass(frozen=True)
@@ -150,6 +150,7 @@ def render(data: RunData, profile: LinkProfile, board=None, tcp_handshake: bool 
              f" headers, {tcp}",
              f"  compute: {'; '.join(sorted(whats)) or '-'}"
              + (f"; board {board.summary()}" if board is not None and hasattr(board, "summary") else ""),
+             *([f"  cycle model error: {error}"] if (error := model_error_line(data)) is not None else []),
              *(["  the server on a host elsewhere: only the client's compute is charged; the client's own TCP"
                 " stack cost is not modelled (its TCP handshake is the link's round trip alone)"]
                if server_host else []),

@@ -37,6 +37,7 @@ from tlsbench import versions
 from tlsbench.engine import metrics, steadiness
 from tlsbench.engine.stats import bootstrap_ratio_ci, mann_whitney_p, median, smallest_p
 from tlsbench.engine.store import Store
+from tlsbench.report import tables
 
 ALPHA = 0.01
 MIN_EFFECT = 0.05
@@ -99,6 +100,7 @@ class Comparison:
     measured_run: int | None = None
     model_run: int | None = None
     measured_vs_model: list[ModelRow] = field(default_factory=list)
+    model_error: str = ""  # the model run's core: its error on the published rows (modelerror)
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -441,7 +443,10 @@ def compare(store: Store, run_a: int, run_b: int, metric: str | None = None, alp
     a, b = read(store, run_a, metric), read(store, run_b, metric)
     if versions is not None:
         a, b = one_version(a, versions[0]), one_version(b, versions[1])
-    return compare_runs(a, b, metric, alpha, min_effect)
+    result = compare_runs(a, b, metric, alpha, min_effect)
+    if result.model_run is not None:  # beside measured/model: what the published rows say of the model
+        result.model_error = tables.model_error_line(tables.load(store, result.model_run)) or ""
+    return result
 
 
 def _worse(r: Row, limit: float, value: float) -> bool:

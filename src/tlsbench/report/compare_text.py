@@ -147,7 +147,7 @@ def render(c: Comparison, fmt: str = "table", only_changes: bool = False) -> str
     if fmt == "json":
         data = {"format": JSON_VERSION, **asdict(c)}
         if not c.measured_vs_model:  # runs without a board's counter read exactly as before
-            for key in ("measured_run", "model_run", "measured_vs_model"):
+            for key in ("measured_run", "model_run", "measured_vs_model", "model_error"):
                 data.pop(key)
         if not c.machine:  # runs without references (firmware, older stores) read exactly as before
             data.pop("machine")
@@ -159,7 +159,9 @@ def render(c: Comparison, fmt: str = "table", only_changes: bool = False) -> str
     out = "\n".join([title, *header_lines(c)]) + "\n\n" + "\n".join(_text_table(*main_table(c, only_changes), md))
     if c.measured_vs_model:
         out += ("\n\n" + ("### " if md else "") + "cycles measured on the board beside the cycle model\n\n"
-                + model_summary(c) + "\n\n" + "\n".join(_text_table(*model_table(c), md)))
+                + model_summary(c) + "\n\n"
+                + (f"the model's validated error: {c.model_error}\n\n" if c.model_error else "")
+                + "\n".join(_text_table(*model_table(c), md)))
     header, body = exact_table(c)
     if body:
         out += ("\n\n" + ("### " if md else "") + "deterministic metrics that are not the same\n\n"

@@ -218,6 +218,7 @@ def run_section(page: Page, want: Want, data: RunData, used: list[Used], db: str
     if profile:
         page.add("  - model figures (model cycles, model time) are the board profile's cycle model applied to the"
                  " firmware's exact instructions (docs/cycle-model.md): a model, not a measurement on the board")
+        page.add(f"  - model error: {tables.model_error_line(data)}")  # so no model time reads as a measurement
     page.add(*(f"  - {line}" for line in tables.noise_lines(data)))  # noisy, varying or drifting figures
 
 
