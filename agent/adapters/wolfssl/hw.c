@@ -199,7 +199,7 @@ static int hw_ecdsa_sign(const uint8_t *hash, uint32_t hash_len, uint8_t *out, w
 {
     uint8_t k[P256_BYTES], d[P256_BYTES], r[P256_BYTES], s[P256_BYTES];
     word32 d_len = sizeof(d), cap = *out_len;
-    int ret = wc_RNG_GenerateBlock(rng, k, sizeof(k)); /* the driver's random k (reduced below n by the PKA) */
+    int ret = wc_RNG_GenerateBlock(rng, k, sizeof(k)); /* the driver's random k (its 0 < k < n check is not modelled) */
     if (ret == 0) ret = wc_ecc_export_private_only(key, d, &d_len);
     if (ret != 0) return ret;
     pka_load_curve(hash, hash_len);
