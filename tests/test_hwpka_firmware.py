@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from conftest import builds_in_set_up, needs_tools
-from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from test_hwcrypto_firmware import HW, HW_LIBRARIES, NO_STANDIN, TWICE, edited_launcher, run
 
@@ -33,6 +33,7 @@ KEY = ec.derive_private_key(0x7C0FFEE5EED, ec.SECP256R1())
 PRIVATE = KEY.private_numbers().private_value.to_bytes(32, "big")
 MSG = b"tlsbench: ECDSA on the PKA"
 SIG = KEY.sign(MSG, ec.ECDSA(hashes.SHA256()))
+X962 = (serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
 # RM0456 Tables 523 and 524: P-256 sign and verify on the STM32U5's PKA, in AHB (= core) cycles
 SIGN_CYCLES, VERIFY_CYCLES = 2_744_000, 2_938_000
 
@@ -141,3 +142,31 @@ def test_the_pka_drivers_signature_is_real_and_a_bad_one_is_rejected(pka_launche
     KEY.public_key().verify(signed[2], MSG, ec.ECDSA(hashes.SHA256()))  # the driver's DER: raises if wrong
     assert verified == ("ok", "", b"")
     assert changed == ("reject", "signature does not verify", b"")
+
+
+PEER = ec.derive_private_key(0x5EED0F9EE2, ec.SECP256R1())
+PEER_PUB = PEER.public_key().public_bytes(*X962)
+KEX = [encode_request("bench", kind="kex", alg="p256", op=op, warmup=0, repeats=1, min_ns=0, key=PRIVATE,
+                      peer=PEER_PUB) for op in ("keygen", "derive", "exchange")]
+
+
+def test_ecdh_p256_runs_its_scalar_multiplications_on_the_pka(pka_launchers: dict[str, Path],
+                                                              u5: boardprofiles.Profile, tmp_path: Path) -> None:
+    hw = run(pka_launchers["own"], u5, KEX)
+    assert run(pka_launchers["own"], u5, KEX) == hw  # exact, repeatable
+    with_standin = run(pka_launchers["counted"], u5, KEX)
+    software = run(pka_launchers["own"], boardprofiles.load("stm32f405"), KEX)  # no PKA: wolfCrypt's C
+    for (h, _), (w, _), (s, _) in zip(hw, with_standin, software, strict=True):
+        assert w - h > s // 2 and 0 < h < s // 20
+    # keygen and derive are one scalar multiplication each, exchange both (RM0456 Table 522's figure)
+    slower = run(pka_launchers["own"], u5_with(tmp_path, "= 3_083_000", "= 3_084_000"), KEX)
+    assert [i for i, _ in slower] == [i for i, _ in hw]
+    assert [c - s for (_, c), (_, s) in zip(slower, hw, strict=True)] == [1000, 1000, 2000]
+
+
+def test_the_pka_drivers_shared_secret_is_the_references(pka_launchers: dict[str, Path],
+                                                         u5: boardprofiles.Profile) -> None:
+    derive = encode_request("compute", kind="kex", alg="p256", op="derive", key=PRIVATE, peer=PEER_PUB)
+    (status, message, secret), = compute(pka_launchers["own"], u5, [derive])
+    assert (status, message) == ("ok", "")
+    assert secret == KEY.exchange(ec.ECDH(), PEER.public_key())

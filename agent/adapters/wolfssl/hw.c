@@ -190,8 +190,8 @@ static void pka_load_curve(const uint8_t *hash, uint32_t hash_len)
     tb_pka_load(PKA_AT(PKA_GX), P256_GX, P256_BYTES);
     tb_pka_load(PKA_AT(PKA_GY), P256_GY, P256_BYTES);
     tb_pka_load(PKA_AT(PKA_N), P256_N, P256_BYTES);
-    /* the hash's leftmost 256 bits */
-    tb_pka_load(PKA_AT(PKA_Z), hash, hash_len < P256_BYTES ? hash_len : P256_BYTES);
+    /* the hash's leftmost 256 bits (ECDSA's; none for a scalar multiplication) */
+    if (hash != NULL) tb_pka_load(PKA_AT(PKA_Z), hash, hash_len < P256_BYTES ? hash_len : P256_BYTES);
 }
 
 static int hw_ecdsa_sign(const uint8_t *hash, uint32_t hash_len, uint8_t *out, word32 *out_len, WC_RNG *rng,
@@ -271,6 +271,78 @@ static int hw_ecdsa_verify(const uint8_t *sig, uint32_t sig_len, const uint8_t *
     return 0;
 }
 
+/* ECDH P-256 (keygen and derive): one ECC scalar multiplication on the PKA.
+ * Per operation the driver loads the curve, the scalar (the private key, or
+ * for a new key pair a random one it draws) and the point (G, or the peer's
+ * public key), starts it, polls and reads the resulting point back (derive:
+ * its x is the shared secret). The key pair and the secret are wolfCrypt's
+ * own (the stand-in). */
+#define PKA_MODE_ECC_MUL 0x20u
+
+static void pka_ecc_mul(const uint8_t *scalar, word32 scalar_len, const uint8_t *x, word32 x_len, const uint8_t *y,
+                        word32 y_len, uint8_t *out_x, uint8_t *out_y)
+{
+    pka_load_curve(NULL, 0);
+    tb_pka_load(PKA_AT(PKA_B), P256_B, P256_BYTES);
+    tb_pka_load(PKA_AT(PKA_K), scalar, scalar_len);
+    tb_pka_load(PKA_AT(PKA_QX), x, x_len);
+    tb_pka_load(PKA_AT(PKA_QY), y, y_len);
+    tb_pka_run(PKA_MODE_ECC_MUL, tb_hw_op_ecc_p256_mul);
+    tb_pka_read(PKA_AT(PKA_R), out_x, P256_BYTES);
+    tb_pka_read(PKA_AT(PKA_S), out_y, P256_BYTES);
+}
+
+/* the stand-in's point, left where the PKA leaves its result */
+static void pka_store_point(const uint8_t *x, const uint8_t *y)
+{
+    tb_pka_store(PKA_AT(PKA_R), x, P256_BYTES);
+    tb_pka_store(PKA_AT(PKA_S), y, P256_BYTES);
+}
+
+static int hw_ecc_keygen(WC_RNG *rng, int size, ecc_key *key, int curve_id)
+{
+    uint8_t d[P256_BYTES], x[P256_BYTES], y[P256_BYTES];
+    int ret = wc_RNG_GenerateBlock(rng, d, sizeof(d)); /* the driver's random scalar (its range check not modelled) */
+    if (ret != 0) return ret;
+    int dev = key->devId;
+    key->devId = INVALID_DEVID; /* the stand-in: wolfCrypt's software key pair, excluded by the model */
+    tb_hw_standin_begin();
+    ret = wc_ecc_make_key_ex(rng, size, key, curve_id);
+    word32 x_len = sizeof(x), y_len = sizeof(y);
+    if (ret == 0) ret = wc_ecc_export_public_raw(key, x, &x_len, y, &y_len);
+    if (ret == 0) pka_store_point(x, y);
+    tb_hw_standin_end();
+    key->devId = dev;
+    if (ret != 0) return ret;
+    pka_ecc_mul(d, sizeof(d), P256_GX, P256_BYTES, P256_GY, P256_BYTES, x, y); /* the public point, k x G */
+    return 0;
+}
+
+static int hw_ecdh(ecc_key *priv, ecc_key *pub, uint8_t *out, word32 *out_len)
+{
+    uint8_t d[P256_BYTES], qx[P256_BYTES], qy[P256_BYTES], x[P256_BYTES], y[P256_BYTES];
+    word32 d_len = sizeof(d), qx_len = sizeof(qx), qy_len = sizeof(qy);
+    if (*out_len < P256_BYTES) return BUFFER_E;
+    int ret = wc_ecc_export_private_only(priv, d, &d_len);
+    if (ret == 0) ret = wc_ecc_export_public_raw(pub, qx, &qx_len, qy, &qy_len);
+    if (ret != 0) return ret;
+    int dev = priv->devId;
+    priv->devId = INVALID_DEVID; /* the stand-in: wolfCrypt's software ECDH, excluded by the model */
+    tb_hw_standin_begin();
+    word32 len = sizeof(x);
+    ret = wc_ecc_shared_secret(priv, pub, x, &len);
+    if (ret == 0) {
+        memset(y, 0, sizeof(y)); /* only the x coordinate is the secret */
+        pka_store_point(x, y);
+    }
+    tb_hw_standin_end();
+    priv->devId = dev;
+    if (ret != 0) return ret;
+    pka_ecc_mul(d, d_len, qx, qx_len, qy, qy_len, out, y);
+    *out_len = P256_BYTES;
+    return 0;
+}
+
 static int is_p256(const ecc_key *key)
 {
     return key != NULL && key->dp != NULL && key->dp->id == ECC_SECP256R1;
@@ -321,6 +393,14 @@ static int hw_callback(int devId, wc_CryptoInfo *info, void *ctx)
             is_p256(info->pk.eccverify.key)) {
             return hw_ecdsa_verify(info->pk.eccverify.sig, info->pk.eccverify.siglen, info->pk.eccverify.hash,
                                    info->pk.eccverify.hashlen, info->pk.eccverify.res, info->pk.eccverify.key);
+        }
+        if (info->pk.type == WC_PK_TYPE_EC_KEYGEN && (have & TB_HW_ECC_P256_MUL) &&
+            info->pk.eckg.curveId == ECC_SECP256R1) {
+            return hw_ecc_keygen(info->pk.eckg.rng, info->pk.eckg.size, info->pk.eckg.key, info->pk.eckg.curveId);
+        }
+        if (info->pk.type == WC_PK_TYPE_ECDH && (have & TB_HW_ECC_P256_MUL) && is_p256(info->pk.ecdh.private_key)) {
+            return hw_ecdh(info->pk.ecdh.private_key, info->pk.ecdh.public_key, info->pk.ecdh.out,
+                           info->pk.ecdh.outlen);
         }
     }
     return CRYPTOCB_UNAVAILABLE; /* the board has no peripheral for it: wolfCrypt's software */

@@ -36,6 +36,7 @@ TB_HW_HOOK(tb_hw_setup_aes_cbc, 0x303u)
 TB_HW_HOOK(tb_hw_setup_aes_gcm, 0x305u)
 TB_HW_HOOK(tb_hw_op_ecdsa_p256_sign, 0x506u)
 TB_HW_HOOK(tb_hw_op_ecdsa_p256_verify, 0x507u)
+TB_HW_HOOK(tb_hw_op_ecc_p256_mul, 0x508u)
 
 /* ---- the register traffic (hwcrypto.h) ---- */
 

@@ -26,6 +26,7 @@
 #define TB_HW_AES_GCM (1u << 5)
 #define TB_HW_ECDSA_P256_SIGN (1u << 6)
 #define TB_HW_ECDSA_P256_VERIFY (1u << 7)
+#define TB_HW_ECC_P256_MUL (1u << 8)
 /* A test's switch in the same word (tests/test_hwcrypto_firmware.py): a
  * driver that honours it does its stand-in's work once more, on copies,
  * which must change neither count (the model leaves all of it out). */
@@ -88,6 +89,7 @@ void tb_hw_setup_aes_gcm(void);
 /* a public-key accelerator's: one call per whole operation (its figure is per operation) */
 void tb_hw_op_ecdsa_p256_sign(void);
 void tb_hw_op_ecdsa_p256_verify(void);
+void tb_hw_op_ecc_p256_mul(void);
 
 /* The busy-wait a driver does after a block: the peripheral's time is the
  * model's (its doorbell), so the flag is never set here; the read is the

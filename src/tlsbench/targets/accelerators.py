@@ -21,7 +21,7 @@ from tlsbench.errors import PlanError
 # 0: a whole operation at once (a public-key accelerator's: its figure is per operation, not per block)
 ALGORITHMS: dict[str, int] = {
     "sha1": 64, "sha256": 64, "aes-ecb": 16, "aes-cbc": 16, "aes-ctr": 16, "aes-gcm": 16,
-    "ecdsa-p256-sign": 0, "ecdsa-p256-verify": 0,
+    "ecdsa-p256-sign": 0, "ecdsa-p256-verify": 0, "ecc-p256-mul": 0,
 }
 OPERATIONS = tuple(name for name, size in ALGORITHMS.items() if size == 0)
 # the ones with associated data (a header phase of their own)
