@@ -51,8 +51,8 @@ tb_status tb_wolfssl_kex_prepare(state *s, const tb_job *job)
         }
         return TB_OK;
     case F_ECDH:
-        ret = wc_ecc_init_ex(&s->u.ecc.k, NULL, TB_WOLFSSL_DEVID); /* a "hw" build's ECDH: the PKA's driver */
-        if (ret != 0) return lib_fail("wc_ecc_init_ex", ret);
+        ret = TB_WOLFSSL_ECC_INIT(&s->u.ecc.k);
+        if (ret != 0) return lib_fail("wc_ecc_init", ret);
         s->live = 1;
         if (need_priv) {
             ret = wc_ecc_import_private_key_ex(job->key.data, (word32)n, NULL, 0, &s->u.ecc.k, a->param);
@@ -183,7 +183,7 @@ tb_status tb_wolfssl_ecdh_run(state *s)
     if (s->op == OP_KEYGEN || s->op == OP_EXCHANGE) {
         /* A fresh key object per key pair, as a TLS handshake uses. */
         wc_ecc_free(k);
-        if ((ret = wc_ecc_init_ex(k, NULL, TB_WOLFSSL_DEVID)) != 0) return lib_fail("wc_ecc_init_ex", ret);
+        if ((ret = TB_WOLFSSL_ECC_INIT(k)) != 0) return lib_fail("wc_ecc_init", ret);
         if ((ret = wc_ecc_make_key_ex(&tb_wolfssl_rng, (int)n, k, s->alg->param)) != 0) {
             return lib_fail("wc_ecc_make_key_ex", ret);
         }

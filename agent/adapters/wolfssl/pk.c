@@ -40,8 +40,8 @@ tb_status tb_wolfssl_ecdsa_prepare(state *s, const tb_job *job)
 {
     const alg_info *a = s->alg;
     size_t n = (size_t)a->size;
-    int ret = wc_ecc_init_ex(&s->u.ecc.k, NULL, TB_WOLFSSL_DEVID); /* a "hw" build's ECDSA: the PKA's driver */
-    if (ret != 0) return lib_fail("wc_ecc_init_ex", ret);
+    int ret = TB_WOLFSSL_ECC_INIT(&s->u.ecc.k);
+    if (ret != 0) return lib_fail("wc_ecc_init", ret);
     s->live = 1;
     if (s->op == OP_VERIFY && job->pub.len != 0) {
         if (job->pub.len != 1 + 2 * n) return bad_len("public key", job->pub.len, "0x04 || X || Y");
