@@ -103,7 +103,7 @@ def test_board_show_lists_each_accelerator_with_its_source() -> None:
         boardprofiles.load("stm32f405"))
 
 
-@pytest.mark.parametrize("name", ["stm32f417", "stm32f439zi"])
+@pytest.mark.parametrize("name", ["stm32f417", "stm32f439zi", "stm32u585ai"])
 def test_a_new_profile_started_from_a_shipped_one_keeps_its_accelerators(tmp_path: Path, name: str) -> None:
     base = boardprofiles.load(name)
     start = boardprofiles.parse(tmp_path / "x.toml", boardtemplate.starting_point(base, "x.toml"))
@@ -113,13 +113,14 @@ def test_a_new_profile_started_from_a_shipped_one_keeps_its_accelerators(tmp_pat
 @pytest.mark.parametrize(("table", "at", "message"), [
     (SHA1.replace("[accelerators.sha1]", "[accelerators.sha3]"), "[accelerators.sha3]",
      "accelerators.sha3: unknown algorithm (did you mean sha1, sha256?); allowed: sha1, sha256, aes-ecb, aes-cbc,"
-     " aes-ctr, aes-gcm"),
+     " aes-ctr, aes-gcm, ecdsa-p256-sign, ecdsa-p256-verify, ecc-p256-mul"),
     (SHA1.replace("[accelerators.sha1]", "[accelerators.aes-gmc]"), "[accelerators.aes-gmc]",
      "accelerators.aes-gmc: unknown algorithm (did you mean aes-gcm, aes-ecb?); allowed: sha1, sha256, aes-ecb,"
-     " aes-cbc, aes-ctr, aes-gcm"),
+     " aes-cbc, aes-ctr, aes-gcm, ecdsa-p256-sign, ecdsa-p256-verify, ecc-p256-mul"),
     (SHA1.replace("cycles_per_block = 66", "cycles_per_blok = 66"), "cycles_per_blok = 66",
      "cycles_per_blok: unknown key (did you mean cycles_per_block, load_cycles_per_block?); allowed: peripheral,"
-     " cycles_per_block, load_cycles_per_block, setup_cycles, header_cycles_per_block, data_movement, source"),
+     " cycles_per_block, cycles_per_operation, load_cycles_per_block, setup_cycles, header_cycles_per_block,"
+     " data_movement, source"),
     (SHA1.replace("cycles_per_block = 66", "cycles_per_block = 66.5"), "cycles_per_block = 66.5",
      "cycles_per_block: must be a whole number of cycles 0..1,000,000, got 66.5"),
     (SHA1.replace("cycles_per_block = 66", "cycles_per_block = 0"), "cycles_per_block = 0",
@@ -136,7 +137,7 @@ def test_a_new_profile_started_from_a_shipped_one_keeps_its_accelerators(tmp_pat
      "header_cycles_per_block: is an AEAD's (associated-data blocks): only for aes-gcm"),
     ("\naccelerators = 3\n", "accelerators = 3",
      "accelerators: must be a table of [accelerators.NAME] tables, NAME one of sha1, sha256, aes-ecb, aes-cbc,"
-     " aes-ctr, aes-gcm"),
+     " aes-ctr, aes-gcm, ecdsa-p256-sign, ecdsa-p256-verify, ecc-p256-mul"),
 ])
 def test_a_bad_accelerator_is_one_line_naming_file_line_and_what_is_allowed(tmp_path: Path, table: str, at: str,
                                                                             message: str) -> None:
@@ -150,3 +151,41 @@ def test_an_accelerator_the_user_vouches_for_is_named_with_the_users_figures(tmp
     mine = boardprofiles.parse(path)
     assert mine.user_figures == ["accelerators.sha1"]
     assert '; source "user": accelerators.sha1)' in mine.described()
+
+
+PKA_SIGN = """
+[accelerators.ecdsa-p256-sign]
+peripheral = "PKA"
+cycles_per_operation = 2_744_000
+data_movement = "cpu"
+source = "RM0456 Rev 6, 53.5.2, Table 523"
+"""
+
+
+def test_the_u5_declares_its_pkas_ecdsa_p256_figures_per_operation_from_rm0456() -> None:
+    u5 = boardprofiles.load("stm32u585ai")
+    assert (u5.core, u5.clock_hz, u5.flash_wait_states, u5.icache) == ("cortex-m33", 160_000_000, 4, True)
+    sign, verify = u5.accelerators["ecdsa-p256-sign"], u5.accelerators["ecdsa-p256-verify"]
+    assert (sign.peripheral, sign.cycles_per_operation, sign.cycles_per_block) == ("PKA", 2_744_000, 0)
+    assert verify.cycles_per_operation == 2_938_000
+    assert "Table 523" in sign.source and "Table 524" in verify.source and "RM0456 Rev 6" in sign.source
+    assert sign.summary() == "PKA ecdsa-p256-sign: 2,744,000 cycles per operation, data by cpu"
+
+
+@pytest.mark.parametrize(("table", "at", "message"), [
+    (PKA_SIGN.replace("cycles_per_operation = 2_744_000\n", ""), "[accelerators.ecdsa-p256-sign]",
+     "accelerators.ecdsa-p256-sign: cycles_per_operation missing (every operation accelerator sets: peripheral,"
+     " cycles_per_operation, data_movement, source)"),
+    (PKA_SIGN.replace("cycles_per_operation = 2_744_000", "cycles_per_block = 2_744"), "cycles_per_block = 2_744",
+     "cycles_per_block: is a block's figure: ecdsa-p256-sign takes cycles_per_operation"),
+    (PKA_SIGN.replace("2_744_000", "3_000_000_000"), "cycles_per_operation = 3_000_000_000",
+     "cycles_per_operation: must be a whole number of cycles 0..2,000,000,000, got 3000000000"),
+    (PKA_SIGN.replace("2_744_000", "0"), "cycles_per_operation = 0",
+     "cycles_per_operation: must be at least 1 (a peripheral takes time)"),
+    (SHA1.replace("cycles_per_block = 66", "cycles_per_operation = 66"), "cycles_per_operation = 66",
+     "cycles_per_operation: is an operation's figure (only for ecdsa-p256-sign, ecdsa-p256-verify,"
+     " ecc-p256-mul): sha1 takes cycles_per_block"),
+])
+def test_a_bad_operation_accelerator_is_one_line_naming_file_line_and_what_is_allowed(
+        tmp_path: Path, table: str, at: str, message: str) -> None:
+    assert refused(tmp_path, table) == f"board.toml:{line(table, at)}: {message}"

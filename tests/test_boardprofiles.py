@@ -16,7 +16,8 @@ from tlsbench.targets import target as targets
 
 SHIPPED = ["esp32-c3-class", "nrf52840", "nrf5340-app", "nucleo-f103rb", "nucleo-f446re", "nucleo-f746zg",
            "nucleo-l053r8", "nucleo-l073rz", "stm32f091rc", "stm32f217", "stm32f405", "stm32f411re", "stm32f417",
-           "stm32f439zi", "stm32g071rb", "stm32h563zi", "stm32h753zi", "stm32l4a6zg", "stm32l4r5zi-pqm4", "stm32wl55jc"]
+           "stm32f439zi", "stm32g071rb", "stm32h563zi", "stm32h753zi", "stm32l4a6zg", "stm32l4r5zi-pqm4", "stm32u585ai",
+           "stm32wl55jc"]
 GOOD = (boardprofiles.BOARDS_DIR / "nucleo-f446re.toml").read_text()
 
 

@@ -76,8 +76,8 @@ def test_a_case_the_board_cannot_accelerate_is_refused_with_the_reason() -> None
         " [accelerators.aes-cbc], [accelerators.sha1]")
     assert hwcrypto.refusal("wolfssl", "hw", F417, "aead", "chacha20-poly1305") == (
         "wolfssl=hw hands no chacha20-poly1305 to a peripheral (its driver does sha1, sha256, hmac-sha1,"
-        " hmac-sha256, aes-128-gcm, aes-128-cbc-hmac-sha1, aes-128-cbc-hmac-sha256); run it without"
-        " wolfssl=hw for software")
+        " hmac-sha256, aes-128-gcm, aes-128-cbc-hmac-sha1, aes-128-cbc-hmac-sha256, ecdsa-p256-sha256, p256);"
+        " run it without wolfssl=hw for software")
     # a handshake or a signature runs as built (its hashing on the peripheral where there is one)
     assert hwcrypto.refusal("wolfssl", "hw", F405, "tls", "tls13-x25519-ecdsa-p256") is None
     # but never without a board profile: there is no peripheral to model
@@ -144,5 +144,31 @@ def test_the_f439_charges_gcms_set_up_header_and_payload_and_sha256_at_their_doo
     # the figures are AES-128's: wolfSSL's callback hands no 256-bit GCM key to the peripheral either
     assert hwcrypto.refusal("wolfssl", "hw", f439, "aead", "aes-256-gcm") == (
         "wolfssl=hw hands no aes-256-gcm to a peripheral (its driver does sha1, sha256, hmac-sha1,"
-        " hmac-sha256, aes-128-gcm, aes-128-cbc-hmac-sha1, aes-128-cbc-hmac-sha256); run it without"
-        " wolfssl=hw for software")
+        " hmac-sha256, aes-128-gcm, aes-128-cbc-hmac-sha1, aes-128-cbc-hmac-sha256, ecdsa-p256-sha256, p256);"
+        " run it without wolfssl=hw for software")
+
+
+def test_wolfssls_ecdsa_p256_goes_to_the_pka_where_the_profile_declares_it() -> None:
+    u5 = boardprofiles.load("stm32u585ai")
+    # one doorbell per operation, each charged its RM0456 figure (Tables 523 and 524); no block doorbells
+    symbols = {"tb_hw_standin_begin": 0x200, "tb_hw_standin_end": 0x210, "tb_hw_block_sha1": 0x220,
+               "tb_hw_op_ecdsa_p256_sign": 0x300, "tb_hw_op_ecdsa_p256_verify": 0x310, "tb_hw_op_ecc_p256_mul": 0x320}
+    assert hwcrypto.plugin_args(u5, symbols) == [
+        "standin=0x200:0x210", "charge=0x300:2744000", "charge=0x310:2938000", "charge=0x320:3083000",
+        "accel=0x1c0"]
+    assert hwcrypto.refusal("wolfssl", "hw", u5, "sig", "ecdsa-p256-sha256") is None
+    # a board without the PKA refuses the accelerated case, naming what it lacks
+    assert hwcrypto.refusal("wolfssl", "hw", F417, "sig", "ecdsa-p256-sha256") == (
+        "board profile stm32f417 declares no ecdsa-p256-sign or ecdsa-p256-verify accelerator"
+        " ([accelerators.ecdsa-p256-sign], [accelerators.ecdsa-p256-verify]; it declares sha1, aes-ecb, aes-cbc,"
+        " aes-ctr): ecdsa-p256-sha256 has no peripheral to run on")
+    # ECDH P-256 on its scalar multiplication (RM0456 Table 522), refused where there is none
+    assert hwcrypto.refusal("wolfssl", "hw", u5, "kex", "p256") is None
+    assert hwcrypto.refusal("wolfssl", "hw", F417, "kex", "p256") == (
+        "board profile stm32f417 declares no ecc-p256-mul accelerator ([accelerators.ecc-p256-mul]; it declares"
+        " sha1, aes-ecb, aes-cbc, aes-ctr): p256 has no peripheral to run on")
+    # the PKA's figures are P-256's: another curve, RSA or Ed25519 run as built
+    assert hwcrypto.refusal("wolfssl", "hw", u5, "sig", "ecdsa-p384-sha384") is None
+    assert hwcrypto.refusal("wolfssl", "hw", F417, "sig", "rsa2048-pkcs1-sha256") is None
+    # Mbed TLS's hw build has no PKA driver: its ECDSA runs as built
+    assert hwcrypto.refusal("mbedtls", "hw", F417, "sig", "ecdsa-p256-sha256") is None

@@ -51,7 +51,7 @@ tb_status tb_wolfssl_kex_prepare(state *s, const tb_job *job)
         }
         return TB_OK;
     case F_ECDH:
-        ret = wc_ecc_init(&s->u.ecc.k);
+        ret = TB_WOLFSSL_ECC_INIT(&s->u.ecc.k);
         if (ret != 0) return lib_fail("wc_ecc_init", ret);
         s->live = 1;
         if (need_priv) {
@@ -183,7 +183,7 @@ tb_status tb_wolfssl_ecdh_run(state *s)
     if (s->op == OP_KEYGEN || s->op == OP_EXCHANGE) {
         /* A fresh key object per key pair, as a TLS handshake uses. */
         wc_ecc_free(k);
-        if ((ret = wc_ecc_init(k)) != 0) return lib_fail("wc_ecc_init", ret);
+        if ((ret = TB_WOLFSSL_ECC_INIT(k)) != 0) return lib_fail("wc_ecc_init", ret);
         if ((ret = wc_ecc_make_key_ex(&tb_wolfssl_rng, (int)n, k, s->alg->param)) != 0) {
             return lib_fail("wc_ecc_make_key_ex", ret);
         }

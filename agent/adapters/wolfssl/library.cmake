@@ -128,7 +128,7 @@ else()
     set(_wolf_asm "portable C (no asm)")
   endif()
   if(_wolf_profile STREQUAL "hw")
-    set(_wolf_asm "portable C (no asm), SHA-1, SHA-256 (and HMAC over them), AES-CBC and AES-GCM through crypto callbacks to a modelled peripheral where the board profile declares one")
+    set(_wolf_asm "portable C (no asm), SHA-1, SHA-256 (and HMAC over them), AES-CBC, AES-GCM and ECDSA P-256 through crypto callbacks to a modelled peripheral where the board profile declares one")
   endif()
 endif()
 

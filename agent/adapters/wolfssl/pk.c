@@ -40,7 +40,7 @@ tb_status tb_wolfssl_ecdsa_prepare(state *s, const tb_job *job)
 {
     const alg_info *a = s->alg;
     size_t n = (size_t)a->size;
-    int ret = wc_ecc_init(&s->u.ecc.k);
+    int ret = TB_WOLFSSL_ECC_INIT(&s->u.ecc.k);
     if (ret != 0) return lib_fail("wc_ecc_init", ret);
     s->live = 1;
     if (s->op == OP_VERIFY && job->pub.len != 0) {

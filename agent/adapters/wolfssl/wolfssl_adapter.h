@@ -43,9 +43,12 @@
 #if defined(TB_WOLFSSL_HW) && TB_WOLFSSL_HW
 #define TB_WOLFSSL_DEVID TB_WOLFSSL_HW_DEVID
 int tb_wolfssl_hw_register(void);
+/* an ECC key of the "hw" build names the device (its ECDSA and ECDH go to the PKA's driver) */
+#define TB_WOLFSSL_ECC_INIT(key) wc_ecc_init_ex((key), NULL, TB_WOLFSSL_DEVID)
 #else
 #define TB_WOLFSSL_HW 0
 #define TB_WOLFSSL_DEVID INVALID_DEVID
+#define TB_WOLFSSL_ECC_INIT(key) wc_ecc_init(key) /* the other builds' code as before */
 #endif
 
 /* ---- Algorithm table ---- */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 tb_hw_regs tb_hw;
+tb_pka_regs tb_pka;
 
 uint32_t tb_model_accelerators(void); /* platform_cortexm.c: from the model's file */
 
@@ -33,6 +34,9 @@ TB_HW_HOOK(tb_hw_setup_sha256, 0x301u)
 TB_HW_HOOK(tb_hw_setup_aes_ecb, 0x302u)
 TB_HW_HOOK(tb_hw_setup_aes_cbc, 0x303u)
 TB_HW_HOOK(tb_hw_setup_aes_gcm, 0x305u)
+TB_HW_HOOK(tb_hw_op_ecdsa_p256_sign, 0x506u)
+TB_HW_HOOK(tb_hw_op_ecdsa_p256_verify, 0x507u)
+TB_HW_HOOK(tb_hw_op_ecc_p256_mul, 0x508u)
 
 /* ---- the register traffic (hwcrypto.h) ---- */
 
@@ -129,4 +133,57 @@ void tb_hw_aes_blocks(const uint8_t *in, uint32_t n, int out, void (*doorbell)(v
             for (uint32_t w = 0; w < (len + 3u) / 4u; w++) tb_hw.sink = tb_hw.dout;
         }
     }
+}
+
+/* ---- the PKA's (hwcrypto.h) ---- */
+
+#define PKA_CR_START (1u << 1)
+#define PKA_CLRFR_PROCENDFC (1u << 17)
+
+static uint32_t be_word(const uint8_t *be, uint32_t len, uint32_t w)
+{
+    /* word w from the least significant end of a big-endian number */
+    uint32_t word = 0;
+    for (uint32_t b = 0; b < 4u; b++) {
+        uint32_t i = 4u * w + b;
+        if (i < len) word |= (uint32_t)be[len - 1u - i] << (8u * b);
+    }
+    return word;
+}
+
+void tb_pka_load_word(uint32_t at, uint32_t value)
+{
+    tb_pka.ram[at] = value;
+}
+
+void tb_pka_load(uint32_t at, const uint8_t *be, uint32_t len)
+{
+    uint32_t words = (len + 3u) / 4u;
+    for (uint32_t w = 0; w < words; w++) tb_pka.ram[at + w] = be_word(be, len, w);
+    tb_pka.ram[at + words] = 0; /* the zero word that ends an operand, as ST's HAL writes it */
+}
+
+void tb_pka_run(uint32_t mode, void (*doorbell)(void))
+{
+    tb_pka.cr = (mode << 8) | PKA_CR_START | 1u; /* MODE, START, EN */
+    doorbell();
+    while (tb_pka.sr & TB_HW_SR_BUSY) {
+    }
+    tb_pka.clrfr = PKA_CLRFR_PROCENDFC;
+}
+
+void tb_pka_read(uint32_t at, uint8_t *be, uint32_t len)
+{
+    for (uint32_t w = 0; w < (len + 3u) / 4u; w++) {
+        uint32_t word = tb_pka.ram[at + w];
+        for (uint32_t b = 0; b < 4u; b++) {
+            uint32_t i = 4u * w + b;
+            if (i < len) be[len - 1u - i] = (uint8_t)(word >> (8u * b));
+        }
+    }
+}
+
+void tb_pka_store(uint32_t at, const uint8_t *be, uint32_t len)
+{
+    for (uint32_t w = 0; w < (len + 3u) / 4u; w++) tb_pka.ram[at + w] = be_word(be, len, w);
 }

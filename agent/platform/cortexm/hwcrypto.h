@@ -24,6 +24,9 @@
 #define TB_HW_AES_CBC (1u << 3)
 #define TB_HW_AES_CTR (1u << 4)
 #define TB_HW_AES_GCM (1u << 5)
+#define TB_HW_ECDSA_P256_SIGN (1u << 6)
+#define TB_HW_ECDSA_P256_VERIFY (1u << 7)
+#define TB_HW_ECC_P256_MUL (1u << 8)
 /* A test's switch in the same word (tests/test_hwcrypto_firmware.py): a
  * driver that honours it does its stand-in's work once more, on copies,
  * which must change neither count (the model leaves all of it out). */
@@ -49,6 +52,20 @@ typedef struct {
 
 extern tb_hw_regs tb_hw;
 
+/* A public-key accelerator shaped like the STM32 PKA: control, status and
+ * flag-clear registers, and its RAM, which the driver loads with the
+ * operands word by word and reads the result from (one counted instruction
+ * per word, as on the chip). */
+#define TB_PKA_RAM_WORDS 160u
+typedef struct {
+    volatile uint32_t cr;    /* MODE, START */
+    volatile uint32_t sr;    /* BUSY, PROCENDF */
+    volatile uint32_t clrfr; /* PROCENDFC */
+    volatile uint32_t ram[TB_PKA_RAM_WORDS];
+} tb_pka_regs;
+
+extern tb_pka_regs tb_pka;
+
 /* The accelerators the run's board profile declares (TB_HW_* bits; 0
  * without the cycle model): the driver leaves the others to software. */
 uint32_t tb_hw_available(void);
@@ -69,6 +86,10 @@ void tb_hw_setup_sha256(void);
 void tb_hw_setup_aes_ecb(void);
 void tb_hw_setup_aes_cbc(void);
 void tb_hw_setup_aes_gcm(void);
+/* a public-key accelerator's: one call per whole operation (its figure is per operation) */
+void tb_hw_op_ecdsa_p256_sign(void);
+void tb_hw_op_ecdsa_p256_verify(void);
+void tb_hw_op_ecc_p256_mul(void);
 
 /* The busy-wait a driver does after a block: the peripheral's time is the
  * model's (its doorbell), so the flag is never set here; the read is the
@@ -95,5 +116,18 @@ void tb_hw_to_digest_registers(const uint8_t *digest, uint32_t len);
 void tb_hw_aes_setup(uint32_t mode, const uint8_t *key, uint32_t key_len, const uint8_t *iv, uint32_t iv_len,
                      void (*setup)(void));
 void tb_hw_aes_blocks(const uint8_t *in, uint32_t n, int out, void (*doorbell)(void));
+
+/* A PKA operation's register traffic: tb_pka_load writes one big-endian
+ * operand of len bytes into the PKA RAM at word `at` (least significant
+ * word first, as the PKA takes them) and the zero word after it that ST's
+ * HAL writes; tb_pka_run writes the mode with
+ * START, rings the operation's doorbell, polls BUSY and clears the end
+ * flag; tb_pka_read reads an operand back (the stand-in's result, left
+ * there by tb_pka_store). */
+void tb_pka_load(uint32_t at, const uint8_t *be, uint32_t len);
+void tb_pka_load_word(uint32_t at, uint32_t value);
+void tb_pka_run(uint32_t mode, void (*doorbell)(void));
+void tb_pka_read(uint32_t at, uint8_t *be, uint32_t len);
+void tb_pka_store(uint32_t at, const uint8_t *be, uint32_t len);
 
 #endif

@@ -51,5 +51,9 @@ LIBRARY = Library(
         "sha1": ("sha1",), "sha256": ("sha256",), "hmac-sha1": ("sha1",), "hmac-sha256": ("sha256",),
         "aes-128-gcm": ("aes-gcm|aes-ecb",),
         "aes-128-cbc-hmac-sha1": ("aes-cbc", "sha1"), "aes-128-cbc-hmac-sha256": ("aes-cbc", "sha256"),
+        # ECDSA P-256 on a public-key accelerator (the STM32 PKA): signing and verifying, each one operation
+        "ecdsa-p256-sha256": ("ecdsa-p256-sign", "ecdsa-p256-verify"),
+        # ECDH P-256 (keygen and derive): one scalar multiplication each on the accelerator
+        "p256": ("ecc-p256-mul",),
     },
 )

@@ -97,7 +97,7 @@ def starting_point(base: Profile, out_name: str) -> str:
                   " peripheral (docs/cycle-model.md, \"Crypto accelerators\")", f"[accelerators.{a.algorithm}]"]
         for key in ACCELERATOR_KEYS:
             value = getattr(a, key)
-            if value is None or (key in ("load_cycles_per_block", "setup_cycles") and not value):
+            if value is None or value == 0:  # 0: unset (a block's figure on an operation, or the other way)
                 continue
             lines.append(f"{key} = {_toml(value)}")
     return "\n".join(lines) + "\n"

@@ -29,8 +29,8 @@ STANDIN_BEGIN, STANDIN_END = "tb_hw_standin_begin", "tb_hw_standin_end"
 
 
 def symbol_of(kind: str, algorithm: str) -> str:
-    """The driver's doorbell for one block ("block"), one associated-data block ("header") or one operation's
-    set-up ("setup")."""
+    """The driver's doorbell for one block ("block"), one associated-data block ("header"), one operation's
+    set-up ("setup") or one whole public-key operation ("op")."""
     return f"tb_hw_{kind}_{algorithm.replace('-', '_')}"
 
 
@@ -45,6 +45,11 @@ def plugin_args(profile: Profile, symbols: dict[str, int]) -> list[str]:
     mask = 0
     for bit, name in enumerate(ALGORITHMS):
         accel = profile.accelerators.get(name)
+        operation = symbols.get(symbol_of("op", name))
+        if accel is not None and operation is not None:  # a public-key operation: one doorbell, one figure
+            mask |= 1 << bit
+            args.append(f"charge={operation:#x}:{accel.cycles_per_operation}")
+            continue
         block = symbols.get(symbol_of("block", name))
         if accel is None or block is None:
             continue

@@ -2,7 +2,8 @@
  * wolfSSL build profile "hw" (TB_WOLFSSL_PROFILE=hw): firmware only. The
  * generic C build of profile "c", plus wolfSSL's crypto callbacks
  * (WOLF_CRYPTO_CB) routing SHA-1 and SHA-256 (and so HMAC over them),
- * AES-CBC and AES-128-GCM to a crypto peripheral through a register-level
+ * AES-CBC and AES-128-GCM to a crypto peripheral, and ECDSA P-256 sign and
+ * verify to a public-key accelerator (the STM32 PKA), through a register-level
  * driver (adapters/wolfssl/hw.c, platform/cortexm/hwcrypto.h), the way a
  * product offloads them. The peripheral's time is the board profile's
  * ([accelerators]); algorithms the profile does not declare stay in
