@@ -29,7 +29,12 @@ set(_wolf_cfg ${CMAKE_CURRENT_SOURCE_DIR}/adapters/wolfssl)
 #                port/arm/thumb2-*_c.c); Cortex-M only
 #   sp-small-asm the SP maths alone in Thumb-2 assembly, small (sp_cortexm.c,
 #                WOLFSSL_SP_SMALL), as wolfSSL's published Cortex-M figures
+#   sp-thumb-small the SP maths in Thumb-1 assembly, small (sp_armthumb.c,
+#                WOLFSSL_SP_SMALL), as wolfSSL's published Cortex-M0+ figures
 #   small-stack  generic C with WOLFSSL_SMALL_STACK and WOLFSSL_SP_SMALL
+# Which cores each Cortex-M profile builds for is declared in the library's
+# record (src/tlsbench/libraries/wolfssl.py, profiles), which refuses the
+# others before CMake runs; here only firmware against host is checked.
 set(_wolf_x86_64 OFF)
 set(_wolf_thumb2_armasm OFF)
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$" AND CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
@@ -43,15 +48,15 @@ else()
   set(_wolf_default_profile c)
 endif()
 set(TB_WOLFSSL_PROFILE "" CACHE STRING
-    "wolfSSL build profile: x86-64-asm, c, sp-asm, sp-small-asm, small-stack or hw (empty: x86-64-asm on x86-64 hosts, else c)")
-set_property(CACHE TB_WOLFSSL_PROFILE PROPERTY STRINGS x86-64-asm c sp-asm sp-small-asm small-stack hw)
+    "wolfSSL build profile: x86-64-asm, c, sp-asm, sp-small-asm, sp-thumb-small, small-stack or hw (empty: x86-64-asm on x86-64 hosts, else c)")
+set_property(CACHE TB_WOLFSSL_PROFILE PROPERTY STRINGS x86-64-asm c sp-asm sp-small-asm sp-thumb-small small-stack hw)
 set(_wolf_profile "${TB_WOLFSSL_PROFILE}")
 if(_wolf_profile STREQUAL "")
   set(_wolf_profile ${_wolf_default_profile})
 endif()
 if(NOT EXISTS ${_wolf_cfg}/profiles/${_wolf_profile}.h)
   message(FATAL_ERROR "wolfssl: unknown TB_WOLFSSL_PROFILE '${_wolf_profile}' "
-                      "(known: x86-64-asm, c, sp-asm, sp-small-asm, small-stack, hw)")
+                      "(known: x86-64-asm, c, sp-asm, sp-small-asm, sp-thumb-small, small-stack, hw)")
 endif()
 if(_wolf_profile STREQUAL "x86-64-asm" AND NOT _wolf_x86_64)
   message(FATAL_ERROR "wolfssl: profile 'x86-64-asm' needs an x86-64 target with GCC or Clang "
@@ -67,9 +72,9 @@ if(_wolf_profile STREQUAL "hw")
   endif()
   set(_wolf_hw_sources adapters/wolfssl/hw.c platform/cortexm/hwcrypto.c)
 endif()
-if(_wolf_profile MATCHES "^sp-(small-)?asm$" AND NOT (TB_BARE_METAL AND TB_CPU MATCHES "^cortex-m(3|4|7)$"))
-  message(FATAL_ERROR "wolfssl: profile '${_wolf_profile}' is wolfSSL's ARMv7-M (Thumb-2) assembly: it needs "
-                      "a Cortex-M3/M4/M7 firmware build (TB_PLATFORM=<board>, TB_CPU=cortex-m3/m4/m7); "
+if(_wolf_profile MATCHES "^sp-((small-)?asm|thumb-small)$" AND NOT (TB_BARE_METAL AND TB_CPU MATCHES "^cortex-m"))
+  message(FATAL_ERROR "wolfssl: profile '${_wolf_profile}' is wolfSSL's Cortex-M assembly: it needs "
+                      "a Cortex-M firmware build (TB_PLATFORM=<board>, TB_CPU=cortex-m...); "
                       "this build is TB_PLATFORM=${TB_PLATFORM} TB_CPU='${TB_CPU}'. Use 'c' or 'small-stack'")
 endif()
 
@@ -115,10 +120,14 @@ elseif(_wolf_profile STREQUAL "sp-asm")
       set(_wolf_asm "Cortex-M Thumb-2 asm: SP maths (sp_cortexm.c), AES/GCM, SHA-256, SHA-512, SHA-3, Curve25519/Ed25519 field, ML-KEM, Poly1305, ChaCha20 where the library calls it (port/arm/thumb2-*_c.c)")
     endif()
   endif()
+elseif(_wolf_profile STREQUAL "sp-thumb-small")
+  # The SP maths alone in Thumb-1 asm (ARMv6-M has no UMULL: 16x16 multiplies), small; every other primitive in C.
+  list(APPEND _wolf_crypt_sources sp_armthumb.c)
+  set(_wolf_asm "Cortex-M0 Thumb asm for the SP maths only, small (sp_armthumb.c, WOLFSSL_SP_SMALL, WOLFSSL_SMALL_STACK), other primitives in C")
 elseif(_wolf_profile STREQUAL "sp-small-asm")
   # The SP maths alone in Thumb-2 asm, small (WOLFSSL_SP_SMALL); every other primitive in C.
   list(APPEND _wolf_crypt_sources sp_cortexm.c)
-  set(_wolf_asm "Cortex-M Thumb-2 asm for the SP maths only, small (sp_cortexm.c, WOLFSSL_SP_SMALL), other primitives in C")
+  set(_wolf_asm "Cortex-M Thumb-2 asm for the SP maths only, small (sp_cortexm.c, WOLFSSL_SP_SMALL, WOLFSSL_SMALL_STACK), other primitives in C")
 else()
   # Fixed-size SP maths in C (the word size picks which file is live).
   list(APPEND _wolf_crypt_sources sp_c32.c sp_c64.c)
