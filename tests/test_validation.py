@@ -43,7 +43,7 @@ def test_the_shipped_figures_load_and_convert_to_cycles() -> None:
     # build"): the same run as the page's C rows; its SP-ASM rows keep the Thumb-2 SP maths
     for row in ("l4a6z-asm-x25519", "l4a6z-asm-ed25519-sign"):
         assert figures[row].group() == figures["l4a6z-c-sha256"].group()
-    assert figures["l4a6z-asm-p256-ecdh"].group() == ("qemu:mps2-an386", "wolfssl=sp-asm", "stm32l4a6zg",
+    assert figures["l4a6z-asm-p256-ecdh"].group() == ("qemu:mps2-an386", "wolfssl=sp-small-asm", "stm32l4a6zg",
                                                       "wolfssl@5.7", "Os")
     assert figures["riot-f103-sha256"].library == "mbedtls"
 
