@@ -5,7 +5,8 @@ from __future__ import annotations
 from tlsbench.libraries.configs import Need, WolfsslUserSettings
 from tlsbench.libraries.record import CoreProfile, Library, Version
 
-# Thumb-2 SP maths with UMAAL or its UMULL/UMLAL variant: ARMv7-M, ARMv7E-M and ARMv8-M mainline (the M33)
+# Thumb-2 with UMAAL (or the SP maths' UMULL/UMLAL variant on ARMv7-M): ARMv7-M, ARMv7E-M and ARMv8-M mainline
+# (the M33: sp-asm's 17 primitive cases ran on mps2-an505)
 THUMB2_CORES = ("cortex-m3", "cortex-m4", "cortex-m7", "cortex-m33")
 
 LIBRARY = Library(
@@ -48,14 +49,16 @@ LIBRARY = Library(
             (r"sha3-", "WOLFSSL_SHA3"),
         ),
     ),
-    # profile "hw": wolfCrypt's crypto callbacks to agent/adapters/wolfssl/hw.c (HMAC through the hash; AES-128
-    # only: the accelerators' figures are its; GCM on the CRYP's GCM mode, or its counter blocks on the ECB)
     # the Cortex-M assembly profiles: their headers (agent/adapters/wolfssl/profiles) and sources (library.cmake)
     core_profiles=(
         CoreProfile("sp-asm", "wolfSSL's Thumb-2 assembly (sp_cortexm.c, port/arm/thumb2-*_c.c)",
                     ("WOLFSSL_SP_ARM_CORTEX_M_ASM", "WOLFSSL_SP_ASM", "WOLFSSL_ARMASM"),
                     ("sp_cortexm.c", "port/arm/thumb2-aes-asm_c.c", "port/arm/thumb2-sha256-asm_c.c"),
-                    ("cortex-m3", "cortex-m4", "cortex-m7")),
+                    THUMB2_CORES),
+        CoreProfile("sp-asm-small", "wolfSSL's Thumb-2 assembly with the SP maths small (sp_cortexm.c,"
+                    " port/arm/thumb2-*_c.c)", ("WOLFSSL_SP_SMALL", "WOLFSSL_SMALL_STACK"),
+                    ("sp_cortexm.c", "port/arm/thumb2-aes-asm_c.c", "port/arm/thumb2-sha256-asm_c.c"),
+                    THUMB2_CORES),
         CoreProfile("sp-small-asm", "wolfSSL's Thumb-2 SP assembly, small (sp_cortexm.c)",
                     ("WOLFSSL_SP_SMALL", "WOLFSSL_SP_ARM_CORTEX_M_ASM", "WOLFSSL_SP_ASM", "WOLFSSL_SMALL_STACK"),
                     ("sp_cortexm.c",), THUMB2_CORES),
@@ -64,6 +67,8 @@ LIBRARY = Library(
                     ("WOLFSSL_SP_SMALL", "WOLFSSL_SP_ARM_THUMB_ASM", "WOLFSSL_SP_ASM", "WOLFSSL_SMALL_STACK"),
                     ("sp_armthumb.c",), ("cortex-m0", "cortex-m0plus")),
     ),
+    # profile "hw": wolfCrypt's crypto callbacks to agent/adapters/wolfssl/hw.c (HMAC through the hash; AES-128
+    # only: the accelerators' figures are its; GCM on the CRYP's GCM mode, or its counter blocks on the ECB)
     hw_routes={
         "sha1": ("sha1",), "sha256": ("sha256",), "hmac-sha1": ("sha1",), "hmac-sha256": ("sha256",),
         "aes-128-gcm": ("aes-gcm|aes-ecb",),
