@@ -6,7 +6,10 @@ library (its CMake folder, the image validate-model runs), not an image."""
 
 from __future__ import annotations
 
+import re
 import subprocess
+from collections import Counter
+from pathlib import Path
 
 import pytest
 from conftest import needs_tools
@@ -42,9 +45,8 @@ def test_the_cores_that_can_build_a_profile_take_it() -> None:
         ("wolfssl", "small-stack"),)
 
 
-def _object_symbols(target: targets.Target, source: str) -> dict[str, str]:
-    """Builds one object of the target's wolfssl@5.7 library (the library validate-model runs) and returns its
-    defined symbols -> nm's type letter."""
+def _built_object(target: targets.Target, source: str) -> Path:
+    """Builds one object of the target's wolfssl@5.7 library (the library validate-model runs) and returns it."""
     with build.building(target.cmake_dir()):
         folder = build.configure_firmware(target, ["wolfssl@5.7"], log=lambda m: None)
         listing = subprocess.run(["ninja", "-C", str(folder), "-t", "targets", "all"], check=True, text=True,
@@ -53,15 +55,26 @@ def _object_symbols(target: targets.Target, source: str) -> dict[str, str]:
                    if line.split(":")[0].endswith(f"/{source}.obj") and "tb_wolfssl-5.7.dir" in line]
         assert len(objects) == 1, objects  # library.cmake lists the file for this profile
         subprocess.run(["ninja", "-C", str(folder), objects[0]], check=True, capture_output=True, timeout=600)
-    nm = subprocess.run(["arm-none-eabi-nm", "--defined-only", str(folder / objects[0])], check=True, text=True,
+    return folder / objects[0]
+
+
+def _symbols(obj: Path) -> dict[str, str]:
+    """The object's defined symbols -> nm's type letter."""
+    nm = subprocess.run(["arm-none-eabi-nm", "--defined-only", str(obj)], check=True, text=True,
                         capture_output=True, timeout=60).stdout
     return {parts[2]: parts[1] for parts in (line.split() for line in nm.splitlines()) if len(parts) == 3}
 
 
+def _mnemonics(obj: Path) -> Counter[str]:
+    listing = subprocess.run(["arm-none-eabi-objdump", "-d", "--no-show-raw-insn", str(obj)], check=True, text=True,
+                             capture_output=True, timeout=120).stdout
+    return Counter(m.group(1) for m in re.finditer(r"^\s+[0-9a-f]+:\s+(\S+)", listing, re.M))
+
+
 @needs_tools("arm-none-eabi-gcc", "arm-none-eabi-nm", "cmake", "ninja")
 def test_sp_thumb_small_compiles_sp_armthumb_c_in_its_small_form() -> None:
-    symbols = _object_symbols(targets.parse("qemu:microbit-roomy", profiles="wolfssl=sp-thumb-small"),
-                              "sp_armthumb.c")
+    obj = _built_object(targets.parse("qemu:microbit-roomy", profiles="wolfssl=sp-thumb-small"), "sp_armthumb.c")
+    symbols = _symbols(obj)
     # the file is empty without WOLFSSL_SP_ARM_THUMB_ASM: its RSA-2048 and P-256 entry points are there
     assert {s: symbols.get(s) for s in ("sp_RsaPrivate_2048", "sp_ecc_mulmod_256", "sp_ecc_sign_256")} == {
         "sp_RsaPrivate_2048": "T", "sp_ecc_mulmod_256": "T", "sp_ecc_sign_256": "T"}
@@ -69,3 +82,14 @@ def test_sp_thumb_small_compiles_sp_armthumb_c_in_its_small_form() -> None:
     # 16-word Karatsuba pieces the full build composes them of
     assert (symbols.get("sp_2048_mul_64"), symbols.get("sp_2048_mul_32")) == ("t", "t")
     assert [s for s in ("sp_2048_mul_8", "sp_2048_mul_16") if s in symbols] == []
+
+
+@needs_tools("arm-none-eabi-gcc", "arm-none-eabi-nm", "arm-none-eabi-objdump", "cmake", "ninja")
+def test_sp_small_asm_on_the_m33_is_the_small_umaal_code() -> None:
+    obj = _built_object(targets.parse("qemu:mps2-an505", profiles="wolfssl=sp-small-asm"), "sp_cortexm.c")
+    symbols = _symbols(obj)
+    assert (symbols.get("sp_2048_mul_64"), symbols.get("sp_2048_mul_32")) == ("t", "t")
+    assert [s for s in ("sp_2048_mul_8", "sp_2048_mul_16") if s in symbols] == []
+    # ARMv8-M mainline with the DSP extension: the UMAAL variant (WOLFSSL_SP_NO_UMAAL would have none), the
+    # inline asm's own count in wolfSSL 5.7.2's small sp_cortexm.c
+    assert _mnemonics(obj)["umaal"] == 128
