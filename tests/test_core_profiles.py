@@ -12,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import needs_tools
+from conftest import needs_tools, tlsbench_cmd
 
 from tlsbench.errors import PlanError
 from tlsbench.targets import build
@@ -32,6 +32,17 @@ def test_a_profile_is_refused_on_a_core_that_cannot_build_it() -> None:
         "--profile wolfssl=sp-small-asm on qemu:microbit-roomy (cortex-m0): wolfSSL's Thumb-2 SP assembly, small"
         " (sp_cortexm.c) builds for cortex-m3/cortex-m4/cortex-m7/cortex-m33 only; on cortex-m0: sp-thumb-small or"
         " a C profile")
+
+
+def test_tlsbench_build_refuses_it_in_one_line_before_building(tmp_path: Path) -> None:
+    done = subprocess.run([*tlsbench_cmd(), "build", "--target", "qemu:mps2-an505", "--profile",
+                           "wolfssl=sp-thumb-small", "--libraries", "wolfssl"], capture_output=True, text=True,
+                          timeout=60, cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        "tlsbench: error: --profile wolfssl=sp-thumb-small on qemu:mps2-an505 (cortex-m33): wolfSSL's ARMv6-M"
+        " Thumb SP assembly, small (sp_armthumb.c) builds for cortex-m0/cortex-m0plus only; on cortex-m33: sp-asm,"
+        " sp-asm-small, sp-small-asm or a C profile\n")
 
 
 def test_the_cores_that_can_build_a_profile_take_it() -> None:
