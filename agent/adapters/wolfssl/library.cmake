@@ -35,7 +35,7 @@ set(_wolf_cfg ${CMAKE_CURRENT_SOURCE_DIR}/adapters/wolfssl)
 #                WOLFSSL_SP_SMALL), as wolfSSL's published Cortex-M0+ figures
 #   small-stack  generic C with WOLFSSL_SMALL_STACK and WOLFSSL_SP_SMALL
 # Which cores each Cortex-M profile builds for is declared in the library's
-# record (src/tlsbench/libraries/wolfssl.py, profiles), which refuses the
+# record (src/tlsbench/libraries/wolfssl.py, core_profiles), which refuses the
 # others before CMake runs; here only firmware against host is checked.
 set(_wolf_x86_64 OFF)
 set(_wolf_thumb2_armasm OFF)
