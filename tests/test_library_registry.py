@@ -67,3 +67,18 @@ def test_size_rules_name_known_probes() -> None:
 
     named = {p for lib in registry.LIBRARIES for p in lib.size_unsupported}
     assert sorted(named - set(probes.PRIMITIVES)) == []
+
+
+def test_each_core_profile_is_its_header_and_its_sources_in_library_cmake() -> None:
+    from tlsbench.targets import boardprofiles
+    from tlsbench.targets.board import BOARDS
+
+    cores = set(boardprofiles.CORES) | {b.cpu for b in BOARDS.values()}
+    for lib in registry.LIBRARIES:
+        adapter = ROOT / "agent" / "adapters" / lib.name
+        cmake = (adapter / "library.cmake").read_text()
+        for prof in lib.core_profiles:
+            header = (adapter / "profiles" / f"{prof.name}.h").read_text()
+            assert [d for d in prof.defines if f"#define {d}\n" not in header] == [], prof.name
+            assert [s for s in prof.sources if s not in cmake] == [], prof.name
+            assert prof.cores and set(prof.cores) <= cores, prof.name

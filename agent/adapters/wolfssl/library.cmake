@@ -25,11 +25,18 @@ set(_wolf_cfg ${CMAKE_CURRENT_SOURCE_DIR}/adapters/wolfssl)
 #   x86-64-asm   x86-64 assembly (SP maths, AES-NI, AVX SHA/ChaCha/Poly1305/
 #                X25519); x86-64 hosts only, their default
 #   c            generic C (SP C32/C64 code); the default elsewhere
-#   sp-asm       Cortex-M3/M4/M7 Thumb-2 assembly (sp_cortexm.c and
+#   sp-asm       Cortex-M3/M4/M7/M33 Thumb-2 assembly (sp_cortexm.c and
 #                port/arm/thumb2-*_c.c); Cortex-M only
+#   sp-asm-small sp-asm with WOLFSSL_SP_SMALL and WOLFSSL_SMALL_STACK, as
+#                wolfSSL's published "Thumb2 ARM ASM, SP-ASM Cortex M small"
 #   sp-small-asm the SP maths alone in Thumb-2 assembly, small (sp_cortexm.c,
 #                WOLFSSL_SP_SMALL), as wolfSSL's published Cortex-M figures
+#   sp-thumb-small the SP maths in Thumb-1 assembly, small (sp_armthumb.c,
+#                WOLFSSL_SP_SMALL), as wolfSSL's published Cortex-M0+ figures
 #   small-stack  generic C with WOLFSSL_SMALL_STACK and WOLFSSL_SP_SMALL
+# Which cores each Cortex-M profile builds for is declared in the library's
+# record (src/tlsbench/libraries/wolfssl.py, core_profiles), which refuses the
+# others before CMake runs; here only firmware against host is checked.
 set(_wolf_x86_64 OFF)
 set(_wolf_thumb2_armasm OFF)
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$" AND CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
@@ -43,15 +50,15 @@ else()
   set(_wolf_default_profile c)
 endif()
 set(TB_WOLFSSL_PROFILE "" CACHE STRING
-    "wolfSSL build profile: x86-64-asm, c, sp-asm, sp-small-asm, small-stack or hw (empty: x86-64-asm on x86-64 hosts, else c)")
-set_property(CACHE TB_WOLFSSL_PROFILE PROPERTY STRINGS x86-64-asm c sp-asm sp-small-asm small-stack hw)
+    "wolfSSL build profile: x86-64-asm, c, sp-asm, sp-asm-small, sp-small-asm, sp-thumb-small, small-stack or hw (empty: x86-64-asm on x86-64 hosts, else c)")
+set_property(CACHE TB_WOLFSSL_PROFILE PROPERTY STRINGS x86-64-asm c sp-asm sp-asm-small sp-small-asm sp-thumb-small small-stack hw)
 set(_wolf_profile "${TB_WOLFSSL_PROFILE}")
 if(_wolf_profile STREQUAL "")
   set(_wolf_profile ${_wolf_default_profile})
 endif()
 if(NOT EXISTS ${_wolf_cfg}/profiles/${_wolf_profile}.h)
   message(FATAL_ERROR "wolfssl: unknown TB_WOLFSSL_PROFILE '${_wolf_profile}' "
-                      "(known: x86-64-asm, c, sp-asm, sp-small-asm, small-stack, hw)")
+                      "(known: x86-64-asm, c, sp-asm, sp-asm-small, sp-small-asm, sp-thumb-small, small-stack, hw)")
 endif()
 if(_wolf_profile STREQUAL "x86-64-asm" AND NOT _wolf_x86_64)
   message(FATAL_ERROR "wolfssl: profile 'x86-64-asm' needs an x86-64 target with GCC or Clang "
@@ -67,9 +74,9 @@ if(_wolf_profile STREQUAL "hw")
   endif()
   set(_wolf_hw_sources adapters/wolfssl/hw.c platform/cortexm/hwcrypto.c)
 endif()
-if(_wolf_profile MATCHES "^sp-(small-)?asm$" AND NOT (TB_BARE_METAL AND TB_CPU MATCHES "^cortex-m(3|4|7)$"))
-  message(FATAL_ERROR "wolfssl: profile '${_wolf_profile}' is wolfSSL's ARMv7-M (Thumb-2) assembly: it needs "
-                      "a Cortex-M3/M4/M7 firmware build (TB_PLATFORM=<board>, TB_CPU=cortex-m3/m4/m7); "
+if(_wolf_profile MATCHES "^sp-((small-)?asm|asm-small|thumb-small)$" AND NOT (TB_BARE_METAL AND TB_CPU MATCHES "^cortex-m"))
+  message(FATAL_ERROR "wolfssl: profile '${_wolf_profile}' is wolfSSL's Cortex-M assembly: it needs "
+                      "a Cortex-M firmware build (TB_PLATFORM=<board>, TB_CPU=cortex-m...); "
                       "this build is TB_PLATFORM=${TB_PLATFORM} TB_CPU='${TB_CPU}'. Use 'c' or 'small-stack'")
 endif()
 
@@ -90,7 +97,7 @@ if(_wolf_profile STREQUAL "x86-64-asm")
   list(APPEND _wolf_crypt_sources sp_x86_64.c sp_x86_64_asm.S aes_asm.S aes_gcm_asm.S
        sha256_asm.S sha512_asm.S sha3_asm.S chacha_asm.S poly1305_asm.S fe_x25519_asm.S)
   set(_wolf_asm "x86-64 asm: SP maths, AES-NI, AVX SHA/ChaCha/Poly1305/X25519")
-elseif(_wolf_profile STREQUAL "sp-asm")
+elseif(_wolf_profile MATCHES "^sp-asm(-small)?$")
   list(APPEND _wolf_crypt_sources sp_cortexm.c)
   if(TB_CPU STREQUAL "cortex-m3")
     # ARMv7-M has no UMAAL: the SP code has a UMULL/UMLAL variant, but
@@ -115,10 +122,17 @@ elseif(_wolf_profile STREQUAL "sp-asm")
       set(_wolf_asm "Cortex-M Thumb-2 asm: SP maths (sp_cortexm.c), AES/GCM, SHA-256, SHA-512, SHA-3, Curve25519/Ed25519 field, ML-KEM, Poly1305, ChaCha20 where the library calls it (port/arm/thumb2-*_c.c)")
     endif()
   endif()
+  if(_wolf_profile STREQUAL "sp-asm-small")
+    set(_wolf_asm "${_wolf_asm}, the SP maths small (WOLFSSL_SP_SMALL) with WOLFSSL_SMALL_STACK")
+  endif()
+elseif(_wolf_profile STREQUAL "sp-thumb-small")
+  # The SP maths alone in Thumb-1 asm (ARMv6-M has no UMULL: 16x16 multiplies), small; every other primitive in C.
+  list(APPEND _wolf_crypt_sources sp_armthumb.c)
+  set(_wolf_asm "Cortex-M0 Thumb asm for the SP maths only, small (sp_armthumb.c, WOLFSSL_SP_SMALL, WOLFSSL_SMALL_STACK), other primitives in C")
 elseif(_wolf_profile STREQUAL "sp-small-asm")
   # The SP maths alone in Thumb-2 asm, small (WOLFSSL_SP_SMALL); every other primitive in C.
   list(APPEND _wolf_crypt_sources sp_cortexm.c)
-  set(_wolf_asm "Cortex-M Thumb-2 asm for the SP maths only, small (sp_cortexm.c, WOLFSSL_SP_SMALL), other primitives in C")
+  set(_wolf_asm "Cortex-M Thumb-2 asm for the SP maths only, small (sp_cortexm.c, WOLFSSL_SP_SMALL, WOLFSSL_SMALL_STACK), other primitives in C")
 else()
   # Fixed-size SP maths in C (the word size picks which file is live).
   list(APPEND _wolf_crypt_sources sp_c32.c sp_c64.c)

@@ -38,6 +38,20 @@ class Check:
     package: str  # the Debian package that brings it
 
 
+@dataclass(frozen=True)
+class CoreProfile:
+    """A firmware build profile whose code only some cores can run
+    (agent/adapters/<library>/profiles/<name>.h; library.cmake adds its sources)."""
+    name: str
+    what: str  # the code it builds, as the refusal names it: "wolfSSL's ARMv6-M Thumb assembly (sp_armthumb.c)"
+    defines: tuple[str, ...]  # what its header turns on
+    sources: tuple[str, ...]  # the library's source files it adds to the build
+    cores: tuple[str, ...]  # the -mcpu values it builds for
+
+    def builds_for(self, cpu: str) -> bool:
+        return cpu in self.cores
+
+
 # How the host agent of a pinned (non-system) version is built:
 # "source": CMake compiles the unpacked tree itself (library.cmake);
 # "build-tree": its own build system builds it once into build/libs, CMake links that build tree
@@ -78,6 +92,19 @@ class Library:
     # the driver hands to a peripheral -> the board profile's accelerators it needs ([accelerators.NAME];
     # "a|b": either, the first the driver prefers)
     hw_routes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # its build profiles that only some cores can build (the others build anywhere)
+    core_profiles: tuple[CoreProfile, ...] = ()
 
     def version(self, label: str) -> Version | None:
         return next((v for v in self.versions if v.label == label), None)
+
+    def profile_refusal(self, profile: str, cpu: str, where: str) -> str | None:
+        """Why a firmware build for this core (on target `where`) cannot take this profile, in one line
+        (None: it can)."""
+        declared = next((p for p in self.core_profiles if p.name == profile), None)
+        if declared is None or declared.builds_for(cpu):
+            return None
+        usable = [p.name for p in self.core_profiles if p.builds_for(cpu)]
+        return (f"--profile {self.name}={profile} on {where} ({cpu}): {declared.what} builds for"
+                f" {'/'.join(declared.cores)} only; on {cpu}: {', '.join(usable) + ' or ' if usable else ''}"
+                "a C profile")

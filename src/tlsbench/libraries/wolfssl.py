@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from tlsbench.libraries.configs import Need, WolfsslUserSettings
-from tlsbench.libraries.record import Library, Version
+from tlsbench.libraries.record import CoreProfile, Library, Version
+
+# Thumb-2 with UMAAL (or the SP maths' UMULL/UMLAL variant on ARMv7-M): ARMv7-M, ARMv7E-M and ARMv8-M mainline
+# (the M33: sp-asm's 17 primitive cases ran on mps2-an505)
+THUMB2_CORES = ("cortex-m3", "cortex-m4", "cortex-m7", "cortex-m33")
 
 LIBRARY = Library(
     name="wolfssl",
@@ -44,6 +48,24 @@ LIBRARY = Library(
             (r"ffdhe", "HAVE_FFDHE"),
             (r"sha3-", "WOLFSSL_SHA3"),
         ),
+    ),
+    # the Cortex-M assembly profiles: their headers (agent/adapters/wolfssl/profiles) and sources (library.cmake)
+    core_profiles=(
+        CoreProfile("sp-asm", "wolfSSL's Thumb-2 assembly (sp_cortexm.c, port/arm/thumb2-*_c.c)",
+                    ("WOLFSSL_SP_ARM_CORTEX_M_ASM", "WOLFSSL_SP_ASM", "WOLFSSL_ARMASM"),
+                    ("sp_cortexm.c", "port/arm/thumb2-aes-asm_c.c", "port/arm/thumb2-sha256-asm_c.c"),
+                    THUMB2_CORES),
+        CoreProfile("sp-asm-small", "wolfSSL's Thumb-2 assembly with the SP maths small (sp_cortexm.c,"
+                    " port/arm/thumb2-*_c.c)", ("WOLFSSL_SP_SMALL", "WOLFSSL_SMALL_STACK"),
+                    ("sp_cortexm.c", "port/arm/thumb2-aes-asm_c.c", "port/arm/thumb2-sha256-asm_c.c"),
+                    THUMB2_CORES),
+        CoreProfile("sp-small-asm", "wolfSSL's Thumb-2 SP assembly, small (sp_cortexm.c)",
+                    ("WOLFSSL_SP_SMALL", "WOLFSSL_SP_ARM_CORTEX_M_ASM", "WOLFSSL_SP_ASM", "WOLFSSL_SMALL_STACK"),
+                    ("sp_cortexm.c",), THUMB2_CORES),
+        # the M0+ is ARMv6-M as the M0 (its boards build with -mcpu=cortex-m0)
+        CoreProfile("sp-thumb-small", "wolfSSL's ARMv6-M Thumb SP assembly, small (sp_armthumb.c)",
+                    ("WOLFSSL_SP_SMALL", "WOLFSSL_SP_ARM_THUMB_ASM", "WOLFSSL_SP_ASM", "WOLFSSL_SMALL_STACK"),
+                    ("sp_armthumb.c",), ("cortex-m0", "cortex-m0plus")),
     ),
     # profile "hw": wolfCrypt's crypto callbacks to agent/adapters/wolfssl/hw.c (HMAC through the hash; AES-128
     # only: the accelerators' figures are its; GCM on the CRYP's GCM mode, or its counter blocks on the ECB)

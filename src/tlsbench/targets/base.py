@@ -83,6 +83,14 @@ class Target(ABC):
     # several of its agents may run at once, each launch its own emulator (no board shared between them)
     concurrent_sessions: ClassVar[bool] = False
 
+    def __post_init__(self) -> None:
+        # a profile whose code the core cannot run is refused here, before anything is built
+        for lib, prof in self.profiles if self.board is not None else ():
+            record = registry.get(lib)
+            problem = record.profile_refusal(prof, self.board.cpu, self.name) if record else None
+            if problem:
+                raise PlanError(problem)
+
     @classmethod
     def known_names(cls) -> list[str]:
         """How this kind's targets are named, for help and error messages."""

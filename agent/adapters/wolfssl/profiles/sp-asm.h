@@ -1,13 +1,14 @@
 /*
- * wolfSSL build profile "sp-asm" (TB_WOLFSSL_PROFILE=sp-asm, Cortex-M3/M4/M7
- * only), included at the end of user_settings.h.
+ * wolfSSL build profile "sp-asm" (TB_WOLFSSL_PROFILE=sp-asm, Cortex-M3/M4/M7/
+ * M33 only), included at the end of user_settings.h.
  *
  * wolfSSL's ARMv7-M / Thumb-2 assembly:
  *  - SP maths: sp_cortexm.c (RSA 2048/3072, DH 2048/3072, P-256/P-384 in
  *    Thumb-2 inline asm) instead of sp_c32.c; sp_int.c's generic maths also
- *    uses its Cortex-M asm. UMAAL on M4/M7 (ARMv7E-M); on M3 (ARMv7-M, no
+ *    uses its Cortex-M asm. UMAAL on M4/M7/M33 (ARMv7E-M, ARMv8-M mainline
+ *    with the DSP extension); on M3 (ARMv7-M, no
  *    UMAAL) the UMULL/UMLAL variant (WOLFSSL_SP_NO_UMAAL).
- *  - other primitives, M4/M7 only (WOLFSSL_ARMASM on a Thumb-2 target,
+ *  - other primitives, M4/M7/M33 only (WOLFSSL_ARMASM on a Thumb-2 target,
  *    inline-asm C files port/arm/thumb2-*_c.c; library.cmake adds them and
  *    defines TB_WOLFSSL_THUMB2_ARMASM): AES (ECB/CBC/CTR/GCM), SHA-256,
  *    SHA-512, SHA-3 and the Curve25519/Ed25519 field arithmetic. No NEON and
