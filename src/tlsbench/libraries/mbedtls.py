@@ -83,7 +83,7 @@ LIBRARY = Library(
     # block cipher is AES-ECB on the peripheral, its GHASH software; AES-128 only)
     hw_routes={
         "sha1": ("sha1",), "sha256": ("sha256",), "hmac-sha1": ("sha1",), "hmac-sha256": ("sha256",),
-        "aes-128-gcm": ("aes-ecb",),
+        "aes-128-gcm": ("aes-gcm|aes-ecb",),
         "aes-128-cbc-hmac-sha1": ("aes-cbc", "sha1"), "aes-128-cbc-hmac-sha256": ("aes-cbc", "sha256"),
     },
 )
