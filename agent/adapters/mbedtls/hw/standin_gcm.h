@@ -27,7 +27,5 @@ int tb_sw_gcm_finish(struct tb_sw_gcm_context *ctx, unsigned char *output, size_
 
 /* hw.c: the CRYP's key registers now hold another operation's key (a GCM message's) */
 void tb_mbedtls_hw_aes_key_replaced(void);
-/* hw.c: MBEDTLS_AES_ALT as plain software while GCM's stand-in runs (1), the driver again (0) */
-void tb_mbedtls_hw_in_gcm_standin(int inside);
 
 #endif
