@@ -52,4 +52,5 @@ LIBRARY = Library(
         "aes-128-gcm": ("aes-gcm|aes-ecb",),
         "aes-128-cbc-hmac-sha1": ("aes-cbc", "sha1"), "aes-128-cbc-hmac-sha256": ("aes-cbc", "sha256"),
     },
+    hw_modules=("aes.c.obj", "sha.c.obj", "sha256.c.obj"),
 )

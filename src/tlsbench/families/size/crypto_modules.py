@@ -16,6 +16,7 @@ from pathlib import Path
 
 from tlsbench.errors import TlsbenchError
 from tlsbench.families.size.maps import Part, component_of, parse_map
+from tlsbench.libraries import registry
 
 MODULES = "crypto modules"
 DRIVER = "accelerator driver"
@@ -23,11 +24,6 @@ STANDIN = "stand-in (the model's; no product has it)"
 REGISTERS = "register block (a peripheral's on a chip)"
 REST = "rest of the image"
 ORDER = (MODULES, DRIVER, STANDIN, REGISTERS, REST)
-# each library's objects for the primitives its "hw" build accelerates (hwcrypto.ALGORITHMS')
-LIBRARY_MODULES: dict[str, tuple[str, ...]] = {
-    "mbedtls": ("aes.c.obj", "gcm.c.obj", "sha1.c.obj", "sha256.c.obj"),
-    "wolfssl": ("aes.c.obj", "sha.c.obj", "sha256.c.obj"),
-}
 DRIVER_OBJECTS = ("hw.c.obj", "hw_gcm.c.obj", "hwcrypto.c.obj")
 
 
@@ -39,9 +35,11 @@ def _object(path: str) -> str:
 
 def classifier(library: str) -> Callable[[str, str], str]:
     """parse_map's classify for this library's image."""
-    if library not in LIBRARY_MODULES:
-        raise TlsbenchError(f"no crypto modules known for {library}; known: {', '.join(LIBRARY_MODULES)}")
-    modules = LIBRARY_MODULES[library]
+    record = registry.get(library)
+    modules = record.hw_modules if record is not None else ()
+    if not modules:
+        known = ", ".join(lib.name for lib in registry.LIBRARIES if lib.hw_modules)
+        raise TlsbenchError(f"no crypto modules known for {library}; known: {known}")
 
     def part(section: str, path: str) -> str:
         obj = _object(path)
