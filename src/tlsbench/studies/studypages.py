@@ -492,9 +492,10 @@ def _page_003_handshake_encryption(page: Page, runs: dict[Want, tuple[int, RunDa
              " authentication) measured in the same run gives the handshake's record payloads (bytes on the wire"
              " both ways less a 5-byte header per record); the cycles are AES-128-GCM encrypting that many bytes as"
              " one message, linear between the run's two measured sizes around it (every 128 bytes). **Cycles are"
-             " a model**: the board profile's cycle model; `hw` adds its modelled CRYP. The stm32f217's CRYP has"
-             " no GCM mode (RM0033): wolfSSL hands GCM's counter blocks to its ECB, Mbed TLS its block cipher, and"
-             " GHASH stays software on both; the stm32f439zi's has one (RM0090), which both drivers use. The"
+             " a model**: the board profile's cycle model; `hw` adds its modelled CRYP. The stm32f217 profile declares"
+             " no GCM mode for its CRYP (ECB, CBC and CTR): wolfSSL hands GCM's counter blocks to its ECB, Mbed TLS"
+             " its block cipher, and GHASH stays software on both; the stm32f439zi's declares one (RM0090), which"
+             " both drivers use. The"
              " handshake bytes are exact.", "")
     published = {f.key: f.value for f in src.encryption_overhead(text)}
     libs = sorted({lib for sw, _hw in pairs for lib in libraries(runs[sw][1])})
