@@ -90,10 +90,10 @@ def test_a_case_the_board_cannot_accelerate_is_refused_with_the_reason() -> None
     assert hwcrypto.refusal("mbedtls", None, F405, "hash", "sha1") is None
 
 
-def test_mbedtls_hw_routes_gcm_to_the_block_cipher_and_refuses_what_the_board_lacks() -> None:
+def test_mbedtls_hw_routes_gcm_to_the_gcm_mode_or_the_block_cipher_and_refuses_what_the_board_lacks() -> None:
     f217 = boardprofiles.load("stm32f217")
-    # Mbed TLS's _ALT functions: SHA-1 on HASH; GCM's block cipher on CRYP's ECB (GHASH in software), so a
-    # CRYP without GCM (the F217's, the F417's) runs it; CBC + HMAC on CRYP and HASH
+    # Mbed TLS's _ALT functions: SHA-1 on HASH; GCM on the CRYP's GCM mode, or its block cipher on the ECB
+    # (GHASH in software), so a CRYP without GCM (the F217's, the F417's) runs it; CBC + HMAC on CRYP and HASH
     for alg, kind in (("sha1", "hash"), ("hmac-sha1", "mac"), ("aes-128-gcm", "aead"),
                       ("aes-128-cbc-hmac-sha1", "aead")):
         assert hwcrypto.refusal("mbedtls", "hw", f217, kind, alg) is None, alg
@@ -102,11 +102,11 @@ def test_mbedtls_hw_routes_gcm_to_the_block_cipher_and_refuses_what_the_board_la
         "board profile stm32f217 declares no sha256 accelerator ([accelerators.sha256]; it declares sha1,"
         " aes-ecb, aes-cbc, aes-ctr): sha256 has no peripheral to run on")
     assert hwcrypto.refusal("mbedtls", "hw", F405, "aead", "aes-128-gcm") == (
-        "board profile stm32f405 declares no aes-ecb accelerator ([accelerators.aes-ecb]; it declares none):"
-        " aes-128-gcm has no peripheral to run on")
+        "board profile stm32f405 declares no aes-gcm or aes-ecb accelerator ([accelerators.aes-gcm] or"
+        " [accelerators.aes-ecb]; it declares none): aes-128-gcm has no peripheral to run on")
     assert hwcrypto.refusal("mbedtls", "hw", None, "aead", "aes-128-gcm") == (
         "mbedtls=hw models a crypto peripheral: it needs an emulated target (qemu:...) and"
-        " --board with a board profile that declares [accelerators.aes-ecb]")
+        " --board with a board profile that declares [accelerators.aes-gcm] or [accelerators.aes-ecb]")
     # the figures are AES-128's: the driver hands no 256-bit key to the peripheral
     assert hwcrypto.refusal("mbedtls", "hw", f217, "aead", "aes-256-gcm") == (
         "mbedtls=hw hands no aes-256-gcm to a peripheral (its driver does sha1, sha256, hmac-sha1,"

@@ -186,3 +186,12 @@ def test_a_plan_with_tcp_handshakes_is_refused_on_a_device(monkeypatch: pytest.M
         'tlsbench: error: plan mine: [tls] transports names tcp, not on qemu:mps2-an386: a firmware target runs'
         ' handshakes in memory (transports = ["memory"]), or one side against the host (--device-side client or'
         ' server)']
+
+
+def test_handshake_encryption_is_the_papers_table_2() -> None:
+    cases = runner.expand(load_preset("handshake-encryption")[0])
+    assert {(c.alg, c.op) for c in cases if c.kind == "tls"} == {
+        ("TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "p256/ecdsa-p256-full"),
+        ("TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "p256/rsa2048-full")}
+    # AES-128-GCM every 128 bytes around the handshakes' 1.8 to 2.9 KB
+    assert {c.size for c in cases if c.alg == "aes-128-gcm"} == set(range(1024, 4097, 128))

@@ -324,7 +324,7 @@ static void on_cond_branch(unsigned int vcpu, void *udata)
 
 /* ---- the stand-in's exclusion: everything the model keeps, as it was at BEGIN ---- */
 typedef struct {
-    int active;
+    int active; /* depth of nested stand-in bounds */
     uint64_t cycles, insns;
     art_cache art_i, art_d;
     uint16_t *slot_i, *slot_d; /* copies of the caches' slot indexes */
@@ -348,8 +348,7 @@ static void on_standin_begin(unsigned int vcpu, void *udata)
 {
     (void)vcpu;
     (void)udata;
-    if (saved.active) return; /* nested: the outer one excludes it all */
-    saved.active = 1;
+    if (saved.active++) return; /* nested (a stand-in calling another driver): the outer one excludes it all */
     saved.cycles = cycles;
     saved.insns = insns;
     saved.art_i.slot_of = saved.slot_i;
@@ -367,8 +366,7 @@ static void on_standin_end(unsigned int vcpu, void *udata)
 {
     (void)vcpu;
     (void)udata;
-    if (!saved.active) return;
-    saved.active = 0;
+    if (!saved.active || --saved.active) return; /* only the outermost end restores */
     excluded_insns += insns - saved.insns;
     cycles = saved.cycles;
     insns = saved.insns;

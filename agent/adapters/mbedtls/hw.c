@@ -13,9 +13,9 @@
  * doorbell per 512-bit block, the final's DCAL, padding block(s) and
  * digest reads; an AES-CBC call's mode, key and IV registers and set-up
  * doorbell, then per block 4 DIN writes, the doorbell, a poll, 4 DOUT
- * reads. AES-ECB (GCM's and CTR_DRBG's block cipher: Mbed TLS's GHASH stays
- * software, as on a CRYP without GCM) loads the key only when the
- * registers hold another context's.
+ * reads. AES-ECB (CTR_DRBG's block cipher, and GCM's on a CRYP without a
+ * GCM mode: hw_gcm.c) loads the key only when the registers hold another
+ * context's.
  *
  * What the board profile does not declare (tb_hw_available()), SHA-224
  * and AES keys other than 128 bits run in the stand-in's code as plain
@@ -24,6 +24,7 @@
 
 #include "hwcrypto.h"
 #include "mbedtls/aes.h"
+#include "mbedtls/gcm.h"
 #include "mbedtls/platform_util.h"
 #include "mbedtls/sha1.h"
 #include "mbedtls/sha256.h"
@@ -192,6 +193,11 @@ int mbedtls_sha256_finish(mbedtls_sha256_context *ctx, unsigned char *output)
 /* whose key, in which ECB direction, the key registers hold (NULL: none, or a CBC call's) */
 static const mbedtls_aes_context *loaded;
 static uint32_t loaded_cr;
+
+void tb_mbedtls_hw_aes_key_replaced(void)
+{
+    loaded = NULL;
+}
 
 static int aes_on_peripheral(const mbedtls_aes_context *ctx, uint32_t accelerator)
 {

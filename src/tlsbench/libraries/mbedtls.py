@@ -79,11 +79,12 @@ LIBRARY = Library(
             (r"/sha1|-sha1", "MBEDTLS_SHA1_C"),
         ),
     ),
-    # profile "hw": MBEDTLS_*_ALT functions in agent/adapters/mbedtls/hw.c (HMAC through the hash; GCM's
-    # block cipher is AES-ECB on the peripheral, its GHASH software; AES-128 only)
+    # profile "hw": MBEDTLS_*_ALT functions in agent/adapters/mbedtls/hw.c, hw_gcm.c (HMAC through the hash;
+    # GCM on the CRYP's GCM mode, else its block cipher on the ECB with GHASH in software; AES-128 only)
     hw_routes={
         "sha1": ("sha1",), "sha256": ("sha256",), "hmac-sha1": ("sha1",), "hmac-sha256": ("sha256",),
-        "aes-128-gcm": ("aes-ecb",),
+        "aes-128-gcm": ("aes-gcm|aes-ecb",),
         "aes-128-cbc-hmac-sha1": ("aes-cbc", "sha1"), "aes-128-cbc-hmac-sha256": ("aes-cbc", "sha256"),
     },
+    hw_modules=("aes.c.obj", "gcm.c.obj", "sha1.c.obj", "sha256.c.obj"),
 )

@@ -92,6 +92,9 @@ class Library:
     # the driver hands to a peripheral -> the board profile's accelerators it needs ([accelerators.NAME];
     # "a|b": either, the first the driver prefers)
     hw_routes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # the object files of its own modules for those primitives (AES, GCM, SHA-1, SHA-256), whose flash
+    # families/size/crypto_modules.py compares between the software and the "hw" image
+    hw_modules: tuple[str, ...] = ()
     # its build profiles that only some cores can build (the others build anywhere)
     core_profiles: tuple[CoreProfile, ...] = ()
 

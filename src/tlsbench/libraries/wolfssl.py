@@ -78,4 +78,5 @@ LIBRARY = Library(
         # ECDH P-256 (keygen and derive): one scalar multiplication each on the accelerator
         "p256": ("ecc-p256-mul",),
     },
+    hw_modules=("aes.c.obj", "sha.c.obj", "sha256.c.obj"),
 )

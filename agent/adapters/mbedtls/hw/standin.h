@@ -1,7 +1,7 @@
 /* The stand-in of Mbed TLS's "hw" profile (hw.c): Mbed TLS's own software
  * SHA-1, SHA-256 and AES (its library/sha1.c, sha256.c and aes.c compiled
  * once more without the _ALT switches, their names prefixed tb_sw_ instead
- * of mbedtls_: standin_*.c). It computes what the modelled peripheral
+ * of mbedtls_: standin_*.c; GCM's: standin_gcm.h). It computes what the modelled peripheral
  * returns; the cycle model leaves its instructions out. An _ALT context
  * holds the stand-in's context in words (its size is checked where the
  * real type is known, standin_*.c). */

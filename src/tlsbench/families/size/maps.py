@@ -8,6 +8,7 @@ image exactly."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,10 +72,12 @@ def _kind(output: str) -> str | None:
     return None  # debug and attribute sections: not in the image
 
 
-def parse_map(text: str, library: str) -> dict[str, Part]:
+def parse_map(text: str, library: str, classify: Callable[[str, str], str] | None = None) -> dict[str, Part]:
     """Input sections per output section; each counts from its address to the
     next one's (merged string sections overlap, and the map lists them at
-    their size before merging), the last up to the end of its output section."""
+    their size before merging), the last up to the end of its output section.
+    classify(input section, file) names a section's part (default: its
+    component, component_of)."""
     if "Linker script and memory map" not in text:
         raise TlsbenchError("not a GNU ld map file (no 'Linker script and memory map')")
     body = text.split("Linker script and memory map", 1)[1].splitlines()
@@ -101,7 +104,9 @@ def parse_map(text: str, library: str) -> dict[str, Part]:
             continue
         m = _INPUT.match(line)
         if m and not m.group(1).startswith("*"):
-            current.append((int(m.group(2), 16), int(m.group(3), 16), component_of(m.group(4).strip(), library)))
+            path = m.group(4).strip()
+            part = classify(m.group(1), path) if classify is not None else component_of(path, library)
+            current.append((int(m.group(2), 16), int(m.group(3), 16), part))
 
     parts: dict[str, Part] = {}
     for output, (start, end, entries) in sections.items():
