@@ -55,9 +55,10 @@ def _build_agents(libraries: list[str] | None, jobs: int | None, log, user: user
     libs = [i for i in idents if "@" not in i]
     extra = [i for i in idents if "@" in i]
     pinned = {i: versions.version_of(i).lock for i in idents if versions.version_of(i).lock != "system"}
-    if libraries is None:  # the default build (scripts/setup, CI) fetches every pinned source: a later
-        sources.ensure_sources()  # on-request build (gnutls@3.8, firmware) then needs no network
-    srcs = sources.ensure_sources(sorted(set(pinned.values())))
+    # the default build (scripts/setup, CI) fetches every pinned source: a later on-request build
+    # (gnutls@3.8, firmware) then needs no network; its answer holds the trees needed here (each
+    # tree's files are hashed once, not again by a second call)
+    srcs = sources.ensure_sources(None if libraries is None else sorted(set(pinned.values())))
     entries = []  # CMake's TB_VERSION_AGENTS: <lib>|<label>|<dir>|<dir2>
     for ident in extra:  # each further version by its library's recipe (libraries/<name>.py: host_build)
         v = versions.version_of(ident)
