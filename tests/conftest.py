@@ -13,6 +13,7 @@ from pathlib import Path
 import alone
 import images
 import pytest
+import worker_tail
 
 from tlsbench import paths
 from tlsbench.families.primitive.catalog import LIBRARIES
@@ -99,10 +100,13 @@ BUILDING_TIMEOUT_S = 1200
 builds_in_set_up = pytest.mark.timeout(BUILDING_TIMEOUT_S)
 
 
-# modules whose set-up or tests take minutes (the last CI's --durations): parallel workers
-# (pytest-xdist) start them first, so no worker is left with one of them at the end
-LONG_MODULES = ("test_gnutls38", "test_sanitized_agents", "test_firmware_plan", "test_firmware_userconfig",
-                "test_host_userconfig", "test_device_server", "test_memory")
+# modules whose set-up or tests take minutes, longest first (the last fresh-clone CI's --durations,
+# 28 Nov: setup + call seconds of their slowest tests): parallel workers (pytest-xdist, with
+# --no-loadscope-reorder) start them first, so no worker is left with one of them at the end
+LONG_MODULES = ("test_labgrid", "test_sanitized_agents", "test_gnutls38", "test_firmware_userconfig",
+                "test_host_userconfig", "test_device_tls", "test_memory", "test_new_cores", "test_serial_target",
+                "test_cli", "test_hwcrypto_firmware", "test_firmware_plan", "test_firmware_wolfssl_overlay",
+                "test_firmware_on_demand", "test_nucleo_library_fit", "test_nucleo_boards", "test_device_server")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -135,6 +139,14 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Itera
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
         report.outcome = "failed"
         report.longrepr = f"CI: this test would have skipped ({reason}); under CI every test runs"
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    worker_tail.record(report)
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    worker_tail.summary(terminalreporter.write_line)
 
 
 def needs_tools(*tools: str) -> pytest.MarkDecorator:

@@ -26,7 +26,9 @@ BOARD = targets.BOARDS["netduinoplus2"]
 
 @pytest.fixture
 def board_on_pty(firmware_images):
-    t = firmware_images(targets.parse("qemu:netduinoplus2"), ["mbedtls"])
+    # both tests' images in one configuration: another library list reconfigures the folder and
+    # recompiles the selftest double
+    t = firmware_images(targets.parse("qemu:netduinoplus2"), ["mbedtls", "wolfssl"])
     cmd = targets.qemu_command(BOARD, t.firmware_path("mbedtls"), serial="pty")
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     port = None

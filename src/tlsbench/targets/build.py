@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -55,9 +56,11 @@ def _build_agents(libraries: list[str] | None, jobs: int | None, log, user: user
     libs = [i for i in idents if "@" not in i]
     extra = [i for i in idents if "@" in i]
     pinned = {i: versions.version_of(i).lock for i in idents if versions.version_of(i).lock != "system"}
-    if libraries is None:  # the default build (scripts/setup, CI) fetches every pinned source: a later
-        sources.ensure_sources()  # on-request build (gnutls@3.8, firmware) then needs no network
-    srcs = sources.ensure_sources(sorted(set(pinned.values())))
+    # the default build (scripts/setup, CI) fetches every pinned source: a later on-request build
+    # (gnutls@3.8, firmware) then needs no network; each tree's files are hashed once
+    wanted = list(sources.load_lock()) if libraries is None else sorted(set(pinned.values()))
+    with _trees_built_meanwhile(idents, pinned, jobs, log) as srcs:
+        srcs.update(sources.ensure_sources([lock for lock in wanted if lock not in srcs]))
     entries = []  # CMake's TB_VERSION_AGENTS: <lib>|<label>|<dir>|<dir2>
     for ident in extra:  # each further version by its library's recipe (libraries/<name>.py: host_build)
         v = versions.version_of(ident)
@@ -132,6 +135,21 @@ def _library(name: str) -> Library:
     lib = registry.get(name)
     assert lib is not None, name  # identifiers were checked by versions.canonical
     return lib
+
+
+@contextmanager
+def _trees_built_meanwhile(idents: list[str], pinned: dict[str, str], jobs: int,
+                           log) -> Iterator[dict[str, Path]]:
+    """Fetches the sources of the pinned build-tree libraries (OpenSSL) and builds them in a thread
+    while the block fetches and unpacks the other sources (OpenSSL's Configure and the unpacking
+    each keep one core busy); yields lock section -> tree so far; a failed build is raised after it."""
+    trees = [i for i in idents if i in pinned and _library(versions.version_of(i).library).host_build == "build-tree"]
+    own = sources.ensure_sources(sorted({pinned[i] for i in trees}))  # first: one download at a time
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        done = [pool.submit(prefixbuild.build_openssl, i, own[pinned[i]], jobs, log) for i in trees]
+        yield own
+        for future in done:
+            future.result()
 
 
 def _openssl_trees(ident: str, srcs: dict[str, Path], pinned: dict[str, str], jobs: int, log) -> tuple[str, str]:
