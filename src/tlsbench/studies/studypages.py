@@ -31,6 +31,7 @@ from tlsbench.links.model import Breakdown as model_breakdown
 from tlsbench.report import tables
 from tlsbench.report.tables import RunData
 from tlsbench.studies import studysources as src
+from tlsbench.targets import target as targets
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class Want:
 
     def command(self) -> str:
         board = f" --board {self.board}" if self.board else ""
-        where = f" --target {self.target}" if self.target != "host" else ""
+        where = "" if targets.is_host(self.target) else f" --target {self.target}"
         return f"tlsbench run --preset {self.preset}{where}{board}{''.join(' ' + a for a in self.extra)}"
 
 
