@@ -2,6 +2,7 @@
 marks.py) -> render here (terminal, Markdown, CSV, JSON). Every figure comes from the store; a case
 that was not measured shows why (unsupported, check failed, failed), never a zero."""
 
+from __future__ import annotations
 
 import csv
 import io
