@@ -251,6 +251,58 @@ def test_no_target_kind_branch_outside_targets() -> None:
     assert offenders == [], "target kinds branched on outside targets/: " + ", ".join(offenders)
 
 
+# Files outside targets/ that may compare a value with a target kind's name, and why.
+KIND_NAME_ALLOWED = {
+    "cli/results.py": "`link --server host` is the link model's server side (a host elsewhere), a word of that flag",
+    "engine/metrics.py": "the metric registry sits below targets/ (which imports it): it reads a stored run's target"
+                         " name, where the host's drawn counts differ between runs",
+}
+
+
+def kind_name_tests(tree: ast.AST, kinds: set[str]) -> list[int]:
+    """Lines that test a value against a target kind's name: a comparison with "qemu" or "qemu:..."
+    (or a collection holding one), or a startswith/removeprefix of one."""
+    def a_kind(node: ast.AST) -> bool:
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return any(a_kind(e) for e in node.elts)
+        return (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                and (node.value in kinds or node.value.partition(":")[0] in kinds and ":" in node.value))
+
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and any(a_kind(s) for s in [node.left, *node.comparators]):
+            lines.append(node.lineno)
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr in ("startswith", "removeprefix") and any(a_kind(a) for a in node.args)):
+            lines.append(node.lineno)
+    return sorted(set(lines))
+
+
+def test_the_kind_name_scan_finds_a_test() -> None:
+    code = ("if name == 'host': pass\n"
+            "if t.startswith('qemu:'): pass\n"
+            "if x in ('serial', 'labgrid'): pass\n"
+            "if case.kind == 'hash': pass\n"
+            "target = 'qemu:mps2-an386'\n"
+            "if 'host' != n: pass\n")
+    assert kind_name_tests(ast.parse(code), {"host", "qemu", "serial", "labgrid"}) == [1, 2, 3, 6]
+
+
+def test_no_target_kind_name_tested_outside_targets() -> None:
+    """A target's name is read by targets/ (target.parse, target.is_host): nothing else tells targets apart
+    by the words of their names."""
+    kinds = _target_kinds()
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if not rel.startswith("targets/") and (lines := kind_name_tests(ast.parse(path.read_text()), kinds)):
+            found[rel] = lines
+    unexplained = {rel: lines for rel, lines in found.items() if rel not in KIND_NAME_ALLOWED}
+    assert unexplained == {}, "target kind names tested outside targets/: " + ", ".join(
+        f"{rel}:{line}" for rel, lines in unexplained.items() for line in lines)
+    assert sorted(set(KIND_NAME_ALLOWED) - set(found)) == [], "allowed files that no longer test a kind's name"
+
+
 def test_each_target_kind_is_its_own_module() -> None:
     """The kinds table names one class per kind, each from its own module of targets/kinds/."""
     from tlsbench.targets import target

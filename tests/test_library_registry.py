@@ -52,11 +52,13 @@ def test_the_registry_answers_the_old_lists() -> None:
 
 
 def test_each_library_declares_how_it_takes_a_users_configuration() -> None:
-    from tlsbench.libraries.configs import MbedtlsUserConfig, WolfsslUserSettings
+    """The table is the records': a library that takes no --config needs no row here."""
+    from tlsbench.libraries.configs import ConfigMechanism, MbedtlsUserConfig, WolfsslUserSettings
 
-    mechanisms = {lib.name: type(lib.config_mechanism).__name__ for lib in registry.LIBRARIES}
-    assert mechanisms == {"mbedtls": MbedtlsUserConfig.__name__, "wolfssl": WolfsslUserSettings.__name__,
-                          "openssl": "NoneType", "gnutls": "NoneType", "bearssl": "NoneType"}
+    assert all(lib.config_mechanism is None or isinstance(lib.config_mechanism, ConfigMechanism)
+               for lib in registry.LIBRARIES)
+    mechanisms = {lib.name: type(lib.config_mechanism).__name__ for lib in registry.LIBRARIES if lib.config_mechanism}
+    assert mechanisms == {"mbedtls": MbedtlsUserConfig.__name__, "wolfssl": WolfsslUserSettings.__name__}
     for lib in registry.LIBRARIES:  # what the harness needs, and which cases a define decides, are declared
         if lib.config_mechanism is not None:
             assert lib.config_mechanism.needs and lib.config_mechanism.case_needs, lib.name
@@ -82,3 +84,37 @@ def test_each_core_profile_is_its_header_and_its_sources_in_library_cmake() -> N
             assert [d for d in prof.defines if f"#define {d}\n" not in header] == [], prof.name
             assert [s for s in prof.sources if s not in cmake] == [], prof.name
             assert prof.cores and set(prof.cores) <= cores, prof.name
+
+
+# tlsbench with one more library registered by one line, its pinned source in its own record
+WITH_DEMO = '''
+import dataclasses, sys
+from tlsbench.libraries import registry
+from tlsbench.libraries.record import Library, PinnedSource, Version
+pin = PinnedSource("demo", package="bearssl", version="0.6+dfsg.1-4", suite="trixie", upstream="0.6",
+                   archive="bearssl_0.6+dfsg.1.orig.tar.xz", source_dir="bearssl-0.6", marker="inc/bearssl.h",
+                   sha256={"bearssl_0.6+dfsg.1.orig.tar.xz": "102a625bd8f61552" + "0" * 48}, tar_only=True,
+                   declared_in="libraries/demo.py")
+demo = Library("demo", "Demo", (Version("demo", "1.0", "demo", "a library declared by its record alone"),), "1.0",
+               in_default_plan=False, pins=(pin,))
+registry.LIBRARIES = (*registry.LIBRARIES, demo)  # the one line
+from tlsbench.cli.main import main
+sys.exit(main(sys.argv[1:]))
+'''
+
+
+def test_a_library_is_its_record_and_one_registration_line() -> None:
+    """A record with its own pin, registered by one line, is listed with that pin: no lock-file section
+    and no row in any table here (its adapter folder is what the build needs, not the listing)."""
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-c", WITH_DEMO, "list", "libraries"], capture_output=True, text=True,
+                       timeout=120)
+    assert (p.returncode, p.stderr) == (0, "")
+    lines = p.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("demo "))
+    assert lines[at].split(None, 1)[1] == "a library declared by its record alone (default)"
+    assert lines[at + 1].strip() == ("not built (tlsbench build --libraries demo); source: Debian source package"
+                                     " bearssl 0.6+dfsg.1-4 (trixie), bearssl_0.6+dfsg.1.orig.tar.xz sha256"
+                                     " 102a625bd8f61552...")

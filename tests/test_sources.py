@@ -108,3 +108,22 @@ def test_a_changed_file_in_a_verified_tree_is_unpacked_again(tmp_path: Path) -> 
     assert sources.still_verified(tree, "abc")
     (tree / sources.VERIFIED_MARK).write_text("abc\n")  # a marker of the older kind: not enough
     assert not sources.still_verified(tree, "abc")
+
+
+def test_a_record_declares_its_own_pin(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A library's pinned source may live in its record: load_lock reads it beside the lock file's
+    sections, and one section declared in both is an error naming both places."""
+    import dataclasses
+
+    from tlsbench.libraries import registry
+    from tlsbench.libraries.record import Library, PinnedSource, Version
+
+    pin = dataclasses.replace(sources.load_lock()["bearssl"], library="demo", declared_in="libraries/demo.py")
+    demo = Library("demo", "Demo", (Version("demo", "1", "demo"),), "1", pins=(pin,))
+    monkeypatch.setattr(registry, "LIBRARIES", (*registry.LIBRARIES, demo))
+    assert sources.load_lock()["demo"] == pin and isinstance(pin, PinnedSource)
+    twice = dataclasses.replace(pin, library="mbedtls")
+    monkeypatch.setattr(registry, "LIBRARIES", (*registry.LIBRARIES, dataclasses.replace(demo, pins=(twice,))))
+    with pytest.raises(SetupError, match=r"libraries.lock.toml: \[mbedtls\] is also pinned in libraries/demo.py:"
+                                         r" declare it once"):
+        sources.load_lock()

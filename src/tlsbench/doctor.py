@@ -111,7 +111,7 @@ def built_from(ident: str, pins: dict[str, sources.PinnedSource]) -> str:
     if pin is None:
         return "the system's development files"
     custom = sources.user_source_of_lock(lock)
-    return f"user-supplied {custom}" if custom else f"{pin.package} {pin.version}, libraries.lock.toml [{lock}]"
+    return f"user-supplied {custom}" if custom else f"{pin.package} {pin.version}, {pin.declared_in} [{lock}]"
 
 
 def _agents(pins: dict[str, sources.PinnedSource]) -> list[Finding]:

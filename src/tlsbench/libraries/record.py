@@ -31,6 +31,30 @@ class Version:
 
 
 @dataclass(frozen=True)
+class PinnedSource:
+    """A Debian source package a library version is built from, checked by the SHA-256 of every
+    downloaded file (targets/sources.py fetches it). Declared in its library's record (Library.pins)
+    or, for the libraries shipped before records held pins and for what is no library under test
+    (the QEMU plugin header), in libraries.lock.toml."""
+    library: str  # the section's name: the Version's lock ("mbedtls@3.6.7")
+    package: str
+    version: str
+    suite: str
+    upstream: str
+    archive: str
+    source_dir: str
+    marker: str  # the file a user-supplied tree must contain (TLSBENCH_<NAME>_SOURCE)
+    sha256: dict[str, str]
+    # only these archive members are unpacked (empty: the whole archive)
+    members: tuple[str, ...] = ()
+    # only the upstream archive is fetched (apt-get source --tar-only): for a
+    # package whose .dsc and Debian patches the mirror no longer serves
+    tar_only: bool = False
+    # where it is declared, as `tlsbench doctor` names it
+    declared_in: str = "libraries.lock.toml"
+
+
+@dataclass(frozen=True)
 class Check:
     """One thing `tlsbench doctor` looks for on behalf of a library."""
     kind: Literal["tool", "pkgconfig", "header"]
@@ -85,6 +109,9 @@ class Library:
     doctor_checks: tuple[Check, ...] = ()
     # lock sections its pinned builds need beside its own (GnuTLS 3.8: nettle)
     companion_locks: tuple[str, ...] = ()
+    # the pinned sources this record declares itself (a Version's lock names one by its section); the
+    # rest are libraries.lock.toml's sections
+    pins: tuple[PinnedSource, ...] = ()
     # how a user's own configuration file (--config) is layered over ours, what of it the harness needs
     # and which cases each define decides (libraries/configs.py); None: the library takes none
     config_mechanism: ConfigMechanism | None = None

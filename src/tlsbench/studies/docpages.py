@@ -22,6 +22,7 @@ from tlsbench.engine.store import Store
 from tlsbench.errors import TlsbenchError
 from tlsbench.outfile import write_whole
 from tlsbench.report import resultsdoc, tables
+from tlsbench.targets import target as targets
 
 MANIFEST = Path("docs/data/pages.toml")
 KINDS = ("docs", "script", "self")
@@ -249,7 +250,7 @@ class Driver:
         made_now = made or self.made_now.get(page.file, False)
         if page.kind == "script":
             env = {**_env(self.db, page), "RUNS": " ".join(str(r["id"]) for r in runs)}
-            host = [r for r, argv in zip(runs, page.runs, strict=True) if "host" in argv]
+            host = [r for r, argv in zip(runs, page.runs, strict=True) if any(targets.is_host(a) for a in argv)]
             if host:  # the machine's load while the host runs ran, for a page of host times
                 env["LOAD"] = f"{host[0]['load1_before']:.2f} {host[-1]['load1_after']:.2f} {os.cpu_count()}"
             subprocess.run(_script_argv(page.script), check=True, cwd=paths.root(), env=env)

@@ -109,21 +109,26 @@ def parse_wolfssl(out: str) -> dict[tuple[str, str], float]:
     return found
 
 
+_HASHES = "ours hashes the message"
+
+
+def _sign_verify(alg: str, title: str, ops: tuple[str, str] = ("sign", "verify"),
+                 notes: tuple[str, str] = ("", "")) -> tuple[Pair, Pair]:
+    """A signature's sign and verify as a peer program prints them: two operations under one title."""
+    return (Pair("sig", alg, "sign", (title, ops[0]), notes[0]), Pair("sig", alg, "verify", (title, ops[1]), notes[1]))
+
+
 PEERS: dict[str, Peer] = {
     "mbedtls": Peer("mbedtls", "peer-mbedtls-benchmark", ("sha256", "aes_gcm", "ecdsa", "ecdh", "rsa"),
                     parse_mbedtls, (
                         Pair("hash", "sha256", "hash", ("SHA-256", "KiB/s")),
                         Pair("aead", "aes-128-gcm", "encrypt", ("AES-GCM-128", "KiB/s"), "ours adds 13 B of AAD"),
-                        Pair("sig", "ecdsa-p256-sha256", "sign", ("ECDSA-secp256r1", "sign"),
-                             "ours hashes the message"),
-                        Pair("sig", "ecdsa-p256-sha256", "verify", ("ECDSA-secp256r1", "verify"),
-                             "ours hashes the message"),
+                        *_sign_verify("ecdsa-p256-sha256", "ECDSA-secp256r1", notes=(_HASHES, _HASHES)),
                         Pair("kex", "x25519", "derive", ("ECDH-x25519", "static handshake")),
                         Pair("kex", "p256", "derive", ("ECDH-secp256r1", "static handshake")),
-                        Pair("sig", "rsa2048-pkcs1-sha256", "sign", ("RSA-2048", "private"),
-                             "theirs: the raw private operation; ours checks it with a public one"),
-                        Pair("sig", "rsa2048-pkcs1-sha256", "verify", ("RSA-2048", "public"),
-                             "theirs: the raw public operation"),
+                        *_sign_verify("rsa2048-pkcs1-sha256", "RSA-2048", ("private", "public"),
+                                      ("theirs: the raw private operation; ours checks it with a public one",
+                                       "theirs: the raw public operation")),
                     )),
     "wolfssl": Peer("wolfssl", "peer-wolfssl-benchmark",
                     ("-csv", "-dgst_full", "-sha256", "-aes-gcm", "-ecc", "-p256", "-x25519", "-rsa", "-rsa_sign",
@@ -131,14 +136,10 @@ PEERS: dict[str, Peer] = {
                     parse_wolfssl, (
                         Pair("hash", "sha256", "hash", ("SHA-256", "MB/s")),
                         Pair("aead", "aes-128-gcm", "encrypt", ("AES-128-GCM-enc", "MB/s")),
-                        Pair("sig", "ecdsa-p256-sha256", "sign", ("ECDSA [SECP256R1] 256", "sign"),
-                             "ours hashes the message"),
-                        Pair("sig", "ecdsa-p256-sha256", "verify", ("ECDSA [SECP256R1] 256", "verify"),
-                             "ours hashes the message"),
+                        *_sign_verify("ecdsa-p256-sha256", "ECDSA [SECP256R1] 256", notes=(_HASHES, _HASHES)),
                         Pair("kex", "p256", "derive", ("ECDHE [SECP256R1] 256", "agree")),
                         Pair("kex", "x25519", "derive", ("CURVE 25519", "agree")),
-                        Pair("sig", "rsa2048-pkcs1-sha256", "sign", ("RSA 2048", "sign")),
-                        Pair("sig", "rsa2048-pkcs1-sha256", "verify", ("RSA 2048", "verify")),
+                        *_sign_verify("rsa2048-pkcs1-sha256", "RSA 2048"),
                     )),
 }
 

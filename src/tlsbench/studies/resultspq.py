@@ -23,6 +23,7 @@ from tlsbench.outfile import write_whole
 from tlsbench.report import figures_pq, resultsdoc, tables
 from tlsbench.report import fits as fits_view
 from tlsbench.report.tables import RunData
+from tlsbench.targets import target as targets
 
 # a 1-minute load average per core above this: the machine was busy, host CPU times are not final
 BUSY_LOAD_PER_CORE = 0.25
@@ -81,7 +82,7 @@ def _delta_rows(cases: list[dict]) -> list[list[str]]:
 
 def section(data: RunData, load: str | None) -> list[str]:
     run = data.run
-    host = run.target == "host"
+    host = targets.is_host(run.target)
     cases = figures_pq.pq_cases(data)
     out = [f"## Run {run.id}: {run.plan_name} on {run.target}", "",
            f"- command: `{resultsdoc.command(run)}`",
@@ -137,7 +138,7 @@ def _primitives(data: RunData) -> list[str]:
     rows = [c for c in data.cases if c["kind"] in PQ_KINDS]
     if not rows:
         return []
-    times = (("wall", "wall_ns"),) if data.run.target == "host" else ()
+    times = (("wall", "wall_ns"),) if targets.is_host(data.run.target) else ()
     body = [[c["alg"], c["op"], *([_value(c, m) for _h, m in (*PRIMITIVE_COLUMNS, *times)] if c["status"] == "ok"
                                   else [f"{c['status']}: {c['reason'] or ''}"])] for c in rows]
     return ["### ML-KEM and ML-DSA, one operation", "",

@@ -32,6 +32,7 @@ from tlsbench.report import tables
 from tlsbench.report.tables import RunData
 from tlsbench.studies import handshake_encryption as he
 from tlsbench.studies import studysources as src
+from tlsbench.targets import target as targets
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ class Want:
 
     def command(self) -> str:
         board = f" --board {self.board}" if self.board else ""
-        where = f" --target {self.target}" if self.target != "host" else ""
+        where = "" if targets.is_host(self.target) else f" --target {self.target}"
         return f"tlsbench run --preset {self.preset}{where}{board}{''.join(' ' + a for a in self.extra)}"
 
 
@@ -64,6 +65,10 @@ class Page:
         and each library's, checked on our figures."""
         self.table(["statement", f"in the {source}", *libs],
                    [[s, *(c[i] for c in cols)] for i, s in enumerate(statements)])
+
+    def not_recreated(self, *items: str) -> None:
+        """The page's last section: what of the study it does not re-create, and why (one "- " item each)."""
+        self.add("## What is not re-created here", "", *items, "")
 
 
 def _library_profiles(want: Want) -> dict[str, str]:
@@ -283,11 +288,11 @@ def page_000(page: Page, runs: dict[Want, tuple[int, RunData]], text: str) -> No
                   "ECDHE_RSA takes at least twice as long as RSA key transport (mean over the suites; the ratio)",
                   "within each key exchange the cipher and MAC change the time by at most 10% (slowest / fastest)"]
     page.shapes(statements, "study", libs, [checks(pub)] + [checks(mine[lib]) for lib in libs])
-    page.add("## What is not re-created here", "",
-             "- the Ethernet link and the cloud server's time: ours is the device client's compute only (the"
-             " server is the host agent of the same library); `tlsbench link RUN --link NAME` models a link",
-             "- the study's debug build (its author notes the figures are not optimal times) and Stratify OS",
-             "- the ECDHE group the cloud server chose: ours uses P-256", "")
+    page.not_recreated(
+        "- the Ethernet link and the cloud server's time: ours is the device client's compute only (the"
+        " server is the host agent of the same library); `tlsbench link RUN --link NAME` models a link",
+        "- the study's debug build (its author notes the figures are not optimal times) and Stratify OS",
+        "- the ECDHE group the cloud server chose: ours uses P-256")
 
 
 # ---- 001: TCP vs TLS 1.2 + RSA vs TLS 1.3 + RSA / ECDSA ----
@@ -359,13 +364,13 @@ def page_001(page: Page, runs: dict[Want, tuple[int, RunData]], text: str) -> No
     statements = ["TLS 1.2 + RSA completes faster than TLS 1.3 + RSA",
                   "TLS 1.3 + RSA completes faster than TLS 1.3 + ECDSA"]
     page.shapes(statements, "study", libs, [checks(pub_t)] + [checks(mine[lib]) for lib in libs])
-    page.add("## What is not re-created here", "",
-             "- the TCP row: the firmware has no TCP stack; the link's round trip stands for it in"
-             " `tlsbench link RUN --link NAME`",
-             "- the ESP32 rows (ESP-IDF and Zephyr): an Xtensa core, which no target here emulates",
-             "- the Wi-Fi link and the local server's time: ours is the device client's compute only",
-             "- peak memory as the study prints it (1.2-1.5 MB, the same on Linux and the MCUs): ours is the TLS"
-             " client's own heap peak, a different quantity", "")
+    page.not_recreated(
+        "- the TCP row: the firmware has no TCP stack; the link's round trip stands for it in"
+        " `tlsbench link RUN --link NAME`",
+        "- the ESP32 rows (ESP-IDF and Zephyr): an Xtensa core, which no target here emulates",
+        "- the Wi-Fi link and the local server's time: ours is the device client's compute only",
+        "- peak memory as the study prints it (1.2-1.5 MB, the same on Linux and the MCUs): ours is the TLS"
+        " client's own heap peak, a different quantity")
 
 
 # ---- 002: GnuTLS vs OpenSSL on an embedded x86 (host) ----
@@ -405,13 +410,13 @@ def page_002(page: Page, runs: dict[Want, tuple[int, RunData]], text: str) -> No
     statements = ["ECDHE-RSA allows 25% more transactions than DHE-RSA (ours: the ratio)",
                   "plain RSA key exchange remains the fastest"]
     page.shapes(statements, "study", libs, [["holds (its text)"] * len(statements)] + [check(lib) for lib in libs])
-    page.add("## What is not re-created here", "",
-             "- the Geode CPU, nxweb/nginx and httpress: ours is the library's own server agent on this host",
-             "- the 1776-bit RSA/DH and 192-bit curve pairing: ours is RSA-2048/FFDHE-2048 against P-256, the"
-             " nearest the suite catalog has",
-             "- the crypto accelerator (cryptodev): the nearest is a second run with the CPU's AES instructions"
-             " masked (`--env OPENSSL_ia32cap=~0x200000200000000 --env GNUTLS_CPUID_OVERRIDE=0x1`), then"
-             " `tlsbench compare A B`; not made for this page", "")
+    page.not_recreated(
+        "- the Geode CPU, nxweb/nginx and httpress: ours is the library's own server agent on this host",
+        "- the 1776-bit RSA/DH and 192-bit curve pairing: ours is RSA-2048/FFDHE-2048 against P-256, the"
+        " nearest the suite catalog has",
+        "- the crypto accelerator (cryptodev): the nearest is a second run with the CPU's AES instructions"
+        " masked (`--env OPENSSL_ia32cap=~0x200000200000000 --env GNUTLS_CPUID_OVERRIDE=0x1`), then"
+        " `tlsbench compare A B`; not made for this page")
 
 
 # ---- 003: the IoT paper on an STM32F217 ----
@@ -470,13 +475,13 @@ def page_003(page: Page, runs: dict[Want, tuple[int, RunData]], text: str) -> No
         page.add(f"The tables of run `{STUDY_003.command()}` (Tables 3, 4 and 6, the paper's shapes) are not on"
                  " this page: no complete run of it is stored.", "")
     _page_003_handshake_encryption(page, runs, text)
-    page.add("## What is not re-created here", "",
-             "- static DH_RSA and ECDH_RSA: not in the suite catalog (no current library here offers them)",
-             "- the hardware throughput of Table 3 on this page: the accelerator model's software-against-hardware"
-             " rows per board are in docs/results-hwcrypto.md (`--profile wolfssl=hw,mbedtls=hw`)",
-             "- flash and code size per primitive: `tlsbench sizes --target qemu:mps2-an385` measures it, and"
-             " docs/results-hwcrypto.md the software and hw builds' crypto code side by side; not made for this page",
-             "- the paper's 2015 wolfSSL build; ours uses the pinned releases with the profile the run names", "")
+    page.not_recreated(
+        "- static DH_RSA and ECDH_RSA: not in the suite catalog (no current library here offers them)",
+        "- the hardware throughput of Table 3 on this page: the accelerator model's software-against-hardware"
+        " rows per board are in docs/results-hwcrypto.md (`--profile wolfssl=hw,mbedtls=hw`)",
+        "- flash and code size per primitive: `tlsbench sizes --target qemu:mps2-an385` measures it, and"
+        " docs/results-hwcrypto.md the software and hw builds' crypto code side by side; not made for this page",
+        "- the paper's 2015 wolfSSL build; ours uses the pinned releases with the profile the run names")
 
 
 def _page_003_handshake_encryption(page: Page, runs: dict[Want, tuple[int, RunData]], text: str) -> None:
@@ -669,9 +674,9 @@ def page_004(page: Page, runs: dict[Want, tuple[int, RunData]], text: str) -> No
                        f"{mine[0]} / {mine[1]} ({'same' if mine == ends else 'differs'})")
         rows.append(row)
     page.table(["board", "fastest / slowest at 1024 B, in the study", *(f"ours ({lib})" for lib in libs)], rows)
-    page.add("## What is not re-created here", "",
-             "- RIOT's own hash implementations: ours are the libraries' (the RIOT sources are not built here)",
-             "- the Thingsat board (STM32F405) is in the study's board list, not in its results table", "")
+    page.not_recreated(
+        "- RIOT's own hash implementations: ours are the libraries' (the RIOT sources are not built here)",
+        "- the Thingsat board (STM32F405) is in the study's board list, not in its results table")
 
 
 # ---- the pages ----

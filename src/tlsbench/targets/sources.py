@@ -20,12 +20,12 @@ import subprocess
 import sys
 import tarfile
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 
 from tlsbench import paths, versions
 from tlsbench.errors import PlanError, SetupError
 from tlsbench.libraries import registry
+from tlsbench.libraries.record import PinnedSource
 
 VERIFIED_MARK = ".tlsbench-verified"
 # libraries taken from the system, and the development package that brings them
@@ -40,25 +40,8 @@ def _dpkg_version(package: str) -> str:
     return proc.stdout.strip() if proc.returncode == 0 else ""
 
 
-@dataclass(frozen=True)
-class PinnedSource:
-    library: str
-    package: str
-    version: str
-    suite: str
-    upstream: str
-    archive: str
-    source_dir: str
-    marker: str
-    sha256: dict[str, str]
-    # only these archive members are unpacked (empty: the whole archive)
-    members: tuple[str, ...] = ()
-    # only the upstream archive is fetched (apt-get source --tar-only): for a
-    # package whose .dsc and Debian patches the mirror no longer serves
-    tar_only: bool = False
-
-
 def load_lock(path: Path | None = None) -> dict[str, PinnedSource]:
+    """Every pinned source by its section: the lock file's and those the library records declare."""
     path = path or paths.lock_file()
     try:
         data = tomllib.loads(path.read_text())
@@ -72,6 +55,12 @@ def load_lock(path: Path | None = None) -> dict[str, PinnedSource]:
             raise SetupError(f"{path}: entry [{lib}] is malformed: {e}") from e
         if entry["archive"] not in entry["sha256"]:
             raise SetupError(f"{path}: [{lib}] archive {entry['archive']} has no sha256")
+    for pin in (p for lib in registry.LIBRARIES for p in lib.pins):
+        if pin.library in pins:
+            raise SetupError(f"{path}: [{pin.library}] is also pinned in {pin.declared_in}: declare it once")
+        if pin.archive not in pin.sha256:
+            raise SetupError(f"{pin.declared_in}: pin {pin.library} archive {pin.archive} has no sha256")
+        pins[pin.library] = pin
     return pins
 
 

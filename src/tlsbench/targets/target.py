@@ -30,6 +30,11 @@ KINDS: dict[str, type[Target]] = {cls.kind: cls for cls in (
 HOST = host.HOST
 
 
+def is_host(name: str) -> bool:
+    """A target's name, as a run or a plan stores it, is this machine's (the host agents)."""
+    return name == HOST.name
+
+
 def known_names() -> list[str]:
     return [n for cls in KINDS.values() for n in cls.known_names()]
 
