@@ -49,8 +49,8 @@ def test_a_core_with_no_same_code_row_says_not_measured(bands_file: Path) -> Non
     assert modelerror.short("cortex-m7") == "model error 17% median, 34% worst on 4 rows"
     assert modelerror.short("cortex-m33") == "model error not measured for this core"
     assert modelerror.sentence("cortex-m33") == (
-        "the model's error is not measured for cortex-m33: no published board figure of code tlsbench builds has"
-        " been run for it (docs/cycle-model.md, Validation)")
+        "the model's error is not measured for cortex-m33: no published board figure of the same code (library,"
+        " version, build and -O level) has been run for it (docs/cycle-model.md, Validation)")
 
 
 def test_a_damaged_file_names_itself_and_the_missing_key(tmp_path: Path) -> None:

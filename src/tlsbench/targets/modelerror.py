@@ -82,8 +82,8 @@ def sentence(core: str) -> str:
     b = band(core)
     if b:
         return b.sentence()
-    return (f"the model's error is not measured for {core}: no published board figure of code tlsbench builds"
-            f" has been run for it ({WHERE})")
+    return (f"the model's error is not measured for {core}: no published board figure of the same code (library,"
+            f" version, build and -O level) has been run for it ({WHERE})")
 
 
 def as_json(core: str) -> dict:
