@@ -10,6 +10,12 @@
  * tick count loses less than 0.4 of one). */
 #define UART0 0x50200000u
 #define TIMER0 0x50000000u
+/* UART 0's receive interrupt is IRQ 32 or 33 (its transmit one the other):
+ * QEMU swapped them in 2024 (mps2-tz.c, after Arm's AN505 documentation) and
+ * its stable releases took the change. The transmit interrupt is never
+ * enabled in the UART, so waking on both lines is waking on input. */
+#define TB_UART_IRQ_WORD 1u
+#define TB_UART_IRQ_BITS 3u
 #define TB_MPS2_TICKS_TO_INSTRUCTIONS(t) (((t) * 25u + 32u) >> 6) /* round(ticks * 50 / 128) */
 
 #include "../mps2/board_mps2.c"
