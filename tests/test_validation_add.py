@@ -119,7 +119,7 @@ def test_a_missing_flag_and_a_bad_existing_file_are_named(tmp_path: Path, capsys
     assert add(tmp_path, "--no-model") == 2
     line = 3 + ENTRY.splitlines().index('id = "stm32l4a6zg-x25519-derive"') + 1
     assert capsys.readouterr().err.strip() == (f"tlsbench: error: {path}:{line}: unit 'sec'; allowed: B/s, KiB/s,"
-                                               " MiB/s, kB/s, MB/s, ms, us")
+                                               " MiB/s, kB/s, MB/s, ms, us, cycles")
 
 
 def test_the_models_figure_and_its_error_are_printed_from_the_stored_run(
@@ -156,3 +156,52 @@ def test_the_default_targets_are_the_shipped_rows(tmp_path: Path) -> None:
     used = {boardprofiles.load(str(f.row["board_profile"])).core: f.row["target"]
             for f in validation.load(validation.DATA)}
     assert used == validation_add.TARGETS
+
+
+def serial_run(db: Path, cycles: float) -> int:
+    """TEST FIXTURE: a stored run as a serial: target stores a board's cycle counter (made up, no board ran it)."""
+    store = Store(db)
+    run = store.create_run(target="serial:/dev/ttyACM0", plan_name="p", plan_source="", plan={"method": {}},
+                           machine={}, version="t", keys={})
+    store.put_case(run, name="wolfssl@5.7/kex/x25519/derive", library="wolfssl@5.7", kind="kex", alg="x25519",
+                   op="derive", size=None, params={}, status="ok", reason="", iters=5, started=0, transcript="",
+                   results=[Result.of("cycles", "cycles/op", 5, 0, cycles, cycles, None, cycles, cycles, None, None)])
+    store.close()
+    return run
+
+
+def test_a_stored_board_run_gives_the_figure_in_cycles(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    run = serial_run(tmp_path / "v.sqlite", 2_450_000.0)
+    flags = [f for i, f in enumerate(FLAGS) if f != "--quote" and (i == 0 or FLAGS[i - 1] != "--quote")]
+    assert add(tmp_path, "--no-model", "--from-run", str(run), flags=flags) == 0
+    (row,) = validation.load(tmp_path / "mine.toml")
+    assert (row.row["value"], row.row["unit"]) == (2_450_000.0, "cycles")
+    assert row.row["quote"] == (f"tlsbench run {run} on serial:/dev/ttyACM0: wolfssl@5.7/kex/x25519/derive,"
+                                " cycles median 2450000.0 (n=5)")
+    assert row.published_cycles() == 2_450_000.0
+    # a case the run did not measure, a quote beside the run, neither: one line each, nothing appended
+    assert add(tmp_path, "--no-model", "--from-run", str(run), "--id", "k", "--case", "x25519/keygen",
+               flags=flags) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"tlsbench: error: --from-run {run}: no measured cycles of wolfssl@5.7 x25519 keygen in it (a serial: or"
+        f" labgrid: run of that case stores them; run {run} ran on serial:/dev/ttyACM0)")
+    assert add(tmp_path, "--no-model", "--from-run", str(run), "--id", "q", "--quote", QUOTE, flags=flags) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "tlsbench: error: --from-run reads the figure from the stored run: no --quote, --value or --unit with it")
+    assert add(tmp_path, "--no-model", "--id", "n", flags=flags) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "tlsbench: error: --quote LINE (the benchmark's own output line) or --from-run RUN (a stored board run)")
+    assert [f.id for f in validation.load(tmp_path / "mine.toml")] == ["stm32l4a6zg-x25519-derive"]
+
+
+def test_sizes_only_where_the_case_has_a_message(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    assert add(tmp_path, "--no-model", "--size", "1024") == 2
+    assert capsys.readouterr().err.strip() == ("tlsbench: error: --size/--model-sizes: x25519 derive has no message"
+                                               " size (one figure per operation)")
+    # TEST FIXTURE: a made-up time of one 1024-byte AES-GCM encryption
+    flags = [*FLAGS[:FLAGS.index("--case")], "--case", "aes-128-gcm/encrypt", "--quote", "avg 3.000 ms",
+             *FLAGS[FLAGS.index("--build"):]]
+    assert add(tmp_path, "--no-model", flags=flags) == 2
+    assert capsys.readouterr().err.strip() == (
+        "tlsbench: error: aes-128-gcm encrypt is measured per message size: give the throughput the benchmark"
+        " prints (e.g. KiB/s) with --size or --model-sizes, or its cycles with --from-run and --size")

@@ -40,6 +40,10 @@ END = "<!-- end of the validation table -->"
 THROUGHPUT = {"B/s": 1.0, "KiB/s": 1024.0, "MiB/s": 1024.0 * 1024.0, "kB/s": 1e3, "MB/s": 1e6}
 # seconds per unit of a published time
 TIME = {"ms": 1e-3, "us": 1e-6}
+# cycles of one operation as a board's own cycle counter gives them (a tlsbench serial: or labgrid: run's
+# `cycles`); with a size, per byte from that one size
+CYCLES = "cycles"
+UNITS = (*THROUGHPUT, *TIME, CYCLES)
 MATCHES = ("same", "build", "different")
 REQUIRED = ("id", "source", "url", "library", "published_version", "board", "clock_hz", "build", "quote", "unit",
             "algorithm", "op", "profile", "board_profile", "target", "match", "note")
@@ -88,6 +92,8 @@ class Figure:
             (s0, t0), (s1, t1) = self.row["points"]
             return (float(t1) - float(t0)) * TIME[unit] * clock / (int(s1) - int(s0))
         value = float(self.row["value"])
+        if unit == CYCLES:
+            return value / self.sizes[0] if self.per_byte else value
         if unit in THROUGHPUT:
             return clock / (value * THROUGHPUT[unit])
         return value * TIME[unit] * clock
@@ -140,8 +146,8 @@ def load(path: Path, text: str | None = None) -> list[Figure]:
             raise PlanError(f"{where}: give exactly one of value (one figure) or points"
                             " ([[bytes, time], [bytes, time]])")
         unit = row["unit"]
-        if unit not in THROUGHPUT and unit not in TIME:
-            raise PlanError(f"{where}: unit {unit!r}; allowed: {', '.join((*THROUGHPUT, *TIME))}")
+        if unit not in UNITS:
+            raise PlanError(f"{where}: unit {unit!r}; allowed: {', '.join(UNITS)}")
         if "points" in row and (unit not in TIME or len(row["points"]) != 2):
             raise PlanError(f"{where}: points needs two [bytes, time] pairs with a time unit ({', '.join(TIME)})")
         if unit in THROUGHPUT and ("size" in row) == ("model_sizes" in row):

@@ -3,6 +3,7 @@
     tlsbench validate add --figures FILE --board-profile NAME|FILE --board TEXT --library LIB[@VER]
         --published-version VER --case ALG/OP --quote LINE [--value N --unit U] --build TEXT
         --source TEXT --match same|build|different [--profile P] [--size N | --model-sizes A,B] ...
+    (--from-run RUN instead of --quote: the board's cycles from a stored serial: or labgrid: run)
 
 writes one [[figure]] entry (the keys of docs/data/published-figures.toml), checked by the loader
 scripts/validate-model uses, runs the model on the same code for it (tlsbench build and run on the
@@ -23,7 +24,7 @@ from pathlib import Path
 from tlsbench import versions
 from tlsbench.engine.store import Store
 from tlsbench.errors import PlanError
-from tlsbench.families.primitive.catalog import ALGORITHMS
+from tlsbench.families.primitive.catalog import ALGORITHMS, SIZED_KINDS
 from tlsbench.studies import validation
 from tlsbench.targets import boardprofiles
 from tlsbench.targets.build import OPT_LEVELS
@@ -61,13 +62,44 @@ def _case(text: str) -> tuple[str, str, str]:
     return kinds[alg], alg, op
 
 
+def measured(db: Path, run_id: int, library: str, alg: str, op: str, size: int | None) -> tuple[float, str]:
+    """(median cycles, the quote naming them) of a case a real board measured in a stored run: a serial: or
+    labgrid: run of tlsbench's own firmware, whose `cycles` are the board's cycle counter."""
+    store = Store(db)
+    try:
+        info = store.get_run(run_id)
+        rows = [r for r in store.results(run_id)
+                if (r["library"], r["alg"], r["op"], r["size"], r["metric"], r["status"])
+                == (library, alg, op, size, "cycles", "ok")]
+    finally:
+        store.close()
+    at = f" at {size} bytes" if size is not None else ""
+    if not rows:
+        raise PlanError(f"--from-run {run_id}: no measured cycles of {library} {alg} {op}{at} in it (a serial: or"
+                        f" labgrid: run of that case stores them; run {run_id} ran on {info.target})")
+    r = rows[0]
+    return float(r["median"]), (f"tlsbench run {run_id} on {info.target}: {r['name']}, cycles median {r['median']:.1f}"
+                                f" (n={r['n']})")
+
+
 def entry(a: argparse.Namespace) -> dict[str, object]:
     """The [[figure]] row the flags describe (checked here where a flag alone is wrong; the loader checks
     the rest, as for every row)."""
-    _, alg, op = _case(a.case)
+    kind, alg, op = _case(a.case)
     if versions.problem(a.library):
         raise PlanError(f"--library: {versions.problem(a.library)}")
     profile = boardprofiles.resolve(a.board_profile)
+    if kind not in SIZED_KINDS and (a.size is not None or a.model_sizes is not None):
+        raise PlanError(f"--size/--model-sizes: {alg} {op} has no message size (one figure per operation)")
+    if a.from_run is not None:
+        if a.quote is not None or a.value is not None or a.unit is not None:
+            raise PlanError("--from-run reads the figure from the stored run: no --quote, --value or --unit with it")
+        if kind in SIZED_KINDS and a.size is None:
+            raise PlanError(f"--from-run: {alg} {op} is measured per message size: --size BYTES says which")
+        a.value, a.quote = measured(Path(a.db), a.from_run, versions.canonical(a.library), alg, op, a.size)
+        a.unit = validation.CYCLES
+    elif a.quote is None:
+        raise PlanError("--quote LINE (the benchmark's own output line) or --from-run RUN (a stored board run)")
     found = figure_in(a.quote)
     if a.value is None or a.unit is None:
         if a.value is not None or a.unit is not None:
@@ -80,6 +112,9 @@ def entry(a: argparse.Namespace) -> dict[str, object]:
         value, unit = a.value, a.unit
         if f"{value:g}" not in a.quote and str(value) not in a.quote:
             raise PlanError(f"--value {value:g} is not in --quote: copy the figure as the line prints it")
+    if kind in SIZED_KINDS and unit in validation.TIME:
+        raise PlanError(f"{alg} {op} is measured per message size: give the throughput the benchmark prints"
+                        " (e.g. KiB/s) with --size or --model-sizes, or its cycles with --from-run and --size")
     lib = versions.base(a.library)
     prof = a.profile or validation.DEFAULT_PROFILES.get(lib)
     if not prof:
@@ -91,6 +126,8 @@ def entry(a: argparse.Namespace) -> dict[str, object]:
         "value": value, "algorithm": alg, "op": op,
         "profile": prof,
     }
+    if unit == validation.CYCLES and a.size is not None:
+        row["size"] = a.size
     if unit in validation.THROUGHPUT:
         if (a.size is None) == (a.model_sizes is None):
             raise PlanError(f"a throughput ({unit}) needs the model's message size: --size BYTES, or --model-sizes"
@@ -146,10 +183,13 @@ def add_parser(sub: argparse._SubParsersAction, db: argparse.ArgumentParser) -> 
                     help="the library version your board ran, as its benchmark prints it")
     ap.add_argument("--profile", help="the tlsbench firmware profile of that build (default: the library's)")
     ap.add_argument("--case", required=True, metavar="ALG/OP", help="the case measured (e.g. x25519/derive)")
-    ap.add_argument("--quote", required=True, help="the benchmark's own output line, as printed")
+    ap.add_argument("--quote", help="the benchmark's own output line, as printed")
+    ap.add_argument("--from-run", type=int, metavar="RUN", help="instead of --quote: the board's cycles of the case"
+                    " from this stored run in --db (tlsbench run --target serial:... or labgrid:...)")
     ap.add_argument("--value", type=float, help="the figure in --quote (default: read from it)")
-    ap.add_argument("--unit", choices=[*validation.THROUGHPUT, *validation.TIME], help="--value's unit")
-    ap.add_argument("--size", type=int, metavar="BYTES", help="a throughput's message size for the model")
+    ap.add_argument("--unit", choices=validation.UNITS, help="--value's unit (cycles: of one operation)")
+    ap.add_argument("--size", type=int, metavar="BYTES", help="a throughput's message size for the model (with"
+                    " --from-run: the measured case's)")
     ap.add_argument("--model-sizes", type=_sizes, metavar="A,B",
                     help="a streamed throughput: the model's per byte from these two sizes' difference")
     ap.add_argument("--build", required=True, help="compiler, -O level and options your board's image had")
