@@ -205,3 +205,28 @@ def test_sizes_only_where_the_case_has_a_message(tmp_path: Path, capsys: pytest.
     assert capsys.readouterr().err.strip() == (
         "tlsbench: error: aes-128-gcm encrypt is measured per message size: give the throughput the benchmark"
         " prints (e.g. KiB/s) with --size or --model-sizes, or its cycles with --from-run and --size")
+
+
+def test_validate_model_judges_a_figures_file_without_writing_the_doc_or_the_bands(
+        tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert add(tmp_path, "--no-model") == 0
+    capsys.readouterr()
+    db = tmp_path / "v.sqlite"
+    store = Store(db)
+    run = store.create_run(target="qemu:mps2-an386", plan_name="p", plan_source="", plan={"method": {}},
+                           machine={}, version="t", keys={})
+    cycles = 3_000_000.0  # TEST FIXTURE: a stored model figure
+    store.put_case(run, name="c", library="wolfssl@5.7", kind="kex", alg="x25519", op="derive", size=None,
+                   params={}, status="ok", reason="", iters=1, started=0, transcript="",
+                   results=[Result.of("model_cycles", "model cycles", 1, 0, cycles, cycles, None, cycles, cycles,
+                                      None, None)])
+    store.close()
+    monkeypatch.setattr(validation, "run_groups", lambda figures, db_arg, log: {figures[0].group(): run})
+    monkeypatch.setattr(validation, "write_doc", lambda *a: pytest.fail("the document was written"))
+    monkeypatch.setattr(validation.modelerror, "write", lambda *a: pytest.fail("the error bands were written"))
+    assert main(["study", "validate-model", "--db", str(db), "--figures", str(tmp_path / "mine.toml")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert ("| stm32l4a6zg-x25519-derive | cortex-m4, stm32l4a6zg at 80 MHz (qemu:mps2-an386) | wolfssl@5.7"
+            " small-stack (source: wolfssl 5.7.2) | x25519 derive | 30.0 ms | 2,400,000 | 3,000,000 | +25% | same"
+            f" | {run} |") in lines
+    assert "| same code, cortex-m4 | 1 | 25% | 25% (stm32l4a6zg-x25519-derive) |" in lines
