@@ -94,8 +94,8 @@ def test_a_throughput_is_read_from_the_quote_and_needs_the_models_size(tmp_path:
     (["--case", "x25518/derive"], "--case x25518/derive: unknown algorithm 'x25518'; allowed: md5, sha1,"),
     (["--value", "31.5", "--unit", "ms"], "--value 31.5 is not in --quote: copy the figure as the line prints it"),
     (["--value", "30"], "--value and --unit go together (or neither: both are read from --quote)"),
-    (["--quote", "X25519 done"], "--quote: no figure read from the line (wolfCrypt's 'avg N ms' or 'N KiB/s'):"
-                                 " give --value and --unit"),
+    (["--quote", "X25519 done"], "--quote: no figure read from the line (wolfCrypt's 'avg N ms', 'N KiB/s' or"
+                                 " 'N ops/sec'): give --value and --unit"),
     (["--library", "wolfssl@9"], "--library: unknown version 'wolfssl@9'; wolfssl versions: wolfssl@5.7,"
                                  " wolfssl@5.9 (default)"),
     (["--board-profile", "stm32l4a6"], "unknown board profile 'stm32l4a6' (did you mean stm32l4a6zg"),
@@ -119,7 +119,7 @@ def test_a_missing_flag_and_a_bad_existing_file_are_named(tmp_path: Path, capsys
     assert add(tmp_path, "--no-model") == 2
     line = 3 + ENTRY.splitlines().index('id = "stm32l4a6zg-x25519-derive"') + 1
     assert capsys.readouterr().err.strip() == (f"tlsbench: error: {path}:{line}: unit 'sec'; allowed: B/s, KiB/s,"
-                                               " MiB/s, kB/s, MB/s, ms, us, cycles")
+                                               " MiB/s, kB/s, MB/s, ms, us, cycles, ops/s")
 
 
 def test_the_models_figure_and_its_error_are_printed_from_the_stored_run(
@@ -230,3 +230,19 @@ def test_validate_model_judges_a_figures_file_without_writing_the_doc_or_the_ban
             " small-stack (source: wolfssl 5.7.2) | x25519 derive | 30.0 ms | 2,400,000 | 3,000,000 | +25% | same"
             f" | {run} |") in lines
     assert "| same code, cortex-m4 | 1 | 25% | 25% (stm32l4a6zg-x25519-derive) |" in lines
+
+
+def test_operations_per_second_as_mbed_tls_prints_them(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    # TEST FIXTURE: a made-up line in the form of Mbed TLS's benchmark program
+    flags = [*FLAGS[:FLAGS.index("--library")], "--library", "mbedtls", "--published-version", "3.6.7",
+             "--case", "ecdsa-p256-sha256/sign", "--quote", "  ECDSA-secp256r1          :      25 sign/s",
+             *FLAGS[FLAGS.index("--build"):]]
+    assert add(tmp_path, "--no-model", flags=flags) == 2
+    assert capsys.readouterr().err.strip().endswith("give --value and --unit")
+    assert add(tmp_path, "--no-model", "--value", "25", "--unit", "ops/s", flags=flags) == 0
+    (row,) = validation.load(tmp_path / "mine.toml")
+    assert (row.row["unit"], row.row["profile"], "library_run" in row.row) == ("ops/s", "default", False)
+    assert row.published_cycles() == 80e6 / 25
+    # wolfCrypt's own "ops/sec" is read when no average is printed
+    assert validation_add.figure_in("ECDSA   256 sign   20 ops took 1.000 sec, 20.000 ops/sec") == (20.0, "ops/s")
+    assert validation_add.figure_in(QUOTE) == (30.0, "ms")

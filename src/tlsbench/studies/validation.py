@@ -43,7 +43,9 @@ TIME = {"ms": 1e-3, "us": 1e-6}
 # cycles of one operation as a board's own cycle counter gives them (a tlsbench serial: or labgrid: run's
 # `cycles`); with a size, per byte from that one size
 CYCLES = "cycles"
-UNITS = (*THROUGHPUT, *TIME, CYCLES)
+# operations per second (wolfCrypt's "ops/sec", Mbed TLS's "sign/s"): clock / value cycles per operation
+OPS = "ops/s"
+UNITS = (*THROUGHPUT, *TIME, CYCLES, OPS)
 MATCHES = ("same", "build", "different")
 REQUIRED = ("id", "source", "url", "library", "published_version", "board", "clock_hz", "build", "quote", "unit",
             "algorithm", "op", "profile", "board_profile", "target", "match", "note")
@@ -92,8 +94,9 @@ class Figure:
             (s0, t0), (s1, t1) = self.row["points"]
             return (float(t1) - float(t0)) * TIME[unit] * clock / (int(s1) - int(s0))
         value = float(self.row["value"])
-        if unit == CYCLES:
-            return value / self.sizes[0] if self.per_byte else value
+        if unit in (CYCLES, OPS):
+            per_op = value if unit == CYCLES else clock / value
+            return per_op / self.sizes[0] if self.per_byte else per_op
         if unit in THROUGHPUT:
             return clock / (value * THROUGHPUT[unit])
         return value * TIME[unit] * clock

@@ -37,6 +37,8 @@ TARGETS = {"cortex-m0": "qemu:microbit-roomy", "cortex-m0plus": "qemu:microbit-r
 # ("847.458 KiB/s"; wolfCrypt and Mbed TLS print KiB/s and MiB/s). wolfSSL 5.6.0 printed "KB/s" for
 # 10^3 bytes and 4.x for 2^10, so "KB/s" and "MB/s" are never read: --value and --unit say which.
 _FIGURE = re.compile(r"avg\s+(?P<t>\d+(?:\.\d+)?)\s*(?P<tu>ms|us)\b|(?P<v>\d+(?:\.\d+)?)\s*(?P<vu>KiB/s|MiB/s|B/s)")
+# failing both: wolfCrypt's operations per second
+_OPS = re.compile(r"(?P<v>\d+(?:\.\d+)?)\s*ops/sec\b")
 HEADER = """# A board owner's validation rows of tlsbench's cycle model (tlsbench validate add wrote them; the keys
 # are docs/data/published-figures.toml's). Judge them: scripts/validate-model --figures THIS_FILE
 """
@@ -46,7 +48,8 @@ def figure_in(quote: str) -> tuple[float, str] | None:
     """(value, unit) as the benchmark's line prints it, or None when it prints none this reads."""
     m = _FIGURE.search(quote)
     if m is None:
-        return None
+        ops = _OPS.search(quote)
+        return (float(ops["v"]), validation.OPS) if ops else None
     return (float(m["t"]), m["tu"]) if m["t"] else (float(m["v"]), m["vu"])
 
 
@@ -105,8 +108,8 @@ def entry(a: argparse.Namespace) -> dict[str, object]:
         if a.value is not None or a.unit is not None:
             raise PlanError("--value and --unit go together (or neither: both are read from --quote)")
         if found is None:
-            raise PlanError("--quote: no figure read from the line (wolfCrypt's 'avg N ms' or 'N KiB/s'):"
-                            " give --value and --unit")
+            raise PlanError("--quote: no figure read from the line (wolfCrypt's 'avg N ms', 'N KiB/s' or"
+                            " 'N ops/sec'): give --value and --unit")
         value, unit = found
     else:
         value, unit = a.value, a.unit
@@ -115,6 +118,9 @@ def entry(a: argparse.Namespace) -> dict[str, object]:
     if kind in SIZED_KINDS and unit in validation.TIME:
         raise PlanError(f"{alg} {op} is measured per message size: give the throughput the benchmark prints"
                         " (e.g. KiB/s) with --size or --model-sizes, or its cycles with --from-run and --size")
+    if kind in SIZED_KINDS and unit in (validation.CYCLES, validation.OPS) and a.size is None:
+        raise PlanError(f"{alg} {op} is measured per message size: --size BYTES says which ({unit} of one {op}"
+                        " of that size)")
     lib = versions.base(a.library)
     prof = a.profile or validation.DEFAULT_PROFILES.get(lib)
     if not prof:
@@ -126,7 +132,7 @@ def entry(a: argparse.Namespace) -> dict[str, object]:
         "value": value, "algorithm": alg, "op": op,
         "profile": prof,
     }
-    if unit == validation.CYCLES and a.size is not None:
+    if unit in (validation.CYCLES, validation.OPS) and a.size is not None:
         row["size"] = a.size
     if unit in validation.THROUGHPUT:
         if (a.size is None) == (a.model_sizes is None):
@@ -187,7 +193,8 @@ def add_parser(sub: argparse._SubParsersAction, db: argparse.ArgumentParser) -> 
     ap.add_argument("--from-run", type=int, metavar="RUN", help="instead of --quote: the board's cycles of the case"
                     " from this stored run in --db (tlsbench run --target serial:... or labgrid:...)")
     ap.add_argument("--value", type=float, help="the figure in --quote (default: read from it)")
-    ap.add_argument("--unit", choices=validation.UNITS, help="--value's unit (cycles: of one operation)")
+    ap.add_argument("--unit", choices=validation.UNITS, help="--value's unit (cycles: of one operation; ops/s:"
+                    " operations per second, e.g. Mbed TLS's benchmark's 'sign/s')")
     ap.add_argument("--size", type=int, metavar="BYTES", help="a throughput's message size for the model (with"
                     " --from-run: the measured case's)")
     ap.add_argument("--model-sizes", type=_sizes, metavar="A,B",
