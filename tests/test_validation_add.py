@@ -246,3 +246,15 @@ def test_operations_per_second_as_mbed_tls_prints_them(tmp_path: Path, capsys: p
     # wolfCrypt's own "ops/sec" is read when no average is printed
     assert validation_add.figure_in("ECDSA   256 sign   20 ops took 1.000 sec, 20.000 ops/sec") == (20.0, "ops/s")
     assert validation_add.figure_in(QUOTE) == (30.0, "ms")
+
+
+def test_a_board_owners_own_profile_is_named_by_its_absolute_path(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    mine = tmp_path / "my-l4.toml"
+    assert main(["board", "new", "--from", "stm32l4a6zg", "-o", str(mine)]) == 0
+    flags = [*FLAGS[:1], "my-l4.toml", *FLAGS[2:]]
+    monkeypatch.chdir(tmp_path)  # the profile named relative to where the owner runs the command
+    assert add(tmp_path, "--no-model", flags=flags) == 0
+    (row,) = validation.load(tmp_path / "mine.toml")
+    assert row.row["board_profile"] == str(mine.resolve())
+    assert row.id == "my-l4-x25519-derive"
