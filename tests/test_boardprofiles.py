@@ -90,6 +90,9 @@ def test_the_published_figures_boards_give_the_plugin_their_memory(tmp_path: Pat
     # the G071's instruction cache and prefetch hide its 2 wait states from fetches, not from literal loads
     assert args("stm32g071rb")[3:6] == ["branch_ws=0", "load_ws=2", "seq_ws=0"]
     assert args("stm32g071rb")[7] == "muls=1"
+    # ... and its instruction cache is modelled line by line (32 lines of 4 x 64 bits), with no data cache
+    assert args("stm32g071rb")[-5:] == ["art_ws=2", "art_fetch=8", "art_ilines=128", "art_dlines=0",
+                                        "art_prefetch=1"]
     # the H563's ICACHE serves instruction and data reads over the C-AHB
     assert args("stm32h563zi")[3:6] == ["branch_ws=0", "load_ws=0", "seq_ws=0"]
     # the WL55's ART caches, line by line as the L4's: 1 KB of instructions, 256 bytes of data, no prefetch
@@ -156,7 +159,18 @@ def test_an_unknown_profile_name_lists_the_known_ones() -> None:
 def test_the_art_cache_keys_go_together_and_only_with_art(tmp_path: Path) -> None:
     text = GOOD.replace("art = true", "art = false")
     assert bad(tmp_path, text) == (f"board.toml:{line_of(text, 'flash_line_bytes')}: flash_line_bytes: describes the"
-                                   " ART accelerator's caches: only with art = true")
+                                   " flash's caches: only with art = true (the ART accelerator's), or icache = true"
+                                   " and art_dcache_lines = 0 (an instruction cache without a data cache)")
+    # without ART, an instruction cache only (the STM32G0's flash): no data cache lines
+    text = GOOD.replace("art = true", "art = false").replace("icache = false", "icache = true")
+    assert bad(tmp_path, text) == (f"board.toml:{line_of(text, 'art_dcache_lines')}: art_dcache_lines: must be 0"
+                                   " without ART (icache = true, art = false: no data cache), got 8")
+    text = text.replace("art_dcache_lines = 8", "art_dcache_lines = 0")
+    (tmp_path / "board.toml").write_text(text)
+    assert boardprofiles.parse(tmp_path / "board.toml").art_dcache_lines == 0
+    text = GOOD.replace("art_dcache_lines = 8", "art_dcache_lines = 0")
+    assert bad(tmp_path, text) == (f"board.toml:{line_of(text, 'art_dcache_lines')}: art_dcache_lines: must be"
+                                   " 1..256, got 0")
     text = GOOD.replace("art_dcache_lines = 8\n", "")
     assert bad(tmp_path, text) == (f"board.toml:{line_of(text, 'flash_line_bytes')}: flash_line_bytes:"
                                    " flash_line_bytes, art_icache_lines and art_dcache_lines go together")

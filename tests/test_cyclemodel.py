@@ -330,6 +330,19 @@ def test_art_misses_cost_wait_states_and_prefetch_hides_part_of_them(plugin: Pat
     assert [a - p for a, p in zip(no_prefetch, perfect, strict=True)] == [15, 5, 15, 5]
 
 
+def test_an_instruction_cache_without_a_data_cache_leaves_flash_loads_their_wait_states(plugin: Path,
+                                                                                       tmp_path: Path) -> None:
+    """The STM32G0's flash (an instruction cache, no data cache: art_dlines=0):
+    fetches as with the ART (line_seq +9 cold, +5 warm), while every load from
+    flash pays load_ws, cold or warm: flash_loads cold is its code line (+5)
+    and three loads (+5 each): +20; warm, the return to reset's third line
+    (+5) and the same three loads: +20."""
+    perfect = art_intervals(plugin, tmp_path, "")
+    icache_only = art_intervals(plugin, tmp_path, ",flash=0x0-0x1000,load_ws=5,art_ws=5,art_fetch=16,art_ilines=64,"
+                                "art_dlines=0")
+    assert [a - p for a, p in zip(icache_only, perfect, strict=True)] == [9, 5, 20, 20]
+
+
 ART_ON = ",flash=0x0-0x1000,art_ws=5,art_fetch=16,art_ilines=64,art_dlines=8"
 
 

@@ -13,6 +13,7 @@ from tlsbench.studies import (
     resultspq,
     studypages,
     validation,
+    validation_add,
 )
 
 
@@ -46,6 +47,7 @@ def add_parsers(sub: argparse._SubParsersAction, db: argparse.ArgumentParser) ->
     from tlsbench.report import resultsdoc  # the results pages, from stored runs
 
     resultsdoc.add_parser(sub, db)
+    validation_add.add_parser(sub, db)  # tlsbench validate add
     fi = sub.add_parser("fidelity", help="compare OpenSSL figures with `openssl speed` (instrument check)")
     fi.add_argument("--rounds", type=int, help="alternations of the two tools (default 7; with --peers 3)")
     fi.add_argument("--peers", action="store_true",

@@ -40,6 +40,12 @@ END = "<!-- end of the validation table -->"
 THROUGHPUT = {"B/s": 1.0, "KiB/s": 1024.0, "MiB/s": 1024.0 * 1024.0, "kB/s": 1e3, "MB/s": 1e6}
 # seconds per unit of a published time
 TIME = {"ms": 1e-3, "us": 1e-6}
+# cycles of one operation as a board's own cycle counter gives them (a tlsbench serial: or labgrid: run's
+# `cycles`); with a size, per byte from that one size
+CYCLES = "cycles"
+# operations per second (wolfCrypt's "ops/sec", Mbed TLS's "sign/s"): clock / value cycles per operation
+OPS = "ops/s"
+UNITS = (*THROUGHPUT, *TIME, CYCLES, OPS)
 MATCHES = ("same", "build", "different")
 REQUIRED = ("id", "source", "url", "library", "published_version", "board", "clock_hz", "build", "quote", "unit",
             "algorithm", "op", "profile", "board_profile", "target", "match", "note")
@@ -88,6 +94,9 @@ class Figure:
             (s0, t0), (s1, t1) = self.row["points"]
             return (float(t1) - float(t0)) * TIME[unit] * clock / (int(s1) - int(s0))
         value = float(self.row["value"])
+        if unit in (CYCLES, OPS):
+            per_op = value if unit == CYCLES else clock / value
+            return per_op / self.sizes[0] if self.per_byte else per_op
         if unit in THROUGHPUT:
             return clock / (value * THROUGHPUT[unit])
         return value * TIME[unit] * clock
@@ -109,10 +118,10 @@ def _line_of_id(text: str, ident: str) -> int:
     return 1
 
 
-def load(path: Path) -> list[Figure]:
-    """The data file's rows, checked; a fault names the file and line."""
+def load(path: Path, text: str | None = None) -> list[Figure]:
+    """The data file's rows (or text, as that file would hold it), checked; a fault names the file and line."""
     try:
-        text = path.read_text()
+        text = path.read_text() if text is None else text
         data = tomllib.loads(text)
     except OSError as e:
         raise PlanError(f"{path}: cannot read: {e}") from e
@@ -140,8 +149,8 @@ def load(path: Path) -> list[Figure]:
             raise PlanError(f"{where}: give exactly one of value (one figure) or points"
                             " ([[bytes, time], [bytes, time]])")
         unit = row["unit"]
-        if unit not in THROUGHPUT and unit not in TIME:
-            raise PlanError(f"{where}: unit {unit!r}; allowed: {', '.join((*THROUGHPUT, *TIME))}")
+        if unit not in UNITS:
+            raise PlanError(f"{where}: unit {unit!r}; allowed: {', '.join(UNITS)}")
         if "points" in row and (unit not in TIME or len(row["points"]) != 2):
             raise PlanError(f"{where}: points needs two [bytes, time] pairs with a time unit ({', '.join(TIME)})")
         if unit in THROUGHPUT and ("size" in row) == ("model_sizes" in row):
@@ -162,7 +171,7 @@ def load(path: Path) -> list[Figure]:
             # its board profile may not exist yet: the row is listed, not run
             out.append(Figure(ident, row, line))
             continue
-        profile = boardprofiles.load(str(row["board_profile"]))
+        profile = boardprofiles.resolve(str(row["board_profile"]))  # a board owner's row may name a file
         if profile.clock_hz != int(row["clock_hz"]):
             raise PlanError(f"{where}: board profile {profile.name} runs at {profile.clock_hz} Hz, the source at"
                             f" {row['clock_hz']} Hz: add a profile at the published clock")
@@ -222,7 +231,8 @@ def model_cycles(store: Store, run_id: int, f: Figure) -> float | None:
 
 # ---- the table ----
 
-def _fmt(v: float) -> str:
+def cycles_text(v: float) -> str:
+    """Cycles as the table prints them."""
     return f"{v:,.1f}" if v < 10_000 else f"{v:,.0f}"
 
 
@@ -248,11 +258,11 @@ def render(figures: list[Figure], runs: dict[tuple[str, str, str, str, str], int
                 lines.append(
                     f"| {f.id} | {f.row['board_profile']} at {int(f.row['clock_hz']) / 1e6:g} MHz ({f.row['target']})"
                     f" | {f.library} {f.row['profile']} (source: {f.row['library']} {f.row['published_version']})"
-                    f" | {what} | {shown} | {_fmt(pub)} | - | pending | {f.row['match']} | - |")
+                    f" | {what} | {shown} | {cycles_text(pub)} | - | pending | {f.row['match']} | - |")
                 continue
             run = runs[f.group()]
             model = model_cycles(store, run, f)
-            profile = boardprofiles.load(str(f.row["board_profile"]))
+            profile = boardprofiles.resolve(str(f.row["board_profile"]))
             if model is None:
                 err_txt = "not run"
             else:
@@ -264,7 +274,8 @@ def render(figures: list[Figure], runs: dict[tuple[str, str, str, str, str], int
             lines.append(
                 f"| {f.id} | {profile.core}, {profile.name} at {profile.clock_hz / 1e6:g} MHz ({f.row['target']})"
                 f" | {f.library} {f.row['profile']} (source: {f.row['library']} {f.row['published_version']})"
-                f" | {what} | {shown} | {_fmt(pub)} | {_fmt(model) if model is not None else '-'} | {err_txt}"
+                f" | {what} | {shown} | {cycles_text(pub)} | {cycles_text(model) if model is not None else '-'}"
+                f" | {err_txt}"
                 f" | {f.row['match']} | {run} |")
         lines += ["", "Error = (model - published) / published. Published cycles = the source's time x its clock"
                   " (per byte: clock / throughput, or the time difference of two sizes x clock / their byte"
@@ -328,6 +339,9 @@ def add_parser(sub: argparse._SubParsersAction, db: argparse.ArgumentParser) -> 
                         " runs every row and rewrites the Validation table (scripts/validate-model)",
                         description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=str(DATA), help="published figures (TOML)")
+    ap.add_argument("--figures", metavar="FILE",
+                    help="judge another file of rows (a board owner's, from tlsbench validate add): prints its"
+                         " table; never writes the document or the error bands reports print")
     ap.add_argument("--doc", default="docs/cycle-model.md", help="document whose generated table is replaced")
     ap.add_argument("--stdout", action="store_true", help="print the table instead of writing the document")
     ap.add_argument("--only", metavar="ID,...",
@@ -337,6 +351,8 @@ def add_parser(sub: argparse._SubParsersAction, db: argparse.ArgumentParser) -> 
 
 def command(args: argparse.Namespace) -> int:
     root = paths.root()
+    if args.figures:  # a user's rows: judged, never mixed into the generated table or the bands
+        args.data, args.stdout = str(Path(args.figures).resolve()), True
     figures = load(root / args.data)
     if args.only:
         figures = select(figures, args.only)

@@ -233,18 +233,29 @@ def parse(path: Path, text: str | None = None) -> Profile:
     if "multiplier_cycles" in values and values["multiplier_cycles"] not in (1, 32):
         raise err("multiplier_cycles", f"must be 1 or 32, got {values['multiplier_cycles']!r}")
     art_keys = [k for k in ("flash_line_bytes", "art_icache_lines", "art_dcache_lines") if k in values]
-    if art_keys and not values["art"]:
-        raise err(art_keys[0], "describes the ART accelerator's caches: only with art = true")
+    # without ART, the same keys describe a flash instruction cache with no data cache (the STM32G0's)
+    icache_only = bool(values["icache"]) and not values["art"]
+    if art_keys and not values["art"] and not icache_only:
+        raise err(art_keys[0], "describes the flash's caches: only with art = true (the ART accelerator's), or"
+                  " icache = true and art_dcache_lines = 0 (an instruction cache without a data cache)")
     if art_keys and len(art_keys) != 3:
         raise err(art_keys[0], "flash_line_bytes, art_icache_lines and art_dcache_lines go together")
     if "flash_line_bytes" in values and values["flash_line_bytes"] not in (4, 8, 16, 32):
         raise err("flash_line_bytes", f"must be 4, 8, 16 or 32, got {values['flash_line_bytes']!r}")
     for key in ("art_icache_lines", "art_dcache_lines"):
-        if key in values and not 1 <= int(values[key]) <= 256:  # type: ignore[call-overload]
+        if key not in values or (icache_only and key == "art_dcache_lines"):
+            continue  # without ART the data cache's lines must be 0 (below)
+        if not 1 <= int(values[key]) <= 256:  # type: ignore[call-overload]
             raise err(key, f"must be 1..256, got {values[key]!r}")
+    if icache_only and art_keys and values["art_dcache_lines"] != 0:
+        raise err("art_dcache_lines", f"must be 0 without ART (icache = true, art = false: no data cache),"
+                  f" got {values['art_dcache_lines']!r}")
     l1_keys = [k for k in ("icache_bytes", "dcache_bytes") if k in values]
     if l1_keys and values["core"] != "cortex-m7":
         raise err(l1_keys[0], "describes the Cortex-M7's L1 caches: only with core = \"cortex-m7\"")
+    if l1_keys and art_keys:
+        raise err(art_keys[0], "a flash cache (flash_line_bytes, art_*) and the Cortex-M7's L1 caches"
+                  " (icache_bytes, dcache_bytes) do not go together")
     if l1_keys and len(l1_keys) != 2:
         raise err(l1_keys[0], "icache_bytes and dcache_bytes go together")
     for key in l1_keys:

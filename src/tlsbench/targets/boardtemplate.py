@@ -42,7 +42,8 @@ HELP: dict[str, str] = {
     "art_icache_lines": "with art = true: the ART instruction cache's lines (1..256): the reference manual's ART"
                         " accelerator section",
     "art_dcache_lines": "with art = true: the ART data cache's lines (1..256): the reference manual's ART"
-                        " accelerator section",
+                        " accelerator section; 0 for a flash instruction cache without ART (icache = true, art ="
+                        " false: the STM32G0's)",
     "run_current_ma": "with supply_v: typical run current at this clock, in mA (energy = cycles x V x I / f):"
                       " the datasheet's 'current consumption in Run mode' table at your clock",
     "supply_v": "with run_current_ma: the supply voltage of that datasheet row, in V",

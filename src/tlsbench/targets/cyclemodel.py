@@ -152,7 +152,9 @@ def plugin_args(profile: Profile, firmware: Path, out_file: Path, nm_prefix: str
     args = [f"core={profile.core}", f"mark={mark_address(firmware, nm_prefix):#x}", f"out={out_file}",
             f"branch_ws={branch_ws}", f"load_ws={load_ws}", f"seq_ws={seq_ws}", f"flash={lo:#x}-{hi:#x}",
             f"muls={profile.multiplier_cycles}"]
-    if profile.art_icache_lines and not profile.icache:
+    # line by line: the ART's caches (an always-hitting icache would hide them), or a flash instruction
+    # cache without ART and without a data cache (the STM32G0's: art_dcache_lines = 0, loads pay load_ws)
+    if profile.art_icache_lines and profile.art != profile.icache:
         args += [f"art_ws={ws}", f"art_fetch={profile.flash_line_bytes}", f"art_ilines={profile.art_icache_lines}",
                  f"art_dlines={profile.art_dcache_lines}", f"art_prefetch={int(profile.prefetch)}"]
     if profile.icache_bytes and profile.dcache_bytes:
