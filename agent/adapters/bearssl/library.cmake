@@ -20,7 +20,7 @@ file(GLOB_RECURSE _tb_bearssl_sources "${_tb_bearssl_src}/src/*.c")
 add_library(tb_bearssl STATIC ${_tb_bearssl_sources})
 target_include_directories(tb_bearssl PUBLIC "${_tb_bearssl_src}/inc" PRIVATE "${_tb_bearssl_src}/src")
 # BearSSL's own warning flags (conf/Unix.mk: -W -Wall), never fatal to our build.
-target_compile_options(tb_bearssl PRIVATE -W -Wall)
+target_compile_options(tb_bearssl PRIVATE -W -Wall ${TB_THIRD_PARTY_SANITIZE_OFF})  # ASan only (CMakeLists.txt)
 if(TB_BARE_METAL)
   # no OS: no /dev/urandom, getentropy or time(); the adapter injects the
   # seed and gives the X.509 engine its time

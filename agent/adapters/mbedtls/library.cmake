@@ -95,6 +95,15 @@ endif()
 # Only the libraries the agent links get built.
 add_subdirectory("${_tb_mbedtls_src}" "${CMAKE_BINARY_DIR}/mbedtls${_tb_mbedtls_sfx}" EXCLUDE_FROM_ALL)
 
+# Under sanitizers: AddressSanitizer only in Mbed TLS and its 3rdparty code (CMakeLists.txt says why)
+if(TB_SANITIZE)
+  foreach(_t mbedcrypto mbedx509 mbedtls everest p256m)
+    if(TARGET ${MBEDTLS_TARGET_PREFIX}${_t})
+      target_compile_options(${MBEDTLS_TARGET_PREFIX}${_t} PRIVATE ${TB_THIRD_PARTY_SANITIZE_OFF})
+    endif()
+  endforeach()
+endif()
+
 # The configuration header reads TB_BARE_METAL (no FS_IO, NET_C, OS entropy;
 # mbedtls_ms_time from the adapter): every library target and its users.
 if(TB_BARE_METAL)

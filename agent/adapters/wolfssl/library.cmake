@@ -211,13 +211,8 @@ foreach(_wolf_switch _wolf_pq:TB_WOLFSSL_PQ _wolf_slhdsa:TB_WOLFSSL_SLHDSA
 endforeach()
 # Third-party code: its own warnings never fail our build.
 target_compile_options(tb_wolfssl${_wolf_sfx} PRIVATE -w)
-if(TB_SANITIZE)
-  # Under UBSan: wolfSSL 5.7.2's SP maths shift signed digits left (sp_digit
-  # is int64_t), undefined by the letter of C (wolfSSL's own autotools build
-  # passes -fwrapv; upstream made these shifts unsigned after 5.7.2). Only
-  # that check is off for wolfSSL's sources; every other one stays on.
-  target_compile_options(tb_wolfssl${_wolf_sfx} PRIVATE -fno-sanitize=shift-base)
-endif()
+# Under sanitizers: AddressSanitizer only (CMakeLists.txt says why)
+target_compile_options(tb_wolfssl${_wolf_sfx} PRIVATE ${TB_THIRD_PARTY_SANITIZE_OFF})
 if(_wolf_profile STREQUAL "x86-64-asm")
   # aes_asm.S does not read user_settings.h: it needs the target macro itself
   # (as wolfSSL's configure passes it to the assembler).
