@@ -2,7 +2,7 @@
 build folder and logged build steps the other pinned prefixes share).
 
 A version of OpenSSL other than the system's (versions.py) is built from its
-pinned source (libraries.lock.toml) out of tree, in build/libs/openssl-<label>:
+pinned source (its record's pins) out of tree, in build/libs/openssl-<label>:
 only the libraries (make build_libs: no apps, docs or tests), shared, which
 the agent links with an RPATH, so the system's libcrypto is never replaced
 and never loaded by that agent. A stamp records the source archive and the
