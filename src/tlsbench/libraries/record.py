@@ -55,6 +55,17 @@ class PinnedSource:
     declared_in: str = ""
 
 
+def debian(section: str, source: str, suite: str, *, upstream: str, archive: str, tree: tuple[str, str],
+           sha256: str, tar_only: bool = False, members: tuple[str, ...] = ()) -> PinnedSource:
+    """A pin as Debian names it: source "PACKAGE=VERSION" (apt-get source's argument) from suite; tree: the
+    folder the archive unpacks to and the file a user-supplied tree must contain; sha256: one "HASH FILE"
+    a line, as a .dsc's Checksums-Sha256 lists them."""
+    package, _, version = source.partition("=")
+    hashes = dict(reversed(line.split()) for line in sha256.strip().splitlines())
+    return PinnedSource(section, package, version, suite, upstream, archive, tree[0], tree[1], hashes, members,
+                        tar_only)
+
+
 @dataclass(frozen=True)
 class Check:
     """One thing `tlsbench doctor` looks for on behalf of a library."""

@@ -6,18 +6,7 @@ import statistics
 
 from tlsbench.report.tables import RunData
 from tlsbench.studies import studysources as src
-from tlsbench.studies.studypage import (
-    Page,
-    holds,
-    libraries,
-    link_model,
-    median,
-    ms,
-    num,
-    ratio,
-    status_note,
-    tls_case,
-)
+from tlsbench.studies.studypage import Page, holds, libraries, link_model, median, ms, num, ratio, status_note, tls_case
 from tlsbench.studies.studyruns import Want
 
 

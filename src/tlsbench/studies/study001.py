@@ -4,17 +4,7 @@ from __future__ import annotations
 
 from tlsbench.report.tables import RunData
 from tlsbench.studies import studysources as src
-from tlsbench.studies.studypage import (
-    Page,
-    holds,
-    libraries,
-    link_model,
-    median,
-    ms,
-    num,
-    status_note,
-    tls_case,
-)
+from tlsbench.studies.studypage import Page, holds, libraries, link_model, median, ms, num, status_note, tls_case
 from tlsbench.studies.studyruns import Want
 
 _CONNECTIONS = (  # the study's connection type -> (suite, certificate) of ours

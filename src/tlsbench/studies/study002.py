@@ -3,15 +3,7 @@
 from __future__ import annotations
 
 from tlsbench.report.tables import RunData
-from tlsbench.studies.studypage import (
-    Page,
-    holds,
-    libraries,
-    median,
-    num,
-    status_note,
-    tls_case,
-)
+from tlsbench.studies.studypage import Page, holds, libraries, median, num, status_note, tls_case
 from tlsbench.studies.studyruns import Want
 
 

@@ -6,17 +6,7 @@ from tlsbench.families.tls.names import TlsVariant
 from tlsbench.report.tables import RunData
 from tlsbench.studies import handshake_encryption as he
 from tlsbench.studies import studysources as src
-from tlsbench.studies.studypage import (
-    Page,
-    holds,
-    libraries,
-    median,
-    num,
-    primitive_case,
-    ratio,
-    status_note,
-    tls_case,
-)
+from tlsbench.studies.studypage import Page, holds, libraries, median, num, primitive_case, ratio, status_note, tls_case
 from tlsbench.studies.studyruns import Want
 
 _PAPER_SUITES = {  # the paper's Table 6 names -> our suite and certificate (None: not in the catalog)

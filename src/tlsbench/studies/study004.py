@@ -4,15 +4,7 @@ from __future__ import annotations
 
 from tlsbench.report.tables import RunData
 from tlsbench.studies import studysources as src
-from tlsbench.studies.studypage import (
-    Page,
-    libraries,
-    median,
-    num,
-    primitive_case,
-    ratio,
-    status_note,
-)
+from tlsbench.studies.studypage import Page, libraries, median, num, primitive_case, ratio, status_note
 from tlsbench.studies.studyruns import Want
 
 
