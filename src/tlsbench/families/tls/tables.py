@@ -17,6 +17,7 @@ from tlsbench.report.textformat import aligned, markdown
 
 
 def is_handshake(case: dict) -> bool:
+    """A case of this family (by its kind: the registry, which imports this module, is not asked)."""
     return case["kind"] == KIND
 
 
