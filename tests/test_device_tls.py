@@ -22,6 +22,7 @@ from tlsbench.engine import runner
 from tlsbench.engine.store import Store
 from tlsbench.errors import PlanError, TlsbenchError
 from tlsbench.families.tls import device as device_tls
+from tlsbench.families.tls import tables as tls_tables
 from tlsbench.families.tls.cases import run_handshakes
 from tlsbench.families.tls.runner import TlsVariant, tls_case
 from tlsbench.plans.plan import parse_plan
@@ -166,7 +167,7 @@ def _psk_run(firmware: targets.Target, tmp_path: Path, board: str | None,
         store.close()
     (case,) = data.cases
     assert (case["name"], case["status"]) == (PSK_CASE, "ok"), case.get("reason")
-    header, (row,) = report.tls_table(data)
+    header, (row,) = tls_tables.tls_table(data)
     return case["results"], dict(zip(header, row, strict=True))
 
 

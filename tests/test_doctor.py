@@ -91,7 +91,7 @@ def test_doctor_names_the_release_each_agent_was_built_from(agents) -> None:
     source it was built from: the default Mbed TLS is 3.6.7, its 3.6.6 source is mbedtls@3.6's."""
     findings = {f.what: f for f in doctor.diagnose()}
     assert findings["mbedtls agent"].detail.startswith(
-        "Mbed TLS 3.6.7, built from mbedtls 3.6.7-3, libraries.lock.toml [mbedtls@3.6.7]; ")
+        "Mbed TLS 3.6.7, built from mbedtls 3.6.7-3, libraries/mbedtls.py [mbedtls@3.6.7]; ")
     assert findings["gnutls agent"].detail.startswith("3.7.9, built from the system's development files; ")
 
 
@@ -108,5 +108,5 @@ def test_doctor_flags_an_agent_built_from_another_release(agents, monkeypatch: p
     monkeypatch.setattr(doctor, "probe", older)
     f = {f.what: f for f in doctor.diagnose()}["mbedtls agent"]
     assert not f.ok
-    assert f.detail.startswith("Mbed TLS 3.6.6, built from mbedtls 3.6.7-3, libraries.lock.toml [mbedtls@3.6.7]; ")
+    assert f.detail.startswith("Mbed TLS 3.6.6, built from mbedtls 3.6.7-3, libraries/mbedtls.py [mbedtls@3.6.7]; ")
     assert f.fix == "tlsbench build --libraries mbedtls   (the agent is not 3.6.7)"

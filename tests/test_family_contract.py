@@ -20,7 +20,7 @@ import time
 from tlsbench.engine import agent, metrics
 from tlsbench.engine.case import Case, Measured, Sample
 from tlsbench.errors import PlanError
-from tlsbench.families.base import KIND_CHARTS
+from tlsbench.families.base import KIND_CHARTS, ReportView, ViewTable
 from tlsbench.plans.checks import check_number
 
 KEYS = {"calls": "integer 1..100 (hello requests per batch)"}
@@ -76,6 +76,16 @@ class TinySection:
         return [f"--tiny-calls {a.tiny_calls}"]
 
 
+def _hellos(data):
+    return [[c["name"], c["status"]] for c in data.cases if c["kind"] == "tiny"]
+
+
+# its own report view: `tlsbench report --view hellos` and a table on the run's page
+HELLOS = ReportView("hellos", lambda data, md: "hellos: " + "; ".join(" ".join(r) for r in _hellos(data)) + "\\n",
+                    lambda data: [ViewTable("hellos", "Tiny: hello cases", ["case", "status"], _hellos(data))],
+                    lambda data: bool(_hellos(data)))
+
+
 class TinyFamily:
     name = "tiny"
     kinds = ("tiny",)
@@ -87,6 +97,7 @@ class TinyFamily:
     plan_section = TinySection()
     views = (KIND_CHARTS,)
     kind_titles = {"tiny": "agent hello"}
+    report_views = (HELLOS,)
     sized_kinds = ()
 
     def expand(self, plan):
@@ -146,6 +157,18 @@ def test_a_family_from_one_folder_runs_with_its_own_flag(fake_agent_dir: Path, t
     assert cases == [("openssl/tiny/agent/hello", "tiny", "ok", 3, 2)]
     assert samples == [(0, 3, "wall_ns"), (1, 3, "wall_ns")]  # a batch of three hello requests per round
     assert transcript.count("tb1 hello proto=2 library=openssl version=fake%201.0") == 6
+
+
+def test_a_family_hands_the_report_its_own_view(fake_agent_dir: Path, tmp_path: Path) -> None:
+    """The family's view is a `--view` choice, rendered by the family, and a table on the run's page."""
+    db = tmp_path / "r.sqlite"
+    p = _tlsbench_with_tiny(tmp_path, "--db", str(db), "run", "--libraries", "openssl", "--tiny-calls", "1",
+                            "--repeats", "1", "--rounds", "1", "--warmup", "0", "--no-progress", "-q")
+    assert (p.returncode, p.stderr) == (0, "")
+    p = _tlsbench_with_tiny(tmp_path, "--db", str(db), "report", "--view", "hellos")
+    assert (p.returncode, p.stdout, p.stderr) == (0, "hellos: openssl/tiny/agent/hello ok\n", "")
+    p = _tlsbench_with_tiny(tmp_path, "--db", str(db), "report", "--format", "html")
+    assert p.returncode == 0 and '<h2 id="hellos">Tiny: hello cases</h2>' in p.stdout
 
 
 def test_a_family_table_in_a_plan_file_is_checked_by_its_section(tmp_path: Path) -> None:

@@ -32,6 +32,19 @@ def test_every_lock_section_named_is_in_the_lock_file() -> None:
     assert sorted(named - set(pins) - {"system"}) == []
 
 
+def test_each_library_pins_its_own_sources_and_the_lock_file_none() -> None:
+    """A library's pinned sources (its versions' and its companions', as GnuTLS 3.8's nettle) are in its
+    record, whose module names it; libraries.lock.toml holds only what is no library under test."""
+    pins = sources.load_lock(ROOT / "libraries.lock.toml")
+    for lib in registry.LIBRARIES:
+        named = {v.lock for v in lib.versions if v.lock != "system"} | set(lib.companion_locks)
+        assert {p.library for p in lib.pins} == named, lib.name
+        assert {pins[s].declared_in for s in named} <= {f"libraries/{lib.name}.py"}, lib.name
+        assert (ROOT / "src" / "tlsbench" / "libraries" / f"{lib.name}.py").exists()
+    in_lock = sorted(s for s, p in pins.items() if p.declared_in == "libraries.lock.toml")
+    assert in_lock == ["qemu"]
+
+
 def test_a_library_with_a_system_version_names_its_package() -> None:
     with_system = {lib.name for lib in registry.LIBRARIES if any(v.lock == "system" for v in lib.versions)}
     assert with_system == {lib.name for lib in registry.LIBRARIES if lib.system_package}

@@ -11,6 +11,7 @@ import pytest
 from tlsbench.cli import main
 from tlsbench.engine.case import Result
 from tlsbench.engine.store import Store
+from tlsbench.families.tls import tables as tls_tables
 from tlsbench.report import html as html_report
 from tlsbench.report import tables as report
 from tlsbench.targets import boardprofiles, cyclemodel
@@ -55,7 +56,7 @@ def _tls_table(db: Path, run: int) -> tuple[list[str], list[str]]:
     store = Store(db)
     data = report.load(store, run)
     store.close()
-    header, body = report.tls_table(data)
+    header, body = tls_tables.tls_table(data)
     return header, body[0]
 
 
@@ -90,7 +91,7 @@ def test_no_qemu_cycles_note_beside_a_model_figure(tmp_path: Path) -> None:
             " instructions, not a measurement (its error against real boards: docs/cycle-model.md, Validation)"
             ) in text.splitlines()
     titles = {anchor: title for anchor, title, _html in html_report.tables(with_model)}
-    assert titles["tls"] == f"TLS: per side (medians; n/m: not measured for that side; {report.TLS_MODEL_LEGEND})"
+    assert titles["tls"] == f"TLS: per side (medians; n/m: not measured for that side; {tls_tables.TLS_MODEL_LEGEND})"
     assert {a: t for a, t, _h in html_report.tables(without)}["tls"] == (
         "TLS: per side (medians; n/m: not measured for that side)")
     plain_text = report.render(without, "table", view="tls")

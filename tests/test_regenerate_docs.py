@@ -11,7 +11,6 @@ import shlex
 import sqlite3
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from tlsbench import paths, versions
 from tlsbench.errors import TlsbenchError
 from tlsbench.plans.plan import presets
 from tlsbench.studies import docpages
+from tlsbench.targets import sources
 
 GOLDEN = Path(__file__).parent / "fixtures" / "old-db" / "docs-1.md"
 COMMAND = ("run", "PLAN", "--target", "host")
@@ -100,16 +100,16 @@ LIBS = ("mbedtls", "wolfssl")
 
 
 def _default_versions() -> dict[str, str]:
-    """The release each bare name builds today: its default version's pinned source in the lock file."""
-    lock = tomllib.loads((paths.root() / "libraries.lock.toml").read_text())
-    return {lib: lock[versions.version_of(lib).lock]["upstream"] for lib in LIBS}
+    """The release each bare name builds today: its default version's pinned source (its record's pin)."""
+    pins = sources.load_lock()
+    return {lib: pins[versions.version_of(lib).lock].upstream for lib in LIBS}
 
 
 def _older_pinned_versions() -> set[tuple[str, str]]:
     """The other pinned releases (the defaults before the switch, now by name: mbedtls@3.6, wolfssl@5.7)."""
-    lock = tomllib.loads((paths.root() / "libraries.lock.toml").read_text())
-    pinned = {(v.library, lock[v.lock]["upstream"]) for v in versions.all_versions()
-              if v.library in LIBS and v.lock in lock}
+    pins = sources.load_lock()
+    pinned = {(v.library, pins[v.lock].upstream) for v in versions.all_versions()
+              if v.library in LIBS and v.lock in pins}
     return pinned - set(_default_versions().items())
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tlsbench.engine.case import Result, Sample
 from tlsbench.engine.store import Store
+from tlsbench.families.tls import tables as tls_tables
 from tlsbench.report import export
 from tlsbench.report import html as html_report
 from tlsbench.report import tables as report
@@ -201,7 +202,7 @@ def test_the_tls_per_side_table_marks_a_count_whose_repeats_differ(db_path: Path
                             for m, (lo, hi) in counts.items()])
     store.finish_run(run)
     data = report.load(store, run)
-    header, body = report.tls_table(data)
+    header, body = tls_tables.tls_table(data)
     row = dict(zip(header, body[0], strict=True))
     assert row["client instructions"] == "31,000,000 (varies)"
     assert row["server instructions"] == "9,000,000"  # equal repeats stay unmarked

@@ -122,8 +122,14 @@ def test_a_record_declares_its_own_pin(monkeypatch: pytest.MonkeyPatch) -> None:
     demo = Library("demo", "Demo", (Version("demo", "1", "demo"),), "1", pins=(pin,))
     monkeypatch.setattr(registry, "LIBRARIES", (*registry.LIBRARIES, demo))
     assert sources.load_lock()["demo"] == pin and isinstance(pin, PinnedSource)
-    twice = dataclasses.replace(pin, library="mbedtls")
+    twice = dataclasses.replace(pin, library="qemu")
     monkeypatch.setattr(registry, "LIBRARIES", (*registry.LIBRARIES, dataclasses.replace(demo, pins=(twice,))))
-    with pytest.raises(SetupError, match=r"libraries.lock.toml: \[mbedtls\] is also pinned in libraries/demo.py:"
+    with pytest.raises(SetupError, match=r"libraries.lock.toml: \[qemu\] is also pinned in libraries/demo.py:"
                                          r" declare it once"):
+        sources.load_lock()
+    # two records pinning one section: the second names the first
+    twice = dataclasses.replace(pin, library="mbedtls", declared_in="")
+    monkeypatch.setattr(registry, "LIBRARIES", (*registry.LIBRARIES, dataclasses.replace(demo, pins=(twice,))))
+    with pytest.raises(SetupError, match=r"^libraries/demo.py: \[mbedtls\] is also pinned in libraries/mbedtls.py:"
+                                         r" declare it once$"):
         sources.load_lock()

@@ -13,7 +13,7 @@ from tlsbench import cli
 from tlsbench.engine import runner
 from tlsbench.engine.case import Result
 from tlsbench.engine.store import Store
-from tlsbench.studies import studypages
+from tlsbench.studies import studypages, studyruns
 from tlsbench.studies import studysources as src
 from tlsbench.targets import boardprofiles, cyclemodel, modelerror
 
@@ -146,7 +146,7 @@ def test_a_narrowed_rerun_fills_in_what_did_not_run_ok(tmp_path: Path) -> None:
     suite, op = "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "p256/rsa2048-full/device=client"
     flags = f"--libraries mbedtls --suites {suite} --timeout-s 900"
     again = store.create_run(target="qemu:mps2-an500", plan_name="handshake-by-suite-device",
-                             plan_source=f"name = 'x'\n{studypages.OVERRIDDEN}{flags}\n",
+                             plan_source=f"name = 'x'\n{studyruns.OVERRIDDEN}{flags}\n",
                              plan={"method": {"env": cyclemodel.run_env(profile)}},
                              machine={"board": "mps2-an500"}, version="v1", keys={})
     store.put_board_profile(again, profile.name, profile.origin, profile.text, profile.sha256)

@@ -75,7 +75,8 @@ def diagnose() -> list[Finding]:
     try:
         pins = sources.load_lock()
     except TlsbenchError as e:
-        return [*out, Finding(False, "lock file", str(e), "restore libraries.lock.toml from git")]
+        return [*out, Finding(False, "pinned sources", str(e),
+                              "restore libraries.lock.toml and src/tlsbench/libraries from git")]
     for lib, pin in pins.items():
         name = f"{source_users(lib)} source"
         custom = sources.user_source_of_lock(lib)
@@ -104,7 +105,7 @@ def diagnose() -> list[Finding]:
 
 
 def built_from(ident: str, pins: dict[str, sources.PinnedSource]) -> str:
-    """The pinned source an agent is built from ("mbedtls 3.6.7-0.1~deb13u1, libraries.lock.toml [mbedtls@3.6.7]"),
+    """The pinned source an agent is built from ("mbedtls 3.6.7-3, libraries/mbedtls.py [mbedtls@3.6.7]"),
     or the system's development files for a version with no pinned source."""
     lock = versions.version_of(ident).lock
     pin = pins.get(lock)

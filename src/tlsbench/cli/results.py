@@ -183,7 +183,7 @@ def add_parsers(sub: argparse._SubParsersAction, db: argparse.ArgumentParser) ->
                           " table); svg, png (the charts, as files into the -o folder); md (Markdown tables with"
                           " the charts as SVG files, into the -o folder)")
     rep.add_argument("-o", "--output", help="write to this file (svg, png, md: this folder)")
-    rep.add_argument("--view", choices=report_views.VIEWS, default=report_views.CASES,
+    rep.add_argument("--view", choices=report_views.names(), default=report_views.CASES,
                      help="cases (default: a row per case, a column per library), tls (a row per TLS case, a column"
                           " per metric and side) or interop (TLS over TCP: client library x server)")
     rep.add_argument("--metric", help="show this metric instead of the headline one (default: time/throughput on the"

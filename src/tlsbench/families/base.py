@@ -5,10 +5,10 @@ with a class like these and one line in the registry."""
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from tlsbench.engine.case import Case, Measured
 from tlsbench.engine.layout import Placement
@@ -38,6 +38,30 @@ HANDSHAKES = "handshakes"  # the handshake charts and the per-side, extras and i
 FITS = "fits"  # the least RAM each side needs, and the boards it fits (report.fits)
 
 
+@dataclass(frozen=True)
+class ViewTable:
+    """One table of a family's report view, with rows: the HTML page's section (its anchor) and the
+    Markdown export's."""
+    anchor: str
+    title: str
+    header: list[str]
+    body: list[list[str]]
+    page_title: str = ""  # the HTML page's title where it says more (a legend); empty: the title
+    wrap_last: bool = False  # its last column is prose (a reason), wrapped on the page
+
+
+@dataclass(frozen=True)
+class ReportView:
+    """A view of a stored run that a family renders itself and hands the report (report/ asks
+    families.registry.report_views and names no family): `tlsbench report --view NAME`, its tables on
+    the HTML page and in the Markdown export, and whether a results page (tlsbench docs) shows it.
+    The run is report.rundata.RunData, typed loosely so the contract imports no report module."""
+    name: str
+    text: Callable[[Any, bool], str]  # (run, markdown) -> the view as `report --view NAME` prints it
+    tables: Callable[[Any], list[ViewTable]]  # run -> its tables that have rows, in page order
+    shown: Callable[[Any], bool]  # run -> whether its results page shows this view
+
+
 class Family(Protocol):
     name: str
     kinds: tuple[str, ...]  # the case kinds (Case.kind) it owns
@@ -60,6 +84,8 @@ class Family(Protocol):
     views: tuple[str, ...]
     kind_titles: dict[str, str]
     sized_kinds: tuple[str, ...]
+    # Optional, so not annotated here: `report_views`, a tuple of the views it renders itself
+    # (ReportView), read by registry.report_views; a family its cases table and charts show needs none.
 
     def expand(self, plan: Plan) -> list[Case]:
         """The plan's cases of this family, in comparison order."""

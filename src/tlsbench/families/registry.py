@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tlsbench.engine import metrics
 from tlsbench.errors import TlsbenchError
-from tlsbench.families.base import KIND_CHARTS, Family
+from tlsbench.families.base import KIND_CHARTS, Family, ReportView
 from tlsbench.families.minram.family import MinRamFamily
 from tlsbench.families.primitive.family import PrimitiveFamily
 from tlsbench.families.size.family import SizeFamily
@@ -34,6 +34,15 @@ def plan_sections() -> tuple[PlanSection, ...]:
 def kinds_with(view: str) -> tuple[str, ...]:
     """The case kinds whose family's cases take this report view (families.base: KIND_CHARTS, ...)."""
     return tuple(k for f in FAMILIES if view in f.views for k in f.kinds)
+
+
+def report_views() -> tuple[ReportView, ...]:
+    """The views the families render themselves (`tlsbench report --view NAME`), in the families' order."""
+    return tuple(v for f in FAMILIES for v in getattr(f, "report_views", ()))
+
+
+def report_view(name: str) -> ReportView | None:
+    return next((v for v in report_views() if v.name == name), None)
 
 
 def views_of(kind: str) -> tuple[str, ...]:

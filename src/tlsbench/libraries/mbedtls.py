@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tlsbench.libraries.configs import MbedtlsUserConfig, Need
-from tlsbench.libraries.record import Library, Version
+from tlsbench.libraries.record import Library, Version, debian
 
 _PQ_PROBES = ("mlkem768-keygen", "mlkem768", "mldsa44-keygen", "mldsa44", "mldsa65")
 
@@ -87,4 +87,19 @@ LIBRARY = Library(
         "aes-128-cbc-hmac-sha1": ("aes-cbc", "sha1"), "aes-128-cbc-hmac-sha256": ("aes-cbc", "sha256"),
     },
     hw_modules=("aes.c.obj", "gcm.c.obj", "sha1.c.obj", "sha256.c.obj"),
+    # its pinned sources: Debian source packages (apt-get source PACKAGE=VERSION from SUITE), every downloaded
+    # file checked by its SHA-256 (record.debian, targets/sources.py)
+    pins=(
+        debian("mbedtls", "mbedtls=3.6.6-0.1~deb13u1", "trixie", upstream="3.6.6", archive="mbedtls_3.6.6.orig.tar.bz2",
+               tree=("mbedtls-3.6.6", "include/mbedtls/build_info.h"), sha256="""
+          eb9ed1adbbddcb0d00276fac6fcee0056c64ce01481c2522a16dca75792eb5eb mbedtls_3.6.6-0.1~deb13u1.dsc
+          8fb65fae8dcae5840f793c0a334860a411f884cc537ea290ce1c52bb64ca007a mbedtls_3.6.6.orig.tar.bz2
+          210466c522eeebc85cf2f76bd5aef935b4ebac465559cc0a84f9e73a8ed6601c mbedtls_3.6.6-0.1~deb13u1.debian.tar.xz"""),
+        # from sid, beside 3.6.6: the same adapter, configuration header and profiles built from this tree
+        debian("mbedtls@3.6.7", "mbedtls=3.6.7-3", "sid", upstream="3.6.7", archive="mbedtls_3.6.7.orig.tar.bz2",
+               tree=("mbedtls-3.6.7", "include/mbedtls/build_info.h"), sha256="""
+          a468f939a098d45c5a6f64ac91a5bb41ff188d5562edbcb37aaed59f767df25f mbedtls_3.6.7-3.dsc
+          a7e8bcbec0e6f761b4af24f25677626b35f762f68eef79c08677a363212d11f6 mbedtls_3.6.7.orig.tar.bz2
+          87d9007e48fdbc49e207da375b7811b13d23312cd7c412952cc9dc7a19d4c833 mbedtls_3.6.7-3.debian.tar.xz"""),
+    ),
 )

@@ -15,7 +15,7 @@ from tlsbench.libraries.configs import ConfigMechanism
 class Version:
     library: str
     label: str
-    # "system": the Debian development package; otherwise the libraries.lock.toml section
+    # "system": the Debian development package; otherwise its pinned source's section (Library.pins)
     lock: str
     note: str = ""
     # families of algorithms this version has that older ones lack (for "unsupported" reasons)
@@ -32,10 +32,10 @@ class Version:
 
 @dataclass(frozen=True)
 class PinnedSource:
-    """A Debian source package a library version is built from, checked by the SHA-256 of every
-    downloaded file (targets/sources.py fetches it). Declared in its library's record (Library.pins)
-    or, for the libraries shipped before records held pins and for what is no library under test
-    (the QEMU plugin header), in libraries.lock.toml."""
+    """A Debian source package a library version is built from, pinned by its Debian version and checked
+    by the SHA-256 of every downloaded file (targets/sources.py fetches it with apt-get source through a
+    private apt state). Declared in its library's record (Library.pins); what is no library under test
+    (the QEMU plugin header) in libraries.lock.toml."""
     library: str  # the section's name: the Version's lock ("mbedtls@3.6.7")
     package: str
     version: str
@@ -47,11 +47,23 @@ class PinnedSource:
     sha256: dict[str, str]
     # only these archive members are unpacked (empty: the whole archive)
     members: tuple[str, ...] = ()
-    # only the upstream archive is fetched (apt-get source --tar-only): for a
-    # package whose .dsc and Debian patches the mirror no longer serves
+    # only the upstream archive is fetched (apt-get source --tar-only): for a package whose .dsc and
+    # Debian patches the mirror no longer serves (tlsbench applies no Debian patch to any library)
     tar_only: bool = False
-    # where it is declared, as `tlsbench doctor` names it
-    declared_in: str = "libraries.lock.toml"
+    # where it is declared, as `tlsbench doctor` names it (empty: its record's module, libraries/<name>.py,
+    # which load_lock fills in)
+    declared_in: str = ""
+
+
+def debian(section: str, source: str, suite: str, *, upstream: str, archive: str, tree: tuple[str, str],
+           sha256: str, tar_only: bool = False, members: tuple[str, ...] = ()) -> PinnedSource:
+    """A pin as Debian names it: source "PACKAGE=VERSION" (apt-get source's argument) from suite; tree: the
+    folder the archive unpacks to and the file a user-supplied tree must contain; sha256: one "HASH FILE"
+    a line, as a .dsc's Checksums-Sha256 lists them."""
+    package, _, version = source.partition("=")
+    hashes = dict(reversed(line.split()) for line in sha256.strip().splitlines())
+    return PinnedSource(section, package, version, suite, upstream, archive, tree[0], tree[1], hashes, members,
+                        tar_only)
 
 
 @dataclass(frozen=True)
@@ -107,10 +119,10 @@ class Library:
     lacks: dict[str, str] = field(default_factory=dict)
     # what `tlsbench doctor` checks for it, in order
     doctor_checks: tuple[Check, ...] = ()
-    # lock sections its pinned builds need beside its own (GnuTLS 3.8: nettle)
+    # pinned sections its pinned builds need beside its own (GnuTLS 3.8: nettle, in its pins)
     companion_locks: tuple[str, ...] = ()
-    # the pinned sources this record declares itself (a Version's lock names one by its section); the
-    # rest are libraries.lock.toml's sections
+    # its pinned sources (a Version's lock and companion_locks name one by its section); what is no
+    # library under test is pinned in libraries.lock.toml
     pins: tuple[PinnedSource, ...] = ()
     # how a user's own configuration file (--config) is layered over ours, what of it the harness needs
     # and which cases each define decides (libraries/configs.py); None: the library takes none

@@ -9,7 +9,7 @@ libraries by the identifiers of its day and each one's exact version string
 OpenSSL 3.0) is read by that string (stored_name), and its reports show it.
 
 Each version is built either from the system's development package or from
-a source pinned in libraries.lock.toml (its section named in the library's record).
+a source pinned in the library's record (Library.pins, by its section).
 """
 
 from __future__ import annotations

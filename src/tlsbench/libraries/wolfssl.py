@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tlsbench.libraries.configs import Need, WolfsslUserSettings
-from tlsbench.libraries.record import CoreProfile, Library, Version
+from tlsbench.libraries.record import CoreProfile, Library, Version, debian
 
 # Thumb-2 with UMAAL (or the SP maths' UMULL/UMLAL variant on ARMv7-M): ARMv7-M, ARMv7E-M and ARMv8-M mainline
 # (the M33: sp-asm's 17 primitive cases ran on mps2-an505)
@@ -79,4 +79,18 @@ LIBRARY = Library(
         "p256": ("ecc-p256-mul",),
     },
     hw_modules=("aes.c.obj", "sha.c.obj", "sha256.c.obj"),
+    # its pinned sources: Debian source packages (apt-get source PACKAGE=VERSION from SUITE), every downloaded
+    # file checked by its SHA-256 (record.debian, targets/sources.py)
+    pins=(
+        debian("wolfssl", "wolfssl=5.7.2-0.1+deb13u2", "trixie", upstream="5.7.2", archive="wolfssl_5.7.2.orig.tar.gz",
+               tree=("wolfssl-5.7.2-stable", "wolfssl/version.h"), sha256="""
+          b61bd9e726503a49e1d66244ff3d1aca5d15f08f489699d3f7c7b0acec72b1e8 wolfssl_5.7.2-0.1+deb13u2.dsc
+          0f2ed82e345b833242705bbc4b08a2a2037a33f7bf9c610efae6464f6b10e305 wolfssl_5.7.2.orig.tar.gz
+          0e5c0598631feac357b8252d4839b308606fba5aaba80061eb895e7e755094f7 wolfssl_5.7.2.orig.tar.gz.asc
+          c4c31ffaa8e05e1132cb535cc0b0cd3083e04f134883ab039154f3857d0a96d8 wolfssl_5.7.2-0.1+deb13u2.debian.tar.xz"""),
+        # from sid, whose .dsc and Debian patches the mirror no longer serves: only the upstream archive
+        debian("wolfssl@5.9", "wolfssl=5.9.2-1.2", "sid", upstream="5.9.2", tar_only=True,
+               archive="wolfssl_5.9.2.orig.tar.gz", tree=("wolfssl-5.9.2-stable", "wolfssl/version.h"), sha256="""
+          2f4ef3d4fd387a9b3191d36a6316d69116c46ff69bb9583b6c82b36d7b8ca114 wolfssl_5.9.2.orig.tar.gz"""),
+    ),
 )

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from tlsbench.engine import metrics, stats
 from tlsbench.engine.metrics import format_rate, format_time
-from tlsbench.families import registry
-from tlsbench.families.base import FITS, HANDSHAKES
 from tlsbench.families.tls import names as tls_names
 from tlsbench.report.marks import DRIFT_MARK, NOISY_MARK, REUSED_MARK, range_text
 from tlsbench.report.rundata import RunData, model_error_short
@@ -110,16 +108,6 @@ def code_size_table(data: RunData) -> tuple[list[str], list[list[str]]]:
     body = [[r["library"], profiles.get(r["library"], "default"), r["component"], f"{r['flash_bytes']:,}",
              f"{r['ram_bytes']:,}"] for r in data.code_sizes]
     return header, body
-
-
-def is_handshake(case: dict) -> bool:
-    """A case its family shows in the handshake views (the TLS tables and charts)."""
-    return case["kind"] in registry.kinds_with(HANDSHAKES)
-
-
-def has_fits(data: RunData) -> bool:
-    """The run has cases its family shows in the fits view (report.fits)."""
-    return any(c["kind"] in registry.kinds_with(FITS) for c in data.cases)
 
 
 def pivot(data: RunData, metric: str | None = None) -> tuple[list[str], list[list[str]]]:

@@ -10,6 +10,7 @@ from pathlib import Path
 from tlsbench import outfile
 from tlsbench.engine import metrics
 from tlsbench.errors import TlsbenchError
+from tlsbench.families import registry
 from tlsbench.outfile import write_whole
 from tlsbench.report import chromium, figures, figures_pq
 from tlsbench.report import tables as report
@@ -65,12 +66,9 @@ def markdown(data: RunData, charts: list[Chart], image_ext: str = "svg") -> str:
         what = "instructions per operation" if report.clockless(data.cases) else "median time or throughput"
         out.append(f"### Cases: {what} per library\n")
         out.append(report.markdown(*report.pivot(sub)) + "\n")
-    for title, (header, body) in (("TLS: per side (medians; n/m: not measured for that side)", report.tls_table(data)),
-                                  ("TLS: transactions per second and the TCP baseline", report.tls_extras(data)),
-                                  ("Interop: client library x server", report.interop(data))):
-        if body:
-            out.append(f"### {title}\n")
-            out.append(report.markdown(header, body) + "\n")
+    for table in (t for view in registry.report_views() for t in view.tables(data)):  # the families' own
+        out.append(f"### {table.title}\n")
+        out.append(report.markdown(table.header, table.body) + "\n")
     if data.code_sizes:
         out.append(f"### Code size of each firmware image (from its linker map; {report.CODE_SIZE_NOTE})\n")
         out.append(report.markdown(*report.code_size_table(data)) + "\n")

@@ -12,6 +12,7 @@ from tlsbench.engine.metrics import format_time
 from tlsbench.families import registry
 from tlsbench.families.base import HANDSHAKES, KIND_CHARTS
 from tlsbench.families.tls import names
+from tlsbench.families.tls.tables import interop
 from tlsbench.report import charts
 from tlsbench.report import tables as report
 from tlsbench.report.charts import Chart, Point
@@ -265,7 +266,7 @@ def _tls_charts(data: RunData) -> list[Chart]:
 
 
 def _interop_chart(data: RunData) -> Chart | None:
-    header, body = report.interop(data)
+    header, body = interop(data)
     if not body:
         return None
     servers = header[3:]

@@ -9,7 +9,8 @@ import json
 import time
 
 from tlsbench.engine import metrics, steadiness
-from tlsbench.report import figures, figures_pq, views
+from tlsbench.families import registry
+from tlsbench.report import figures, figures_pq
 from tlsbench.report import fits as fits_view
 from tlsbench.report import tables as report
 from tlsbench.report.charts import Chart
@@ -212,17 +213,10 @@ def tables(data: RunData) -> list[tuple[str, str, str]]:
             if any(metric in c["results"] for c in primitive):
                 out.append((f"cases-{metric}", f"Cases: {what} per operation (bytes, median)",
                             table(*report.pivot(sub, metric))))
-    tls_header, tls_body = report.tls_table(data)
-    if tls_body:
-        model = f"; {report.TLS_MODEL_LEGEND}" if report.has_tls_model(data) else ""
-        out.append((views.TLS, f"TLS: per side (medians; n/m: not measured for that side{model})",
-                    table(tls_header, tls_body, wrap_cols=(len(tls_header) - 1,))))
-    extra_header, extra_body = report.tls_extras(data)
-    if extra_body:
-        out.append(("tls-extra", "TLS: transactions per second and the TCP baseline", table(extra_header, extra_body)))
-    inter_header, inter_body = report.interop(data)
-    if inter_body:
-        out.append(("interop", "Interop: client library x server", table(inter_header, inter_body)))
+    for view in registry.report_views():  # the tables the families render themselves (TLS, interop)
+        out += [(t.anchor, t.page_title or t.title,
+                 table(t.header, t.body, wrap_cols=(len(t.header) - 1,) if t.wrap_last else ()))
+                for t in view.tables(data)]
     if data.code_sizes:
         out.append(("code-size", "Code size of each firmware image (from its linker map; "
                     + report.CODE_SIZE_NOTE + ")", table(*report.code_size_table(data))))

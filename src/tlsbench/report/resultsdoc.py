@@ -11,6 +11,7 @@ import shlex
 
 from tlsbench.engine import steadiness
 from tlsbench.engine.store import RunInfo
+from tlsbench.families import registry
 from tlsbench.outfile import emit
 from tlsbench.plans.plan import presets
 from tlsbench.report import tables, views
@@ -82,15 +83,12 @@ def _summary(data: tables.RunData) -> list[str]:
 
 
 def _views(data: tables.RunData) -> list[str]:
-    """The report views a run's page shows: its cases, then the per-side TLS
-    view when it has TLS cases, then the interop grid when it has TCP ones."""
+    """The report views a run's page shows: its cases, then each view a family renders itself that
+    says it has something to show (the TLS family's: the per-side view when the run has TLS cases,
+    the interop grid when it has TCP ones)."""
     handshakes = [c for c in data.cases if tables.is_handshake(c)]
     shown = [views.CASES] if len(handshakes) < len(data.cases) or not data.cases else []
-    if handshakes:
-        shown.append(views.TLS)
-        if tables.interop(data)[1]:
-            shown.append(views.INTEROP)
-    return shown
+    return shown + [view.name for view in registry.report_views() if view.shown(data)]
 
 
 def render(data: tables.RunData) -> str:

@@ -1,6 +1,7 @@
-"""Reports of a stored run: read (rundata.py) -> arrange (cells.py, tls_tables.py, context.py,
-marks.py) -> render here (terminal, Markdown, CSV, JSON). Every figure comes from the store; a case
-that was not measured shows why (unsupported, check failed, failed), never a zero."""
+"""Reports of a stored run: read (rundata.py) -> arrange (cells.py, context.py, marks.py) -> render
+here (terminal, Markdown, CSV, JSON); a view a family renders itself (views.py) is the family's. Every
+figure comes from the store; a case that was not measured shows why (unsupported, check failed,
+failed), never a zero."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ import io
 import json
 
 from tlsbench.engine import metrics, stats, steadiness
+from tlsbench.families import registry
 from tlsbench.report import fits as fits_view
 from tlsbench.report import views
-from tlsbench.report.cells import CODE_SIZE_NOTE, STATUS_TEXT, cell, code_size_table, has_fits, is_handshake, pivot
+from tlsbench.report.cells import CODE_SIZE_NOTE, STATUS_TEXT, cell, code_size_table, pivot
 from tlsbench.report.context import context_lines, features_label, user_build_lines
 from tlsbench.report.marks import (
     REUSED_MARK,
@@ -35,16 +37,16 @@ from tlsbench.report.rundata import (
     model_profile,
 )
 from tlsbench.report.textformat import aligned, markdown
-from tlsbench.report.tls_tables import TLS_MODEL_LEGEND, has_tls_model, interop, tls_extras, tls_table
+from tlsbench.report.views import has_fits, is_handshake
 from tlsbench.targets import cyclemodel, modelerror
 
 # what callers read as report.X (the command line, the pages, the studies, tests): each lives in the
-# module of its job (rundata, marks, cells, context, textformat, tls_tables); render is this module's own
-__all__ = ["CODE_SIZE_NOTE", "FORMATS", "JSON_VERSION", "REUSED_MARK", "STATUS_TEXT", "TLS_MODEL_LEGEND", "RunData",
+# module of its job (rundata, marks, cells, context, textformat, views); render is this module's own
+__all__ = ["CODE_SIZE_NOTE", "FORMATS", "JSON_VERSION", "REUSED_MARK", "STATUS_TEXT", "RunData",
            "aligned", "board_profile_line", "cell", "clockless", "code_size_table", "context_lines",
-           "counters_missing", "drifting_cases", "features_label", "has_fits", "has_tls_model", "interop",
+           "counters_missing", "drifting_cases", "features_label", "has_fits",
            "is_handshake", "load", "load_stored", "markdown", "marks", "model_error_line", "noise_lines",
-           "noisy_cases", "pivot", "render", "slow_rounds", "tls_extras", "tls_table", "user_build_lines",
+           "noisy_cases", "pivot", "render", "slow_rounds", "user_build_lines",
            "varying_counts"]
 
 FORMATS = ("table", "markdown", "csv", "json")
@@ -54,32 +56,8 @@ JSON_VERSION = 1
 
 
 def render(data: RunData, fmt: str, metric: str | None = None, view: str = views.CASES) -> str:
-    if view == views.TLS and fmt in ("table", "markdown"):
-        md = fmt == "markdown"
-        bullet = "- " if md else "  "
-        render_t = markdown if md else aligned
-        legend = (f"{bullet}TLS cases: medians per handshake; CPU is each side's thread CPU time in the library,"
-                  " wall is the client's time to handshake complete (TCP) or of the handshake and 64-byte"
-                  " request/response (memory); bytes and round trips from the exchange; heap and stack per side"
-                  " (n/m: not measured for this case, e.g. the side of a foreign server)")
-        if has_tls_model(data):
-            legend += f"\n{bullet}{TLS_MODEL_LEGEND}"
-        out = "\n".join([*context_lines(data, md), legend]) + "\n\n" + render_t(*tls_table(data)) + "\n"
-        out += "".join(f"\n{bullet}{line}\n" for line in noise_lines(data))
-        extras = tls_extras(data)
-        if extras[1]:
-            out += "\n" + render_t(*extras) + "\n"
-        return out
-    if view == views.INTEROP and fmt in ("table", "markdown"):
-        header, body = interop(data)
-        md = fmt == "markdown"
-        table = markdown(header, body) if md else aligned(header, body)
-        bullet = "- " if md else "  "
-        legend = (f"{bullet}interop over loopback TCP: each client library against each server;"
-                  " ok with the median handshake wall time (the client's; the server's against a client tool),"
-                  " or the failure with its reason")
-        table = table if body else "(no TCP cases in this run)"
-        return "\n".join([*context_lines(data, md), legend]) + "\n\n" + table + "\n"
+    if fmt in ("table", "markdown") and (family_view := registry.report_view(view)) is not None:
+        return family_view.text(data, fmt == "markdown")
     if fmt in ("table", "markdown"):
         header, body = pivot(data, metric)
         md = fmt == "markdown"

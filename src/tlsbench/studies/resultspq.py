@@ -19,6 +19,7 @@ from tlsbench.engine import steadiness
 from tlsbench.engine.metrics import format_time
 from tlsbench.families.primitive.catalog import PQ_KINDS
 from tlsbench.families.tls import names
+from tlsbench.families.tls.tables import interop
 from tlsbench.outfile import write_whole
 from tlsbench.report import figures_pq, resultsdoc, tables
 from tlsbench.report import fits as fits_view
@@ -100,7 +101,7 @@ def section(data: RunData, load: str | None) -> list[str]:
     out += _primitives(data) + _min_ram(data) + _size_probes(data)
     if cases:
         out += _memory(data, cases, host)
-    ih, ib = tables.interop(data)
+    ih, ib = interop(data)
     if ib:
         out += ["### Over loopback TCP: each client against each server", "",
                 "A cell is ok with the client's handshake wall time (host: noisy, see above), or the reason the"

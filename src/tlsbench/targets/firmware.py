@@ -8,7 +8,7 @@ Ninja build recorded them: every source and header its objects were compiled
 from, its linker scripts, and the CMake files its configuration read but the
 other libraries' ``adapters/<lib>/``; the list is kept in the stamp, so a
 change to wolfSSL's adapter leaves the Mbed TLS image fresh), the library's source tree
-identity (version and archive SHA-256 from libraries.lock.toml, or the
+identity (version and archive SHA-256 from its record's pin, or the
 user's own tree), its build profile, the CMake options, and the
 cross-compiler's ``--version`` (``arm-none-eabi-gcc``, ``riscv64-unknown-elf-gcc``).
 A run compares them with the present ones; the first that differs is named

@@ -1,7 +1,7 @@
 """Building a pinned GnuTLS, with the nettle it needs, into its own prefix.
 
 A version of GnuTLS other than the system's (versions.py) is built from its
-pinned source (libraries.lock.toml) out of tree into build/libs/gnutls-<label>/
+pinned source (its record's pins) out of tree into build/libs/gnutls-<label>/
 prefix: first nettle (GnuTLS 3.8 needs nettle >= 3.10, newer than the
 system's), then GnuTLS's library alone (make -C gl, -C lib: no tools, docs, tests,
 C++ or DANE). Both are shared and carry an RPATH to the prefix, so the agent

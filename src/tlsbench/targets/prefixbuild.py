@@ -2,12 +2,13 @@
 build folder and logged build steps the other pinned prefixes share).
 
 A version of OpenSSL other than the system's (versions.py) is built from its
-pinned source (libraries.lock.toml) out of tree, in build/libs/openssl-<label>:
+pinned source (its record's pins) out of tree, in build/libs/openssl-<label>:
 only the shared libraries (no apps, docs or tests), which the agent links
 with an RPATH, so the system's libcrypto is never replaced and never loaded
 by that agent. make's targets are the two .so files, not build_libs: that
-also builds libcrypto.a and libssl.a, whose objects OpenSSL compiles a second
-time (932 of 3.5.7's 2,093 objects), for archives nothing links. A stamp records the source archive and the
+also builds libcrypto.a and libssl.a, whose objects OpenSSL compiles a
+second time (932 of 3.5.7's 2,093 objects), for archives nothing links. A
+stamp records the source archive and the
 Configure arguments; the same inputs are not built again.
 """
 

@@ -3,7 +3,8 @@
 apt-get runs with a private source list and a private state folder under
 third_party/apt, so the system's package configuration is never touched;
 the mirror is read from the system's own apt configuration. Every
-downloaded file must match the SHA-256 in libraries.lock.toml.
+downloaded file must match the SHA-256 its pin declares (a library's record,
+src/tlsbench/libraries/<name>.py, or libraries.lock.toml for the rest).
 
 A user on another distribution points tlsbench at an unpacked upstream
 release instead: TLSBENCH_MBEDTLS_SOURCE=/path, TLSBENCH_WOLFSSL_SOURCE=/path.
@@ -11,6 +12,7 @@ release instead: TLSBENCH_MBEDTLS_SOURCE=/path, TLSBENCH_WOLFSSL_SOURCE=/path.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -41,26 +43,33 @@ def _dpkg_version(package: str) -> str:
 
 
 def load_lock(path: Path | None = None) -> dict[str, PinnedSource]:
-    """Every pinned source by its section: the lock file's and those the library records declare."""
+    """Every pinned source by its section: those the library records declare (Library.pins), then the
+    lock file's (what is no library under test: the QEMU plugin header)."""
+    pins: dict[str, PinnedSource] = {}
+    for lib in registry.LIBRARIES:
+        for pin in lib.pins:
+            where = pin.declared_in or f"libraries/{lib.name}.py"
+            if pin.library in pins:
+                raise SetupError(f"{where}: [{pin.library}] is also pinned in {pins[pin.library].declared_in}:"
+                                 " declare it once")
+            if pin.archive not in pin.sha256:
+                raise SetupError(f"{where}: pin {pin.library} archive {pin.archive} has no sha256")
+            pins[pin.library] = dataclasses.replace(pin, declared_in=where)
     path = path or paths.lock_file()
     try:
         data = tomllib.loads(path.read_text())
     except (OSError, tomllib.TOMLDecodeError) as e:
         raise SetupError(f"cannot read lock file {path}: {e}") from e
-    pins = {}
     for lib, entry in data.items():
+        if lib in pins:
+            raise SetupError(f"{path}: [{lib}] is also pinned in {pins[lib].declared_in}: declare it once")
         try:
-            pins[lib] = PinnedSource(library=lib, **{**entry, "members": tuple(entry.get("members", ()))})
+            pins[lib] = PinnedSource(library=lib, **{**entry, "members": tuple(entry.get("members", ())),
+                                                     "declared_in": path.name})
         except TypeError as e:
             raise SetupError(f"{path}: entry [{lib}] is malformed: {e}") from e
         if entry["archive"] not in entry["sha256"]:
             raise SetupError(f"{path}: [{lib}] archive {entry['archive']} has no sha256")
-    for pin in (p for lib in registry.LIBRARIES for p in lib.pins):
-        if pin.library in pins:
-            raise SetupError(f"{path}: [{pin.library}] is also pinned in {pin.declared_in}: declare it once")
-        if pin.archive not in pin.sha256:
-            raise SetupError(f"{pin.declared_in}: pin {pin.library} archive {pin.archive} has no sha256")
-        pins[pin.library] = pin
     return pins
 
 

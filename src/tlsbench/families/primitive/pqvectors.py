@@ -1,5 +1,5 @@
 """Known answers for ML-KEM (FIPS 203) and ML-DSA (FIPS 204), read from the
-pinned OpenSSL 3.5 source (libraries.lock.toml ["openssl@3.5"], its archive
+pinned OpenSSL 3.5 source (libraries/openssl.py's pin "openssl@3.5", its archive
 checked by SHA-256), never copied into this repository:
 
   test/recipes/30-test_evp_data/evppkey_ml_kem_<n>_keygen.txt, _encap.txt:

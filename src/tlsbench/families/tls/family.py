@@ -14,7 +14,7 @@ from tlsbench.engine.case import Case, Measured, split_repeats
 from tlsbench.errors import TlsbenchError
 from tlsbench.families.base import HANDSHAKES, Context
 from tlsbench.families.primitive.checks import CheckResult
-from tlsbench.families.tls import callgrind, device, runner
+from tlsbench.families.tls import callgrind, device, runner, tables
 from tlsbench.families.tls import plan as plan_keys
 from tlsbench.plans.model import Plan
 
@@ -29,6 +29,7 @@ class TlsFamily:
     default_kinds = ()
     plan_section = plan_keys.SECTION  # the [tls] table
     views = (HANDSHAKES,)
+    report_views = tables.REPORT_VIEWS  # `report --view tls` and `--view interop`, rendered here
     kind_titles: dict[str, str] = {}
     sized_kinds = ()
 

@@ -1,14 +1,24 @@
-"""The handshake views of a run: the per-side TLS table (`report --view tls`), its capacity and TCP
-baseline lines, and the interop grid of client and server libraries (`--view interop`)."""
+"""The TLS family's report views, which it hands the report (TlsFamily.report_views): the per-side
+TLS table (`report --view tls`) with its capacity and TCP baseline lines, and the interop grid of
+client and server libraries (`--view interop`); as text, Markdown and the HTML page's tables."""
 
 from __future__ import annotations
 
 from tlsbench.engine import metrics
 from tlsbench.engine.metrics import format_rate, format_time
+from tlsbench.families.base import ReportView, ViewTable
 from tlsbench.families.tls import names as tls_names
-from tlsbench.report.cells import STATUS_TEXT, cell, is_handshake
-from tlsbench.report.marks import REUSED_MARK, VARIES_MARK, varies
+from tlsbench.families.tls.plan import KIND
+from tlsbench.report.cells import STATUS_TEXT, cell
+from tlsbench.report.context import context_lines
+from tlsbench.report.marks import REUSED_MARK, VARIES_MARK, noise_lines, varies
 from tlsbench.report.rundata import RunData
+from tlsbench.report.textformat import aligned, markdown
+
+
+def is_handshake(case: dict) -> bool:
+    """A case of this family (by its kind: the registry, which imports this module, is not asked)."""
+    return case["kind"] == KIND
 
 
 def interop(data: RunData) -> tuple[list[str], list[list[str]]]:
@@ -112,3 +122,53 @@ def tls_extras(data: RunData) -> tuple[list[str], list[list[str]]]:
         if is_handshake(c) and (tls_names.is_baseline(c["alg"]) or tls_names.is_capacity(c["alg"], c["op"])):
             body.append([c["alg"], c["op"], c["library"], cell(c)])
     return ["suite", "variant", "library", "result"], body
+
+
+def tls_text(data: RunData, md: bool) -> str:
+    """`report --view tls` in the terminal or Markdown: the legend, the per-side table, the noise lines
+    and the capacity and baseline lines."""
+    bullet = "- " if md else "  "
+    render_t = markdown if md else aligned
+    legend = (f"{bullet}TLS cases: medians per handshake; CPU is each side's thread CPU time in the library,"
+              " wall is the client's time to handshake complete (TCP) or of the handshake and 64-byte"
+              " request/response (memory); bytes and round trips from the exchange; heap and stack per side"
+              " (n/m: not measured for this case, e.g. the side of a foreign server)")
+    if has_tls_model(data):
+        legend += f"\n{bullet}{TLS_MODEL_LEGEND}"
+    out = "\n".join([*context_lines(data, md), legend]) + "\n\n" + render_t(*tls_table(data)) + "\n"
+    out += "".join(f"\n{bullet}{line}\n" for line in noise_lines(data))
+    extras = tls_extras(data)
+    if extras[1]:
+        out += "\n" + render_t(*extras) + "\n"
+    return out
+
+
+def interop_text(data: RunData, md: bool) -> str:
+    """`report --view interop` in the terminal or Markdown."""
+    header, body = interop(data)
+    table = markdown(header, body) if md else aligned(header, body)
+    bullet = "- " if md else "  "
+    legend = (f"{bullet}interop over loopback TCP: each client library against each server;"
+              " ok with the median handshake wall time (the client's; the server's against a client tool),"
+              " or the failure with its reason")
+    table = table if body else "(no TCP cases in this run)"
+    return "\n".join([*context_lines(data, md), legend]) + "\n\n" + table + "\n"
+
+
+def tls_tables(data: RunData) -> list[ViewTable]:
+    title = "TLS: per side (medians; n/m: not measured for that side)"
+    model = f"; {TLS_MODEL_LEGEND}" if has_tls_model(data) else ""
+    tables = [ViewTable("tls", title, *tls_table(data), page_title=f"{title[:-1]}{model})", wrap_last=True),
+              ViewTable("tls-extra", "TLS: transactions per second and the TCP baseline", *tls_extras(data))]
+    return [t for t in tables if t.body]
+
+
+def interop_tables(data: RunData) -> list[ViewTable]:
+    table = ViewTable("interop", "Interop: client library x server", *interop(data))
+    return [table] if table.body else []
+
+
+REPORT_VIEWS = (
+    ReportView("tls", tls_text, tls_tables, lambda data: any(is_handshake(c) for c in data.cases)),
+    ReportView("interop", interop_text, interop_tables, lambda data: bool(interop(data)[1])),
+)
