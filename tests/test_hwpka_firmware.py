@@ -1,6 +1,7 @@
 """wolfSSL's ECDSA P-256 on a modelled public-key accelerator (the STM32
-PKA of the stm32u585ai profile, RM0456's per-operation figures), on the "hw"
-images of tests/test_hwcrypto_firmware.py (no image of its own).
+PKA of the stm32u585ai profile, RM0456's per-operation figures), and Mbed
+TLS's through MBEDTLS_ECDSA_SIGN_ALT/VERIFY_ALT, on the "hw" images of
+tests/test_hwcrypto_firmware.py (no image of its own).
 
 The driver (agent/adapters/wolfssl/hw.c: operands into the PKA RAM, mode
 and START, the operation's doorbell, a poll, the result read back, the DER
@@ -46,17 +47,31 @@ def bench(op: str, **fields: object) -> str:
 CASES = [bench("sign"), bench("verify", sig=SIG)]
 
 
-@pytest.fixture(scope="module")
-def pka_launchers(firmware_images, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """wolfSSL's "hw" image: its own launcher, one without the stand-in hook, one doing the stand-in twice."""
-    cyclemodel.build_plugin(log=lambda m: None)
-    target = firmware_images(HW, HW_LIBRARIES)
-    folder = tmp_path_factory.mktemp("pka")
-    return {"own": targets.write_launcher(target, "wolfssl"),
-            "counted": edited_launcher(target, "wolfssl", folder / "standin-counted", NO_STANDIN),
-            "twice": edited_launcher(target, "wolfssl", folder / "standin-twice", TWICE),
-            "counted-twice": edited_launcher(target, "wolfssl", folder / "standin-counted-twice",
+def launchers(target: targets.Target, library: str, folder: Path) -> dict[str, Path]:
+    """A "hw" image's own launcher, one without the stand-in hook, one doing the stand-in twice, and both."""
+    return {"own": targets.write_launcher(target, library),
+            "counted": edited_launcher(target, library, folder / "standin-counted", NO_STANDIN),
+            "twice": edited_launcher(target, library, folder / "standin-twice", TWICE),
+            "counted-twice": edited_launcher(target, library, folder / "standin-counted-twice",
                                              f"(lambda args: {TWICE})({NO_STANDIN})")}
+
+
+@pytest.fixture(scope="module")
+def hw_images(firmware_images) -> targets.Target:
+    cyclemodel.build_plugin(log=lambda m: None)
+    return firmware_images(HW, HW_LIBRARIES)
+
+
+@pytest.fixture(scope="module")
+def pka_launchers(hw_images: targets.Target, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """wolfSSL's "hw" image's launchers (its ECDSA and ECDH through the crypto callbacks)."""
+    return launchers(hw_images, "wolfssl", tmp_path_factory.mktemp("pka"))
+
+
+@pytest.fixture(scope="module")
+def mbedtls_pka_launchers(hw_images: targets.Target, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Mbed TLS's "hw" image's launchers (its ECDSA through MBEDTLS_ECDSA_SIGN_ALT/VERIFY_ALT)."""
+    return launchers(hw_images, "mbedtls", tmp_path_factory.mktemp("pka-mbedtls"))
 
 
 @pytest.fixture(scope="module")
@@ -170,3 +185,37 @@ def test_the_pka_drivers_shared_secret_is_the_references(pka_launchers: dict[str
     (status, message, secret), = compute(pka_launchers["own"], u5, [derive])
     assert (status, message) == ("ok", "")
     assert secret == KEY.exchange(ec.ECDH(), PEER.public_key())
+
+
+def test_mbedtls_ecdsa_reaches_the_pka_through_its_alt_hooks(mbedtls_pka_launchers: dict[str, Path],
+                                                             u5: boardprofiles.Profile, tmp_path: Path) -> None:
+    own = mbedtls_pka_launchers["own"]
+    hw = run(own, u5, CASES)
+    assert run(mbedtls_pka_launchers["twice"], u5, CASES) == hw  # the stand-in's work doubled: the same counts
+    with_standin = run(mbedtls_pka_launchers["counted"], u5, CASES)
+    twice_counted = run(mbedtls_pka_launchers["counted-twice"], u5, CASES)
+    assert all(t > w for (t, _), (w, _) in zip(twice_counted, with_standin, strict=True))  # the switch works
+    software = run(own, boardprofiles.load("stm32f405"), CASES)  # no PKA: Mbed TLS's ECDSA, counted
+    for (h, _), (w, _), (s, _) in zip(hw, with_standin, software, strict=True):
+        assert w - h > s // 2 and 0 < h < s // 10
+    # each operation waits the profile's figure, and only its own (RM0456 Tables 523 and 524)
+    sign_more = run(own, u5_with(tmp_path, "= 2_744_000", "= 2_745_000"), CASES)
+    verify_more = run(own, u5_with(tmp_path, "= 2_938_000", "= 2_938_100"), CASES)
+    assert [i for i, _ in sign_more] == [i for i, _ in verify_more] == [i for i, _ in hw]
+    assert [c - h for (_, c), (_, h) in zip(sign_more, hw, strict=True)] == [1000, 0]
+    assert [c - h for (_, c), (_, h) in zip(verify_more, hw, strict=True)] == [0, 100]
+
+
+def test_mbedtls_pka_signature_is_real_and_a_bad_one_is_rejected(mbedtls_pka_launchers: dict[str, Path],
+                                                                 u5: boardprofiles.Profile) -> None:
+    def request(op: str, msg: bytes = MSG, **fields: object) -> str:
+        return encode_request("compute", kind="sig", alg="ecdsa-p256-sha256", op=op, key=PRIVATE, msg=msg, **fields)
+
+    signed, verified, changed = compute(mbedtls_pka_launchers["own"], u5,
+                                        [request("sign"), request("verify", sig=SIG),
+                                         request("verify", MSG + b"!", sig=SIG)])
+    assert signed[:2] == ("ok", "")
+    KEY.public_key().verify(signed[2], MSG, ec.ECDSA(hashes.SHA256()))  # r and s read back from the PKA RAM
+    assert verified == ("ok", "", b"")
+    # the PKA's verdict, as Mbed TLS's own software would answer it
+    assert changed == ("reject", "mbedtls_ecdsa_read_signature: -0x4E00 ECP - The signature is not valid", b"")

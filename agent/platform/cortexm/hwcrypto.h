@@ -130,4 +130,26 @@ void tb_pka_run(uint32_t mode, void (*doorbell)(void));
 void tb_pka_read(uint32_t at, uint8_t *be, uint32_t len);
 void tb_pka_store(uint32_t at, const uint8_t *be, uint32_t len);
 
+/* ECDSA and ECC on NIST P-256, what both libraries' drivers hand the PKA
+ * (RM0456 lists the operands per mode): operand slots in the PKA RAM, each
+ * 8 words and the closing zero word after the three single words (the RAM's
+ * word offsets are this model's, not the manual's), and the modes. */
+#define TB_P256_BYTES 32u
+enum { TB_PKA_N_BITS, TB_PKA_P_BITS, TB_PKA_A_SIGN, TB_PKA_A, TB_PKA_B, TB_PKA_P, TB_PKA_K, TB_PKA_GX, TB_PKA_GY,
+       TB_PKA_Z, TB_PKA_D, TB_PKA_N, TB_PKA_QX, TB_PKA_QY, TB_PKA_R, TB_PKA_S, TB_PKA_OUT, TB_PKA_SLOTS };
+#define TB_PKA_AT(slot)                                                                                               \
+    ((slot) < TB_PKA_A ? (uint32_t)(slot) : TB_PKA_A + ((uint32_t)(slot) - TB_PKA_A) * (TB_P256_BYTES / 4u + 1u))
+#define TB_PKA_MODE_ECC_MUL 0x20u
+#define TB_PKA_MODE_ECDSA_SIGN 0x24u
+#define TB_PKA_MODE_ECDSA_VERIFY 0x26u
+#define TB_PKA_VERIFY_VALID 0xD60Du /* the verdict word a valid signature leaves (the stand-in's) */
+extern const uint8_t tb_p256_gx[TB_P256_BYTES], tb_p256_gy[TB_P256_BYTES];
+
+/* The curve's operands (lengths, a's sign and |a|, p, G, n) and, for ECDSA,
+ * the hash's leftmost 256 bits (hash NULL: none, for a scalar
+ * multiplication); tb_pka_load_p256_b the coefficient b (sign and ECC
+ * multiplication take it, verify does not). */
+void tb_pka_load_p256_curve(const uint8_t *hash, uint32_t hash_len);
+void tb_pka_load_p256_b(void);
+
 #endif
