@@ -110,8 +110,8 @@ def test_mbedtls_hw_routes_gcm_to_the_gcm_mode_or_the_block_cipher_and_refuses_w
     # the figures are AES-128's: the driver hands no 256-bit key to the peripheral
     assert hwcrypto.refusal("mbedtls", "hw", f217, "aead", "aes-256-gcm") == (
         "mbedtls=hw hands no aes-256-gcm to a peripheral (its driver does sha1, sha256, hmac-sha1,"
-        " hmac-sha256, aes-128-gcm, aes-128-cbc-hmac-sha1, aes-128-cbc-hmac-sha256); run it without"
-        " mbedtls=hw for software")
+        " hmac-sha256, aes-128-gcm, aes-128-cbc-hmac-sha1, aes-128-cbc-hmac-sha256, ecdsa-p256-sha256); run it"
+        " without mbedtls=hw for software")
     assert hwcrypto.refusal("mbedtls", "hw", None, "tls", "tls13-x25519-ecdsa-p256") == (
         "mbedtls=hw models a crypto peripheral: it needs an emulated target (qemu:...) and"
         " --board with a board profile that declares its accelerators ([accelerators.NAME])")
@@ -170,5 +170,9 @@ def test_wolfssls_ecdsa_p256_goes_to_the_pka_where_the_profile_declares_it() -> 
     # the PKA's figures are P-256's: another curve, RSA or Ed25519 run as built
     assert hwcrypto.refusal("wolfssl", "hw", u5, "sig", "ecdsa-p384-sha384") is None
     assert hwcrypto.refusal("wolfssl", "hw", F417, "sig", "rsa2048-pkcs1-sha256") is None
-    # Mbed TLS's hw build has no PKA driver: its ECDSA runs as built
-    assert hwcrypto.refusal("mbedtls", "hw", F417, "sig", "ecdsa-p256-sha256") is None
+    # Mbed TLS's hw build hands its ECDSA P-256 to the PKA too (MBEDTLS_ECDSA_SIGN_ALT/VERIFY_ALT), refused likewise
+    assert hwcrypto.refusal("mbedtls", "hw", u5, "sig", "ecdsa-p256-sha256") is None
+    assert hwcrypto.refusal("mbedtls", "hw", F417, "sig", "ecdsa-p256-sha256") == (
+        "board profile stm32f417 declares no ecdsa-p256-sign or ecdsa-p256-verify accelerator"
+        " ([accelerators.ecdsa-p256-sign], [accelerators.ecdsa-p256-verify]; it declares sha1, aes-ecb, aes-cbc,"
+        " aes-ctr): ecdsa-p256-sha256 has no peripheral to run on")
