@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from conftest import builds_in_set_up, needs_tools
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
 from test_hwcrypto_firmware import HW, HW_LIBRARIES, NO_STANDIN, TWICE, edited_launcher, run
 
 from tlsbench.engine import agent
@@ -219,3 +219,49 @@ def test_mbedtls_pka_signature_is_real_and_a_bad_one_is_rejected(mbedtls_pka_lau
     assert verified == ("ok", "", b"")
     # the PKA's verdict, as Mbed TLS's own software would answer it
     assert changed == ("reject", "mbedtls_ecdsa_read_signature: -0x4E00 ECP - The signature is not valid", b"")
+
+
+RSA_KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+RSA_DER = RSA_KEY.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.TraditionalOpenSSL,
+                                serialization.NoEncryption())
+RSA_SIG = RSA_KEY.sign(MSG, padding.PKCS1v15(), hashes.SHA256())
+# RM0456 Table 521, modulus 2048 bits: the private key's exponentiation in the CRT mode, the public one (e = 65537)
+RSA_PRIVATE_CYCLES, RSA_PUBLIC_CYCLES = 11_670_000, 693_700
+
+
+def rsa_request(kind: str, op: str, msg: bytes = MSG, **fields: object) -> str:
+    more = {"warmup": 0, "repeats": 1, "min_ns": 0} if kind == "bench" else {}
+    return encode_request(kind, kind="sig", alg="rsa2048-pkcs1-sha256", op=op, key=RSA_DER, msg=msg, **more, **fields)
+
+
+def test_wolfssl_rsa_2048_exponentiates_on_the_pka(pka_launchers: dict[str, Path], u5: boardprofiles.Profile,
+                                                   tmp_path: Path) -> None:
+    cases = [rsa_request("bench", "sign"), rsa_request("bench", "verify", sig=RSA_SIG)]
+    hw = run(pka_launchers["own"], u5, cases)
+    assert run(pka_launchers["twice"], u5, cases) == hw  # the stand-in's work doubled: the same counts
+    with_standin = run(pka_launchers["counted"], u5, cases)
+    twice_counted = run(pka_launchers["counted-twice"], u5, cases)
+    assert all(t > w for (t, _), (w, _) in zip(twice_counted, with_standin, strict=True))  # the switch works
+    software = run(pka_launchers["own"], boardprofiles.load("stm32f405"), cases)  # no PKA: wolfCrypt's RSA
+    for (h, _), (w, _), (s, _) in zip(hw, with_standin, software, strict=True):
+        assert w - h > s // 2 and 0 < h < s // 20
+    (_, sign_cycles), (_, verify_cycles) = hw
+    assert RSA_PRIVATE_CYCLES < sign_cycles < RSA_PRIVATE_CYCLES + 20 * hw[0][0]
+    assert RSA_PUBLIC_CYCLES < verify_cycles < RSA_PUBLIC_CYCLES + 20 * hw[1][0]
+    # one exponentiation each, charged its own figure only
+    private_more = run(pka_launchers["own"], u5_with(tmp_path, "= 11_670_000", "= 11_671_000"), cases)
+    public_more = run(pka_launchers["own"], u5_with(tmp_path, "= 693_700", "= 693_800"), cases)
+    assert [i for i, _ in private_more] == [i for i, _ in public_more] == [i for i, _ in hw]
+    assert [c - h for (_, c), (_, h) in zip(private_more, hw, strict=True)] == [1000, 0]
+    assert [c - h for (_, c), (_, h) in zip(public_more, hw, strict=True)] == [0, 100]
+
+
+def test_wolfssl_rsa_on_the_pka_signs_for_real_and_rejects_a_bad_signature(pka_launchers: dict[str, Path],
+                                                                           u5: boardprofiles.Profile) -> None:
+    signed, verified, changed = compute(pka_launchers["own"], u5, [
+        rsa_request("compute", "sign"), rsa_request("compute", "verify", sig=RSA_SIG),
+        rsa_request("compute", "verify", MSG + b"!", sig=RSA_SIG)])
+    assert signed[:2] == ("ok", "")
+    RSA_KEY.public_key().verify(signed[2], MSG, padding.PKCS1v15(), hashes.SHA256())  # raises if wrong
+    assert verified == ("ok", "", b"")
+    assert changed == ("reject", "RSA PKCS#1 v1.5 signature does not match the message", b"")

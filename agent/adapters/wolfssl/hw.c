@@ -27,6 +27,8 @@
 #include <wolfssl/wolfcrypt/cryptocb.h>
 #include <wolfssl/wolfcrypt/ecc.h>
 #include <wolfssl/wolfcrypt/random.h>
+#include <wolfssl/wolfcrypt/rsa.h>
+#include <wolfssl/wolfcrypt/wolfmath.h>
 #include <wolfssl/wolfcrypt/sha.h>
 #include <wolfssl/wolfcrypt/sha256.h>
 
@@ -301,6 +303,75 @@ static int hw_ecdh(ecc_key *priv, ecc_key *pub, uint8_t *out, word32 *out_len)
     return 0;
 }
 
+/* ---- RSA-2048 on the PKA: its modular exponentiation ----
+ *
+ * wolfCrypt pads and checks; what reaches the callback is the raw
+ * exponentiation (wc_RsaFunction). Per operation the driver writes the
+ * exponent's and modulus's bit lengths and the operand A, then for the
+ * public key the modulus and e (mode 0x00: the PKA computes the Montgomery
+ * parameter itself, a driver holding no precomputed one), for the private
+ * key the primes p and q, dP, dQ and qInv (mode 0x07, CRT), starts it, polls
+ * and reads the 256-byte result. Exporting the key's numbers is the driver's
+ * own work, counted. The result is wolfCrypt's own software exponentiation
+ * (blinding and its checks included) on the same key (the stand-in,
+ * excluded), left in the PKA RAM. */
+static int is_rsa_2048(const RsaKey *key)
+{
+    return key != NULL && wc_RsaEncryptSize(key) == (int)TB_RSA_2048_BYTES;
+}
+
+static int pka_load_mp(uint32_t at, const mp_int *x, uint32_t len)
+{
+    uint8_t be[TB_RSA_2048_BYTES];
+    int ret = mp_to_unsigned_bin_len((mp_int *)x, be, (int)len);
+    if (ret == 0) tb_pka_load(at, be, len);
+    return ret;
+}
+
+static int hw_rsa(const uint8_t *in, uint32_t in_len, uint8_t *out, word32 *out_len, int type, RsaKey *key,
+                  WC_RNG *rng, int private_key)
+{
+    const uint32_t half = TB_RSA_2048_BYTES / 2u;
+    if (in_len != TB_RSA_2048_BYTES || *out_len < TB_RSA_2048_BYTES) return CRYPTOCB_UNAVAILABLE;
+    tb_pka_load_word(TB_RSA_MOD_BITS, 2048u);
+    tb_pka_load(TB_RSA_A, in, in_len);
+    int ret;
+    if (private_key) {
+        tb_pka_load_word(TB_RSA_EXP_BITS, 2048u);
+        ret = pka_load_mp(TB_RSA_P, &key->p, half);
+        if (ret == 0) ret = pka_load_mp(TB_RSA_Q, &key->q, half);
+        if (ret == 0) ret = pka_load_mp(TB_RSA_DP, &key->dP, half);
+        if (ret == 0) ret = pka_load_mp(TB_RSA_DQ, &key->dQ, half);
+        if (ret == 0) ret = pka_load_mp(TB_RSA_QINV, &key->u, half);
+    } else {
+        tb_pka_load_word(TB_RSA_EXP_BITS, (uint32_t)mp_count_bits(&key->e));
+        ret = pka_load_mp(TB_RSA_MOD, &key->n, TB_RSA_2048_BYTES);
+        if (ret == 0) ret = pka_load_mp(TB_RSA_EXP, &key->e, 4u);
+    }
+    if (ret != 0) return ret;
+
+    int dev = key->devId;
+    key->devId = INVALID_DEVID; /* the stand-in: wolfCrypt's software RSA, excluded by the model */
+    tb_hw_standin_begin();
+    word32 len = *out_len;
+    ret = wc_RsaFunction(in, in_len, out, &len, type, key, rng);
+    if (ret == 0 && (tb_hw_available() & TB_HW_TEST_STANDIN_TWICE)) { /* the test's switch: once more, a copy */
+        uint8_t again[TB_RSA_2048_BYTES];
+        word32 again_len = sizeof(again);
+        ret = wc_RsaFunction(in, in_len, again, &again_len, type, key, rng);
+    }
+    if (ret == 0) tb_pka_store(TB_RSA_OUT, out, len);
+    tb_hw_standin_end();
+    key->devId = dev;
+    if (ret != 0) return ret;
+
+    tb_pka_run(private_key ? TB_PKA_MODE_RSA_CRT : TB_PKA_MODE_MODEXP,
+               private_key ? tb_hw_op_rsa_2048_private : tb_hw_op_rsa_2048_public);
+    tb_pka_read(TB_RSA_OUT, out, len);
+    *out_len = len;
+    return 0;
+}
+
 static int is_p256(const ecc_key *key)
 {
     return key != NULL && key->dp != NULL && key->dp->id == ECC_SECP256R1;
@@ -359,6 +430,13 @@ static int hw_callback(int devId, wc_CryptoInfo *info, void *ctx)
         if (info->pk.type == WC_PK_TYPE_ECDH && (have & TB_HW_ECC_P256_MUL) && is_p256(info->pk.ecdh.private_key)) {
             return hw_ecdh(info->pk.ecdh.private_key, info->pk.ecdh.public_key, info->pk.ecdh.out,
                            info->pk.ecdh.outlen);
+        }
+    }
+    if (info->algo_type == WC_ALGO_TYPE_PK && info->pk.type == WC_PK_TYPE_RSA && is_rsa_2048(info->pk.rsa.key)) {
+        int private_key = info->pk.rsa.type == RSA_PRIVATE_ENCRYPT || info->pk.rsa.type == RSA_PRIVATE_DECRYPT;
+        if (have & (private_key ? TB_HW_RSA_2048_PRIVATE : TB_HW_RSA_2048_PUBLIC)) {
+            return hw_rsa(info->pk.rsa.in, info->pk.rsa.inLen, info->pk.rsa.out, info->pk.rsa.outLen,
+                          info->pk.rsa.type, info->pk.rsa.key, info->pk.rsa.rng, private_key);
         }
     }
     return CRYPTOCB_UNAVAILABLE; /* the board has no peripheral for it: wolfCrypt's software */

@@ -37,6 +37,8 @@ TB_HW_HOOK(tb_hw_setup_aes_gcm, 0x305u)
 TB_HW_HOOK(tb_hw_op_ecdsa_p256_sign, 0x506u)
 TB_HW_HOOK(tb_hw_op_ecdsa_p256_verify, 0x507u)
 TB_HW_HOOK(tb_hw_op_ecc_p256_mul, 0x508u)
+TB_HW_HOOK(tb_hw_op_rsa_2048_private, 0x509u)
+TB_HW_HOOK(tb_hw_op_rsa_2048_public, 0x50au)
 
 /* ---- the register traffic (hwcrypto.h) ---- */
 
@@ -189,6 +191,7 @@ void tb_pka_store(uint32_t at, const uint8_t *be, uint32_t len)
 }
 
 _Static_assert(TB_PKA_AT(TB_PKA_SLOTS) <= TB_PKA_RAM_WORDS, "the operands fit the PKA RAM block");
+_Static_assert(TB_RSA_END <= TB_PKA_RAM_WORDS, "RSA-2048's operands fit the PKA RAM block");
 
 /* NIST P-256 (FIPS 186-4, D.1.2.3): a = p - 3, so a's sign is negative and |a| is 3 */
 static const uint8_t p256_p[TB_P256_BYTES] = {
