@@ -90,3 +90,17 @@ def test_a_count_profile_differs_from_its_board_in_one_algorithms_figures(tmp_pa
 def test_a_board_without_accelerators_has_no_count_profiles(tmp_path: Path) -> None:
     with pytest.raises(Exception, match="board profile stm32f405 declares no \\[accelerators\\]: nothing to count"):
         hwcount.write_count_profiles("stm32f405", tmp_path)
+
+
+def test_the_count_profiles_of_docs_data_are_their_boards_own() -> None:
+    # docs/data/pages.toml's count runs name these files: each must be its board's profile of today, one figure up
+    folder = Path(__file__).resolve().parents[1] / "docs" / "data" / "hwcount"
+    found = {}
+    for path in sorted(folder.glob("*.toml")):
+        counted = hwcount.counted_algorithm(boardprofiles.parse(path))
+        assert counted is not None, f"{path.name}: not its board's profile with one figure one cycle higher"
+        assert path.read_text() == hwcount.count_profile_text(boardprofiles.load(counted[0]), counted[1]), path.name
+        found.setdefault(counted[0], []).append(counted[1])
+    for board, algorithms in found.items():
+        assert sorted(algorithms) == sorted(boardprofiles.load(board).accelerators), board
+    assert sorted(found) == ["stm32f217", "stm32f439zi", "stm32u585ai"]
