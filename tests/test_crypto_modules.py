@@ -34,10 +34,11 @@ Linker script and memory map
 .data           0x20000000        0x8
  .data.loaded   0x20000000        0x8 mbedtls/library/libmbedcrypto.a(hw.c.obj)
 
-.bss            0x20000008       0x70
+.bss            0x20000008      0x780
  .bss.tb_hw     0x20000008       0x68 mbedtls/library/libmbedcrypto.a(hwcrypto.c.obj)
  .bss.aes_init_done
                 0x20000070        0x8 mbedtls/library/libmbedcrypto.a(aes.c.obj)
+ .bss.tb_pka    0x20000078      0x70c mbedtls/library/libmbedcrypto.a(hwcrypto.c.obj)
 """
 
 
@@ -49,7 +50,7 @@ def test_each_object_lands_in_its_part_to_the_byte(tmp_path: Path) -> None:
         cm.DRIVER: (0x100 + 0x40 + 0x8, 0x8),  # hw_gcm.c, hwcrypto.c's code, hw.c's initialised data
         cm.STANDIN: (0x200 + 0x100, 0),  # the stand-in's GCM and AES tables: apart
         cm.MODULES: (0x20, 0x8),  # what the _ALT build keeps of sha256.c and aes.c
-        cm.REGISTERS: (0, 0x68),  # tb_hw: a peripheral's registers, not RAM
+        cm.REGISTERS: (0, 0x68 + 0x70c),  # tb_hw and tb_pka (the PKA's RAM): a peripheral's, not RAM
         cm.REST: (0x9c, 0),
         "alignment": (0x4, 0),
     }

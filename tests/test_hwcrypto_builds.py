@@ -76,7 +76,8 @@ def test_a_case_the_board_cannot_accelerate_is_refused_with_the_reason() -> None
         " [accelerators.aes-cbc], [accelerators.sha1]")
     assert hwcrypto.refusal("wolfssl", "hw", F417, "aead", "chacha20-poly1305") == (
         "wolfssl=hw hands no chacha20-poly1305 to a peripheral (its driver does sha1, sha256, hmac-sha1,"
-        " hmac-sha256, aes-128-gcm, aes-128-cbc-hmac-sha1, aes-128-cbc-hmac-sha256, ecdsa-p256-sha256, p256);"
+        " hmac-sha256, aes-128-gcm, aes-128-cbc-hmac-sha1, aes-128-cbc-hmac-sha256, ecdsa-p256-sha256, p256,"
+        " rsa2048-pkcs1-sha256, rsa2048-pss-sha256);"
         " run it without wolfssl=hw for software")
     # a handshake or a signature runs as built (its hashing on the peripheral where there is one)
     assert hwcrypto.refusal("wolfssl", "hw", F405, "tls", "tls13-x25519-ecdsa-p256") is None
@@ -110,8 +111,8 @@ def test_mbedtls_hw_routes_gcm_to_the_gcm_mode_or_the_block_cipher_and_refuses_w
     # the figures are AES-128's: the driver hands no 256-bit key to the peripheral
     assert hwcrypto.refusal("mbedtls", "hw", f217, "aead", "aes-256-gcm") == (
         "mbedtls=hw hands no aes-256-gcm to a peripheral (its driver does sha1, sha256, hmac-sha1,"
-        " hmac-sha256, aes-128-gcm, aes-128-cbc-hmac-sha1, aes-128-cbc-hmac-sha256); run it without"
-        " mbedtls=hw for software")
+        " hmac-sha256, aes-128-gcm, aes-128-cbc-hmac-sha1, aes-128-cbc-hmac-sha256, ecdsa-p256-sha256); run it"
+        " without mbedtls=hw for software")
     assert hwcrypto.refusal("mbedtls", "hw", None, "tls", "tls13-x25519-ecdsa-p256") == (
         "mbedtls=hw models a crypto peripheral: it needs an emulated target (qemu:...) and"
         " --board with a board profile that declares its accelerators ([accelerators.NAME])")
@@ -144,7 +145,8 @@ def test_the_f439_charges_gcms_set_up_header_and_payload_and_sha256_at_their_doo
     # the figures are AES-128's: wolfSSL's callback hands no 256-bit GCM key to the peripheral either
     assert hwcrypto.refusal("wolfssl", "hw", f439, "aead", "aes-256-gcm") == (
         "wolfssl=hw hands no aes-256-gcm to a peripheral (its driver does sha1, sha256, hmac-sha1,"
-        " hmac-sha256, aes-128-gcm, aes-128-cbc-hmac-sha1, aes-128-cbc-hmac-sha256, ecdsa-p256-sha256, p256);"
+        " hmac-sha256, aes-128-gcm, aes-128-cbc-hmac-sha1, aes-128-cbc-hmac-sha256, ecdsa-p256-sha256, p256,"
+        " rsa2048-pkcs1-sha256, rsa2048-pss-sha256);"
         " run it without wolfssl=hw for software")
 
 
@@ -167,8 +169,20 @@ def test_wolfssls_ecdsa_p256_goes_to_the_pka_where_the_profile_declares_it() -> 
     assert hwcrypto.refusal("wolfssl", "hw", F417, "kex", "p256") == (
         "board profile stm32f417 declares no ecc-p256-mul accelerator ([accelerators.ecc-p256-mul]; it declares"
         " sha1, aes-ecb, aes-cbc, aes-ctr): p256 has no peripheral to run on")
-    # the PKA's figures are P-256's: another curve, RSA or Ed25519 run as built
+    # the PKA's ECC figures are P-256's: another curve or Ed25519 run as built
     assert hwcrypto.refusal("wolfssl", "hw", u5, "sig", "ecdsa-p384-sha384") is None
-    assert hwcrypto.refusal("wolfssl", "hw", F417, "sig", "rsa2048-pkcs1-sha256") is None
-    # Mbed TLS's hw build has no PKA driver: its ECDSA runs as built
-    assert hwcrypto.refusal("mbedtls", "hw", F417, "sig", "ecdsa-p256-sha256") is None
+    # RSA-2048 on its modular exponentiation (RM0456 Table 521: CRT for the private key, e = 65537 normal)
+    rsa_hooks = {"tb_hw_op_rsa_2048_private": 0x330, "tb_hw_op_rsa_2048_public": 0x340}
+    assert hwcrypto.plugin_args(u5, symbols | rsa_hooks)[-3:] == [
+        "charge=0x330:11670000", "charge=0x340:693700", "accel=0x7c0"]
+    assert hwcrypto.refusal("wolfssl", "hw", u5, "sig", "rsa2048-pkcs1-sha256") is None
+    assert hwcrypto.refusal("wolfssl", "hw", F417, "sig", "rsa2048-pss-sha256") == (
+        "board profile stm32f417 declares no rsa-2048-private or rsa-2048-public accelerator"
+        " ([accelerators.rsa-2048-private], [accelerators.rsa-2048-public]; it declares sha1, aes-ecb, aes-cbc,"
+        " aes-ctr): rsa2048-pss-sha256 has no peripheral to run on")
+    # Mbed TLS's hw build hands its ECDSA P-256 to the PKA too (MBEDTLS_ECDSA_SIGN_ALT/VERIFY_ALT), refused likewise
+    assert hwcrypto.refusal("mbedtls", "hw", u5, "sig", "ecdsa-p256-sha256") is None
+    assert hwcrypto.refusal("mbedtls", "hw", F417, "sig", "ecdsa-p256-sha256") == (
+        "board profile stm32f417 declares no ecdsa-p256-sign or ecdsa-p256-verify accelerator"
+        " ([accelerators.ecdsa-p256-sign], [accelerators.ecdsa-p256-verify]; it declares sha1, aes-ecb, aes-cbc,"
+        " aes-ctr): ecdsa-p256-sha256 has no peripheral to run on")

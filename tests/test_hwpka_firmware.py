@@ -1,6 +1,7 @@
 """wolfSSL's ECDSA P-256 on a modelled public-key accelerator (the STM32
-PKA of the stm32u585ai profile, RM0456's per-operation figures), on the "hw"
-images of tests/test_hwcrypto_firmware.py (no image of its own).
+PKA of the stm32u585ai profile, RM0456's per-operation figures), and Mbed
+TLS's through MBEDTLS_ECDSA_SIGN_ALT/VERIFY_ALT, on the "hw" images of
+tests/test_hwcrypto_firmware.py (no image of its own).
 
 The driver (agent/adapters/wolfssl/hw.c: operands into the PKA RAM, mode
 and START, the operation's doorbell, a poll, the result read back, the DER
@@ -19,7 +20,7 @@ from pathlib import Path
 import pytest
 from conftest import builds_in_set_up, needs_tools
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
 from test_hwcrypto_firmware import HW, HW_LIBRARIES, NO_STANDIN, TWICE, edited_launcher, run
 
 from tlsbench.engine import agent
@@ -46,17 +47,31 @@ def bench(op: str, **fields: object) -> str:
 CASES = [bench("sign"), bench("verify", sig=SIG)]
 
 
-@pytest.fixture(scope="module")
-def pka_launchers(firmware_images, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """wolfSSL's "hw" image: its own launcher, one without the stand-in hook, one doing the stand-in twice."""
-    cyclemodel.build_plugin(log=lambda m: None)
-    target = firmware_images(HW, HW_LIBRARIES)
-    folder = tmp_path_factory.mktemp("pka")
-    return {"own": targets.write_launcher(target, "wolfssl"),
-            "counted": edited_launcher(target, "wolfssl", folder / "standin-counted", NO_STANDIN),
-            "twice": edited_launcher(target, "wolfssl", folder / "standin-twice", TWICE),
-            "counted-twice": edited_launcher(target, "wolfssl", folder / "standin-counted-twice",
+def launchers(target: targets.Target, library: str, folder: Path) -> dict[str, Path]:
+    """A "hw" image's own launcher, one without the stand-in hook, one doing the stand-in twice, and both."""
+    return {"own": targets.write_launcher(target, library),
+            "counted": edited_launcher(target, library, folder / "standin-counted", NO_STANDIN),
+            "twice": edited_launcher(target, library, folder / "standin-twice", TWICE),
+            "counted-twice": edited_launcher(target, library, folder / "standin-counted-twice",
                                              f"(lambda args: {TWICE})({NO_STANDIN})")}
+
+
+@pytest.fixture(scope="module")
+def hw_images(firmware_images) -> targets.Target:
+    cyclemodel.build_plugin(log=lambda m: None)
+    return firmware_images(HW, HW_LIBRARIES)
+
+
+@pytest.fixture(scope="module")
+def pka_launchers(hw_images: targets.Target, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """wolfSSL's "hw" image's launchers (its ECDSA and ECDH through the crypto callbacks)."""
+    return launchers(hw_images, "wolfssl", tmp_path_factory.mktemp("pka"))
+
+
+@pytest.fixture(scope="module")
+def mbedtls_pka_launchers(hw_images: targets.Target, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Mbed TLS's "hw" image's launchers (its ECDSA through MBEDTLS_ECDSA_SIGN_ALT/VERIFY_ALT)."""
+    return launchers(hw_images, "mbedtls", tmp_path_factory.mktemp("pka-mbedtls"))
 
 
 @pytest.fixture(scope="module")
@@ -170,3 +185,86 @@ def test_the_pka_drivers_shared_secret_is_the_references(pka_launchers: dict[str
     (status, message, secret), = compute(pka_launchers["own"], u5, [derive])
     assert (status, message) == ("ok", "")
     assert secret == KEY.exchange(ec.ECDH(), PEER.public_key())
+
+
+def test_mbedtls_ecdsa_reaches_the_pka_through_its_alt_hooks(mbedtls_pka_launchers: dict[str, Path],
+                                                             u5: boardprofiles.Profile, tmp_path: Path) -> None:
+    own = mbedtls_pka_launchers["own"]
+    hw = run(own, u5, CASES)
+    # in one run: the stand-in's work doubled and each figure raised (RM0456 Tables 523 and 524: sign by 1000
+    # cycles, verify by 100): the instructions stay, each operation gains its own figure's change only
+    text = (boardprofiles.BOARDS_DIR / "stm32u585ai.toml").read_text()
+    raised = tmp_path / "u5-ecdsa-raised.toml"
+    raised.write_text(text.replace("= 2_744_000", "= 2_745_000").replace("= 2_938_000", "= 2_938_100"))
+    assert run(mbedtls_pka_launchers["twice"], boardprofiles.parse(raised), CASES) == [
+        (hw[0][0], hw[0][1] + 1000), (hw[1][0], hw[1][1] + 100)]
+    with_standin = run(mbedtls_pka_launchers["counted"], u5, CASES)
+    twice_counted = run(mbedtls_pka_launchers["counted-twice"], u5, CASES)
+    assert all(t > w for (t, _), (w, _) in zip(twice_counted, with_standin, strict=True))  # the switch works
+    software = run(own, boardprofiles.load("stm32f405"), CASES)  # no PKA: Mbed TLS's ECDSA, counted
+    for (h, _), (w, _), (s, _) in zip(hw, with_standin, software, strict=True):
+        assert w - h > s // 2 and 0 < h < s // 10
+
+
+def test_mbedtls_pka_signature_is_real_and_a_bad_one_is_rejected(mbedtls_pka_launchers: dict[str, Path],
+                                                                 u5: boardprofiles.Profile) -> None:
+    def request(op: str, msg: bytes = MSG, **fields: object) -> str:
+        return encode_request("compute", kind="sig", alg="ecdsa-p256-sha256", op=op, key=PRIVATE, msg=msg, **fields)
+
+    signed, verified, changed = compute(mbedtls_pka_launchers["own"], u5,
+                                        [request("sign"), request("verify", sig=SIG),
+                                         request("verify", MSG + b"!", sig=SIG)])
+    assert signed[:2] == ("ok", "")
+    KEY.public_key().verify(signed[2], MSG, ec.ECDSA(hashes.SHA256()))  # r and s read back from the PKA RAM
+    assert verified == ("ok", "", b"")
+    # the PKA's verdict, as Mbed TLS's own software would answer it
+    assert changed == ("reject", "mbedtls_ecdsa_read_signature: -0x4E00 ECP - The signature is not valid", b"")
+
+
+RSA_KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+RSA_DER = RSA_KEY.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.TraditionalOpenSSL,
+                                serialization.NoEncryption())
+RSA_SIG = RSA_KEY.sign(MSG, padding.PKCS1v15(), hashes.SHA256())
+# RM0456 Table 521, modulus 2048 bits: the private key's exponentiation in the CRT mode, the public one (e = 65537)
+RSA_PRIVATE_CYCLES, RSA_PUBLIC_CYCLES = 11_670_000, 693_700
+
+
+def rsa_request(kind: str, op: str, msg: bytes = MSG, **fields: object) -> str:
+    more = {"warmup": 0, "repeats": 1, "min_ns": 0} if kind == "bench" else {}
+    return encode_request(kind, kind="sig", alg="rsa2048-pkcs1-sha256", op=op, key=RSA_DER, msg=msg, **more, **fields)
+
+
+def test_wolfssl_rsa_2048_exponentiates_on_the_pka(pka_launchers: dict[str, Path], u5: boardprofiles.Profile,
+                                                   tmp_path: Path) -> None:
+    cases = [rsa_request("bench", "sign"), rsa_request("bench", "verify", sig=RSA_SIG)]
+    hw = run(pka_launchers["own"], u5, cases)
+    (_, sign_cycles), (_, verify_cycles) = hw
+    assert RSA_PRIVATE_CYCLES < sign_cycles < RSA_PRIVATE_CYCLES + 20 * hw[0][0]
+    assert RSA_PUBLIC_CYCLES < verify_cycles < RSA_PUBLIC_CYCLES + 20 * hw[1][0]
+    # in one run (each stand-in signature costs seconds of QEMU): the stand-in's work doubled and each figure
+    # raised, the private one by 1000 cycles, the public one by 100: the instructions stay, each operation
+    # gains its own figure's change only
+    text = (boardprofiles.BOARDS_DIR / "stm32u585ai.toml").read_text()
+    assert "= 11_670_000" in text and "= 693_700" in text
+    raised = tmp_path / "u5-rsa-raised.toml"
+    raised.write_text(text.replace("= 11_670_000", "= 11_671_000").replace("= 693_700", "= 693_800"))
+    assert run(pka_launchers["twice"], boardprofiles.parse(raised), cases) == [
+        (hw[0][0], sign_cycles + 1000), (hw[1][0], verify_cycles + 100)]
+    # the switch and the hook on verify alone (one driver function serves both keys)
+    verify = cases[1:]
+    with_standin = run(pka_launchers["counted"], u5, verify)
+    assert run(pka_launchers["counted-twice"], u5, verify)[0][0] > with_standin[0][0]  # the switch works
+    software = run(pka_launchers["own"], boardprofiles.load("stm32f405"), verify)  # no PKA: wolfCrypt's RSA
+    (h, _), (w, _), (s, _) = hw[1], with_standin[0], software[0]
+    assert w - h > s // 2 and 0 < h < s // 20
+
+
+def test_wolfssl_rsa_on_the_pka_signs_for_real_and_rejects_a_bad_signature(pka_launchers: dict[str, Path],
+                                                                           u5: boardprofiles.Profile) -> None:
+    signed, verified, changed = compute(pka_launchers["own"], u5, [
+        rsa_request("compute", "sign"), rsa_request("compute", "verify", sig=RSA_SIG),
+        rsa_request("compute", "verify", MSG + b"!", sig=RSA_SIG)])
+    assert signed[:2] == ("ok", "")
+    RSA_KEY.public_key().verify(signed[2], MSG, padding.PKCS1v15(), hashes.SHA256())  # raises if wrong
+    assert verified == ("ok", "", b"")
+    assert changed == ("reject", "RSA PKCS#1 v1.5 signature does not match the message", b"")

@@ -120,16 +120,17 @@ set(_tb_mbedtls_hw_note "")
 if(TB_MBEDTLS_PROFILE STREQUAL "hw")
   set(_tb_crypto ${MBEDTLS_TARGET_PREFIX}mbedcrypto)
   set(_tb_hw tb_mbedtls_hw${_tb_mbedtls_sfx})
-  add_library(${_tb_hw} OBJECT adapters/mbedtls/hw.c adapters/mbedtls/hw_gcm.c platform/cortexm/hwcrypto.c)
+  add_library(${_tb_hw} OBJECT adapters/mbedtls/hw.c adapters/mbedtls/hw_gcm.c adapters/mbedtls/hw_ecdsa.c
+              platform/cortexm/hwcrypto.c)
   target_compile_options(${_tb_hw} PRIVATE ${TB_WARNINGS})
   target_include_directories(${_tb_hw} PRIVATE $<TARGET_PROPERTY:${_tb_crypto},INTERFACE_INCLUDE_DIRECTORIES>
                              ${CMAKE_CURRENT_LIST_DIR}/hw ${CMAKE_CURRENT_SOURCE_DIR}/platform/cortexm)
   target_compile_definitions(${_tb_hw} PRIVATE $<TARGET_PROPERTY:${_tb_crypto},INTERFACE_COMPILE_DEFINITIONS>)
   target_sources(${_tb_crypto} PRIVATE ${CMAKE_CURRENT_LIST_DIR}/hw/standin_sha1.c
                  ${CMAKE_CURRENT_LIST_DIR}/hw/standin_sha256.c ${CMAKE_CURRENT_LIST_DIR}/hw/standin_aes.c
-                 ${CMAKE_CURRENT_LIST_DIR}/hw/standin_gcm.c
+                 ${CMAKE_CURRENT_LIST_DIR}/hw/standin_gcm.c ${CMAKE_CURRENT_LIST_DIR}/hw/standin_ecdsa.c
                  $<TARGET_OBJECTS:${_tb_hw}>)
-  set(_tb_mbedtls_hw_note ", AES-128 ECB/CBC/GCM, SHA-1 and SHA-256 through MBEDTLS_AES_ALT/GCM_ALT/SHA1_ALT/SHA256_ALT to a modelled peripheral where the board profile declares one")
+  set(_tb_mbedtls_hw_note ", AES-128 ECB/CBC/GCM, SHA-1, SHA-256 and ECDSA P-256 through MBEDTLS_AES_ALT/GCM_ALT/SHA1_ALT/SHA256_ALT/ECDSA_SIGN_ALT/ECDSA_VERIFY_ALT to a modelled peripheral where the board profile declares one")
 endif()
 
 string(TOUPPER "${CMAKE_BUILD_TYPE}" _tb_mbedtls_bt)

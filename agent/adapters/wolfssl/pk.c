@@ -8,7 +8,7 @@
 tb_status tb_wolfssl_rsa_prepare(state *s, const tb_job *job)
 {
     word32 idx = 0;
-    int ret = wc_InitRsaKey(&s->u.rsa, NULL);
+    int ret = wc_InitRsaKey_ex(&s->u.rsa, NULL, TB_WOLFSSL_DEVID); /* "hw": its exponentiation to the PKA */
     if (ret != 0) return lib_fail("wc_InitRsaKey", ret);
     s->live = 1;
     ret = wc_RsaPrivateKeyDecode(job->key.data, &idx, &s->u.rsa, (word32)job->key.len);

@@ -414,6 +414,10 @@ static tb_status endpoint_new(tb_side side, const tb_tls_config *cfg, void **out
         tb_set_error("wolfSSL_CTX_new failed");
         return TB_ERROR;
     }
+#if defined(TB_WOLFSSL_HW) && TB_WOLFSSL_HW
+    /* profile "hw": the handshake's hashing, record cipher and ECC reach the crypto callbacks */
+    wolfSSL_CTX_SetDevId(e->ctx, TB_WOLFSSL_HW_DEVID);
+#endif
     wolfSSL_CTX_SetIORecv(e->ctx, io_recv);
     wolfSSL_CTX_SetIOSend(e->ctx, io_send);
     /* credentials first: they decide which suites the context can offer */

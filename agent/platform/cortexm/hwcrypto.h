@@ -27,6 +27,8 @@
 #define TB_HW_ECDSA_P256_SIGN (1u << 6)
 #define TB_HW_ECDSA_P256_VERIFY (1u << 7)
 #define TB_HW_ECC_P256_MUL (1u << 8)
+#define TB_HW_RSA_2048_PRIVATE (1u << 9)
+#define TB_HW_RSA_2048_PUBLIC (1u << 10)
 /* A test's switch in the same word (tests/test_hwcrypto_firmware.py): a
  * driver that honours it does its stand-in's work once more, on copies,
  * which must change neither count (the model leaves all of it out). */
@@ -56,7 +58,7 @@ extern tb_hw_regs tb_hw;
  * flag-clear registers, and its RAM, which the driver loads with the
  * operands word by word and reads the result from (one counted instruction
  * per word, as on the chip). */
-#define TB_PKA_RAM_WORDS 160u
+#define TB_PKA_RAM_WORDS 448u /* room for RSA-2048's CRT operands in this model's layout */
 typedef struct {
     volatile uint32_t cr;    /* MODE, START */
     volatile uint32_t sr;    /* BUSY, PROCENDF */
@@ -90,6 +92,8 @@ void tb_hw_setup_aes_gcm(void);
 void tb_hw_op_ecdsa_p256_sign(void);
 void tb_hw_op_ecdsa_p256_verify(void);
 void tb_hw_op_ecc_p256_mul(void);
+void tb_hw_op_rsa_2048_private(void);
+void tb_hw_op_rsa_2048_public(void);
 
 /* The busy-wait a driver does after a block: the peripheral's time is the
  * model's (its doorbell), so the flag is never set here; the read is the
@@ -129,5 +133,38 @@ void tb_pka_load_word(uint32_t at, uint32_t value);
 void tb_pka_run(uint32_t mode, void (*doorbell)(void));
 void tb_pka_read(uint32_t at, uint8_t *be, uint32_t len);
 void tb_pka_store(uint32_t at, const uint8_t *be, uint32_t len);
+
+/* ECDSA and ECC on NIST P-256, what both libraries' drivers hand the PKA
+ * (RM0456 lists the operands per mode): operand slots in the PKA RAM, each
+ * 8 words and the closing zero word after the three single words (the RAM's
+ * word offsets are this model's, not the manual's), and the modes. */
+#define TB_P256_BYTES 32u
+enum { TB_PKA_N_BITS, TB_PKA_P_BITS, TB_PKA_A_SIGN, TB_PKA_A, TB_PKA_B, TB_PKA_P, TB_PKA_K, TB_PKA_GX, TB_PKA_GY,
+       TB_PKA_Z, TB_PKA_D, TB_PKA_N, TB_PKA_QX, TB_PKA_QY, TB_PKA_R, TB_PKA_S, TB_PKA_OUT, TB_PKA_SLOTS };
+#define TB_PKA_AT(slot)                                                                                               \
+    ((slot) < TB_PKA_A ? (uint32_t)(slot) : TB_PKA_A + ((uint32_t)(slot) - TB_PKA_A) * (TB_P256_BYTES / 4u + 1u))
+#define TB_PKA_MODE_ECC_MUL 0x20u
+#define TB_PKA_MODE_ECDSA_SIGN 0x24u
+#define TB_PKA_MODE_ECDSA_VERIFY 0x26u
+#define TB_PKA_VERIFY_VALID 0xD60Du /* the verdict word a valid signature leaves (the stand-in's) */
+extern const uint8_t tb_p256_gx[TB_P256_BYTES], tb_p256_gy[TB_P256_BYTES];
+
+/* The curve's operands (lengths, a's sign and |a|, p, G, n) and, for ECDSA,
+ * the hash's leftmost 256 bits (hash NULL: none, for a scalar
+ * multiplication); tb_pka_load_p256_b the coefficient b (sign and ECC
+ * multiplication take it, verify does not). */
+void tb_pka_load_p256_curve(const uint8_t *hash, uint32_t hash_len);
+void tb_pka_load_p256_b(void);
+
+/* RSA-2048's modular exponentiation (RM0456 lists its operands per mode):
+ * the exponent's and the modulus's bit lengths, then operands of 64 words
+ * (A, the modulus, the exponent, the result) or, for the CRT mode's primes
+ * and their exponents, 32, each with its closing zero word. */
+#define TB_RSA_2048_BYTES 256u
+enum { TB_RSA_EXP_BITS, TB_RSA_MOD_BITS, TB_RSA_A, TB_RSA_MOD = TB_RSA_A + 65, TB_RSA_EXP = TB_RSA_MOD + 65,
+       TB_RSA_OUT = TB_RSA_EXP + 65, TB_RSA_P = TB_RSA_OUT + 65, TB_RSA_Q = TB_RSA_P + 33, TB_RSA_DP = TB_RSA_Q + 33,
+       TB_RSA_DQ = TB_RSA_DP + 33, TB_RSA_QINV = TB_RSA_DQ + 33, TB_RSA_END = TB_RSA_QINV + 33 };
+#define TB_PKA_MODE_MODEXP 0x00u     /* the Montgomery parameter computed, then the exponentiation */
+#define TB_PKA_MODE_RSA_CRT 0x07u    /* RM0456 Table 521's note: CRT exponentiation */
 
 #endif

@@ -85,6 +85,8 @@ LIBRARY = Library(
         "sha1": ("sha1",), "sha256": ("sha256",), "hmac-sha1": ("sha1",), "hmac-sha256": ("sha256",),
         "aes-128-gcm": ("aes-gcm|aes-ecb",),
         "aes-128-cbc-hmac-sha1": ("aes-cbc", "sha1"), "aes-128-cbc-hmac-sha256": ("aes-cbc", "sha256"),
+        # ECDSA P-256 on a public-key accelerator (MBEDTLS_ECDSA_SIGN_ALT/VERIFY_ALT: adapters/mbedtls/hw_ecdsa.c)
+        "ecdsa-p256-sha256": ("ecdsa-p256-sign", "ecdsa-p256-verify"),
     },
     hw_modules=("aes.c.obj", "gcm.c.obj", "sha1.c.obj", "sha256.c.obj"),
     # its pinned sources: Debian source packages (apt-get source PACKAGE=VERSION from SUITE), every downloaded

@@ -77,6 +77,9 @@ LIBRARY = Library(
         "ecdsa-p256-sha256": ("ecdsa-p256-sign", "ecdsa-p256-verify"),
         # ECDH P-256 (keygen and derive): one scalar multiplication each on the accelerator
         "p256": ("ecc-p256-mul",),
+        # RSA-2048 on the accelerator's modular exponentiation: signing with the private key (CRT), verifying
+        "rsa2048-pkcs1-sha256": ("rsa-2048-private", "rsa-2048-public"),
+        "rsa2048-pss-sha256": ("rsa-2048-private", "rsa-2048-public"),
     },
     hw_modules=("aes.c.obj", "sha.c.obj", "sha256.c.obj"),
     # its pinned sources: Debian source packages (apt-get source PACKAGE=VERSION from SUITE), every downloaded

@@ -22,6 +22,8 @@ from tlsbench.errors import PlanError
 ALGORITHMS: dict[str, int] = {
     "sha1": 64, "sha256": 64, "aes-ecb": 16, "aes-cbc": 16, "aes-ctr": 16, "aes-gcm": 16,
     "ecdsa-p256-sign": 0, "ecdsa-p256-verify": 0, "ecc-p256-mul": 0,
+    # RSA-2048's modular exponentiation with the private key (CRT) and with the public one (e = 65537)
+    "rsa-2048-private": 0, "rsa-2048-public": 0,
 }
 OPERATIONS = tuple(name for name, size in ALGORITHMS.items() if size == 0)
 # the ones with associated data (a header phase of their own)

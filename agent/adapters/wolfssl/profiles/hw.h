@@ -3,7 +3,8 @@
  * generic C build of profile "c", plus wolfSSL's crypto callbacks
  * (WOLF_CRYPTO_CB) routing SHA-1 and SHA-256 (and so HMAC over them),
  * AES-CBC and AES-128-GCM to a crypto peripheral, and ECDSA P-256 sign and
- * verify to a public-key accelerator (the STM32 PKA), through a register-level
+ * verify, ECDH P-256 and RSA-2048's exponentiation to a public-key
+ * accelerator (the STM32 PKA), through a register-level
  * driver (adapters/wolfssl/hw.c, platform/cortexm/hwcrypto.h), the way a
  * product offloads them. The peripheral's time is the board profile's
  * ([accelerators]); algorithms the profile does not declare stay in

@@ -6,7 +6,7 @@ apart, the stand-in the cycle model computes results with (Mbed TLS's
 modules compiled once more, hw/standin_*.c: no product has it). The
 software image and the "hw" image side by side are the paper's Table 5
 comparison: the crypto code a product keeps with and without the
-peripheral. The modelled register block (tb_hw) is a peripheral's memory
+peripheral. The modelled register blocks (tb_hw, tb_pka) are a peripheral's memory
 on a chip, never RAM: counted apart."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ STANDIN = "stand-in (the model's; no product has it)"
 REGISTERS = "register block (a peripheral's on a chip)"
 REST = "rest of the image"
 ORDER = (MODULES, DRIVER, STANDIN, REGISTERS, REST)
-DRIVER_OBJECTS = ("hw.c.obj", "hw_gcm.c.obj", "hwcrypto.c.obj")
+DRIVER_OBJECTS = ("hw.c.obj", "hw_gcm.c.obj", "hw_ecdsa.c.obj", "hwcrypto.c.obj")
 
 
 def _object(path: str) -> str:
@@ -43,7 +43,7 @@ def classifier(library: str) -> Callable[[str, str], str]:
 
     def part(section: str, path: str) -> str:
         obj = _object(path)
-        if section == ".bss.tb_hw":
+        if section in (".bss.tb_hw", ".bss.tb_pka"):  # the CRYP/HASH's and the PKA's
             return REGISTERS
         component = component_of(path, library)
         if component == "library" and obj.startswith("standin_"):
