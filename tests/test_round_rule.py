@@ -1,0 +1,47 @@
+"""The round (one agent process) as the replicate of a host timing: rounds
+read from batch indexes, and the exact permutation test on round summaries."""
+
+from __future__ import annotations
+
+import pytest
+
+from tlsbench.engine import stats
+
+
+def test_rounds_follow_the_batch_index_not_the_count() -> None:
+    # 10 repeats over 3 rounds are 4, 3, 3 batches (case.split_repeats); batch 5 of round 2 is missing
+    pairs = [(i, float(i)) for i in range(10) if i != 5]
+    assert stats.rounds_of(reversed(pairs), [4, 3, 3]) == [[0.0, 1.0, 2.0, 3.0], [4.0, 6.0], [7.0, 8.0, 9.0]]
+    assert stats.rounds_of([(0, 1.0), (1, 2.0)], [1, 1, 1]) == [[1.0], [2.0]]  # an empty round is left out
+    assert stats.rounds_of([(7, 1.0)], [2, 2]) == []  # beyond the plan's batches: no round
+
+
+def test_permutation_p_counts_every_split() -> None:
+    # 2 and 2 values, every B beyond every A: of the 6 splits only the observed and its mirror are that far
+    assert stats.permutation_p([1.0, 2.0], [3.0, 4.0]) == pytest.approx(2 / 6)
+    assert stats.permutation_p([1.0, 1.1, 1.05], [2.0, 2.1, 2.2]) == pytest.approx(2 / 20)
+    assert stats.permutation_p([5.0, 5.0, 5.0], [5.0, 5.0, 5.0]) == 1.0  # every split as far: no evidence
+    # the test is on the logs: scaling both sides alike changes nothing
+    a, b = [10.0, 12.0, 11.0, 13.0], [12.5, 14.0, 13.0, 15.5]
+    assert stats.permutation_p(a, b) == stats.permutation_p([3 * v for v in a], [3 * v for v in b])
+
+
+def test_permutation_p_without_a_test() -> None:
+    assert stats.permutation_p([1.0], [2.0, 3.0]) is None  # one round: nothing to permute
+    assert stats.permutation_p([0.0, 1.0], [2.0, 3.0]) is None  # no log of zero
+
+
+def test_smallest_permutation_p_says_which_round_counts_can_reach_alpha() -> None:
+    assert stats.smallest_permutation_p(3, 3) == pytest.approx(0.1)  # the default plan's 3 rounds: never 0.01
+    assert stats.smallest_permutation_p(6, 6) == pytest.approx(2 / 924)
+    assert stats.smallest_permutation_p(3, 6) == pytest.approx(1 / 84)  # unequal: no mirror image
+    a = [1.0, 1.01, 1.02, 1.03, 1.04, 1.05]
+    assert stats.permutation_p(a, [2 * v for v in a]) == pytest.approx(stats.smallest_permutation_p(6, 6))
+
+
+def test_permutation_p_samples_large_counts_with_a_seed() -> None:
+    a = [1.0 + i / 100 for i in range(11)]
+    b = [2.0 + i / 100 for i in range(11)]  # C(22, 11) = 705,432 splits: sampled
+    p = stats.permutation_p(a, b)
+    assert p == pytest.approx(1 / (stats.PERMUTATION_SAMPLES + 1))  # never 0: the observed split counts
+    assert stats.permutation_p(a, b) == p
