@@ -3,9 +3,12 @@ read from batch indexes, and the exact permutation test on round summaries."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from tlsbench.engine import stats
+from tlsbench.report import compare, compare_rounds
 
 
 def test_rounds_follow_the_batch_index_not_the_count() -> None:
@@ -45,3 +48,55 @@ def test_permutation_p_samples_large_counts_with_a_seed() -> None:
     p = stats.permutation_p(a, b)
     assert p == pytest.approx(1 / (stats.PERMUTATION_SAMPLES + 1))  # never 0: the observed split counts
     assert stats.permutation_p(a, b) == p
+
+
+# ---- the rule: report/compare_rounds.py, on seeded synthetic rounds (no timing) ----
+
+
+def _rounds(seed: int, n_rounds: int, offset_sd: float, scale: float = 1.0, per_round: int = 5) -> list[list[float]]:
+    """Rounds of one case: each process slower or faster by its own offset (log-normal), its samples
+    within 1% of that."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n_rounds):
+        offset = rng.lognormvariate(0, offset_sd)
+        out.append([round(1000 * scale * offset * (1 + abs(rng.gauss(0, 0.01))), 1) for _ in range(per_round)])
+    return out
+
+
+def _flat(rounds: list[list[float]]) -> list[float]:
+    return [v for r in rounds for v in r]
+
+
+def test_no_change_between_processes_of_one_distribution() -> None:
+    # both runs' rounds drawn alike, each process off by up to ~10%: B's medians happen to be 15% lower
+    a, b = _rounds(1, 6, 0.1), _rounds(101, 6, 0.1)
+    v = compare_rounds.round_verdict(a, b, compare.ALPHA, compare.MIN_EFFECT)
+    assert (v.verdict, v.note) == ("inconclusive", "6 rounds vs 6 rounds: p = 0.0325")
+    assert v.p_value == pytest.approx(30 / 924)
+    # the all-samples rule takes the 30 samples as independent and calls this a change
+    assert compare._statistical_row("c", _flat(a), _flat(b), compare.ALPHA, compare.MIN_EFFECT, True,
+                                    "ns").verdict == "faster"
+    assert compare_rounds.round_verdict(a, b, compare.ALPHA, compare.MIN_EFFECT, "median").verdict == "inconclusive"
+
+
+def test_slower_when_every_round_of_b_is_20_percent_slower() -> None:
+    a, b = _rounds(3, 6, 0.05), _rounds(103, 6, 0.05, scale=1.2)
+    v = compare_rounds.round_verdict(a, b, compare.ALPHA, compare.MIN_EFFECT)
+    assert (v.verdict, v.note) == ("slower", "6 rounds vs 6 rounds")
+    assert v.p_value == pytest.approx(2 / 924) and v.ratio == pytest.approx(1.2, abs=0.01)
+    faster = compare_rounds.round_verdict(b, a, compare.ALPHA, compare.MIN_EFFECT)
+    assert faster.verdict == "faster"
+    # the same shift, but the machine's speed moved by 30% around the case: that much can be the machine
+    widened = compare_rounds.round_verdict(a, b, compare.ALPHA, compare.MIN_EFFECT, machine=1.3)
+    assert (widened.verdict, widened.note) == ("inconclusive",
+                                               "6 rounds vs 6 rounds: B/A 1.199 within the minimum effect")
+
+
+def test_inconclusive_when_the_rounds_are_too_few() -> None:
+    a, b = _rounds(3, 3, 0.05), _rounds(103, 3, 0.05, scale=2.0)  # twice as slow, but 3 processes a side
+    v = compare_rounds.round_verdict(a, b, compare.ALPHA, compare.MIN_EFFECT)
+    assert (v.verdict, v.p_value) == ("inconclusive", None)
+    assert v.note == "3 rounds vs 3 rounds cannot reach p < 0.01 with the round as the unit: measure more rounds"
+    one = compare_rounds.round_verdict(a[:1], b, compare.ALPHA, compare.MIN_EFFECT)
+    assert (one.verdict, one.note) == ("inconclusive", "1 round vs 3 rounds: a test needs 2 rounds a side at least")
