@@ -1,7 +1,7 @@
 """The hand-written statistics (kept so the tool needs no numeric stack at
 run time) against scipy.stats: Student's t quantile and interval, the
-Mann-Whitney U test, the percentile bootstrap of a ratio of medians, and
-Tukey's quartiles."""
+Mann-Whitney U test, the percentile bootstrap of a ratio of medians,
+Tukey's quartiles, and the exact permutation test on round summaries."""
 
 from __future__ import annotations
 
@@ -76,3 +76,15 @@ def test_median_is_the_median() -> None:
     for n in (1, 2, 5, 8):
         values = [math.sin(i) for i in range(n)]
         assert stats.median(values) == float(np.median(values))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_round_permutation_test_is_scipys_exact_one(seed: int) -> None:
+    # equal round counts: the permutation distribution is symmetric, so scipy's two-sided p (twice the
+    # smaller tail) equals ours (|difference| at least the observed one)
+    rng = random.Random(seed)
+    a = [1000 * rng.lognormvariate(0, 0.1) for _ in range(5)]
+    b = [1000 * rng.lognormvariate(0.1, 0.1) for _ in range(5)]
+    theirs = ss.permutation_test((np.log(a), np.log(b)), lambda x, y: np.mean(x) - np.mean(y),
+                                 permutation_type="independent", n_resamples=np.inf, alternative="two-sided")
+    assert stats.permutation_p(a, b) == pytest.approx(theirs.pvalue, rel=1e-9)

@@ -11,10 +11,13 @@ samples; with one sample there is none (reported as missing, not as zero).
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
 import random
 import re
 import statistics
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tlsbench.errors import PlanError
@@ -244,3 +247,61 @@ def median(values: list[float]) -> float:
     s = sorted(values)
     mid = len(s) // 2
     return s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2
+
+
+# ---- rounds as the replicates: one agent process per round ----
+
+# above this many splits of the pooled rounds the permutation test samples
+# them (seeded) instead of visiting every one
+EXACT_SPLITS = 200_000
+PERMUTATION_SAMPLES = 20_000
+
+
+def rounds_of(samples: Iterable[tuple[int, float]], per_round: list[int]) -> list[list[float]]:
+    """Each round's values from (batch index, value) pairs: a case's batches are
+    numbered across its rounds, per_round[r] of them in round r
+    (case.split_repeats); a round with no value (a failed group) is left out."""
+    ends = list(itertools.accumulate(per_round))
+    out: list[list[float]] = [[] for _ in per_round]
+    for idx, value in sorted(samples):
+        r = bisect.bisect_right(ends, idx)
+        if r < len(out):
+            out[r].append(value)
+    return [values for values in out if values]
+
+
+def permutation_p(a: list[float], b: list[float], seed: int = BOOTSTRAP_SEED) -> float | None:
+    """Two-sided p of a permutation test of the difference of the means of
+    log(a) and log(b) (a ratio, whatever the scale): the share of the splits
+    of the pooled values into groups of len(a) and len(b) at least as far
+    apart as the observed one. Exact (every split) up to EXACT_SPLITS splits,
+    beyond that PERMUTATION_SAMPLES seeded ones; None below 2 values a side
+    or with a value <= 0."""
+    n1, n = len(a), len(a) + len(b)
+    if n1 < 2 or len(b) < 2 or min(*a, *b) <= 0:
+        return None
+    logs = [math.log(v) for v in (*a, *b)]
+    total = math.fsum(logs)
+
+    def distance(sum_a: float) -> float:
+        return abs(sum_a / n1 - (total - sum_a) / (n - n1))
+
+    observed = distance(math.fsum(logs[:n1])) * (1 - 1e-12)  # ties with the observed split count as extreme
+    exact = math.comb(n, n1) <= EXACT_SPLITS
+    if exact:
+        splits: Iterable[tuple[int, ...]] = itertools.combinations(range(n), n1)
+    else:
+        rng = random.Random(seed)
+        splits = [tuple(rng.sample(range(n), n1)) for _ in range(PERMUTATION_SAMPLES)]
+    hits = count = 0
+    for split in splits:
+        count += 1
+        hits += distance(math.fsum(logs[i] for i in split)) >= observed
+    # sampled splits: the observed one counted in, so p is never 0 (Phipson and Smyth 2010)
+    return hits / count if exact else (hits + 1) / (count + 1)
+
+
+def smallest_permutation_p(n1: int, n2: int) -> float:
+    """The smallest p permutation_p can give with n1 and n2 values: the
+    observed split alone (and its mirror image when n1 == n2) as extreme."""
+    return (2 if n1 == n2 else 1) / math.comb(n1 + n2, n1)
