@@ -113,10 +113,12 @@ def test_a_new_profile_started_from_a_shipped_one_keeps_its_accelerators(tmp_pat
 @pytest.mark.parametrize(("table", "at", "message"), [
     (SHA1.replace("[accelerators.sha1]", "[accelerators.sha3]"), "[accelerators.sha3]",
      "accelerators.sha3: unknown algorithm (did you mean sha1, sha256?); allowed: sha1, sha256, aes-ecb, aes-cbc,"
-     " aes-ctr, aes-gcm, ecdsa-p256-sign, ecdsa-p256-verify, ecc-p256-mul"),
+     " aes-ctr, aes-gcm, ecdsa-p256-sign, ecdsa-p256-verify, ecc-p256-mul,"
+     " rsa-2048-private, rsa-2048-public"),
     (SHA1.replace("[accelerators.sha1]", "[accelerators.aes-gmc]"), "[accelerators.aes-gmc]",
      "accelerators.aes-gmc: unknown algorithm (did you mean aes-gcm, aes-ecb?); allowed: sha1, sha256, aes-ecb,"
-     " aes-cbc, aes-ctr, aes-gcm, ecdsa-p256-sign, ecdsa-p256-verify, ecc-p256-mul"),
+     " aes-cbc, aes-ctr, aes-gcm, ecdsa-p256-sign, ecdsa-p256-verify, ecc-p256-mul, rsa-2048-private,"
+     " rsa-2048-public"),
     (SHA1.replace("cycles_per_block = 66", "cycles_per_blok = 66"), "cycles_per_blok = 66",
      "cycles_per_blok: unknown key (did you mean cycles_per_block, load_cycles_per_block?); allowed: peripheral,"
      " cycles_per_block, cycles_per_operation, load_cycles_per_block, setup_cycles, header_cycles_per_block,"
@@ -137,7 +139,7 @@ def test_a_new_profile_started_from_a_shipped_one_keeps_its_accelerators(tmp_pat
      "header_cycles_per_block: is an AEAD's (associated-data blocks): only for aes-gcm"),
     ("\naccelerators = 3\n", "accelerators = 3",
      "accelerators: must be a table of [accelerators.NAME] tables, NAME one of sha1, sha256, aes-ecb, aes-cbc,"
-     " aes-ctr, aes-gcm, ecdsa-p256-sign, ecdsa-p256-verify, ecc-p256-mul"),
+     " aes-ctr, aes-gcm, ecdsa-p256-sign, ecdsa-p256-verify, ecc-p256-mul, rsa-2048-private, rsa-2048-public"),
 ])
 def test_a_bad_accelerator_is_one_line_naming_file_line_and_what_is_allowed(tmp_path: Path, table: str, at: str,
                                                                             message: str) -> None:
@@ -184,7 +186,7 @@ def test_the_u5_declares_its_pkas_ecdsa_p256_figures_per_operation_from_rm0456()
      "cycles_per_operation: must be at least 1 (a peripheral takes time)"),
     (SHA1.replace("cycles_per_block = 66", "cycles_per_operation = 66"), "cycles_per_operation = 66",
      "cycles_per_operation: is an operation's figure (only for ecdsa-p256-sign, ecdsa-p256-verify,"
-     " ecc-p256-mul): sha1 takes cycles_per_block"),
+     " ecc-p256-mul, rsa-2048-private, rsa-2048-public): sha1 takes cycles_per_block"),
 ])
 def test_a_bad_operation_accelerator_is_one_line_naming_file_line_and_what_is_allowed(
         tmp_path: Path, table: str, at: str, message: str) -> None:
