@@ -8,6 +8,9 @@ from pathlib import Path
 
 # QEMU's -icount shift: every instruction advances virtual time by 2**7 ns.
 ICOUNT = "shift=7,sleep=off"
+# The frozen clock (Unix seconds) a firmware agent's bridge passes it: the run's material sets it
+# (families/primitive/keys.py); here, so that a bridge starts without that module and its imports
+FIRMWARE_CLOCK_ENV = "TLSBENCH_FIRMWARE_CLOCK"
 
 
 @dataclass(frozen=True)

@@ -45,9 +45,9 @@ from pathlib import Path
 
 from tlsbench.engine.protocol import PREFIX, Record, parse_line
 from tlsbench.errors import ProtocolError, TlsbenchError
-from tlsbench.families.primitive.keys import FIRMWARE_CLOCK_ENV
 from tlsbench.targets import board as boards
 from tlsbench.targets import cyclemodel, serialport
+from tlsbench.targets.board import FIRMWARE_CLOCK_ENV
 from tlsbench.targets.serialport import BoardReset
 
 FLASH_ENV = "TLSBENCH_FLASH_COMMAND"

@@ -20,14 +20,16 @@ import struct
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tlsbench import paths
 from tlsbench.engine import metrics
 from tlsbench.engine.case import Result
 from tlsbench.errors import PlanError, SetupError
 from tlsbench.targets import board as boards
-from tlsbench.targets import hwcrypto, sources
-from tlsbench.targets.boardprofiles import Profile
+
+if TYPE_CHECKING:
+    from tlsbench.targets.boardprofiles import Profile
 
 MODEL_ENV = "TLSBENCH_MODEL_BOARD"
 # with a user's profile file: its SHA-256 at the run's start, so no process of the run (or a resume)
@@ -55,6 +57,8 @@ def build_plugin(log=print) -> Path:
     out = plugin_path()
     src_dir = paths.root() / "agent" / "qemu-plugin"
     srcs = [src_dir / n for n in PLUGIN_SOURCES]
+    from tlsbench.targets import sources  # here, not at the top: a bridge imports this module on every start
+
     header_dir = sources.ensure_sources(["qemu"])["qemu"] / "include" / "qemu"
     newest = max(p.stat().st_mtime for p in [*srcs, *src_dir.glob("*.h")])
     if out.exists() and out.stat().st_mtime >= newest:
@@ -164,6 +168,8 @@ def plugin_args(profile: Profile, firmware: Path, out_file: Path, nm_prefix: str
         args += [f"art_ws={profile.flash_access_cycles}", f"art_fetch={L1_LINE}",
                  f"art_ilines={profile.icache_bytes // L1_LINE}", "art_iways=2",
                  f"art_dlines={profile.dcache_bytes // L1_LINE}", "art_dways=4", "art_prefetch=0"]
+    from tlsbench.targets import hwcrypto  # here, not at the top: only a board profile's run needs it
+
     args += hwcrypto.plugin_args(profile, symbols(firmware, nm_prefix))  # an accelerated build's peripheral
     for a in args:
         if "," in a:  # QEMU splits -plugin options at commas

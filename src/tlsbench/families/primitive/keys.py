@@ -25,6 +25,7 @@ from tlsbench.families.primitive.randomness import (
 )
 from tlsbench.families.primitive.vectors import FFDHE_PRIMES
 from tlsbench.paths import write_private
+from tlsbench.targets.board import FIRMWARE_CLOCK_ENV as FIRMWARE_CLOCK_ENV  # the runner reads it here
 
 # RFC 7919 appendix A: exponents of at least twice the security strength.
 FFDHE_EXPONENT_BITS = {"ffdhe2048": 224, "ffdhe3072": 256}
@@ -107,7 +108,6 @@ def generate(seed: str | None = None) -> dict:
 
 # ---- material of deterministic (emulated) targets ----
 
-FIRMWARE_CLOCK_ENV = "TLSBENCH_FIRMWARE_CLOCK"
 # The firmware's frozen clock: inside the fixed validity of seeded certificates.
 FIRMWARE_CLOCK = datetime.datetime(2026, 6, 1, tzinfo=datetime.UTC)
 
