@@ -49,7 +49,6 @@
 #define TIMER_VALUE REG(TIMER0 + 0x04)
 #define TIMER_RELOAD REG(TIMER0 + 0x08)
 #define TIMER_INT REG(TIMER0 + 0x0C)
-#define NVIC_ISER0 REG(0xE000E100u)
 #define NVIC_ISER(word) REG(0xE000E100u + 4u * (word))
 #define NVIC_ICER(word) REG(0xE000E180u + 4u * (word))
 #define NVIC_ICPR(word) REG(0xE000E280u + 4u * (word))
@@ -77,7 +76,7 @@ void tb_board_init(void)
 {
     UART_BAUDDIV = 16;       /* QEMU ignores a divisor below 16 */
     UART_CTRL = UART_ENABLE; /* no interrupts but while waiting for input */
-    NVIC_ISER0 = 1u << TB_TIMER_IRQ;
+    NVIC_ISER(TB_TIMER_IRQ / 32u) = 1u << (TB_TIMER_IRQ % 32u);
     timer_start();
 }
 
