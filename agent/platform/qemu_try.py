@@ -3,7 +3,7 @@
 (one empty line), then sends the request lines given on stdin, one at a
 time, each after the previous one's "end" record; prints every line and
 exits with QEMU's code. (tlsbench's bridge is the real host side; this is
-for trying a board, and for tests/test_boards.py.)
+for trying a board, and for tests/targets/test_boards.py.)
 
     printf 'hello\\ncalibrate n=1000\\nexit\\n' | \\
         agent/platform/qemu_try.py -M netduinoplus2 build/tlsbench-agent-selftest

@@ -1,4 +1,4 @@
-/* A kernel for the cycle model's ART accelerator rule (tests/test_cyclemodel.py):
+/* A kernel for the cycle model's ART accelerator rule (tests/targets/test_cyclemodel.py):
  * code and a table in 16-byte flash lines, each routine called twice between
  * marks, cold then warm. Cortex-M4, linked at 0 (all of it "flash"). */
 #define MARK_ALIGN 16

@@ -1,4 +1,4 @@
-/* A kernel for the cycle model's crypto-accelerator hooks (tests/test_hwcrypto_model.py):
+/* A kernel for the cycle model's crypto-accelerator hooks (tests/targets/test_hwcrypto_model.py):
  * a driver-shaped routine between two marks: BLOCKS blocks of 16 word stores
  * into a peripheral-shaped RAM block, each followed by a call to the
  * peripheral's doorbell (the model charges its busy time there), and a

@@ -2,7 +2,7 @@
  * `mark` (the plugin's marker), so the model cycles between consecutive
  * marks are the kernel plus a fixed call overhead (the `empty` kernel).
  * Their expected costs follow from the Technical Reference Manuals; see
- * tests/test_cyclemodel.py. Built per core by the tests themselves. */
+ * tests/targets/test_cyclemodel.py. Built per core by the tests themselves. */
 #include "cyclemodel_head.inc"
     ldr r0, =0x20000000
     /* RAM: words 0..7 point at word 0 (a chain of dependent loads) */

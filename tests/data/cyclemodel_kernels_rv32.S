@@ -3,7 +3,7 @@
  * marker), so the model cycles between consecutive marks are the kernel plus
  * a fixed call overhead (the `empty` kernel). Their expected costs follow
  * from the model's rules (SiFive E31 manual figures); see
- * tests/test_new_cores.py. Built by the test itself. */
+ * tests/targets/test_new_cores.py. Built by the test itself. */
     .text
     .globl reset
 reset:

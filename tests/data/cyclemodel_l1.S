@@ -1,5 +1,5 @@
 /* A kernel for the set-associative cache rule (the Cortex-M7 L1 D-cache:
- * 32-byte lines, tests/test_cyclemodel.py): one routine loads from three
+ * 32-byte lines, tests/targets/test_cyclemodel.py): one routine loads from three
  * table lines 64 bytes apart and the first again, called cold then warm
  * between marks. With 4 lines of 2 ways (2 sets), the three lines share
  * set 0 and evict each other; with 4 lines in one set (fully associative)

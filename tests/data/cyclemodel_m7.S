@@ -1,6 +1,6 @@
 /* Micro-kernels for the Cortex-M7 issue rules (agent/qemu-plugin/cyclemodel_m7.c),
  * each between two calls of `mark`; their expected cycles are computed by hand
- * in tests/test_cyclemodel.py from the rules' sources. Registers hold whatever
+ * in tests/targets/test_cyclemodel.py from the rules' sources. Registers hold whatever
  * they hold: only r0 (a RAM address) is read as an address. */
 #include "cyclemodel_head.inc"
     ldr r0, =0x20000000

@@ -1,4 +1,4 @@
-/* A kernel for the cycle model's instruction cache (tests/test_cyclemodel.py):
+/* A kernel for the cycle model's instruction cache (tests/targets/test_cyclemodel.py):
  * a loop whose one translation block spans three 16-byte flash lines and
  * branches back to itself, run 1 and 11 times between marks. Cortex-M4,
  * linked at 0 (all of it "flash"). */

@@ -1,6 +1,6 @@
 /* Eight independent loads that straddle a 1 KiB boundary, where QEMU ends a
  * translation block: the cycle model must charge them as in one block
- * (tests/test_cyclemodel.py). */
+ * (tests/targets/test_cyclemodel.py). */
 #include "cyclemodel_head.inc"
     ldr r0, =0x20000000
     bl mark

@@ -3,7 +3,7 @@
  * in a plain loop of its own, for a fixed CPU time. Prints bytes per CPU
  * second (thread CPU time, as the agent's fidelity figure: on a busy machine
  * wall time would also count the other processes' share).
- * Used by tests/test_fidelity.py as a reference for the agent's figure.
+ * Used by tests/studies/test_fidelity.py as a reference for the agent's figure.
  *   usage: aead_loop aes-128-gcm|chacha20-poly1305 SIZE SECONDS */
 #include <openssl/core_names.h>
 #include <openssl/evp.h>

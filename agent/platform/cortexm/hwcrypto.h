@@ -29,7 +29,7 @@
 #define TB_HW_ECC_P256_MUL (1u << 8)
 #define TB_HW_RSA_2048_PRIVATE (1u << 9)
 #define TB_HW_RSA_2048_PUBLIC (1u << 10)
-/* A test's switch in the same word (tests/test_hwcrypto_firmware.py): a
+/* A test's switch in the same word (tests/targets/test_hwcrypto_firmware.py): a
  * driver that honours it does its stand-in's work once more, on copies,
  * which must change neither count (the model leaves all of it out). */
 #define TB_HW_TEST_STANDIN_TWICE (1u << 31)

@@ -1,7 +1,7 @@
 """The test's stand-in for a board's flash programmer, as a labgrid resource
 and driver (loaded through the environment config's ``imports``, see
 env.yaml): ``EmulatedBoardFlash`` is where the emulated board takes a new
-image (an HTTP URL on loopback, served by tests/test_labgrid.py), and
+image (an HTTP URL on loopback, served by tests/targets/test_labgrid.py), and
 ``EmulatedBoardFlashDriver`` a ``BootstrapProtocol`` driver whose ``load``
 writes the image there, as ``OpenOCDDriver`` or ``FlashromDriver`` write a
 real board's flash. tlsbench reaches it only through labgrid's

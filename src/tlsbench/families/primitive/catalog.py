@@ -1,6 +1,6 @@
 """What can be measured: kinds, algorithms, operations and libraries.
 
-The agent's core/catalog.c holds the same table; tests/test_checks.py
+The agent's core/catalog.c holds the same table; tests/families/test_checks.py
 checks that the two agree, so a new algorithm is added in both places.
 """
 

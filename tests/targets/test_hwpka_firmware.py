@@ -1,7 +1,7 @@
 """wolfSSL's ECDSA P-256 on a modelled public-key accelerator (the STM32
 PKA of the stm32u585ai profile, RM0456's per-operation figures), and Mbed
 TLS's through MBEDTLS_ECDSA_SIGN_ALT/VERIFY_ALT, on the "hw" images of
-tests/test_hwcrypto_firmware.py (no image of its own).
+tests/targets/test_hwcrypto_firmware.py (no image of its own).
 
 The driver (agent/adapters/wolfssl/hw.c: operands into the PKA RAM, mode
 and START, the operation's doorbell, a poll, the result read back, the DER

@@ -9,7 +9,7 @@ from pathlib import Path
 from tlsbench.libraries import registry
 from tlsbench.targets import sources
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_names_are_unique_and_each_has_its_adapter_folder() -> None:

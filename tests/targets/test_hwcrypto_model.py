@@ -17,7 +17,7 @@ from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc", "cc")
 
-KERNEL = Path(__file__).parent / "data" / "cyclemodel_hwcrypto.S"
+KERNEL = Path(__file__).parents[1] / "data" / "cyclemodel_hwcrypto.S"
 # the F417 profile's ART: 5 wait states, 16-byte lines, 64 instruction and 8 data lines
 ART = ",art_ws=5,art_fetch=16,art_ilines=64,art_dlines=8,art_prefetch=1,flash=0x0-0x2000"
 

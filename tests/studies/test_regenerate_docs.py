@@ -21,7 +21,7 @@ from tlsbench.plans.plan import presets
 from tlsbench.studies import docpages
 from tlsbench.targets import sources
 
-GOLDEN = Path(__file__).parent / "fixtures" / "old-db" / "docs-1.md"
+GOLDEN = Path(__file__).parents[1] / "fixtures" / "old-db" / "docs-1.md"
 COMMAND = ("run", "PLAN", "--target", "host")
 
 

@@ -22,7 +22,7 @@ from conftest import builds_in_set_up, needs_tools
 
 from tlsbench.targets import target as targets
 
-AGENT = Path(__file__).resolve().parent.parent / "agent"
+AGENT = Path(__file__).resolve().parents[2] / "agent"
 
 # board -> (TB_CPU, flash bytes, RAM bytes, the counter code it must link)
 REAL = {

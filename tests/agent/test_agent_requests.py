@@ -1,5 +1,5 @@
 """Request handling findings of the agent's fuzzing and sanitizer work
-(agent/fuzz, tests/test_fuzz.py), each kept as a regression test against
+(agent/fuzz, tests/agent/test_fuzz.py), each kept as a regression test against
 the real host agent (the selftest double: no crypto needed)."""
 
 from __future__ import annotations

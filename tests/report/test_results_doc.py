@@ -12,7 +12,7 @@ from pathlib import Path
 from tlsbench import paths
 from tlsbench.cli import main
 
-FIXTURES = Path(__file__).parent / "fixtures" / "old-db"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "old-db"
 GOLDEN = FIXTURES / "docs-1.md"
 
 

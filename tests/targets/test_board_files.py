@@ -1,6 +1,6 @@
 """The user's own board profile (`--board ./my-board.toml`, `tlsbench board new`):
 checked like a shipped one, sanity bounds on its figures, stored with the run
-and shown in its report. No emulator here (tests/test_cyclemodel.py runs one)."""
+and shown in its report. No emulator here (tests/targets/test_cyclemodel.py runs one)."""
 
 from __future__ import annotations
 

@@ -179,7 +179,7 @@ def test_the_ml_kem_tls_groups_complete_in_both_libraries_and_between_them(pq_ag
 @needs_tools("valgrind")
 @pytest.mark.parametrize("library", PQ_LIBS)
 def test_the_post_quantum_checks_run_clean_under_valgrind(pq_agents, library: str) -> None:
-    """As tests/test_memory.py for the default versions: no invalid read or write in any check."""
+    """As tests/agent/test_memory.py for the default versions: no invalid read or write in any check."""
     info = probe(library)
     # SLH-DSA at its fast set only: a 128s signature takes seconds under valgrind
     selected = {(k, a) for k in ("kem", "pqsig") for a in ALGORITHMS[k] if a != "slh-dsa-sha2-128s"}

@@ -162,7 +162,7 @@ def test_a_size_probe_on_each_core_is_the_image_minus_the_empty_one(core: target
 
 # ---- the RV32 class model's rules, exactly (no firmware: a kernel image of a few instructions) ----
 
-RV32_KERNELS = Path(__file__).parent / "data" / "cyclemodel_kernels_rv32.S"
+RV32_KERNELS = Path(__file__).parents[1] / "data" / "cyclemodel_kernels_rv32.S"
 # (model cycles, instructions) per kernel, the call overhead (RET, then the next CALL: 1 + 1) taken off:
 #  dependent loads: 8 LW, each addressed by the previous result: 1 + 7 x (1 + 1 stall)
 #  independent loads: 8 x 1;  LBU then its use: 1 + (1 + 2);  MUL then its use: 1 + (1 + 4)

@@ -34,7 +34,7 @@ def test_all_libraries_pass_known_answers_and_cross_checks(infos, run_keys) -> N
     # Mbed TLS 3.6 has no Ed25519: reported as unsupported, never as a failure or a zero
     assert status[("mbedtls", "ed25519")] == "unsupported"
     # everything else the catalog names is implemented by OpenSSL, GnuTLS and wolfSSL; the post-quantum
-    # kinds by the default versions that have them (OpenSSL 3.5, wolfSSL 5.9; tests/test_pq.py)
+    # kinds by the default versions that have them (OpenSSL 3.5, wolfSSL 5.9; tests/families/test_pq.py)
     for lib in ("openssl", "gnutls", "wolfssl"):
         assert all(status[(lib, alg)] == "pass" for kind, alg in ALL if kind in DEFAULT_KINDS), lib
         pq = "pass" if "kem" in versions.version_of(lib).features else "unsupported"

@@ -14,7 +14,7 @@ from conftest import builds_in_set_up, needs_tools
 from tlsbench import paths
 from tlsbench.targets import target as targets
 
-AGENT = Path(__file__).resolve().parent.parent / "agent"
+AGENT = Path(__file__).resolve().parents[2] / "agent"
 
 pytestmark = [needs_tools("arm-none-eabi-gcc", "cmake", "ninja"), builds_in_set_up]
 

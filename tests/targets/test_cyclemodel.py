@@ -20,7 +20,7 @@ from tlsbench.targets import target as targets
 
 pytestmark = needs_tools("qemu-system-arm", "arm-none-eabi-gcc", "cc")
 
-KERNELS = Path(__file__).parent / "data" / "cyclemodel_kernels.S"
+KERNELS = Path(__file__).parents[1] / "data" / "cyclemodel_kernels.S"
 MACHINES = {"cortex-m0": "microbit", "cortex-m3": "mps2-an385", "cortex-m4": "mps2-an386", "cortex-m7": "mps2-an500"}
 NAMES = ["dependent_loads", "independent_loads", "ldm", "loop", "umull", "mla", "literal_loads", "alu"]
 
@@ -302,7 +302,7 @@ def test_code_placement_does_not_change_the_cycles(plugin: Path, tmp_path: Path)
     assert loads - empty == 2 + 9  # B to the loads (1 + P) + the eight loads
 
 
-ART_KERNEL = Path(__file__).parent / "data" / "cyclemodel_art.S"
+ART_KERNEL = Path(__file__).parents[1] / "data" / "cyclemodel_art.S"
 HEAD = ART_KERNEL.with_name("cyclemodel_head.inc")
 
 
@@ -363,7 +363,7 @@ def test_two_runs_from_two_checkout_paths_cost_the_same_cycles(plugin: Path, tmp
     assert [a - p for a, p in zip(runs[0], perfect, strict=True)] == [9, 5, 15, 5]
 
 
-L1_KERNEL = Path(__file__).parent / "data" / "cyclemodel_l1.S"
+L1_KERNEL = Path(__file__).parents[1] / "data" / "cyclemodel_l1.S"
 
 
 def l1_intervals(plugin: Path, tmp: Path, extra: str) -> list[int]:
@@ -400,7 +400,7 @@ def test_the_plugin_refuses_ways_that_do_not_divide_the_lines(plugin: Path, tmp_
     assert "a number of lines per set that divides art_ilines/art_dlines" in proc.stderr
 
 
-SELF_LOOP_KERNEL = Path(__file__).parent / "data" / "cyclemodel_selfloop.S"
+SELF_LOOP_KERNEL = Path(__file__).parents[1] / "data" / "cyclemodel_selfloop.S"
 
 
 def test_a_loop_block_larger_than_the_cache_misses_every_turn(plugin: Path, tmp_path: Path) -> None:

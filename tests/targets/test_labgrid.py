@@ -53,8 +53,8 @@ from tlsbench.targets import labgrid_places
 from tlsbench.targets import target as targets
 
 BIN = Path(sys.executable).parent
-EXPORTER_YAML = Path(__file__).parent / "data" / "labgrid" / "exporter.yaml"
-ENV_YAML = Path(__file__).parent / "data" / "labgrid" / "env.yaml"
+EXPORTER_YAML = Path(__file__).parents[1] / "data" / "labgrid" / "exporter.yaml"
+ENV_YAML = Path(__file__).parents[1] / "data" / "labgrid" / "env.yaml"
 PLAN = """
 name = "labgrid-farm"
 [select]
@@ -612,7 +612,7 @@ def test_a_killed_board_moves_its_cases_to_the_other_place(lab: Farm, tmp_path: 
     assert lab.acquired() == {"P1": "None", "P2": "None", "P3": "None"}
 
 def test_the_docs_show_the_exporter_configuration_the_test_uses() -> None:
-    doc = (Path(__file__).parents[1] / "docs" / "labgrid.md").read_text()
+    doc = (Path(__file__).parents[2] / "docs" / "labgrid.md").read_text()
     assert "```yaml\n" + EXPORTER_YAML.read_text() + "```" in doc
 
 

@@ -26,7 +26,7 @@ import pytest
 from tlsbench.cli import main
 from tlsbench.engine.store import SCHEMA_VERSION
 
-FIXTURES = Path(__file__).parent / "fixtures" / "old-db"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "old-db"
 
 OUTPUTS = {
     "report-1.md": ["report", "1", "--format", "markdown"],

@@ -15,7 +15,7 @@ from tlsbench.engine.store import Store
 from tlsbench.report import compare, compare_text, stability
 from tlsbench.report import tables as report
 
-FIXTURES = Path(__file__).parent / "fixtures" / "old-db"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "old-db"
 
 
 @pytest.fixture

@@ -167,7 +167,7 @@ def test_the_cli_refuses_with_one_line_before_cmake_runs(tmp_path: Path) -> None
     assert proc.stderr.strip().splitlines() == [
         f"tlsbench: error: --config mbedtls={path}: MBEDTLS_CTR_DRBG_C is off; tlsbench needs it for the adapter's"
         " random generator"]
-    folder = Path(__file__).resolve().parents[1] / "build" / ("host" + userconfig.suffix(userconfig.parse(
+    folder = Path(__file__).resolve().parents[2] / "build" / ("host" + userconfig.suffix(userconfig.parse(
         [f"mbedtls={path}"], None)))
     assert not (folder / "CMakeCache.txt").exists()
 
@@ -238,7 +238,7 @@ def test_the_cmake_options_of_a_user_build(tmp_path: Path) -> None:
         "-DTB_USER_CFLAGS=-O2;-flto", f"-DTB_MBEDTLS_USER_CONFIG={layer}", "-DTB_MBEDTLS_USER_CONFIG_FULL=OFF",
         f"-DTB_MBEDTLS_USER_CONFIG_SHA256={user.configs[0].sha256}"]
     assert staged.read_text() == path.read_text()  # what is compiled is a copy at a fixed name
-    profile = Path(__file__).resolve().parents[1] / "agent" / "adapters" / "mbedtls" / "profiles" / "small.h"
+    profile = Path(__file__).resolve().parents[2] / "agent" / "adapters" / "mbedtls" / "profiles" / "small.h"
     assert layer.read_text().splitlines()[1:] == [f'#include "{profile}"', f'#include "{staged}"']
 
 

@@ -26,7 +26,7 @@ from tlsbench.report import fits as fits_view
 from tlsbench.report import html as html_report
 from tlsbench.report.tables import RunData, aligned
 
-FAKE = Path(__file__).parent / "fake_minram_agent.py"
+FAKE = Path(__file__).parents[1] / "fake_minram_agent.py"
 
 
 def _threshold(need: int, calls: list[list[int]], bounds: bool = False) -> search.Probe:

@@ -21,10 +21,10 @@ QUOTE = "CURVE  25519    agree        32 ops took 1.000 sec, avg 30.000 ms, 33.3
 FLAGS = ["--board-profile", "stm32l4a6zg", "--board", "TEST FIXTURE (made up): NUCLEO-L4A6ZG",
          "--library", "wolfssl@5.7", "--published-version", "5.7.2", "--profile", "small-stack",
          "--case", "x25519/derive", "--quote", QUOTE, "--build", "TEST FIXTURE: GCC -Os, small-stack",
-         "--source", "TEST FIXTURE: made up for tests/test_validation_add.py", "--match", "same"]
+         "--source", "TEST FIXTURE: made up for tests/studies/test_validation_add.py", "--match", "same"]
 ENTRY = f'''[[figure]]
 id = "stm32l4a6zg-x25519-derive"
-source = "TEST FIXTURE: made up for tests/test_validation_add.py"
+source = "TEST FIXTURE: made up for tests/studies/test_validation_add.py"
 url = "not published: the board owner's own measurement"
 library = "wolfssl"
 published_version = "5.7.2"

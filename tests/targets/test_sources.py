@@ -22,7 +22,7 @@ def test_lock_file_pins_both_embedded_libraries() -> None:
 
 def test_a_corrupted_download_is_a_hard_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TLSBENCH_ROOT", str(tmp_path))
-    shutil.copy(Path(__file__).parents[1] / "libraries.lock.toml", tmp_path)
+    shutil.copy(Path(__file__).parents[2] / "libraries.lock.toml", tmp_path)
     pin = sources.load_lock()["mbedtls"]
     downloads = tmp_path / "third_party" / "downloads"
     downloads.mkdir(parents=True)
@@ -38,7 +38,7 @@ def test_an_empty_list_fetches_nothing(tmp_path: Path, monkeypatch: pytest.Monke
     none and gets none, even where nothing was downloaded yet: no network
     mid-suite; None still means every pinned source."""
     monkeypatch.setenv("TLSBENCH_ROOT", str(tmp_path))
-    shutil.copy(Path(__file__).parents[1] / "libraries.lock.toml", tmp_path)
+    shutil.copy(Path(__file__).parents[2] / "libraries.lock.toml", tmp_path)
     fetched: list[list[str]] = []
 
     def no_network(pins: list[sources.PinnedSource], downloads: Path) -> None:

@@ -1,5 +1,5 @@
 """A whole TLS handshake of wolfSSL's "hw" build on the stm32f439zi profile's
-CRYP and HASH, on the "hw" images of tests/test_hwcrypto_firmware.py (no
+CRYP and HASH, on the "hw" images of tests/targets/test_hwcrypto_firmware.py (no
 image of its own): the handshake reaches the peripherals through the crypto
 callbacks, and the count profiles (tlsbench.targets.hwcount) count exactly
 what each side handed them: the model cycles grow by the count and not one
@@ -94,7 +94,7 @@ def test_a_board_without_accelerators_has_no_count_profiles(tmp_path: Path) -> N
 
 def test_the_count_profiles_of_docs_data_are_their_boards_own() -> None:
     # docs/data/pages.toml's count runs name these files: each must be its board's profile of today, one figure up
-    folder = Path(__file__).resolve().parents[1] / "docs" / "data" / "hwcount"
+    folder = Path(__file__).resolve().parents[2] / "docs" / "data" / "hwcount"
     found = {}
     for path in sorted(folder.glob("*.toml")):
         counted = hwcount.counted_algorithm(boardprofiles.parse(path))

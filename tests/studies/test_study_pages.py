@@ -201,7 +201,7 @@ def test_a_host_runs_page_says_how_steady_the_machine_was(tmp_path: Path) -> Non
 def test_the_readme_names_each_studys_command_its_page_is_made_from() -> None:
     """README's line per study is the command whose run the study's page shows (scripts/study-pages runs
     exactly these): a preset or target changed on one side only is caught here."""
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text().splitlines()
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text().splitlines()
     for study in studypages.STUDIES:
         command = study.runs[0].command()
         named = [i for i, line in enumerate(readme) if (line == command or line.startswith(command + " "))
