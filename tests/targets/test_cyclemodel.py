@@ -15,6 +15,7 @@ from conftest import needs_tools
 
 from tlsbench.engine import agent
 from tlsbench.engine.case import Result
+from tlsbench.errors import SetupError
 from tlsbench.targets import boardprofiles, cyclemodel
 from tlsbench.targets import target as targets
 
@@ -497,3 +498,20 @@ def test_flash_statistics_count_each_access_by_kind_and_outcome(plugin: Path, tm
                  no_prefetch[2] | {"d_hit": 0, "d_miss": 3, "d_cycles": 15},
                  no_prefetch[3] | {"d_hit": 0, "d_miss": 3, "d_cycles": 15}]
     assert stats_intervals(plugin, tmp_path, g0, "no-dcache") == no_dcache
+
+
+def test_the_stats_file_reaches_the_plugin_only_when_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """TLSBENCH_MODEL_STATS adds stats=FILE to a board profile's plugin
+    arguments and changes nothing else; unset, no statistics are kept; a
+    path QEMU's options cannot carry is refused in one line."""
+    image = assemble(ART_KERNEL, tmp_path / "art.elf")
+    monkeypatch.setattr(cyclemodel, "mark_address", lambda firmware, prefix: cyclemodel_symbol(firmware, "mark"))
+    profile = boardprofiles.load("stm32l4a6zg")
+    monkeypatch.delenv(cyclemodel.STATS_ENV, raising=False)
+    plain = cyclemodel.plugin_args(profile, image, tmp_path / "out")
+    assert "art_ilines=128" in plain and not any(a.startswith("stats=") for a in plain)
+    monkeypatch.setenv(cyclemodel.STATS_ENV, str(tmp_path / "stats"))
+    assert cyclemodel.plugin_args(profile, image, tmp_path / "out") == [*plain, f"stats={tmp_path / 'stats'}"]
+    monkeypatch.setenv(cyclemodel.STATS_ENV, str(tmp_path / "a,b"))
+    with pytest.raises(SetupError, match=r"^a cycle model argument cannot contain a comma: 'stats="):
+        cyclemodel.plugin_args(profile, image, tmp_path / "out")
