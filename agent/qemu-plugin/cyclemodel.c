@@ -33,7 +33,9 @@
  * per set: a set-associative cache such as the Cortex-M7's L1 caches, which
  * the same rule models with 32-byte lines; default: fully associative).
  * See "The ART accelerator" and "The Cortex-M7 L1 caches" in
- * docs/cycle-model.md.
+ * docs/cycle-model.md. stats=FILE (a debug aid, off by default) appends at
+ * each marker and at exit the flash accesses counted so far, by kind and
+ * outcome, and the cycles charged to each ("Where the flash cycles go").
  *
  * Crypto accelerators (docs/cycle-model.md, "Crypto accelerators"):
  * charge=0xADDR:CYCLES (repeatable) adds CYCLES each time the instruction
@@ -83,6 +85,18 @@ static uint64_t mark_addr = UINT64_MAX, flash_lo, flash_hi;
 static unsigned load_ws;
 static int out_fd = -1;
 static FILE *log_file;
+
+/* Flash accesses by kind and outcome, and the cycles charged to each
+ * (stats=FILE). Counted inside callbacks the model runs anyway: the
+ * counting registers none of its own. An instruction access is one flash
+ * line a block runs through: a hit, a miss reached sequentially (the line
+ * after the one fetched before it) or a miss at a branch target. */
+typedef struct {
+    uint64_t i_hit, i_seq_miss, i_seq_cycles, i_target_miss, i_target_cycles;
+    uint64_t d_hit, d_miss, d_cycles;
+} flash_stats;
+static flash_stats stats;
+static FILE *stats_file;
 
 /* charge=ADDR:CYCLES */
 #define MAX_CHARGES 16
@@ -265,12 +279,24 @@ static uint64_t art_fetch_cost(const block_info *b, int fell_through)
                           b->line[0] == prev_block->line[prev_block->nlines - 1]);
             hidden = sequential ? prev_block->line_cycles[prev_block->nlines - 1] : 0;
         }
-        if (art_touch(&art_i, b->line[j])) continue;
-        if (!sequential || !art_prefetch) {
-            extra += art_ws; /* a branch target (its refill already pays one fetch cycle), or no prefetch */
-        } else if (hidden < art_ws + 1) {
-            extra += art_ws + 1 - hidden; /* the prefetch started one line ahead */
+        if (art_touch(&art_i, b->line[j])) {
+            stats.i_hit++;
+            continue;
         }
+        uint64_t miss = 0;
+        if (!sequential || !art_prefetch) {
+            miss = art_ws; /* a branch target (its refill already pays one fetch cycle), or no prefetch */
+        } else if (hidden < art_ws + 1) {
+            miss = art_ws + 1 - hidden; /* the prefetch started one line ahead */
+        }
+        if (sequential) {
+            stats.i_seq_miss++;
+            stats.i_seq_cycles += miss;
+        } else {
+            stats.i_target_miss++;
+            stats.i_target_cycles += miss;
+        }
+        extra += miss;
     }
     return extra;
 }
@@ -311,6 +337,8 @@ static void on_block(unsigned int vcpu, void *udata)
     if (b->nlines && !(b == last_fetched && b->lines_fit)) {
         cycles += art_fetch_cost(b, fell_through);
         last_fetched = b;
+    } else if (b->nlines) {
+        stats.i_hit += b->nlines; /* the same block again: every line hits (lines_fit) */
     }
     prev_block = b;
 }
@@ -329,6 +357,7 @@ typedef struct {
     art_cache art_i, art_d;
     uint16_t *slot_i, *slot_d; /* copies of the caches' slot indexes */
     const block_info *prev_block, *last_fetched;
+    flash_stats stats;
     cond_branch pending;
     int have_pending;
     uint64_t pending_extra;
@@ -357,6 +386,7 @@ static void on_standin_begin(unsigned int vcpu, void *udata)
     copy_cache(&saved.art_d, saved.slot_d, &art_d);
     saved.prev_block = prev_block;
     saved.last_fetched = last_fetched;
+    saved.stats = stats;
     saved.pending = pending;
     saved.have_pending = have_pending;
     saved.pending_extra = pending_extra;
@@ -374,6 +404,7 @@ static void on_standin_end(unsigned int vcpu, void *udata)
     copy_cache(&art_d, art_d.slot_of, &saved.art_d);
     prev_block = saved.prev_block;
     last_fetched = saved.last_fetched;
+    stats = saved.stats;
     pending = saved.pending;
     have_pending = saved.have_pending;
     pending_extra = saved.pending_extra;
@@ -393,11 +424,24 @@ static void on_load(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vadd
     (void)udata;
     if (vaddr < flash_lo || vaddr >= flash_hi) return;
     if (qemu_plugin_mem_is_store(info)) return;
-    if (art_d.n) {
-        if (!art_touch(&art_d, vaddr / art_fetch)) cycles += art_ws;
+    uint64_t cost = art_d.n ? (art_touch(&art_d, vaddr / art_fetch) ? 0 : art_ws) : load_ws;
+    if (cost || !art_d.n) {
+        stats.d_miss++; /* without a data cache every flash load is a flash read */
+        stats.d_cycles += cost;
     } else {
-        cycles += load_ws;
+        stats.d_hit++;
     }
+    cycles += cost;
+}
+
+static void write_stats(const char *when)
+{
+    fprintf(stats_file,
+            "%s cycles=%" PRIu64 " i_hit=%" PRIu64 " i_seq_miss=%" PRIu64 " i_seq_cycles=%" PRIu64
+            " i_target_miss=%" PRIu64 " i_target_cycles=%" PRIu64 " d_hit=%" PRIu64 " d_miss=%" PRIu64
+            " d_cycles=%" PRIu64 "\n",
+            when, cycles, stats.i_hit, stats.i_seq_miss, stats.i_seq_cycles, stats.i_target_miss,
+            stats.i_target_cycles, stats.d_hit, stats.d_miss, stats.d_cycles);
 }
 
 static void on_mark(unsigned int vcpu, void *udata)
@@ -413,6 +457,7 @@ static void on_mark(unsigned int vcpu, void *udata)
         exit(1);
     }
     if (log_file != NULL) fprintf(log_file, "%" PRIu64 " %" PRIu64 "\n", cycles, insns);
+    if (stats_file != NULL) write_stats("mark");
 }
 
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -505,6 +550,11 @@ static void on_plugin_exit(qemu_plugin_id_t id, void *udata)
         fclose(log_file);
         log_file = NULL;
     }
+    if (stats_file != NULL) {
+        write_stats("exit");
+        fclose(stats_file);
+        stats_file = NULL;
+    }
     if (out_fd >= 0) close(out_fd);
 }
 
@@ -549,9 +599,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
                 fprintf(stderr, "cyclemodel: cannot open %s: %s\n", val, strerror(errno));
                 return -1;
             }
-        } else if (KEY("log")) {
-            log_file = fopen(val, "w");
-            if (log_file == NULL) {
+        } else if (KEY("log") || KEY("stats")) {
+            FILE **f = KEY("log") ? &log_file : &stats_file;
+            *f = fopen(val, KEY("log") ? "w" : "a");
+            if (*f == NULL) {
                 fprintf(stderr, "cyclemodel: cannot open %s: %s\n", val, strerror(errno));
                 return -1;
             }
@@ -614,7 +665,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
             if (parse_u64(val, &v) != 0 || (v != 1 && v != 32)) return bad(a, "muls=1 or muls=32");
             cfg.muls = (uint32_t)v;
         } else {
-            return bad(a, "core, mark, out, log, flash, branch_ws, load_ws, seq_ws, muls, art_ws, art_fetch, art_ilines,"
+            return bad(a, "core, mark, out, log, stats, flash, branch_ws, load_ws, seq_ws, muls, art_ws, art_fetch, art_ilines,"
                           " art_dlines, art_prefetch, art_iways, art_dways, charge, standin, accel");
         }
 #undef KEY
@@ -639,6 +690,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         if (art_i.slot_of != NULL && (saved.slot_i = calloc(art_i.nindexed, sizeof(uint16_t))) == NULL) abort();
         if (art_d.slot_of != NULL && (saved.slot_d = calloc(art_d.nindexed, sizeof(uint16_t))) == NULL) abort();
     }
+    if (stats_file != NULL) fprintf(stats_file, "start\n"); /* appended to: one run's lines after their start */
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
     qemu_plugin_register_atexit_cb(id, on_plugin_exit, NULL);
     return 0;

@@ -15,6 +15,7 @@ from conftest import needs_tools
 
 from tlsbench.engine import agent
 from tlsbench.engine.case import Result
+from tlsbench.errors import SetupError
 from tlsbench.targets import boardprofiles, cyclemodel
 from tlsbench.targets import target as targets
 
@@ -446,3 +447,71 @@ def test_a_board_file_outside_the_checkout_gives_model_time_at_its_clock(tmp_pat
                                           "text": board.read_text(), "sha256": boardprofiles.parse(board).sha256}
     finally:
         store.close()
+
+
+def stats_intervals(plugin: Path, tmp: Path, extra: str, name: str) -> list[dict[str, int]]:
+    """The ART kernel's flash accesses between consecutive marks (stats=FILE): each counter's change."""
+    image = assemble(ART_KERNEL, tmp / "art.elf")
+    stats = tmp / f"stats-{name}"
+    mark_intervals(plugin, image, tmp / f"log-{name}", f"{extra},stats={stats}")
+    lines = stats.read_text().splitlines()
+    assert lines[0] == "start" and lines[-1].startswith("exit ")
+    marks = [dict((k, int(v)) for k, v in (f.split("=") for f in line.split()[1:])) for line in lines[1:-1]]
+    return [{k: b[k] - a[k] for k in a if k != "cycles"} for a, b in zip(marks, marks[1:], strict=False)]
+
+
+def counts(i_hit: int = 0, i_seq_miss: int = 0, i_seq_cycles: int = 0, i_target_miss: int = 0,
+           i_target_cycles: int = 0, d_hit: int = 0, d_miss: int = 0, d_cycles: int = 0) -> dict[str, int]:
+    return {"i_hit": i_hit, "i_seq_miss": i_seq_miss, "i_seq_cycles": i_seq_cycles, "i_target_miss": i_target_miss,
+            "i_target_cycles": i_target_cycles, "d_hit": d_hit, "d_miss": d_miss, "d_cycles": d_cycles}
+
+
+def test_flash_statistics_count_each_access_by_kind_and_outcome(plugin: Path, tmp_path: Path) -> None:
+    """stats=FILE on the ART kernel (5 wait states, 16-byte lines), each
+    interval's accesses counted by hand, one per flash line a block runs
+    through (a block starts after every branch; the marker's own block is
+    counted before its mark):
+    - line_seq cold: its call (reset's first line, fetched before: hit),
+      its three lines (a branch target, then two run into: misses), the
+      return to reset's first line and the marker's line (hits).
+    - line_seq warm: call, three lines, marker hit; the return lands on
+      reset's second line, not fetched yet: a branch-target miss.
+    - flash_loads cold: call, return, marker hit; its one line a target
+      miss; its three loads: the table's first line misses then hits, its
+      second line misses.
+    - flash_loads warm: call, its line, marker, three loads hit; the
+      return lands on reset's third line: a target miss.
+    The cycles are the rule's: 5 a miss, a sequential one with prefetch
+    6 less the 4 cycles of the line before it (2); their sums are the
+    intervals the ART test above checks against a perfect ART."""
+    art = ",flash=0x0-0x1000,art_ws=5,art_fetch=16,art_ilines=64,art_dlines=8"
+    no_prefetch = [counts(i_hit=3, i_seq_miss=2, i_seq_cycles=10, i_target_miss=1, i_target_cycles=5),
+                   counts(i_hit=5, i_target_miss=1, i_target_cycles=5),
+                   counts(i_hit=3, i_target_miss=1, i_target_cycles=5, d_hit=1, d_miss=2, d_cycles=10),
+                   counts(i_hit=3, i_target_miss=1, i_target_cycles=5, d_hit=3)]
+    assert stats_intervals(plugin, tmp_path, art + ",art_prefetch=0", "no-prefetch") == no_prefetch
+    prefetch = [dict(no_prefetch[0], i_seq_cycles=2 + 2), *no_prefetch[1:]]
+    assert stats_intervals(plugin, tmp_path, art, "prefetch") == prefetch
+    # the STM32G0's flash (no data cache): every load from flash is a flash read and pays load_ws
+    g0 = ",flash=0x0-0x1000,load_ws=5,art_ws=5,art_fetch=16,art_ilines=64,art_dlines=0"
+    no_dcache = [no_prefetch[0] | {"i_seq_cycles": 4}, no_prefetch[1],
+                 no_prefetch[2] | {"d_hit": 0, "d_miss": 3, "d_cycles": 15},
+                 no_prefetch[3] | {"d_hit": 0, "d_miss": 3, "d_cycles": 15}]
+    assert stats_intervals(plugin, tmp_path, g0, "no-dcache") == no_dcache
+
+
+def test_the_stats_file_reaches_the_plugin_only_when_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """TLSBENCH_MODEL_STATS adds stats=FILE to a board profile's plugin
+    arguments and changes nothing else; unset, no statistics are kept; a
+    path QEMU's options cannot carry is refused in one line."""
+    image = assemble(ART_KERNEL, tmp_path / "art.elf")
+    monkeypatch.setattr(cyclemodel, "mark_address", lambda firmware, prefix: cyclemodel_symbol(firmware, "mark"))
+    profile = boardprofiles.load("stm32l4a6zg")
+    monkeypatch.delenv(cyclemodel.STATS_ENV, raising=False)
+    plain = cyclemodel.plugin_args(profile, image, tmp_path / "out")
+    assert "art_ilines=128" in plain and not any(a.startswith("stats=") for a in plain)
+    monkeypatch.setenv(cyclemodel.STATS_ENV, str(tmp_path / "stats"))
+    assert cyclemodel.plugin_args(profile, image, tmp_path / "out") == [*plain, f"stats={tmp_path / 'stats'}"]
+    monkeypatch.setenv(cyclemodel.STATS_ENV, str(tmp_path / "a,b"))
+    with pytest.raises(SetupError, match=r"^a cycle model argument cannot contain a comma: 'stats="):
+        cyclemodel.plugin_args(profile, image, tmp_path / "out")

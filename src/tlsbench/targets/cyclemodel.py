@@ -35,6 +35,9 @@ MODEL_ENV = "TLSBENCH_MODEL_BOARD"
 # with a user's profile file: its SHA-256 at the run's start, so no process of the run (or a resume)
 # models with an edited file
 MODEL_SHA_ENV = "TLSBENCH_MODEL_BOARD_SHA256"
+# a debug aid, off when unset: the plugin appends its flash access counts to this file at every mark
+# (docs/cycle-model.md, "Where the flash cycles go")
+STATS_ENV = "TLSBENCH_MODEL_STATS"
 MARK_SYMBOL = "tb_model_mark"
 PLUGIN_SOURCES = ("cyclemodel.c", "cyclemodel_tables.c", "cyclemodel_m7.c", "cyclemodel_rv32.c")
 # the profile's core -> the emulated cores whose firmware it can model: the
@@ -168,6 +171,8 @@ def plugin_args(profile: Profile, firmware: Path, out_file: Path, nm_prefix: str
         args += [f"art_ws={profile.flash_access_cycles}", f"art_fetch={L1_LINE}",
                  f"art_ilines={profile.icache_bytes // L1_LINE}", "art_iways=2",
                  f"art_dlines={profile.dcache_bytes // L1_LINE}", "art_dways=4", "art_prefetch=0"]
+    if stats := os.environ.get(STATS_ENV, "").strip():
+        args.append(f"stats={stats}")
     from tlsbench.targets import hwcrypto  # here, not at the top: only a board profile's run needs it
 
     args += hwcrypto.plugin_args(profile, symbols(firmware, nm_prefix))  # an accelerated build's peripheral
