@@ -45,7 +45,8 @@ HANDSHAKE_RUNS = ((Want("handshake-encryption", "qemu:mps2-an385", "stm32f217"),
                    Want("handshake-encryption", "qemu:mps2-an385", "stm32f217", _HW)),
                   (Want("handshake-encryption", "qemu:mps2-an386", "stm32f439zi"),
                    Want("handshake-encryption", "qemu:mps2-an386", "stm32f439zi", _HW)))
-RUNS = (STUDY_003, *AEAD_RUNS, *(w for pair in HANDSHAKE_RUNS for w in pair))  # the page's runs, in its order
+# the page's runs, in its order
+RUNS = (STUDY_003, *(w for pairs in (AEAD_RUNS, HANDSHAKE_RUNS) for pair in pairs for w in pair))
 
 
 def page_003(page: Page, runs: dict[Want, tuple[int, RunData]], text: str) -> None:
