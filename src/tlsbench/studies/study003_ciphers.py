@@ -140,9 +140,10 @@ def _flash(parts: dict[str, Part], lib: str, alg: str, driver: bool) -> tuple[in
 def _space(page: Page, sw: RunData, hw: RunData, text: str) -> None:
     libs = libraries(sw)
     page.add("Published: bytes as printed (stack, heap; flash = code + constant data). Ours, per library: the"
-             " stack and heap peak of one encryption of 15,360 bytes (the Table 3 cases above), exact on the"
-             " firmware; the flash of the cipher's own modules in the run's image, **measured** from its linker"
-             " map (families/size/crypto_modules.py), with their static RAM (.data + .bss) apart. What ours"
+             " stack and heap peak of one encryption of 15,360 bytes (the Table 3 cases on the paper's board,"
+             f" {_board(sw)}, SW rows as built, HW rows in the `hw` build), exact on the firmware; the flash of"
+             " the cipher's own modules in the run's image, **measured** from its linker map"
+             " (families/size/crypto_modules.py), with their static RAM (.data + .bss) apart. What ours"
              " counts, per library: " + "; ".join(
                  f"{lib}: " + ", ".join(f"{alg} {' + '.join(o.removesuffix('.c.obj') for o in _objects(lib, alg))}"
                                         for alg in AEADS.values()) for lib in libs) +
