@@ -11,6 +11,8 @@ import pytest
 from tlsbench import cli
 from tlsbench.engine.case import Result
 from tlsbench.engine.store import Store
+from tlsbench.families.size import crypto_modules
+from tlsbench.studies import study003_ciphers
 from tlsbench.studies import studysources as src
 from tlsbench.targets import boardprofiles, cyclemodel
 
@@ -112,3 +114,45 @@ def test_table_5_is_read_from_the_papers_text() -> None:
     assert [space[("AES128-GCM SW", k)] for k in ("stack", "heap", "ram", "code", "const", "flash")] == [
         4_804, 11_644, 16_448, 3_288, 10_846, 14_134]
     assert space[("AES128-CBC-HMAC-SHA1 HW", "flash")] == 2_190 and space[("Chacha20-poly1305", "ram")] == 604
+
+
+# an image's map cut to the modules Table 5 counts: Mbed TLS's AES, GCM and ChaCha20-Poly1305, its driver
+MAP = """\
+Linker script and memory map
+
+.text           0x00000000      0x700
+ .text.aes      0x00000000      0x100 mbedtls/library/libmbedcrypto.a(aes.c.obj)
+ .text.gcm      0x00000100       0x80 mbedtls/library/libmbedcrypto.a(gcm.c.obj)
+ .text.chacha   0x00000180       0x40 mbedtls/library/libmbedcrypto.a(chacha20.c.obj)
+ .text.poly     0x000001c0       0x20 mbedtls/library/libmbedcrypto.a(poly1305.c.obj)
+ .text.chapo    0x000001e0       0x10 mbedtls/library/libmbedcrypto.a(chachapoly.c.obj)
+ .text.hwgcm    0x000001f0      0x200 mbedtls/library/libmbedcrypto.a(hw_gcm.c.obj)
+ .text.main     0x000003f0      0x310 CMakeFiles/tlsbench-agent-mbedtls.dir/core/main.c.obj
+
+.bss            0x20000000       0x10
+ .bss.aes_tables
+                0x20000000       0x10 mbedtls/library/libmbedcrypto.a(aes.c.obj)
+"""
+
+
+def test_table_5_sums_each_ciphers_own_modules_from_the_runs_image(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The flash beside the paper's is the cipher's modules in the map, plus the driver in the HW rows
+    (the run's image found and its sha256 matching: here, a map written by the test)."""
+    (tmp_path / "studies").mkdir()
+    (tmp_path / "studies" / "003_test.txt").write_text(STUDY_003)
+    (tmp_path / "agent.map").write_text(MAP)
+    monkeypatch.setattr(study003_ciphers, "_image_objects",
+                        lambda _data, lib: crypto_modules.object_parts(tmp_path / "agent.map", lib))
+    db = tmp_path / "r.sqlite"
+    _store(db, False, {"aes-128-gcm": 30_720_000, "aes-128-cbc-hmac-sha1": 15_360_000,
+                       "chacha20-poly1305": 7_680_000})
+    _store(db, True, {"aes-128-gcm": 1_536_000, "aes-128-cbc-hmac-sha1": 3_072_000})
+    assert cli.main(["study", "pages", "--db", str(db), "--studies", str(tmp_path / "studies"),
+                     "--out", str(tmp_path / "out"), "--only", "003"]) == 0
+    lines = (tmp_path / "out" / "003-tls12-suites-cost.md").read_text().splitlines()
+    rows = {c[0]: c[3:] for line in lines if line.startswith("| ")
+            for c in [[x.strip() for x in line.split("|")[1:-1]]]}
+    assert rows["Chacha20-poly1305"] == ["400 / 0", f"{0x40 + 0x20 + 0x10}", "0"]
+    assert rows["AES128-GCM SW"] == ["400 / 32", f"{0x100 + 0x80}", "16"]  # aes + gcm, aes's tables in RAM
+    assert rows["AES128-GCM HW"] == ["500 / 32", f"{0x100 + 0x80 + 0x200}", "16"]  # and the driver
