@@ -59,3 +59,18 @@ def test_each_object_lands_in_its_part_to_the_byte(tmp_path: Path) -> None:
 def test_a_library_without_known_modules_is_refused(tmp_path: Path) -> None:
     with pytest.raises(TlsbenchError, match="no crypto modules known for bearssl; known: mbedtls, wolfssl"):
         cm.crypto_parts(tmp_path / "x.map", "bearssl")
+
+
+def test_object_parts_give_each_library_object_apart_and_the_driver_whole(tmp_path: Path) -> None:
+    path = tmp_path / "tlsbench-agent-mbedtls.map"
+    path.write_text(MAP)
+    parts = {name: (p.flash_bytes, p.ram_bytes) for name, p in cm.object_parts(path, "mbedtls").items()}
+    assert parts == {
+        cm.DRIVER: (0x100 + 0x40 + 0x8, 0x8),
+        cm.STANDIN: (0x200 + 0x100, 0),
+        "sha256.c.obj": (0x20, 0),  # the library's modules one by one (a cipher's reader sums its own)
+        "aes.c.obj": (0, 0x8),
+        cm.REGISTERS: (0, 0x68 + 0x70c),
+        cm.REST: (0x9c, 0),
+        "alignment": (0x4, 0),
+    }

@@ -195,3 +195,10 @@ def test_handshake_encryption_is_the_papers_table_2() -> None:
         ("TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "p256/rsa2048-full")}
     # AES-128-GCM every 128 bytes around the handshakes' 1.8 to 2.9 KB
     assert {c.size for c in cases if c.alg == "aes-128-gcm"} == set(range(1024, 4097, 128))
+
+
+def test_aead_15k_is_the_papers_table_3_on_its_packet_size() -> None:
+    cases = runner.expand(load_preset("aead-15k")[0])
+    assert sorted(c.name for c in cases) == sorted(
+        f"{lib}/aead/{alg}/encrypt/15360" for lib in ("mbedtls", "wolfssl")
+        for alg in ("aes-128-cbc-hmac-sha1", "aes-128-gcm", "chacha20-poly1305"))

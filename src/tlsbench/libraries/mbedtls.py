@@ -89,6 +89,10 @@ LIBRARY = Library(
         "ecdsa-p256-sha256": ("ecdsa-p256-sign", "ecdsa-p256-verify"),
     },
     hw_modules=("aes.c.obj", "gcm.c.obj", "sha1.c.obj", "sha256.c.obj"),
+    # HMAC is md.c's (mbedtls_md_hmac_*)
+    cipher_modules={"chacha20-poly1305": ("chacha20.c.obj", "poly1305.c.obj", "chachapoly.c.obj"),
+                    "aes-128-gcm": ("aes.c.obj", "gcm.c.obj"),
+                    "aes-128-cbc-hmac-sha1": ("aes.c.obj", "sha1.c.obj", "md.c.obj")},
     # its pinned sources: Debian source packages (apt-get source PACKAGE=VERSION from SUITE), every downloaded
     # file checked by its SHA-256 (record.debian, targets/sources.py)
     pins=(

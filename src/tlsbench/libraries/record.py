@@ -134,6 +134,9 @@ class Library:
     # the object files of its own modules for those primitives (AES, GCM, SHA-1, SHA-256), whose flash
     # families/size/crypto_modules.py compares between the software and the "hw" image
     hw_modules: tuple[str, ...] = ()
+    # the object files of an authenticated cipher's own modules (case algorithm -> objects): what study 003's
+    # Table 5 counts as that cipher's flash (studies/study003_ciphers.py)
+    cipher_modules: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # its build profiles that only some cores can build (the others build anywhere)
     core_profiles: tuple[CoreProfile, ...] = ()
 

@@ -82,6 +82,10 @@ LIBRARY = Library(
         "rsa2048-pss-sha256": ("rsa-2048-private", "rsa-2048-public"),
     },
     hw_modules=("aes.c.obj", "sha.c.obj", "sha256.c.obj"),
+    # GCM is in aes.c (with every other AES mode)
+    cipher_modules={"chacha20-poly1305": ("chacha.c.obj", "poly1305.c.obj", "chacha20_poly1305.c.obj"),
+                    "aes-128-gcm": ("aes.c.obj",),
+                    "aes-128-cbc-hmac-sha1": ("aes.c.obj", "sha.c.obj", "hmac.c.obj")},
     # its pinned sources: Debian source packages (apt-get source PACKAGE=VERSION from SUITE), every downloaded
     # file checked by its SHA-256 (record.debian, targets/sources.py)
     pins=(

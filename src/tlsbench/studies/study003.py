@@ -6,6 +6,7 @@ from tlsbench.families.tls.names import TlsVariant
 from tlsbench.report.tables import RunData
 from tlsbench.studies import handshake_encryption as he
 from tlsbench.studies import studysources as src
+from tlsbench.studies.study003_ciphers import AEAD_RUNS, page_ciphers
 from tlsbench.studies.studypage import Page, holds, libraries, median, num, primitive_case, ratio, status_note, tls_case
 from tlsbench.studies.studyruns import Want
 
@@ -20,8 +21,6 @@ _PAPER_SUITES = {  # the paper's Table 6 names -> our suite and certificate (Non
     "ECDHE ECDSA": ("TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA", "ecdsa-p256"),
     "ECDHE RSA": ("TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA", "rsa2048"),
 }
-_AEADS = {"AES128-CBC+HMAC": "aes-128-cbc-hmac-sha1", "AES128-GCM": "aes-128-gcm",
-          "Chacha20-Poly1305": "chacha20-poly1305"}
 
 
 def _suite_case(data: RunData, lib: str, paper: str, auth: str) -> dict | None:
@@ -46,21 +45,20 @@ HANDSHAKE_RUNS = ((Want("handshake-encryption", "qemu:mps2-an385", "stm32f217"),
                    Want("handshake-encryption", "qemu:mps2-an385", "stm32f217", _HW)),
                   (Want("handshake-encryption", "qemu:mps2-an386", "stm32f439zi"),
                    Want("handshake-encryption", "qemu:mps2-an386", "stm32f439zi", _HW)))
+# the page's runs, in its order
+RUNS = (STUDY_003, *(w for pairs in (AEAD_RUNS, HANDSHAKE_RUNS) for pair in pairs for w in pair))
 
 
 def page_003(page: Page, runs: dict[Want, tuple[int, RunData]], text: str) -> None:
     if STUDY_003 in runs:
         _page_003_suites(page, runs[STUDY_003][1], text)
     else:
-        page.add(f"The tables of run `{STUDY_003.command()}` (Tables 3, 4 and 6, the paper's shapes) are not on"
+        page.add(f"The tables of run `{STUDY_003.command()}` (Tables 4 and 6, the paper's shapes) are not on"
                  " this page: no complete run of it is stored.", "")
+    page_ciphers(page, runs, text)
     _page_003_handshake_encryption(page, runs, text)
     page.not_recreated(
         "- static DH_RSA and ECDH_RSA: not in the suite catalog (no current library here offers them)",
-        "- the hardware throughput of Table 3 on this page: the accelerator model's software-against-hardware"
-        " rows per board are in docs/results-hwcrypto.md (`--profile wolfssl=hw,mbedtls=hw`)",
-        "- flash and code size per primitive: `tlsbench sizes --target qemu:mps2-an385` measures it, and"
-        " docs/results-hwcrypto.md the software and hw builds' crypto code side by side; not made for this page",
         "- the paper's 2015 wolfSSL build; ours uses the pinned releases with the profile the run names")
 
 
@@ -128,22 +126,6 @@ def _page_003_suites(page: Page, data: RunData, text: str) -> None:
     for lib in libs:
         header += [f"{lib} stack / heap (KiB)", f"{lib} model cycles"]
     page.table(header, rows)
-
-    page.add("## AEAD throughput at 120 MHz (the paper's Table 3, software)", "",
-             "Published: bytes/s on 15 KB packets at 120 MHz. Ours: 16,384 bytes / the model time of one"
-             " encryption of 16,384 bytes (a model at the profile's 120 MHz).", "")
-    rows = []
-    for f in src.aead_throughput(text):
-        if f.key[1] != "SW":
-            continue
-        row = [f.key[0], num(f.value)]
-        for lib in libs:
-            case = primitive_case(data, lib, _AEADS[f.key[0]], "encrypt", 16384)
-            t = median(case, "model_time_ns")
-            rate = None if t is None else 16384 / (t / 1e9)
-            row += [num(rate) if case and case["status"] == "ok" else status_note(case), ratio(f.value, rate)]
-        rows.append(row)
-    page.table(["AEAD", "published (B/s)", *(x for lib in libs for x in (f"{lib} model (B/s)", "ratio"))], rows)
 
     page.add("## Elliptic curves: stack and heap (the paper's Table 4)", "")
     curve_cases = {"NIST P-256 Key exchange": ("p256", "exchange"),

@@ -29,7 +29,8 @@ from tlsbench.studies import studysources as src
 from tlsbench.studies.study000 import page_000
 from tlsbench.studies.study001 import page_001
 from tlsbench.studies.study002 import page_002
-from tlsbench.studies.study003 import HANDSHAKE_RUNS, STUDY_003, page_003
+from tlsbench.studies.study003 import RUNS as RUNS_003
+from tlsbench.studies.study003 import page_003
 from tlsbench.studies.study004 import page_004
 from tlsbench.studies.studypage import Page, reused_from, run_section
 from tlsbench.studies.studyruns import Used, Want, find_run, merged
@@ -56,8 +57,7 @@ STUDIES = (
           "an AMD Geode (x86) with an AES accelerator, nxweb/GnuTLS and nginx/OpenSSL", (
               Want("kex-transactions", "host", None),), page_002),
     Study("003", "tls12-suites-cost", "On TLS 1.3: Early Performance Analysis in the IoT Field (ICISSP 2016)",
-          "STM32F217 (Cortex-M3 at 120 MHz), wolfSSL", (STUDY_003, *(w for pair in HANDSHAKE_RUNS for w in pair)),
-          page_003),
+          "STM32F217 (Cortex-M3 at 120 MHz), wolfSSL", RUNS_003, page_003),
     Study("004", "hash-by-size", "unkeyed cryptographic hash algorithms, the RIOT OS benchmark suite (draft)",
           "Nucleo-F446RE (Cortex-M4, 180 MHz), Nucleo-F103RB (Cortex-M3, 72 MHz), Nucleo-L073RZ and"
           " Nucleo-L053R8 (Cortex-M0+, 32 MHz), RIOT OS", (

@@ -115,6 +115,18 @@ def curve_ram(text: str) -> list[Figure]:
     return out
 
 
+def cipher_space(text: str) -> list[Figure]:
+    """Table 5: per authenticated cipher and build (SW, HW) its stack, heap, total RAM, code, constant data
+    and total flash (bytes)."""
+    out = []
+    for row in _table(text, "Table 5:")[1:]:
+        cells = row.split("\t")
+        quote = row.replace("\t", " | ")
+        out += [Figure((cells[0], what), _number(cells[i]), "B", quote)
+                for i, what in ((1, "stack"), (2, "heap"), (3, "ram"), (4, "code"), (5, "const"), (6, "flash"))]
+    return out
+
+
 def handshake_ram(text: str) -> list[Figure]:
     """Table 6: per suite and authentication, each side's stack and heap (KB, as printed)."""
     out = []
@@ -155,5 +167,5 @@ def hash_times(text: str) -> list[Figure]:
     return out
 
 
-__all__ = ["Figure", "aead_throughput", "connection_types", "curve_ram", "encryption_overhead", "handshake_by_suite",
-           "handshake_ram", "hash_times", "studies_dir", "study_text"]
+__all__ = ["Figure", "aead_throughput", "cipher_space", "connection_types", "curve_ram", "encryption_overhead",
+           "handshake_by_suite", "handshake_ram", "hash_times", "studies_dir", "study_text"]

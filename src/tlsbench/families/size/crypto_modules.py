@@ -65,3 +65,21 @@ def crypto_parts(map_path: Path, library: str) -> dict[str, Part]:
     except OSError as e:
         raise TlsbenchError(f"cannot read the map file {map_path}: {e}") from e
     return parse_map(text, library, classify)
+
+
+def object_parts(map_path: Path, library: str) -> dict[str, Part]:
+    """The image's library code per object file (e.g. "aes.c.obj"), the accelerator driver as DRIVER and the
+    stand-in as STANDIN: a primitive's own modules summed by its reader (study 003's Table 5)."""
+    crypto = classifier(library)
+
+    def part(section: str, path: str) -> str:
+        kind = crypto(section, path)
+        if kind in (DRIVER, STANDIN, REGISTERS):
+            return kind
+        return _object(path) if component_of(path, library) == "library" else REST
+
+    try:
+        text = map_path.read_text()
+    except OSError as e:
+        raise TlsbenchError(f"cannot read the map file {map_path}: {e}") from e
+    return parse_map(text, library, part)
