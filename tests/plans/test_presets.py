@@ -195,3 +195,14 @@ def test_handshake_encryption_is_the_papers_table_2() -> None:
         ("TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "p256/rsa2048-full")}
     # AES-128-GCM every 128 bytes around the handshakes' 1.8 to 2.9 KB
     assert {c.size for c in cases if c.alg == "aes-128-gcm"} == set(range(1024, 4097, 128))
+
+
+@pytest.mark.parametrize("name", ["tls", "tls-tcp"])
+def test_the_tls_presets_spend_their_samples_on_processes(name: str) -> None:
+    """6 samples of 3 handshakes in 3 agent processes, 2 each (scripts/resample-minima chose it: the
+    process is what a handshake's fastest sample repeats by)."""
+    from tlsbench.engine.case import split_repeats
+
+    plan, _text = load_preset(name)
+    assert (plan.method.repeats, plan.method.rounds, plan.tls.batch) == (6, 3, 3)
+    assert split_repeats(plan.method.repeats, plan.method.rounds) == [2, 2, 2]
