@@ -142,7 +142,7 @@ def counters_missing(data: RunData, lib: dict) -> dict[str, str]:
 def timed_headline(data: RunData) -> str | None:
     """What a host run's timed figures are, for a legend ("min of 6 samples"); None for a run whose
     figures stay medians (a firmware target)."""
-    if data.run.target != "host":
+    if metrics.headline_estimator("wall_ns", data.run.target) == "median":  # the target's timings stay medians
         return None
     repeats = int(data.run.plan.get("method", {}).get("repeats", 0)) or None
     return metrics.estimator_label("min", repeats)
