@@ -44,6 +44,10 @@ def test_json_output_is_only_json_and_reports_render(agents, db_path: Path) -> N
     assert all(r["n"] == (3 * HOST_MEMORY_PASSES if r["metric"] in memory and r["kind"] in KEYED_KINDS else 3)
                and r["min"] <= r["median"] <= r["max"] for r in ok)
     assert {r["params"]["size"] for r in ok if r["name"] == "sha256"} == {64, 1024}
+    # which stored column the reports show: a host timing's fastest sample, a count's median
+    assert {r["estimator"] for r in ok if r["metric"] == "wall_ns"} == {"min"}
+    assert {r["estimator"] for r in ok if r["metric"] == "throughput"} == {"max"}
+    assert {r["estimator"] for r in ok if r["metric"] in memory} == {"median"}
 
     run_id = rows[0]["run"]
     table = tlsbench(db_path, "report", str(run_id))

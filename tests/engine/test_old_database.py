@@ -14,7 +14,9 @@ and again when compare let a count drawn per host run vary within the runs'
 own spread (the Mbed TLS client's heap peak, +16 B within a spread of 48 B,
 is "varies"; the ECDSA rows, one memory pass a round and so no spread in
 these old runs, stay "changed"), and again when the JSON documents named their format version
-(a "format" field first): the old database still reads, and any other
+(a "format" field first), and again when a host timing's figure became its fastest kept sample (the
+reports' cells and legends, compare's A and B columns, report JSON format 2 with each result's
+"estimator"): the old database still reads, and any other
 change to these outputs shows here."""
 
 from __future__ import annotations

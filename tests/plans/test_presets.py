@@ -202,3 +202,14 @@ def test_aead_15k_is_the_papers_table_3_on_its_packet_size() -> None:
     assert sorted(c.name for c in cases) == sorted(
         f"{lib}/aead/{alg}/encrypt/15360" for lib in ("mbedtls", "wolfssl")
         for alg in ("aes-128-cbc-hmac-sha1", "aes-128-gcm", "chacha20-poly1305"))
+
+
+@pytest.mark.parametrize("name", ["tls", "tls-tcp"])
+def test_the_tls_presets_spend_their_samples_on_processes(name: str) -> None:
+    """6 samples of 3 handshakes in 3 agent processes, 2 each (scripts/resample-minima chose it: the
+    process is what a handshake's fastest sample repeats by)."""
+    from tlsbench.engine.case import split_repeats
+
+    plan, _text = load_preset(name)
+    assert (plan.method.repeats, plan.method.rounds, plan.tls.batch) == (6, 3, 3)
+    assert split_repeats(plan.method.repeats, plan.method.rounds) == [2, 2, 2]

@@ -225,6 +225,31 @@ def headline(measured: set[str] | list[str]) -> list[str]:
     return [m for m in HEADLINE if m in have]
 
 
+# Which stored statistic of a metric's kept samples the reports show as its figure. A host timing
+# headlines the fastest sample (the minimum time, the maximum rate): on a shared machine it is what two
+# runs repeat (docs/method.md "Which headline figure repeats"); an exact count, and any figure of
+# a firmware target, shows the median as before (there min = median for a count that does not vary).
+ESTIMATORS = ("median", "min", "max")
+
+
+def headline_estimator(name: str, target: str) -> str:
+    """The stored column ("median", "min" or "max") that is this metric's figure in a run on ``target``."""
+    if target != "host" or name not in REGISTRY or is_exact(name):
+        return "median"
+    return "min" if lower_is_better(name) else "max"
+
+
+def headline_of(result: dict) -> float:
+    """A stored result's figure: the column its "estimator" names (rundata.load sets it), else the median."""
+    return result[result.get("estimator", "median")]
+
+
+def estimator_label(estimator: str, samples: int | None = None) -> str:
+    """How a legend names the figure: "min of 6 samples", "median"."""
+    of = f" of {samples} samples" if samples else " of the kept samples"
+    return "median" + of if estimator == "median" else f"{estimator}{of}"
+
+
 def format_value(name: str, value: float) -> str:
     """A value of this metric with its unit, as every report shows it."""
     kind = display(name)

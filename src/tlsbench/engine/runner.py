@@ -104,6 +104,7 @@ def json_rows(run_id: int, target: str, info_version: str, case: Case, measured:
                  **dict.fromkeys(("median", "mean", "stdev", "min", "max", "ci95_low", "ci95_high"))}]
     error = modelerror.as_json(model_core) if model_core else None
     return [{**base, **r.flat(), "reported_as": metrics.reported_as(r.metric, r.min, r.max),
+             "estimator": metrics.headline_estimator(r.metric, target),  # the column the reports show
              **({"model_error": error} if error and "model_" in r.metric else {})}
             for r in measured.results]
 

@@ -33,13 +33,13 @@ def _cell_text(case: dict, metric: str | None = None, model_error: str = "") -> 
         if r is None:
             return "not measured"
         if metric in metrics.REGISTRY:  # its unit and format from the registry
-            return metrics.format_value(metric, r["median"])
-        return f"{r['median']:.4g} {r['unit']}"
+            return metrics.format_value(metric, metrics.headline_of(r))
+        return f"{metrics.headline_of(r):.4g} {r['unit']}"
     if "flash_bytes" in res and "ram_bytes" in res:  # a size probe (tlsbench sizes)
         return f"{res['flash_bytes']['median']:,.0f} B flash, {res['ram_bytes']['median']:,.0f} B RAM"
     if tls_names.is_baseline(case["alg"]) and "transaction_wall_ns" in res:  # the plain TCP baseline
-        return (f"TCP {format_time(res['transaction_wall_ns']['median'])} per request/response"
-                f" ({format_time(res['connect_wall_ns']['median'])} connect),"
+        return (f"TCP {format_time(metrics.headline_of(res['transaction_wall_ns']))} per request/response"
+                f" ({format_time(metrics.headline_of(res['connect_wall_ns']))} connect),"
                 f" {res['total_c2s_bytes']['median']:.0f}+{res['total_s2c_bytes']['median']:.0f} B")
     if "client_min_heap_bytes" in res or "server_min_heap_bytes" in res:  # the minimum-RAM search
         def b(metric: str) -> str:
@@ -49,7 +49,7 @@ def _cell_text(case: dict, metric: str | None = None, model_error: str = "") -> 
                 f" stack C {b('client_stack_bytes')} / S {b('server_stack_bytes')} B"
                 + (f", fragment {b('negotiated_max_frag_bytes')} B" if "negotiated_max_frag_bytes" in res else ""))
     if "transactions_per_s" in res:  # TLS server capacity
-        return f"{res['transactions_per_s']['median']:,.0f} transactions/s"
+        return f"{metrics.headline_of(res['transactions_per_s']):,.0f} transactions/s"
     if "c2s_bytes" in res and ("client_instructions" in res or "server_instructions" in res):
         # a TLS case on firmware: exact instructions per side (one side on the device: the other is the host's,
         # not measured), bytes each way
@@ -68,14 +68,14 @@ def _cell_text(case: dict, metric: str | None = None, model_error: str = "") -> 
     if "c2s_bytes" in res and ("client_cpu_ns" in res or "server_cpu_ns" in res):
         # a TLS case: CPU per side (a foreign peer's is not measured), bytes each way
         def side(metric: str) -> str:
-            return format_time(res[metric]["median"]) if metric in res else "not measured (foreign)"
+            return format_time(metrics.headline_of(res[metric])) if metric in res else "not measured (foreign)"
         text = (f"C {side('client_cpu_ns')} / S {side('server_cpu_ns')},"
                 f" {res['c2s_bytes']['median']:.0f}+{res['s2c_bytes']['median']:.0f} B")
         if "round_trips" in res:
             text += f", {res['round_trips']['median']:.0f} RTT"
         for wall in ("handshake_wall_ns", "server_handshake_wall_ns"):  # over TCP: to handshake complete
             if wall in res:
-                text += f", {format_time(res[wall]['median'])} wall"
+                text += f", {format_time(metrics.headline_of(res[wall]))} wall"
                 break
         return text
     if "wall_ns" not in res and "instructions" in res:  # firmware: exact counts, no clock
@@ -96,8 +96,8 @@ def _cell_text(case: dict, metric: str | None = None, model_error: str = "") -> 
     if (case.get("round_drift") or 0) > stats.DRIFT_LIMIT:
         spread += f" {DRIFT_MARK}"
     if "throughput" in res:
-        return f"{format_rate(res['throughput']['median'])}{spread}"
-    return f"{format_time(wall['median'])}{spread}"
+        return f"{format_rate(metrics.headline_of(res['throughput']))}{spread}"
+    return f"{format_time(metrics.headline_of(wall))}{spread}"
 
 
 def code_size_table(data: RunData) -> tuple[list[str], list[list[str]]]:

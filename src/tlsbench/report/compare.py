@@ -56,6 +56,11 @@ class Row:
     ratio_high: float | None = None
     unit: str = ""
     metric: str = ""
+    # the figure each run's report shows (metrics.headline_estimator: a host timing's fastest of all
+    # samples); the verdict and the ratio stay the medians' and all samples'
+    estimator: str = "median"
+    figure_a: float | None = None
+    figure_b: float | None = None
 
 
 @dataclass
@@ -124,6 +129,7 @@ class RunSide:
     # case -> the reference workload's times around its rounds (host runs; engine/steadiness.py)
     references: dict[str, list[int]] = field(default_factory=dict)
     reference_kind: str = ""  # the workload those references timed (steadiness.kind)
+    target: str = ""  # where the run measured (host, qemu:..., serial:...): which figure its reports show
 
 
 # ---- read ----
@@ -164,7 +170,7 @@ def read(store: Store, run_id: int, metric: str | None) -> RunSide:
     refs = steadiness.references(dict(r) for r in store.case_rounds(run_id))
     return RunSide(run_id, _context(store, run_id), {r["metric"]: r["unit"] for r in store.results(run_id)},
                    {m: store.per_op_values(run_id, m) for m in sorted(wanted)}, refs,
-                   steadiness.kind(store.get_run(run_id).machine, bool(refs)))
+                   steadiness.kind(store.get_run(run_id).machine, bool(refs)), store.get_run(run_id).target)
 
 
 # ---- pure comparison ----
@@ -382,7 +388,12 @@ def _metric_row(a: RunSide, b: RunSide, name: str, metric: str, alpha: float, mi
         return Row(name, e.verdict, e.a, e.b, ratio, None, note, unit=unit, metric=metric)
     machine = steadiness.moved(a.references.get(name, []), b.references.get(name, []), a.reference_kind,
                                b.reference_kind)
-    return _statistical_row(name, va, vb, alpha, min_effect, metrics.lower_is_better(metric), unit, metric, machine)
+    row = _statistical_row(name, va, vb, alpha, min_effect, metrics.lower_is_better(metric), unit, metric, machine)
+    estimator = metrics.headline_estimator(metric, a.target)
+    if estimator != "median":  # printed beside the verdict as the reports show it
+        pick = min if estimator == "min" else max
+        row.estimator, row.figure_a, row.figure_b = estimator, pick(va), pick(vb)
+    return row
 
 
 def compare_runs(a: RunSide, b: RunSide, metric: str | None, alpha: float = ALPHA,
@@ -431,7 +442,7 @@ def one_version(side: RunSide, ident: str) -> RunSide:
         if mine is not None:
             context[f"{lib}{suffix}"] = side.context[mine]
     references = {f"{lib}/{n[len(prefix):]}": v for n, v in side.references.items() if n.startswith(prefix)}
-    return RunSide(side.run_id, context, side.units, values, references)
+    return RunSide(side.run_id, context, side.units, values, references, target=side.target)
 
 
 def compare(store: Store, run_a: int, run_b: int, metric: str | None = None, alpha: float = ALPHA,

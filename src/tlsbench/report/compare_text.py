@@ -73,6 +73,8 @@ def header_lines(c: Comparison) -> list[str]:
         lines.append("the machine's speed (reference workload around each round):")
         lines += [f"  {m}" for m in c.machine]
     counts = c.counts()
+    if headlined(c):
+        lines.append(FIGURES_NOTE)
     lines.append("summary: " + ", ".join(f"{n} {v}" for v, n in sorted(counts.items())))
     if c.metric == "headline":
         shown = sorted({r.metric for r in c.rows if r.metric})
@@ -97,15 +99,29 @@ def _value(metric: str, v: float | None) -> str:
     return metrics.format_value(metric, v) if metric in metrics.REGISTRY else format(v, ".4g")
 
 
+def headlined(c: Comparison) -> bool:
+    """Some row shows a figure other than the median (a host timing's fastest sample)."""
+    return any(r.estimator != "median" for r in c.rows)
+
+
+# said under a table whose A and B are the reports' figures, not the medians the verdict tests
+FIGURES_NOTE = ("A, B: each run's figure as its report shows it: a host timing's fastest sample (the least of all"
+                " samples; a rate's highest), a count's median; the verdict, B/A and its interval are the medians'"
+                " and all samples', as above")
+
+
 def main_table(c: Comparison, only_changes: bool = False) -> tuple[list[str], list[list[str]]]:
-    header = ["case", "metric", "verdict", "median A", "median B", "B/A", "B/A 95%", "p", "note"]
+    figures = headlined(c)
+    header = ["case", "metric", "verdict", *(("A", "B") if figures else ("median A", "median B")),
+              "B/A", "B/A 95%", "p", "note"]
     body = []
     for r in c.rows:
         if only_changes and r.verdict == "same":
             continue
         interval = f"{r.ratio_low:.3f}..{r.ratio_high:.3f}" if r.ratio_low is not None else ""
         metric = r.metric or c.metric
-        body.append([r.name, r.metric, r.verdict, _value(metric, r.median_a), _value(metric, r.median_b),
+        a, b = (r.figure_a, r.figure_b) if r.estimator != "median" else (r.median_a, r.median_b)
+        body.append([r.name, r.metric, r.verdict, _value(metric, a), _value(metric, b),
                      _num(r.ratio, ".3f"), interval, _num(r.p_value, ".2g"), r.note])
     return header, body
 

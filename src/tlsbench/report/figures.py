@@ -81,6 +81,9 @@ def _missing(case: dict | None, what: str = "not measured") -> Point:
 # One convention for every chart and table: the median of the kept samples
 # (what the tables print), the whisker their stored range, min to max.
 SPREAD_NOTE = "bar the median of the kept samples (the figure the tables print), whisker their range (min to max)"
+# the timed charts: a host timing's figure is its fastest sample (metrics.headline_estimator)
+TIMED_SPREAD_NOTE = ("bar the figure the tables print (on the host the fastest of the kept samples, elsewhere their"
+                     " median), whisker their range (min to max)")
 RATE_NOTE = "MB/s is 10^6 bytes per second; input sizes are binary (1 KiB = 1,024 B)"
 
 
@@ -92,13 +95,15 @@ def median_range(case: dict | None, metric: str) -> Point:
         return _missing(case)
     flag = " ".join(report.marks(case, metric))  # (noisy), (drift), (slow phase): as the tables mark them
     if r["n"] < 2:
-        return Point(r["median"], flag=flag)
-    return Point(r["median"], r["min"], r["max"], flag=flag)
+        return Point(metrics.headline_of(r), flag=flag)
+    return Point(metrics.headline_of(r), r["min"], r["max"], flag=flag)
 
 
 def median(case: dict | None, metric: str, what: str = "not measured") -> Point:
     r = case["results"].get(metric) if case and case["status"] == "ok" else None
-    return Point(r["median"], flag=" ".join(report.marks(case, metric))) if r is not None else _missing(case, what)
+    if r is None:
+        return _missing(case, what)
+    return Point(metrics.headline_of(r), flag=" ".join(report.marks(case, metric)))
 
 
 def _libraries(cases: list[dict]) -> list[str]:
@@ -133,11 +138,11 @@ def _primitive_bars(data: RunData, kind: str) -> Chart | None:
         size = max(c["size"] for c in cases)
         cases = [c for c in cases if c["size"] == size]
         metric = "throughput"
-        caption = f"Throughput on {fmt_size(size)} inputs per algorithm and library: {SPREAD_NOTE}. {RATE_NOTE}."
+        caption = f"Throughput on {fmt_size(size)} inputs per algorithm and library: {TIMED_SPREAD_NOTE}. {RATE_NOTE}."
         title = f"{registry.kind_title(kind)}: throughput at {fmt_size(size)}"
     else:
         metric = "wall_ns"
-        caption = f"Time per operation per algorithm and library: {SPREAD_NOTE}."
+        caption = f"Time per operation per algorithm and library: {TIMED_SPREAD_NOTE}."
         title = f"{registry.kind_title(kind)}: time per operation"
     by_key = {(c["alg"], c["op"], c["library"]): c for c in cases}
     cats = list(dict.fromkeys((c["alg"], c["op"]) for c in cases))
@@ -220,7 +225,7 @@ def _tls_charts(data: RunData) -> list[Chart]:
         out.append(charts.bars(
             "tls-handshake-wall", "TLS: handshake time per suite and variant", (
                 "Over TCP the client's wall time to handshake complete; in memory the wall time of the handshake"
-                f" and a 64-byte request/response; {SPREAD_NOTE}. The TCP baseline shows the plain TCP connect."),
+                f" and a 64-byte request/response; {TIMED_SPREAD_NOTE}. The TCP baseline shows the plain TCP connect."),
             labels, series, fmt_time))
     if tls:
         rows = [f"{c['library']} {c['alg']} {c['op']}" for c in tls]
@@ -260,7 +265,7 @@ def _tls_charts(data: RunData) -> list[Chart]:
         out.append(charts.bars(
             "tls-transactions", "TLS: transactions per second", (
                 "Full handshakes with a 64-byte request/response per second, with N concurrent clients (clients=N);"
-                f" {SPREAD_NOTE} (a sample is a round)."),
+                f" {TIMED_SPREAD_NOTE} (a sample is a round)."),
             [f"{a} {o}" for a, o in cats], series, lambda v: f"{v:,.0f}/s"))
     return out
 

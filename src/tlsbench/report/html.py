@@ -14,6 +14,7 @@ from tlsbench.report import figures, figures_pq
 from tlsbench.report import fits as fits_view
 from tlsbench.report import tables as report
 from tlsbench.report.charts import Chart
+from tlsbench.report.rundata import timed_headline
 from tlsbench.report.tables import RunData
 
 CSS = """
@@ -207,7 +208,9 @@ def tables(data: RunData) -> list[tuple[str, str, str]]:
     primitive = [c for c in data.cases if not report.is_handshake(c)]
     if primitive:
         sub = RunData(data.run, data.libraries, data.checks, primitive)
-        what = "instructions per operation" if report.clockless(data.cases) else "median time or throughput"
+        timed = timed_headline(data)
+        what = ("instructions per operation" if report.clockless(data.cases)
+                else f"fastest time or throughput ({timed})" if timed else "median time or throughput")
         out.append(("cases", f"Cases: {what} per library", table(*report.pivot(sub))))
         for metric, what in (("heap_peak_bytes", "peak heap"), ("stack_bytes", "peak stack")):
             if any(metric in c["results"] for c in primitive):
@@ -253,8 +256,10 @@ def render(data: RunData) -> str:
         context(data),
         _problems(data),
         "<p>Every figure comes from the stored run. A value that was not measured says so (not measured, n/m,"
-        " unsupported, failed), never 0. Charts and tables show one figure, the median of the kept samples; a"
-        " chart's whisker is their range (min to max), a table's ± their standard deviation over the median."
+        " unsupported, failed), never 0. Charts and tables show one figure, "
+        + ("for a timing the fastest of the kept samples (the least time, the highest rate), for a count their"
+           " median" if timed_headline(data) else "the median of the kept samples")
+        + "; a chart's whisker is their range (min to max), a table's ± their standard deviation over the median."
         f" {figures.RATE_NOTE}. Click a column header to sort.</p>",
         f"<p>{_e(metrics.INSTRUCTIONS_NOTE)}</p>" if report.clockless(data.cases) else "",
         *(f'<p class="noisy" role="note"><strong>{_e(line)}</strong></p>' for line in report.noise_lines(data)),

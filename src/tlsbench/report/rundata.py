@@ -39,8 +39,9 @@ def load(store: Store, run_id: int) -> RunData:
     run = store.get_run(run_id)
     cases = {c["name"]: {**dict(c), "results": {}} for c in store.cases(run_id)}
     for r in store.results(run_id):
-        cases[r["name"]]["results"][r["metric"]] = {**dict(r),
-                                                    "reported_as": metrics.reported_as(r["metric"], r["min"], r["max"])}
+        cases[r["name"]]["results"][r["metric"]] = {
+            **dict(r), "reported_as": metrics.reported_as(r["metric"], r["min"], r["max"]),
+            "estimator": metrics.headline_estimator(r["metric"], run.target)}  # which column is its figure
     for c in cases.values():
         c.pop("transcript", None)
         c.pop("cache_key", None)  # the store's own look-up key, no figure
@@ -136,3 +137,12 @@ def counters_missing(data: RunData, lib: dict) -> dict[str, str]:
         missing["cycles"] = ("the emulator counts no core cycles; model_cycles and model time are the board"
                              " profile's cycle model, computed from the instructions")
     return missing
+
+
+def timed_headline(data: RunData) -> str | None:
+    """What a host run's timed figures are, for a legend ("min of 6 samples"); None for a run whose
+    figures stay medians (a firmware target)."""
+    if metrics.headline_estimator("wall_ns", data.run.target) == "median":  # the target's timings stay medians
+        return None
+    repeats = int(data.run.plan.get("method", {}).get("repeats", 0)) or None
+    return metrics.estimator_label("min", repeats)

@@ -1,8 +1,9 @@
 """`tlsbench stability PLAN`: how well a plan's timings hold from run to run.
 
 The plan runs twice (two stored runs, nothing changed in between); then, for
-every case timed in both (status ok, the metric present), the two medians are
-compared: the share of cases whose medians agree within 2%, 5% and 10%
+every case timed in both (status ok, the metric present), the two figures the
+reports show (a host timing's minimum, otherwise the median:
+metrics.headline_estimator) are compared: the share of cases that agree within 2%, 5% and 10%
 (agreement is symmetric: max/min - 1), the worst cases, and what
 `tlsbench compare` says of the pair (faster / slower / same / inconclusive).
 Unchanged code should read "same" everywhere. Read -> pure assess -> render.
@@ -16,15 +17,16 @@ import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from tlsbench.engine import metrics
 from tlsbench.engine.store import Store
 from tlsbench.errors import PlanError
 from tlsbench.report import compare
 
 # The version of `stability --format json`'s document (its "format" field): raised when a field changes meaning or goes.
-JSON_VERSION = 1
+JSON_VERSION = 2  # 2: "estimator" names the compared figure; worst rows' "a"/"b" (were median_a/median_b)
 BANDS = (0.02, 0.05, 0.10)
 # the stored estimators whose agreement is reported side by side (the evidence
-# for the one reports use: the median; docs/method.md "Which estimator")
+# for the one reports use; docs/method.md "Which headline figure repeats")
 ESTIMATORS = ("median", "min", "mean")
 WORST = 10
 
@@ -35,11 +37,12 @@ class Stability:
     run_b: int
     metric: str
     cases: int  # timed in both runs
-    within: dict[str, int]  # "2%" -> cases whose medians agree within it
-    worst: list[dict] = field(default_factory=list)  # name, median_a, median_b, spread
+    within: dict[str, int]  # "2%" -> cases whose figures agree within it
+    worst: list[dict] = field(default_factory=list)  # name, a, b, spread
     verdicts: dict[str, int] = field(default_factory=dict)  # compare's calls, inconclusive apart
     slow_rounds: dict[str, int] = field(default_factory=dict)  # per run: rounds still slow after retries
     by_estimator: dict[str, dict[str, int]] = field(default_factory=dict)  # estimator -> band -> cases within
+    estimator: str = "median"  # the stored column compared above: the reports' figure of this metric
 
     def share(self, band: str) -> float | None:
         return self.within[band] / self.cases if self.cases else None
@@ -58,7 +61,7 @@ def _band(b: float) -> str:
 def agreement(medians_a: dict[str, float], medians_b: dict[str, float]) -> tuple[int, dict[str, int], list[dict]]:
     """Cases in both, the count within each band, and every case by spread (worst first)."""
     names = [n for n in medians_a if n in medians_b]
-    rows = sorted(({"name": n, "median_a": medians_a[n], "median_b": medians_b[n],
+    rows = sorted(({"name": n, "a": medians_a[n], "b": medians_b[n],
                     "spread": spread(medians_a[n], medians_b[n])} for n in names),
                   key=lambda r: (-r["spread"], r["name"]))
     within = {_band(b): sum(1 for r in rows if r["spread"] <= b + 1e-12) for b in BANDS}
@@ -90,17 +93,22 @@ def _slow_rounds(store: Store, run_id: int) -> int:
 
 
 def assess(store: Store, run_a: int, run_b: int, metric: str = "wall_ns") -> Stability:
-    n, within, rows = agreement(_values(store, run_a, metric), _values(store, run_b, metric))
+    estimator = metrics.headline_estimator(metric, store.get_run(run_a).target)
+    n, within, rows = agreement(_values(store, run_a, metric, estimator), _values(store, run_b, metric, estimator))
     verdicts = verdict_counts(compare.compare(store, run_a, run_b, metric=metric))
     by = {e: agreement(_values(store, run_a, metric, e), _values(store, run_b, metric, e))[1] for e in ESTIMATORS}
     return Stability(run_a, run_b, metric, n, within, rows[:WORST], verdicts,
-                     {str(run_a): _slow_rounds(store, run_a), str(run_b): _slow_rounds(store, run_b)}, by)
+                     {str(run_a): _slow_rounds(store, run_a), str(run_b): _slow_rounds(store, run_b)}, by, estimator)
+
+
+def _figure(estimator: str) -> str:
+    return "medians" if estimator == "median" else f"{estimator}ima of the kept samples"
 
 
 def render(s: Stability, fmt: str = "table") -> str:
     if fmt == "json":
         return json.dumps({"format": JSON_VERSION, **asdict(s)}, indent=1) + "\n"
-    lines = [f"runs {s.run_a} and {s.run_b}: {s.cases} cases timed in both ({s.metric} medians)"]
+    lines = [f"runs {s.run_a} and {s.run_b}: {s.cases} cases timed in both ({s.metric}: {_figure(s.estimator)})"]
     for band, count in s.within.items():
         share = s.share(band)
         lines.append(f"  within {band:>3}: {count:4d} of {s.cases}" + (f" ({share:.0%})" if share is not None else ""))
@@ -113,9 +121,9 @@ def render(s: Stability, fmt: str = "table") -> str:
     lines.append("rounds still slow after measuring again: "
                  + ", ".join(f"run {k}: {n}" for k, n in s.slow_rounds.items()))
     if s.worst:
-        lines.append("worst cases (median A, median B, spread):")
+        lines.append(f"worst cases ({s.estimator} A, {s.estimator} B, spread):")
         for r in s.worst:
-            lines.append(f"  {r['name']}: {r['median_a']:.6g} {r['median_b']:.6g} {r['spread']:.1%}")
+            lines.append(f"  {r['name']}: {r['a']:.6g} {r['b']:.6g} {r['spread']:.1%}")
     return "\n".join(lines) + "\n"
 
 
@@ -158,7 +166,7 @@ def add_parser(sub: argparse._SubParsersAction, db: argparse.ArgumentParser) -> 
                         help="run a plan twice and say how well its timings agree (shares within 2/5/10%%)")
     st.add_argument("plan", nargs="?", help="plan file (TOML) or preset name")
     st.add_argument("--runs", type=int, nargs=2, metavar=("A", "B"), help="assess two stored runs instead")
-    st.add_argument("--metric", default="wall_ns", help="the timed metric whose medians are compared (default wall_ns)")
+    st.add_argument("--metric", default="wall_ns", help="the timed metric whose figures are compared (default wall_ns)")
     st.add_argument("--format", choices=("table", "json"), default="table", help="table (default) or json")
     st.add_argument("--no-progress", action="store_true", help="no progress line on stderr (default: one)")
     st.set_defaults(func=cmd_stability)

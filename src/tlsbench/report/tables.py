@@ -35,6 +35,7 @@ from tlsbench.report.rundata import (
     model_core,
     model_error_line,
     model_profile,
+    timed_headline,
 )
 from tlsbench.report.textformat import aligned, markdown
 from tlsbench.report.views import has_fits, is_handshake
@@ -52,7 +53,14 @@ __all__ = ["CODE_SIZE_NOTE", "FORMATS", "JSON_VERSION", "REUSED_MARK", "STATUS_T
 FORMATS = ("table", "markdown", "csv", "json")
 # The version of `report --format json`'s document (its "format" field). Raise it when a field
 # changes meaning or goes; new fields may be added without (as `run --json`'s lines).
-JSON_VERSION = 1
+JSON_VERSION = 2  # 2: each result says which stored column is its figure ("estimator")
+
+
+def _metric_figure(data: RunData, metric: str) -> str:
+    """How a named metric's cells are figured: "median", or a host timing's "min of 6 samples"."""
+    estimator = metrics.headline_estimator(metric, data.run.target)
+    return "median" if estimator == "median" else metrics.estimator_label(
+        estimator, int(data.run.plan.get("method", {}).get("repeats", 0)) or None)
 
 
 def render(data: RunData, fmt: str, metric: str | None = None, view: str = views.CASES) -> str:
@@ -65,6 +73,7 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = views
         has_tls = any(is_handshake(c) for c in data.cases)
         firmware = clockless(data.cases)
         sizes = any("flash_bytes" in c["results"] for c in data.cases)
+        timed = timed_headline(data)
         legend = ("cells: flash (text + rodata + data) and static RAM (data + bss) the primitive adds to an"
                   " empty image: library code and tables, and the C runtime it reaches (not tlsbench's own"
                   " platform code); heap and stack are measured per operation elsewhere" if sizes and metric is None
@@ -73,12 +82,17 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = views
                      " client->server + server->client, round trips" if has_tls else "")
                   + ". " + metrics.INSTRUCTIONS_NOTE
                   if firmware and metric is None else
-                  "cells: median throughput for sized operations (MB/s = 10^6 B/s; sizes in KiB = 1,024 B),"
-                  " otherwise median wall time per operation; ±: stdev/median of the kept samples"
-                  + ("; tls: median CPU time per handshake of the client (C) and the server (S), handshake"
-                     " bytes client->server + server->client, round trips" if has_tls else "")
+                  (f"cells: the fastest sample ({timed}): the highest throughput for sized operations"
+                   if timed else "cells: median throughput for sized operations")
+                  + " (MB/s = 10^6 B/s; sizes in KiB = 1,024 B),"
+                  + (" otherwise the least wall time per operation; ±: stdev/median of the kept samples, their spread"
+                     if timed else " otherwise median wall time per operation; ±: stdev/median of the kept samples")
+                  + ((f"; tls: {'the least' if timed else 'median'} CPU time per handshake of the client (C) and"
+                      " the server (S), handshake bytes client->server + server->client, round trips")
+                     if has_tls else "")
                   if metric is None else
-                  f"cells: median {metric} per operation (heap and stack from one untimed pass per round)")
+                  f"cells: {_metric_figure(data, metric)} {metric} per operation (heap and stack from one untimed"
+                  " pass per round)")
         bullet = "- " if md else "  "
         model = cyclemodel.legend(data.run.plan.get("method", {}).get("env", {}), model_profile(data))
         if model and metric is None:

@@ -2,8 +2,8 @@
 classical vs hybrid vs pure ML-KEM TLS 1.3 key exchange, per library and
 handshake kind (full, ticket resumption with (EC)DHE, HelloRetryRequest),
 then the interop grid with each failing pair's reason. Every figure is a
-stored median: bytes, round trips and heap are exact; a host CPU time is
-labelled with the load the machine had while it was measured.
+stored median (a host CPU time: the minimum, metrics.headline_estimator): bytes, round trips and
+heap are exact; a host CPU time is labelled with the load the machine had while it was measured.
 
     tlsbench study results-pq --db DB --run N [--run M ...]
         [--load "BEFORE AFTER CORES"] -o docs/results-pq.md
@@ -15,7 +15,7 @@ import argparse
 import sys
 
 from tlsbench import paths
-from tlsbench.engine import steadiness
+from tlsbench.engine import metrics, steadiness
 from tlsbench.engine.metrics import format_time
 from tlsbench.families.primitive.catalog import PQ_KINDS
 from tlsbench.families.tls import names
@@ -38,7 +38,7 @@ def _value(c: dict, metric: str) -> str:
     r = c["results"].get(metric)
     if r is None:
         return "n/m"
-    return format_time(r["median"]) if metric.endswith("_ns") else f"{r['median']:,.0f}"
+    return format_time(metrics.headline_of(r)) if metric.endswith("_ns") else f"{r['median']:,.0f}"
 
 
 def _relative(text: str) -> str:
@@ -171,7 +171,8 @@ def render(runs: list[RunData], load: str | None) -> str:
     out = ["# Post-quantum TLS 1.3: classical vs hybrid vs ML-KEM-768", "",
            "Made by `scripts/results-pq` (the `pq-tls` and `pq-interop` presets on the host; on a Cortex-M4,"
            " qemu:mps2-an386, wolfSSL 5.9.2 firmware with the `pq-cortex-m` preset and the size probes; then"
-           " this page with `tlsbench study results-pq`); every figure is a stored run's median, named"
+           " this page with `tlsbench study results-pq`); every figure is a stored run's median (a host CPU time: its"
+           " fastest kept sample, the minimum), named"
            " by run below (`RUNS=\"...\" scripts/results-pq` renders the same runs again)."
            " Groups: x25519 and p256 (classical), x25519mlkem768 and secp256r1mlkem768 (hybrid), mlkem768 (pure"
            " PQ). Handshakes: full; resume-ticket (TLS 1.3 ticket PSK with (EC)DHE, psk_dhe_ke: the group's key"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from tlsbench.engine import steadiness
+from tlsbench.engine import metrics, steadiness
 from tlsbench.engine.store import Store
 from tlsbench.families.tls import plan as tls_plan
 from tlsbench.families.tls.names import BASELINE, TlsVariant
@@ -50,7 +50,7 @@ def ok_cases(data: RunData) -> list[dict]:
 def median(case: dict | None, metric: str) -> float | None:
     if case is None or metric not in case["results"]:
         return None
-    return float(case["results"][metric]["median"])
+    return float(metrics.headline_of(case["results"][metric]))  # a host timing: its fastest sample
 
 
 def ms(ns: float | None) -> str:

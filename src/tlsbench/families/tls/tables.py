@@ -12,7 +12,7 @@ from tlsbench.families.tls.plan import KIND
 from tlsbench.report.cells import STATUS_TEXT, cell
 from tlsbench.report.context import context_lines
 from tlsbench.report.marks import REUSED_MARK, VARIES_MARK, noise_lines, varies
-from tlsbench.report.rundata import RunData
+from tlsbench.report.rundata import RunData, timed_headline
 from tlsbench.report.textformat import aligned, markdown
 
 
@@ -39,7 +39,7 @@ def interop(data: RunData) -> tuple[list[str], list[list[str]]]:
         key = (c["alg"], variant, tls_names.client_of(c["alg"], c["op"], c["library"]))
         if c["status"] == "ok":
             wall = c["results"].get("handshake_wall_ns") or c["results"].get("server_handshake_wall_ns")
-            text = "ok" + (f" {format_time(wall['median'])}" if wall else "")
+            text = "ok" + (f" {format_time(metrics.headline_of(wall))}" if wall else "")
         elif c["status"] == "unsupported":
             text = "unsupported: " + (c["reason"] or "")[:60]
         else:
@@ -73,7 +73,7 @@ TLS_COLUMNS = (*TLS_TIME_COLUMNS,
 def _tls_value(res: dict, metric: str | tuple[str, ...]) -> str:
     for m in (metric,) if isinstance(metric, str) else metric:
         if m in res:
-            v = res[m]["median"]
+            v = metrics.headline_of(res[m])
             how = metrics.display(m)
             text = format_time(v) if how == "time" else format_rate(v) if how == "rate" else f"{v:,.0f}"
             # an exact count whose repeats differ is marked in the cell, as in the other tables
@@ -129,7 +129,10 @@ def tls_text(data: RunData, md: bool) -> str:
     and the capacity and baseline lines."""
     bullet = "- " if md else "  "
     render_t = markdown if md else aligned
-    legend = (f"{bullet}TLS cases: medians per handshake; CPU is each side's thread CPU time in the library,"
+    timed = timed_headline(data)
+    figures = (f"timed figures the fastest, {timed} (bulk: the highest rate), counts the medians" if timed
+               else "medians")
+    legend = (f"{bullet}TLS cases: {figures} per handshake; CPU is each side's thread CPU time in the library,"
               " wall is the client's time to handshake complete (TCP) or of the handshake and 64-byte"
               " request/response (memory); bytes and round trips from the exchange; heap and stack per side"
               " (n/m: not measured for this case, e.g. the side of a foreign server)")
@@ -149,14 +152,17 @@ def interop_text(data: RunData, md: bool) -> str:
     table = markdown(header, body) if md else aligned(header, body)
     bullet = "- " if md else "  "
     legend = (f"{bullet}interop over loopback TCP: each client library against each server;"
-              " ok with the median handshake wall time (the client's; the server's against a client tool),"
+              f" ok with the {'fastest' if timed_headline(data) else 'median'} handshake wall time (the client's;"
+              " the server's against a client tool),"
               " or the failure with its reason")
     table = table if body else "(no TCP cases in this run)"
     return "\n".join([*context_lines(data, md), legend]) + "\n\n" + table + "\n"
 
 
 def tls_tables(data: RunData) -> list[ViewTable]:
-    title = "TLS: per side (medians; n/m: not measured for that side)"
+    timed = timed_headline(data)
+    title = (f"TLS: per side (times: {timed}, counts: medians; n/m: not measured for that side)" if timed
+             else "TLS: per side (medians; n/m: not measured for that side)")
     model = f"; {TLS_MODEL_LEGEND}" if has_tls_model(data) else ""
     tables = [ViewTable("tls", title, *tls_table(data), page_title=f"{title[:-1]}{model})", wrap_last=True),
               ViewTable("tls-extra", "TLS: transactions per second and the TCP baseline", *tls_extras(data))]
