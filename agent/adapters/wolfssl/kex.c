@@ -29,9 +29,9 @@ static tb_status kex_fill(state *s, const tb_job *job)
      * wolfSSL's TLS code does for a received key share (see the *_run functions below). */
     if (tb_wolfssl_alloc_out(s, pub_len) != TB_OK) return TB_ERROR;
 
-    s->base.fam = a->fam == F_X25519 ? &x25519_kex : a->fam == F_X448 ? &x448_kex : a->fam == F_ECDH ? &ecdh_kex : &ffdhe_kex;
     switch (a->fam) {
     case F_X25519:
+        s->base.fam = &x25519_kex;
         wc_curve25519_init(&s->u.x25519.k);
         wc_curve25519_init(&s->u.x25519.peer);
         s->live = 1;
@@ -45,6 +45,7 @@ static tb_status kex_fill(state *s, const tb_job *job)
         }
         return TB_OK;
     case F_X448:
+        s->base.fam = &x448_kex;
         wc_curve448_init(&s->u.x448.k);
         wc_curve448_init(&s->u.x448.peer);
         s->live = 1;
@@ -57,6 +58,7 @@ static tb_status kex_fill(state *s, const tb_job *job)
         }
         return TB_OK;
     case F_ECDH:
+        s->base.fam = &ecdh_kex;
         ret = TB_WOLFSSL_ECC_INIT(&s->u.ecc.k);
         if (ret != 0) return lib_fail("wc_ecc_init", ret);
         s->live = 1;
@@ -68,6 +70,7 @@ static tb_status kex_fill(state *s, const tb_job *job)
         }
         return TB_OK;
     default: /* F_FFDHE */
+        s->base.fam = &ffdhe_kex;
         ret = wc_InitDhKey(&s->u.dh.key);
         if (ret != 0) return lib_fail("wc_InitDhKey", ret);
         s->live = 1;
