@@ -1,6 +1,8 @@
-/* GnuTLS adapter: entry points, the RNG and the helpers its files share.
- * Hashes, HMAC, AEADs and the primitives the core composes are in sym.c,
- * signatures and RSA encryption in pk.c, key agreement in kex.c. */
+/* GnuTLS adapter: entry points, the RNG, the helpers its files share and
+ * the table of its families, one per kind (the dispatch is the core's,
+ * tb/family.h). Hashes, HMAC, AEADs and the primitives the core composes
+ * are in sym.c, signatures and RSA encryption in pk.c, key agreement in
+ * kex.c. */
 #include "gnutls_adapter.h"
 #include "tb/catalog.h"
 
@@ -90,68 +92,12 @@ static const char *adapter_config(void)
     return config_text;
 }
 
-static int adapter_supports(tb_kind kind, const char *alg, const char *op)
+int tb_gnutls_listed(tb_kind kind, const char *alg, const char *op)
 {
     const tb_catalog_entry *e = tb_catalog_find(kind, alg);
-    if (e == NULL || !tb_catalog_has_op(e, op)) return 0;
-    switch (kind) {
-    case TB_KIND_HASH:
-    case TB_KIND_MAC:
-    case TB_KIND_AEAD:
-        return tb_gnutls_sym_supports(kind, alg);
-    case TB_KIND_KEX:
-        return tb_gnutls_kex_supports(alg);
-    case TB_KIND_SIG:
-    case TB_KIND_PKE:
-        return tb_gnutls_pk_supports(kind, alg);
-    default:
-        return 0;
-    }
+    return e != NULL && tb_catalog_has_op(e, op);
 }
 
-static tb_status adapter_prepare(const tb_job *job, void **state)
-{
-    tb_gnutls_job *j = NULL;
-    tb_status s;
-    *state = NULL;
-    switch (job->kind) {
-    case TB_KIND_HASH:
-    case TB_KIND_MAC:
-    case TB_KIND_AEAD:
-        s = tb_gnutls_sym_prepare(job, &j);
-        break;
-    case TB_KIND_KEX:
-        s = tb_gnutls_kex_prepare(job, &j);
-        break;
-    case TB_KIND_SIG:
-    case TB_KIND_PKE:
-        s = tb_gnutls_pk_prepare(job, &j);
-        break;
-    default:
-        return TB_UNSUPPORTED;
-    }
-    if (s == TB_OK) *state = j;
-    return s;
-}
+static const tb_family *const families[] = {TB_CLASSIC_FAMILIES(gnutls)};
 
-static tb_status adapter_run(void *state)
-{
-    tb_gnutls_job *j = state;
-    return j->run(j);
-}
-
-static tb_status adapter_result(void *state, tb_bytes *out)
-{
-    tb_gnutls_job *j = state;
-    out->data = j->out;
-    out->len = j->out_len;
-    return TB_OK;
-}
-
-static void adapter_release(void *state)
-{
-    tb_gnutls_job *j = state;
-    if (j != NULL) j->release(j);
-}
-
-TB_DEFINE_ADAPTER("gnutls");
+TB_DEFINE_FAMILY_ADAPTER("gnutls", families, NULL, " is not supported by this GnuTLS");

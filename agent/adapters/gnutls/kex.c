@@ -50,7 +50,7 @@ static const struct {
 #define MAX_LEN 384
 
 typedef struct {
-    tb_gnutls_job base;
+    tb_family_state base;
     int type, op;
     size_t len;
     uint8_t priv[MAX_LEN]; /* X25519 / X448 */
@@ -79,9 +79,9 @@ static int find_alg(const char *alg)
     return -1;
 }
 
-int tb_gnutls_kex_supports(const char *alg)
+static int kex_supports(const char *alg, const char *op)
 {
-    return find_alg(alg) >= 0;
+    return tb_gnutls_listed(TB_KIND_KEX, alg, op) && find_alg(alg) >= 0;
 }
 
 const char *tb_gnutls_kex_config(void)
@@ -125,7 +125,7 @@ static tb_status mont_derive(kex_job *s, uint8_t *out)
     return TB_OK;
 }
 
-static tb_status run_mont(tb_gnutls_job *j)
+static tb_status run_mont(tb_family_state *j)
 {
     kex_job *s = (kex_job *)j;
     int r;
@@ -153,7 +153,7 @@ static void nist_put_public(kex_job *s, uint8_t *out)
     nettle_mpz_get_str_256(s->len, out + 1 + s->len, s->y);
 }
 
-static tb_status run_nist(tb_gnutls_job *j)
+static tb_status run_nist(tb_family_state *j)
 {
     kex_job *s = (kex_job *)j;
     switch (s->op) {
@@ -220,7 +220,7 @@ static tb_status ff_derive(kex_job *s)
     return TB_OK;
 }
 
-static tb_status run_ffdhe(tb_gnutls_job *j)
+static tb_status run_ffdhe(tb_family_state *j)
 {
     kex_job *s = (kex_job *)j;
     switch (s->op) {
@@ -244,7 +244,7 @@ static tb_status run_ffdhe(tb_gnutls_job *j)
 
 /* ---- prepare / release ------------------------------------------------ */
 
-static void release_kex(tb_gnutls_job *j)
+static void release_kex(tb_family_state *j)
 {
     kex_job *s = (kex_job *)j;
     if (s->curve != NULL) {
@@ -255,6 +255,13 @@ static void release_kex(tb_gnutls_job *j)
     mpz_clears(s->p, s->q, s->g, s->pm1, s->x, s->y, s->r, s->t, s->peer_x, s->peer_y, NULL);
     free(s);
 }
+
+/* Where prepare points the state: one table per type, so the timed call
+ * reaches its run with no dispatch of ours (tb_gnutls_kex has no run). */
+static tb_status kex_prepare(const tb_job *job, tb_family_state **out);
+static const tb_family mont_kex = {kex_supports, kex_prepare, run_mont, release_kex};
+static const tb_family nist_kex = {kex_supports, kex_prepare, run_nist, release_kex};
+static const tb_family ffdhe_kex = {kex_supports, kex_prepare, run_ffdhe, release_kex};
 
 static void set_mpz(mpz_t z, const gnutls_datum_t *d)
 {
@@ -273,7 +280,7 @@ static tb_status prepare_mont(kex_job *s, const tb_job *job)
         s->peer_len = s->len;
     }
     s->base.out_len = s->len;
-    s->base.run = run_mont;
+    s->base.fam = &mont_kex;
     return TB_OK;
 }
 
@@ -295,7 +302,7 @@ static tb_status prepare_nist(kex_job *s, const tb_job *job)
         s->peer_len = job->peer.len;
     }
     s->base.out_len = s->op == OP_PUBLIC || s->op == OP_KEYGEN ? 1 + 2 * s->len : s->len;
-    s->base.run = run_nist;
+    s->base.fam = &nist_kex;
     return TB_OK;
 }
 
@@ -320,16 +327,16 @@ static tb_status prepare_ffdhe(kex_job *s, const tb_job *job)
         s->peer_len = job->peer.len;
     }
     s->base.out_len = s->len;
-    s->base.run = run_ffdhe;
+    s->base.fam = &ffdhe_kex;
     return TB_OK;
 }
 
-tb_status tb_gnutls_kex_prepare(const tb_job *job, tb_gnutls_job **out)
+static tb_status kex_prepare(const tb_job *job, tb_family_state **out)
 {
     kex_job *s = tb_zalloc(sizeof(*s));
     if (s == NULL) return TB_ERROR;
     mpz_inits(s->p, s->q, s->g, s->pm1, s->x, s->y, s->r, s->t, s->peer_x, s->peer_y, NULL);
-    s->base.release = release_kex;
+    s->base.fam = &tb_gnutls_kex;
     s->base.out = s->out;
     int a = find_alg(job->alg);
     s->type = algs[a].type;
@@ -358,3 +365,5 @@ tb_status tb_gnutls_kex_prepare(const tb_job *job, tb_gnutls_job **out)
     *out = &s->base;
     return TB_OK;
 }
+
+const tb_family tb_gnutls_kex = {kex_supports, kex_prepare, NULL, release_kex};

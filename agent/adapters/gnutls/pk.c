@@ -43,10 +43,10 @@ static int find_alg(tb_kind kind, const char *alg)
     return -1;
 }
 
-int tb_gnutls_pk_supports(tb_kind kind, const char *alg)
+static int pk_supports(tb_kind kind, const char *alg, const char *op)
 {
     int a = find_alg(kind, alg);
-    if (a < 0) return 0;
+    if (a < 0 || !tb_gnutls_listed(kind, alg, op)) return 0;
     if (algs[a].kind == TB_KIND_PKE) return 1; /* RSA encryption is always built */
     for (const gnutls_sign_algorithm_t *p = gnutls_sign_list(); *p; p++) {
         if (*p == algs[a].sign) return 1;
@@ -55,7 +55,7 @@ int tb_gnutls_pk_supports(tb_kind kind, const char *alg)
 }
 
 typedef struct {
-    tb_gnutls_job base;
+    tb_family_state base;
     int alg;
     enum { OP_SIGN, OP_VERIFY, OP_ENCRYPT, OP_DECRYPT } op;
     gnutls_privkey_t priv;
@@ -71,7 +71,7 @@ static void drop_result(pk_job *s)
     s->res.size = 0;
 }
 
-static tb_status run_pk(tb_gnutls_job *j)
+static tb_status run_pk(tb_family_state *j)
 {
     pk_job *s = (pk_job *)j;
     gnutls_sign_algorithm_t sa = algs[s->alg].sign;
@@ -110,7 +110,7 @@ static tb_status run_pk(tb_gnutls_job *j)
     return TB_OK;
 }
 
-static void release_pk(tb_gnutls_job *j)
+static void release_pk(tb_family_state *j)
 {
     pk_job *s = (pk_job *)j;
     drop_result(s);
@@ -230,12 +230,11 @@ static int copy_datum(gnutls_datum_t *d, tb_bytes b)
     return d->data != NULL;
 }
 
-tb_status tb_gnutls_pk_prepare(const tb_job *job, tb_gnutls_job **out)
+static tb_status prepare_pk(const tb_job *job, tb_family_state **out)
 {
     pk_job *s = tb_zalloc(sizeof(*s));
     if (s == NULL) return TB_ERROR;
-    s->base.run = run_pk;
-    s->base.release = release_pk;
+    s->base.fam = job->kind == TB_KIND_SIG ? &tb_gnutls_sig : &tb_gnutls_pke;
     s->alg = find_alg(job->kind, job->alg);
     if (job->kind == TB_KIND_SIG) {
         s->op = strcmp(job->op, "sign") == 0 ? OP_SIGN : OP_VERIFY;
@@ -281,3 +280,16 @@ fail:
     release_pk(&s->base);
     return st;
 }
+
+static int sig_supports(const char *alg, const char *op)
+{
+    return pk_supports(TB_KIND_SIG, alg, op);
+}
+
+static int pke_supports(const char *alg, const char *op)
+{
+    return pk_supports(TB_KIND_PKE, alg, op);
+}
+
+const tb_family tb_gnutls_sig = {sig_supports, prepare_pk, run_pk, release_pk};
+const tb_family tb_gnutls_pke = {pke_supports, prepare_pk, run_pk, release_pk};

@@ -87,7 +87,7 @@ static int find_aead(const char *alg)
 /* ---- hash and HMAC: one handle per job, *_output() resets it ----------- */
 
 typedef struct {
-    tb_gnutls_job base;
+    tb_family_state base;
     gnutls_hash_hd_t hash;
     gnutls_hmac_hd_t hmac;
     uint8_t *msg;
@@ -95,7 +95,7 @@ typedef struct {
     uint8_t digest[64];
 } digest_job;
 
-static tb_status run_hash(tb_gnutls_job *j)
+static tb_status run_hash(tb_family_state *j)
 {
     digest_job *s = (digest_job *)j;
     int r = gnutls_hash(s->hash, s->msg, s->msg_len);
@@ -104,7 +104,7 @@ static tb_status run_hash(tb_gnutls_job *j)
     return TB_OK;
 }
 
-static tb_status run_hmac(tb_gnutls_job *j)
+static tb_status run_hmac(tb_family_state *j)
 {
     digest_job *s = (digest_job *)j;
     int r = gnutls_hmac(s->hmac, s->msg, s->msg_len);
@@ -113,7 +113,7 @@ static tb_status run_hmac(tb_gnutls_job *j)
     return TB_OK;
 }
 
-static void release_digest(tb_gnutls_job *j)
+static void release_digest(tb_family_state *j)
 {
     digest_job *s = (digest_job *)j;
     if (s->hash) gnutls_hash_deinit(s->hash, NULL);
@@ -122,11 +122,11 @@ static void release_digest(tb_gnutls_job *j)
     free(s);
 }
 
-static tb_status prepare_digest(const tb_job *job, tb_gnutls_job **out)
+static tb_status prepare_digest(const tb_job *job, tb_family_state **out)
 {
     digest_job *s = tb_zalloc(sizeof(*s));
     if (s == NULL) return TB_ERROR;
-    s->base.release = release_digest;
+    s->base.fam = job->kind == TB_KIND_HASH ? &tb_gnutls_hash : &tb_gnutls_mac;
     s->base.out = s->digest;
     s->msg_len = job->msg.len;
     s->msg = tb_dup(job->msg);
@@ -137,7 +137,6 @@ static tb_status prepare_digest(const tb_job *job, tb_gnutls_job **out)
     int r;
     if (job->kind == TB_KIND_HASH) {
         gnutls_digest_algorithm_t d = hashes[find_hash(job->alg)].dig;
-        s->base.run = run_hash;
         s->base.out_len = gnutls_hash_get_len(d);
         r = gnutls_hash_init(&s->hash, d);
         if (r < 0) {
@@ -145,7 +144,6 @@ static tb_status prepare_digest(const tb_job *job, tb_gnutls_job **out)
             return tb_gnutls_fail("gnutls_hash_init", r);
         }
     } else {
-        s->base.run = run_hmac;
         s->base.out_len = gnutls_hmac_get_len(GNUTLS_MAC_SHA256);
         r = gnutls_hmac_init(&s->hmac, GNUTLS_MAC_SHA256, job->key.len ? (const void *)job->key.data : "",
                              job->key.len);
@@ -161,7 +159,7 @@ static tb_status prepare_digest(const tb_job *job, tb_gnutls_job **out)
 /* ---- AEADs ----------------------------------------------------------- */
 
 typedef struct {
-    tb_gnutls_job base;
+    tb_family_state base;
     int decrypt;
     gnutls_aead_cipher_hd_t aead;
     uint8_t nonce[16];
@@ -170,7 +168,7 @@ typedef struct {
     size_t aad_len, msg_len, buf_len;
 } aead_job;
 
-static tb_status run_aead(tb_gnutls_job *j)
+static tb_status run_aead(tb_family_state *j)
 {
     aead_job *s = (aead_job *)j;
     size_t n = s->buf_len;
@@ -192,7 +190,7 @@ static tb_status run_aead(tb_gnutls_job *j)
     return TB_OK;
 }
 
-static void release_aead(tb_gnutls_job *j)
+static void release_aead(tb_family_state *j)
 {
     aead_job *s = (aead_job *)j;
     if (s->aead) gnutls_aead_cipher_deinit(s->aead);
@@ -218,7 +216,7 @@ static tb_status check_aead_input(const tb_job *job, int a, int decrypt)
     return TB_OK;
 }
 
-static tb_status prepare_aead(const tb_job *job, tb_gnutls_job **out)
+static tb_status prepare_aead(const tb_job *job, tb_family_state **out)
 {
     if (job->rekey) return tb_refuse_rekey();
     int a = find_aead(job->alg);
@@ -228,7 +226,7 @@ static tb_status prepare_aead(const tb_job *job, tb_gnutls_job **out)
 
     aead_job *s = tb_zalloc(sizeof(*s));
     if (s == NULL) return TB_ERROR;
-    s->base.release = release_aead;
+    s->base.fam = &tb_gnutls_aead;
     s->decrypt = decrypt;
     memcpy(s->nonce, job->nonce.data, job->nonce.len);
     s->nonce_len = job->nonce.len;
@@ -245,9 +243,7 @@ static tb_status prepare_aead(const tb_job *job, tb_gnutls_job **out)
     s->base.out = s->buf;
 
     gnutls_datum_t key = {(unsigned char *)job->key.data, (unsigned)aeads[a].key_len};
-    int r;
-    s->base.run = run_aead;
-    r = gnutls_aead_cipher_init(&s->aead, aeads[a].cipher, &key);
+    int r = gnutls_aead_cipher_init(&s->aead, aeads[a].cipher, &key);
     if (r < 0) {
         release_aead(&s->base);
         return tb_gnutls_fail("gnutls_aead_cipher_init", r);
@@ -257,28 +253,40 @@ static tb_status prepare_aead(const tb_job *job, tb_gnutls_job **out)
 }
 
 
-int tb_gnutls_sym_supports(tb_kind kind, const char *alg)
+/* The probes allocate, and the core asks supports again inside prepare's
+ * heap window (tb_family_prepare): each algorithm is probed once, when the
+ * core first asks (before the job), and the answer kept (1 yes, -1 no). */
+static signed char hash_probed[NELEM(hashes)], hmac_probed, aead_probed[NELEM(aeads)];
+
+static int keep(signed char *probed, int yes)
 {
-    switch (kind) {
-    case TB_KIND_HASH: {
-        int h = find_hash(alg);
-        return h >= 0 && have_digest(hashes[h].dig);
-    }
-    case TB_KIND_MAC:
-        return strcmp(alg, "hmac-sha256") == 0 && have_mac(GNUTLS_MAC_SHA256);
-    case TB_KIND_AEAD: {
-        int a = find_aead(alg);
-        return a >= 0 && have_cipher(aeads[a].cipher, aeads[a].key_len, 1);
-    }
-    default:
-        return 0;
-    }
+    *probed = yes ? 1 : -1;
+    return yes;
 }
 
-tb_status tb_gnutls_sym_prepare(const tb_job *job, tb_gnutls_job **out)
+static int hash_supports(const char *alg, const char *op)
 {
-    return job->kind == TB_KIND_AEAD ? prepare_aead(job, out) : prepare_digest(job, out);
+    int h = find_hash(alg);
+    if (!tb_gnutls_listed(TB_KIND_HASH, alg, op) || h < 0) return 0;
+    return hash_probed[h] ? hash_probed[h] > 0 : keep(&hash_probed[h], have_digest(hashes[h].dig));
 }
+
+static int mac_supports(const char *alg, const char *op)
+{
+    if (!tb_gnutls_listed(TB_KIND_MAC, alg, op) || strcmp(alg, "hmac-sha256") != 0) return 0;
+    return hmac_probed ? hmac_probed > 0 : keep(&hmac_probed, have_mac(GNUTLS_MAC_SHA256));
+}
+
+static int aead_supports(const char *alg, const char *op)
+{
+    int a = find_aead(alg);
+    if (!tb_gnutls_listed(TB_KIND_AEAD, alg, op) || a < 0) return 0;
+    return aead_probed[a] ? aead_probed[a] > 0 : keep(&aead_probed[a], have_cipher(aeads[a].cipher, aeads[a].key_len, 1));
+}
+
+const tb_family tb_gnutls_hash = {hash_supports, prepare_digest, run_hash, release_digest};
+const tb_family tb_gnutls_mac = {mac_supports, prepare_digest, run_hmac, release_digest};
+const tb_family tb_gnutls_aead = {aead_supports, prepare_aead, run_aead, release_aead};
 
 /* ---- primitives the core composes (tb_prim_ops) ------------------------ */
 

@@ -1,7 +1,9 @@
-/* wolfSSL adapter: the tb_library entry points (init, version, config,
- * supports), the algorithm table and the dispatch to one family per file:
- * sym.c (hash, mac, aead, primitives), kex.c, pk.c (sig, pke); TLS in tls.c.
- * The wolfCrypt primitives (wc_*), built with our user_settings.h. */
+/* wolfSSL adapter: the tb_library entry points (init, version, config), the
+ * algorithm table, the state every family fills and the table of the
+ * families, one per kind (the dispatch is the core's, tb/family.h): sym.c
+ * (hash, mac, aead, primitives), kex.c, pk.c (sig, pke), pq.c (kem, pqsig);
+ * TLS in tls.c. The wolfCrypt primitives (wc_*), built with our
+ * user_settings.h. */
 #include "wolfssl_adapter.h"
 #include "tb/platform.h"
 #include "tb/util.h"
@@ -183,50 +185,15 @@ static const char *adapter_config(void)
     return buf;
 }
 
-static int adapter_supports(tb_kind kind, const char *alg, const char *op)
+int tb_wolfssl_supports(tb_kind kind, const char *alg, const char *op)
 {
     return find_alg(kind, alg) != NULL && find_op(kind, op) >= 0;
 }
 
-static void adapter_release(void *p)
+void tb_wolfssl_free(state *s)
 {
-    state *s = p;
-    if (s == NULL) return;
-    if (s->live) {
-        switch (s->alg->fam) {
-        case F_HMAC: wc_HmacFree(&s->u.hmac); break;
-        case F_GCM:
-        case F_CCM: wc_AesFree(&s->u.aes); break;
-        case F_X25519:
-            wc_curve25519_free(&s->u.x25519.k);
-            wc_curve25519_free(&s->u.x25519.peer);
-            break;
-        case F_X448:
-            wc_curve448_free(&s->u.x448.k);
-            wc_curve448_free(&s->u.x448.peer);
-            break;
-        case F_ECDH:
-        case F_ECDSA:
-            wc_ecc_free(&s->u.ecc.k);
-            if (s->u.ecc.peer_live) wc_ecc_free(&s->u.ecc.peer); /* run() frees it; a guard */
-            break;
-        case F_FFDHE: wc_FreeDhKey(&s->u.dh.key); break;
-        case F_RSA_PKCS1:
-        case F_RSA_PSS:
-        case F_RSA_PKE: wc_FreeRsaKey(&s->u.rsa); break;
-        case F_ED25519: wc_ed25519_free(&s->u.ed); break;
-#ifdef TB_WOLFSSL_PQ
-        case F_MLKEM:
-        case F_MLDSA: tb_wolfssl_pq_free(s); break;
-#endif
-#ifdef TB_WOLFSSL_SLHDSA
-        case F_SLHDSA: tb_wolfssl_pq_free(s); break;
-#endif
-        default: break;
-        }
-    }
-    free(s->inputs);
-    free(s->out);
+    free((void *)s->msg.data); /* the block of every input (copy_inputs) */
+    free((void *)s->base.out);
     free(s);
 }
 
@@ -239,9 +206,8 @@ static tb_status copy_inputs(state *s, const tb_job *job)
     tb_bytes *dst[] = {&s->msg, &s->aad, &s->nonce, &s->sig, &s->peer};
     size_t total = 0;
     for (size_t i = 0; i < 5; i++) total += src[i]->len + TB_SLACK;
-    s->inputs = tb_zalloc(total); /* msg first: it starts on a cache line */
-    if (s->inputs == NULL) return TB_ERROR;
-    uint8_t *p = s->inputs;
+    uint8_t *p = tb_zalloc(total); /* msg first: it starts on a cache line */
+    if (p == NULL) return TB_ERROR;
     for (size_t i = 0; i < 5; i++) {
         if (src[i]->len) memcpy(p, src[i]->data, src[i]->len);
         dst[i]->data = p;
@@ -253,87 +219,30 @@ static tb_status copy_inputs(state *s, const tb_job *job)
 
 tb_status tb_wolfssl_alloc_out(state *s, size_t cap)
 {
-    s->out = tb_zalloc(cap);
-    return s->out == NULL ? TB_ERROR : TB_OK;
+    s->base.out = tb_zalloc(cap);
+    return s->base.out == NULL ? TB_ERROR : TB_OK;
 }
 
-static tb_status adapter_prepare(const tb_job *job, void **out)
+tb_status tb_wolfssl_prepare(const tb_family *fam, const tb_job *job, tb_status (*fill)(state *s, const tb_job *job),
+                             tb_family_state **out)
 {
-    *out = NULL;
-    const alg_info *a = find_alg(job->kind, job->alg);
-    int op = find_op(job->kind, job->op);
-    if (a == NULL || op < 0) {
-        tb_set_error("wolfssl: no %s/%s", job->alg, job->op);
-        return TB_UNSUPPORTED;
-    }
     state *s = tb_zalloc(sizeof(*s));
     if (s == NULL) return TB_ERROR;
-    s->alg = a;
-    s->op = (opcode)op;
+    s->base.fam = fam;
+    s->alg = find_alg(job->kind, job->alg);
+    s->op = (opcode)find_op(job->kind, job->op);
+    *out = &s->base;
     tb_status st = copy_inputs(s, job);
-    if (st == TB_OK) {
-        switch (a->fam) {
-        case F_HASH:
-        case F_HMAC: st = tb_wolfssl_hash_prepare(s, job); break;
-        case F_GCM:
-        case F_CCM:
-        case F_CHACHAPOLY: st = tb_wolfssl_aead_prepare(s, job); break;
-        case F_X25519:
-        case F_X448:
-        case F_ECDH:
-        case F_FFDHE: st = tb_wolfssl_kex_prepare(s, job); break;
-        case F_RSA_PKCS1:
-        case F_RSA_PSS:
-        case F_RSA_PKE: st = tb_wolfssl_rsa_prepare(s, job); break;
-        case F_ECDSA: st = tb_wolfssl_ecdsa_prepare(s, job); break;
-        case F_ED25519: st = tb_wolfssl_ed25519_prepare(s, job); break;
+    return st == TB_OK ? fill(s, job) : st;
+}
+
+/* ---- the contract ---- */
+
+static const tb_family *const families[] = {
+    TB_CLASSIC_FAMILIES(wolfssl),
 #ifdef TB_WOLFSSL_PQ
-        case F_MLKEM:
-        case F_MLDSA: st = tb_wolfssl_pq_prepare(s, job); break;
+    [TB_KIND_KEM] = &tb_wolfssl_kem, [TB_KIND_PQSIG] = &tb_wolfssl_pqsig,
 #endif
-#ifdef TB_WOLFSSL_SLHDSA
-        case F_SLHDSA: st = tb_wolfssl_pq_prepare(s, job); break;
-#endif
-        }
-    }
-    return tb_settle(st, s, adapter_release, out);
-}
+};
 
-static tb_status adapter_run(void *p)
-{
-    state *s = p;
-    switch (s->alg->fam) {
-    case F_HASH:
-    case F_HMAC: return tb_wolfssl_hash_run(s);
-    case F_GCM:
-    case F_CCM:
-    case F_CHACHAPOLY: return tb_wolfssl_aead_run(s);
-    case F_X25519: return tb_wolfssl_x25519_run(s);
-    case F_X448: return tb_wolfssl_x448_run(s);
-    case F_ECDH: return tb_wolfssl_ecdh_run(s);
-    case F_FFDHE: return tb_wolfssl_ffdhe_run(s);
-    case F_RSA_PKCS1:
-    case F_RSA_PSS:
-    case F_ECDSA:
-    case F_ED25519: return tb_wolfssl_sig_run(s);
-    case F_RSA_PKE: return tb_wolfssl_pke_run(s);
-#ifdef TB_WOLFSSL_PQ
-    case F_MLKEM:
-    case F_MLDSA: return tb_wolfssl_pq_run(s);
-#endif
-#ifdef TB_WOLFSSL_SLHDSA
-    case F_SLHDSA: return tb_wolfssl_pq_run(s);
-#endif
-    }
-    return TB_ERROR;
-}
-
-static tb_status adapter_result(void *p, tb_bytes *out)
-{
-    state *s = p;
-    out->data = s->out;
-    out->len = s->out_len;
-    return TB_OK;
-}
-
-TB_DEFINE_ADAPTER("wolfssl");
+TB_DEFINE_FAMILY_ADAPTER("wolfssl", families, NULL, " is not in this wolfSSL build");

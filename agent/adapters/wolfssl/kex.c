@@ -6,7 +6,12 @@
 
 #include <stdlib.h>
 
-tb_status tb_wolfssl_kex_prepare(state *s, const tb_job *job)
+/* One table per curve type, so the timed call reaches its run with no
+ * dispatch of ours (kex_fill points the state at it; tb_wolfssl_kex has no
+ * run). */
+static const tb_family x25519_kex, x448_kex, ecdh_kex, ffdhe_kex;
+
+static tb_status kex_fill(state *s, const tb_job *job)
 {
     const alg_info *a = s->alg;
     size_t n = (size_t)a->size;
@@ -26,6 +31,7 @@ tb_status tb_wolfssl_kex_prepare(state *s, const tb_job *job)
 
     switch (a->fam) {
     case F_X25519:
+        s->base.fam = &x25519_kex;
         wc_curve25519_init(&s->u.x25519.k);
         wc_curve25519_init(&s->u.x25519.peer);
         s->live = 1;
@@ -39,6 +45,7 @@ tb_status tb_wolfssl_kex_prepare(state *s, const tb_job *job)
         }
         return TB_OK;
     case F_X448:
+        s->base.fam = &x448_kex;
         wc_curve448_init(&s->u.x448.k);
         wc_curve448_init(&s->u.x448.peer);
         s->live = 1;
@@ -51,6 +58,7 @@ tb_status tb_wolfssl_kex_prepare(state *s, const tb_job *job)
         }
         return TB_OK;
     case F_ECDH:
+        s->base.fam = &ecdh_kex;
         ret = TB_WOLFSSL_ECC_INIT(&s->u.ecc.k);
         if (ret != 0) return lib_fail("wc_ecc_init", ret);
         s->live = 1;
@@ -62,6 +70,7 @@ tb_status tb_wolfssl_kex_prepare(state *s, const tb_job *job)
         }
         return TB_OK;
     default: /* F_FFDHE */
+        s->base.fam = &ffdhe_kex;
         ret = wc_InitDhKey(&s->u.dh.key);
         if (ret != 0) return lib_fail("wc_InitDhKey", ret);
         s->live = 1;
@@ -83,8 +92,9 @@ static tb_status peer_fail(const char *fn, int ret)
     return TB_BAD_INPUT;
 }
 
-tb_status tb_wolfssl_x25519_run(state *s)
+tb_status tb_wolfssl_x25519_run(tb_family_state *base)
 {
+    state *s = (state *)base;
     curve25519_key *k = &s->u.x25519.k;
     word32 len = CURVE25519_KEYSIZE;
     int ret;
@@ -93,13 +103,13 @@ tb_status tb_wolfssl_x25519_run(state *s)
         /* wolfSSL 5.9 blinds the C ladder (settings.h: on where no asm or small
            code is built, e.g. Cortex-M): with our RNG, as wc_curve25519_make_key
            does, not a DRBG instantiated per call as wc_curve25519_make_pub would */
-        ret = wc_curve25519_make_pub_blind(CURVE25519_KEYSIZE, s->out, CURVE25519_KEYSIZE, s->key,
+        ret = wc_curve25519_make_pub_blind(CURVE25519_KEYSIZE, out_buf(s), CURVE25519_KEYSIZE, s->key,
                                            &tb_wolfssl_rng);
 #else
-        ret = wc_curve25519_make_pub(CURVE25519_KEYSIZE, s->out, CURVE25519_KEYSIZE, s->key);
+        ret = wc_curve25519_make_pub(CURVE25519_KEYSIZE, out_buf(s), CURVE25519_KEYSIZE, s->key);
 #endif
         if (ret != 0) return lib_fail("wc_curve25519_make_pub", ret);
-        s->out_len = CURVE25519_KEYSIZE;
+        s->base.out_len = CURVE25519_KEYSIZE;
         return TB_OK;
     }
     if (s->op == OP_KEYGEN || s->op == OP_EXCHANGE) {
@@ -107,7 +117,7 @@ tb_status tb_wolfssl_x25519_run(state *s)
         if (ret != 0) return lib_fail("wc_curve25519_make_key", ret);
     }
     if (s->op == OP_KEYGEN) {
-        ret = wc_curve25519_export_public_ex(k, s->out, &len, EC25519_LITTLE_ENDIAN);
+        ret = wc_curve25519_export_public_ex(k, out_buf(s), &len, EC25519_LITTLE_ENDIAN);
         if (ret != 0) return lib_fail("wc_curve25519_export_public_ex", ret);
     } else {
         /* Peer share as src/tls.c TLSX_KeyShare_ProcessX25519 takes it: check_public, init, import_public_ex, shared_secret_ex, free. */
@@ -129,23 +139,24 @@ tb_status tb_wolfssl_x25519_run(state *s)
             return lib_fail("wc_curve25519_set_rng", ret);
         }
 #endif
-        ret = wc_curve25519_shared_secret_ex(k, peer, s->out, &len, EC25519_LITTLE_ENDIAN);
+        ret = wc_curve25519_shared_secret_ex(k, peer, out_buf(s), &len, EC25519_LITTLE_ENDIAN);
         wc_curve25519_free(peer);
         if (ret != 0) return lib_fail("wc_curve25519_shared_secret_ex", ret);
     }
-    s->out_len = len;
+    s->base.out_len = len;
     return TB_OK;
 }
 
-tb_status tb_wolfssl_x448_run(state *s)
+tb_status tb_wolfssl_x448_run(tb_family_state *base)
 {
+    state *s = (state *)base;
     curve448_key *k = &s->u.x448.k;
     word32 len = CURVE448_KEY_SIZE;
     int ret;
     if (s->op == OP_PUBLIC) {
-        ret = wc_curve448_make_pub(CURVE448_PUB_KEY_SIZE, s->out, CURVE448_KEY_SIZE, s->key);
+        ret = wc_curve448_make_pub(CURVE448_PUB_KEY_SIZE, out_buf(s), CURVE448_KEY_SIZE, s->key);
         if (ret != 0) return lib_fail("wc_curve448_make_pub", ret);
-        s->out_len = CURVE448_PUB_KEY_SIZE;
+        s->base.out_len = CURVE448_PUB_KEY_SIZE;
         return TB_OK;
     }
     if (s->op == OP_KEYGEN || s->op == OP_EXCHANGE) {
@@ -153,7 +164,7 @@ tb_status tb_wolfssl_x448_run(state *s)
         if (ret != 0) return lib_fail("wc_curve448_make_key", ret);
     }
     if (s->op == OP_KEYGEN) {
-        ret = wc_curve448_export_public_ex(k, s->out, &len, EC448_LITTLE_ENDIAN);
+        ret = wc_curve448_export_public_ex(k, out_buf(s), &len, EC448_LITTLE_ENDIAN);
         if (ret != 0) return lib_fail("wc_curve448_export_public_ex", ret);
     } else {
         /* Peer share as src/tls.c TLSX_KeyShare_ProcessX448 takes it: check_public, init, import_public_ex, shared_secret_ex, free. */
@@ -167,16 +178,17 @@ tb_status tb_wolfssl_x448_run(state *s)
             wc_curve448_free(peer);
             return peer_fail("wc_curve448_import_public_ex", ret);
         }
-        ret = wc_curve448_shared_secret_ex(k, peer, s->out, &len, EC448_LITTLE_ENDIAN);
+        ret = wc_curve448_shared_secret_ex(k, peer, out_buf(s), &len, EC448_LITTLE_ENDIAN);
         wc_curve448_free(peer);
         if (ret != 0) return lib_fail("wc_curve448_shared_secret_ex", ret);
     }
-    s->out_len = len;
+    s->base.out_len = len;
     return TB_OK;
 }
 
-tb_status tb_wolfssl_ecdh_run(state *s)
+tb_status tb_wolfssl_ecdh_run(tb_family_state *base)
 {
+    state *s = (state *)base;
     ecc_key *k = &s->u.ecc.k;
     word32 n = (word32)s->alg->size, len = 1 + 2 * n;
     int ret;
@@ -192,7 +204,7 @@ tb_status tb_wolfssl_ecdh_run(state *s)
         if ((ret = wc_ecc_make_pub_ex(k, NULL, &tb_wolfssl_rng)) != 0) return lib_fail("wc_ecc_make_pub_ex", ret);
     }
     if (s->op == OP_KEYGEN || s->op == OP_PUBLIC) {
-        if ((ret = wc_ecc_export_x963(k, s->out, &len)) != 0) return lib_fail("wc_ecc_export_x963", ret);
+        if ((ret = wc_ecc_export_x963(k, out_buf(s), &len)) != 0) return lib_fail("wc_ecc_export_x963", ret);
     } else {
         /* Peer share as src/tls.c TLSX_KeyShare_ProcessEcc takes it: init, import_x963_ex (no wc_ecc_check_key; it validates only with WOLFSSL_VALIDATE_ECC_IMPORT, unset here), then internal.c EccSharedSecret, free. */
         ecc_key *peer = &s->u.ecc.peer;
@@ -201,7 +213,7 @@ tb_status tb_wolfssl_ecdh_run(state *s)
         ret = wc_ecc_import_x963_ex(s->peer.data, (word32)s->peer.len, peer, s->alg->param);
         if (ret == 0) {
             len = n;
-            ret = wc_ecc_shared_secret(k, peer, s->out, &len);
+            ret = wc_ecc_shared_secret(k, peer, out_buf(s), &len);
             wc_ecc_free(peer);
             s->u.ecc.peer_live = 0;
             if (ret != 0) return lib_fail("wc_ecc_shared_secret", ret);
@@ -211,12 +223,13 @@ tb_status tb_wolfssl_ecdh_run(state *s)
             return peer_fail("wc_ecc_import_x963_ex", ret);
         }
     }
-    s->out_len = len;
+    s->base.out_len = len;
     return TB_OK;
 }
 
-tb_status tb_wolfssl_ffdhe_run(state *s)
+tb_status tb_wolfssl_ffdhe_run(tb_family_state *base)
 {
+    state *s = (state *)base;
     DhKey *key = &s->u.dh.key;
     word32 n = (word32)s->alg->size, len = n;
     const uint8_t *peer = s->peer.data;
@@ -224,11 +237,11 @@ tb_status tb_wolfssl_ffdhe_run(state *s)
     int ret;
     if (s->op == OP_KEYGEN || s->op == OP_EXCHANGE) {
         s->u.dh.priv_len = sizeof(s->u.dh.priv);
-        ret = wc_DhGenerateKeyPair(key, &tb_wolfssl_rng, s->u.dh.priv, &s->u.dh.priv_len, s->out, &len);
+        ret = wc_DhGenerateKeyPair(key, &tb_wolfssl_rng, s->u.dh.priv, &s->u.dh.priv_len, out_buf(s), &len);
         if (ret != 0) return lib_fail("wc_DhGenerateKeyPair", ret);
         if (s->op == OP_KEYGEN) {
-            left_pad(s->out, len, n);
-            s->out_len = n;
+            left_pad(out_buf(s), len, n);
+            s->base.out_len = n;
             return TB_OK;
         }
         len = n;
@@ -243,9 +256,38 @@ tb_status tb_wolfssl_ffdhe_run(state *s)
         ret = wc_DhCheckPubKey(key, peer, peer_len);
         if (ret != 0) return peer_fail("wc_DhCheckPubKey", ret);
     }
-    ret = wc_DhAgree(key, s->out, &len, s->u.dh.priv, s->u.dh.priv_len, peer, peer_len);
+    ret = wc_DhAgree(key, out_buf(s), &len, s->u.dh.priv, s->u.dh.priv_len, peer, peer_len);
     if (ret != 0) return lib_fail("wc_DhAgree", ret);
-    left_pad(s->out, len, n);
-    s->out_len = n;
+    left_pad(out_buf(s), len, n);
+    s->base.out_len = n;
     return TB_OK;
 }
+
+static void kex_release(tb_family_state *base)
+{
+    state *s = (state *)base;
+    if (s->live) {
+        switch (s->alg->fam) {
+        case F_X25519:
+            wc_curve25519_free(&s->u.x25519.k);
+            wc_curve25519_free(&s->u.x25519.peer);
+            break;
+        case F_X448:
+            wc_curve448_free(&s->u.x448.k);
+            wc_curve448_free(&s->u.x448.peer);
+            break;
+        case F_ECDH:
+            wc_ecc_free(&s->u.ecc.k);
+            if (s->u.ecc.peer_live) wc_ecc_free(&s->u.ecc.peer); /* run() frees it; a guard */
+            break;
+        default: wc_FreeDhKey(&s->u.dh.key); break;
+        }
+    }
+    tb_wolfssl_free(s);
+}
+
+TB_WOLFSSL_FAMILY(kex, TB_KIND_KEX, kex_fill, NULL, kex_release);
+static const tb_family x25519_kex = {kex_supports, kex_prepare, tb_wolfssl_x25519_run, kex_release};
+static const tb_family x448_kex = {kex_supports, kex_prepare, tb_wolfssl_x448_run, kex_release};
+static const tb_family ecdh_kex = {kex_supports, kex_prepare, tb_wolfssl_ecdh_run, kex_release};
+static const tb_family ffdhe_kex = {kex_supports, kex_prepare, tb_wolfssl_ffdhe_run, kex_release};

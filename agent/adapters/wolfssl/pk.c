@@ -5,7 +5,7 @@
 
 #include <stdlib.h>
 
-tb_status tb_wolfssl_rsa_prepare(state *s, const tb_job *job)
+static tb_status rsa_fill(state *s, const tb_job *job)
 {
     word32 idx = 0;
     int ret = wc_InitRsaKey_ex(&s->u.rsa, NULL, TB_WOLFSSL_DEVID); /* "hw": its exponentiation to the PKA */
@@ -36,7 +36,7 @@ tb_status tb_wolfssl_rsa_prepare(state *s, const tb_job *job)
     return tb_wolfssl_alloc_out(s, k);
 }
 
-tb_status tb_wolfssl_ecdsa_prepare(state *s, const tb_job *job)
+static tb_status ecdsa_fill(state *s, const tb_job *job)
 {
     const alg_info *a = s->alg;
     size_t n = (size_t)a->size;
@@ -61,7 +61,7 @@ tb_status tb_wolfssl_ecdsa_prepare(state *s, const tb_job *job)
     return tb_wolfssl_alloc_out(s, 2 * n + 16);
 }
 
-tb_status tb_wolfssl_ed25519_prepare(state *s, const tb_job *job)
+static tb_status ed25519_fill(state *s, const tb_job *job)
 {
     uint8_t pub[ED25519_PUB_KEY_SIZE];
     int ret = wc_ed25519_init(&s->u.ed);
@@ -84,8 +84,18 @@ tb_status tb_wolfssl_ed25519_prepare(state *s, const tb_job *job)
     return tb_wolfssl_alloc_out(s, ED25519_SIG_SIZE);
 }
 
-tb_status tb_wolfssl_sig_run(state *s)
+static tb_status sig_fill(state *s, const tb_job *job)
 {
+    switch (s->alg->fam) {
+    case F_ECDSA: return ecdsa_fill(s, job);
+    case F_ED25519: return ed25519_fill(s, job);
+    default: return rsa_fill(s, job); /* F_RSA_PKCS1, F_RSA_PSS */
+    }
+}
+
+tb_status tb_wolfssl_sig_run(tb_family_state *base)
+{
+    state *s = (state *)base;
     const alg_info *a = s->alg;
     word32 hlen = 0, k = (word32)a->size / 8;
     int ret, res = 0;
@@ -94,21 +104,21 @@ tb_status tb_wolfssl_sig_run(state *s)
         ret = wc_Hash((enum wc_HashType)a->hash, s->msg.data, (word32)s->msg.len, s->digest, hlen);
         if (ret != 0) return lib_fail("wc_Hash", ret);
     }
-    s->out_len = 0;
+    s->base.out_len = 0;
     switch (a->fam) {
     case F_RSA_PKCS1: {
         uint8_t enc[128]; /* DigestInfo: ASN.1 prefix + digest */
         word32 enc_len = wc_EncodeSignature(enc, s->digest, hlen, wc_GetCTC_HashOID(a->hash));
         if (enc_len == 0) return lib_fail("wc_EncodeSignature", BAD_FUNC_ARG);
         if (s->op == OP_SIGN) {
-            ret = wc_RsaSSL_Sign(enc, enc_len, s->out, k, &s->u.rsa, &tb_wolfssl_rng);
+            ret = wc_RsaSSL_Sign(enc, enc_len, out_buf(s), k, &s->u.rsa, &tb_wolfssl_rng);
             if (ret < 0) return lib_fail("wc_RsaSSL_Sign", ret);
-            s->out_len = (size_t)ret;
+            s->base.out_len = (size_t)ret;
             return TB_OK;
         }
-        ret = wc_RsaSSL_Verify(s->sig.data, k, s->out, k, &s->u.rsa);
+        ret = wc_RsaSSL_Verify(s->sig.data, k, out_buf(s), k, &s->u.rsa);
         if (ret < 0) return check_fail("wc_RsaSSL_Verify", ret);
-        if ((word32)ret != enc_len || memcmp(s->out, enc, enc_len) != 0) {
+        if ((word32)ret != enc_len || memcmp(out_buf(s), enc, enc_len) != 0) {
             tb_set_error("RSA PKCS#1 v1.5 signature does not match the message");
             return TB_REJECT;
         }
@@ -117,24 +127,24 @@ tb_status tb_wolfssl_sig_run(state *s)
     case F_RSA_PSS:
         /* MGF1 with the same hash, salt length = hash length. */
         if (s->op == OP_SIGN) {
-            ret = wc_RsaPSS_Sign_ex(s->digest, hlen, s->out, k, (enum wc_HashType)a->hash, WC_MGF1SHA256, (int)hlen,
+            ret = wc_RsaPSS_Sign_ex(s->digest, hlen, out_buf(s), k, (enum wc_HashType)a->hash, WC_MGF1SHA256, (int)hlen,
                                     &s->u.rsa, &tb_wolfssl_rng);
             if (ret < 0) return lib_fail("wc_RsaPSS_Sign_ex", ret);
-            s->out_len = (size_t)ret;
+            s->base.out_len = (size_t)ret;
             return TB_OK;
         }
-        ret = wc_RsaPSS_Verify_ex((byte *)s->sig.data, k, s->out, k, (enum wc_HashType)a->hash, WC_MGF1SHA256,
+        ret = wc_RsaPSS_Verify_ex((byte *)s->sig.data, k, out_buf(s), k, (enum wc_HashType)a->hash, WC_MGF1SHA256,
                                   (int)hlen, &s->u.rsa);
         if (ret < 0) return check_fail("wc_RsaPSS_Verify_ex", ret);
-        ret = wc_RsaPSS_CheckPadding_ex(s->digest, hlen, s->out, (word32)ret, (enum wc_HashType)a->hash, (int)hlen,
+        ret = wc_RsaPSS_CheckPadding_ex(s->digest, hlen, out_buf(s), (word32)ret, (enum wc_HashType)a->hash, (int)hlen,
                                         a->size);
         return ret == 0 ? TB_OK : check_fail("wc_RsaPSS_CheckPadding_ex", ret);
     case F_ECDSA:
         if (s->op == OP_SIGN) {
             word32 len = 2 * (word32)a->size + 16;
-            ret = wc_ecc_sign_hash(s->digest, hlen, s->out, &len, &tb_wolfssl_rng, &s->u.ecc.k);
+            ret = wc_ecc_sign_hash(s->digest, hlen, out_buf(s), &len, &tb_wolfssl_rng, &s->u.ecc.k);
             if (ret != 0) return lib_fail("wc_ecc_sign_hash", ret);
-            s->out_len = len;
+            s->base.out_len = len;
             return TB_OK;
         }
         ret = wc_ecc_verify_hash(s->sig.data, (word32)s->sig.len, s->digest, hlen, &res, &s->u.ecc.k);
@@ -143,9 +153,9 @@ tb_status tb_wolfssl_sig_run(state *s)
     default: /* F_ED25519 */
         if (s->op == OP_SIGN) {
             word32 len = ED25519_SIG_SIZE;
-            ret = wc_ed25519_sign_msg(s->msg.data, (word32)s->msg.len, s->out, &len, &s->u.ed);
+            ret = wc_ed25519_sign_msg(s->msg.data, (word32)s->msg.len, out_buf(s), &len, &s->u.ed);
             if (ret != 0) return lib_fail("wc_ed25519_sign_msg", ret);
-            s->out_len = len;
+            s->base.out_len = len;
             return TB_OK;
         }
         ret = wc_ed25519_verify_msg(s->sig.data, ED25519_SIG_SIZE, s->msg.data, (word32)s->msg.len, &res, &s->u.ed);
@@ -159,17 +169,34 @@ tb_status tb_wolfssl_sig_run(state *s)
     return TB_OK;
 }
 
-tb_status tb_wolfssl_pke_run(state *s)
+tb_status tb_wolfssl_pke_run(tb_family_state *base)
 {
+    state *s = (state *)base;
     word32 k = (word32)s->alg->size / 8;
     int ret;
     if (s->op == OP_ENC) {
-        ret = wc_RsaPublicEncrypt(s->msg.data, (word32)s->msg.len, s->out, k, &s->u.rsa, &tb_wolfssl_rng);
+        ret = wc_RsaPublicEncrypt(s->msg.data, (word32)s->msg.len, out_buf(s), k, &s->u.rsa, &tb_wolfssl_rng);
         if (ret < 0) return lib_fail("wc_RsaPublicEncrypt", ret);
     } else {
-        ret = wc_RsaPrivateDecrypt(s->msg.data, k, s->out, k, &s->u.rsa);
+        ret = wc_RsaPrivateDecrypt(s->msg.data, k, out_buf(s), k, &s->u.rsa);
         if (ret < 0) return check_fail("wc_RsaPrivateDecrypt", ret);
     }
-    s->out_len = (size_t)ret;
+    s->base.out_len = (size_t)ret;
     return TB_OK;
 }
+
+static void pk_release(tb_family_state *base)
+{
+    state *s = (state *)base;
+    if (s->live) {
+        switch (s->alg->fam) {
+        case F_ECDSA: wc_ecc_free(&s->u.ecc.k); break;
+        case F_ED25519: wc_ed25519_free(&s->u.ed); break;
+        default: wc_FreeRsaKey(&s->u.rsa); break; /* F_RSA_PKCS1, F_RSA_PSS, F_RSA_PKE */
+        }
+    }
+    tb_wolfssl_free(s);
+}
+
+TB_WOLFSSL_FAMILY(sig, TB_KIND_SIG, sig_fill, tb_wolfssl_sig_run, pk_release);
+TB_WOLFSSL_FAMILY(pke, TB_KIND_PKE, rsa_fill, tb_wolfssl_pke_run, pk_release);

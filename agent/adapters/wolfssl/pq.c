@@ -42,14 +42,14 @@ static tb_status run_slhdsa(state *s)
     case OP_KEYGEN:
         ret = wc_SlhDsaKey_MakeKeyWithRandom(k, s->key, n, s->key + n, n, s->key + 2 * n, n);
         if (ret != 0) return lib_fail("wc_SlhDsaKey_MakeKeyWithRandom", ret);
-        ret = wc_SlhDsaKey_ExportPublic(k, s->out, &len);
+        ret = wc_SlhDsaKey_ExportPublic(k, out_buf(s), &len);
         if (ret != 0) return lib_fail("wc_SlhDsaKey_ExportPublic", ret);
-        s->out_len = len;
+        s->base.out_len = len;
         return TB_OK;
     case OP_SIGN:
-        ret = wc_SlhDsaKey_SignDeterministic(k, NULL, 0, s->msg.data, (word32)s->msg.len, s->out, &len);
+        ret = wc_SlhDsaKey_SignDeterministic(k, NULL, 0, s->msg.data, (word32)s->msg.len, out_buf(s), &len);
         if (ret != 0) return lib_fail("wc_SlhDsaKey_SignDeterministic", ret);
-        s->out_len = len;
+        s->base.out_len = len;
         return TB_OK;
     default:
         ret = wc_SlhDsaKey_Verify(k, NULL, 0, s->msg.data, (word32)s->msg.len, s->sig.data, (word32)s->sig.len);
@@ -57,13 +57,13 @@ static tb_status run_slhdsa(state *s)
             tb_set_error("signature did not verify (%s)", wc_GetErrorString(ret));
             return TB_REJECT;
         }
-        s->out_len = 0;
+        s->base.out_len = 0;
         return TB_OK;
     }
 }
 #endif
 
-tb_status tb_wolfssl_pq_prepare(state *s, const tb_job *job)
+static tb_status pq_fill(state *s, const tb_job *job)
 {
     int ret;
     /* SLH-DSA-SHA2-128f signatures are 17,088 bytes, every other output fits 8 KiB
@@ -125,20 +125,20 @@ static tb_status run_mlkem(state *s)
         ret = wc_MlKemKey_MakeKeyWithRandom(k, s->key, 64);
         if (ret != 0) return lib_fail("wc_MlKemKey_MakeKeyWithRandom", ret);
         if ((ret = wc_MlKemKey_PublicKeySize(k, &n)) != 0) return lib_fail("wc_MlKemKey_PublicKeySize", ret);
-        ret = wc_MlKemKey_EncodePublicKey(k, s->out, n);
+        ret = wc_MlKemKey_EncodePublicKey(k, out_buf(s), n);
         if (ret != 0) return lib_fail("wc_MlKemKey_EncodePublicKey", ret);
-        s->out_len = n;
+        s->base.out_len = n;
         return TB_OK;
     case OP_ENCAPS:
         if ((ret = wc_MlKemKey_CipherTextSize(k, &ct_len)) != 0) return lib_fail("wc_MlKemKey_CipherTextSize", ret);
-        ret = wc_MlKemKey_EncapsulateWithRandom(k, s->out, s->out + ct_len, s->nonce.data, 32);
+        ret = wc_MlKemKey_EncapsulateWithRandom(k, out_buf(s), out_buf(s) + ct_len, s->nonce.data, 32);
         if (ret != 0) return lib_fail("wc_MlKemKey_EncapsulateWithRandom", ret);
-        s->out_len = ct_len + 32;
+        s->base.out_len = ct_len + 32;
         return TB_OK;
     default:
-        ret = wc_MlKemKey_Decapsulate(k, s->out, s->msg.data, (word32)s->msg.len);
+        ret = wc_MlKemKey_Decapsulate(k, out_buf(s), s->msg.data, (word32)s->msg.len);
         if (ret != 0) return lib_fail("wc_MlKemKey_Decapsulate", ret);
-        s->out_len = 32;
+        s->base.out_len = 32;
         return TB_OK;
     }
 }
@@ -152,14 +152,14 @@ static tb_status run_mldsa(state *s)
     case OP_KEYGEN:
         ret = wc_MlDsaKey_MakeKeyFromSeed(k, s->key);
         if (ret != 0) return lib_fail("wc_MlDsaKey_MakeKeyFromSeed", ret);
-        ret = wc_MlDsaKey_ExportPubRaw(k, s->out, &n);
+        ret = wc_MlDsaKey_ExportPubRaw(k, out_buf(s), &n);
         if (ret != 0) return lib_fail("wc_MlDsaKey_ExportPubRaw", ret);
-        s->out_len = n;
+        s->base.out_len = n;
         return TB_OK;
     case OP_SIGN:
-        ret = wc_MlDsaKey_SignCtxWithSeed(k, NULL, 0, s->out, &n, s->msg.data, (word32)s->msg.len, zero_rnd);
+        ret = wc_MlDsaKey_SignCtxWithSeed(k, NULL, 0, out_buf(s), &n, s->msg.data, (word32)s->msg.len, zero_rnd);
         if (ret != 0) return lib_fail("wc_MlDsaKey_SignCtxWithSeed", ret);
-        s->out_len = n;
+        s->base.out_len = n;
         return TB_OK;
     default:
         ret = wc_MlDsaKey_VerifyCtx(k, s->sig.data, (word32)s->sig.len, NULL, 0, s->msg.data, (word32)s->msg.len, &res);
@@ -168,20 +168,21 @@ static tb_status run_mldsa(state *s)
             tb_set_error("signature did not verify");
             return TB_REJECT;
         }
-        s->out_len = 0;
+        s->base.out_len = 0;
         return TB_OK;
     }
 }
 
-tb_status tb_wolfssl_pq_run(state *s)
+tb_status tb_wolfssl_pq_run(tb_family_state *base)
 {
+    state *s = (state *)base;
 #ifdef TB_WOLFSSL_SLHDSA
     if (s->alg->fam == F_SLHDSA) return run_slhdsa(s);
 #endif
     return s->alg->fam == F_MLKEM ? run_mlkem(s) : run_mldsa(s);
 }
 
-void tb_wolfssl_pq_free(state *s)
+static void pq_free_key(state *s)
 {
     if (s->alg->fam == F_MLKEM) {
         wc_MlKemKey_Free(&s->u.mlkem);
@@ -193,6 +194,16 @@ void tb_wolfssl_pq_free(state *s)
         wc_MlDsaKey_Free(&s->u.mldsa);
     }
 }
+
+static void pq_release(tb_family_state *base)
+{
+    state *s = (state *)base;
+    if (s->live) pq_free_key(s);
+    tb_wolfssl_free(s);
+}
+
+TB_WOLFSSL_FAMILY(kem, TB_KIND_KEM, pq_fill, tb_wolfssl_pq_run, pq_release);
+TB_WOLFSSL_FAMILY(pqsig, TB_KIND_PQSIG, pq_fill, tb_wolfssl_pq_run, pq_release);
 
 #else
 

@@ -8,7 +8,7 @@
 
 /* ---- hash, HMAC, AEAD ---- */
 
-tb_status tb_wolfssl_hash_prepare(state *s, const tb_job *job)
+static tb_status hash_fill(state *s, const tb_job *job)
 {
     if (tb_wolfssl_alloc_out(s, WC_MAX_DIGEST_SIZE) != TB_OK) return TB_ERROR;
     if (s->alg->fam == F_HASH) return TB_OK;
@@ -19,7 +19,7 @@ tb_status tb_wolfssl_hash_prepare(state *s, const tb_job *job)
     return ret == 0 ? TB_OK : lib_fail("wc_HmacSetKey", ret);
 }
 
-tb_status tb_wolfssl_aead_prepare(state *s, const tb_job *job)
+static tb_status aead_fill(state *s, const tb_job *job)
 {
     if (job->rekey) return tb_refuse_rekey();
     const alg_info *a = s->alg;
@@ -57,82 +57,95 @@ tb_status tb_wolfssl_aead_prepare(state *s, const tb_job *job)
     }
 }
 
-tb_status tb_wolfssl_hash_run(state *s)
+tb_status tb_wolfssl_hash_run(tb_family_state *base)
 {
+    state *s = (state *)base;
     int ret;
     if (s->alg->fam == F_HASH) {
 #if TB_WOLFSSL_HW /* wc_Hash names no device: the peripheral's driver is reached through TB_WOLFSSL_DEVID */
-        ret = wc_Hash_ex((enum wc_HashType)s->alg->hash, s->msg.data, (word32)s->msg.len, s->out, WC_MAX_DIGEST_SIZE,
+        ret = wc_Hash_ex((enum wc_HashType)s->alg->hash, s->msg.data, (word32)s->msg.len, out_buf(s), WC_MAX_DIGEST_SIZE,
                          NULL, TB_WOLFSSL_DEVID);
 #else
-        ret = wc_Hash((enum wc_HashType)s->alg->hash, s->msg.data, (word32)s->msg.len, s->out, WC_MAX_DIGEST_SIZE);
+        ret = wc_Hash((enum wc_HashType)s->alg->hash, s->msg.data, (word32)s->msg.len, out_buf(s), WC_MAX_DIGEST_SIZE);
 #endif
         if (ret != 0) return lib_fail("wc_Hash", ret);
-        s->out_len = (size_t)hash_size(s->alg->hash);
+        s->base.out_len = (size_t)hash_size(s->alg->hash);
         return TB_OK;
     }
     if ((ret = wc_HmacUpdate(&s->u.hmac, s->msg.data, (word32)s->msg.len)) != 0) {
         return lib_fail("wc_HmacUpdate", ret);
     }
-    if ((ret = wc_HmacFinal(&s->u.hmac, s->out)) != 0) return lib_fail("wc_HmacFinal", ret);
-    s->out_len = WC_SHA256_DIGEST_SIZE;
+    if ((ret = wc_HmacFinal(&s->u.hmac, out_buf(s))) != 0) return lib_fail("wc_HmacFinal", ret);
+    s->base.out_len = WC_SHA256_DIGEST_SIZE;
     return TB_OK;
 }
 
-tb_status tb_wolfssl_aead_run(state *s)
+tb_status tb_wolfssl_aead_run(tb_family_state *base)
 {
+    state *s = (state *)base;
     const uint8_t *in = s->msg.data, *n = s->nonce.data, *aad = s->aad.data;
     word32 nl = (word32)s->nonce.len, al = (word32)s->aad.len;
     int ret;
     if (s->op == OP_ENC) {
         word32 len = (word32)s->msg.len;
-        uint8_t *tag = s->out + len;
+        uint8_t *tag = out_buf(s) + len;
         switch (s->alg->fam) {
         case F_GCM:
-            ret = wc_AesGcmEncrypt(&s->u.aes, s->out, in, len, n, nl, tag, 16, aad, al);
+            ret = wc_AesGcmEncrypt(&s->u.aes, out_buf(s), in, len, n, nl, tag, 16, aad, al);
             if (ret != 0) return lib_fail("wc_AesGcmEncrypt", ret);
             break;
         case F_CCM:
-            ret = wc_AesCcmEncrypt(&s->u.aes, s->out, in, len, n, nl, tag, 16, aad, al);
+            ret = wc_AesCcmEncrypt(&s->u.aes, out_buf(s), in, len, n, nl, tag, 16, aad, al);
             if (ret != 0) return lib_fail("wc_AesCcmEncrypt", ret);
             break;
         default:
 #if TB_WOLFSSL_CHACHAPOLY
-            ret = wc_ChaCha20Poly1305_Encrypt(s->key, n, aad, al, in, len, s->out, tag);
+            ret = wc_ChaCha20Poly1305_Encrypt(s->key, n, aad, al, in, len, out_buf(s), tag);
             if (ret != 0) return lib_fail("wc_ChaCha20Poly1305_Encrypt", ret);
 #endif
             break;
         }
-        s->out_len = len + 16;
+        s->base.out_len = len + 16;
         return TB_OK;
     }
     word32 len = (word32)s->msg.len - 16;
     const uint8_t *tag = in + len;
     switch (s->alg->fam) {
     case F_GCM:
-        ret = wc_AesGcmDecrypt(&s->u.aes, s->out, in, len, n, nl, tag, 16, aad, al);
+        ret = wc_AesGcmDecrypt(&s->u.aes, out_buf(s), in, len, n, nl, tag, 16, aad, al);
         if (ret == AES_GCM_AUTH_E) return check_fail("wc_AesGcmDecrypt", ret);
         if (ret != 0) return lib_fail("wc_AesGcmDecrypt", ret);
         break;
     case F_CCM:
-        ret = wc_AesCcmDecrypt(&s->u.aes, s->out, in, len, n, nl, tag, 16, aad, al);
+        ret = wc_AesCcmDecrypt(&s->u.aes, out_buf(s), in, len, n, nl, tag, 16, aad, al);
         if (ret == AES_CCM_AUTH_E) return check_fail("wc_AesCcmDecrypt", ret);
         if (ret != 0) return lib_fail("wc_AesCcmDecrypt", ret);
         break;
     default:
 #if TB_WOLFSSL_CHACHAPOLY
-        ret = wc_ChaCha20Poly1305_Decrypt(s->key, n, aad, al, in, len, tag, s->out);
+        ret = wc_ChaCha20Poly1305_Decrypt(s->key, n, aad, al, in, len, tag, out_buf(s));
         if (ret == MAC_CMP_FAILED_E) return check_fail("wc_ChaCha20Poly1305_Decrypt", ret);
         if (ret != 0) return lib_fail("wc_ChaCha20Poly1305_Decrypt", ret);
 #endif
         break;
     }
-    s->out_len = len;
+    s->base.out_len = len;
     return TB_OK;
 }
 
-/* A received key share the TLS code would refuse (it answers with
- * ECC_PEERKEY_ERROR / PEER_KEY_ERROR): the job's peer value is bad. */
+/* HMAC's and AES's contexts (a hash and ChaCha20-Poly1305 keep none). */
+static void sym_release(tb_family_state *base)
+{
+    state *s = (state *)base;
+    if (s->live && s->alg->fam == F_HMAC) wc_HmacFree(&s->u.hmac);
+    if (s->live && s->alg->fam != F_HMAC) wc_AesFree(&s->u.aes);
+    tb_wolfssl_free(s);
+}
+
+TB_WOLFSSL_FAMILY(hash, TB_KIND_HASH, hash_fill, tb_wolfssl_hash_run, sym_release);
+TB_WOLFSSL_FAMILY(mac, TB_KIND_MAC, hash_fill, tb_wolfssl_hash_run, sym_release);
+TB_WOLFSSL_FAMILY(aead, TB_KIND_AEAD, aead_fill, tb_wolfssl_aead_run, sym_release);
+
 /* ---- primitives the core composes (tb_prim_ops) ---- */
 
 static int hmac_type(const char *alg)

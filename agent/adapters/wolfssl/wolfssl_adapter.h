@@ -1,10 +1,11 @@
-/* Internal to the wolfSSL adapter: the algorithm table entry, the job state
- * and the helpers its files share (adapter.c: entry points, table, dispatch;
- * sym.c: hash, mac, aead, primitives; kex.c; pk.c: sig, pke; tls.c). */
+/* Internal to the wolfSSL adapter: the algorithm table entry, the job state,
+ * the tables of its kinds and the helpers its files share (adapter.c: entry
+ * points, algorithm table, prepare; sym.c: hash, mac, aead, primitives;
+ * kex.c; pk.c: sig, pke; pq.c: kem, pqsig; tls.c). */
 #ifndef TB_WOLFSSL_ADAPTER_H
 #define TB_WOLFSSL_ADAPTER_H
 
-#include "tb/adapter.h"
+#include "tb/family.h"
 
 #include <wolfssl/wolfcrypt/settings.h>
 #include <wolfssl/wolfcrypt/aes.h>
@@ -81,12 +82,10 @@ typedef struct {
 /* ---- Job state ---- */
 
 typedef struct {
+    tb_family_state base; /* base.out: the result buffer (tb_wolfssl_alloc_out, written through out_buf) */
     const alg_info *alg;
     opcode op;
-    tb_bytes msg, aad, nonce, sig, peer; /* copies owned by inputs */
-    uint8_t *inputs;
-    uint8_t *out;
-    size_t out_len;
+    tb_bytes msg, aad, nonce, sig, peer; /* copies in one block, msg first (tb_wolfssl_free frees it) */
     uint8_t key[64];      /* ChaCha20-Poly1305 key; clamped X25519/X448 scalar */
     uint8_t digest[WC_MAX_DIGEST_SIZE];
     int live;             /* the union member below needs its free function */
@@ -159,28 +158,54 @@ static inline void left_pad(uint8_t *buf, word32 len, word32 width)
 /* The process-wide DRBG (adapter.c). */
 extern WC_RNG tb_wolfssl_rng;
 
-/* s->out, cap bytes (adapter.c). */
+/* The result buffer, cap bytes (adapter.c), and the run's pointer into it. */
 tb_status tb_wolfssl_alloc_out(state *s, size_t cap);
+static inline uint8_t *out_buf(const state *s)
+{
+    return (uint8_t *)s->base.out; /* allocated here, so writable */
+}
 
-/* Per family: set-up (untimed) and the measured operation. */
-tb_status tb_wolfssl_hash_prepare(state *s, const tb_job *job); /* sym.c: hash and HMAC */
-tb_status tb_wolfssl_hash_run(state *s);
-tb_status tb_wolfssl_aead_prepare(state *s, const tb_job *job);
-tb_status tb_wolfssl_aead_run(state *s);
-tb_status tb_wolfssl_kex_prepare(state *s, const tb_job *job); /* kex.c */
-tb_status tb_wolfssl_x25519_run(state *s);
-tb_status tb_wolfssl_x448_run(state *s);
-tb_status tb_wolfssl_ecdh_run(state *s);
-tb_status tb_wolfssl_ffdhe_run(state *s);
-tb_status tb_wolfssl_rsa_prepare(state *s, const tb_job *job); /* pk.c */
-tb_status tb_wolfssl_ecdsa_prepare(state *s, const tb_job *job);
-tb_status tb_wolfssl_ed25519_prepare(state *s, const tb_job *job);
-tb_status tb_wolfssl_sig_run(state *s);
-tb_status tb_wolfssl_pke_run(state *s);
+/* The core's per-kind operation tables (tb/family.h): sym.c hash, mac,
+ * aead; kex.c kex; pk.c sig, pke; pq.c kem, pqsig. */
+TB_DECLARE_CLASSIC_FAMILIES(wolfssl);
 #ifdef TB_WOLFSSL_PQ
-tb_status tb_wolfssl_pq_prepare(state *s, const tb_job *job); /* pq.c: ML-KEM, ML-DSA */
-tb_status tb_wolfssl_pq_run(state *s);
-void tb_wolfssl_pq_free(state *s);
+extern const tb_family tb_wolfssl_kem, tb_wolfssl_pqsig;
+#endif
+
+/* Non-zero when the algorithm table has alg under kind with op (adapter.c). */
+int tb_wolfssl_supports(tb_kind kind, const char *alg, const char *op);
+/* A zeroed state for job with fam set and the job's inputs copied, then
+ * fill (the family's set-up, untimed) (adapter.c). */
+tb_status tb_wolfssl_prepare(const tb_family *fam, const tb_job *job, tb_status (*fill)(state *s, const tb_job *job),
+                             tb_family_state **out);
+/* Frees the state's inputs, result and itself, after the family freed its key. */
+void tb_wolfssl_free(state *s);
+
+/* The table tb_wolfssl_<name> of one kind: supports from the algorithm
+ * table, prepare through tb_wolfssl_prepare and fill, and run, the timed
+ * call, the library's call itself (no dispatch of ours in between). */
+#define TB_WOLFSSL_FAMILY(name, kind, fill_fn, run_fn, release_fn)                                                \
+    static int name##_supports(const char *alg, const char *op)                                                  \
+    {                                                                                                            \
+        return tb_wolfssl_supports(kind, alg, op);                                                               \
+    }                                                                                                            \
+    static tb_status name##_prepare(const tb_job *job, tb_family_state **out)                                    \
+    {                                                                                                            \
+        return tb_wolfssl_prepare(&tb_wolfssl_##name, job, fill_fn, out);                                       \
+    }                                                                                                            \
+    const tb_family tb_wolfssl_##name = {name##_supports, name##_prepare, run_fn, release_fn}
+
+/* The timed calls, one per family of algorithms (named in profiles). */
+tb_status tb_wolfssl_hash_run(tb_family_state *base); /* sym.c: hash and HMAC */
+tb_status tb_wolfssl_aead_run(tb_family_state *base);
+tb_status tb_wolfssl_x25519_run(tb_family_state *base); /* kex.c */
+tb_status tb_wolfssl_x448_run(tb_family_state *base);
+tb_status tb_wolfssl_ecdh_run(tb_family_state *base);
+tb_status tb_wolfssl_ffdhe_run(tb_family_state *base);
+tb_status tb_wolfssl_sig_run(tb_family_state *base); /* pk.c */
+tb_status tb_wolfssl_pke_run(tb_family_state *base);
+#ifdef TB_WOLFSSL_PQ
+tb_status tb_wolfssl_pq_run(tb_family_state *base); /* pq.c: ML-KEM, ML-DSA, SLH-DSA */
 #endif
 
 #endif

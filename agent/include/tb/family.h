@@ -24,6 +24,9 @@ struct tb_family {
     int (*supports)(const char *alg, const char *op);
     /* Returns a zeroed state of the family's own type with fam set. */
     tb_status (*prepare)(const tb_job *job, tb_family_state **state);
+    /* The timed call. NULL in a kind's table whose prepare points the state
+     * at a narrower table (one per curve type, say), so the timed call
+     * reaches the right run with no second dispatch. */
     tb_status (*run)(tb_family_state *state);
     void (*release)(tb_family_state *state); /* also on a partly prepared state */
 };
