@@ -6,6 +6,8 @@ import argparse
 import os
 
 from tlsbench.studies import (
+    boardresults,
+    docpages,
     fidelity,
     fidelity_counts,
     fidelity_layouts,
@@ -69,3 +71,5 @@ def add_parsers(sub: argparse._SubParsersAction, db: argparse.ArgumentParser) ->
     validation.add_parser(studies, db)
     fidelity_counts.add_parser(studies)
     studypages.add_parser(studies, db)
+    boardresults.add_parser(studies)
+    docpages.add_parser(studies)
