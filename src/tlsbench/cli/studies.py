@@ -12,6 +12,7 @@ from tlsbench.studies import (
     fidelity_counts,
     fidelity_layouts,
     fidelity_native,
+    hwcryptoresults,
     resultspq,
     studypages,
     validation,
@@ -73,3 +74,4 @@ def add_parsers(sub: argparse._SubParsersAction, db: argparse.ArgumentParser) ->
     studypages.add_parser(studies, db)
     boardresults.add_parser(studies)
     docpages.add_parser(studies)
+    hwcryptoresults.add_parser(studies, db)
