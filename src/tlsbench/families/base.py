@@ -86,6 +86,9 @@ class Family(Protocol):
     sized_kinds: tuple[str, ...]
     # Optional, so not annotated here: `report_views`, a tuple of the views it renders itself
     # (ReportView), read by registry.report_views; a family its cases table and charts show needs none.
+    # `case_cell(case, model_error) -> str | None`: a measured case's cell in the cases table where the
+    # report's own (time, throughput, instructions) does not say it, None for a case it does not know
+    # (registry.case_cell; report.casecell).
 
     def expand(self, plan: Plan) -> list[Case]:
         """The plan's cases of this family, in comparison order."""

@@ -45,6 +45,16 @@ def report_view(name: str) -> ReportView | None:
     return next((v for v in report_views() if v.name == name), None)
 
 
+def case_cell(case: dict, model_error: str) -> str | None:
+    """A measured case's cell in the cases table as a family writes it (the first family whose `case_cell`
+    knows the case's figures), or None: the report's own cell."""
+    for family in FAMILIES:
+        write = getattr(family, "case_cell", None)
+        if write is not None and (text := write(case, model_error)) is not None:
+            return text
+    return None
+
+
 def views_of(kind: str) -> tuple[str, ...]:
     """A kind's report views; a kind no family measures (an older store's) takes the kind charts and table."""
     family = _BY_KIND.get(kind)

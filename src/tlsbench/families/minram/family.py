@@ -23,7 +23,7 @@ from tlsbench.engine import agent, metrics
 from tlsbench.engine.case import Case, Measured, Sample
 from tlsbench.engine.protocol import Record, encode_request
 from tlsbench.families.base import FITS, Context
-from tlsbench.families.minram import search
+from tlsbench.families.minram import cells, search
 from tlsbench.families.primitive.checks import CheckResult
 from tlsbench.families.tls import catalog as tls_catalog
 from tlsbench.families.tls import device as tls_device
@@ -50,6 +50,7 @@ class MinRamFamily:
     default_kinds = ()
     plan_section = tls_plan.SECTION  # the TLS family's [tls] table: the same handshakes
     views = (FITS,)  # tables only, no chart
+    case_cell = staticmethod(cells.case_cell)  # a search's cell in the cases table
     kind_titles: dict[str, str] = {}
     sized_kinds = ()
 
