@@ -445,8 +445,6 @@ def test_cli_and_plans_reach_the_families_through_the_registry() -> None:
 # Modules of report/ that still import a family's own modules, and why: each renders something of one family
 # that is not yet handed over as the family's view (families.base.ReportView), as the handshake tables are.
 REPORT_FAMILY_IMPORT_ALLOWED = {
-    "report/figures.py": "the handshake charts (per side, capacity, baseline) and the interop chart",
-    "report/figures_pq.py": "the post-quantum charts read the TLS catalog's hybrid groups",
     "report/fits.py": "the fits view of the min-ram family's cases (its sides, the TLS variant it searched)",
 }
 

@@ -88,7 +88,8 @@ class Family(Protocol):
     # (ReportView), read by registry.report_views; a family its cases table and charts show needs none.
     # `case_cell(case, model_error) -> str | None`: a measured case's cell in the cases table where the
     # report's own (time, throughput, instructions) does not say it, None for a case it does not know
-    # (registry.case_cell; report.casecell).
+    # (registry.case_cell; report.casecell). `charts(run) -> list[report.charts.Chart]`: the charts it draws
+    # itself, after the kind charts (registry.charts; report.figures).
 
     def expand(self, plan: Plan) -> list[Case]:
         """The plan's cases of this family, in comparison order."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tlsbench.engine import metrics
 from tlsbench.errors import TlsbenchError
 from tlsbench.families.base import KIND_CHARTS, Family, ReportView
@@ -53,6 +55,12 @@ def case_cell(case: dict, model_error: str) -> str | None:
         if write is not None and (text := write(case, model_error)) is not None:
             return text
     return None
+
+
+def charts(data: Any) -> list:
+    """The charts the families draw themselves (`charts(run) -> [report.charts.Chart]`), in the families'
+    order; the run is report.rundata.RunData, typed loosely as in base.ReportView."""
+    return [chart for family in FAMILIES if (draw := getattr(family, "charts", None)) for chart in draw(data)]
 
 
 def views_of(kind: str) -> tuple[str, ...]:

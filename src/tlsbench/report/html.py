@@ -10,7 +10,7 @@ import time
 
 from tlsbench.engine import metrics, steadiness
 from tlsbench.families import registry
-from tlsbench.report import figures, figures_pq
+from tlsbench.report import figures
 from tlsbench.report import fits as fits_view
 from tlsbench.report import tables as report
 from tlsbench.report.charts import Chart
@@ -231,7 +231,7 @@ def tables(data: RunData) -> list[tuple[str, str, str]]:
 def render(data: RunData) -> str:
     r = data.run
     title = f"tlsbench run {r.id}: {r.plan_name} on {r.target}"
-    charts = figures.figures(data) + figures_pq.pq_charts(data)
+    charts = figures.figures(data)
     views = tables(data)
     links = ([("charts", "Charts")] if charts else []) + [(a, t.split(" (")[0]) for a, t, _h in views]
     toc = " ".join(f'<a href="#{a}">{_e(t)}</a>' for a, t in links)
