@@ -442,11 +442,9 @@ def test_cli_and_plans_reach_the_families_through_the_registry() -> None:
     assert sorted(set(FAMILY_IMPORT_ALLOWED) - set(found)) == [], "allowed files that no longer import a family"
 
 
-# Modules of report/ that still import a family's own modules, and why: each renders something of one family
-# that is not yet handed over as the family's view (families.base.ReportView), as the handshake tables are.
-REPORT_FAMILY_IMPORT_ALLOWED = {
-    "report/fits.py": "the fits view of the min-ram family's cases (its sides, the TLS variant it searched)",
-}
+# Modules of report/ that may import a family's own modules, and why: none. A family hands the report what
+# it draws through families.registry: its views (base.ReportView), its cases' cells, its charts, its fits view.
+REPORT_FAMILY_IMPORT_ALLOWED: dict[str, str] = {}
 
 
 def test_report_asks_the_families_for_their_views() -> None:

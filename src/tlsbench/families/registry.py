@@ -6,7 +6,7 @@ from typing import Any
 
 from tlsbench.engine import metrics
 from tlsbench.errors import TlsbenchError
-from tlsbench.families.base import KIND_CHARTS, Family, ReportView
+from tlsbench.families.base import FITS, KIND_CHARTS, Family, ReportView
 from tlsbench.families.minram.family import MinRamFamily
 from tlsbench.families.primitive.family import PrimitiveFamily
 from tlsbench.families.size.family import SizeFamily
@@ -61,6 +61,12 @@ def charts(data: Any) -> list:
     """The charts the families draw themselves (`charts(run) -> [report.charts.Chart]`), in the families'
     order; the run is report.rundata.RunData, typed loosely as in base.ReportView."""
     return [chart for family in FAMILIES if (draw := getattr(family, "charts", None)) for chart in draw(data)]
+
+
+def fits_view() -> Any:
+    """The module that draws the FITS view (fits(), size_table(), board_table(), notes(), render()): the
+    family's whose views hold FITS (families/minram/fits.py), or None."""
+    return next((f.fits_view for f in FAMILIES if FITS in f.views and hasattr(f, "fits_view")), None)
 
 
 def views_of(kind: str) -> tuple[str, ...]:

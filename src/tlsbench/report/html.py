@@ -11,7 +11,6 @@ import time
 from tlsbench.engine import metrics, steadiness
 from tlsbench.families import registry
 from tlsbench.report import figures
-from tlsbench.report import fits as fits_view
 from tlsbench.report import tables as report
 from tlsbench.report.charts import Chart
 from tlsbench.report.tables import RunData
@@ -220,6 +219,7 @@ def tables(data: RunData) -> list[tuple[str, str, str]]:
     if data.code_sizes:
         out.append(("code-size", "Code size of each firmware image (from its linker map; "
                     + report.CODE_SIZE_NOTE + ")", table(*report.code_size_table(data))))
+    fits_view = registry.fits_view()  # the min-ram family's: which RAM each side needs
     view = fits_view.fits(data.cases, data.code_sizes)
     if view.rows:
         out.append(("fits", "Fits on: the RAM each side of a min-ram case needs (bytes)",
