@@ -114,6 +114,38 @@ def test_the_shared_circle_tool_agrees() -> None:
     assert p.returncode == 0, p.stdout + p.stderr
 
 
+# Modules with their own `python -m` entry, and why: every other command a user types is a subcommand of the
+# one CLI (cli/), behind its one error handler.
+PROCESS_ENTRY_POINTS = {
+    "targets/bridge.py": "the pipe between a firmware agent's UART and the runner: a process the runner starts",
+    "targets/labgrid_drivers.py": "each labgrid step (drivers, power cycle, flash) in its own process, so the caller"
+                                  " bounds it with a timeout",
+    "families/size/harness.py": "the harness's share of an image's memory as rows of agent/platform/BOARDS.md, from"
+                                " linker maps: the C agent's own notes, not a benchmark command",
+}
+
+
+def main_blocks(source: str) -> list[int]:
+    """Lines of each ``if __name__ == "__main__":`` block."""
+    return [n.lineno for n in ast.walk(ast.parse(source)) if isinstance(n, ast.If) and isinstance(n.test, ast.Compare)
+            and isinstance(n.test.left, ast.Name) and n.test.left.id == "__name__"
+            and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in n.test.comparators)]
+
+
+def test_the_main_block_scan_finds_one() -> None:
+    assert main_blocks('def main():\n    pass\n\n\nif __name__ == "__main__":\n    main()\n') == [5]
+    assert main_blocks("name = __name__\nif name == 'x':\n    pass\n") == []
+
+
+def test_no_module_main_but_the_process_entry_points() -> None:
+    """A user's command is `tlsbench ...` (the package's __main__ runs the CLI); only the processes the tool
+    starts itself have their own `if __name__ == "__main__"`."""
+    found = {path.relative_to(PACKAGE).as_posix() for path in PACKAGE.rglob("*.py")
+             if path.name != "__main__.py" and main_blocks(path.read_text())}
+    assert sorted(found - set(PROCESS_ENTRY_POINTS)) == [], "module main()s outside the CLI (make it a subcommand)"
+    assert sorted(set(PROCESS_ENTRY_POINTS) - found) == [], "listed entry points that no longer have a main block"
+
+
 # the results store and the parts it is made of (engine/store.py): the only modules that run SQL
 STORE_MODULES = {PACKAGE / "engine" / f"{name}.py" for name in ("store", "store_base", "store_schema", "store_copy")}
 
@@ -410,14 +442,9 @@ def test_cli_and_plans_reach_the_families_through_the_registry() -> None:
     assert sorted(set(FAMILY_IMPORT_ALLOWED) - set(found)) == [], "allowed files that no longer import a family"
 
 
-# Modules of report/ that still import a family's own modules, and why: each renders something of one family
-# that is not yet handed over as the family's view (families.base.ReportView), as the handshake tables are.
-REPORT_FAMILY_IMPORT_ALLOWED = {
-    "report/cells.py": "a TLS case's cell in the cases table (C/S figures per side, the TCP baseline line)",
-    "report/figures.py": "the handshake charts (per side, capacity, baseline) and the interop chart",
-    "report/figures_pq.py": "the post-quantum charts read the TLS catalog's hybrid groups",
-    "report/fits.py": "the fits view of the min-ram family's cases (its sides, the TLS variant it searched)",
-}
+# Modules of report/ that may import a family's own modules, and why: none. A family hands the report what
+# it draws through families.registry: its views (base.ReportView), its cases' cells, its charts, its fits view.
+REPORT_FAMILY_IMPORT_ALLOWED: dict[str, str] = {}
 
 
 def test_report_asks_the_families_for_their_views() -> None:

@@ -16,13 +16,13 @@ from tlsbench.engine.protocol import encode_request
 from tlsbench.engine.store import RunInfo
 from tlsbench.errors import PlanError
 from tlsbench.families import registry
+from tlsbench.families.minram import fits as fits_view
 from tlsbench.families.minram import search
 from tlsbench.families.minram.family import fixed_env, measure_min_ram
 from tlsbench.families.tls import runner as tls_runner
 from tlsbench.families.tls.cases import case_fields
 from tlsbench.families.tls.names import TlsVariant
 from tlsbench.plans.plan import parse_plan
-from tlsbench.report import fits as fits_view
 from tlsbench.report import html as html_report
 from tlsbench.report.tables import RunData, aligned
 

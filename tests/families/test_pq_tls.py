@@ -17,13 +17,13 @@ from tls_wire import client_hello_extensions
 from tlsbench import paths, versions
 from tlsbench.engine.store import Store
 from tlsbench.errors import PlanError
-from tlsbench.families.tls import net
+from tlsbench.families.tls import figures_pq, net
 from tlsbench.families.tls.cases import TlsCase, parse_records, run_handshakes
 from tlsbench.families.tls.certs import make_chain
 from tlsbench.families.tls.names import TlsVariant
 from tlsbench.families.tls.runner import expand_tls
 from tlsbench.plans.plan import parse_plan
-from tlsbench.report import figures_pq, html, tables
+from tlsbench.report import html, tables
 from tlsbench.studies import resultspq
 from tlsbench.targets import build
 

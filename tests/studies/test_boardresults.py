@@ -1,6 +1,6 @@
-"""scripts/results-boards runs each board profile's plan in its own process no more: `_run_here`
-gives what a subprocess gave (the exit code, and stderr of tlsbench and of every process it starts),
-and a run stopped by a signal stops the study."""
+"""scripts/results-boards (tlsbench study results-boards) runs each board profile's plan in its own process no
+more: `_run_here` gives what a subprocess gave (the exit code, and stderr of tlsbench and of every process it
+starts), and a run stopped by a signal stops the study."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ cli_main = importlib.import_module("tlsbench.cli.main")  # the module (tlsbench.
 def test_a_refused_run_gives_its_exit_code_and_its_one_line(tmp_path: Path) -> None:
     plan = tmp_path / "missing.toml"
     returncode, stderr = boardresults._run_here(["--db", str(tmp_path / "r.sqlite"), "run", "--plan", str(plan),
-                                                 "--target", "qemu:mps2-an386", "-q"])
+                                                 "--target", "qemu:mps2-an386", "-q"], cli_main.main)
     assert (returncode, stderr) == (2, f"tlsbench: error: cannot read plan {plan}: [Errno 2] No such file or"
                                        f" directory: '{plan}'\n")
 
@@ -33,7 +33,7 @@ def test_what_its_processes_write_on_stderr_is_captured(monkeypatch: pytest.Monk
         return 3
 
     monkeypatch.setattr(cli_main, "main", fake_main)
-    assert boardresults._run_here(["run", "-q"]) == (3, "from a bridge\ntlsbench run -q\n")
+    assert boardresults._run_here(["run", "-q"], cli_main.main) == (3, "from a bridge\ntlsbench run -q\n")
     assert capfd.readouterr().err == ""  # none of it reached the terminal
 
 
@@ -45,6 +45,6 @@ def test_a_run_stopped_by_a_signal_stops_the_study(monkeypatch: pytest.MonkeyPat
 
     monkeypatch.setattr(cli_main, "main", interrupted)
     with pytest.raises(SystemExit) as stopped:
-        boardresults._run_here(["run"])
+        boardresults._run_here(["run"], cli_main.main)
     assert stopped.value.code == 130
     assert capfd.readouterr().err == "tlsbench: interrupted\n"

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tlsbench import paths, versions
+from tlsbench.cli.main import main as cli_main
 from tlsbench.errors import TlsbenchError
 from tlsbench.plans.plan import presets
 from tlsbench.studies import docpages
@@ -43,7 +44,8 @@ def test_a_page_is_rendered_from_its_stored_run_with_that_runs_versions(old_db: 
     from tlsbench.engine.store import Store
     Store(old_db).close()
     _remember(old_db)
-    assert docpages.main(["--db", str(old_db), "--manifest", str(_manifest(tmp_path, page)), "--render"]) == 0
+    assert cli_main(["study", "regenerate-docs", "--db", str(old_db), "--manifest", str(_manifest(tmp_path, page)),
+                     "--render"]) == 0
     text = page.read_text()
     assert text == GOLDEN.read_text()  # the same page as `tlsbench docs 1`, byte for byte
     assert "- mbedtls: Mbed TLS 3.6.6 [Debian source package mbedtls 3.6.6-0.1~deb13u1 (trixie)" in text
@@ -59,7 +61,8 @@ def test_a_page_is_rendered_from_its_stored_run_with_that_runs_versions(old_db: 
 def test_rendering_only_refuses_a_page_whose_run_is_not_stored(old_db: Path, tmp_path: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:
     page = tmp_path / "results-x.md"
-    assert docpages.main(["--db", str(old_db), "--manifest", str(_manifest(tmp_path, page)), "--render"]) == 1
+    assert cli_main(["study", "regenerate-docs", "--db", str(old_db), "--manifest", str(_manifest(tmp_path, page)),
+                     "--render"]) == 1
     assert capsys.readouterr().err == (f"regenerate-docs: error: {page}: no stored run of `tlsbench run PLAN --target"
                                        f" host` in {old_db} (scripts/regenerate-docs without --render makes it)\n"
                                        f"regenerate-docs: 1 page(s) not made: {page}\n")
@@ -208,14 +211,14 @@ def test_results_boards_missing_runs_only_the_profiles_with_no_stored_run(tmp_pa
               for n in names]
     asked: list[frozenset[str]] = []
     monkeypatch.setattr(boardresults, "stored_runs", lambda db: stored)
-    monkeypatch.setattr(boardresults, "run_all", lambda db, log, only: asked.append(only) or stored)
+    monkeypatch.setattr(boardresults, "run_all", lambda db, tlsbench, log, only: asked.append(only) or stored)
     monkeypatch.setattr(boardresults, "render", lambda runs, db: f"{len(runs)} rows\n")
     out = tmp_path / "boards.md"
-    args = ["--db", str(tmp_path / "b.sqlite"), "--out", str(out), "--missing"]
-    assert boardresults.main(args) == 0
+    args = ["study", "results-boards", "--db", str(tmp_path / "b.sqlite"), "--out", str(out), "--missing"]
+    assert cli_main(args) == 0
     assert asked == [frozenset({names[0]})] and out.read_text() == f"{len(names)} rows\n"
     stored[0] = boardresults.BoardRun(boardprofiles.load(names[0]), "qemu:mps2-an386", 8)
-    assert boardresults.main(args) == 0
+    assert cli_main(args) == 0
     assert asked == [frozenset({names[0]})]  # every profile stored: nothing run again
 
 

@@ -11,8 +11,8 @@ import pytest
 from tlsbench.cli import main
 from tlsbench.engine.store import Store
 from tlsbench.errors import PlanError
+from tlsbench.families.minram import fits as fits_view
 from tlsbench.links import view as link_view
-from tlsbench.report import fits as fits_view
 from tlsbench.report import html as html_report
 from tlsbench.report import tables as report
 from tlsbench.targets import boardprofiles, boardtemplate, cyclemodel

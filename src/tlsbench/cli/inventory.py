@@ -11,7 +11,7 @@ from tlsbench import doctor
 from tlsbench.cli.args import choose, comma_list, output_folder, user_build_options, with_user_build
 from tlsbench.engine import metrics
 from tlsbench.engine.store import Store
-from tlsbench.errors import PlanError, TlsbenchError
+from tlsbench.errors import PlanError, SetupError, TlsbenchError
 from tlsbench.families.primitive.catalog import ALGORITHMS, BENCH_OPS, DEFAULT_KINDS
 from tlsbench.families.tls import certs
 from tlsbench.families.tls import support as tls_support
@@ -183,6 +183,16 @@ def cmd_board(a: argparse.Namespace) -> int:
         print(f"{a.output}: a board profile started from {a.base}; edit its figures and sources, then"
               f" tlsbench run --target qemu:BOARD --board {profile.path}", file=sys.stderr)
         return 0
+    if a.board_command == "count-profiles":
+        from tlsbench.targets import hwcount
+
+        try:
+            written = hwcount.write_count_profiles(a.name, a.folder)
+        except OSError as e:  # a folder that cannot be made or written: one line, as every error
+            raise SetupError(f"{a.folder}: cannot write the count profiles: {e.strerror or e}") from e
+        for path in written:
+            print(path)
+        return 0
     sys.stdout.write(boardtemplate.show(boardprofiles.resolve(a.profile)))
     return 0
 
@@ -253,7 +263,8 @@ def add_parsers(sub: argparse._SubParsersAction, db: argparse.ArgumentParser) ->
                     help=f"comma-separated, of: {', '.join(certs.ROLES)} (default: all)")
     ce.set_defaults(func=cmd_certs)
 
-    bd = sub.add_parser("board", help="board profiles of the cycle model: start your own, show one")
+    bd = sub.add_parser("board", help="board profiles of the cycle model: start your own, show one, count an"
+                        " accelerator's work")
     bdsub = bd.add_subparsers(dest="board_command", required=True)
     bn = bdsub.add_parser("new", help="write a commented board profile to edit, started from a shipped one")
     bn.add_argument("--from", dest="base", default="nucleo-f446re", metavar="NAME|FILE",
@@ -262,4 +273,8 @@ def add_parsers(sub: argparse._SubParsersAction, db: argparse.ArgumentParser) ->
     bs = bdsub.add_parser("show", help="a board profile's figures, each with its source (after the same checks"
                           " as a run)")
     bs.add_argument("profile", metavar="NAME|FILE", help="a shipped profile or your own .toml file")
+    bc = bdsub.add_parser("count-profiles", help="write a board profile's count profiles (one per accelerator: its"
+                          " figure per doorbell one cycle higher; docs/cycle-model.md, \"Crypto accelerators\")")
+    bc.add_argument("name", metavar="board", help="a shipped board profile with [accelerators]")
+    bc.add_argument("folder", type=Path)
     bd.set_defaults(func=cmd_board)

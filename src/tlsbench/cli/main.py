@@ -19,6 +19,7 @@ from tlsbench.errors import RunInterrupted, TlsbenchError
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(cflags_joined(sys.argv[1:] if argv is None else argv))
+    args.tlsbench = main  # a study that runs tlsbench commands runs them in this process, through this entry
     logging.raiseExceptions = False  # a log that cannot be written (a full disk) never adds a traceback
     log_dir = paths.data_dir() / "logs"
     try:

@@ -12,6 +12,7 @@ from tlsbench.engine import labels as run_labels
 from tlsbench.engine import metrics
 from tlsbench.engine.store import NOTHING_MEASURED, Store
 from tlsbench.errors import PlanError
+from tlsbench.families import registry
 from tlsbench.outfile import emit
 from tlsbench.report import compare, compare_html, compare_text, export
 from tlsbench.report import html as html_report
@@ -159,8 +160,6 @@ def cmd_link(a: argparse.Namespace) -> int:
 
 
 def cmd_fits(a: argparse.Namespace) -> int:
-    from tlsbench.report import fits as fits_view
-
     data = report.load_stored(a.db, a.run)
     if not report.has_fits(data):
         raise PlanError(f"run {data.run.id} has no min-ram cases (tlsbench run --preset min-ram makes them)")
@@ -170,6 +169,7 @@ def cmd_fits(a: argparse.Namespace) -> int:
         from tlsbench.targets import boardprofiles
 
         boards = [boardprofiles.resolve(ref) for ref in a.board]
+    fits_view = registry.fits_view()  # the family's that searched the least RAM
     view = fits_view.fits(data.cases, data.code_sizes, boards)
     sys.stdout.write(fits_view.render(view, report.markdown if md else report.aligned, md))
     return 0

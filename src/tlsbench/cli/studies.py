@@ -6,10 +6,13 @@ import argparse
 import os
 
 from tlsbench.studies import (
+    boardresults,
+    docpages,
     fidelity,
     fidelity_counts,
     fidelity_layouts,
     fidelity_native,
+    hwcryptoresults,
     resultspq,
     studypages,
     validation,
@@ -69,3 +72,6 @@ def add_parsers(sub: argparse._SubParsersAction, db: argparse.ArgumentParser) ->
     validation.add_parser(studies, db)
     fidelity_counts.add_parser(studies)
     studypages.add_parser(studies, db)
+    boardresults.add_parser(studies)
+    docpages.add_parser(studies)
+    hwcryptoresults.add_parser(studies, db)

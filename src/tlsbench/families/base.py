@@ -35,7 +35,7 @@ class Context:
 # reports ask the registry (registry.kinds_with) instead of testing a kind's name.
 KIND_CHARTS = "kind-charts"  # a chart per kind (time, throughput or instructions per op) and the cases table
 HANDSHAKES = "handshakes"  # the handshake charts and the per-side, extras and interop tables (families.tls.names)
-FITS = "fits"  # the least RAM each side needs, and the boards it fits (report.fits)
+FITS = "fits"  # the least RAM each side needs, and the boards it fits (the family's fits_view)
 
 
 @dataclass(frozen=True)
@@ -86,6 +86,11 @@ class Family(Protocol):
     sized_kinds: tuple[str, ...]
     # Optional, so not annotated here: `report_views`, a tuple of the views it renders itself
     # (ReportView), read by registry.report_views; a family its cases table and charts show needs none.
+    # `case_cell(case, model_error) -> str | None`: a measured case's cell in the cases table where the
+    # report's own (time, throughput, instructions) does not say it, None for a case it does not know
+    # (registry.case_cell; report.casecell). `charts(run) -> list[report.charts.Chart]`: the charts it draws
+    # itself, after the kind charts (registry.charts; report.figures). `fits_view`: with FITS in its views,
+    # the module that draws that view (registry.fits_view; families/minram/fits.py).
 
     def expand(self, plan: Plan) -> list[Case]:
         """The plan's cases of this family, in comparison order."""

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tlsbench.engine import metrics
 from tlsbench.errors import TlsbenchError
-from tlsbench.families.base import KIND_CHARTS, Family, ReportView
+from tlsbench.families.base import FITS, KIND_CHARTS, Family, ReportView
 from tlsbench.families.minram.family import MinRamFamily
 from tlsbench.families.primitive.family import PrimitiveFamily
 from tlsbench.families.size.family import SizeFamily
@@ -43,6 +45,28 @@ def report_views() -> tuple[ReportView, ...]:
 
 def report_view(name: str) -> ReportView | None:
     return next((v for v in report_views() if v.name == name), None)
+
+
+def case_cell(case: dict, model_error: str) -> str | None:
+    """A measured case's cell in the cases table as a family writes it (the first family whose `case_cell`
+    knows the case's figures), or None: the report's own cell."""
+    for family in FAMILIES:
+        write = getattr(family, "case_cell", None)
+        if write is not None and (text := write(case, model_error)) is not None:
+            return text
+    return None
+
+
+def charts(data: Any) -> list:
+    """The charts the families draw themselves (`charts(run) -> [report.charts.Chart]`), in the families'
+    order; the run is report.rundata.RunData, typed loosely as in base.ReportView."""
+    return [chart for family in FAMILIES if (draw := getattr(family, "charts", None)) for chart in draw(data)]
+
+
+def fits_view() -> Any:
+    """The module that draws the FITS view (fits(), size_table(), board_table(), notes(), render()): the
+    family's whose views hold FITS (families/minram/fits.py), or None."""
+    return next((f.fits_view for f in FAMILIES if FITS in f.views and hasattr(f, "fits_view")), None)
 
 
 def views_of(kind: str) -> tuple[str, ...]:

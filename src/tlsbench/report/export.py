@@ -12,7 +12,7 @@ from tlsbench.engine import metrics
 from tlsbench.errors import TlsbenchError
 from tlsbench.families import registry
 from tlsbench.outfile import write_whole
-from tlsbench.report import chromium, figures, figures_pq
+from tlsbench.report import chromium, figures
 from tlsbench.report import tables as report
 from tlsbench.report.charts import Chart
 from tlsbench.report.rundata import timed_headline
@@ -81,7 +81,7 @@ def markdown(data: RunData, charts: list[Chart], image_ext: str = "svg") -> str:
 def export(data: RunData, fmt: str, out: str | None) -> list[Path]:
     """Writes the run's charts (and for md its tables) into the folder ``out``."""
     folder = _folder(out, fmt)
-    charts = figures.figures(data) + figures_pq.pq_charts(data)
+    charts = figures.figures(data)
     if fmt == "svg":
         return write_svg(charts, folder)
     if fmt == "png":

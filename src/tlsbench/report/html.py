@@ -10,8 +10,7 @@ import time
 
 from tlsbench.engine import metrics, steadiness
 from tlsbench.families import registry
-from tlsbench.report import figures, figures_pq
-from tlsbench.report import fits as fits_view
+from tlsbench.report import figures
 from tlsbench.report import tables as report
 from tlsbench.report.charts import Chart
 from tlsbench.report.rundata import timed_headline
@@ -223,6 +222,7 @@ def tables(data: RunData) -> list[tuple[str, str, str]]:
     if data.code_sizes:
         out.append(("code-size", "Code size of each firmware image (from its linker map; "
                     + report.CODE_SIZE_NOTE + ")", table(*report.code_size_table(data))))
+    fits_view = registry.fits_view()  # the min-ram family's: which RAM each side needs
     view = fits_view.fits(data.cases, data.code_sizes)
     if view.rows:
         out.append(("fits", "Fits on: the RAM each side of a min-ram case needs (bytes)",
@@ -234,7 +234,7 @@ def tables(data: RunData) -> list[tuple[str, str, str]]:
 def render(data: RunData) -> str:
     r = data.run
     title = f"tlsbench run {r.id}: {r.plan_name} on {r.target}"
-    charts = figures.figures(data) + figures_pq.pq_charts(data)
+    charts = figures.figures(data)
     views = tables(data)
     links = ([("charts", "Charts")] if charts else []) + [(a, t.split(" (")[0]) for a, t, _h in views]
     toc = " ".join(f'<a href="#{a}">{_e(t)}</a>' for a, t in links)

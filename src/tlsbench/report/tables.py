@@ -11,7 +11,6 @@ import json
 
 from tlsbench.engine import metrics, stats, steadiness
 from tlsbench.families import registry
-from tlsbench.report import fits as fits_view
 from tlsbench.report import views
 from tlsbench.report.cells import CODE_SIZE_NOTE, STATUS_TEXT, cell, code_size_table, pivot
 from tlsbench.report.context import context_lines, features_label, user_build_lines
@@ -105,7 +104,8 @@ def render(data: RunData, fmt: str, metric: str | None = None, view: str = views
                     + "; an operation's heap and stack are measured per operation)\n\n" + sizes_table + "\n")
         if has_fits(data):
             out += ("\n" + bullet + "fits on (tlsbench fits): the RAM each side of a min-ram case needs\n\n"
-                    + fits_view.render(fits_view.fits(data.cases, data.code_sizes), markdown if md else aligned, md))
+                    + (view := registry.fits_view()).render(view.fits(data.cases, data.code_sizes),
+                                                            markdown if md else aligned, md))
         return out
     if fmt == "csv":
         buf = io.StringIO()

@@ -21,5 +21,5 @@ def is_handshake(case: dict) -> bool:
 
 
 def has_fits(data) -> bool:
-    """The run has cases its family shows in the fits view (report.fits)."""
+    """The run has cases its family shows in the fits view (registry.fits_view)."""
     return any(c["kind"] in registry.kinds_with(FITS) for c in data.cases)

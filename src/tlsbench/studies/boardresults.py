@@ -6,7 +6,7 @@ One stored run per board profile (docs/data/boards-handshakes.toml, both
 libraries, on the emulated core the profile maps to); the page is rendered
 from those runs only.
 
-    python -m tlsbench.studies.boardresults [--db PATH] [--out docs/results-boards.md]
+    tlsbench study results-boards [--db PATH] [--out docs/results-boards.md]
     (scripts/results-boards)
 """
 
@@ -21,12 +21,13 @@ import re
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from tlsbench import paths
 from tlsbench.engine.store import Store
-from tlsbench.errors import TlsbenchError
+from tlsbench.errors import SetupError
 from tlsbench.links import profiles as link_profiles
 from tlsbench.links import view as link_view
 from tlsbench.plans.plan import parse_plan
@@ -88,9 +89,10 @@ def stored_runs(db: Path) -> list[BoardRun]:
     return out
 
 
-def run_all(db: Path, log=print, only: frozenset[str] = frozenset()) -> list[BoardRun]:
-    """Runs the plan per profile (only those named in ``only``, if any) and
-    returns every profile's latest stored run."""
+def run_all(db: Path, tlsbench: Callable[[list[str]], int], log=print,
+            only: frozenset[str] = frozenset()) -> list[BoardRun]:
+    """Runs the plan per profile (only those named in ``only``, if any) with ``tlsbench`` (the CLI's entry
+    point, handed down by its dispatcher) and returns every profile's latest stored run."""
     tb = [sys.executable, "-m", "tlsbench.cli"]
     out = []
     built: set[str] = set()
@@ -112,12 +114,15 @@ def run_all(db: Path, log=print, only: frozenset[str] = frozenset()) -> list[Boa
             if todo:
                 why = "; ".join(f"{lib}: {reason}" for lib, (reason, _opt) in todo.items())
                 log(f"results-boards: building {target}: {why}")
-                subprocess.run([*tb, "build", "--target", target, "--libraries", ",".join(todo)], check=True,
-                               stdout=subprocess.DEVNULL)
+                built_now = subprocess.run([*tb, "build", "--target", target, "--libraries", ",".join(todo)],
+                                           stdout=subprocess.DEVNULL)
+                if built_now.returncode:
+                    raise SetupError(f"results-boards: tlsbench build --target {target} --libraries"
+                                     f" {','.join(todo)} failed (exit {built_now.returncode})")
             built.add(target)
         log(f"results-boards: {name} on {target}")
         returncode, stderr = _run_here(["--db", str(db), "run", "--plan", str(paths.root() / PLAN), "--target",
-                                        target, "--board", name, "-q"])
+                                        target, "--board", name, "-q"], tlsbench)
         if returncode != 0:
             reason = _not_fit(target) or (stderr.strip().splitlines() or ["failed"])[-1]
             out.append(BoardRun(profile, target, None, reason))
@@ -133,13 +138,11 @@ def run_all(db: Path, log=print, only: frozenset[str] = frozenset()) -> list[Boa
     return [ran.get(br.profile.name, br) for br in stored_runs(db)]
 
 
-def _run_here(argv: list[str]) -> tuple[int, str]:
+def _run_here(argv: list[str], tlsbench_main: Callable[[list[str]], int]) -> tuple[int, str]:
     """`tlsbench ARGV` in this process (a warm run's cases all come from the result cache: starting a
     Python and importing tlsbench again per profile would be most of its time); returns its exit code
     and what it wrote on stderr after what its processes wrote there (file descriptor 2), both captured
     as a subprocess's stderr was."""
-    from tlsbench.cli.main import main as tlsbench_main
-
     said = io.StringIO()
     with tempfile.TemporaryFile(mode="w+") as err:
         sys.stderr.flush()
@@ -232,37 +235,37 @@ def render(runs: list[BoardRun], db: Path) -> str:
     return "\n".join(lines + link_lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="results-boards", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--db", default=".tlsbench/boards.sqlite", help="results database for the runs")
-    ap.add_argument("--out", default="docs/results-boards.md")
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    ap = sub.add_parser("results-boards", help="docs/results-boards.md: one handshake run per board profile, then"
+                        " the page (scripts/results-boards)", description=__doc__.split("\n\n")[0])
+    # its own database, apart from the default results: the page names only the runs it wrote there
+    ap.add_argument("--db", default=".tlsbench/boards.sqlite", help="results database for the runs"
+                    " (default .tlsbench/boards.sqlite)")
+    ap.add_argument("--out", default="docs/results-boards.md",
+                    help="the page to write (default docs/results-boards.md)")
     ap.add_argument("--stored", action="store_true", help="render from the runs already in --db (no new run)")
     ap.add_argument("--missing", action="store_true",
                     help="run only the profiles with no stored run in --db, then render (scripts/regenerate-docs)")
     ap.add_argument("--profile", action="append", default=[], metavar="NAME", choices=boardprofiles.names(),
                     help="run only this board profile (repeatable); the others keep their latest stored run")
-    args = ap.parse_args(argv)
-    try:
-        db = Path(args.db)
-        db.parent.mkdir(parents=True, exist_ok=True)
-        def log(message: str) -> None:
-            print(message, file=sys.stderr)
+    ap.set_defaults(func=command)
 
-        if args.stored:
-            runs = stored_runs(db)
-        elif args.missing:  # a profile that cannot run here (no emulated core) has no target: nothing to run
-            runs = stored_runs(db)
-            lacking = frozenset(br.profile.name for br in runs if br.run is None and br.target is not None)
-            if lacking:
-                runs = run_all(db, log=log, only=lacking)
-        else:
-            runs = run_all(db, log=log, only=frozenset(args.profile))
-        (paths.root() / args.out).write_text(render(runs, db))
-    except (TlsbenchError, subprocess.CalledProcessError) as e:
-        print(f"results-boards: error: {e}", file=sys.stderr)
-        return 1
+
+def command(args: argparse.Namespace) -> int:
+    db = Path(args.db)
+    db.parent.mkdir(parents=True, exist_ok=True)
+
+    def log(message: str) -> None:
+        print(message, file=sys.stderr)
+
+    if args.stored:
+        runs = stored_runs(db)
+    elif args.missing:  # a profile that cannot run here (no emulated core) has no target: nothing to run
+        runs = stored_runs(db)
+        lacking = frozenset(br.profile.name for br in runs if br.run is None and br.target is not None)
+        if lacking:
+            runs = run_all(db, args.tlsbench, log=log, only=lacking)
+    else:
+        runs = run_all(db, args.tlsbench, log=log, only=frozenset(args.profile))
+    (paths.root() / args.out).write_text(render(runs, db))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,7 +1,8 @@
-"""Every generated page under docs/ made again by one command (scripts/regenerate-docs): docs/data/pages.toml
-names each page, the runs it is rendered from (each a tlsbench command line) and its generator. A run is
-made once into the pages' database and found again by its command, so a second call only renders;
---render makes no run at all, --fresh makes every run again (after a default library version changed)."""
+"""Every generated page under docs/ made again by one command (tlsbench study regenerate-docs, which
+scripts/regenerate-docs runs): docs/data/pages.toml names each page, the runs it is rendered from (each a
+tlsbench command line) and its generator. A run is made once into the pages' database and found again by its
+command, so a second call only renders; --render makes no run at all, --fresh makes every run again (after a
+default library version changed)."""
 
 from __future__ import annotations
 
@@ -338,28 +339,29 @@ def _env(db: Path, page: Page) -> dict[str, str]:
     return env
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="regenerate-docs", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--db", default=".tlsbench/pages.sqlite", help="the database of the pages' runs")
-    ap.add_argument("--manifest", default=str(MANIFEST), help="the pages and their runs (TOML)")
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    ap = sub.add_parser("regenerate-docs", help="every generated page under docs/ in one command, from the runs of"
+                        " docs/data/pages.toml (scripts/regenerate-docs)", description=__doc__.split("\n\n")[0])
+    # the pages' own database, apart from the default results: a page names the runs it made there
+    ap.add_argument("--db", default=".tlsbench/pages.sqlite", help="the database of the pages' runs"
+                    " (default .tlsbench/pages.sqlite)")
+    ap.add_argument("--manifest", default=str(MANIFEST), help=f"the pages and their runs (TOML; default {MANIFEST})")
     ap.add_argument("--render", action="store_true", help="render from stored runs only, run nothing")
     ap.add_argument("--fresh", action="store_true", help="make every run again (a default version changed)")
     ap.add_argument("pages", nargs="*", metavar="PAGE", help="only these pages (default: every page)")
-    a = ap.parse_args(argv)
+    ap.set_defaults(func=lambda a: command(a, ap))
+
+
+def command(a: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
     if a.render and a.fresh:
         ap.error("--render and --fresh exclude each other")
-    try:
-        pages = load_manifest(paths.root() / a.manifest)
-        unknown = sorted(set(a.pages) - {p.file for p in pages})
-        if unknown:
-            raise ManifestError(f"{unknown[0]}: not a page of {a.manifest} (pages: {', '.join(p.file for p in pages)})")
-        # the database as given (relative to the checkout, where the scripts run): pages name no machine path
-        driver = Driver(Path(a.db), make_runs=not a.render, fresh=a.fresh,
-                        log=lambda m: print(m, file=sys.stderr))
-        chosen = [p for p in pages if not a.pages or p.file in a.pages]
-    except TlsbenchError as e:
-        print(f"regenerate-docs: error: {e}", file=sys.stderr)
-        return 1
+    pages = load_manifest(paths.root() / a.manifest)
+    unknown = sorted(set(a.pages) - {p.file for p in pages})
+    if unknown:
+        raise ManifestError(f"{unknown[0]}: not a page of {a.manifest} (pages: {', '.join(p.file for p in pages)})")
+    # the database as given (relative to the checkout, where the scripts run): pages name no machine path
+    driver = Driver(Path(a.db), make_runs=not a.render, fresh=a.fresh, log=lambda m: print(m, file=sys.stderr))
+    chosen = [p for p in pages if not a.pages or p.file in a.pages]
     failed: dict[str, str] = {}  # page -> why: one page's failed run leaves the others to be made
     for step in (driver.make_runs_of, driver.page):  # every run first: no page makes a later run's checkout dirty
         for page in chosen:
@@ -373,7 +375,3 @@ def main(argv: list[str] | None = None) -> int:
     if failed:
         print(f"regenerate-docs: {len(failed)} page(s) not made: {', '.join(failed)}", file=sys.stderr)
     return 1 if failed else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -17,12 +17,12 @@ import sys
 from tlsbench import paths
 from tlsbench.engine import metrics, steadiness
 from tlsbench.engine.metrics import format_time
+from tlsbench.families.minram import fits as fits_view
 from tlsbench.families.primitive.catalog import PQ_KINDS
-from tlsbench.families.tls import names
+from tlsbench.families.tls import figures_pq, names
 from tlsbench.families.tls.tables import interop
 from tlsbench.outfile import write_whole
-from tlsbench.report import figures_pq, resultsdoc, tables
-from tlsbench.report import fits as fits_view
+from tlsbench.report import resultsdoc, tables
 from tlsbench.report.tables import RunData
 from tlsbench.targets import target as targets
 

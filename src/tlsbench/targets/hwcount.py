@@ -4,12 +4,12 @@ The model adds an accelerator's figure each time the driver rings its doorbell: 
 operation for a public-key accelerator (docs/cycle-model.md, "Crypto accelerators"). So a run on a copy of
 the board profile whose one algorithm's figure is one cycle higher differs from the run on the profile
 itself by exactly that algorithm's count, per case and per side, with the instructions unchanged. This
-module writes those copies ("count profiles") and recognises them in stored runs.
+module writes those copies ("count profiles": `tlsbench board count-profiles`) and recognises them in stored
+runs.
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import re
 from pathlib import Path
@@ -77,21 +77,3 @@ def counted_algorithm(profile: boardprofiles.Profile) -> tuple[str, str] | None:
     same = dataclasses.replace(base, name=profile.name, path=profile.path, text=profile.text, shipped=profile.shipped,
                                accelerators=want)
     return (base_name, algorithm) if same == profile else None
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tlsbench.targets.hwcount",
-                                     description="write a board profile's count profiles (one per accelerator)")
-    parser.add_argument("board", help="a shipped board profile with [accelerators]")
-    parser.add_argument("folder", type=Path)
-    args = parser.parse_args(argv)
-    try:
-        for path in write_count_profiles(args.board, args.folder):
-            print(path)
-    except (PlanError, OSError) as e:
-        parser.exit(2, f"hwcount: {e}\n")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

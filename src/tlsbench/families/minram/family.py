@@ -23,7 +23,7 @@ from tlsbench.engine import agent, metrics
 from tlsbench.engine.case import Case, Measured, Sample
 from tlsbench.engine.protocol import Record, encode_request
 from tlsbench.families.base import FITS, Context
-from tlsbench.families.minram import search
+from tlsbench.families.minram import KIND, SIDES, cells, fits, search
 from tlsbench.families.primitive.checks import CheckResult
 from tlsbench.families.tls import catalog as tls_catalog
 from tlsbench.families.tls import device as tls_device
@@ -35,9 +35,7 @@ from tlsbench.plans.model import Plan
 from tlsbench.targets import target as targets
 from tlsbench.targets.bridge import clock_request
 
-KIND = "min-ram"
 UNCAPPED = 1 << 40  # a cap nothing reaches: the same counted path as every probe
-SIDES = ("client", "server")
 
 
 class MinRamFamily:
@@ -50,6 +48,8 @@ class MinRamFamily:
     default_kinds = ()
     plan_section = tls_plan.SECTION  # the TLS family's [tls] table: the same handshakes
     views = (FITS,)  # tables only, no chart
+    case_cell = staticmethod(cells.case_cell)  # a search's cell in the cases table
+    fits_view = fits  # the FITS view: which RAM sizes and boards each side's least RAM fits (tlsbench fits)
     kind_titles: dict[str, str] = {}
     sized_kinds = ()
 

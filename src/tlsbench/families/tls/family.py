@@ -14,7 +14,7 @@ from tlsbench.engine.case import Case, Measured, split_repeats
 from tlsbench.errors import TlsbenchError
 from tlsbench.families.base import HANDSHAKES, Context
 from tlsbench.families.primitive.checks import CheckResult
-from tlsbench.families.tls import callgrind, device, runner, tables
+from tlsbench.families.tls import callgrind, cells, device, figures, runner, tables
 from tlsbench.families.tls import plan as plan_keys
 from tlsbench.plans.model import Plan
 
@@ -30,6 +30,8 @@ class TlsFamily:
     plan_section = plan_keys.SECTION  # the [tls] table
     views = (HANDSHAKES,)
     report_views = tables.REPORT_VIEWS  # `report --view tls` and `--view interop`, rendered here
+    case_cell = staticmethod(cells.case_cell)  # a TLS case's cell in the cases table
+    charts = staticmethod(figures.charts_of)  # its charts: handshakes, interop, post-quantum
     kind_titles: dict[str, str] = {}
     sized_kinds = ()
 

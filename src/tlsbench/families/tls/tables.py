@@ -7,9 +7,10 @@ from __future__ import annotations
 from tlsbench.engine import metrics
 from tlsbench.engine.metrics import format_rate, format_time
 from tlsbench.families.base import ReportView, ViewTable
+from tlsbench.families.tls import cells
 from tlsbench.families.tls import names as tls_names
 from tlsbench.families.tls.plan import KIND
-from tlsbench.report.cells import STATUS_TEXT, cell
+from tlsbench.report.casecell import STATUS_TEXT, cell
 from tlsbench.report.context import context_lines
 from tlsbench.report.marks import REUSED_MARK, VARIES_MARK, noise_lines, varies
 from tlsbench.report.rundata import RunData, timed_headline
@@ -120,7 +121,7 @@ def tls_extras(data: RunData) -> tuple[list[str], list[list[str]]]:
     body = []
     for c in data.cases:
         if is_handshake(c) and (tls_names.is_baseline(c["alg"]) or tls_names.is_capacity(c["alg"], c["op"])):
-            body.append([c["alg"], c["op"], c["library"], cell(c)])
+            body.append([c["alg"], c["op"], c["library"], cell(c, family_cell=cells.case_cell)])
     return ["suite", "variant", "library", "result"], body
 
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 from tlsbench.engine import metrics
 from tlsbench.families.tls import catalog as tls_catalog
 from tlsbench.families.tls import names
+from tlsbench.families.tls.tables import is_handshake
 from tlsbench.report import charts
 from tlsbench.report.charts import Chart, Point
-from tlsbench.report.figures import SPREAD_NOTE, axis_format, median, median_range
-from tlsbench.report.tables import RunData, is_handshake
+from tlsbench.report.points import SPREAD_NOTE, axis_format, median, median_range
+from tlsbench.report.rundata import RunData
 
 HYBRIDS = ("x25519mlkem768", "secp256r1mlkem768")
 

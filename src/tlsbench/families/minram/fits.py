@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tlsbench.families.minram.family import KIND, SIDES
+from tlsbench.families.minram import KIND, SIDES
 from tlsbench.families.tls.names import TlsVariant
 from tlsbench.targets import boardprofiles
 
