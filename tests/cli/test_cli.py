@@ -184,7 +184,7 @@ def test_every_option_has_help() -> None:
 
 
 def test_report_metric_a_tls_run_did_not_measure_names_the_per_side_ones(db_path: Path) -> None:
-    from test_html_report import make_tls_run
+    from stored_tls_run import make_tls_run
 
     from tlsbench.engine.store import Store
 

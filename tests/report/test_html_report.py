@@ -12,58 +12,12 @@ from pathlib import Path
 
 import pytest
 from conftest import env_without_agent_dir, tlsbench_cmd
+from stored_tls_run import make_tls_run, result_of
 
-from tlsbench.engine.case import Result
 from tlsbench.engine.store import Store
 from tlsbench.report import chromium, export, figures
 from tlsbench.report import html as html_report
 from tlsbench.report import tables as report
-
-
-def _r(metric: str, unit: str, median: float, mean: float | None = None, half: float | None = None) -> Result:
-    mean = median if mean is None else mean
-    lo, hi = (None, None) if half is None else (mean - half, mean + half)
-    return Result.of(metric, unit, 5, 0, median, mean, None if half is None else half, median, median, lo, hi)
-
-
-def make_tls_run(store: Store) -> int:
-    """A stored TLS run with known figures: in memory, over TCP against a
-    foreign client (server side only), a failed case, an interop pair."""
-    run = store.create_run(target="host", plan_name="constructed", plan_source="# made by the test",
-                           plan={"method": {"repeats": 5, "warmup": 0, "outliers": "none", "min_sample_ms": 1,
-                                            "timeout_s": 9, "rounds": 1, "env": {"OPENSSL_ia32cap": "~0x2"}},
-                                 "description": "test"},
-                           machine={"cpu_model": "Test CPU", "cores": 2, "os": "Test OS", "kernel": "1"},
-                           version="test", keys={})
-    for lib in ("openssl", "wolfssl"):
-        store.put_library(run, lib, f"{lib} 1.0", f"{lib} config", "test", "0" * 64, "wall_ns,cpu_ns", {})
-
-    def case(name: str, lib: str, alg: str, op: str, status: str = "ok", reason: str = "",
-             results: tuple = ()) -> None:
-        store.put_case(run, name=name, library=lib, kind="tls", alg=alg, op=op, size=None, params={},
-                       status=status, reason=reason, iters=1, started=0, transcript="", results=list(results))
-
-    suite = "TLS_AES_128_GCM_SHA256"
-    case(f"openssl/tls/{suite}/x25519/ecdsa-p256-full", "openssl", suite, "x25519/ecdsa-p256-full", results=(
-        _r("client_cpu_ns", "ns", 1_500_000), _r("server_cpu_ns", "ns", 2_500_000),
-        _r("exchange_wall_ns", "ns", 4_000_000, 4_100_000, 200_000), _r("c2s_bytes", "bytes", 500),
-        _r("s2c_bytes", "bytes", 1200), _r("round_trips", "round trips", 1),
-        _r("client_heap_peak_bytes", "bytes", 30_000), _r("server_heap_peak_bytes", "bytes", 40_000)))
-    case(f"wolfssl/tls/{suite}/x25519/ecdsa-p256-full", "wolfssl", suite, "x25519/ecdsa-p256-full", "failed",
-         "handshake failed: alert 40")
-    case(f"wolfssl/tls/{suite}/x25519/ecdsa-p256-full/tcp+client=gnutls-cli", "wolfssl", suite,
-         "x25519/ecdsa-p256-full/tcp+client=gnutls-cli", results=(
-             _r("server_cpu_ns", "ns", 3_000_000), _r("c2s_bytes", "bytes", 510), _r("s2c_bytes", "bytes", 1210),
-             _r("server_handshake_wall_ns", "ns", 5_000_000)))
-    case(f"openssl/tls/{suite}/x25519/ecdsa-p256-full/tcp+server=wolfssl", "openssl", suite,
-         "x25519/ecdsa-p256-full/tcp+server=wolfssl", results=(
-             _r("client_cpu_ns", "ns", 1_000_000), _r("server_cpu_ns", "ns", 1_000_000),
-             _r("handshake_wall_ns", "ns", 7_000_000, 7_000_000, 100_000), _r("c2s_bytes", "bytes", 500),
-             _r("s2c_bytes", "bytes", 1200)))
-    case(f"wolfssl/tls/{suite}/x25519/ecdsa-p256-full/tcp+server=openssl", "wolfssl", suite,
-         "x25519/ecdsa-p256-full/tcp+server=openssl", "failed", "handshake failed: no shared group")
-    store.finish_run(run)
-    return run
 
 
 @pytest.fixture
@@ -202,16 +156,16 @@ def make_firmware_run(store: Store, tls: bool) -> int:
             store.put_case(run, name=f"{lib}/tls/{suite}/x25519/ecdsa-p256-full", library=lib, kind="tls", alg=suite,
                            op="x25519/ecdsa-p256-full", size=None, params={}, status="ok", reason="", iters=1,
                            started=0, transcript="", results=[
-                               _r("client_instructions", "instructions", 30_000_000 + i),
-                               _r("server_instructions", "instructions", 20_000_000 + i),
-                               _r("c2s_bytes", "bytes", 500), _r("s2c_bytes", "bytes", 1200),
-                               _r("client_heap_peak_bytes", "bytes", 20_000), _r("server_heap_peak_bytes", "bytes",
+                               result_of("client_instructions", "instructions", 30_000_000 + i),
+                               result_of("server_instructions", "instructions", 20_000_000 + i),
+                               result_of("c2s_bytes", "bytes", 500), result_of("s2c_bytes", "bytes", 1200),
+                               result_of("client_heap_peak_bytes", "bytes", 20_000), result_of("server_heap_peak_bytes", "bytes",
                                                                                  25_000)])
         else:
             for size in (64, 1024):
                 store.put_case(run, name=f"{lib}/hash/sha256/hash/{size}", library=lib, kind="hash", alg="sha256",
                                op="hash", size=size, params={}, status="ok", reason="", iters=1, started=0,
-                               transcript="", results=[_r("instructions", "instructions/op", 3_000 * size + i)])
+                               transcript="", results=[result_of("instructions", "instructions/op", 3_000 * size + i)])
     store.put_case(run, name="wolfssl/tls/x/unsupported", library="wolfssl", kind="tls", alg=suite,
                    op="x448/rsa2048-full", size=None, params={}, status="unsupported",
                    reason="wolfSSL firmware profile has no X448 in this build " * 3, iters=0, started=0,
