@@ -117,3 +117,16 @@ def test_runs_that_are_not_pairs_are_refused_in_one_line() -> None:
     with pytest.raises(TlsbenchError, match=r"^run 5 \(cortex-m\) has no min-ram case \(results-min-ram renders the"
                        r" least-heap searches\)$"):
         page.render([SMALL, other], [SAME])
+
+
+def test_a_device_side_is_set_beside_the_same_side_in_one_image() -> None:
+    client = {"client_min_heap_bytes": 20180, "client_conn_heap_peak_bytes": 20180, "client_stack_bytes": 2956}
+    device = _run(7, [_case("mbedtls", TLS13, "x25519/ecdsa-p256-full/device=client", **client),
+                      _case("mbedtls", TLS12, "x25519/ecdsa-p256-full/device=client",
+                            **{**client, "client_min_heap_bytes": 18348})], {"mbedtls": "small"}, plan="min-ram-device")
+    assert page.is_device_run(device) and not page.is_device_run(SMALL)
+    assert page.device_rows(device, [SMALL]) == [
+        ["mbedtls (small)", "TLS 1.2 ECDHE-ECDSA (X25519, P-256)", "client", "18,364", "18,348", "-16"],
+        ["mbedtls (small)", "TLS 1.3 X25519 + ECDSA P-256", "client", "20,196", "20,180", "-16"]]
+    assert page.device_rows(device, [SMALL_2K]) == []  # another profile: not the same firmware
+    assert page.heap_rows(device)[0][6:] == ["host peer", "", "", "-"]  # the host's side is never searched

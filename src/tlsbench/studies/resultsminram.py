@@ -212,6 +212,28 @@ def psk_finding(data: RunData) -> list[str]:
     return out
 
 
+def device_rows(device: RunData, main: list[RunData]) -> list[list[str]]:
+    """Each device side's least heap against the same side of the same case with both sides in one image
+    (a min-ram run of the same library and profile), when one was made."""
+    in_image = {(profile_label(d, c["library"]), c["name"]): c for d in main for c in min_ram_cases(d)
+                if c["status"] == "ok"}
+    rows = []
+    for c in min_ram_cases(device):
+        v = _variant(c)
+        label = profile_label(device, c["library"])
+        base = in_image.get((label, c["name"].removesuffix(c["op"]) + replace(v, device="").op(c["alg"])))
+        if c["status"] != "ok" or not v.device or base is None:
+            continue
+        a, b = _value(base, f"{v.device}_min_heap_bytes"), _value(c, f"{v.device}_min_heap_bytes")
+        if a is not None and b is not None:
+            rows.append([label, handshake_label(c), v.device, f"{a:,}", f"{b:,}", f"{b - a:+,}"])
+    return rows
+
+
+DEVICE_HEADER = ["library (profile)", "handshake", "side", "in one image: min heap", "against a host peer: min heap",
+                 "difference"]
+
+
 def static_ram_line(data: RunData) -> str:
     """Each library's own .data + .bss, from the run's link map."""
     libs = {r["library"]: int(r["ram_bytes"]) for r in data.code_sizes if r["component"] == "library"}
@@ -400,6 +422,9 @@ def render(runs: list[RunData], agreement: list[Agreement]) -> str:
     for p in device:
         out += [f"## The device's side against a host peer (`{run_command(p.first)}`, run {p.first.run.id})", "",
                 DEVICE, "", tables.markdown(HEAP_HEADER, heap_rows(p.first)), "", *_fits_section(p.first)]
+        if rows := device_rows(p.first, main):
+            out += ["The device's side against the same side with both sides in one image (the tables above, same"
+                    " library, profile and case):", "", tables.markdown(DEVICE_HEADER, rows), ""]
     return "\n".join(out).rstrip("\n") + "\n"
 
 
