@@ -58,3 +58,9 @@ def test_the_page_is_the_summary_then_each_runs_own_page_one_heading_level_down(
     with pytest.raises(TlsbenchError, match=r"^run 3 is not a pq-cortex-m run \(results-pq-cores renders the"
                        r" pq-cortex-m preset\)$"):
         page.render([M3, _run(3, "qemu:mps2-an500", "cortex-m7", 1, plan="cortex-m")])
+
+
+def test_the_page_says_which_runs_copied_cases_from_the_result_cache() -> None:
+    assert page.measured_note([M3, RV], {}) == "every run measured all its cases (runs 1, 2)"
+    assert page.measured_note([M3, RV], {2: 3}) == ("run 2 copied 3 of its 8 cases from the result cache (measured"
+                                                    " before with the same image, inputs and code)")

@@ -36,6 +36,7 @@ class Pair:
     second: RunData
     agreement: list[str]  # compare's summary lines, first -> second
     agrees: bool  # every exact figure of both runs the same, no case in one run only
+    reused: tuple[int, int] = (0, 0)  # each run's cases copied from the result cache (not measured in it)
 
 
 def profile_label(data: RunData, library: str) -> str:
@@ -285,13 +286,22 @@ def _commit(data: RunData) -> str:
     return data.run.tlsbench_version.partition("+")[2] or data.run.tlsbench_version
 
 
+def _measured(data: RunData, reused: int) -> str:
+    """How many of the run's cases it measured itself, and how many it copied from the result cache."""
+    if not reused:
+        return f"run {data.run.id} measured all {len(data.cases)} cases"
+    return (f"run {data.run.id} copied {reused} of its {len(data.cases)} cases from the result cache (measured"
+            " before with the same image, inputs and code)")
+
+
 def pair_line(pair: Pair) -> str:
     a, b = pair.first.run, pair.second.run
     verdict = "every exact figure is identical" if pair.agrees else "**the runs DIFFER** (tlsbench compare)"
     return (f"- runs {a.id} and {b.id} (`{run_command(pair.first)}`, the second with `--no-cache`; tlsbench"
             f" {_commit(pair.first)} and {_commit(pair.second)}): {verdict}; `tlsbench compare {a.id} {b.id}`: "
-            + "; ".join(pair.agreement) + f". Wall time {_minutes(pair.first)} and {_minutes(pair.second)} on a"
-            " shared machine (noisy: not a figure to rely on).")
+            + "; ".join(pair.agreement) + f"; {_measured(pair.first, pair.reused[0])},"
+            f" {_measured(pair.second, pair.reused[1])}. Wall time {_minutes(pair.first)} and"
+            f" {_minutes(pair.second)} on a shared machine (noisy: not a figure to rely on).")
 
 
 def _versions(runs: list[RunData]) -> str:
@@ -360,7 +370,8 @@ def _findings(main: list[RunData]) -> list[str]:
     return [*out, ""]
 
 
-Agreement = tuple[list[str], bool]  # compare's summary lines of a pair, and whether every exact figure agrees
+# compare's summary lines of a pair, whether every exact figure agrees, and each run's cases from the result cache
+Agreement = tuple[list[str], bool, tuple[int, int]]
 
 
 def is_device_run(data: RunData) -> bool:
@@ -386,13 +397,14 @@ def pairs_of(runs: list[RunData], agreement: list[Agreement]) -> list[Pair]:
 
 
 def agreement_of(store: Store, a: int, b: int) -> Agreement:
-    """compare's summary lines of two runs (how many cases and exact metrics are the same), and whether
-    they agree: every exact figure the same, no case measured in one run only."""
+    """compare's summary lines of two runs (how many cases and exact metrics are the same), whether they
+    agree (every exact figure the same, no case measured in one run only), and how many cases each run
+    copied from the result cache."""
     c = compare.compare(store, a, b)
     lines = [line for line in compare_text.header_lines(c) if line.startswith(("summary:", "deterministic metrics:"))]
     agrees = (all(e.verdict == "same" for e in c.exact)
               and all(r.verdict in ("same", "not measured") for r in c.rows))
-    return lines, agrees
+    return lines, agrees, (len(store.reuse_marks(a)), len(store.reuse_marks(b)))
 
 
 def render(runs: list[RunData], agreement: list[Agreement]) -> str:
@@ -403,8 +415,10 @@ def render(runs: list[RunData], agreement: list[Agreement]) -> str:
     out = ["# The least RAM a TLS handshake needs: Mbed TLS and wolfSSL on a Cortex-M4", "", INTRO, "",
            f"Made from {day} with today's default versions ({_versions(runs)}) by `scripts/regenerate-docs"
            " docs/results-min-ram.md` (its runs: docs/data/pages.toml), which renders the page with `tlsbench"
-           " study results-min-ram`. Each command was run twice, the second measured again (`--no-cache`, not"
-           " from the result cache); the tables are each first run's.", "", "## Commands", "", "```",
+           " study results-min-ram`. Each command was run twice, the second measuring every case again"
+           " (`--no-cache`); the first may copy a case from the result cache, measured before with the same"
+           " image, inputs and code (each pair's line says how many). The tables are each first run's.", "",
+           "## Commands", "", "```",
            *(f"{run_command(p.first)}   # runs {p.first.run.id} and {p.second.run.id} (--no-cache)"
              for p in pairs), "```", "",
            *(pair_line(p) for p in pairs), ""]

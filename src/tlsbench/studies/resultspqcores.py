@@ -12,6 +12,7 @@ import argparse
 import datetime
 import sys
 
+from tlsbench.engine.store import Store
 from tlsbench.errors import TlsbenchError
 from tlsbench.outfile import write_whole
 from tlsbench.report import resultsdoc, tables
@@ -85,7 +86,20 @@ def _versions(runs: list[RunData]) -> str:
     return ", ".join(seen)
 
 
-def render(runs: list[RunData]) -> str:
+def measured_note(runs: list[RunData], reused: dict[int, int]) -> str:
+    """Whether each run measured its cases itself or copied some from the result cache."""
+    copied = [f"run {d.run.id} copied {reused[d.run.id]} of its {len(d.cases)} cases from the result cache"
+              for d in runs if reused.get(d.run.id)]
+    if not copied:
+        return f"every run measured all its cases (runs {', '.join(str(d.run.id) for d in runs)})"
+    return "; ".join(copied) + " (measured before with the same image, inputs and code)"
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:] + "."
+
+
+def render(runs: list[RunData], reused: dict[int, int] | None = None) -> str:
     wrong = [d.run.id for d in runs if d.run.plan_name != PLAN]
     if wrong:
         raise TlsbenchError(f"run {wrong[0]} is not a {PLAN} run (results-pq-cores renders the {PLAN} preset)")
@@ -102,7 +116,7 @@ def render(runs: list[RunData]) -> str:
            f" {day} by `scripts/regenerate-docs docs/results-pq-cores.md` (docs/data/pages.toml), one run per"
            " core:", "", "```sh",
            *(resultsdoc.command(d.run) for d in runs),
-           "```", "",
+           "```", "", _sentence(measured_note(runs, reused or {})), "",
            f"In short (instructions; the handshakes in one image, ECDSA P-256 certificate, {bytes_note(runs)};"
            " the M4's figures are in results-pq.md; n/m: not measured):", "",
            tables.markdown(header, [summary_row(d) for d in runs]), ""]
@@ -128,6 +142,11 @@ def add_parser(sub: argparse._SubParsersAction, db: argparse.ArgumentParser) -> 
 
 def command(a: argparse.Namespace) -> int:
     runs = [tables.load_stored(a.db, r) for r in a.run]
-    write_whole(a.output, render(runs))
+    store = Store(a.db, read_only=True)
+    try:
+        reused = {r: len(store.reuse_marks(r)) for r in a.run}
+    finally:
+        store.close()
+    write_whole(a.output, render(runs, reused))
     print(f"{a.output}: runs {', '.join(map(str, a.run))}", file=sys.stderr)
     return 0
