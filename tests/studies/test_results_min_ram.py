@@ -95,14 +95,15 @@ def test_the_page_shows_each_pair_and_its_agreement() -> None:
     text = page.render([SMALL, second, SMALL_2K, second_2k], [SAME, (["summary: 2 same", "deterministic"
                                                                       " metrics: 1 same, 1 changed"], False, (2, 0))])
     assert ("tlsbench run --preset min-ram --libraries mbedtls --target qemu:mps2-an386 --profile mbedtls=small-2k"
-            "   # runs 3 and 4 (--no-cache)") in text
-    assert ("- runs 1 and 2 (`tlsbench run --preset min-ram --target qemu:mps2-an386 --profile mbedtls=small`, the"
-            " second with `--no-cache`; tlsbench abcdef123456 and"
+            " --no-cache   # twice: runs 3 and 4") in text
+    assert ("- runs 1 and 2 (`tlsbench run --preset min-ram --target qemu:mps2-an386 --profile mbedtls=small"
+            " --no-cache`; tlsbench abcdef123456 and"
             " abcdef123456): every exact figure is identical; `tlsbench compare 1 2`: summary: 5 same; deterministic"
             " metrics: 40 same; run 1 measured all 5 cases, run 2 measured all 5 cases. Wall time 2 min 05 s and"
             " 2 min 05 s") in text
     assert ("run 3 copied 2 of its 2 cases from the result cache (measured before with the same image, inputs and"
             " code), run 4 measured all 2 cases") in text
+    assert "Each command was run twice; each pair's line says how many cases a run copied from the result" in text
     assert "- runs 3 and 4 (" in text and "**the runs DIFFER** (tlsbench compare)" in text
     assert "Made from 2026-11-18 with today's default versions (mbedtls Mbed TLS 3.6.7)" in text
     assert "- **mbedtls under two build profiles** (mbedtls (small) against mbedtls (small-2k)" in text

@@ -297,7 +297,7 @@ def _measured(data: RunData, reused: int) -> str:
 def pair_line(pair: Pair) -> str:
     a, b = pair.first.run, pair.second.run
     verdict = "every exact figure is identical" if pair.agrees else "**the runs DIFFER** (tlsbench compare)"
-    return (f"- runs {a.id} and {b.id} (`{run_command(pair.first)}`, the second with `--no-cache`; tlsbench"
+    return (f"- runs {a.id} and {b.id} (`{run_command(pair.first)} --no-cache`; tlsbench"
             f" {_commit(pair.first)} and {_commit(pair.second)}): {verdict}; `tlsbench compare {a.id} {b.id}`: "
             + "; ".join(pair.agreement) + f"; {_measured(pair.first, pair.reused[0])},"
             f" {_measured(pair.second, pair.reused[1])}. Wall time {_minutes(pair.first)} and"
@@ -415,11 +415,13 @@ def render(runs: list[RunData], agreement: list[Agreement]) -> str:
     out = ["# The least RAM a TLS handshake needs: Mbed TLS and wolfSSL on a Cortex-M4", "", INTRO, "",
            f"Made from {day} with today's default versions ({_versions(runs)}) by `scripts/regenerate-docs"
            " docs/results-min-ram.md` (its runs: docs/data/pages.toml), which renders the page with `tlsbench"
-           " study results-min-ram`. Each command was run twice, the second measuring every case again"
-           " (`--no-cache`); the first may copy a case from the result cache, measured before with the same"
-           " image, inputs and code (each pair's line says how many). The tables are each first run's.", "",
+           " study results-min-ram`. " + (
+               "Each command was run twice with `--no-cache`: every case measured in both runs, none copied from"
+               " the result cache." if all(p.reused == (0, 0) for p in pairs) else
+               "Each command was run twice; each pair's line says how many cases a run copied from the result"
+               " cache.") + " The tables are each first run's.", "",
            "## Commands", "", "```",
-           *(f"{run_command(p.first)}   # runs {p.first.run.id} and {p.second.run.id} (--no-cache)"
+           *(f"{run_command(p.first)} --no-cache   # twice: runs {p.first.run.id} and {p.second.run.id}"
              for p in pairs), "```", "",
            *(pair_line(p) for p in pairs), ""]
     if main:
