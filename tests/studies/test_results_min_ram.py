@@ -94,8 +94,9 @@ def test_the_page_shows_each_pair_and_its_agreement() -> None:
                          for n, d, f in ((2, SMALL, ""), (4, SMALL_2K, "--libraries mbedtls")))
     text = page.render([SMALL, second, SMALL_2K, second_2k], [SAME, (["summary: 2 same", "deterministic"
                                                                       " metrics: 1 same, 1 changed"], False, (2, 0))])
+    # a run that copied cases from the result cache was not made with --no-cache
     assert ("tlsbench run --preset min-ram --libraries mbedtls --target qemu:mps2-an386 --profile mbedtls=small-2k"
-            " --no-cache   # twice: runs 3 and 4") in text
+            "   # twice: runs 3 and 4") in text
     assert ("- runs 1 and 2 (`tlsbench run --preset min-ram --target qemu:mps2-an386 --profile mbedtls=small"
             " --no-cache`; tlsbench abcdef123456 and"
             " abcdef123456): every exact figure is identical; `tlsbench compare 1 2`: summary: 5 same; deterministic"

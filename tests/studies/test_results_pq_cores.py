@@ -64,3 +64,9 @@ def test_the_page_says_which_runs_copied_cases_from_the_result_cache() -> None:
     assert page.measured_note([M3, RV], {}) == "every run measured all its cases (runs 1, 2)"
     assert page.measured_note([M3, RV], {2: 3}) == ("run 2 copied 3 of its 8 cases from the result cache (measured"
                                                     " before with the same image, inputs and code)")
+
+
+def test_the_commands_name_no_cache_only_for_runs_that_copied_nothing() -> None:
+    plan = " (PLAN: the plan as given, in the report's context)"
+    assert page.commands([M3, RV], {2: 3}) == [f"tlsbench run PLAN --target qemu:mps2-an385{plan} --no-cache",
+                                               f"tlsbench run PLAN --target qemu:rv32-virt{plan}"]

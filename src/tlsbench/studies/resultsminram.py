@@ -286,6 +286,11 @@ def _commit(data: RunData) -> str:
     return data.run.tlsbench_version.partition("+")[2] or data.run.tlsbench_version
 
 
+def _as_made(data: RunData, reused: int) -> str:
+    """The run's command; with --no-cache when it copied no case from the result cache (what that flag gives)."""
+    return run_command(data) + ("" if reused else " --no-cache")
+
+
 def _measured(data: RunData, reused: int) -> str:
     """How many of the run's cases it measured itself, and how many it copied from the result cache."""
     if not reused:
@@ -297,7 +302,7 @@ def _measured(data: RunData, reused: int) -> str:
 def pair_line(pair: Pair) -> str:
     a, b = pair.first.run, pair.second.run
     verdict = "every exact figure is identical" if pair.agrees else "**the runs DIFFER** (tlsbench compare)"
-    return (f"- runs {a.id} and {b.id} (`{run_command(pair.first)} --no-cache`; tlsbench"
+    return (f"- runs {a.id} and {b.id} (`{_as_made(pair.first, pair.reused[0])}`; tlsbench"
             f" {_commit(pair.first)} and {_commit(pair.second)}): {verdict}; `tlsbench compare {a.id} {b.id}`: "
             + "; ".join(pair.agreement) + f"; {_measured(pair.first, pair.reused[0])},"
             f" {_measured(pair.second, pair.reused[1])}. Wall time {_minutes(pair.first)} and"
@@ -421,7 +426,7 @@ def render(runs: list[RunData], agreement: list[Agreement]) -> str:
                "Each command was run twice; each pair's line says how many cases a run copied from the result"
                " cache.") + " The tables are each first run's.", "",
            "## Commands", "", "```",
-           *(f"{run_command(p.first)} --no-cache   # twice: runs {p.first.run.id} and {p.second.run.id}"
+           *(f"{_as_made(p.first, p.reused[0])}   # twice: runs {p.first.run.id} and {p.second.run.id}"
              for p in pairs), "```", "",
            *(pair_line(p) for p in pairs), ""]
     if main:

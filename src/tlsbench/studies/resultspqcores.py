@@ -95,6 +95,11 @@ def measured_note(runs: list[RunData], reused: dict[int, int]) -> str:
     return "; ".join(copied) + " (measured before with the same image, inputs and code)"
 
 
+def commands(runs: list[RunData], reused: dict[int, int]) -> list[str]:
+    """Each run's command; with --no-cache when it copied no case from the result cache (what that flag gives)."""
+    return [resultsdoc.command(d.run) + ("" if reused.get(d.run.id) else " --no-cache") for d in runs]
+
+
 def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:] + "."
 
@@ -115,7 +120,7 @@ def render(runs: list[RunData], reused: dict[int, int] | None = None) -> str:
            " board, run the same preset with `--board` (docs/cycle-model.md). Made from"
            f" {day} by `scripts/regenerate-docs docs/results-pq-cores.md` (docs/data/pages.toml), one run per"
            " core:", "", "```sh",
-           *(resultsdoc.command(d.run) for d in runs),
+           *commands(runs, reused or {}),
            "```", "", _sentence(measured_note(runs, reused or {})), "",
            f"In short (instructions; the handshakes in one image, ECDSA P-256 certificate, {bytes_note(runs)};"
            " the M4's figures are in results-pq.md; n/m: not measured):", "",
