@@ -80,8 +80,7 @@ def test_a_bad_manifest_entry_is_one_line_naming_it(tmp_path: Path) -> None:
 def test_the_shipped_manifest_names_existing_pages_presets_and_scripts() -> None:
     root = paths.root()
     pages = docpages.load_manifest(root / docpages.MANIFEST)
-    assert {p.file for p in pages} >= {str(p.relative_to(root)) for p in (root / "docs").glob("results-*.md")} - {
-        "docs/results-min-ram.md", "docs/results-pq-cores.md"}  # one-off experiments with their commands
+    assert {p.file for p in pages} >= {str(p.relative_to(root)) for p in (root / "docs").glob("results-*.md")}
     for page in pages:
         assert (root / page.file).exists(), page.file
         for argv in page.runs:

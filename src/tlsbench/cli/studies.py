@@ -13,7 +13,9 @@ from tlsbench.studies import (
     fidelity_layouts,
     fidelity_native,
     hwcryptoresults,
+    resultsminram,
     resultspq,
+    resultspqcores,
     studypages,
     validation,
     validation_add,
@@ -68,7 +70,9 @@ def add_parsers(sub: argparse._SubParsersAction, db: argparse.ArgumentParser) ->
     studies = st.add_subparsers(dest="study", required=True, metavar="STUDY")
     fidelity_layouts.add_parser(studies)
     fidelity_native.add_parser(studies)
+    resultsminram.add_parser(studies, db)
     resultspq.add_parser(studies, db)
+    resultspqcores.add_parser(studies, db)
     validation.add_parser(studies, db)
     fidelity_counts.add_parser(studies)
     studypages.add_parser(studies, db)
