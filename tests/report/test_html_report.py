@@ -159,8 +159,8 @@ def make_firmware_run(store: Store, tls: bool) -> int:
                                result_of("client_instructions", "instructions", 30_000_000 + i),
                                result_of("server_instructions", "instructions", 20_000_000 + i),
                                result_of("c2s_bytes", "bytes", 500), result_of("s2c_bytes", "bytes", 1200),
-                               result_of("client_heap_peak_bytes", "bytes", 20_000), result_of("server_heap_peak_bytes", "bytes",
-                                                                                 25_000)])
+                               result_of("client_heap_peak_bytes", "bytes", 20_000),
+                               result_of("server_heap_peak_bytes", "bytes", 25_000)])
         else:
             for size in (64, 1024):
                 store.put_case(run, name=f"{lib}/hash/sha256/hash/{size}", library=lib, kind="hash", alg="sha256",

@@ -18,13 +18,13 @@ from dataclasses import dataclass, replace
 
 from tlsbench.engine.store import Store
 from tlsbench.errors import TlsbenchError
-from tlsbench.families.minram.family import KIND, SIDES
+from tlsbench.families.minram import KIND, SIDES
+from tlsbench.families.minram import fits as fits_view
 from tlsbench.families.tls import catalog as tls_catalog
 from tlsbench.families.tls.names import TlsVariant
 from tlsbench.outfile import write_whole
 from tlsbench.plans.plan import presets
 from tlsbench.report import compare, compare_text, resultsdoc, tables
-from tlsbench.report import fits as fits_view
 from tlsbench.report.tables import RunData
 
 
