@@ -15,7 +15,7 @@ from tlsbench.outfile import write_whole
 from tlsbench.report import chromium, figures
 from tlsbench.report import tables as report
 from tlsbench.report.charts import Chart
-from tlsbench.report.rundata import timed_headline
+from tlsbench.report.marks import cases_heading
 from tlsbench.report.tables import RunData
 
 FORMATS = ("svg", "png", "md")
@@ -64,9 +64,7 @@ def markdown(data: RunData, charts: list[Chart], image_ext: str = "svg") -> str:
     primitive = [c for c in data.cases if not report.is_handshake(c)]
     if primitive:
         sub = RunData(data.run, data.libraries, data.checks, primitive)
-        timed = timed_headline(data)
-        what = ("instructions per operation" if report.clockless(data.cases)
-                else f"fastest time or throughput ({timed})" if timed else "median time or throughput")
+        what = cases_heading(data)
         out.append(f"### Cases: {what} per library\n")
         out.append(report.markdown(*report.pivot(sub)) + "\n")
     for table in (t for view in registry.report_views() for t in view.tables(data)):  # the families' own

@@ -13,6 +13,7 @@ from tlsbench.families import registry
 from tlsbench.report import figures
 from tlsbench.report import tables as report
 from tlsbench.report.charts import Chart
+from tlsbench.report.marks import cases_heading
 from tlsbench.report.rundata import timed_headline
 from tlsbench.report.tables import RunData
 
@@ -207,9 +208,7 @@ def tables(data: RunData) -> list[tuple[str, str, str]]:
     primitive = [c for c in data.cases if not report.is_handshake(c)]
     if primitive:
         sub = RunData(data.run, data.libraries, data.checks, primitive)
-        timed = timed_headline(data)
-        what = ("instructions per operation" if report.clockless(data.cases)
-                else f"fastest time or throughput ({timed})" if timed else "median time or throughput")
+        what = cases_heading(data)
         out.append(("cases", f"Cases: {what} per library", table(*report.pivot(sub))))
         for metric, what in (("heap_peak_bytes", "peak heap"), ("stack_bytes", "peak stack")):
             if any(metric in c["results"] for c in primitive):

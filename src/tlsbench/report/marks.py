@@ -4,7 +4,7 @@ warning lines that sum them up for a run."""
 from __future__ import annotations
 
 from tlsbench.engine import metrics, stats
-from tlsbench.report.rundata import DRIFT_METRIC, RunData
+from tlsbench.report.rundata import DRIFT_METRIC, RunData, timed_headline
 
 NOISY_MARK = "(noisy)"
 VARIES_MARK = "(varies)"
@@ -119,3 +119,10 @@ def clockless(cases: list[dict]) -> bool:
 
 # a cell whose case was copied from an earlier measurement (the result cache of exact counts)
 REUSED_MARK = "[reused]"
+
+
+def cases_heading(data: RunData) -> str:
+    """What the cases table's figures are, for its title: exact counts, the host's fastest sample, or medians."""
+    timed = timed_headline(data)
+    return ("instructions per operation" if clockless(data.cases)
+            else f"fastest time or throughput ({timed})" if timed else "median time or throughput")

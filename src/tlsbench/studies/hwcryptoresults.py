@@ -26,6 +26,7 @@ from tlsbench.families.size import crypto_modules
 from tlsbench.libraries import registry
 from tlsbench.outfile import write_whole
 from tlsbench.report import tables
+from tlsbench.studies.pagecommand import add_page_parser
 from tlsbench.targets import boardprofiles, firmware, hwcount, modelerror
 from tlsbench.targets import target as targets
 
@@ -33,13 +34,9 @@ Say = Callable[[str], None]  # one line of the page
 
 
 def add_parser(sub: argparse._SubParsersAction, db: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("results-hwcrypto", parents=[db], help="docs/results-hwcrypto.md from stored runs, software"
-                       " and hw per board (scripts/results-hwcrypto)", description=__doc__.split("\n\n")[0])
-    p.add_argument("--run", type=int, action="append", required=True,
-                   help="a stored run (repeatable): per board its software run, then its hw run; handshake runs"
-                        " pair the same way, count-profile runs anywhere")
-    p.add_argument("-o", "--output", required=True, help="the page to write")
-    p.set_defaults(func=command)
+    add_page_parser(sub, db, "results-hwcrypto", "docs/results-hwcrypto.md from stored runs, software and hw per"
+                    " board (scripts/results-hwcrypto)", "a stored run (repeatable): per board its software run, then"
+                    " its hw run; handshake runs pair the same way, count-profile runs anywhere", command, __doc__)
 
 
 def command(a: argparse.Namespace) -> int:

@@ -26,6 +26,7 @@ from tlsbench.outfile import write_whole
 from tlsbench.plans.plan import presets
 from tlsbench.report import compare, compare_text, resultsdoc, tables
 from tlsbench.report.tables import RunData
+from tlsbench.studies.pagecommand import add_page_parser
 
 
 @dataclass(frozen=True)
@@ -450,12 +451,9 @@ def render(runs: list[RunData], agreement: list[Agreement]) -> str:
 
 
 def add_parser(sub: argparse._SubParsersAction, db: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("results-min-ram", parents=[db], help="docs/results-min-ram.md from stored runs"
-                       " (scripts/regenerate-docs makes the runs)", description=__doc__.split("\n\n")[0])
-    p.add_argument("--run", type=int, action="append", required=True,
-                   help="a stored min-ram or min-ram-device run; in pairs, each command's first run then its second")
-    p.add_argument("-o", "--output", required=True, help="the page to write")
-    p.set_defaults(func=command)
+    add_page_parser(sub, db, "results-min-ram", "docs/results-min-ram.md from stored runs (scripts/regenerate-docs"
+                    " makes the runs)", "a stored min-ram or min-ram-device run; in pairs, each command's first run"
+                    " then its second", command, __doc__)
 
 
 def command(a: argparse.Namespace) -> int:

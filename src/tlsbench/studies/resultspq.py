@@ -24,6 +24,7 @@ from tlsbench.families.tls.tables import interop
 from tlsbench.outfile import write_whole
 from tlsbench.report import resultsdoc, tables
 from tlsbench.report.tables import RunData
+from tlsbench.studies.pagecommand import add_page_parser
 from tlsbench.targets import target as targets
 
 # a 1-minute load average per core above this: the machine was busy, host CPU times are not final
@@ -193,12 +194,9 @@ def _load(text: str) -> str:
 
 
 def add_parser(sub: argparse._SubParsersAction, db: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("results-pq", parents=[db], help="docs/results-pq.md from stored runs (scripts/results-pq"
-                       " makes the runs)", description=__doc__.split("\n\n")[0])
-    p.add_argument("--run", type=int, action="append", required=True, help="a stored run (repeatable)")
+    p = add_page_parser(sub, db, "results-pq", "docs/results-pq.md from stored runs (scripts/results-pq makes the"
+                        " runs)", "a stored run (repeatable)", command, __doc__)
     p.add_argument("--load", type=_load, help='"BEFORE AFTER CORES": 1-minute load averages around the host runs')
-    p.add_argument("-o", "--output", required=True, help="the page to write")
-    p.set_defaults(func=command)
 
 
 def command(a: argparse.Namespace) -> int:

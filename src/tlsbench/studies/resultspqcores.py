@@ -17,6 +17,7 @@ from tlsbench.errors import TlsbenchError
 from tlsbench.outfile import write_whole
 from tlsbench.report import resultsdoc, tables
 from tlsbench.report.tables import RunData
+from tlsbench.studies.pagecommand import add_page_parser
 
 PLAN = "pq-cortex-m"
 SUITE = "TLS_AES_128_GCM_SHA256"
@@ -138,11 +139,8 @@ def demoted(text: str) -> str:
 
 
 def add_parser(sub: argparse._SubParsersAction, db: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("results-pq-cores", parents=[db], help="docs/results-pq-cores.md from stored runs"
-                       " (scripts/regenerate-docs makes the runs)", description=__doc__.split("\n\n")[0])
-    p.add_argument("--run", type=int, action="append", required=True, help="a stored pq-cortex-m run (repeatable)")
-    p.add_argument("-o", "--output", required=True, help="the page to write")
-    p.set_defaults(func=command)
+    add_page_parser(sub, db, "results-pq-cores", "docs/results-pq-cores.md from stored runs (scripts/regenerate-docs"
+                    " makes the runs)", "a stored pq-cortex-m run (repeatable)", command, __doc__)
 
 
 def command(a: argparse.Namespace) -> int:
