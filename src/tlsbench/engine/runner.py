@@ -192,7 +192,7 @@ class _Session:
 
     def probe_libraries(self) -> None:
         try:  # an emulated board's images are built here when missing or stale
-            self.target.prepare_images(self.plan.libraries, _log)
+            self.target.prepare_images(self.plan.libraries)
         except TlsbenchError as e:
             for lib in self.plan.libraries:
                 self.unavailable[lib] = f"building its firmware failed: {e}"
@@ -449,7 +449,7 @@ def fit_to_target(plan: Plan, target: targets.Target) -> None:
     libraries only, and the few repeats that exact counts need). Each alias of a
     user's configuration ("mbedtls@a2") is measured beside its library."""
     plan.libraries = target.user.with_aliases(plan.libraries)
-    target.fit(plan, _log)
+    target.fit(plan)
 
 
 def image_for(plan: Plan, target: targets.Target) -> targets.Target:
@@ -539,7 +539,7 @@ def run_built(plan: Plan, stored_plan: dict, plan_source: str, store: Store, tar
 
 def _measure_run(store: Store, run_id: int, plan: Plan, keys: dict, target: targets.Target,
                  json_out: TextIO | None, show_progress: bool, resuming: bool, how: tuple[int, bool]) -> None:
-    with target.held(_log) as (first, places):  # e.g. a farm's places: held for the whole run, however it ends
+    with target.held() as (first, places):  # e.g. a farm's places: held for the whole run, however it ends
         _measure_session(store, run_id, plan, keys, first, json_out, show_progress, resuming, places, how)
 
 
