@@ -77,8 +77,7 @@ def cmd_list(a: argparse.Namespace) -> int:
             agents[lib], images[lib] = info.path, info.agent_sha256
         # an emulated handshake costs seconds: firmware is asked by set-up unless --check (the host: handshakes)
         check = target.suites_by_handshake or a.check
-        header, body = tls_support.support_matrix(agents, libraries, images,
-                                                  log=lambda m: print(m, file=sys.stderr, flush=True), check=check)
+        header, body = tls_support.support_matrix(agents, libraries, images, check=check)
         print(report.aligned(header, body))
         for answer, meaning in tls_support.LEGEND.items():
             if any(answer in row for row in body):
