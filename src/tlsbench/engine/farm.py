@@ -110,7 +110,7 @@ def share(boards: list[Board], pending: list[tuple[int, Case]], wanted: Callable
                 again = board.recover()
                 if again is None:  # it answers after a power cycle: its case is measured once more
                     logger.info(f"board {name} stopped answering ({why}): power-cycled, it answers again; measuring"
-                        f" {case.name} once more")
+                                f" {case.name} once more")
                     retried.add((rnd, case.name))
                     todo.appendleft((rnd, case))
                     idle.append(name)

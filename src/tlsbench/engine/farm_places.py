@@ -56,7 +56,7 @@ def share(session: Any, places: list[labgrid_places.Place], pending: list[tuple[
                       known=session.known)
     if dead:
         logger.info(f"run {run_id}: {len(dead)} of {len(places)} place(s) stopped answering: "
-            + "; ".join(f"{n}: {w}" for n, w in dead.items()))
+                    + "; ".join(f"{n}: {w}" for n, w in dead.items()))
 
 
 __all__ = ["share"]

@@ -580,7 +580,7 @@ def _measure_session(store: Store, run_id: int, plan: Plan, keys: dict, target: 
     reused = len(store.reuse_marks(run_id))
     if reused and show_progress:
         logger.info(f"run {run_id}: {reused} case(s) reused from the result cache (measured before with the same"
-             " image, emulator, board profile and requests; --no-cache measures them again)")
+                    " image, emulator, board profile and requests; --no-cache measures them again)")
     if store.finish_run(run_id) != "complete":
         logger.info(f"run {run_id}: no case came out ok")
 
