@@ -29,7 +29,7 @@ _DATABASES = itertools.count(1)
 def agents() -> dict[str, Path]:
     """All four real agents (and the selftest double), built if missing."""
     if not all(paths.agent_path(lib).exists() for lib in (*LIBRARIES, "selftest", "selftest-notls")):
-        build.build_agents(list(LIBRARIES), log=lambda m: None)
+        build.build_agents(list(LIBRARIES))
     return {lib: paths.agent_path(lib) for lib in LIBRARIES}
 
 

@@ -65,7 +65,7 @@ def ensure_firmware(target: targets.Target, libraries: list[str] | None = None, 
     with _locked(target.build_dir()):
         if _stale(target, libs, opt):
             # all of them, as one configuration: a build folder holds one set of libraries at a time
-            build.build_firmware(target, libs, opt=opt, jobs=2, log=lambda m: None)
+            build.build_firmware(target, libs, opt=opt, jobs=2)
     _fresh.add(key)
     return target
 

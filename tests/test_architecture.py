@@ -468,3 +468,28 @@ def test_report_asks_the_families_for_their_views() -> None:
                                            for line, m in hits))
     assert sorted(set(REPORT_FAMILY_IMPORT_ALLOWED) - set(found)) == [], "allowed files that no longer import a family"
     assert [v.name for v in registry.report_views()] == ["tls", "interop"]
+
+
+def log_parameters(source: str) -> list[int]:
+    """Lines of each function (or lambda) with a parameter named ``log``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            a = node.args
+            params = [*a.posonlyargs, *a.args, *a.kwonlyargs, *filter(None, (a.vararg, a.kwarg))]
+            found += [node.lineno for p in params if p.arg == "log"]
+    return found
+
+
+def test_the_log_parameter_scan_finds_one() -> None:
+    assert log_parameters("def build(jobs, log=print):\n    pass\n") == [1]
+    assert log_parameters("x = 1\nf = lambda *, log: None\n") == [2]
+    assert log_parameters("def build(jobs):\n    log(jobs)\n") == []
+
+
+def test_no_log_callback_parameter() -> None:
+    """Progress and build messages go through each module's logger (logging.getLogger(__name__)); where they
+    are shown is set once where the process starts (cli/main.py, tlsbench.progress), not handed down."""
+    found = [f"{path.relative_to(PACKAGE).as_posix()}:{line}" for path in sorted(PACKAGE.rglob("*.py"))
+             for line in log_parameters(path.read_text())]
+    assert found == [], "a `log` parameter: log with a module logger instead"

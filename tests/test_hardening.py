@@ -334,7 +334,9 @@ def test_a_damaged_firmware_image_is_named_before_a_run(tmp_path: Path, monkeypa
     assert firmware.stamp_path(m3, "mbedtls").read_text() == stamp and len(image.read_bytes()) == 1000
 
 
-def test_a_cmake_cache_from_before_the_checkout_moved_is_configured_afresh(tmp_path: Path) -> None:
+def test_a_cmake_cache_from_before_the_checkout_moved_is_configured_afresh(tmp_path: Path,
+                                                                            caplog: pytest.LogCaptureFixture) -> None:
+    import logging
     import shutil
 
     from tlsbench.targets import cmake_cache
@@ -353,12 +355,13 @@ def test_a_cmake_cache_from_before_the_checkout_moved_is_configured_afresh(tmp_p
     new = tmp_path / "new"
     old.rename(new)  # the checkout moved
     assert configure(new).returncode != 0  # as CMake says: the cache names the old folders
-    said: list[str] = []
-    assert cmake_cache.drop_if_moved(new / "build", new / "agent", said.append)
+    caplog.set_level(logging.INFO, logger="tlsbench")
+    assert cmake_cache.drop_if_moved(new / "build", new / "agent")
+    said = caplog.messages
     assert said == [f"{new}/build: its CMake cache was configured elsewhere (CMAKE_HOME_DIRECTORY {old}/agent,"
                     f" CMAKE_CACHEFILE_DIR {old}/build): configuring it afresh"]
     assert configure(new).returncode == 0
-    assert not cmake_cache.drop_if_moved(new / "build", new / "agent", said.append) and len(said) == 1
+    assert not cmake_cache.drop_if_moved(new / "build", new / "agent") and len(caplog.messages) == 1
 
 
 def test_a_short_seeded_fuzz_of_command_lines_finds_nothing() -> None:

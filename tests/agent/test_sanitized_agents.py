@@ -44,7 +44,7 @@ def build_sanitized_agents() -> Path:
     trees = [f"-DTB_{lib.upper()}_SOURCE_DIR={srcs[lock]}" for lib, lock in locks.items() if lib != "openssl"]
     if "openssl" in locks:  # a pinned OpenSSL: its (unsanitized) libraries, built once into build/libs
         src = srcs[locks["openssl"]]
-        trees += [f"-DTB_OPENSSL_BUILD_DIR={prefixbuild.build_openssl('openssl', src, 2, log=lambda m: None)}",
+        trees += [f"-DTB_OPENSSL_BUILD_DIR={prefixbuild.build_openssl('openssl', src, 2)}",
                   f"-DTB_OPENSSL_SOURCE_DIR={src}"]
     return build_agent_tree(build, ["-DCMAKE_BUILD_TYPE=RelWithDebInfo", f"-DCMAKE_C_FLAGS_RELWITHDEBINFO={OPT}",
                                     f"-DTB_SANITIZE={SANITIZERS}",

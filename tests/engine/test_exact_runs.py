@@ -193,7 +193,7 @@ def test_changed_inputs_are_measured_again(measured, firmware, tmp_path: Path) -
     assert store.reuse_marks(other_method) == {}
 
     profile = boardprofiles.resolve("nucleo-f446re")
-    cyclemodel.build_plugin(log=lambda m: None)
+    cyclemodel.build_plugin()
     with runenv.applied(cyclemodel.run_env(profile)):
         modelled = _run(store, firmware, jobs=2)
     assert store.reuse_marks(modelled) == {}
@@ -242,7 +242,7 @@ def _images_one_byte_longer(target: targets.Target, folder: Path) -> targets.Tar
         def build_dir(self) -> Path:
             return folder
 
-        def prepare_images(self, libraries: list[str], log) -> None:
+        def prepare_images(self, libraries: list[str]) -> None:
             return None  # copied, never built here
 
     copied = Copied(**{f.name: getattr(target, f.name) for f in dataclasses.fields(target)})

@@ -32,7 +32,7 @@ NO_KEYS = {"aead": {}, "kex": {}, "sig": {}, "pke": {}}
 def pq_agents(agents) -> dict[str, Path]:
     """The two post-quantum versions' agents (built once by scripts/setup) and OpenSSL 3.0's."""
     if not all(paths.agent_path(lib).exists() for lib in (*PQ_LIBS, OSSL30)):
-        build.build_agents([*PQ_LIBS, OSSL30], log=lambda m: None)
+        build.build_agents([*PQ_LIBS, OSSL30])
     return {lib: paths.agent_path(lib) for lib in (*PQ_LIBS, OSSL30)}
 
 

@@ -64,7 +64,7 @@ def test_hrr_shares_is_a_checked_plan_option_named_in_the_cases() -> None:
 @pytest.fixture(scope="module")
 def pq_agents(agents) -> dict[str, Path]:
     if not all(paths.agent_path(lib).exists() for lib in PQ_LIBS):
-        build.build_agents(list(PQ_LIBS), log=lambda m: None)
+        build.build_agents(list(PQ_LIBS))
     return {lib: paths.agent_path(lib) for lib in PQ_LIBS}
 
 

@@ -25,7 +25,7 @@ pytestmark = [needs_tools("qemu-system-arm", "arm-none-eabi-gcc"), builds_in_set
 @pytest.fixture(scope="module")
 def stored(tmp_path_factory) -> tuple[Store, int]:
     store = Store(tmp_path_factory.mktemp("sizes") / "r.sqlite")
-    run_id = sizeprobes.run(M4, store, log=lambda m: None)
+    run_id = sizeprobes.run(M4, store)
     return store, run_id
 
 

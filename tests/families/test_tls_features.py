@@ -154,7 +154,7 @@ def test_a_psk_only_resumption_has_no_key_exchange(agents, rsa_chain, library) -
 def test_openssl_3_0_refuses_a_psk_only_resumption_with_its_reason(rsa_chain) -> None:
     old = versions.canonical("openssl@3.0")
     if not paths.agent_path(old).exists():
-        build.build_agents([old], log=lambda m: None)
+        build.build_agents([old])
     r = run_handshakes(paths.agent_path(old), TlsCase(13, T13, "x25519", rsa_chain, resume="psk-only"), repeats=1)
     assert r.status == "unsupported"
     assert r.message.startswith("OpenSSL 3.0.") and r.message.endswith(
@@ -191,7 +191,7 @@ def test_early_data_arrives_in_the_older_wolfssl_too(chain) -> None:
     # The adapter's server keeps a cache when it accepts early data: both work.
     old = versions.canonical("wolfssl@5.7")
     if not paths.agent_path(old).exists():
-        build.build_agents([old], log=lambda m: None)
+        build.build_agents([old])
     case = TlsCase(13, T13, "x25519", chain, resume="ticket", early=True)
     r = run_handshakes(paths.agent_path(old), case, repeats=3)
     assert r.status == "ok", r.message

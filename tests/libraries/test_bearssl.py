@@ -48,7 +48,7 @@ def _medians(case: dict) -> dict[str, float]:
 @pytest.fixture(scope="module")
 def host_agent() -> Path:
     if not all(paths.agent_path(lib).exists() for lib in (*LIBRARIES, "bearssl")):
-        build.build_agents([*LIBRARIES, "bearssl"], log=lambda m: None)
+        build.build_agents([*LIBRARIES, "bearssl"])
     return paths.agent_path("bearssl")
 
 

@@ -59,7 +59,7 @@ def test_the_cores_that_can_build_a_profile_take_it() -> None:
 def _built_object(target: targets.Target, source: str) -> Path:
     """Builds one object of the target's wolfssl@5.7 library (the library validate-model runs) and returns it."""
     with build.building(target.cmake_dir()):
-        folder = build.configure_firmware(target, ["wolfssl@5.7"], log=lambda m: None)
+        folder = build.configure_firmware(target, ["wolfssl@5.7"])
         listing = subprocess.run(["ninja", "-C", str(folder), "-t", "targets", "all"], check=True, text=True,
                                  capture_output=True, timeout=120).stdout
         objects = [line.split(":")[0] for line in listing.splitlines()

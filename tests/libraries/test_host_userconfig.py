@@ -39,10 +39,10 @@ def runs(tmp_path_factory) -> dict[str, object]:
     settings.write_text(WOLFSSL_SETTINGS)
     theirs = dataclasses.replace(targets.HOST, user=userconfig.parse([f"mbedtls={overlay}",
                                                                       f"wolfssl={settings}"], None))
-    build.ensure_host_agents(theirs, ["mbedtls", "wolfssl"], log=lambda m: None)
+    build.ensure_host_agents(theirs, ["mbedtls", "wolfssl"])
     # our wolfSSL and the user's settings side by side in one run (the settings as an alias)
     paired = dataclasses.replace(targets.HOST, user=userconfig.parse([f"wolfssl@small={settings}"], None))
-    paired.prepare_user_build(["wolfssl"], log=lambda m: None)
+    paired.prepare_user_build(["wolfssl"])
     store = Store(folder / "r.sqlite")
     ids = {name: runner.run(parse_plan(plan, "test plan"), plan, store, show_progress=False, target=t)
            for name, t, plan in (("ours", targets.HOST, PLAN), ("theirs", theirs, PLAN),

@@ -5,6 +5,7 @@ measurement here."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import shlex
@@ -210,7 +211,7 @@ def test_results_boards_missing_runs_only_the_profiles_with_no_stored_run(tmp_pa
               for n in names]
     asked: list[frozenset[str]] = []
     monkeypatch.setattr(boardresults, "stored_runs", lambda db: stored)
-    monkeypatch.setattr(boardresults, "run_all", lambda db, tlsbench, log, only: asked.append(only) or stored)
+    monkeypatch.setattr(boardresults, "run_all", lambda db, tlsbench, only: asked.append(only) or stored)
     monkeypatch.setattr(boardresults, "render", lambda runs, db: f"{len(runs)} rows\n")
     out = tmp_path / "boards.md"
     args = ["study", "results-boards", "--db", str(tmp_path / "b.sqlite"), "--out", str(out), "--missing"]
@@ -242,7 +243,8 @@ if target.put_run_rows(source.run_rows(1)) is None:
 
 
 @pytest.mark.timeout(120)
-def test_a_missing_run_is_made_once_then_found_by_its_command(old_db: Path, tmp_path: Path) -> None:
+def test_a_missing_run_is_made_once_then_found_by_its_command(old_db: Path, tmp_path: Path,
+                                                              caplog: pytest.LogCaptureFixture) -> None:
     """The driver makes a page's missing run with the page's command (a stand-in for tlsbench copies the
     fixture's run), records it, renders the page from it, and a second call renders without running."""
     from tlsbench.engine.store import Store
@@ -253,14 +255,15 @@ def test_a_missing_run_is_made_once_then_found_by_its_command(old_db: Path, tmp_
     manifest = tmp_path / "pages.toml"
     manifest.write_text(f'[[page]]\nfile = "{page}"\nkind = "docs"\n'
                         'runs = [["run", "--preset", "fixture", "--target", "host"]]\n')
-    logs: list[str] = []
+    caplog.set_level(logging.INFO, logger="tlsbench")
     for _ in range(2):  # the second call finds the stored run (the stand-in refuses to store it twice)
-        driver = docpages.Driver(db, make_runs=True, fresh=False, log=logs.append,
+        driver = docpages.Driver(db, make_runs=True, fresh=False,
                                  tlsbench=[sys.executable, str(fake), str(old_db)])
         entry = docpages.load_manifest(manifest)[0]
         driver.make_runs_of(entry)
         driver.page(entry)
         assert page.read_text() == GOLDEN.read_text()  # the copy is run 1 of the new database too
+    logs = caplog.messages
     assert logs == [f"regenerate-docs: tlsbench --db {db} run --preset fixture --target host",
                     f"regenerate-docs: wrote {page} (run 1)", f"regenerate-docs: wrote {page} (run 1)"]
     made = json.loads(db.with_suffix(".runs.json").read_text())["run --preset fixture --target host"]

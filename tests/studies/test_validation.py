@@ -120,7 +120,7 @@ def test_run_groups_skips_pending_rows(tmp_path: Path) -> None:
                  'id = "g071-rsa2048-public"\npending = "sp_armthumb.c: the board ran sp_armthumb.c"')
     figures = [f for f in validation.load(path) if f.pending]
     # nothing to build or run: no subprocess is started
-    assert validation.run_groups(figures, tmp_path / "v.sqlite", log=lambda m: None) == {}
+    assert validation.run_groups(figures, tmp_path / "v.sqlite") == {}
     table = validation.render(figures, {}, tmp_path / "v.sqlite")
     assert "| g071-rsa2048-public |" in table and "- g071-rsa2048-public: sp_armthumb.c: the board ran" in table
     assert "| g071-sha256 |" not in table

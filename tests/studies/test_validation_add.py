@@ -136,7 +136,7 @@ def test_the_models_figure_and_its_error_are_printed_from_the_stored_run(
     store.close()
     groups: list[tuple] = []
 
-    def stored(figures, db_arg, log):  # the run validate-model would make, made above
+    def stored(figures, db_arg):  # the run validate-model would make, made above
         groups.extend(f.group() for f in figures)
         return {figures[0].group(): run}
     monkeypatch.setattr(validation, "run_groups", stored)
@@ -221,7 +221,7 @@ def test_validate_model_judges_a_figures_file_without_writing_the_doc_or_the_ban
                    results=[Result.of("model_cycles", "model cycles", 1, 0, cycles, cycles, None, cycles, cycles,
                                       None, None)])
     store.close()
-    monkeypatch.setattr(validation, "run_groups", lambda figures, db_arg, log: {figures[0].group(): run})
+    monkeypatch.setattr(validation, "run_groups", lambda figures, db_arg: {figures[0].group(): run})
     monkeypatch.setattr(validation, "write_doc", lambda *a: pytest.fail("the document was written"))
     monkeypatch.setattr(validation.modelerror, "write", lambda *a: pytest.fail("the error bands were written"))
     assert main(["study", "validate-model", "--db", str(db), "--figures", str(tmp_path / "mine.toml")]) == 0

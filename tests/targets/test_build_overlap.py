@@ -20,7 +20,7 @@ def test_the_openssl_build_runs_beside_the_unpacking_and_its_failure_is_raised(m
         steps.append(("sources", *locks))
         return {lock: Path("/nonexistent") / lock for lock in locks}
 
-    def build_openssl(ident: str, src: Path, jobs: int, log) -> Path:
+    def build_openssl(ident: str, src: Path, jobs: int) -> Path:
         steps.append(("build", ident, str(src)))
         raise SetupError(f"{ident}: make build_libs failed (exit 2)")
 
@@ -29,7 +29,7 @@ def test_the_openssl_build_runs_beside_the_unpacking_and_its_failure_is_raised(m
     ossl = versions.version_of("openssl").lock
     assert ossl != "system"  # the default OpenSSL is a pinned one, built into build/libs
     with pytest.raises(SetupError, match=r"^openssl: make build_libs failed \(exit 2\)$"):
-        build._build_agents(None, 2, lambda m: None, userconfig.NONE)
+        build._build_agents(None, 2, userconfig.NONE)
     others = [lock for lock in sources.load_lock() if lock != ossl]
     assert steps[0] == ("sources", ossl)
     assert sorted(steps[1:]) == sorted([("build", "openssl", f"/nonexistent/{ossl}"), ("sources", *others)])

@@ -28,7 +28,7 @@ NAMES = ["dependent_loads", "independent_loads", "ldm", "loop", "umull", "mla", 
 
 @pytest.fixture(scope="module")
 def plugin() -> Path:
-    return cyclemodel.build_plugin(log=lambda m: None)
+    return cyclemodel.build_plugin()
 
 
 def assemble(source: Path, image: Path, cpu: str = "cortex-m4") -> Path:

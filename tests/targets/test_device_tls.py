@@ -159,7 +159,7 @@ def _psk_run(firmware: targets.Target, tmp_path: Path, board: str | None,
         if board is None:
             m.delenv(cyclemodel.MODEL_ENV, raising=False)
         else:
-            cyclemodel.build_plugin(log=lambda _m: None)
+            cyclemodel.build_plugin()
             m.setenv(cyclemodel.MODEL_ENV, board)
         store = Store(tmp_path / f"{board}.sqlite")
         run = runner.run(parse_plan(PSK_PLAN, "test plan"), PSK_PLAN, store, show_progress=False, target=firmware)

@@ -116,7 +116,7 @@ def test_a_further_version_has_its_own_size_probes(tmp_path: Path, monkeypatch: 
         os.symlink(paths.root() / name, root / name)
     monkeypatch.setenv("TLSBENCH_ROOT", str(root))
     libs = build.firmware_identifiers(["wolfssl@5.7", "wolfssl@5.9"])
-    folder = build.configure_firmware(M4, libs, size_probes=True, log=lambda m: None)
+    folder = build.configure_firmware(M4, libs, size_probes=True)
     probes = {(lib, probe): exe for lib, probe, exe in sizeprobes.manifest(folder)}
     for lib in libs:
         pq = "kem" in versions.version_of(lib).features

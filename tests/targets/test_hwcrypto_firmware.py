@@ -67,7 +67,7 @@ def edited_launcher(target: targets.Target, library: str, path: Path, edit: str)
 
 @pytest.fixture(scope="module")
 def hw_target(firmware_images) -> targets.Target:
-    cyclemodel.build_plugin(log=lambda m: None)
+    cyclemodel.build_plugin()
     return firmware_images(HW, HW_LIBRARIES)
 
 

@@ -28,7 +28,7 @@ MATERIAL: dict = {}  # one set of keys and chains for every handshake here: the 
 
 @pytest.fixture(scope="module")
 def wolfssl_hw(firmware_images) -> Path:
-    cyclemodel.build_plugin(log=lambda m: None)
+    cyclemodel.build_plugin()
     return targets.write_launcher(firmware_images(HW, HW_LIBRARIES), "wolfssl")
 
 

@@ -24,7 +24,7 @@ ART = ",art_ws=5,art_fetch=16,art_ilines=64,art_dlines=8,art_prefetch=1,flash=0x
 
 @pytest.fixture(scope="module")
 def plugin() -> Path:
-    return cyclemodel.build_plugin(log=lambda m: None)
+    return cyclemodel.build_plugin()
 
 
 def symbol(image: Path, name: str) -> int:

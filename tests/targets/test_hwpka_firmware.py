@@ -58,7 +58,7 @@ def launchers(target: targets.Target, library: str, folder: Path) -> dict[str, P
 
 @pytest.fixture(scope="module")
 def hw_images(firmware_images) -> targets.Target:
-    cyclemodel.build_plugin(log=lambda m: None)
+    cyclemodel.build_plugin()
     return firmware_images(HW, HW_LIBRARIES)
 
 

@@ -49,7 +49,7 @@ class DemoTarget(Target):
     def probe_library(self, library, timeout=None):
         return probe(library, path=self.launcher(library))
 
-    def build(self, libraries, opt, jobs, one_side, log):
+    def build(self, libraries, opt, jobs, one_side):
         raise PlanError("a demo target runs the host agents: tlsbench build --target host")
 
     def listed_libraries(self):

@@ -94,7 +94,7 @@ def test_a_dead_boards_cases_go_to_the_others_and_no_board_left_stops_resumable(
               farm.Board("B", on("B"), lambda: None)]
     pending = [(0, _case(f"c{i}")) for i in range(8)]
     dead = farm.share(boards, pending, lambda r, c: True,
-                      lambda c, r, m, t, b: stored.append((c.name, b, m.status, m.reason)), 1, lambda m: None)
+                      lambda c, r, m, t, b: stored.append((c.name, b, m.status, m.reason)), 1)
     assert dead == {"A": "connection refused"}
     assert sorted(n for n, *_ in stored) == [f"lib/hash/c{i}/hash" for i in range(8)]  # every case once
     assert len(calls["A"]) == 2 and len(calls["B"]) == 6
@@ -114,13 +114,12 @@ def test_a_dead_boards_cases_go_to_the_others_and_no_board_left_stops_resumable(
     board = farm.Board("A", flaky, lambda: "silent" if down.is_set() else None, lambda: cycles.append("A") or None)
     down.set()
     assert farm.share([board], [(0, _case(f"c{i}")) for i in range(3)], lambda r, c: True,
-                      lambda c, r, m, t, b: stored.append((c.name, b, m.status, m.reason)), 1, lambda m: None) == {}
+                      lambda c, r, m, t, b: stored.append((c.name, b, m.status, m.reason)), 1) == {}
     assert cycles == ["A"] and answered["A"] == 4  # 3 cases, the second measured twice
     assert [(n, st) for n, _b, st, _r in stored] == [(f"lib/hash/c{i}/hash", "ok") for i in range(3)]
     never = farm.Board("A", lambda c, r: Measured.not_run("failed", "gone"), lambda: "silent", lambda: "still silent")
     with pytest.raises(farm.PlacesLost, match=r"A: silent; power-cycled: still silent"):
-        farm.share([never], [(0, _case("c0")), (0, _case("c1"))], lambda r, c: True, lambda *a: None, 2,
-                   lambda m: None)
+        farm.share([never], [(0, _case("c0")), (0, _case("c1"))], lambda r, c: True, lambda *a: None, 2)
 
     # rounds settled without a board (not wanted any more, or known: e.g. an unavailable library) are stored
     # with no board's name and never make a board look dead
@@ -128,7 +127,7 @@ def test_a_dead_boards_cases_go_to_the_others_and_no_board_left_stops_resumable(
     silent = farm.Board("A", lambda c, r: Measured("ok", "", 1, "", [], []), lambda: "silent")
     known = {"lib/hash/c1/hash": Measured.not_run("failed", "agent unavailable: probe failed")}
     assert farm.share([silent], [(0, _case(f"c{i}")) for i in range(4)], lambda r, c: c.name != "lib/hash/c2/hash",
-                      lambda c, r, m, t, b: stored.append((c.name, b, m.status, m.reason)), 3, lambda m: None,
+                      lambda c, r, m, t, b: stored.append((c.name, b, m.status, m.reason)), 3,
                       known=lambda c, r: known.get(c.name)) == {}
     assert stored == [("lib/hash/c0/hash", "A", "ok", ""),
                       ("lib/hash/c1/hash", "", "failed", "agent unavailable: probe failed"),
@@ -137,7 +136,7 @@ def test_a_dead_boards_cases_go_to_the_others_and_no_board_left_stops_resumable(
     lost = [farm.Board(n, lambda c, r: Measured.not_run("failed", "gone"), lambda: "gone") for n in ("A", "B")]
     with pytest.raises(farm.PlacesLost) as e:
         farm.share(lost, [(0, _case(f"c{i}")) for i in range(5)], lambda r, c: True,
-                   lambda *a: None, 7, lambda m: None)
+                   lambda *a: None, 7)
     assert isinstance(e.value, RunInterrupted) and e.value.run_id == 7
     assert str(e.value) == "every board of the run stopped answering (A: gone; B: gone)"
 

@@ -112,7 +112,7 @@ def test_the_cycle_model_runs_each_core_with_its_own_table(core: targets.Target,
                                   core.board.toolchain.prefix)
     assert args[0] == f"core={profile.core}"
     if core.board.arch == "riscv32":
-        cyclemodel.build_plugin(log=lambda m: None)
+        cyclemodel.build_plugin()
         import subprocess
         cmd = cyclemodel.qemu_command(core.board, core.firmware_path("selftest"), profile, tmp_path)
         proc = subprocess.run(cmd, input=b"calibrate n=1000\ncalibrate n=100000\nexit\n", capture_output=True,
@@ -138,7 +138,7 @@ def test_a_size_probe_on_each_core_is_the_image_minus_the_empty_one(core: target
     from tlsbench.families.size import probes as sizeprobes
 
     store = Store(tmp_path / "sizes.sqlite")
-    run_id = sizeprobes.run(core, store, ["mbedtls"], log=lambda m: None, probes=["sha256"])
+    run_id = sizeprobes.run(core, store, ["mbedtls"], probes=["sha256"])
     (case,) = store.cases(run_id)
     got = {r["metric"]: int(r["median"]) for r in store.results(run_id)}
     assert (case["name"], case["status"]) == ("mbedtls/size/sha256/image", "ok")
@@ -177,7 +177,7 @@ RV32_EXPECTED = {"empty": (0, 0), "dependent_loads": (15, 8), "independent_loads
 def test_rv32_micro_kernels_cost_what_the_model_says(tmp_path: Path) -> None:
     import subprocess
 
-    plugin = cyclemodel.build_plugin(log=lambda m: None)
+    plugin = cyclemodel.build_plugin()
     image = tmp_path / "kernels-rv32.elf"
     subprocess.run(["riscv64-unknown-elf-gcc", "-march=rv32imc", "-mabi=ilp32", "-misa-spec=2.2", "-nostdlib",
                     "-nostartfiles", "-Wl,-Ttext=0x80000000", "-e", "reset", "-o", str(image), str(RV32_KERNELS)],

@@ -77,8 +77,7 @@ def cmd_list(a: argparse.Namespace) -> int:
             agents[lib], images[lib] = info.path, info.agent_sha256
         # an emulated handshake costs seconds: firmware is asked by set-up unless --check (the host: handshakes)
         check = target.suites_by_handshake or a.check
-        header, body = tls_support.support_matrix(agents, libraries, images,
-                                                  log=lambda m: print(m, file=sys.stderr, flush=True), check=check)
+        header, body = tls_support.support_matrix(agents, libraries, images, check=check)
         print(report.aligned(header, body))
         for answer, meaning in tls_support.LEGEND.items():
             if any(answer in row for row in body):
@@ -146,13 +145,12 @@ def cmd_doctor(a: argparse.Namespace) -> int:
 
 def cmd_build(a: argparse.Namespace) -> int:
     libs = comma_list(a.libraries) if a.libraries else None
-    log = lambda m: print(m, file=sys.stderr)  # noqa: E731
     target = with_user_build(targets.parse(a.target, a.board, a.profile), a)
-    target.build(libs, opt=a.opt, jobs=a.jobs, one_side=a.one_side, log=log)
+    target.build(libs, opt=a.opt, jobs=a.jobs, one_side=a.one_side)
     if target.builds_cycle_plugin:  # the emulator's cycle model (a run with --board)
         from tlsbench.targets import cyclemodel
 
-        cyclemodel.build_plugin(log=log)
+        cyclemodel.build_plugin()
     return 0
 
 
@@ -165,7 +163,7 @@ def cmd_sizes(a: argparse.Namespace) -> int:
     libs = comma_list(a.libraries) if a.libraries else None
     store = Store(a.db)
     try:
-        run_id = sizeprobes.run(target, store, libs, opt=a.opt, jobs=a.jobs, log=lambda m: print(m, file=sys.stderr),
+        run_id = sizeprobes.run(target, store, libs, opt=a.opt, jobs=a.jobs,
                                 probes=comma_list(a.probes) if a.probes else None)
         text = report.render(report.load(store, run_id), a.format)
     finally:

@@ -103,7 +103,7 @@ def cmd_run(a: argparse.Namespace) -> int:
             if target.default_preset is not None and not a.plan and not a.preset:
                 a.preset = target.default_preset  # e.g. a firmware target's default plan
             plan, source = plan_from_args(a)
-            target.prepare_user_build(plan.libraries, log=lambda m: print(m, file=sys.stderr))
+            target.prepare_user_build(plan.libraries)
             where.check(plan, target.name, target.runs_firmware, "preset" if a.preset else "plan")  # before any build
             refuse_too_big(plan, a, not target.deterministic)  # a clock, not counts: sampling takes time
             labels = run_labels.parse(a.label)
@@ -114,7 +114,7 @@ def cmd_run(a: argparse.Namespace) -> int:
                 profile = boardprofiles.resolve(a.board)
                 assert target.board is not None
                 cyclemodel.check_target(profile, target.board)
-                cyclemodel.build_plugin(log=lambda m: print(m, file=sys.stderr))
+                cyclemodel.build_plugin()
                 plan.method.env.update(cyclemodel.run_env(profile))
             with runenv.applied(plan.method.env):
                 run_id = runner.run(plan, source, store, json_out=sys.stdout if a.json else None,

@@ -14,6 +14,7 @@ no board is left the run stops resumable (PlacesLost).
 
 from __future__ import annotations
 
+import logging
 import queue
 import threading
 import time
@@ -23,6 +24,8 @@ from dataclasses import dataclass
 
 from tlsbench.engine.case import Case, Measured
 from tlsbench.errors import RunInterrupted
+
+logger = logging.getLogger(__name__)
 
 
 class PlacesLost(RunInterrupted):
@@ -48,7 +51,7 @@ Done = tuple[str, int, Case, float, Measured]
 
 def share(boards: list[Board], pending: list[tuple[int, Case]], wanted: Callable[[int, Case], bool],
           store: Callable[[Case, int, Measured, float, str], None], run_id: int,
-          log: Callable[[str], None], on_done: Callable[[Case], None] = lambda c: None,
+          on_done: Callable[[Case], None] = lambda c: None,
           known: Callable[[Case, int], Measured | None] = lambda c, r: None) -> dict[str, str]:
     """Measures ``pending`` (round, case) on the boards; ``wanted`` says whether
     a round still needs measuring once its turn comes (an earlier round may
@@ -106,8 +109,8 @@ def share(boards: list[Board], pending: list[tuple[int, Case]], wanted: Callable
             if why is not None and board.recover is not None and (rnd, case.name) not in retried:
                 again = board.recover()
                 if again is None:  # it answers after a power cycle: its case is measured once more
-                    log(f"board {name} stopped answering ({why}): power-cycled, it answers again; measuring"
-                        f" {case.name} once more")
+                    logger.info(f"board {name} stopped answering ({why}): power-cycled, it answers again; measuring"
+                                f" {case.name} once more")
                     retried.add((rnd, case.name))
                     todo.appendleft((rnd, case))
                     idle.append(name)
@@ -116,7 +119,7 @@ def share(boards: list[Board], pending: list[tuple[int, Case]], wanted: Callable
             if why is not None:
                 dead[name] = why
                 measured.reason = f"board {name} stopped answering ({why}): {measured.reason}"
-                log(f"board {name} stopped answering ({why}): its remaining cases go to the others")
+                logger.info(f"board {name} stopped answering ({why}): its remaining cases go to the others")
         if name not in dead:
             idle.append(name)
         store(case, rnd, measured, started, name)

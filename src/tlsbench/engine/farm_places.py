@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Callable
+import logging
 from typing import Any
 
 from tlsbench.engine import farm
 from tlsbench.engine.case import Case, Measured
 from tlsbench.targets import labgrid_places
 from tlsbench.targets import target as targets
+
+logger = logging.getLogger(__name__)
 
 
 def _view(session: Any, target: targets.Target) -> Any:
@@ -28,7 +30,7 @@ def _view(session: Any, target: targets.Target) -> Any:
 
 
 def share(session: Any, places: list[labgrid_places.Place], pending: list[tuple[int, Case]],
-          progress_of: dict, progress: Any, run_id: int, log: Callable[[str], None]) -> None:
+          progress_of: dict, progress: Any, run_id: int) -> None:
     """Measures the pending rounds on every place; results stored by this thread."""
     address = session.target.coordinator
     assert address is not None
@@ -50,11 +52,11 @@ def share(session: Any, places: list[labgrid_places.Place], pending: list[tuple[
         progress_of[case.name] = session.store_round(case, rnd, progress_of.get(case.name), measured, started,
                                                      board or None, image)
 
-    dead = farm.share(boards, pending, wanted, store, run_id, log, on_done=lambda c: progress.update(c.name),
+    dead = farm.share(boards, pending, wanted, store, run_id, on_done=lambda c: progress.update(c.name),
                       known=session.known)
     if dead:
-        log(f"run {run_id}: {len(dead)} of {len(places)} place(s) stopped answering: "
-            + "; ".join(f"{n}: {w}" for n, w in dead.items()))
+        logger.info(f"run {run_id}: {len(dead)} of {len(places)} place(s) stopped answering: "
+                    + "; ".join(f"{n}: {w}" for n, w in dead.items()))
 
 
 __all__ = ["share"]

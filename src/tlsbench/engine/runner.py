@@ -8,8 +8,8 @@ knows no family by name."""
 from __future__ import annotations
 
 import json
+import logging
 import signal
-import sys
 import time
 from dataclasses import asdict
 from typing import TextIO
@@ -33,6 +33,8 @@ from tlsbench.plans.plan import Plan
 from tlsbench.targets import cyclemodel, hwcrypto, modelerror, userconfig
 from tlsbench.targets import target as targets
 from tlsbench.targets.libraries import LibraryInfo, answer_of, from_answer
+
+logger = logging.getLogger(__name__)
 
 TERMINAL = ("ok", "unsupported", "check_failed", "does_not_fit")
 NO_OUTLIERS = OutlierPolicy("none")
@@ -192,17 +194,17 @@ class _Session:
 
     def probe_libraries(self) -> None:
         try:  # an emulated board's images are built here when missing or stale
-            self.target.prepare_images(self.plan.libraries, _log)
+            self.target.prepare_images(self.plan.libraries)
         except TlsbenchError as e:
             for lib in self.plan.libraries:
                 self.unavailable[lib] = f"building its firmware failed: {e}"
-            _log(f"warning: building the firmware for {self.target.name} failed: {e}")
+            logger.info(f"warning: building the firmware for {self.target.name} failed: {e}")
         try:  # so an unsupported case can name the define the user's configuration turned off
             from tlsbench.targets.build import turned_off
 
             self.turned_off = turned_off(self.target)
         except TlsbenchError as e:
-            _log(f"warning: what your configuration turns off is not known ({e}): reasons are the agents' own")
+            logger.info(f"warning: what your configuration turns off is not known ({e}): reasons are the agents' own")
         for lib in self.plan.libraries:
             if lib in self.unavailable:
                 continue
@@ -210,7 +212,7 @@ class _Session:
                 too_big = self.target.does_not_fit(lib)
                 if too_big is not None:
                     self.does_not_fit[lib] = too_big
-                    _log(f"note: {lib}: {too_big}")
+                    logger.info(f"note: {lib}: {too_big}")
                     continue
                 i = self.infos[lib] = self._probed(lib)
                 parts = self.target.code_sizes(lib)
@@ -218,7 +220,7 @@ class _Session:
                     self.store.put_code_sizes(self.run_id, lib, parts)
             except TlsbenchError as e:
                 self.unavailable[lib] = str(e)
-                _log(f"warning: {lib} is unavailable and its cases are recorded as failed: {e}")
+                logger.info(f"warning: {lib} is unavailable and its cases are recorded as failed: {e}")
                 continue
             if self.resuming:
                 self._refuse_another_build(lib, i)
@@ -272,9 +274,9 @@ class _Session:
             if c.status == "fail" and self.target.memory_bound and c.no_room:
                 # the check could not run in the board's memory: that says nothing against the library
                 self.no_room[(c.library, c.kind, c.alg)] = c.detail
-                _log(f"does not fit {self.target.name}: {c.library} {c.alg}: {c.detail}")
+                logger.info(f"does not fit {self.target.name}: {c.library} {c.alg}: {c.detail}")
             elif c.status == "fail":
-                _log(f"check failed, not timed: {c.library} {c.alg}: {c.detail}")
+                logger.info(f"check failed, not timed: {c.library} {c.alg}: {c.detail}")
 
     def decide(self, case: Case, rnd: int) -> Measured | None:
         """A round's outcome known without measuring, or None: measure it."""
@@ -316,7 +318,7 @@ class _Session:
                 for _ in range(pacing.PRIME):
                     self.pace.note(pacing.reference_ns(info.path))
         except TlsbenchError as e:  # no pace to go by: the round is measured as it comes
-            _log(f"warning: {case.name}: reference workload failed ({e}); round measured without pacing")
+            logger.info(f"warning: {case.name}: reference workload failed ({e}); round measured without pacing")
             return measure(info, case, self.keys, self.plan, rnd, place, target=self.target)
         kept: tuple[int | None, Measured] | None = None
         attempts = 0
@@ -353,7 +355,7 @@ class _Session:
         try:
             ref: int | None = pacing.reference_ns(case_info.path)
         except TlsbenchError as e:
-            _log(f"warning: {case.name}: reference workload failed ({e})")
+            logger.info(f"warning: {case.name}: reference workload failed ({e})")
             ref = None
         return measure(case_info, case, self.keys, self.plan, rnd, place, target=self.target), ref
 
@@ -440,16 +442,12 @@ def _lacking(library: str, alg: str) -> str:
     return (record.lacks.get(alg) if record else None) or "not supported by this library build"
 
 
-def _log(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
-
-
 def fit_to_target(plan: Plan, target: targets.Target) -> None:
     """The plan made one the target can run (e.g. a firmware target: its
     libraries only, and the few repeats that exact counts need). Each alias of a
     user's configuration ("mbedtls@a2") is measured beside its library."""
     plan.libraries = target.user.with_aliases(plan.libraries)
-    target.fit(plan, _log)
+    target.fit(plan)
 
 
 def image_for(plan: Plan, target: targets.Target) -> targets.Target:
@@ -488,7 +486,7 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
             store.put_board_profile(run_id, board_profile.name, board_profile.origin, board_profile.text,
                                     board_profile.sha256)
         if not quiet:
-            _log(f"run {run_id}: plan {plan.name!r}, results in {store.path}")
+            logger.info(f"run {run_id}: plan {plan.name!r}, results in {store.path}")
     else:
         damage = store.check()
         if damage:
@@ -506,7 +504,7 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
                            .with_user_build(userconfig.from_record(info.machine.get("user_build"))))
         jobs = parallel.checked_jobs(jobs, target.one_at_a_time())
         if not quiet:
-            _log(f"resuming run {run_id} (plan {plan.name!r})")
+            logger.info(f"resuming run {run_id} (plan {plan.name!r})")
 
     # the firmware's frozen clock, inside the material's validity: for this run only
     clock = {keys_mod.FIRMWARE_CLOCK_ENV: str(keys["clock_unix"])} if "clock_unix" in keys else {}
@@ -539,7 +537,7 @@ def run_built(plan: Plan, stored_plan: dict, plan_source: str, store: Store, tar
 
 def _measure_run(store: Store, run_id: int, plan: Plan, keys: dict, target: targets.Target,
                  json_out: TextIO | None, show_progress: bool, resuming: bool, how: tuple[int, bool]) -> None:
-    with target.held(_log) as (first, places):  # e.g. a farm's places: held for the whole run, however it ends
+    with target.held() as (first, places):  # e.g. a farm's places: held for the whole run, however it ends
         _measure_session(store, run_id, plan, keys, first, json_out, show_progress, resuming, places, how)
 
 
@@ -567,7 +565,7 @@ def _measure_session(store: Store, run_id: int, plan: Plan, keys: dict, target: 
         if places:  # several boards share the cases (engine/farm.py)
             from tlsbench.engine import farm_places
 
-            farm_places.share(session, places, pending, progress_of, progress, run_id, _log)
+            farm_places.share(session, places, pending, progress_of, progress, run_id)
             pending = []
         elif jobs > 1:  # exact counts: several sessions at once, stored in plan order
             _measure_side_by_side(session, pending, progress_of, progress, jobs)
@@ -581,10 +579,10 @@ def _measure_session(store: Store, run_id: int, plan: Plan, keys: dict, target: 
         raise RunInterrupted(run_id, getattr(e, "signum", signal.SIGINT)) from None
     reused = len(store.reuse_marks(run_id))
     if reused and show_progress:
-        _log(f"run {run_id}: {reused} case(s) reused from the result cache (measured before with the same"
-             " image, emulator, board profile and requests; --no-cache measures them again)")
+        logger.info(f"run {run_id}: {reused} case(s) reused from the result cache (measured before with the same"
+                    " image, emulator, board profile and requests; --no-cache measures them again)")
     if store.finish_run(run_id) != "complete":
-        _log(f"run {run_id}: no case came out ok")
+        logger.info(f"run {run_id}: no case came out ok")
 
 
 def _measure_side_by_side(session: _Session, pending: list[tuple[int, Case]], progress_of: dict,

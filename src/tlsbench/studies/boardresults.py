@@ -16,6 +16,7 @@ import argparse
 import contextlib
 import datetime
 import io
+import logging
 import os
 import re
 import subprocess
@@ -35,6 +36,8 @@ from tlsbench.report.tables import is_handshake
 from tlsbench.report.tables import load as load_run
 from tlsbench.targets import boardprofiles, cyclemodel, firmware, modelerror
 from tlsbench.targets import target as targets
+
+logger = logging.getLogger(__name__)
 
 PLAN = Path("docs/data/boards-handshakes.toml")
 LINKS = ("ethernet-100m", "ble-5", "802.15.4-6lowpan")
@@ -89,7 +92,7 @@ def stored_runs(db: Path) -> list[BoardRun]:
     return out
 
 
-def run_all(db: Path, tlsbench: Callable[[list[str]], int], log=print,
+def run_all(db: Path, tlsbench: Callable[[list[str]], int],
             only: frozenset[str] = frozenset()) -> list[BoardRun]:
     """Runs the plan per profile (only those named in ``only``, if any) with ``tlsbench`` (the CLI's entry
     point, handed down by its dispatcher) and returns every profile's latest stored run."""
@@ -113,14 +116,14 @@ def run_all(db: Path, tlsbench: Callable[[list[str]], int], log=print,
             todo = firmware.stale(targets.parse(target), parse_plan((paths.root() / PLAN).read_text()).libraries)
             if todo:
                 why = "; ".join(f"{lib}: {reason}" for lib, (reason, _opt) in todo.items())
-                log(f"results-boards: building {target}: {why}")
+                logger.info(f"results-boards: building {target}: {why}")
                 built_now = subprocess.run([*tb, "build", "--target", target, "--libraries", ",".join(todo)],
                                            stdout=subprocess.DEVNULL)
                 if built_now.returncode:
                     raise SetupError(f"results-boards: tlsbench build --target {target} --libraries"
                                      f" {','.join(todo)} failed (exit {built_now.returncode})")
             built.add(target)
-        log(f"results-boards: {name} on {target}")
+        logger.info(f"results-boards: {name} on {target}")
         returncode, stderr = _run_here(["--db", str(db), "run", "--plan", str(paths.root() / PLAN), "--target",
                                         target, "--board", name, "-q"], tlsbench)
         if returncode != 0:
@@ -255,17 +258,14 @@ def command(args: argparse.Namespace) -> int:
     db = Path(args.db)
     db.parent.mkdir(parents=True, exist_ok=True)
 
-    def log(message: str) -> None:
-        print(message, file=sys.stderr)
-
     if args.stored:
         runs = stored_runs(db)
     elif args.missing:  # a profile that cannot run here (no emulated core) has no target: nothing to run
         runs = stored_runs(db)
         lacking = frozenset(br.profile.name for br in runs if br.run is None and br.target is not None)
         if lacking:
-            runs = run_all(db, args.tlsbench, log=log, only=lacking)
+            runs = run_all(db, args.tlsbench, only=lacking)
     else:
-        runs = run_all(db, args.tlsbench, log=log, only=frozenset(args.profile))
+        runs = run_all(db, args.tlsbench, only=frozenset(args.profile))
     (paths.root() / args.out).write_text(render(runs, db))
     return 0

@@ -9,12 +9,13 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import logging
 import os
 import shlex
 import subprocess
 import sys
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +25,8 @@ from tlsbench.errors import TlsbenchError
 from tlsbench.outfile import write_whole
 from tlsbench.report import resultsdoc, tables
 from tlsbench.targets import target as targets
+
+logger = logging.getLogger(__name__)
 
 MANIFEST = Path("docs/data/pages.toml")
 KINDS = ("docs", "script", "self")
@@ -121,9 +124,9 @@ def _load1() -> float:
 class Driver:
     """Makes (or finds) each page's runs in one database, then renders the page."""
 
-    def __init__(self, db: Path, make_runs: bool, fresh: bool, log: Callable[[str], None] = print,
+    def __init__(self, db: Path, make_runs: bool, fresh: bool,
                  tlsbench: Sequence[str] = (sys.executable, "-m", "tlsbench.cli")):
-        self.db, self.make_runs, self.fresh, self.log = db, make_runs, fresh, log
+        self.db, self.make_runs, self.fresh = db, make_runs, fresh
         self.tlsbench = list(tlsbench)
         self.state_path = db.with_suffix(".runs.json")
         self.made = Made.load(self.state_path)
@@ -160,7 +163,7 @@ class Driver:
                 continue
             run = store.get_run(int(row["id"]))
             if f"tlsbench {key}" == resultsdoc.command(run) and not store.board_profile(run.id):
-                self.log(f"regenerate-docs: run {run.id} of {self.db} is `tlsbench {key}`: used")
+                logger.info(f"regenerate-docs: run {run.id} of {self.db} is `tlsbench {key}`: used")
                 return {"uuid": row["uuid"]}
         return None
 
@@ -192,7 +195,7 @@ class Driver:
         return out, made
 
     def _make(self, key: str, argv: tuple[str, ...], nth: int) -> dict:
-        self.log(f"regenerate-docs: tlsbench --db {self.db} {key}")
+        logger.info(f"regenerate-docs: tlsbench --db {self.db} {key}")
         self.db.parent.mkdir(parents=True, exist_ok=True)
         existing = _run_ids(self.db)
         before = _load1()
@@ -238,12 +241,12 @@ class Driver:
         target = paths.root() / page.file
         if page.blocked:
             write_whole(target, mark_blocked(target.read_text(), page.blocked))
-            self.log(f"regenerate-docs: {page.file}: not made again: {page.blocked}")
+            logger.info(f"regenerate-docs: {page.file}: not made again: {page.blocked}")
             return
         if page.kind == "self":
             argv = (page.fresh or page.make) if self.fresh else page.make if self.make_runs else page.render
             if not argv:
-                self.log(f"regenerate-docs: {page.file}: no render-only mode (make it with scripts/regenerate-docs)")
+                logger.info(f"regenerate-docs: {page.file}: no render-only mode (make it with scripts/regenerate-docs)")
                 return
             subprocess.run(_script_argv(argv), check=True, cwd=paths.root(), env=_env(self.db, page))
             return
@@ -269,7 +272,7 @@ class Driver:
         if page.fidelity and (fidelity := self.fidelity_text(page, runs, made_now)) is not None:
             text += fidelity_section(runs[0]["id"], fidelity)
         write_whole(target, text)
-        self.log(f"regenerate-docs: wrote {page.file} (run {', '.join(str(r['id']) for r in runs)})")
+        logger.info(f"regenerate-docs: wrote {page.file} (run {', '.join(str(r['id']) for r in runs)})")
 
 
 def render_docs(runs: list[tables.RunData]) -> str:
@@ -360,7 +363,7 @@ def command(a: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
     if unknown:
         raise ManifestError(f"{unknown[0]}: not a page of {a.manifest} (pages: {', '.join(p.file for p in pages)})")
     # the database as given (relative to the checkout, where the scripts run): pages name no machine path
-    driver = Driver(Path(a.db), make_runs=not a.render, fresh=a.fresh, log=lambda m: print(m, file=sys.stderr))
+    driver = Driver(Path(a.db), make_runs=not a.render, fresh=a.fresh)
     chosen = [p for p in pages if not a.pages or p.file in a.pages]
     failed: dict[str, str] = {}  # page -> why: one page's failed run leaves the others to be made
     for step in (driver.make_runs_of, driver.page):  # every run first: no page makes a later run's checkout dirty

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import re
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
@@ -28,6 +28,8 @@ from tlsbench.families.primitive.catalog import ALGORITHMS, SIZED_KINDS
 from tlsbench.studies import validation
 from tlsbench.targets import boardprofiles
 from tlsbench.targets.build import OPT_LEVELS
+
+logger = logging.getLogger(__name__)
 
 # the emulated target each core runs on: the ones the shipped rows use (tests check they agree)
 TARGETS = {"cortex-m0": "qemu:microbit-roomy", "cortex-m0plus": "qemu:microbit-roomy",
@@ -232,7 +234,7 @@ def command(a: argparse.Namespace) -> int:
         db = Path(a.db)
         db.parent.mkdir(parents=True, exist_ok=True)
         try:
-            runs = validation.run_groups([figure], db, log=lambda m: print(m, file=sys.stderr))
+            runs = validation.run_groups([figure], db)
         except subprocess.CalledProcessError:
             raise PlanError("the model's build or run failed (its message is above): nothing appended") from None
         store = Store(db)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,8 +23,6 @@ from tlsbench.targets.board import Board
 if TYPE_CHECKING:
     from tlsbench.plans.model import Plan
     from tlsbench.targets.libraries import LibraryInfo
-
-Log = Callable[[str], None]
 
 
 class DeviceLink(Protocol):
@@ -154,7 +152,7 @@ class Target(ABC):
         """What a run's processes need in their environment to start this target's agents."""
         return {}
 
-    def prepare_user_build(self, libraries: list[str], log: Log) -> None:
+    def prepare_user_build(self, libraries: list[str]) -> None:
         """Builds what a run of the user's configuration needs before its plan is fitted (firmware: built
         on demand with the other images)."""
         return None
@@ -186,7 +184,7 @@ class Target(ABC):
 
     # ---- a run on it ----
 
-    def fit(self, plan: Plan, log: Log) -> None:
+    def fit(self, plan: Plan) -> None:
         """Makes the plan one this target can run (its libraries, its method); bad plans are errors."""
         return None  # a target that runs any plan as given
 
@@ -194,7 +192,7 @@ class Target(ABC):
         """The target whose images run this plan (a device-side plan: the one-side image)."""
         return self
 
-    def prepare_images(self, libraries: list[str], log: Log) -> None:
+    def prepare_images(self, libraries: list[str]) -> None:
         """Builds what the libraries need here when it is missing or stale (raises TlsbenchError)."""
         return None  # nothing built on demand: agents and flashed boards are built on purpose
 
@@ -230,7 +228,7 @@ class Target(ABC):
         return {}
 
     @contextmanager
-    def held(self, log: Log) -> Iterator[tuple[Target, list | None]]:
+    def held(self) -> Iterator[tuple[Target, list | None]]:
         """Holds what a whole run needs, released however it ends; yields the
         target to probe and check on, and the boards that share the cases
         (None: this target measures them all)."""
@@ -244,7 +242,7 @@ class Target(ABC):
     # ---- tlsbench build and list ----
 
     @abstractmethod
-    def build(self, libraries: list[str] | None, opt: str, jobs: int | None, one_side: bool, log: Log) -> None:
+    def build(self, libraries: list[str] | None, opt: str, jobs: int | None, one_side: bool) -> None:
         """Builds its agents or images (``tlsbench build --target``)."""
         ...
 

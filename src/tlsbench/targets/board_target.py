@@ -7,6 +7,7 @@ board."""
 from __future__ import annotations
 
 import dataclasses
+import logging
 import subprocess
 import sys
 from abc import abstractmethod
@@ -14,7 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from tlsbench.errors import AgentError, TlsbenchError
-from tlsbench.targets.base import Log, Target
+from tlsbench.targets.base import Target
+
+logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from tlsbench.plans.model import Plan
@@ -58,7 +61,7 @@ class BoardTarget(Target):
         path.chmod(0o755)
         return path
 
-    def fit(self, plan: Plan, log: Log) -> None:
+    def fit(self, plan: Plan) -> None:
         """A firmware target runs the embedded libraries only, and its counts are
         exact: one round and a few repeats show them (identical) without the
         rounds and repeats that a noisy clock needs."""
@@ -67,7 +70,7 @@ class BoardTarget(Target):
         dropped = [lib for lib in plan.libraries if not is_firmware_library(lib)]
         plan.libraries = [lib for lib in plan.libraries if is_firmware_library(lib)]
         if dropped:
-            log(f"note: {', '.join(dropped)} run on the host only (no firmware build): not on {self.name}")
+            logger.info(f"note: {', '.join(dropped)} run on the host only (no firmware build): not on {self.name}")
         if not plan.libraries:
             raise TlsbenchError(f"no library of this plan has firmware for {self.name}; "
                                 f"firmware libraries: {', '.join(FIRMWARE_LIBRARIES + FIRMWARE_ON_REQUEST)}")
@@ -133,10 +136,10 @@ class BoardTarget(Target):
                                or "unknown")
         return out
 
-    def build(self, libraries: list[str] | None, opt: str, jobs: int | None, one_side: bool, log: Log) -> None:
+    def build(self, libraries: list[str] | None, opt: str, jobs: int | None, one_side: bool) -> None:
         from tlsbench.targets.build import build_firmware
 
-        build_firmware(dataclasses.replace(self, one_side=one_side), libraries, opt=opt, jobs=jobs, log=log)
+        build_firmware(dataclasses.replace(self, one_side=one_side), libraries, opt=opt, jobs=jobs)
 
     def listed_libraries(self) -> list[str]:
         """The default images, and each further version's image where it is built."""

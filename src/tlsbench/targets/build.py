@@ -5,6 +5,7 @@ toolchain file (agent/cmake/arm-none-eabi.cmake, riscv32-unknown-elf.cmake)."""
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
 import re
 import shutil
@@ -21,6 +22,8 @@ from tlsbench.libraries.record import Library
 from tlsbench.targets import cmake_cache, firmware, gnutlsbuild, prefixbuild, sources, userconfig
 from tlsbench.targets.base import Target
 
+logger = logging.getLogger(__name__)
+
 
 @contextmanager
 def building(folder: Path) -> Iterator[None]:
@@ -33,7 +36,7 @@ def building(folder: Path) -> Iterator[None]:
         yield
 
 
-def build_agents(libraries: list[str] | None = None, jobs: int | None = None, log=print,
+def build_agents(libraries: list[str] | None = None, jobs: int | None = None,
                  user: userconfig.UserBuild = userconfig.NONE) -> None:
     """The host agents of these library identifiers (default: every version
     versions.py knows but those built on request): the default versions as before, each further
@@ -41,10 +44,10 @@ def build_agents(libraries: list[str] | None = None, jobs: int | None = None, lo
     the build folder's lock (building). user: the user's config files and compiler options,
     built in their own folder (targets.userconfig)."""
     with building(paths.build_dir("host" + userconfig.suffix(user))):
-        _build_agents(libraries, jobs, log, user)
+        _build_agents(libraries, jobs, user)
 
 
-def _build_agents(libraries: list[str] | None, jobs: int | None, log, user: userconfig.UserBuild) -> None:
+def _build_agents(libraries: list[str] | None, jobs: int | None, user: userconfig.UserBuild) -> None:
     """build_agents' work, its lock held."""
     try:
         idents = [versions.canonical(lib) for lib in (libraries or versions.built_by_default())]
@@ -59,16 +62,16 @@ def _build_agents(libraries: list[str] | None, jobs: int | None, log, user: user
     # the default build (scripts/setup, CI) fetches every pinned source: a later on-request build
     # (gnutls@3.8, firmware) then needs no network; each tree's files are hashed once
     wanted = list(sources.load_lock()) if libraries is None else sorted(set(pinned.values()))
-    with _trees_built_meanwhile(idents, pinned, jobs, log) as srcs:
+    with _trees_built_meanwhile(idents, pinned, jobs) as srcs:
         srcs.update(sources.ensure_sources([lock for lock in wanted if lock not in srcs]))
     entries = []  # CMake's TB_VERSION_AGENTS: <lib>|<label>|<dir>|<dir2>
     for ident in extra:  # each further version by its library's recipe (libraries/<name>.py: host_build)
         v = versions.version_of(ident)
         recipe = _library(v.library).host_build
         if recipe == "build-tree":
-            entries.append(f"{v.library}|{v.label}|{'|'.join(_openssl_trees(ident, srcs, pinned, jobs, log))}")
+            entries.append(f"{v.library}|{v.label}|{'|'.join(_openssl_trees(ident, srcs, pinned, jobs))}")
         elif recipe == "prefix":  # e.g. a pinned GnuTLS and its nettle, built once into their prefix
-            prefix = gnutlsbuild.build_gnutls(ident, srcs[pinned[ident]], jobs, log)
+            prefix = gnutlsbuild.build_gnutls(ident, srcs[pinned[ident]], jobs)
             entries.append(f"{v.library}|{v.label}|{prefix}|-")
         else:
             entries.append(f"{v.library}|{v.label}|{srcs[pinned[ident]]}|-")
@@ -86,14 +89,14 @@ def _build_agents(libraries: list[str] | None, jobs: int | None, log, user: user
         configure += ["-G", "Ninja"]
     for lib in libs:
         if _library(lib).host_build == "build-tree":  # the system's, or a pinned one built into build/libs
-            build_tree, source_tree = _openssl_trees(lib, srcs, pinned, jobs, log)
+            build_tree, source_tree = _openssl_trees(lib, srcs, pinned, jobs)
             configure += [f"-DTB_{lib.upper()}_BUILD_DIR={build_tree}", f"-DTB_{lib.upper()}_SOURCE_DIR={source_tree}"]
         elif lib in pinned:
             configure.append(f"-DTB_{lib.upper()}_SOURCE_DIR={srcs[pinned[lib]]}")
-    log(f"configuring agents ({', '.join(idents)}) in {build}")
-    cmake_cache.drop_if_moved(build, paths.root() / "agent", log)  # the checkout moved since
+    logger.info(f"configuring agents ({', '.join(idents)}) in {build}")
+    cmake_cache.drop_if_moved(build, paths.root() / "agent")  # the checkout moved since
     _run(configure, "cmake configure")
-    log(f"building agents with {jobs} jobs")
+    logger.info(f"building agents with {jobs} jobs")
     try:
         _run(["cmake", "--build", str(build), "--parallel", str(jobs)], "cmake build")
     except SetupError as e:
@@ -102,29 +105,29 @@ def _build_agents(libraries: list[str] | None, jobs: int | None, log, user: user
         raise SetupError(userconfig.first_error(user, build, str(e))) from None
 
 
-def ensure_host_agents(target: Target, libraries: list[str], log=print) -> None:
+def ensure_host_agents(target: Target, libraries: list[str]) -> None:
     """Builds the host agents of a user's build (their own folder) when one of them is missing."""
     missing = [lib for lib in libraries if not target.agent_path(lib).exists()]
     if missing:
-        log(f"host agents for your build ({', '.join(missing)}) missing: building them in {target.build_dir()}")
+        logger.info(f"host agents for your build ({', '.join(missing)}) missing: building them in {target.build_dir()}")
         own = [lib for lib in libraries if lib not in target.user.aliases]
         # this folder's agents all at once when one is missing (as before); an alias alone when only it is
         build_host_agents(target, [*(own if set(own) & set(missing) else []),
-                                   *(a for a in missing if a in target.user.aliases)], log=log)
+                                   *(a for a in missing if a in target.user.aliases)])
 
 
-def build_host_agents(target: Target, libraries: list[str] | None, jobs: int | None = None, log=print) -> None:
+def build_host_agents(target: Target, libraries: list[str] | None, jobs: int | None = None) -> None:
     """The host agents of a target's user build: the libraries in its folder; each configuration alias
     ("mbedtls@a2") as its library in the alias's own folder (keyed by its config), linked into this folder
     under the alias's agent name, where a run's processes find every agent (AGENT_DIR_ENV)."""
     aliases = [a for a in target.user.aliases if libraries is None or a in libraries]
     own = None if libraries is None else [lib for lib in libraries if lib not in target.user.aliases]
     if own is None or own or not aliases:
-        build_agents(own, jobs=jobs, log=log, user=target.user)
+        build_agents(own, jobs=jobs, user=target.user)
     for alias in aliases:
         image, library = target.image_of(alias)
-        log(f"{alias}: {library} with {image.user.configs[0].flag().split('=', 1)[1]}, in {image.build_dir()}")
-        build_agents([library], jobs=jobs, log=log, user=image.user)
+        logger.info(f"{alias}: {library} with {image.user.configs[0].flag().split('=', 1)[1]}, in {image.build_dir()}")
+        build_agents([library], jobs=jobs, user=image.user)
         link = target.build_dir() / versions.agent_name(alias)
         link.parent.mkdir(parents=True, exist_ok=True)
         link.unlink(missing_ok=True)  # relative: the checkout may move
@@ -138,28 +141,27 @@ def _library(name: str) -> Library:
 
 
 @contextmanager
-def _trees_built_meanwhile(idents: list[str], pinned: dict[str, str], jobs: int,
-                           log) -> Iterator[dict[str, Path]]:
+def _trees_built_meanwhile(idents: list[str], pinned: dict[str, str], jobs: int) -> Iterator[dict[str, Path]]:
     """Fetches the sources of the pinned build-tree libraries (OpenSSL) and builds them in a thread
     while the block fetches and unpacks the other sources (OpenSSL's Configure and the unpacking
     each keep one core busy); yields lock section -> tree so far; a failed build is raised after it."""
     trees = [i for i in idents if i in pinned and _library(versions.version_of(i).library).host_build == "build-tree"]
     own = sources.ensure_sources(sorted({pinned[i] for i in trees}))  # first: one download at a time
     with ThreadPoolExecutor(max_workers=1) as pool:
-        done = [pool.submit(prefixbuild.build_openssl, i, own[pinned[i]], jobs, log) for i in trees]
+        done = [pool.submit(prefixbuild.build_openssl, i, own[pinned[i]], jobs) for i in trees]
         yield own
         for future in done:
             future.result()
 
 
-def _openssl_trees(ident: str, srcs: dict[str, Path], pinned: dict[str, str], jobs: int, log) -> tuple[str, str]:
+def _openssl_trees(ident: str, srcs: dict[str, Path], pinned: dict[str, str], jobs: int) -> tuple[str, str]:
     """The "build-tree" recipe (OpenSSL's own Configure and make): a version's (build
     tree, source tree) for CMake, ("system", "-") for the system's, else its pinned
     source built once into build/libs."""
     if ident not in pinned:
         return "system", "-"
     src = srcs[pinned[ident]]
-    return str(prefixbuild.build_openssl(ident, src, jobs, log)), str(src)
+    return str(prefixbuild.build_openssl(ident, src, jobs)), str(src)
 
 
 OPT_LEVELS = {"Os": "MinSizeRel", "O2": "RelWithDebInfo", "O3": "Release"}
@@ -171,17 +173,17 @@ FIRMWARE_ON_REQUEST = registry.firmware_on_request()
 
 
 def build_firmware(target: Target, libraries: list[str] | None = None, opt: str = "Os",
-                   jobs: int | None = None, log=print, size_probes: bool | tuple[str, ...] = False) -> list[str]:
+                   jobs: int | None = None, size_probes: bool | tuple[str, ...] = False) -> list[str]:
     """Cross-compiles the firmware agents of target's board (under its build
     folder's lock); returns the libraries built (the selftest double is always
     built too). size_probes: the per-primitive size probes too (agent/sizeprobe;
     tlsbench sizes): True every one, or these probes' names (each library's empty probe too)."""
     with building(target.cmake_dir()):
-        return _build_firmware(target, libraries, opt, jobs, log, size_probes)
+        return _build_firmware(target, libraries, opt, jobs, size_probes)
 
 
 def _build_firmware(target: Target, libraries: list[str] | None, opt: str,
-                    jobs: int | None, log, size_probes: bool | tuple[str, ...]) -> list[str]:
+                    jobs: int | None, size_probes: bool | tuple[str, ...]) -> list[str]:
     """build_firmware's work, its lock held."""
     board = target.board
     assert board is not None
@@ -190,14 +192,14 @@ def _build_firmware(target: Target, libraries: list[str] | None, opt: str,
     built = []
     for alias in [lib for lib in libs if lib in target.user.aliases]:  # each in its own build (keyed by its config)
         image, library = target.image_of(alias)
-        log(f"{alias}: {library} with {image.user.configs[0].flag().split('=', 1)[1]}, in {image.build_dir()}")
-        built += [alias for _ in build_firmware(image, [library], opt, jobs, log, size_probes)]
+        logger.info(f"{alias}: {library} with {image.user.configs[0].flag().split('=', 1)[1]}, in {image.build_dir()}")
+        built += [alias for _ in build_firmware(image, [library], opt, jobs, size_probes)]
     libs = [lib for lib in libs if lib not in target.user.aliases]
     if not libs and built:
         return built
-    build = configure_firmware(target, libs, opt, size_probes, log)
+    build = configure_firmware(target, libs, opt, size_probes)
     jobs = jobs or os.cpu_count() or 2
-    log(f"building firmware with {jobs} jobs")
+    logger.info(f"building firmware with {jobs} jobs")
     # one image at a time: an image too big for the board is a finding ("does
     # not fit", with the bytes), not a failed build of the others
     for lib in ["selftest", *libs]:
@@ -214,7 +216,7 @@ def _build_firmware(target: Target, libraries: list[str] | None, opt: str,
             if not overflow:
                 raise
             marker.write_text(f"does not fit {board.name}: {overflow}")
-            log(f"{lib}: does not fit {board.name}: {overflow}")
+            logger.info(f"{lib}: does not fit {board.name}: {overflow}")
             firmware.write_stamp(target, lib, opt)  # a finding from these inputs: not built again for them
             continue
         firmware.write_stamp(target, lib, opt)
@@ -234,8 +236,7 @@ def _build_firmware(target: Target, libraries: list[str] | None, opt: str,
 
 
 def configure_firmware(target: Target, libs: list[str], opt: str = "Os",
-                       size_probes: bool | tuple[str, ...] = False,
-                       log=print) -> Path:
+                       size_probes: bool | tuple[str, ...] = False) -> Path:
     """Configures (CMake) the firmware build of these library identifiers in
     target's build folder, each further version its own image; returns the folder."""
     board = target.board
@@ -276,8 +277,9 @@ def configure_firmware(target: Target, libs: list[str], opt: str = "Os",
         userconfig.check(target.user, build, dict(target.profiles), user_compiler(target), firmware=True)
         configure += userconfig.cmake_defines(target.user, build, dict(target.profiles))
     lean = ", one-side image" if target.one_side else ""
-    log(f"configuring firmware for {target.name} ({board.cpu}, -{opt}{lean}; {', '.join(libs) or 'selftest only'})")
-    cmake_cache.drop_if_moved(build, agent_dir, log)  # the checkout moved since
+    logger.info(f"configuring firmware for {target.name} ({board.cpu}, -{opt}{lean}; "
+                f"{', '.join(libs) or 'selftest only'})")
+    cmake_cache.drop_if_moved(build, agent_dir)  # the checkout moved since
     _run(configure, "cmake configure (firmware)")
     return build
 

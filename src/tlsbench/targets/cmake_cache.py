@@ -7,9 +7,11 @@ build's outputs stay, and CMake rebuilds what the new paths change."""
 
 from __future__ import annotations
 
+import logging
 import shutil
-from collections.abc import Callable
 from pathlib import Path
+
+logger = logging.getLogger(__name__)
 
 # CMakeCache.txt entries that record where the folder was configured
 _WHERE = ("CMAKE_HOME_DIRECTORY", "CMAKE_CACHEFILE_DIR")
@@ -37,7 +39,7 @@ def _same(a: str, b: Path) -> bool:
         return False
 
 
-def drop_if_moved(build: Path, source: Path, log: Callable[[str], None]) -> bool:
+def drop_if_moved(build: Path, source: Path) -> bool:
     """Removes build's CMake cache when it was configured for another source or build folder;
     True when it did."""
     cache = build / "CMakeCache.txt"
@@ -48,7 +50,7 @@ def drop_if_moved(build: Path, source: Path, log: Callable[[str], None]) -> bool
     moved = [f"{key} {where[key]}" for key in _WHERE if key in where and not _same(where[key], now[key])]
     if not moved:
         return False
-    log(f"{build}: its CMake cache was configured elsewhere ({', '.join(moved)}): configuring it afresh")
+    logger.info(f"{build}: its CMake cache was configured elsewhere ({', '.join(moved)}): configuring it afresh")
     cache.unlink()
     shutil.rmtree(build / "CMakeFiles", ignore_errors=True)
     return True

@@ -13,6 +13,7 @@ figures, never measurements, and are labelled so.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import shutil
@@ -27,6 +28,8 @@ from tlsbench.engine import metrics
 from tlsbench.engine.case import Result
 from tlsbench.errors import PlanError, SetupError
 from tlsbench.targets import board as boards
+
+logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from tlsbench.targets.boardprofiles import Profile
@@ -54,7 +57,7 @@ def plugin_path() -> Path:
     return paths.root() / "build" / "qemu-plugin" / "libcyclemodel.so"
 
 
-def build_plugin(log=print) -> Path:
+def build_plugin() -> Path:
     """Compiles the plugin against the pinned qemu-plugin.h (fetched and
     verified like the library sources); rebuilt when a source is newer."""
     out = plugin_path()
@@ -72,7 +75,7 @@ def build_plugin(log=print) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     cmd = [cc, "-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-Werror", f"-I{header_dir}", f"-I{src_dir}",
            "-o", str(out), *map(str, srcs)]
-    log(f"building the cycle model plugin {out}")
+    logger.info(f"building the cycle model plugin {out}")
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise SetupError(f"building the cycle model plugin failed:\n{proc.stderr.strip()[-2000:]}")

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import shutil
 import subprocess
@@ -37,6 +38,8 @@ from tlsbench.errors import SetupError
 from tlsbench.targets import sources, userconfig
 from tlsbench.targets.base import Target
 from tlsbench.targets.board import TOOLCHAINS, Toolchain
+
+logger = logging.getLogger(__name__)
 
 STAMP_SUFFIX = ".inputs"
 IMAGE_KEY = "image_sha256"  # the stamp's record of the image as built
@@ -260,19 +263,19 @@ def stale(target: Target, libraries: list[str], agent_hash: str | None = None,
     return out
 
 
-def ensure(target: Target, libraries: list[str], log: Callable[[str], None],
+def ensure(target: Target, libraries: list[str],
            build_firmware: Callable[..., list[str]], jobs: int | None = None) -> list[str]:
     """Builds (with build.build_firmware) the missing or stale firmware
     images of an emulated board; returns the libraries it built (progress
-    through log)."""
+    logged)."""
     if not target.builds_on_demand:  # a real board is flashed from what was built on purpose
         return []
     todo = stale(target, list(libraries))
     if not todo:
         return []
     for lib, (why, _opt) in todo.items():
-        log(f"firmware for {target.name}: {lib}: {why}: building it")
+        logger.info(f"firmware for {target.name}: {lib}: {why}: building it")
     opt = next(iter(todo.values()))[1]
     libs = list(todo)
-    build_firmware(target, libs, opt=opt, jobs=jobs or min(2, os.cpu_count() or 1), log=log)  # aliases apart
+    build_firmware(target, libs, opt=opt, jobs=jobs or min(2, os.cpu_count() or 1))  # aliases apart
     return libs

@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 from pathlib import Path
 
 from tlsbench import versions
 from tlsbench.libraries import gnutls
 from tlsbench.targets import prefixbuild, sources
+
+logger = logging.getLogger(__name__)
 
 (NETTLE_LOCK,) = gnutls.LIBRARY.companion_locks  # its one companion: nettle
 # nettle's configure: shared only, with its assembly (m4), no docs, no OpenSSL glue in its benchmark
@@ -43,7 +46,7 @@ def prefix_of(ident: str) -> Path:
     return prefixbuild.build_dir(ident) / "prefix"
 
 
-def build_gnutls(ident: str, src: Path, jobs: int, log=print) -> Path:
+def build_gnutls(ident: str, src: Path, jobs: int) -> Path:
     """The prefix of GnuTLS ``ident`` (e.g. "gnutls@3.8"), built when missing
     or made from other inputs; returns it."""
     out = prefixbuild.build_dir(ident)
@@ -62,7 +65,8 @@ def build_gnutls(ident: str, src: Path, jobs: int, log=print) -> Path:
     if built and stamp.exists() and stamp.read_text().strip() == want:
         return prefix
     stamp.unlink(missing_ok=True)
-    log(f"building {ident} from {src.name} with {nettle_src.name} in {out} (configure + make, {jobs} jobs; once)")
+    logger.info(f"building {ident} from {src.name} with {nettle_src.name} in {out} "
+                f"(configure + make, {jobs} jobs; once)")
     nettle_dir, gnutls_dir = out / "nettle", out / "gnutls"
     for d in (nettle_dir, gnutls_dir):
         d.mkdir(parents=True, exist_ok=True)

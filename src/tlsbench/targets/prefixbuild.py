@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import subprocess
 from pathlib import Path
 
 from tlsbench import paths, versions
 from tlsbench.errors import SetupError
 from tlsbench.targets import sources
+
+logger = logging.getLogger(__name__)
 
 STAMP = ".tlsbench-built"
 # Configure arguments besides the prefix: what the agent needs and nothing more
@@ -35,7 +38,7 @@ def build_dir(ident: str) -> Path:
     return paths.root() / "build" / "libs" / f"{v.library}-{v.label}"
 
 
-def build_openssl(ident: str, src: Path, jobs: int, log=print) -> Path:
+def build_openssl(ident: str, src: Path, jobs: int) -> Path:
     """The build tree of OpenSSL ``ident`` (e.g. "openssl@3.5"), built when
     missing or made from other inputs; returns it (libcrypto.so, libssl.so,
     include/ with the generated headers)."""
@@ -50,8 +53,8 @@ def build_openssl(ident: str, src: Path, jobs: int, log=print) -> Path:
         return out
     out.mkdir(parents=True, exist_ok=True)
     stamp.unlink(missing_ok=True)
-    log(f"building {ident} from {src.name} in {out} (Configure + make {' '.join(SHARED_LIBRARIES)}, {jobs} jobs; "
-        "once)")
+    logger.info(f"building {ident} from {src.name} in {out} "
+                f"(Configure + make {' '.join(SHARED_LIBRARIES)}, {jobs} jobs; once)")
     run(configure, out, f"{ident}: Configure")
     run(["make", f"-j{jobs}", "build_generated"], out, f"{ident}: make build_generated")
     run(["make", f"-j{jobs}", *SHARED_LIBRARIES], out, f"{ident}: make {' '.join(SHARED_LIBRARIES)}")

@@ -234,10 +234,10 @@ def cmake_defines(user: UserBuild, build: Path, profiles: dict[str, str]) -> lis
     return out
 
 
-def first_error(user: UserBuild, build: Path, log: str) -> str:
+def first_error(user: UserBuild, build: Path, build_log: str) -> str:
     """A failed build of a user's configuration in one line: the compiler's
     first error, naming the user's file where the build read its copy."""
-    lines = log.splitlines()
+    lines = build_log.splitlines()
     # the compiler's or the linker's own words before collect2's summary ("ld returned 1 exit status")
     line = next((x for x in lines if "error:" in x and "collect2" not in x), None) \
         or next((x for x in lines if "undefined reference" in x), None) \

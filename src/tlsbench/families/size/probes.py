@@ -32,13 +32,13 @@ def _library(target: targets.Target, lib: str) -> LibraryInfo:
 
 
 def run(target: targets.Target, store: Store, libraries: list[str] | None = None, opt: str = "Os",
-        jobs: int | None = None, log=print, probes: list[str] | None = None) -> int:
+        jobs: int | None = None, probes: list[str] | None = None) -> int:
     """Builds the probes (every one, or these), measures them and stores a
     "code-size" run; returns its id."""
     rows = chosen(probes)
     # library identifiers: wolfssl@5.9 has its own probes, beside the default tree's
     libs = build.firmware_identifiers(libraries)
-    build.build_firmware(target, libs, opt=opt, jobs=jobs, log=log,
+    build.build_firmware(target, libs, opt=opt, jobs=jobs,
                          size_probes=True if probes is None else rows)
     # the probes of every library, also where its whole agent does not fit the board
     check_built(target, libs, rows, only=probes is not None)

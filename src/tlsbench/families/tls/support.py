@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+import logging
 from pathlib import Path
 
 from tlsbench import paths
@@ -27,6 +27,8 @@ from tlsbench.families.tls.cases import TlsCase, case_fields, handshake_request
 from tlsbench.families.tls.names import TlsVariant
 from tlsbench.families.tls.runner import tls_case
 from tlsbench.targets.libraries import probe
+
+logger = logging.getLogger(__name__)
 
 PER_SUITE_TIMEOUT_S = 60
 
@@ -94,35 +96,34 @@ def _ask(path: Path, check: bool = True) -> dict[str, str]:
     return out
 
 
-def _asked(path: Path, check: bool, log: Callable[[str], None]) -> tuple[dict[str, str], bool]:
+def _asked(path: Path, check: bool) -> tuple[dict[str, str], bool]:
     """The answers, and whether they are by handshake: an agent built before
     set-up requests existed refuses them, and is asked by handshake."""
     answers = _ask(path, check)
     if check or not any(v.startswith("fails: unknown field setup") for v in answers.values()):
         return answers, check
-    log(f"{path.name} predates set-up requests: asking it by handshake")
+    logger.info(f"{path.name} predates set-up requests: asking it by handshake")
     return _ask(path, True), True
 
 
-def suite_answers(path: Path, image_sha256: str | None = None,
-                  log: Callable[[str], None] = lambda _m: None, check: bool = True) -> dict[str, str]:
+def suite_answers(path: Path, image_sha256: str | None = None, check: bool = True) -> dict[str, str]:
     """suite -> yes (accepted) / unsupported / fails: ..., for the agent at
     ``path``, by handshake (check) or by set-up; with ``image_sha256`` (the
     agent's or firmware's), kept and read back: a set-up question is
-    answered from kept handshake answers when there are some. ``log`` hears
-    of every agent actually asked (the slow part)."""
+    answered from kept handshake answers when there are some. Every agent
+    actually asked (the slow part) is logged."""
     how = "one handshake" if check else "each side's set-up"
     if image_sha256 is None:
-        log(f"asking {path.name}: {how} per suite ({len(tls_catalog.SUITES)}), not kept (no image hash)")
-        return _asked(path, check, log)[0]
+        logger.info(f"asking {path.name}: {how} per suite ({len(tls_catalog.SUITES)}), not kept (no image hash)")
+        return _asked(path, check)[0]
     for kept in dict.fromkeys([_cache_file(image_sha256), _cache_file(image_sha256, check)]):
         try:  # handshake answers first: they say more
             return json.loads(kept.read_text())
         except (OSError, ValueError):
             pass
-    log(f"asking {path.name}: {how} per suite ({len(tls_catalog.SUITES)}); the answers are kept for this"
-        f" build in {paths.data_dir() / 'suite-support'}")
-    answers, check = _asked(path, check, log)
+    logger.info(f"asking {path.name}: {how} per suite ({len(tls_catalog.SUITES)}); the answers are kept for this"
+                f" build in {paths.data_dir() / 'suite-support'}")
+    answers, check = _asked(path, check)
     cache = _cache_file(image_sha256, check)
     if not any(v.startswith("fails") for v in answers.values()):  # a failure may be passing trouble: ask again
         cache.parent.mkdir(parents=True, exist_ok=True)
@@ -133,7 +134,6 @@ def suite_answers(path: Path, image_sha256: str | None = None,
 def support_matrix(agents: dict[str, Path] | None = None,
                    libraries: list[str] | None = None,
                    images: dict[str, str] | None = None,
-                   log: Callable[[str], None] = lambda _m: None,
                    check: bool = True) -> tuple[list[str], list[list[str]]]:
     """`tlsbench list suites`: each library's answer for each suite, from one
     real handshake per pair (with the suite's first group and credential),
@@ -156,7 +156,7 @@ def support_matrix(agents: dict[str, Path] | None = None,
             except TlsbenchError:
                 continue
             path, images[lib] = info.path, info.agent_sha256
-        cols[lib] = suite_answers(path, images.get(lib), log, check)
+        cols[lib] = suite_answers(path, images.get(lib), check)
     header = ["suite", "version", "tested with", *libraries]
     body = []
     for suite in tls_catalog.SUITES:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, ClassVar
 from tlsbench import paths, versions
 from tlsbench.errors import PlanError, TlsbenchError
 from tlsbench.targets import sources
-from tlsbench.targets.base import Log, Target
+from tlsbench.targets.base import Target
 
 if TYPE_CHECKING:
     from tlsbench.plans.model import Plan
@@ -46,13 +46,13 @@ class HostTarget(Target):
         # every agent of the run (servers too) from the user's build
         return {paths.AGENT_DIR_ENV: str(self.build_dir())} if self.user else {}
 
-    def prepare_user_build(self, libraries: list[str], log: Log) -> None:
+    def prepare_user_build(self, libraries: list[str]) -> None:
         if self.user:  # the user's host agents, built when missing
             from tlsbench.targets import build
 
-            build.ensure_host_agents(self, self.user.with_aliases(libraries), log=log)
+            build.ensure_host_agents(self, self.user.with_aliases(libraries))
 
-    def fit(self, plan: Plan, log: Log) -> None:
+    def fit(self, plan: Plan) -> None:
         if plan.device_side:
             raise TlsbenchError("[tls] device_side (--device-side) puts one side on a device: give a firmware "
                                 "target (--target qemu:BOARD)")
@@ -66,12 +66,12 @@ class HostTarget(Target):
     def listing_probe(self, library: str) -> LibraryInfo:
         return self.probe_library(library, timeout=20)
 
-    def build(self, libraries: list[str] | None, opt: str, jobs: int | None, one_side: bool, log: Log) -> None:
+    def build(self, libraries: list[str] | None, opt: str, jobs: int | None, one_side: bool) -> None:
         from tlsbench.targets import build
 
         if one_side:
             raise PlanError("--one-side is a firmware image: give --target qemu:BOARD")
-        build.build_host_agents(self, libraries, jobs=jobs, log=log)
+        build.build_host_agents(self, libraries, jobs=jobs)
 
     def listed_libraries(self) -> list[str]:
         return versions.identifiers()

@@ -5,6 +5,7 @@ one); the runner shares the cases among them (engine/farm_places.py)."""
 from __future__ import annotations
 
 import dataclasses
+import logging
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,8 +14,10 @@ from typing import ClassVar
 
 from tlsbench.errors import PlanError
 from tlsbench.targets import board_target, labgrid_places
-from tlsbench.targets.base import Log, Target
+from tlsbench.targets.base import Target
 from tlsbench.targets.board import BOARDS
+
+logger = logging.getLogger(__name__)
 
 
 class LabgridTarget(board_target.BoardTarget):
@@ -66,22 +69,22 @@ class LabgridTarget(board_target.BoardTarget):
         return dataclasses.replace(self, port=place.url, place=place.name, flasher=place.flasher)
 
     @contextmanager
-    def held(self, log: Log) -> Iterator[tuple[Target, list | None]]:
+    def held(self) -> Iterator[tuple[Target, list | None]]:
         """The places, acquired and made ready (below) for the whole run, the
         first one's target to probe and check on."""
         assert self.coordinator is not None and self.port is not None
         names = list(labgrid_places.resolve(self.coordinator, self.port))
         with labgrid_places.acquired(self.coordinator, names) as places:
             for place in places:
-                self._ready(place, log)
+                self._ready(place)
             yield self.on_place(places[0]), places
 
-    def _ready(self, place: labgrid_places.Place, log: Log) -> None:
+    def _ready(self, place: labgrid_places.Place) -> None:
         """Before the first case: a place with a flasher has nothing flashed by
         this run yet (its first image is always written); one with power is
         power-cycled, so every run starts from a freshly booted board."""
         self.on_place(place).flash_state().unlink(missing_ok=True)
         if place.power is not None:
             assert self.coordinator is not None
-            log(f"labgrid place {place.name}: power-cycling the board ({place.power})")
+            logger.info(f"labgrid place {place.name}: power-cycling the board ({place.power})")
             labgrid_places.power_cycle(self.coordinator, place.name)

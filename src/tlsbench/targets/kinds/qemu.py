@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from tlsbench.errors import AgentError, PlanError
 from tlsbench.targets import board_target, devicelink
-from tlsbench.targets.base import DeviceLink, Log, Target
+from tlsbench.targets.base import DeviceLink, Target
 from tlsbench.targets.board import BOARDS, ICOUNT
 
 
@@ -47,11 +47,11 @@ class QemuTarget(board_target.BoardTarget):
         assert self.board is not None
         return ["qemu", "--board", self.board.name, "--firmware", str(self.firmware_path(library))]
 
-    def prepare_images(self, libraries: list[str], log: Log) -> None:
+    def prepare_images(self, libraries: list[str]) -> None:
         from tlsbench.targets import firmware
         from tlsbench.targets.build import build_firmware
 
-        firmware.ensure(self, libraries, log, build_firmware)
+        firmware.ensure(self, libraries, build_firmware)
 
     def metadata(self) -> dict[str, object]:
         board = self.board
