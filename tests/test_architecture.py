@@ -489,7 +489,7 @@ def test_the_log_parameter_scan_finds_one() -> None:
 
 def test_no_log_callback_parameter() -> None:
     """Progress and build messages go through each module's logger (logging.getLogger(__name__)); where they
-    are shown is set once where the process starts (cli/main.py, tlsbench.progress), not handed down."""
+    are shown is set once where the process starts (cli/main.py, tlsbench.messages), not handed down."""
     found = [f"{path.relative_to(PACKAGE).as_posix()}:{line}" for path in sorted(PACKAGE.rglob("*.py"))
              for line in log_parameters(path.read_text())]
     assert found == [], "a `log` parameter: log with a module logger instead"

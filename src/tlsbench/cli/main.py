@@ -8,7 +8,7 @@ import os
 import signal
 import sys
 
-from tlsbench import paths, progress
+from tlsbench import messages, paths
 from tlsbench.cli.args import cflags_joined
 from tlsbench.cli.parser import parser
 from tlsbench.engine import stopping
@@ -28,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
                             format="%(asctime)s %(levelname)s %(message)s")
     except OSError:
         pass
-    progress.show_on("stderr")  # build and progress messages, as the commands printed them
+    messages.show_on("stderr")  # build and progress messages, as the commands printed them
     try:
         with stopping.like_ctrl_c():  # a scheduler's SIGTERM, a closed terminal's SIGHUP: as Ctrl-C
             rc = args.func(args)

@@ -7,12 +7,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from tlsbench import progress
+from tlsbench import messages
 
 
 @pytest.fixture
 def shown() -> Iterator[logging.Logger]:
-    logger = logging.getLogger(progress.ROOT)
+    logger = logging.getLogger(messages.ROOT)
     before, level = list(logger.handlers), logger.level
     logger.handlers[:], logger.level = [], logging.NOTSET  # as before any CLI main in this worker
     yield logging.getLogger("tlsbench.targets.build")
@@ -21,10 +21,10 @@ def shown() -> Iterator[logging.Logger]:
 
 def test_a_message_is_its_text_alone_on_the_chosen_stream(shown: logging.Logger,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
-    progress.show_on("stdout")
+    messages.show_on("stdout")
     shown.info("building agents with 2 jobs (100%)")
     assert capsys.readouterr() == ("building agents with 2 jobs (100%)\n", "")
-    progress.show_on("stderr")  # replaces the stream: each message once
+    messages.show_on("stderr")  # replaces the stream: each message once
     shown.info("configuring agents (mbedtls) in /x")
     assert capsys.readouterr() == ("", "configuring agents (mbedtls) in /x\n")
     shown.debug("not shown")
