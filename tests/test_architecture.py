@@ -493,3 +493,12 @@ def test_no_log_callback_parameter() -> None:
     found = [f"{path.relative_to(PACKAGE).as_posix()}:{line}" for path in sorted(PACKAGE.rglob("*.py"))
              for line in log_parameters(path.read_text())]
     assert found == [], "a `log` parameter: log with a module logger instead"
+
+
+def test_no_two_test_modules_share_a_name() -> None:
+    """Test modules are imported by their file name (folders without __init__.py, the shared helpers by name
+    from tests/): two test_X.py in two folders, or a test folder's module named as a helper, cannot be
+    collected in one session."""
+    tests = Path(__file__).parent
+    names = [p.name for p in tests.rglob("*.py") if not {"data", "fixtures", "reference"} & set(p.parts)]
+    assert sorted({n for n in names if names.count(n) > 1}) == []
