@@ -143,4 +143,4 @@ def test_the_system_tools_are_compared_with_the_system_version(monkeypatch) -> N
     assert versions.system_identifier("openssl") == "openssl@3.0"
     assert paths.agent_path(versions.system_identifier("openssl")).name == "tlsbench-agent-openssl-3.0"
     assert prefixbuild.build_dir("openssl").name == prefixbuild.build_dir("openssl@3.5").name == "openssl-3.5"
-    assert build._openssl_trees("openssl@3.0", {}, {}, 1, print) == ("system", "-")
+    assert build._openssl_trees("openssl@3.0", {}, {}, 1) == ("system", "-")
