@@ -69,9 +69,8 @@ def _store(db: Path, hw: bool, time_ns: dict[str, float]) -> int:
     return run
 
 
-def test_table_3_has_the_papers_software_and_hardware_columns_beside_ours(tmp_path: Path) -> None:
-    (tmp_path / "studies").mkdir()
-    (tmp_path / "studies" / "003_test.txt").write_text(STUDY_003)
+def _page_lines(tmp_path: Path) -> list[str]:
+    """Study 003's page rendered from a software and a hw run stored by the test: its lines."""
     db = tmp_path / "r.sqlite"
     # 15,360 bytes in 30.72 ms is 500,000 B/s; in 1.536 ms 10,000,000 B/s
     _store(db, False, {"aes-128-gcm": 30_720_000, "aes-128-cbc-hmac-sha1": 15_360_000,
@@ -79,7 +78,13 @@ def test_table_3_has_the_papers_software_and_hardware_columns_beside_ours(tmp_pa
     _store(db, True, {"aes-128-gcm": 1_536_000, "aes-128-cbc-hmac-sha1": 3_072_000})
     assert cli.main(["study", "pages", "--db", str(db), "--studies", str(tmp_path / "studies"),
                      "--out", str(tmp_path / "out"), "--only", "003"]) == 0
-    lines = (tmp_path / "out" / "003-tls12-suites-cost.md").read_text().splitlines()
+    return (tmp_path / "out" / "003-tls12-suites-cost.md").read_text().splitlines()
+
+
+def test_table_3_has_the_papers_software_and_hardware_columns_beside_ours(tmp_path: Path) -> None:
+    (tmp_path / "studies").mkdir()
+    (tmp_path / "studies" / "003_test.txt").write_text(STUDY_003)
+    lines = _page_lines(tmp_path)
     assert "  - command: `tlsbench run --preset aead-15k --target qemu:mps2-an385 --board stm32f217 --profile" \
            " wolfssl=hw,mbedtls=hw`" in lines
     cells = [[c.strip() for c in line.split("|")[1:-1]] for line in lines if line.startswith("| ")]
@@ -144,13 +149,7 @@ def test_table_5_sums_each_ciphers_own_modules_from_the_runs_image(tmp_path: Pat
     (tmp_path / "agent.map").write_text(MAP)
     monkeypatch.setattr(study003_ciphers, "_image_objects",
                         lambda _data, lib: crypto_modules.object_parts(tmp_path / "agent.map", lib))
-    db = tmp_path / "r.sqlite"
-    _store(db, False, {"aes-128-gcm": 30_720_000, "aes-128-cbc-hmac-sha1": 15_360_000,
-                       "chacha20-poly1305": 7_680_000})
-    _store(db, True, {"aes-128-gcm": 1_536_000, "aes-128-cbc-hmac-sha1": 3_072_000})
-    assert cli.main(["study", "pages", "--db", str(db), "--studies", str(tmp_path / "studies"),
-                     "--out", str(tmp_path / "out"), "--only", "003"]) == 0
-    lines = (tmp_path / "out" / "003-tls12-suites-cost.md").read_text().splitlines()
+    lines = _page_lines(tmp_path)
     rows = {c[0]: c[3:] for line in lines if line.startswith("| ")
             for c in [[x.strip() for x in line.split("|")[1:-1]]]}
     assert rows["Chacha20-poly1305"] == ["400 / 0", f"{0x40 + 0x20 + 0x10}", "0"]
