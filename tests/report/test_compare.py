@@ -189,8 +189,10 @@ def test_ci_json_and_html(db_path: Path, tmp_path: Path) -> None:
     doc = json.loads(p.stdout)
     assert isinstance(doc, list) and all(set(e) == {"name", "unit", "value", "range", "extra"} for e in doc)
     x = next(e for e in doc if e["name"] == "x wall_ns")
-    assert x["unit"] == "ns/op" and x["value"] == pytest.approx(120.05) and x["range"].startswith("B/A 1.")
-    assert "verdict: slower" in x["extra"]
+    # a host timing's value is B's fastest batch, as B's report shows it; the verdict's medians are in extra
+    assert x["unit"] == "ns/op" and x["value"] == pytest.approx(118.8) and x["range"].startswith("B/A 1.")
+    assert "verdict: slower" in x["extra"] and "value: B's min of its samples; B median 120.05" in x["extra"]
+    assert "A min 99" in x["extra"] and "A median 100.05" in x["extra"]
     bmf = _cli(db_path, "compare", str(a), str(b), "--export", "bmf")  # Bencher Metric Format
     assert bmf.returncode == 0, bmf.stderr
     assert json.loads(bmf.stdout) == {"x": {"wall_ns": {"value": x["value"]}}}  # as ci-json: cases in both runs

@@ -66,8 +66,12 @@ def test_history_marks_exactly_the_injected_regression(db_path: Path) -> None:
     first = hash_case.series["lab-1 · host"][0]
     assert first.median == 1000 and first.low is not None and first.low <= 1000 <= first.high
     assert first.commit == "0000001aaaaa"
+    # the figure each run's report shows beside it: a host timing's fastest batch, a count's median
+    assert (first.estimator, first.figure) == ("min", 990)
+    assert [(p.estimator, p.figure) for p in fw_case.points()][:1] == [("median", 5000)]
     text = history.render_text(h)
     assert text.count("SLOWER") == 1 and "SLOWER x1.300" in text
+    assert "990 ns (min)" in text
 
 
 def test_history_filters_by_date_and_label_and_names_what_is_wrong(db_path: Path,

@@ -8,15 +8,17 @@ from dataclasses import asdict
 
 from tlsbench.engine import metrics
 from tlsbench.engine.stats import BOOTSTRAP_ROUNDS, median
-from tlsbench.report.compare import Comparison
+from tlsbench.report.compare import Comparison, Row
 
 
 def ci_json(c: Comparison) -> list[dict]:
     """Run B's figures in github-action-benchmark's shape (customSmallerIsBetter):
-    name, unit, value (median), range (95% bootstrap interval of B/A), extra."""
+    name, unit, value (the figure B's report shows: a host timing's fastest
+    sample, else the median), range (95% bootstrap interval of B/A), extra."""
     out = []
     for r in c.rows:
-        if r.median_b is None:
+        value = _figure_b(r)
+        if value is None:
             continue
         metric = r.metric or c.metric
         if r.ratio_low is not None and r.ratio_high is not None:
@@ -24,6 +26,10 @@ def ci_json(c: Comparison) -> list[dict]:
         else:
             rng = "exact" if metrics.is_exact(metric) else "no interval"
         extra = [f"run {c.run_b} vs run {c.run_a}", f"verdict: {r.verdict}"]
+        if r.estimator != "median":  # the value is not the median the verdict tests: both are said
+            extra.append(f"value: B's {r.estimator} of its samples; B median {r.median_b:.6g}")
+            if r.figure_a is not None:
+                extra.append(f"A {r.estimator} {r.figure_a:.6g}")
         if r.median_a is not None:
             extra.append(f"A median {r.median_a:.6g}")
         if r.ratio is not None:
@@ -32,20 +38,29 @@ def ci_json(c: Comparison) -> list[dict]:
             extra.append(f"Mann-Whitney p {r.p_value:.2g}")
         if r.note:
             extra.append(r.note)
-        out.append({"name": f"{r.name} {metric}", "unit": r.unit or metric, "value": r.median_b,
+        out.append({"name": f"{r.name} {metric}", "unit": r.unit or metric, "value": value,
                     "range": rng, "extra": "\n".join(extra)})
     return out
 
 
 def bmf_json(c: Comparison) -> dict[str, dict[str, dict[str, float]]]:
-    """Run B's medians in the Bencher Metric Format: {case: {metric: {"value":
-    median}}}. No lower_value/upper_value: compare's interval is of the
-    ratio B/A, not of B's value, and is not passed off as one."""
+    """Run B's figures in the Bencher Metric Format: {case: {metric: {"value":
+    figure}}}, the figure B's report shows (as ci_json). No lower_value/upper_value:
+    compare's interval is of the ratio B/A, not of B's value, and is not passed off as one."""
     out: dict[str, dict[str, dict[str, float]]] = {}
     for r in c.rows:
-        if r.median_b is not None:
-            out.setdefault(r.name, {})[r.metric or c.metric] = {"value": r.median_b}
+        value = _figure_b(r)
+        if value is not None:
+            out.setdefault(r.name, {})[r.metric or c.metric] = {"value": value}
     return out
+
+
+def _figure_b(r: Row) -> float | None:
+    """B's figure as its report shows it (metrics.headline_estimator), for the exports a CI dashboard
+    tracks: a host timing's fastest sample moves least with the machine."""
+    if r.median_b is None:
+        return None
+    return r.figure_b if r.estimator != "median" and r.figure_b is not None else r.median_b
 
 
 FORMATS = ("table", "markdown", "json")  # and html: report.compare_html

@@ -4,7 +4,9 @@ history_html.py).
 
 A case's points are its median in each run with the 95% bootstrap interval
 of that median (stats.bootstrap_ratio_ci against a constant side: the same
-resampling and seed compare uses). Runs are grouped into series by machine
+resampling and seed compare uses): what the change verdict tests. Each point
+also carries the figure the run's report shows (a host timing's fastest
+sample), printed beside it. Runs are grouped into series by machine
 (the machine.id label) and target, oldest first; each point is compared with
 the previous point of its series by compare's own test (compare.compare_runs:
 Mann-Whitney plus the minimum effect for noisy metrics, equal-or-changed for
@@ -40,6 +42,8 @@ class HPoint:
     low: float | None           # 95% bootstrap interval of the median (None: under 3 samples, or exact)
     high: float | None
     n: int                      # measured samples
+    figure: float | None = None  # the figure the run's report shows (metrics.headline_estimator)
+    estimator: str = "median"
     verdict: str = ""           # against the previous point of its series: compare's verdict ("" for the first)
     ratio: float | None = None  # this / previous
     p_value: float | None = None
@@ -193,6 +197,8 @@ def assemble(runs: list[_Run], names: list[str], metric: str | None, selection: 
             low, high = _interval(values, case.exact)
             point = HPoint(r.id, r.created, r.labels.get("git.commit", "unknown"),
                            r.labels.get("git.dirty") == "true", s, median(values), low, high, len(values))
+            point.estimator = metrics.headline_estimator(m, r.target)
+            point.figure = {"min": min, "max": max}.get(point.estimator, median)(values)
             if s in previous:
                 point.verdict, point.ratio, point.p_value, point.note = _against(previous[s], (r, values), name, m,
                                                                                  alpha, min_effect)
@@ -236,12 +242,20 @@ def table_rows(case: CaseHistory) -> list[list[str]]:
         interval = "exact" if case.exact else (f"{_fmt(case.metric, p.low)} .. {_fmt(case.metric, p.high)}"
                                                if p.low is not None else "too few samples")
         rows.append([str(p.run_id), time.strftime("%Y-%m-%d %H:%M", time.gmtime(p.created)),
-                     p.commit + ("+dirty" if p.dirty else ""), p.series, _fmt(case.metric, p.median), interval,
+                     p.commit + ("+dirty" if p.dirty else ""), p.series, figure_text(case, p),
+                     _fmt(case.metric, p.median), interval,
                      str(p.n), change_text(p)])
     return rows
 
 
-HEADER = ["run", "created (UTC)", "commit", "machine · target", "median", "95% interval", "n", "vs previous"]
+def figure_text(case: CaseHistory, p: HPoint) -> str:
+    """The run's figure as its report shows it, named by its estimator when that is not the median."""
+    text = _fmt(case.metric, p.figure)
+    return text if p.estimator == "median" else f"{text} ({p.estimator})"
+
+
+HEADER = ["run", "created (UTC)", "commit", "machine · target", "figure", "median", "95% interval", "n",
+          "vs previous"]
 
 
 def render_text(h: History) -> str:

@@ -16,7 +16,7 @@ import time
 from tlsbench.engine import metrics
 from tlsbench.report import html as page
 from tlsbench.report.charts import CHAR_W, PALETTE, WIDTH, Chart, _legend, _svg, _t, _text
-from tlsbench.report.history import CHANGES, HEADER, CaseHistory, History, HPoint, change_text, table_rows
+from tlsbench.report.history import CHANGES, HEADER, CaseHistory, History, HPoint, change_text, figure_text, table_rows
 
 WORSE, BETTER = "#C62828", "#2E7D32"
 
@@ -38,8 +38,9 @@ def _tooltip(case: CaseHistory, p: HPoint) -> str:
     value = metrics.format_value(case.metric, p.median)
     interval = (f" [{metrics.format_value(case.metric, p.low)} .. {metrics.format_value(case.metric, p.high)}]"
                 if p.low is not None and p.high is not None else "")
-    return (f"run {p.run_id}, {when}, commit {p.commit}{'+dirty' if p.dirty else ''}, {p.series}: {value}{interval};"
-            f" vs previous: {change_text(p)}")
+    figure = "" if p.estimator == "median" else f"; its report's figure {figure_text(case, p)}"
+    return (f"run {p.run_id}, {when}, commit {p.commit}{'+dirty' if p.dirty else ''}, {p.series}: {value}"
+            f"{interval}{figure}; vs previous: {change_text(p)}")
 
 
 def _is_worse(case: CaseHistory, p: HPoint) -> bool:
