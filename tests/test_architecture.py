@@ -286,8 +286,6 @@ def test_no_target_kind_branch_outside_targets() -> None:
 # Files outside targets/ that may compare a value with a target kind's name, and why.
 KIND_NAME_ALLOWED = {
     "cli/results.py": "`link --server host` is the link model's server side (a host elsewhere), a word of that flag",
-    "engine/metrics.py": "the metric registry sits below targets/ (which imports it): it reads a stored run's target"
-                         " name, where the host's drawn counts differ between runs",
 }
 
 
