@@ -286,8 +286,6 @@ def test_no_target_kind_branch_outside_targets() -> None:
 # Files outside targets/ that may compare a value with a target kind's name, and why.
 KIND_NAME_ALLOWED = {
     "cli/results.py": "`link --server host` is the link model's server side (a host elsewhere), a word of that flag",
-    "engine/metrics.py": "the metric registry sits below targets/ (which imports it): it reads a stored run's target"
-                         " name, where the host's drawn counts differ between runs",
 }
 
 
@@ -440,6 +438,61 @@ def test_cli_and_plans_reach_the_families_through_the_registry() -> None:
                                + "; ".join(f"{rel}:{line} {m}" for rel, hits in unexplained.items()
                                            for line, m in hits))
     assert sorted(set(FAMILY_IMPORT_ALLOWED) - set(found)) == [], "allowed files that no longer import a family"
+
+
+# What engine/ may import of the packages that build on it: their public faces only. A target is asked through
+# its contract (targets/base.py) and the kinds table (targets/target.py: parse, of_run, is_host), a family
+# through the registry and its contract, a library through its registry; a package's own __init__ holds nothing.
+ENGINE_REACHES = {
+    "tlsbench.targets": {"tlsbench.targets", "tlsbench.targets.target", "tlsbench.targets.base"},
+    "tlsbench.families": {"tlsbench.families", "tlsbench.families.registry", "tlsbench.families.base"},
+    "tlsbench.libraries": {"tlsbench.libraries", "tlsbench.libraries.registry"},
+}
+
+
+def _is_module(name: str) -> bool:
+    path = SRC.joinpath(*name.split("."))
+    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
+
+
+def past_the_faces(source: str) -> list[tuple[int, str]]:
+    """(line, module) of each import of a targets/, families/ or libraries/ module past its public face
+    (ENGINE_REACHES); ``from tlsbench.targets import x`` imports the module tlsbench.targets.x where x is one."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            modules = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            modules = [f"{node.module}.{a.name}" if _is_module(f"{node.module}.{a.name}") else node.module
+                       for a in node.names]
+        else:
+            continue
+        for m in modules:
+            package = next((p for p in ENGINE_REACHES if m == p or m.startswith(p + ".")), None)
+            if package is not None and m not in ENGINE_REACHES[package]:
+                found.append((node.lineno, m))
+    return sorted(found)
+
+
+def test_the_public_face_scan_finds_an_internal_import() -> None:
+    source = ("from tlsbench.families import registry\nfrom tlsbench.targets import target as targets\n"
+              "from tlsbench.targets.base import LibraryInfo\nimport tlsbench.libraries.registry\n"
+              "from tlsbench.targets import cyclemodel, target\n"
+              "def f():\n    from tlsbench.families.primitive import keys  # lazily: still reached\n"
+              "from tlsbench.libraries import versions\nimport tlsbench.targets.labgrid_places as lp\n"
+              "from tlsbench.engine import farm\n")
+    assert past_the_faces(source) == [(5, "tlsbench.targets.cyclemodel"), (7, "tlsbench.families.primitive.keys"),
+                                      (8, "tlsbench.libraries.versions"), (9, "tlsbench.targets.labgrid_places")]
+
+
+def test_the_engine_reaches_targets_families_and_libraries_through_their_faces() -> None:
+    """The runner asks a Target (its board profile, derived results, refusals, the user's build, its places),
+    the family registry (the run's material) and the library registry (why a library lacks an algorithm):
+    a new kind, family or library changes nothing in engine/."""
+    found = [f"{p.relative_to(PACKAGE).as_posix()}:{line} {m}"
+             for p in sorted((PACKAGE / "engine").rglob("*.py")) for line, m in past_the_faces(p.read_text())]
+    assert found == [], "engine/ imports past a public face: " + ", ".join(found)
+    assert all(_is_module(face) for faces in ENGINE_REACHES.values() for face in faces)  # no face misnamed
 
 
 # Modules of report/ that may import a family's own modules, and why: none. A family hands the report what

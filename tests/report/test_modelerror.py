@@ -99,12 +99,14 @@ def test_json_lines_and_the_json_report_carry_the_error_of_a_model_figure(tmp_pa
     case = Case("wolfssl", "hash", "sha256", "hash", 1024)
     results = [Result.of("instructions", "instructions", 1, 0, 9.0, 9.0, None, 9.0, 9.0, None, None),
                Result.of("model_cycles", "model cycles", 1, 0, 12.0, 12.0, None, 12.0, 12.0, None, None)]
-    rows = json_rows(1, "qemu:mps2-an500", "5.7.2", case, Measured("ok", "", 1, "", [], results), "cortex-m7")
+    rows = json_rows(1, "qemu:mps2-an500", "5.7.2", case, Measured("ok", "", 1, "", [], results),
+                     modelerror.as_json("cortex-m7"))
     assert "model_error" not in rows[0]
     assert rows[1]["model_error"] == {"core": "cortex-m7", "same_code_rows": 4, "median_abs_error_pct": 17.0,
                                       "worst_abs_error_pct": 34.0, "worst_row": "h7-sha256",
                                       "where": "docs/cycle-model.md, Validation"}
-    rows = json_rows(1, "qemu:mps2-an505", "5.7.2", case, Measured("ok", "", 1, "", [], results), "cortex-m33")
+    rows = json_rows(1, "qemu:mps2-an505", "5.7.2", case, Measured("ok", "", 1, "", [], results),
+                     modelerror.as_json("cortex-m33"))
     assert rows[1]["model_error"] == {"core": "cortex-m33", "same_code_rows": 0,
                                       "where": "docs/cycle-model.md, Validation"}
     db = tmp_path / "r.sqlite"

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from tlsbench import cli
-from tlsbench.engine import runner
 from tlsbench.engine.case import Result
 from tlsbench.engine.store import Store
+from tlsbench.libraries.registry import lacking
 from tlsbench.studies import studypages, studyruns
 from tlsbench.studies import studysources as src
 from tlsbench.targets import boardprofiles, cyclemodel, modelerror
@@ -215,9 +215,9 @@ def test_an_algorithm_no_build_of_a_library_has_is_unsupported_with_the_librarys
     version, every alias), not for a build's configuration; another library's gap keeps the generic reason."""
     no_eddsa = ("Mbed TLS 3.6 has no EdDSA: psa/crypto_values.h declares PSA_ALG_PURE_EDDSA, no driver"
                 " implements it")
-    assert [runner._lacking(lib, "ed25519") for lib in ("mbedtls", "mbedtls@3.6", "mbedtls@a2")] == [no_eddsa] * 3
-    assert runner._lacking("mbedtls", "x25519") == "not supported by this library build"
-    assert runner._lacking("wolfssl", "ed25519") == "not supported by this library build"
+    assert [lacking(lib, "ed25519") for lib in ("mbedtls", "mbedtls@3.6", "mbedtls@a2")] == [no_eddsa] * 3
+    assert lacking("mbedtls", "x25519") == "not supported by this library build"
+    assert lacking("wolfssl", "ed25519") == "not supported by this library build"
 
 
 def test_a_page_says_which_cases_the_result_cache_copied_and_from_which_run(tmp_path: Path) -> None:

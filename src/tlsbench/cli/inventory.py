@@ -100,7 +100,7 @@ def cmd_list(a: argparse.Namespace) -> int:
         def kind(m: metrics.Metric) -> str:
             if not m.exact:
                 return "noisy"
-            return "exact" if metrics.exact_between_runs(m.name, "host") else "exact (host: drawn)"
+            return "exact" if metrics.exact_between_runs(m.name, host_run=True) else "exact (host: drawn)"
 
         rows = [[m.name, m.unit, kind(m), "lower" if m.lower_is_better else "higher", m.label]
                 for m in metrics.REGISTRY.values()]

@@ -158,11 +158,11 @@ VARIES_ON_HOST = frozenset({
 assert VARIES_ON_HOST <= set(REGISTRY)
 
 
-def exact_between_runs(name: str, target: str) -> bool:
-    """Whether two unchanged runs on this target measure this count alike: every
-    exact count on firmware, and on the host those no drawn value reaches
-    (VARIES_ON_HOST); a noisy metric never."""
-    return is_exact(name) and not (target == "host" and name in VARIES_ON_HOST)
+def exact_between_runs(name: str, host_run: bool) -> bool:
+    """Whether two unchanged runs measure this count alike: every exact count on
+    firmware, and on the host (``host_run``: targets.target.is_host) those no
+    drawn value reaches (VARIES_ON_HOST); a noisy metric never."""
+    return is_exact(name) and not (host_run and name in VARIES_ON_HOST)
 
 
 def get(name: str) -> Metric:
@@ -232,9 +232,10 @@ def headline(measured: set[str] | list[str]) -> list[str]:
 ESTIMATORS = ("median", "min", "max")
 
 
-def headline_estimator(name: str, target: str) -> str:
-    """The stored column ("median", "min" or "max") that is this metric's figure in a run on ``target``."""
-    if target != "host" or name not in REGISTRY or is_exact(name):
+def headline_estimator(name: str, host_run: bool) -> str:
+    """The stored column ("median", "min" or "max") that is this metric's figure in a run; ``host_run``: the
+    run's target is this machine (the caller asks targets.target.is_host: this registry sits below targets/)."""
+    if not host_run or name not in REGISTRY or is_exact(name):
         return "median"
     return "min" if lower_is_better(name) else "max"
 

@@ -3,7 +3,9 @@ each case is checked, measured, summarised and stored in plan order. Timed
 cases are measured one at a time; exact ones (an emulator's counts) may run
 several at once (engine/parallel.py) and are reused from the result cache
 when nothing that decides them changed (engine/result_cache.py). The runner
-knows no family by name."""
+knows no family by name, and asks a target, a family or a library only
+through its public face (targets/base.py and target.py, families/registry.py,
+libraries/registry.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +16,6 @@ import time
 from dataclasses import asdict
 from typing import TextIO
 
-from tlsbench import paths
 from tlsbench.engine import layout, machine, metrics, pacing, parallel, result_cache
 from tlsbench.engine.case import Case, Measured, Result, Sample
 from tlsbench.engine.progress import Progress
@@ -25,14 +26,11 @@ from tlsbench.engine.store_faults import kept_hint, translated
 from tlsbench.errors import RunInterrupted, StoreError, TlsbenchError
 from tlsbench.families import registry
 from tlsbench.families.base import Context
-from tlsbench.families.primitive import keys as keys_mod
 from tlsbench.libraries import registry as library_registry
-from tlsbench.libraries import versions
 from tlsbench.plans import runenv
 from tlsbench.plans.plan import Plan
-from tlsbench.targets import cyclemodel, hwcrypto, modelerror, userconfig
 from tlsbench.targets import target as targets
-from tlsbench.targets.libraries import LibraryInfo, answer_of, from_answer
+from tlsbench.targets.base import LibraryInfo, answer_of
 
 logger = logging.getLogger(__name__)
 
@@ -92,9 +90,9 @@ JSON_LINES_VERSION = 1
 
 
 def json_rows(run_id: int, target: str, info_version: str, case: Case, measured: Measured,
-              model_core: str | None = None) -> list[dict]:
+              model_error: dict | None = None) -> list[dict]:
     """`run --json`: one object per metric of a case (one for a case that did not run); a model
-    metric carries its core's measured model error (model_core: the run's board profile's core)."""
+    metric carries the measured model error of the run's board profile's core (Target.model_error)."""
     base = {
         "format": JSON_LINES_VERSION, "run": run_id, "target": target, "library": case.library,
         "library_version": info_version,
@@ -104,10 +102,9 @@ def json_rows(run_id: int, target: str, info_version: str, case: Case, measured:
     if measured.status != "ok":
         return [{**base, "reason": measured.reason, "metric": None, "unit": None, "n": 0,
                  **dict.fromkeys(("median", "mean", "stdev", "min", "max", "ci95_low", "ci95_high"))}]
-    error = modelerror.as_json(model_core) if model_core else None
     return [{**base, **r.flat(), "reported_as": metrics.reported_as(r.metric, r.min, r.max),
-             "estimator": metrics.headline_estimator(r.metric, target),  # the column the reports show
-             **({"model_error": error} if error and "model_" in r.metric else {})}
+             "estimator": metrics.headline_estimator(r.metric, targets.is_host(target)),  # the reports' column
+             **({"model_error": model_error} if model_error and "model_" in r.metric else {})}
             for r in measured.results]
 
 
@@ -128,8 +125,8 @@ class _Session:
         # a clock to keep steady: rounds are placed on purpose and paced (layout.py, pacing.py)
         self.pace = pacing.Pace() if target.paced else None
         self.turned_off: dict[str, set[str]] = {}  # per library, what the user's configuration turned off
-        # a library's "hw" build: why a case cannot run on this board profile (targets/hwcrypto.py)
-        self.hw_board = cyclemodel.active_profile() if target.models_cycles else None
+        # a library's "hw" build: why a case cannot run on this board profile (Target.refusal)
+        self.hw_board = target.board_profile() if target.models_cycles else None
         self.cache = False  # exact outcomes are looked up in (and added to) the result cache
         self._cache_context: dict[str, str] | None = None
 
@@ -142,7 +139,7 @@ class _Session:
             return
         run = self.store.get_run(self.run_id)
         profile = self.store.board_profile(self.run_id)
-        plugin = cyclemodel.plugin_path()
+        plugin = self.target.cycle_plugin()
         self._cache_context = {
             "emulator": f"{run.machine.get('emulator', '')} {run.machine.get('emulator_options', '')}".strip(),
             "plugin_sha256": (result_cache.sha256_file(plugin) if profile is not None and plugin.exists() else ""),
@@ -200,9 +197,7 @@ class _Session:
                 self.unavailable[lib] = f"building its firmware failed: {e}"
             logger.info(f"warning: building the firmware for {self.target.name} failed: {e}")
         try:  # so an unsupported case can name the define the user's configuration turned off
-            from tlsbench.targets.build import turned_off
-
-            self.turned_off = turned_off(self.target)
+            self.turned_off = self.target.turned_off()
         except TlsbenchError as e:
             logger.info(f"warning: what your configuration turns off is not known ({e}): reasons are the agents' own")
         for lib in self.plan.libraries:
@@ -234,7 +229,7 @@ class _Session:
         if keyed is not None and self.cache:
             answer = self.store.probe_answer(keyed[0])
             if answer is not None:
-                return from_answer(lib, self.target.launcher(lib), answer, keyed[1]["image_sha256"])
+                return self.target.stored_probe(lib, answer, keyed[1]["image_sha256"])
         info = self.target.probe_library(lib)
         if keyed is not None and info.agent_sha256 == keyed[1]["image_sha256"]:
             self.store.put_probe_answer(*keyed, answer_of(info))
@@ -284,14 +279,13 @@ class _Session:
             return Measured.not_run("does_not_fit", self.does_not_fit[case.library])
         if case.library in self.unavailable:
             return Measured.not_run("failed", f"agent unavailable: {self.unavailable[case.library]}")
-        base = versions.base(case.library)
-        no_peripheral = hwcrypto.refusal(base, dict(self.target.profiles).get(base), self.hw_board, case.kind, case.alg)
+        no_peripheral = self.target.refusal(case.library, case.kind, case.alg, self.hw_board)
         if no_peripheral is not None:
             return Measured.not_run("unsupported", no_peripheral)
         if not registry.family_of(case.kind).needs_checks:  # the agent itself says what it cannot do
             return None
         if (case.kind, case.alg, case.op) not in self.infos[case.library].support:
-            return Measured.not_run("unsupported", _lacking(case.library, case.alg))
+            return Measured.not_run("unsupported", library_registry.lacking(case.library, case.alg))
         no_room = self.no_room.get((case.library, case.kind, case.alg))
         if no_room is not None:
             return Measured.not_run("does_not_fit", f"its check: {no_room}")
@@ -375,7 +369,7 @@ class _Session:
     def _named(self, case: Case, m: Measured) -> Measured:
         """An unsupported outcome's reason names the define the user's configuration turned off, if one is why."""
         if m.status == "unsupported" and self.turned_off:
-            m.reason = userconfig.unsupported_reason(case.library, case.name, self.turned_off, m.reason)
+            m.reason = self.target.unsupported_reason(case.library, case.name, self.turned_off, m.reason)
         return m
 
     def store_round(self, case: Case, rnd: int, entry: tuple[int, str, int] | None, measured: Measured,
@@ -395,7 +389,7 @@ class _Session:
                 earlier = self.store.case_samples(entry[0]) if entry else []
                 measured.results = summarize_samples(earlier + measured.samples, case.size,
                                                      self.plan.method.outliers)
-                measured.results += cyclemodel.derived_results(measured.results)
+                measured.results += self.target.derived_results(measured.results)
         elif rnd > 0:
             measured.reason = f"round {rnd + 1} of {rounds}: {measured.reason}"
         keyed = self.cache_key(case, rnd) if status in result_cache.REUSABLE else None
@@ -420,9 +414,7 @@ class _Session:
                                  round_info=measured.round_info)
         if self.json_out is not None and status != "partial":
             version = self.infos[case.library].version if case.library in self.infos else "unavailable"
-            profile = cyclemodel.active_profile()
-            for row in json_rows(self.run_id, self.target.name, version, case, measured,
-                                 profile.core if profile else None):
+            for row in json_rows(self.run_id, self.target.name, version, case, measured, self.target.model_error()):
                 if measured.reused_from is not None:
                     row["reused"] = True
                 self.json_out.write(json.dumps(row) + "\n")
@@ -433,13 +425,6 @@ class _Session:
 def _needs_round(entry: tuple[int, str, int] | None, rnd: int) -> bool:
     """entry: (case id, status, rounds done) as stored, or None when not started."""
     return entry is None or (entry[1] not in TERMINAL and entry[2] <= rnd)
-
-
-def _lacking(library: str, alg: str) -> str:
-    """Why a library's agent does not offer an algorithm: the library's own reason where no build of it has
-    the algorithm, else its build's configuration."""
-    record = library_registry.get(versions.base(library))
-    return (record.lacks.get(alg) if record else None) or "not supported by this library build"
 
 
 def fit_to_target(plan: Plan, target: targets.Target) -> None:
@@ -468,17 +453,9 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
         fit_to_target(plan, target)
         target = image_for(plan, target)
         jobs = parallel.checked_jobs(jobs, target.one_at_a_time())  # refused before the run is stored
-        if target.deterministic:  # the same material every time: identical counts run after run
-            material = paths.data_dir() / "firmware-material.json"
-            keys = keys_mod.seeded(material)
-            for family in registry.FAMILIES:
-                family.prepare(plan, keys, keys_mod.clock_of(keys))
-            keys_mod.save_reusable(material, keys)  # with what the families added, for the next run
-        else:
-            keys = keys_mod.generate()
-            for family in registry.FAMILIES:  # e.g. certificate chains, stored with the keys for a resume
-                family.prepare(plan, keys, None)
-        board_profile = cyclemodel.active_profile()  # the cycle model's board, as read now: stored with the run
+        # an exact target's material is the same every time: identical counts run after run
+        keys = registry.material(plan, target.deterministic)
+        board_profile = target.board_profile()  # the cycle model's board, as read now: stored with the run
         run_id = store.create_run(target=target.name, plan_name=plan.name, plan_source=plan_source,
                                   plan=plan.to_dict(), machine=machine.collect(target),
                                   version=machine.tlsbench_revision(), keys=keys, labels=labels)
@@ -495,19 +472,18 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
         info = store.get_run(resume)
         if info.status == "complete":
             raise TlsbenchError(f"run {resume} is already complete")
-        cyclemodel.active_profile()  # a user's board profile edited since the start is refused now, not per case
+        stored = targets.of_run(info.target, info.machine)
+        stored.board_profile()  # a user's board profile edited since the start is refused now, not per case
         plan = Plan.from_dict(info.plan)
         keys = info.keys
         run_id = resume
-        profiles = ",".join(f"{k}={v}" for k, v in (info.machine.get("profiles") or {}).items())
-        target = image_for(plan, targets.parse(info.target, info.machine.get("board"), profiles or None)
-                           .with_user_build(userconfig.from_record(info.machine.get("user_build"))))
+        target = image_for(plan, stored)
         jobs = parallel.checked_jobs(jobs, target.one_at_a_time())
         if not quiet:
             logger.info(f"resuming run {run_id} (plan {plan.name!r})")
 
     # the firmware's frozen clock, inside the material's validity: for this run only
-    clock = {keys_mod.FIRMWARE_CLOCK_ENV: str(keys["clock_unix"])} if "clock_unix" in keys else {}
+    clock = registry.material_environment(keys)
     clock.update(target.agent_environment())  # e.g. every host agent of the run (servers too) from the user's build
     with store.lock_run(run_id), runenv.applied(clock):  # a second `--resume` of this run is refused
         with translated(store.path, kept_hint(store.path, run_id)):
@@ -562,10 +538,7 @@ def _measure_session(store: Store, run_id: int, plan: Plan, keys: dict, target: 
     rounds = len({r for r, _ in pending}) if len(pending) == len(cases) * len({r for r, _ in pending}) else 1
     progress = Progress(len(pending), enabled=show_progress, rounds=rounds)
     try:
-        if places:  # several boards share the cases (engine/farm.py)
-            from tlsbench.engine import farm_places
-
-            farm_places.share(session, places, pending, progress_of, progress, run_id)
+        if target.measure_on_places(places, session, pending, progress_of, progress, run_id):  # several boards
             pending = []
         elif jobs > 1:  # exact counts: several sessions at once, stored in plan order
             _measure_side_by_side(session, pending, progress_of, progress, jobs)

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from tlsbench import paths
 from tlsbench.engine import metrics
 from tlsbench.errors import TlsbenchError
 from tlsbench.families.base import FITS, KIND_CHARTS, Family, ReportView
 from tlsbench.families.minram.family import MinRamFamily
+from tlsbench.families.primitive import keys
 from tlsbench.families.primitive.family import PrimitiveFamily
 from tlsbench.families.size.family import SizeFamily
 from tlsbench.families.tls.family import TlsFamily
-from tlsbench.plans.model import PlanSection
+from tlsbench.plans.model import Plan, PlanSection
 
 FAMILIES: tuple[Family, ...] = (
     PrimitiveFamily(),
@@ -92,3 +94,26 @@ def family_of(kind: str) -> Family:
         return _BY_KIND[kind]
     except KeyError:
         raise TlsbenchError(f"no case family measures kind {kind!r}; kinds: {', '.join(_BY_KIND)}") from None
+
+
+def material(plan: Plan, deterministic: bool) -> dict:
+    """A new run's key material with what each family adds (e.g. certificate chains), stored with the run
+    (a resume reads it back). ``deterministic``: the target's counts are exact, so the material is the same
+    every time (seeded, cached with the families' additions for the next run), else fresh."""
+    if not deterministic:
+        fresh = keys.generate()
+        for family in FAMILIES:
+            family.prepare(plan, fresh, None)
+        return fresh
+    cached = paths.data_dir() / "firmware-material.json"
+    seeded = keys.seeded(cached)
+    for family in FAMILIES:
+        family.prepare(plan, seeded, keys.clock_of(seeded))
+    keys.save_reusable(cached, seeded)
+    return seeded
+
+
+def material_environment(material: dict) -> dict[str, str]:
+    """What a run's agents need in their environment for its material: the firmware's frozen clock,
+    inside the material's validity (none for fresh material)."""
+    return {keys.FIRMWARE_CLOCK_ENV: str(material["clock_unix"])} if "clock_unix" in material else {}

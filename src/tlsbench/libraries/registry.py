@@ -24,6 +24,13 @@ def get(name: str) -> Library | None:
     return next((lib for lib in LIBRARIES if lib.name == name), None)
 
 
+def lacking(identifier: str, alg: str) -> str:
+    """Why a library's agent does not offer an algorithm: the library's own reason where no build of it has
+    it (every version and configuration alias: "mbedtls@a2" is Mbed TLS), else its build's configuration."""
+    record = get(identifier.split("@", 1)[0])  # versions.base, which imports this module
+    return (record.lacks.get(alg) if record else None) or "not supported by this library build"
+
+
 def default_plan() -> tuple[str, ...]:
     """The libraries a plan that names none measures."""
     return tuple(lib.name for lib in LIBRARIES if lib.in_default_plan)

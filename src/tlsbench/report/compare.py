@@ -38,6 +38,7 @@ from tlsbench.engine import metrics, steadiness
 from tlsbench.engine.stats import bootstrap_ratio_ci, mann_whitney_p, median, smallest_p
 from tlsbench.engine.store import Store
 from tlsbench.report import tables
+from tlsbench.targets.target import is_host
 
 ALPHA = 0.01
 MIN_EFFECT = 0.05
@@ -229,8 +230,8 @@ def _exact_row(name: str, metric: str, va: list[float], vb: list[float], drawn: 
 def _drawn(a: RunSide, b: RunSide, metric: str) -> bool:
     """Whether this count of these two runs may differ without a change: both runs on a target where it
     depends on values drawn per run (one firmware run: exact, a difference is a change)."""
-    return not (metrics.exact_between_runs(metric, a.context.get("target", ""))
-                or metrics.exact_between_runs(metric, b.context.get("target", "")))
+    return not (metrics.exact_between_runs(metric, is_host(a.context.get("target", "")))
+                or metrics.exact_between_runs(metric, is_host(b.context.get("target", ""))))
 
 
 def _exact_all(a: RunSide, b: RunSide) -> list[ExactRow]:
@@ -389,7 +390,7 @@ def _metric_row(a: RunSide, b: RunSide, name: str, metric: str, alpha: float, mi
     machine = steadiness.moved(a.references.get(name, []), b.references.get(name, []), a.reference_kind,
                                b.reference_kind)
     row = _statistical_row(name, va, vb, alpha, min_effect, metrics.lower_is_better(metric), unit, metric, machine)
-    estimator = metrics.headline_estimator(metric, a.target)
+    estimator = metrics.headline_estimator(metric, is_host(a.target))
     if estimator != "median":  # printed beside the verdict as the reports show it
         pick = min if estimator == "min" else max
         row.estimator, row.figure_a, row.figure_b = estimator, pick(va), pick(vb)

@@ -11,6 +11,7 @@ from tlsbench.engine.case import split_repeats
 from tlsbench.engine.store import RunInfo, Store
 from tlsbench.errors import PlanError
 from tlsbench.targets import boardprofiles, cyclemodel, modelerror
+from tlsbench.targets.target import is_host
 
 DRIFT_METRIC = "wall_ns"  # the timed metric whose rounds are compared
 
@@ -41,7 +42,7 @@ def load(store: Store, run_id: int) -> RunData:
     for r in store.results(run_id):
         cases[r["name"]]["results"][r["metric"]] = {
             **dict(r), "reported_as": metrics.reported_as(r["metric"], r["min"], r["max"]),
-            "estimator": metrics.headline_estimator(r["metric"], run.target)}  # which column is its figure
+            "estimator": metrics.headline_estimator(r["metric"], is_host(run.target))}  # which column is its figure
     for c in cases.values():
         c.pop("transcript", None)
         c.pop("cache_key", None)  # the store's own look-up key, no figure
@@ -142,7 +143,7 @@ def counters_missing(data: RunData, lib: dict) -> dict[str, str]:
 def timed_headline(data: RunData) -> str | None:
     """What a host run's timed figures are, for a legend ("min of 6 samples"); None for a run whose
     figures stay medians (a firmware target)."""
-    if metrics.headline_estimator("wall_ns", data.run.target) == "median":  # the target's timings stay medians
+    if metrics.headline_estimator("wall_ns", is_host(data.run.target)) == "median":  # the target's timings stay medians
         return None
     repeats = int(data.run.plan.get("method", {}).get("repeats", 0)) or None
     return metrics.estimator_label("min", repeats)

@@ -21,6 +21,7 @@ from tlsbench.engine import metrics
 from tlsbench.engine.store import Store
 from tlsbench.errors import PlanError
 from tlsbench.report import compare
+from tlsbench.targets.target import is_host
 
 # The version of `stability --format json`'s document (its "format" field): raised when a field changes meaning or goes.
 JSON_VERSION = 2  # 2: "estimator" names the compared figure; worst rows' "a"/"b" (were median_a/median_b)
@@ -93,7 +94,7 @@ def _slow_rounds(store: Store, run_id: int) -> int:
 
 
 def assess(store: Store, run_a: int, run_b: int, metric: str = "wall_ns") -> Stability:
-    estimator = metrics.headline_estimator(metric, store.get_run(run_a).target)
+    estimator = metrics.headline_estimator(metric, is_host(store.get_run(run_a).target))
     n, within, rows = agreement(_values(store, run_a, metric, estimator), _values(store, run_b, metric, estimator))
     verdicts = verdict_counts(compare.compare(store, run_a, run_b, metric=metric))
     by = {e: agreement(_values(store, run_a, metric, e), _values(store, run_b, metric, e))[1] for e in ESTIMATORS}

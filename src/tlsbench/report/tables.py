@@ -39,6 +39,7 @@ from tlsbench.report.rundata import (
 from tlsbench.report.textformat import aligned, markdown
 from tlsbench.report.views import has_fits, is_handshake
 from tlsbench.targets import cyclemodel, modelerror
+from tlsbench.targets.target import is_host
 
 # what callers read as report.X (the command line, the pages, the studies, tests): each lives in the
 # module of its job (rundata, marks, cells, context, textformat, views); render is this module's own
@@ -57,7 +58,7 @@ JSON_VERSION = 2  # 2: each result says which stored column is its figure ("esti
 
 def _metric_figure(data: RunData, metric: str) -> str:
     """How a named metric's cells are figured: "median", or a host timing's "min of 6 samples"."""
-    estimator = metrics.headline_estimator(metric, data.run.target)
+    estimator = metrics.headline_estimator(metric, is_host(data.run.target))
     return "median" if estimator == "median" else metrics.estimator_label(
         estimator, int(data.run.plan.get("method", {}).get("repeats", 0)) or None)
 

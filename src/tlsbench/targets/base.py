@@ -17,12 +17,17 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 from tlsbench import paths, versions
 from tlsbench.errors import PlanError
 from tlsbench.libraries import registry
-from tlsbench.targets import sources, userconfig
+from tlsbench.targets import cyclemodel, hwcrypto, modelerror, sources, userconfig
 from tlsbench.targets.board import Board
 
+# the record probe_library answers and how its answer is kept: this contract's, so the runner imports them here
+from tlsbench.targets.libraries import LibraryInfo, from_answer
+from tlsbench.targets.libraries import answer_of as answer_of
+
 if TYPE_CHECKING:
+    from tlsbench.engine.case import Result
     from tlsbench.plans.model import Plan
-    from tlsbench.targets.libraries import LibraryInfo
+    from tlsbench.targets.boardprofiles import Profile
 
 
 class DeviceLink(Protocol):
@@ -233,6 +238,55 @@ class Target(ABC):
         target to probe and check on, and the boards that share the cases
         (None: this target measures them all)."""
         yield self, None
+
+    def measure_on_places(self, places: list | None, session: Any, pending: list, progress_of: dict,
+                          progress: Any, run_id: int) -> bool:
+        """Measures the pending rounds on the boards held() gave, side by side, each stored by the session;
+        False: this target is one place and the runner measures them itself."""
+        return False
+
+    def stored_probe(self, library: str, answer: dict, agent_sha256: str) -> LibraryInfo:
+        """The library's LibraryInfo from a probe answer stored for its image (answer_of), as probe_library
+        would give it, with no agent started."""
+        return from_answer(library, self.launcher(library), answer, agent_sha256)
+
+    # ---- what the runner asks about a run on it ----
+
+    def board_profile(self) -> Profile | None:
+        """The cycle model's board profile of the run, as read now (from the run's environment; a user's
+        file edited since the run started is refused), or None."""
+        return cyclemodel.active_profile()
+
+    def cycle_plugin(self) -> Path:
+        """The emulator's cycle-model plugin: part of what decides an exact outcome (the result cache)."""
+        return cyclemodel.plugin_path()
+
+    def derived_results(self, results: list[Result]) -> list[Result]:
+        """The results the board profile's model derives from a case's measured ones (time and energy
+        from model cycles; none without a profile)."""
+        return cyclemodel.derived_results(results)
+
+    def model_error(self) -> dict | None:
+        """The measured error of the cycle model on the board profile's core, as `run --json` carries it
+        beside a model figure (None: no profile)."""
+        profile = self.board_profile()
+        return modelerror.as_json(profile.core) if profile else None
+
+    def refusal(self, library: str, kind: str, alg: str, board: Profile | None) -> str | None:
+        """Why a case cannot run here (None: it can): a "hw" build's algorithm without the peripheral that
+        ``board`` (its board_profile() where it models cycles, read once per run) would give it."""
+        base = versions.base(library)
+        return hwcrypto.refusal(base, dict(self.profiles).get(base), board, kind, alg)
+
+    def turned_off(self) -> dict[str, set[str]]:
+        """What the user's configurations turned off, per library and per alias (raises TlsbenchError);
+        none where no configuration of the user's is built."""
+        return {}
+
+    def unsupported_reason(self, library: str, case_name: str, off: dict[str, set[str]], reason: str) -> str:
+        """An unsupported case's reason naming the define the user's configuration turned off (``off``:
+        turned_off()) when one is why."""
+        return userconfig.unsupported_reason(library, case_name, off, reason)
 
     def device_link(self, library: str, timeout: float) -> DeviceLink | None:
         """A channel to this library's firmware for one side of a handshake on

@@ -85,6 +85,11 @@ class BoardTarget(Target):
         board's one-side image (every case of it: primitives too)."""
         return dataclasses.replace(self, one_side=True) if plan.device_side else self
 
+    def turned_off(self) -> dict[str, set[str]]:
+        from tlsbench.targets.build import turned_off
+
+        return turned_off(self)
+
     def does_not_fit(self, library: str) -> str | None:
         firmware = self.firmware_path(library)
         too_big = firmware.parent / f"{firmware.name}.does-not-fit"

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from tlsbench import paths
 from tlsbench.errors import PlanError
+from tlsbench.targets import userconfig
 from tlsbench.targets.base import Target
 from tlsbench.targets.board import BOARDS, ICOUNT, TOOLCHAINS, Board, Toolchain, qemu_command
 from tlsbench.targets.kinds import host, labgrid, qemu, serial
@@ -75,10 +76,18 @@ def parse(name: str, board: str | None = None, profiles: str | None = None, coor
     raise PlanError(f"unknown target {name!r}{hint}; known: {', '.join(known_names())}")
 
 
+def of_run(name: str, machine: dict) -> Target:
+    """A stored run's target as it was measured (for --resume): its name, board and build profiles, and the
+    user's build as the run stored it (its files' text, not today's files)."""
+    profiles = ",".join(f"{k}={v}" for k, v in (machine.get("profiles") or {}).items())
+    target = parse(name, machine.get("board"), profiles or None)
+    return target.with_user_build(userconfig.from_record(machine.get("user_build")))
+
+
 def write_launcher(target: Target, library: str) -> Path:
     """The executable the runner starts for this library on this target (written for firmware)."""
     return target.launcher(library)
 
 
 __all__ = ["BOARDS", "HOST", "ICOUNT", "KINDS", "TOOLCHAINS", "Board", "Target", "Toolchain", "available_profiles",
-           "known_names", "parse", "parse_profiles", "qemu_command", "write_launcher"]
+           "known_names", "of_run", "parse", "parse_profiles", "qemu_command", "write_launcher"]

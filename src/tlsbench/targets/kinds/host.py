@@ -52,6 +52,11 @@ class HostTarget(Target):
 
             build.ensure_host_agents(self, self.user.with_aliases(libraries))
 
+    def turned_off(self) -> dict[str, set[str]]:
+        from tlsbench.targets import build
+
+        return build.turned_off(self)
+
     def fit(self, plan: Plan) -> None:
         if plan.device_side:
             raise TlsbenchError("[tls] device_side (--device-side) puts one side on a device: give a firmware "

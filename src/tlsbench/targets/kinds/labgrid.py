@@ -1,6 +1,6 @@
 """Boards in a labgrid farm: the places are held for the whole run, each a
 serial board of its own (flashed through its labgrid driver where it has
-one); the runner shares the cases among them (engine/farm_places.py)."""
+one); the cases are shared among them (targets/farm_places.py)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from tlsbench.errors import PlanError
-from tlsbench.targets import board_target, labgrid_places
+from tlsbench.targets import board_target, farm_places, labgrid_places
 from tlsbench.targets.base import Target
 from tlsbench.targets.board import BOARDS
 
@@ -78,6 +78,13 @@ class LabgridTarget(board_target.BoardTarget):
             for place in places:
                 self._ready(place)
             yield self.on_place(places[0]), places
+
+    def measure_on_places(self, places: list | None, session: Any, pending: list, progress_of: dict,
+                          progress: Any, run_id: int) -> bool:
+        if not places:
+            return False
+        farm_places.share(session, places, pending, progress_of, progress, run_id)
+        return True
 
     def _ready(self, place: labgrid_places.Place) -> None:
         """Before the first case: a place with a flasher has nothing flashed by

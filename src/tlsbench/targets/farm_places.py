@@ -1,8 +1,9 @@
 """A labgrid target's places as the boards of one run (held for the whole
 run and made ready by the target: targets/kinds/labgrid.py), each with its
 own target and launchers (flashed through its labgrid driver where it has
-one), the runner's pending rounds shared among them (engine/farm.py), a
-board that stops answering power-cycled once and its case measured again."""
+one), the runner's pending rounds shared among them (engine/farm.py, which
+knows no labgrid), a board that stops answering power-cycled once and its
+case measured again."""
 
 from __future__ import annotations
 
@@ -14,17 +15,17 @@ from typing import Any
 from tlsbench.engine import farm
 from tlsbench.engine.case import Case, Measured
 from tlsbench.targets import labgrid_places
-from tlsbench.targets import target as targets
+from tlsbench.targets.base import Target
 
 logger = logging.getLogger(__name__)
 
 
-def _view(session: Any, target: targets.Target) -> Any:
+def _view(session: Any, target: Target) -> Any:
     """The session as one place sees it: its own target and launchers, the
     same libraries, checks and verdicts."""
     view = copy.copy(session)
     view.target = target
-    view.infos = {lib: dataclasses.replace(info, path=targets.write_launcher(target, lib))
+    view.infos = {lib: dataclasses.replace(info, path=target.launcher(lib))
                   for lib, info in session.infos.items()}
     return view
 
