@@ -26,6 +26,7 @@ from tlsbench.engine.stats import bootstrap_ratio_ci, median
 from tlsbench.engine.store import Store
 from tlsbench.errors import PlanError
 from tlsbench.report import compare
+from tlsbench.targets.target import is_host
 
 CHANGES = ("slower", "faster", "changed")  # the verdicts marked on a trend
 DATE_FORMATS = ("%Y-%m-%d", "%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S")
@@ -197,7 +198,7 @@ def assemble(runs: list[_Run], names: list[str], metric: str | None, selection: 
             low, high = _interval(values, case.exact)
             point = HPoint(r.id, r.created, r.labels.get("git.commit", "unknown"),
                            r.labels.get("git.dirty") == "true", s, median(values), low, high, len(values))
-            point.estimator = metrics.headline_estimator(m, r.target)
+            point.estimator = metrics.headline_estimator(m, is_host(r.target))
             point.figure = {"min": min, "max": max}.get(point.estimator, median)(values)
             if s in previous:
                 point.verdict, point.ratio, point.p_value, point.note = _against(previous[s], (r, values), name, m,
