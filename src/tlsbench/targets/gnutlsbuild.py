@@ -27,8 +27,13 @@ from tlsbench.targets import prefixbuild, sources
 logger = logging.getLogger(__name__)
 
 (NETTLE_LOCK,) = gnutls.LIBRARY.companion_locks  # its one companion: nettle
+# Both are compiled at -O2, their configure's own level, without debug information: nothing reads it,
+# and writing it (nettle's -ggdb3 adds every macro) is much of the compile time. GCC's code is the
+# same with and without -g. nettle's configure appends -ggdb3 and its warnings to any CFLAGS, so its
+# make is given CFLAGS too.
+NO_DEBUG_INFO = "CFLAGS=-O2"
 # nettle's configure: shared only, with its assembly (m4), no docs, no OpenSSL glue in its benchmark
-NETTLE_OPTIONS = ("--disable-static", "--disable-documentation", "--disable-openssl")
+NETTLE_OPTIONS = ("--disable-static", "--disable-documentation", "--disable-openssl", NO_DEBUG_INFO)
 # GnuTLS's configure: what the adapter needs and nothing more; the algorithms keep their defaults
 GNUTLS_OPTIONS = (
     "--disable-doc", "--disable-tools", "--disable-tests", "--disable-cxx", "--disable-nls",
@@ -36,7 +41,7 @@ GNUTLS_OPTIONS = (
     # its developer warnings include -fanalyzer, which multiplies the compile time
     "--disable-gcc-warnings",
     "--without-p11-kit", "--without-tpm2", "--without-tpm", "--without-idn",
-    "--without-zlib", "--without-brotli", "--without-zstd",
+    "--without-zlib", "--without-brotli", "--without-zstd", NO_DEBUG_INFO,
 )
 LIBRARIES = ("libgnutls.so", "libnettle.so", "libhogweed.so")
 
@@ -74,7 +79,7 @@ def build_gnutls(ident: str, src: Path, jobs: int) -> Path:
     # RPATH below, which libgnutls.so needs too (a RUNPATH is not inherited by a library's own needs)
     env = {**os.environ, "PKG_CONFIG_PATH": str(lib / "pkgconfig"), "LDFLAGS": f"-Wl,-rpath,{lib}"}
     prefixbuild.run(nettle_cfg, nettle_dir, f"{ident}: nettle configure", env)
-    prefixbuild.run(["make", f"-j{jobs}", "install-here"], nettle_dir, f"{ident}: nettle make", env)
+    prefixbuild.run(["make", f"-j{jobs}", NO_DEBUG_INFO, "install-here"], nettle_dir, f"{ident}: nettle make", env)
     prefixbuild.run(gnutls_cfg, gnutls_dir, f"{ident}: configure", env)
     # the library needs gnulib's libgnu (gl/) first; lib/ alone is the library, its headers and gnutls.pc
     prefixbuild.run(["make", f"-j{jobs}", "-C", "gl"], gnutls_dir, f"{ident}: make -C gl", env)
