@@ -31,6 +31,10 @@ class FakeBoard(threading.Thread):
     the board restarts instead of answering (it writes its ready line and
     forgets its clock)."""
 
+    # the boards started on board_pty's terminal: its teardown waits for them to stop before it closes the
+    # master, whose fd number the next test's terminal may get (a board still reading it would answer there)
+    started: list[FakeBoard] = []
+
     def __init__(self, fd: int, library: str = "mbedtls", reset_at: tuple[int, ...] = ()):
         super().__init__(daemon=True)
         self.fd, self.library, self.reset_at = fd, library, set(reset_at)
@@ -41,6 +45,10 @@ class FakeBoard(threading.Thread):
 
     def write(self, data: bytes) -> None:
         os.write(self.fd, data)
+
+    def start(self) -> None:
+        FakeBoard.started.append(self)
+        super().start()
 
     def boot(self) -> None:
         self.boots += 1
@@ -87,7 +95,11 @@ def board_pty():
     master, slave = pty.openpty()
     tty.setraw(master)
     yield master, os.ttyname(slave)
-    os.close(slave)
+    os.close(slave)  # the master's reads now fail (EIO): every board on it stops
+    for board in FakeBoard.started:
+        board.join(timeout=30)
+        assert not board.is_alive(), "a fake board still reads the terminal"
+    FakeBoard.started.clear()
     os.close(master)
 
 
