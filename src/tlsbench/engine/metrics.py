@@ -17,6 +17,7 @@ below, not listed twice.
 from __future__ import annotations
 
 import difflib
+import statistics
 from dataclasses import dataclass
 
 from tlsbench.errors import PlanError
@@ -238,6 +239,11 @@ def headline_estimator(name: str, host_run: bool) -> str:
     if not host_run or name not in REGISTRY or is_exact(name):
         return "median"
     return "min" if lower_is_better(name) else "max"
+
+
+def figure_of(estimator: str, values: list[float]) -> float:
+    """The figure ``estimator`` (headline_estimator's answer) takes from raw per-operation values."""
+    return {"min": min, "max": max}.get(estimator, statistics.median)(values)
 
 
 def headline_of(result: dict) -> float:

@@ -392,8 +392,8 @@ def _metric_row(a: RunSide, b: RunSide, name: str, metric: str, alpha: float, mi
     row = _statistical_row(name, va, vb, alpha, min_effect, metrics.lower_is_better(metric), unit, metric, machine)
     estimator = metrics.headline_estimator(metric, is_host(a.target))
     if estimator != "median":  # printed beside the verdict as the reports show it
-        pick = min if estimator == "min" else max
-        row.estimator, row.figure_a, row.figure_b = estimator, pick(va), pick(vb)
+        row.estimator, row.figure_a, row.figure_b = estimator, metrics.figure_of(estimator, va), \
+            metrics.figure_of(estimator, vb)
     return row
 
 

@@ -199,7 +199,7 @@ def assemble(runs: list[_Run], names: list[str], metric: str | None, selection: 
             point = HPoint(r.id, r.created, r.labels.get("git.commit", "unknown"),
                            r.labels.get("git.dirty") == "true", s, median(values), low, high, len(values))
             point.estimator = metrics.headline_estimator(m, is_host(r.target))
-            point.figure = {"min": min, "max": max}.get(point.estimator, median)(values)
+            point.figure = metrics.figure_of(point.estimator, values)
             if s in previous:
                 point.verdict, point.ratio, point.p_value, point.note = _against(previous[s], (r, values), name, m,
                                                                                  alpha, min_effect)
