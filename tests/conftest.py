@@ -25,6 +25,16 @@ FAKE_AGENT = Path(__file__).parent / "fake_agent.py"
 _DATABASES = itertools.count(1)
 
 
+@pytest.fixture(autouse=True)
+def _settling_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every round counts as steady: whether a paced host run measures a case again at its end depends on
+    the machine's speed, and tests assert exact facts (tests/agent/test_clean_timing.py turns it on, with
+    the fake agent's references)."""
+    from tlsbench.engine import settling
+
+    monkeypatch.setattr(settling, "STEADY_SPEED", 0.0)
+
+
 @pytest.fixture(scope="session")
 def agents() -> dict[str, Path]:
     """All four real agents (and the selftest double), built if missing."""

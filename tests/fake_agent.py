@@ -8,6 +8,8 @@ correctly for checks, but its bench requests fail in chosen ways:
 Its FAKE_MODE env var can make "hello" fail too (FAKE_MODE=hello-fails).
 "reference" answers the real workload's result; its time is the first line
 taken from the file FAKE_REFERENCE_NS names (one line per call), else 20 ms.
+A valid bench's samples are base + i ns: base the first line taken from the
+file FAKE_BENCH_NS names (one line per call), else 1000.
 """
 
 import hashlib
@@ -34,6 +36,20 @@ def fields(parts: list[str]) -> dict[str, str]:
     return dict(p.split("=", 1) for p in parts)
 
 
+def taken(variable: str, default: int) -> int:
+    """The first line of the file the variable names, removed from it; the default when there is none."""
+    path = os.environ.get(variable)
+    if not path or not os.path.exists(path):
+        return default
+    with open(path) as fh:
+        lines = fh.read().split()
+    if not lines:
+        return default
+    with open(path, "w") as fh:
+        fh.write("\n".join(lines[1:]))
+    return int(lines[0])
+
+
 def main() -> None:
     for line in sys.stdin:
         parts = line.split()
@@ -45,15 +61,7 @@ def main() -> None:
                     "counters=wall_ns,cpu_ns"))
             out(rec("tb1 end status=ok"))
         elif verb == "reference":
-            ns = 20_000_000
-            path = os.environ.get("FAKE_REFERENCE_NS")
-            if path and os.path.exists(path):
-                with open(path) as fh:
-                    lines = fh.read().split()
-                if lines:
-                    ns = int(lines[0])
-                    with open(path, "w") as fh:
-                        fh.write("\n".join(lines[1:]))
+            ns = taken("FAKE_REFERENCE_NS", 20_000_000)
             out(rec(f"tb1 reference steps={f.get('steps', '4000000')} lanes={f.get('lanes', '1')}"
                     f" result=6205336065229801454 wall_ns={ns}"))
             out(rec("tb1 end status=ok"))
@@ -78,8 +86,9 @@ def main() -> None:
                 out(rec("tb1 end status=error msg=library%20said%20no"))
                 continue
             out(rec("tb1 calib iters=10"))
+            base = taken("FAKE_BENCH_NS", 1000)
             for i in range(int(f.get("repeats", "10"))):
-                out(rec(f"tb1 sample i={i} iters=10 wall_ns={1000 + i} cpu_ns={990 + i}"))
+                out(rec(f"tb1 sample i={i} iters=10 wall_ns={base + i} cpu_ns={base - 10 + i}"))
             if alg == "sha384":
                 out("tb1 end status=o")
                 sys.exit(0)

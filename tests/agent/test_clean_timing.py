@@ -12,12 +12,13 @@ from pathlib import Path
 import pytest
 
 from tlsbench import paths
-from tlsbench.engine import agent, layout, pacing, runner
+from tlsbench.engine import agent, layout, pacing, runner, settling
 from tlsbench.engine.protocol import encode_request
 from tlsbench.engine.store import Store
 from tlsbench.plans.plan import Method, Plan
 
 LIBS = ("mbedtls", "wolfssl", "openssl", "gnutls")
+SHIPPED_STEADY_SPEED = settling.STEADY_SPEED  # before conftest turns settling off
 X25519_BASE = (9).to_bytes(32, "little")  # a valid peer public key for every library
 
 
@@ -108,77 +109,162 @@ def test_the_reference_workload_is_the_documented_computation(agents) -> None:
         assert resp.status == "bad_input" and "steps=1..1000000000 and lanes=1 or 8" in resp.message
 
 
-def test_a_round_in_a_slow_phase_is_measured_again(fake_agent_dir: Path, db_path: Path, monkeypatch) -> None:
+def _queue(fake_agent_dir: Path, monkeypatch, variable: str, values: list[int]) -> Path:
+    """The fake agent's answers in call order (tests/fake_agent.py), from a file it consumes."""
+    path = fake_agent_dir / variable.lower()
+    path.write_text("\n".join(str(n) for n in values))
+    monkeypatch.setenv(variable, str(path))
+    return path
+
+
+@pytest.fixture
+def settling_on(monkeypatch) -> None:
+    """Settling as shipped (conftest turns it off elsewhere), with a clock that never runs out."""
+    monkeypatch.setattr(settling, "STEADY_SPEED", SHIPPED_STEADY_SPEED)
+    monkeypatch.setattr(settling, "clock", lambda: 0.0)
+
+
+def test_a_slow_round_is_flagged_and_the_report_says_so(fake_agent_dir: Path, db_path: Path, monkeypatch) -> None:
     """References (ns) in call order: three to prime the run's best (1000),
-    then the first round: 2000 and 1500 and 1950 (all slower than 0.9 of the
-    best: measured three times, the attempt after 1500 kept, flagged slow),
-    then the second case: 1050 (fast enough: once); each attempt's reference
-    after its round (2100, 1600, 1900, 1040) is stored too, and the slower of
-    the two decides: the third case's first attempt had 1000 before it but
-    1500 after it (a phase began during the round), so it is measured again
-    (1010, 1020). The kept rounds' six make the run's steadiness line."""
-    refs = fake_agent_dir / "refs"
-    refs.write_text("\n".join(str(n) for n in (1000, 1000, 1000, 2000, 2100, 1500, 1600, 1950, 1900, 1050, 1040,
-                                                1000, 1500, 1010, 1020)))
-    monkeypatch.setenv("FAKE_REFERENCE_NS", str(refs))
+    then each round's before and after, in the agent that measures it: the
+    first case 2000 and 2100 (slower than 0.9 of the best: flagged slow), the
+    second 1050 and 1040, the third 1000 before but 1500 after (a phase began
+    during the round: the slower of the two decides, flagged slow). Each round
+    is measured once (with settling off, as conftest has it); the six
+    references make the run's steadiness line."""
+    refs = _queue(fake_agent_dir, monkeypatch, "FAKE_REFERENCE_NS",
+                  [1000, 1000, 1000, 2000, 2100, 1050, 1040, 1000, 1500])
     store = Store(db_path)
     plan = Plan(name="pace", libraries=["openssl"], kinds=["hash"], algorithms=["sha256"], sizes=[64, 128, 256],
                 method=Method(warmup=0, repeats=2, rounds=1, outliers="none", min_sample_ms=1, timeout_s=10))
     run_id = runner.run(plan, "test", store, show_progress=False)
+    assert refs.read_text() == ""  # every reference was asked for, and no other
     rows = {r["name"]: r for r in store.case_rounds(run_id)}
     first, second = rows["openssl/hash/sha256/hash/64"], rows["openssl/hash/sha256/hash/128"]
-    assert (first["attempts"], first["reference_ns"], first["best_reference_ns"], first["slow"]) == (3, 1500, 1000, 1)
+    assert (first["attempts"], first["reference_ns"], first["best_reference_ns"], first["slow"]) == (1, 2000, 1000, 1)
     assert (second["attempts"], second["reference_ns"], second["slow"]) == (1, 1050, 0)
-    assert (first["reference_after_ns"], second["reference_after_ns"]) == (1600, 1040)
+    assert (first["reference_after_ns"], second["reference_after_ns"]) == (2100, 1040)
     third = rows["openssl/hash/sha256/hash/256"]
-    assert (third["attempts"], third["reference_ns"], third["reference_after_ns"], third["slow"]) == (2, 1010, 1020, 0)
+    assert (third["attempts"], third["reference_ns"], third["reference_after_ns"], third["slow"]) == (1, 1000, 1500, 1)
     # the requested placement is what is stored (the fake agent reports none of its own)
     expected = layout.placement(run_id, "openssl/hash/sha256/hash/64", 0, 1)
     assert (first["stack_at"], first["heap_shift"]) == (expected.stack_at, expected.heap_shift)
-    # only the kept attempt's samples are stored
     (case,) = [c for c in store.cases(run_id) if c["name"] == "openssl/hash/sha256/hash/64"]
     assert len([s for s in store.samples(case["id"]) if s["counter"] == "wall_ns"]) == 2
     # and the report says so, in one line of its context
     from tlsbench.report import tables as report
 
     text = report.render(report.load(store, run_id), "table")
-    assert "SLOW PHASE: 1 of 3 rounds ran while the reference workload was slow (after measuring again)," \
-           " in 1 cases: openssl/hash/sha256/hash/64" in text
-    assert "machine unsteady: speed moved 0.63-1.00x, p5-p95 ±51%, 33% of references below 0.9 over 6 samples" in text
+    assert "SLOW PHASE: 2 of 3 rounds ran while the reference workload was slow (after measuring again)," \
+           " in 2 cases: openssl/hash/sha256/hash/256, openssl/hash/sha256/hash/64" in text
+    assert "machine unsteady: speed moved 0.48-1.00x, p5-p95 ±63%, 50% of references below 0.9 over 6 samples" \
+        in text
     # and every other format carries the flag too, per case
     data = report.load(store, run_id)
-    assert "SLOW PHASE: 1 of 3 rounds" in report.render(data, "markdown")
+    assert "SLOW PHASE: 2 of 3 rounds" in report.render(data, "markdown")
     rows = list(csv.DictReader(io.StringIO(report.render(data, "csv"))))
     assert {r["case"]: r["slow_rounds"] for r in rows} == {"openssl/hash/sha256/hash/64": "1",
                                                           "openssl/hash/sha256/hash/128": "0",
-                                                          "openssl/hash/sha256/hash/256": "0"}
+                                                          "openssl/hash/sha256/hash/256": "1"}
     doc = json.loads(report.render(data, "json"))
-    assert doc["slow_phase"] == {"rounds": 3, "slow_rounds": 1, "cases": {"openssl/hash/sha256/hash/64": 1}}
-    assert doc["machine_steadiness"].startswith("machine unsteady: speed moved 0.63-1.00x")
+    assert doc["slow_phase"] == {"rounds": 3, "slow_rounds": 2, "cases": {"openssl/hash/sha256/hash/256": 1,
+                                                                          "openssl/hash/sha256/hash/64": 1}}
+    assert doc["machine_steadiness"].startswith("machine unsteady: speed moved 0.48-1.00x")
     from tlsbench.report import export, html
 
-    assert "Slow phase: 1 of 3 rounds" in html.render(data)
-    assert "<p>machine unsteady: speed moved 0.63-1.00x" in html.render(data)
+    assert "Slow phase: 2 of 3 rounds" in html.render(data)
+    assert "<p>machine unsteady: speed moved 0.48-1.00x" in html.render(data)
     assert "<td>openssl/hash/sha256/hash/64</td><td>1</td>" in html.render(data).replace("\n", "")
-    assert "SLOW PHASE: 1 of 3 rounds" in export.markdown(data, [])
+    assert "SLOW PHASE: 2 of 3 rounds" in export.markdown(data, [])
 
 
-def test_measuring_again_keeps_within_the_runs_budget(fake_agent_dir: Path, db_path: Path, monkeypatch) -> None:
-    """A machine slow all the time (every reference twice the run's best): each slow round may be measured
-    again only while the run's extra attempts stay within half a round per round (plus MAX_AGAIN), so eight
-    one-round cases take 3, 2, 1, 2, 1, 2, 1, 2 attempts: 14, not 24."""
-    refs = fake_agent_dir / "refs"
-    refs.write_text("\n".join(str(n) for n in (1000, 1000, 1000, *[2000] * 60)))
-    monkeypatch.setenv("FAKE_REFERENCE_NS", str(refs))
+def test_a_case_without_a_steady_round_is_measured_again_at_the_end(
+        fake_agent_dir: Path, db_path: Path, monkeypatch, settling_on, caplog) -> None:
+    """Two rounds of three cases. References in call order: the run's priming
+    (best 1000), then round 1: the first case 2000/2000, the second 1000/1000,
+    the third 1000/1500; round 2: 1800/1900, 1200/1200, 1000/1000. Only the
+    first case has no round with both references at 0.95 of the best. At the
+    end of the run it waits for a fast phase (2000: slow, then 1000) and its
+    slowest round, the first, is measured again (1010/1020): steady, kept.
+    Its samples are the new attempt's in place of the old round's (the fake
+    agent's bench answers 5000, 1000, 1000, 4000, 1000, 1000, then 1000 for the
+    attempt), its figure is summarised again, and its JSON lines come last,
+    with the new figure."""
+    refs = _queue(fake_agent_dir, monkeypatch, "FAKE_REFERENCE_NS",
+                  [1000, 1000, 1000, 2000, 2000, 1000, 1000, 1000, 1500, 1800, 1900, 1200, 1200, 1000, 1000,
+                   2000, 1000, 1010, 1020])
+    benches = _queue(fake_agent_dir, monkeypatch, "FAKE_BENCH_NS", [5000, 1000, 1000, 4000, 1000, 1000, 1000])
     store = Store(db_path)
-    plan = Plan(name="budget", libraries=["openssl"], kinds=["hash"], algorithms=["sha256"],
-                sizes=[16, 32, 64, 128, 256, 512, 1024, 2048],
+    plan = Plan(name="settle", libraries=["openssl"], kinds=["hash"], algorithms=["sha256"], sizes=[64, 128, 256],
+                method=Method(warmup=0, repeats=2, rounds=2, outliers="none", min_sample_ms=1, timeout_s=10))
+    lines = io.StringIO()
+    with caplog.at_level("INFO"):
+        run_id = runner.run(plan, "test", store, show_progress=False, json_out=lines)
+    assert refs.read_text() == "" and benches.read_text() == ""  # every answer was asked for, and no other
+    rows = {(r["name"], r["round"]): r for r in store.case_rounds(run_id)}
+    settled = rows[("openssl/hash/sha256/hash/64", 0)]
+    assert (settled["attempts"], settled["reference_ns"], settled["reference_after_ns"], settled["slow"]) == \
+        (2, 1010, 1020, 0)
+    assert rows[("openssl/hash/sha256/hash/64", 1)]["attempts"] == 1
+    assert all(r["attempts"] == 1 for (name, _), r in rows.items() if not name.endswith("/64"))
+    (case,) = [c for c in store.cases(run_id) if c["name"] == "openssl/hash/sha256/hash/64"]
+    assert sorted(s["total"] for s in store.samples(case["id"]) if s["counter"] == "wall_ns") == [1000, 4000]
+    (wall,) = [r for r in store.results(run_id) if r["name"] == case["name"] and r["metric"] == "wall_ns"]
+    assert (wall["min"], wall["max"], wall["n"]) == (100.0, 400.0, 2)
+    assert "--- round 1, measured again ---" in case["transcript"]
+    from tlsbench.engine import steadiness
+
+    assert steadiness.run_line(dict(r) for r in store.case_rounds(run_id)).endswith(
+        "over 12 samples; 1 of 6 rounds measured again (1 more attempts, the fastest kept)")
+    assert ("settling: 1 case(s) had no steady round (both references at 0.95 of the run's best): 1 now have one"
+            " after 1 round(s) measured again (1 kept), 2 reference(s) timed waiting for a fast phase") in caplog.text
+    order = [json.loads(line)["case"] for line in lines.getvalue().splitlines()]
+    assert order[-1] == "openssl/hash/sha256/hash/64" and order.index("openssl/hash/sha256/hash/64") > \
+        order.index("openssl/hash/sha256/hash/256")
+    figures = {json.loads(line)["metric"]: json.loads(line)["min"] for line in lines.getvalue().splitlines()
+               if json.loads(line)["case"] == "openssl/hash/sha256/hash/64"}
+    assert figures["wall_ns"] == 100.0
+
+
+def test_an_attempt_no_faster_is_counted_and_not_kept(
+        fake_agent_dir: Path, db_path: Path, monkeypatch, settling_on) -> None:
+    """One round of one case, slow (2000/2000). At the end a reference says
+    the machine is fast (1000), but the attempt's own references are slower
+    still (2500/2500): the round keeps its samples and references, its
+    attempts counted (2); on the next pass the wait finds only slow phases
+    (six references of 2000 each, settling.POLLS), and on the third the
+    attempt is steady (1000, then 1000/1000) and kept."""
+    refs = _queue(fake_agent_dir, monkeypatch, "FAKE_REFERENCE_NS",
+                  [1000, 1000, 1000, 2000, 2000, 1000, 2500, 2500, *[2000] * settling.POLLS, 1000, 1000, 1000])
+    benches = _queue(fake_agent_dir, monkeypatch, "FAKE_BENCH_NS", [3000, 2000, 1500])
+    store = Store(db_path)
+    plan = Plan(name="settle", libraries=["openssl"], kinds=["hash"], algorithms=["sha256"], sizes=[64],
                 method=Method(warmup=0, repeats=1, rounds=1, outliers="none", min_sample_ms=1, timeout_s=10))
     run_id = runner.run(plan, "test", store, show_progress=False)
+    assert refs.read_text() == "" and benches.read_text() == ""
+    (r,) = store.case_rounds(run_id)
+    assert (r["attempts"], r["reference_ns"], r["reference_after_ns"], r["slow"]) == (3, 1000, 1000, 0)
+    (case,) = store.cases(run_id)
+    assert [s["total"] for s in store.samples(case["id"]) if s["counter"] == "wall_ns"] == [1500]
+
+
+def test_settling_stays_within_its_budget(fake_agent_dir: Path, db_path: Path, monkeypatch, settling_on,
+                                          caplog) -> None:
+    """A machine slow all the time: with no time left (settling.SHARE 0) no
+    case is measured again and none waits; the run says so and keeps its
+    slow rounds flagged."""
+    monkeypatch.setattr(settling, "SHARE", 0.0)
+    refs = _queue(fake_agent_dir, monkeypatch, "FAKE_REFERENCE_NS", [1000, 1000, 1000, *[2000] * 4])
+    store = Store(db_path)
+    plan = Plan(name="budget", libraries=["openssl"], kinds=["hash"], algorithms=["sha256"], sizes=[16, 32],
+                method=Method(warmup=0, repeats=1, rounds=1, outliers="none", min_sample_ms=1, timeout_s=10))
+    with caplog.at_level("INFO"):
+        run_id = runner.run(plan, "test", store, show_progress=False)
+    assert refs.read_text() == ""
     rounds = store.case_rounds(run_id)
-    assert len(rounds) == 8 and all(r["slow"] for r in rounds)
-    assert sorted(r["attempts"] for r in rounds) == [1, 1, 1, 2, 2, 2, 2, 3]
-    assert sum(r["attempts"] for r in rounds) == 14 <= 1.5 * 8 + pacing.MAX_AGAIN
+    assert len(rounds) == 2 and all(r["slow"] and r["attempts"] == 1 for r in rounds)
+    assert "2 case(s) had no steady round" in caplog.text and "0 now have one after 0 round(s) measured again" \
+        " (0 kept), 0 reference(s) timed" in caplog.text and "stopped by its time budget" in caplog.text
 
 
 @pytest.mark.parametrize("at", [0, 2048, 4080])

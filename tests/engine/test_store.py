@@ -92,6 +92,27 @@ def test_resume_keeps_partial_and_ok_cases_and_forgets_failed(store_where: str) 
     store.close()
 
 
+def test_a_round_measured_again_replaces_its_samples_only(store_where: str) -> None:
+    """settle(): round 1 of a two-round case replaced, its samples by key, the results and its pace with
+    them; round 2's samples stay."""
+    store = Store(store_where)
+    run = _new_run(store)
+    case = _case(store, run, "a", "partial")
+    store.add_round(case, status="ok", reason="", transcript="r2", samples=[Sample.one(1, "wall_ns", 7)],
+                    results=[], rounds_done=2, round_info={"stack_at": 32, "attempts": 1})
+    result = Result.of("wall_ns", "ns", 2, 0, 5.0, 5.0, 0.0, 3.0, 7.0, None, None)
+    store.replace_round(case, 0, samples=[Sample.one(0, "wall_ns", 3)], results=[result],
+                        round_info={"stack_at": 16, "attempts": 2, "reference_ns": 1010}, transcript="again")
+    assert sorted(s.total for s in store.case_samples(case)) == [3, 7]
+    assert [(r["round"], r["attempts"], r["reference_ns"]) for r in store.case_rounds(run)] == \
+        [(0, 2, 1010), (1, 1, None)]
+    assert [(r["metric"], r["min"]) for r in store.results(run)] == [("wall_ns", 3.0)]
+    assert store.cases(run)[0]["transcript"] == "r1\n--- round 2 ---\nr2\n--- round 1, measured again ---\nagain"
+    store.put_round_info(case, 1, {"stack_at": 32, "attempts": 2})
+    assert [r["attempts"] for r in store.case_rounds(run)] == [2, 2]
+    store.close()
+
+
 def test_upserts_replace_and_code_sizes_keep_their_order(store_where: str) -> None:
     store = Store(store_where)
     run = _new_run(store)

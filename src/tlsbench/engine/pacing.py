@@ -1,6 +1,6 @@
-"""How fast the machine is right now: the reference workload before each
-round of a host case, and the rule that measures a round again when the
-machine was in a slow phase.
+"""How fast the machine is right now: the reference workload before and
+after each round of a host case, and the rule that flags a round measured
+in a slow phase.
 
 The agents' ``reference`` request times fixed integer work (eight
 independent xorshift64 chains, no memory, no allocation:
@@ -10,9 +10,9 @@ both by up to 2x in bursts of tenths of a second to seconds, while a single
 dependent chain (the reference before, ``lanes=1``) held 0.96 of its best
 (docs/method.md, "Which reference workload"). A round whose slower reference
 (the one before it or the one after it) is slower than SLOW_RATIO of the
-run's best so far is measured again, at most MAX_AGAIN times; the attempt
-with the fastest such reference is kept and, if it is still slow, flagged as
-slow in the store (case_rounds.slow).
+run's best so far is flagged slow in the store (case_rounds.slow); a case
+with no steady round is measured again at the end of the run
+(engine/settling.py).
 """
 
 from __future__ import annotations
@@ -24,11 +24,7 @@ from pathlib import Path
 from tlsbench.engine import agent
 from tlsbench.errors import AgentError
 
-SLOW_RATIO = 0.90  # speed relative to the run's best below which a round is measured again
-MAX_AGAIN = 2  # a round is measured at most 1 + MAX_AGAIN times
-# measuring again costs at most half a round per round over the run (plus MAX_AGAIN for a slow start): on a
-# day when the machine is slow half of the time, retries alone would double the run's wall time
-AGAIN_BUDGET = 0.5
+SLOW_RATIO = 0.90  # speed relative to the run's best below which a round is flagged slow
 LANES = 8  # independent chains: throughput-bound (1: the single dependent chain of runs before)
 STEPS = 4_000_000  # steps per lane, about 18 ms on our machines
 KIND = f"xorshift64 x{LANES} lanes, {STEPS:,} steps"  # stored with each run: references compare only in kind
@@ -91,17 +87,6 @@ class Pace:
 
     best_ns: int | None = None
     seen: list[int] = field(default_factory=list)
-    rounds: int = 0  # rounds measured so far
-    again: int = 0  # the extra attempts they took
-
-    def may_again(self, extra: int) -> bool:
-        """Whether the run's budget allows one more attempt of the round being measured, which has taken
-        ``extra`` attempts beyond its first so far."""
-        return self.again + extra < AGAIN_BUDGET * self.rounds + MAX_AGAIN
-
-    def count(self, attempts: int) -> None:
-        self.rounds += 1
-        self.again += attempts - 1
 
     def note(self, ns: int) -> None:
         self.seen.append(ns)

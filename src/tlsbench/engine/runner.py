@@ -16,7 +16,7 @@ import time
 from dataclasses import asdict
 from typing import TextIO
 
-from tlsbench.engine import layout, machine, metrics, pacing, parallel, result_cache
+from tlsbench.engine import layout, machine, metrics, pacing, parallel, result_cache, settling
 from tlsbench.engine.case import Case, Measured, Result, Sample
 from tlsbench.engine.progress import Progress
 from tlsbench.engine.protocol import ran_out_of_room
@@ -128,6 +128,10 @@ class _Session:
         # a library's "hw" build: why a case cannot run on this board profile (Target.refusal)
         self.hw_board = target.board_profile() if target.models_cycles else None
         self.cache = False  # exact outcomes are looked up in (and added to) the result cache
+        # paced runs: each case's stored rounds (references, attempts) and the ok cases whose JSON lines
+        # wait for settle(), as they may be measured again
+        self.rounds_of: dict[str, list[dict]] = {}
+        self.deferred: dict[str, tuple[Case, Measured]] = {}
         self._cache_context: dict[str, str] | None = None
 
     def use_cache(self, enabled: bool) -> None:
@@ -295,10 +299,9 @@ class _Session:
         return None
 
     def _measure(self, case: Case, rnd: int) -> Measured:
-        """One round, placed and paced on the host: measured again (at most
-        pacing.MAX_AGAIN times, within the run's budget) while the slower of
-        the references around it says the machine was slow; the attempt with
-        the fastest such reference is kept."""
+        """One round, placed and paced on the host: the references around it
+        say how fast the machine was (a slow round is flagged; a case with no
+        steady round is measured again at the end of the run, settle())."""
         info = self.infos[case.library]
         family = registry.family_of(case.kind)
         place = None
@@ -314,27 +317,20 @@ class _Session:
         except TlsbenchError as e:  # no pace to go by: the round is measured as it comes
             logger.info(f"warning: {case.name}: reference workload failed ({e}); round measured without pacing")
             return measure(info, case, self.keys, self.plan, rnd, place, target=self.target)
-        kept: tuple[int | None, Measured] | None = None
-        attempts = 0
-        while attempts <= pacing.MAX_AGAIN:
-            m, ref = self._attempt(info, case, rnd, place)
-            attempts += 1
-            for ns in {ref, *[(m.round_info or {}).get(k) for k in ("reference_ns", "reference_after_ns")]}:
-                if ns:  # each reference can set the run's best, the slower one decides
-                    self.pace.note(ns)
-            better = ref is not None and (kept is None or kept[0] is None or ref < kept[0])
-            if kept is None or kept[1].status != "ok" or (m.status == "ok" and better):
-                kept = (ref, m)
-            if m.status != "ok" or ref is None or not self.pace.slow(ref) or not self.pace.may_again(attempts - 1):
-                break
-        self.pace.count(attempts)
-        ref, m = kept
+        m, ref = self._attempt(info, case, rnd, place)
+        self._paced(m, ref, attempts=1)
+        return m
+
+    def _paced(self, m: Measured, ref: int | None, attempts: int) -> None:
+        """The round's references noted (each can set the run's best) and its pace stored with it."""
         info_ = m.round_info or {}
+        for ns in {ref, info_.get("reference_ns"), info_.get("reference_after_ns")}:
+            if ns:
+                self.pace.note(ns)
         info_.setdefault("reference_ns", ref)  # a placed round's agent stored its own before and after
         info_.update(best_reference_ns=self.pace.best_ns, attempts=attempts,
                      slow=ref is not None and self.pace.slow(ref))
         m.round_info = info_
-        return m
 
     def _attempt(self, case_info: LibraryInfo, case: Case, rnd: int,
                  place: layout.Placement | None) -> tuple[Measured, int | None]:
@@ -412,14 +408,113 @@ class _Session:
             self.store.add_round(case_id, status=status, reason=measured.reason, transcript=measured.transcript,
                                  samples=measured.samples, results=measured.results, rounds_done=rnd + 1,
                                  round_info=measured.round_info)
-        if self.json_out is not None and status != "partial":
-            version = self.infos[case.library].version if case.library in self.infos else "unavailable"
-            for row in json_rows(self.run_id, self.target.name, version, case, measured, self.target.model_error()):
-                if measured.reused_from is not None:
-                    row["reused"] = True
-                self.json_out.write(json.dumps(row) + "\n")
-            self.json_out.flush()
+        if measured.round_info is not None and self.pace is not None:
+            self.rounds_of.setdefault(case.name, []).append({"round": rnd, **measured.round_info})
+        if status == "ok" and self.unsettled(case):  # its figures may change when settle() measures it again
+            self.deferred[case.name] = (case, measured)
+        elif status != "partial":
+            self.write_json(case, measured)
         return case_id, status, rnd + 1
+
+    def write_json(self, case: Case, measured: Measured) -> None:
+        """The case's JSON lines (``--json``), once its figures are final."""
+        if self.json_out is None:
+            return
+        version = self.infos[case.library].version if case.library in self.infos else "unavailable"
+        for row in json_rows(self.run_id, self.target.name, version, case, measured, self.target.model_error()):
+            if measured.reused_from is not None:
+                row["reused"] = True
+            self.json_out.write(json.dumps(row) + "\n")
+        self.json_out.flush()
+
+    def unsettled(self, case: Case) -> bool:
+        """A paced, timed case none of whose rounds is steady (yet)."""
+        rounds = self.rounds_of.get(case.name)
+        return (self.pace is not None and self.pace.best_ns is not None and bool(rounds)
+                and getattr(registry.family_of(case.kind), "timed", False)
+                and not settling.is_steady(rounds, self.pace.best_ns))
+
+    def settle(self, cases: list[Case], progress_of: dict, measured_s: float) -> None:
+        """Every ok case without a steady round measured again (its slowest
+        round replaced when the new attempt's references are faster) while
+        the machine is fast, within settling's budget; then the JSON lines held
+        back for them."""
+        lacking = [c for c in cases if progress_of.get(c.name, (0, ""))[1] == "ok" and self.unsettled(c)
+                   and (c.name in self.deferred or self.json_out is None)]
+        out = settling.Outcome(lacking=len(lacking))
+        started = settling.clock()
+        budget = settling.Budget(measured_s)
+        todo = lacking
+        for _ in range(settling.PASSES):
+            still = []
+            for case in todo:
+                if not budget.left():
+                    out.out_of_budget = True
+                    still = []
+                    break
+                if case.library in self.infos and not self._settle_one(case, progress_of[case.name][0], out):
+                    still.append(case)
+            todo = still
+        out.settled = sum(1 for c in lacking if not self.unsettled(c))
+        if lacking:
+            logger.info(out.line(settling.clock() - started))
+        for case, measured in self.deferred.values():
+            self.write_json(case, measured)
+        self.deferred.clear()
+
+    def _settle_one(self, case: Case, case_id: int, out: settling.Outcome) -> bool:
+        """One attempt at a steady round for the case, once a reference says the machine is fast; True
+        when the case has a steady round afterwards."""
+        info = self.infos[case.library]
+        try:
+            for _ in range(settling.POLLS):
+                out.polls += 1
+                ns = pacing.reference_ns(info.path)
+                self.pace.note(ns)
+                if self.pace.speed(ns) >= settling.STEADY_SPEED:
+                    break
+            else:
+                return False  # still in a slow phase: another pass may find a fast one
+            rounds = self.rounds_of[case.name]
+            worst = settling.slowest_round(rounds, self.pace.best_ns)
+            rnd = int(worst["round"])
+            place = (layout.placement(self.run_id, case.name, rnd, self.plan.method.rounds)
+                     if getattr(registry.family_of(case.kind), "placed", False) else None)
+            m, ref = self._attempt(info, case, rnd, place)
+        except (TlsbenchError, OSError) as e:  # the round stays as it was measured
+            logger.info(f"warning: {case.name}: measuring again failed ({e})")
+            return False
+        out.attempts += 1
+        attempts = int(worst.get("attempts") or 1) + 1
+        self._paced(m, ref, attempts)
+        old = [ns for ns in (worst.get("reference_ns"), worst.get("reference_after_ns")) if ns]
+        faster = m.status == "ok" and ref is not None and (not old or ref < max(old))
+        if faster and self._replace_round(case, case_id, rnd, m):
+            out.kept += 1
+            rounds[rounds.index(worst)] = {"round": rnd, **m.round_info}
+        else:
+            worst["attempts"] = attempts
+            self.store.put_round_info(case_id, rnd, {k: v for k, v in worst.items() if k != "round"})
+        return not self.unsettled(case)
+
+    def _replace_round(self, case: Case, case_id: int, rnd: int, m: Measured) -> bool:
+        """Round ``rnd``'s samples replaced by the new attempt's (the same
+        indices: a family numbers a round's batches by the round) and the case
+        summarised again, in one transaction; False (nothing changed) when
+        the stored round does not hold exactly those samples."""
+        stored = self.store.case_samples(case_id)
+        keys = {(s.idx, s.warmup, s.counter) for s in m.samples}
+        kept = [s for s in stored if (s.idx, s.warmup, s.counter) not in keys]
+        if len(keys) != len(m.samples) or len(stored) - len(kept) != len(m.samples):
+            logger.info(f"warning: {case.name}: round {rnd + 1} measured again has other samples; kept as it was")
+            return False
+        results = summarize_samples(kept + m.samples, case.size, self.plan.method.outliers)
+        results += self.target.derived_results(results)
+        self.store.replace_round(case_id, rnd, samples=m.samples, results=results, round_info=m.round_info,
+                                 transcript=m.transcript)
+        if case.name in self.deferred:
+            self.deferred[case.name][1].results = results
+        return True
 
 
 def _needs_round(entry: tuple[int, str, int] | None, rnd: int) -> bool:
@@ -537,6 +632,13 @@ def _measure_session(store: Store, run_id: int, plan: Plan, keys: dict, target: 
     # whole rounds pending (a fresh run): the line counts cases within rounds
     rounds = len({r for r, _ in pending}) if len(pending) == len(cases) * len({r for r, _ in pending}) else 1
     progress = Progress(len(pending), enabled=show_progress, rounds=rounds)
+    if session.pace is not None:  # a resumed run's earlier rounds count towards a case's steadiness
+        for r in store.case_rounds(run_id):
+            session.rounds_of.setdefault(r["name"], []).append(dict(r))
+            for ns in (r["reference_ns"], r["reference_after_ns"]):
+                if ns:
+                    session.pace.note(int(ns))
+    measuring = time.monotonic()
     try:
         if target.measure_on_places(places, session, pending, progress_of, progress, run_id):  # several boards
             pending = []
@@ -548,6 +650,7 @@ def _measure_session(store: Store, run_id: int, plan: Plan, keys: dict, target: 
             if entry is None or entry[1] == "partial":  # not decided in an earlier round of this session
                 progress_of[case.name] = session.run_round(case, rnd, entry)
             progress.update(case.name)
+        session.settle(cases, progress_of, time.monotonic() - measuring)
     except KeyboardInterrupt as e:  # every finished round is already stored (engine/stopping.py: SIGTERM too)
         raise RunInterrupted(run_id, getattr(e, "signum", signal.SIGINT)) from None
     reused = len(store.reuse_marks(run_id))

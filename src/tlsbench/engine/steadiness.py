@@ -43,8 +43,15 @@ def line(refs: Sequence[int]) -> str:
 
 
 def run_line(rounds: Iterable[dict]) -> str:
-    """The line of a run: every reference stored with its rounds."""
-    return line([ns for refs in references(rounds).values() for ns in refs])
+    """The line of a run: every reference stored with its rounds, and how many rounds were measured again
+    (engine/settling.py: the references of an attempt not kept are not among these)."""
+    rounds = list(rounds)
+    out = line([ns for refs in references(rounds).values() for ns in refs])
+    again = [r for r in rounds if int(r.get("attempts") or 1) > 1]
+    if again:
+        out += (f"; {len(again)} of {len(rounds)} rounds measured again"
+                f" ({sum(int(r['attempts']) - 1 for r in again)} more attempts, the fastest kept)")
+    return out
 
 
 def kind(machine: dict, has_references: bool) -> str:

@@ -79,6 +79,25 @@ class CaseTables(StoreBase):
             self._put_results(case_id, results)
             self._put_round_info(case_id, rounds_done - 1, round_info)
 
+    def replace_round(self, case_id: int, rnd: int, *, samples: list[Sample], results: Iterable[Result],
+                      round_info: dict | None, transcript: str) -> None:
+        """A round measured again: its samples (the same indices) replaced, the
+        case's results and the round's pace with them, in one transaction."""
+        with self._tx():
+            self._many("DELETE FROM samples WHERE case_id=? AND idx=? AND warmup=? AND counter=?",
+                       [(case_id, s.idx, int(s.warmup), s.counter) for s in samples])
+            self._put_samples(case_id, samples)
+            self._q("DELETE FROM results WHERE case_id=?", (case_id,))
+            self._put_results(case_id, results)
+            self._q("UPDATE cases SET finished=?, transcript=transcript || ? WHERE id=?",
+                    (time.time(), f"\n--- round {rnd + 1}, measured again ---\n" + transcript, case_id))
+            self._put_round_info(case_id, rnd, round_info)
+
+    def put_round_info(self, case_id: int, rnd: int, info: dict) -> None:
+        """A round's pace stored again (e.g. one more attempt that was not kept)."""
+        with self._tx():
+            self._put_round_info(case_id, rnd, info)
+
     def case_run_and_name(self, case_id: int) -> tuple[int, str] | None:
         row = self._q("SELECT run_id, name FROM cases WHERE id=?", (case_id,)).fetchone()
         return None if row is None else (int(row[0]), str(row[1]))

@@ -1,0 +1,83 @@
+"""Measuring again, at the end of a host run, the cases that had no steady
+round: a round is steady when the reference workload just before it and just
+after it both ran at STEADY_SPEED of the run's best or faster.
+
+Why at the end and not at once: on a shared virtual machine the slow phases
+(a neighbour on the same physical core) last tenths of a second to seconds,
+longer than an immediate second attempt waits, so measuring a slow round again
+right away mostly met the same phase (docs/method.md, "Deferred, gated
+retries"). Here a case waits its turn after the whole plan, and is measured
+only once a reference timed just before says the machine is fast again (at
+most POLLS references, each about 20 ms). On two runs of unchanged code the
+minimum over steady rounds agreed far more often than the minimum over all
+rounds (docs/data/steady-rounds-2026-11-29.txt), so every case should have
+one. The work is capped: at most SHARE of the time the run spent measuring
+before, and at most PASSES attempts per case; a case still without a steady
+round keeps what it has, and its slow rounds stay flagged.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+STEADY_SPEED = 0.95  # both references around a round at least this fast (x the run's best): a steady round
+SHARE = 0.3  # settling may take this share of the time the run measured before it
+PASSES = 3  # attempts per case at most
+POLLS = 6  # references timed, waiting for a fast phase, before each attempt at most
+
+clock: Callable[[], float] = time.monotonic  # tests replace it
+
+
+def round_speed(before: int | None, after: int | None, best: int) -> float:
+    """A round's speed: the slower of the references around it against the run's best (0.0: none timed)."""
+    known = [ns for ns in (before, after) if ns]
+    return best / max(known) if known and best > 0 else 0.0
+
+
+def is_steady(rounds: Iterable[Mapping], best: int) -> bool:
+    """Whether any of a case's stored rounds (case_rounds rows) is steady."""
+    return any(round_speed(r.get("reference_ns"), r.get("reference_after_ns"), best) >= STEADY_SPEED
+               for r in rounds)
+
+
+def slowest_round(rounds: Iterable[Mapping], best: int) -> Mapping:
+    """The round to measure again: the one whose references were slowest (the first of equals)."""
+    return min(rounds, key=lambda r: (round_speed(r.get("reference_ns"), r.get("reference_after_ns"), best),
+                                      r["round"]))
+
+
+@dataclass
+class Budget:
+    """The time settling may take: SHARE of ``measured_s``, from now."""
+
+    measured_s: float
+    started: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.started = clock()
+
+    def left(self) -> bool:
+        return clock() - self.started < SHARE * self.measured_s
+
+
+@dataclass
+class Outcome:
+    """What settling did, for the run's log and its notes."""
+
+    lacking: int = 0  # cases without a steady round when settling began
+    settled: int = 0  # of them, those with one when it ended
+    attempts: int = 0  # rounds measured again
+    kept: int = 0  # of them, the ones that replaced a slower round
+    polls: int = 0  # references timed while waiting for a fast phase
+    out_of_budget: bool = False
+
+    def line(self, seconds: float) -> str:
+        if not self.lacking:
+            return "settling: every case had a steady round"
+        budget = "; stopped by its time budget" if self.out_of_budget else ""
+        return (f"settling: {self.lacking} case(s) had no steady round (both references at {STEADY_SPEED:g}"
+                f" of the run's best): {self.settled} now have one after {self.attempts} round(s) measured again"
+                f" ({self.kept} kept), {self.polls} reference(s) timed waiting for a fast phase,"
+                f" {seconds:.0f} s{budget}")
