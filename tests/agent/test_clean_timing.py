@@ -181,19 +181,22 @@ def test_a_slow_round_is_flagged_and_the_report_says_so(fake_agent_dir: Path, db
 def test_a_case_without_a_steady_round_is_measured_again_at_the_end(
         fake_agent_dir: Path, db_path: Path, monkeypatch, settling_on, caplog) -> None:
     """Two rounds of three cases. References in call order: the run's priming
-    (best 1000), then round 1: the first case 2000/2000, the second 1000/1000,
-    the third 1000/1500; round 2: 1800/1900, 1200/1200, 1000/1000. Only the
+    (best 1000), then the first case's first round 2000/2000 (slow), the
+    second's 1000/1000 (steady), the third's 1000/1500 (slow). The machine was
+    slow after it, so the next round is the second case's second (it has a
+    steady round already: 1800/1900), and the first and third cases' second
+    rounds follow (1200/1200, 1000/1000: the third is steady now). Only the
     first case has no round with both references at 0.95 of the best. At the
     end of the run it waits for a fast phase (2000: slow, then 1000) and its
     slowest round, the first, is measured again (1010/1020): steady, kept.
-    Its samples are the new attempt's in place of the old round's (the fake
-    agent's bench answers 5000, 1000, 1000, 4000, 1000, 1000, then 1000 for the
-    attempt), its figure is summarised again, and its JSON lines come last,
-    with the new figure."""
+    The fake agent's bench answers in call order (5000, 1000, 1000, 4000,
+    3000, 1000, then 1000 for the attempt) show the order; the first case's
+    samples are the new attempt's in place of the old round's, its figure is
+    summarised again, and its JSON lines come last, with the new figure."""
     refs = _queue(fake_agent_dir, monkeypatch, "FAKE_REFERENCE_NS",
                   [1000, 1000, 1000, 2000, 2000, 1000, 1000, 1000, 1500, 1800, 1900, 1200, 1200, 1000, 1000,
                    2000, 1000, 1010, 1020])
-    benches = _queue(fake_agent_dir, monkeypatch, "FAKE_BENCH_NS", [5000, 1000, 1000, 4000, 1000, 1000, 1000])
+    benches = _queue(fake_agent_dir, monkeypatch, "FAKE_BENCH_NS", [5000, 1000, 1000, 4000, 3000, 1000, 1000])
     store = Store(db_path)
     plan = Plan(name="settle", libraries=["openssl"], kinds=["hash"], algorithms=["sha256"], sizes=[64, 128, 256],
                 method=Method(warmup=0, repeats=2, rounds=2, outliers="none", min_sample_ms=1, timeout_s=10))
@@ -206,11 +209,14 @@ def test_a_case_without_a_steady_round_is_measured_again_at_the_end(
     assert (settled["attempts"], settled["reference_ns"], settled["reference_after_ns"], settled["slow"]) == \
         (2, 1010, 1020, 0)
     assert rows[("openssl/hash/sha256/hash/64", 1)]["attempts"] == 1
+    assert [rows[(f"openssl/hash/sha256/hash/{n}", 1)]["reference_ns"] for n in (64, 128, 256)] == [1200, 1800, 1000]
     assert all(r["attempts"] == 1 for (name, _), r in rows.items() if not name.endswith("/64"))
     (case,) = [c for c in store.cases(run_id) if c["name"] == "openssl/hash/sha256/hash/64"]
-    assert sorted(s["total"] for s in store.samples(case["id"]) if s["counter"] == "wall_ns") == [1000, 4000]
+    assert sorted(s["total"] for s in store.samples(case["id"]) if s["counter"] == "wall_ns") == [1000, 3000]
+    (second,) = [c for c in store.cases(run_id) if c["name"] == "openssl/hash/sha256/hash/128"]
+    assert sorted(s["total"] for s in store.samples(second["id"]) if s["counter"] == "wall_ns") == [1000, 4000]
     (wall,) = [r for r in store.results(run_id) if r["name"] == case["name"] and r["metric"] == "wall_ns"]
-    assert (wall["min"], wall["max"], wall["n"]) == (100.0, 400.0, 2)
+    assert (wall["min"], wall["max"], wall["n"]) == (100.0, 300.0, 2)
     assert "--- round 1, measured again ---" in case["transcript"]
     from tlsbench.engine import steadiness
 
@@ -224,6 +230,18 @@ def test_a_case_without_a_steady_round_is_measured_again_at_the_end(
     figures = {json.loads(line)["metric"]: json.loads(line)["min"] for line in lines.getvalue().splitlines()
                if json.loads(line)["case"] == "openssl/hash/sha256/hash/64"}
     assert figures["wall_ns"] == 100.0
+
+
+def test_the_machines_phase_picks_the_next_round() -> None:
+    """Fast: the first round of a case still lacking a steady round; slow: the first of a case that has
+    one; none such: plan order; a case's own rounds never swap."""
+    pending = [(0, "a"), (0, "b"), (1, "a"), (1, "b"), (2, "a"), (2, "b")]
+    phases = iter([True, False, True, False, False, True])
+    steady = {"b"}
+    order = list(settling.phase_order(list(pending), str, lambda c: c not in steady, lambda: next(phases)))
+    assert order == [(0, "a"), (0, "b"), (1, "a"), (1, "b"), (2, "b"), (2, "a")]
+    phases = iter([False] * 6)
+    assert list(settling.phase_order(list(pending), str, lambda c: True, lambda: next(phases))) == pending
 
 
 def test_an_attempt_no_faster_is_counted_and_not_kept(

@@ -13,6 +13,7 @@ import json
 import logging
 import signal
 import time
+from collections.abc import Iterable
 from dataclasses import asdict
 from typing import TextIO
 
@@ -132,6 +133,7 @@ class _Session:
         # wait for settle(), as they may be measured again
         self.rounds_of: dict[str, list[dict]] = {}
         self.deferred: dict[str, tuple[Case, Measured]] = {}
+        self.steady: set[str] = set()  # the cases with a steady round, as their rounds were stored
         self._cache_context: dict[str, str] | None = None
 
     def use_cache(self, enabled: bool) -> None:
@@ -324,7 +326,8 @@ class _Session:
     def _paced(self, m: Measured, ref: int | None, attempts: int) -> None:
         """The round's references noted (each can set the run's best) and its pace stored with it."""
         info_ = m.round_info or {}
-        for ns in {ref, info_.get("reference_ns"), info_.get("reference_after_ns")}:
+        around = [info_.get("reference_ns"), info_.get("reference_after_ns")]
+        for ns in around if any(around) else [ref]:  # in time order: the last says how fast the machine is now
             if ns:
                 self.pace.note(ns)
         info_.setdefault("reference_ns", ref)  # a placed round's agent stored its own before and after
@@ -410,6 +413,8 @@ class _Session:
                                  round_info=measured.round_info)
         if measured.round_info is not None and self.pace is not None:
             self.rounds_of.setdefault(case.name, []).append({"round": rnd, **measured.round_info})
+            if not self.unsettled(case):
+                self.steady.add(case.name)
         if status == "ok" and self.unsettled(case):  # its figures may change when settle() measures it again
             self.deferred[case.name] = (case, measured)
         elif status != "partial":
@@ -426,6 +431,15 @@ class _Session:
                 row["reused"] = True
             self.json_out.write(json.dumps(row) + "\n")
         self.json_out.flush()
+
+    def ordered(self, pending: list[tuple[int, Case]]) -> Iterable[tuple[int, Case]]:
+        """The pending rounds in the order to measure them: plan order, or on a paced target the one the
+        machine's phase picks (settling.phase_order)."""
+        if self.pace is None:
+            return pending
+        return settling.phase_order(
+            pending, lambda c: c.name, lambda c: c.name not in self.steady,
+            lambda: bool(self.pace.seen) and self.pace.speed(self.pace.seen[-1]) >= settling.STEADY_SPEED)
 
     def unsettled(self, case: Case) -> bool:
         """A paced, timed case none of whose rounds is steady (yet)."""
@@ -638,6 +652,7 @@ def _measure_session(store: Store, run_id: int, plan: Plan, keys: dict, target: 
             for ns in (r["reference_ns"], r["reference_after_ns"]):
                 if ns:
                     session.pace.note(int(ns))
+        session.steady = {c.name for c in cases if c.name in session.rounds_of and not session.unsettled(c)}
     measuring = time.monotonic()
     try:
         if target.measure_on_places(places, session, pending, progress_of, progress, run_id):  # several boards
@@ -645,7 +660,7 @@ def _measure_session(store: Store, run_id: int, plan: Plan, keys: dict, target: 
         elif jobs > 1:  # exact counts: several sessions at once, stored in plan order
             _measure_side_by_side(session, pending, progress_of, progress, jobs)
             pending = []
-        for rnd, case in pending:
+        for rnd, case in session.ordered(pending):
             entry = progress_of.get(case.name)
             if entry is None or entry[1] == "partial":  # not decided in an earlier round of this session
                 progress_of[case.name] = session.run_round(case, rnd, entry)
