@@ -10,6 +10,7 @@ import shutil
 
 import pytest
 
+from tlsbench.engine import settling
 from tlsbench.errors import SetupError
 from tlsbench.families.tls.cases import TlsCase
 from tlsbench.families.tls.certs import make_chain
@@ -97,11 +98,36 @@ def test_the_comparison_alternates_and_keeps_each_best_round(monkeypatch) -> Non
 
     fake = fh.Comparison("wolfssl", "tls_bench", "cfg", "both sides", "rusage", "note", tlsbench, tool)
     monkeypatch.setattr(fh, "comparisons", lambda seconds, repeats: [fake])
-    rows = fh.compare(rounds=3, libraries=("wolfssl", "mbedtls"))
+    rows = fh.compare(rounds=3, libraries=("wolfssl", "mbedtls"), timed=lambda: 1000)  # a steady machine
     assert calls == ["tool", "tlsbench"] * 3
     assert (rows[0].ours_ns, rows[0].tool_cpu_ns, rows[0].tool_other_ns) == (700.0, 600.0, 2.0)
     assert [r.library for r in rows] == ["wolfssl", "mbedtls", "wolfssl"]
     assert rows[1].ratio is None and rows[2].ratio is None and "TLS 1.3" in rows[2].tool
+
+
+def test_only_rounds_in_a_fast_phase_count(monkeypatch) -> None:
+    """References (ns) in call order: each side's round waits for a fast one (the best so far / it >= 0.95)
+    and is timed again after it. The tool's first round ends in a slow phase (1000, then 2000 after): it does
+    not count, though its figure is the lowest; its second waits through two slow references (2000, 2000)
+    for 1000. tlsbench's rounds are all steady. The sides alternate until each has two steady rounds: three
+    rounds each, and the row says how many were steady."""
+    monkeypatch.setattr(fh, "POLLS", 4)
+    monkeypatch.setattr(settling, "STEADY_SPEED", 0.95)  # as shipped (conftest turns it off for other tests)
+    refs = iter([1000, 2000,  # tool, round 1: slow after it
+                 1000, 1000,  # tlsbench, round 1
+                 2000, 2000, 1000, 1000,  # tool, round 2: two slow, then fast; fast after
+                 1000, 1000,  # tlsbench, round 2
+                 1000, 1000, 1000, 1000])  # round 3
+    theirs = iter([fh.Measure(500.0), fh.Measure(650.0), fh.Measure(640.0)])
+    ours = iter([700.0, 710.0, 720.0])
+    fake = fh.Comparison("wolfssl", "tls_bench", "cfg", "both sides", "rusage", "note", lambda: next(ours),
+                         lambda: next(theirs))
+    monkeypatch.setattr(fh, "comparisons", lambda seconds, repeats: [fake])
+    row = fh.compare(rounds=2, libraries=("wolfssl",), timed=lambda: next(refs))[0]
+    assert (row.tool_cpu_ns, row.ours_ns) == (640.0, 700.0)
+    assert row.steady == "rounds with the machine fast before and after: tool 2 of 3, tlsbench 3 of 3"
+    assert next(refs, None) is None  # every reference was asked for
+    assert row.steady in fh.render([row])
 
 
 def test_a_tool_that_fails_in_every_round_is_a_row_saying_why(monkeypatch) -> None:
@@ -110,7 +136,7 @@ def test_a_tool_that_fails_in_every_round_is_a_row_saying_why(monkeypatch) -> No
 
     fake = fh.Comparison("wolfssl", "tls_bench", "cfg", "both sides", "rusage", "note", lambda: 1.0, tool)
     monkeypatch.setattr(fh, "comparisons", lambda seconds, repeats: [fake])
-    row = fh.compare(rounds=2, libraries=("wolfssl",))[0]
+    row = fh.compare(rounds=2, libraries=("wolfssl",), timed=lambda: 1000)[0]
     assert (row.ratio, row.note) == (None, "failed in every round: tls_bench printed no client connections")
     assert "- wolfssl: failed in every round: tls_bench printed no client connections" in fh.render([row])
 

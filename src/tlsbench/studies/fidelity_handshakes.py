@@ -32,7 +32,13 @@ tlsbench, under the same configuration, CPU time against CPU time.
   handshake per process (reconnect=N resumes): not compared.
 
 The tool and tlsbench run alternately, ``rounds`` times; each keeps its best
-round (on a shared machine noise only slows a round down).
+round (on a shared machine noise only slows a round down). A shared machine
+also has slow phases of seconds (a neighbour on the same core): each side's
+round starts once the reference workload says the machine is fast (at most
+POLLS references) and is timed again after it; only rounds with both
+references at settling.STEADY_SPEED of the best count, and more rounds are
+measured (at most 3 x ``rounds``) until each side has ``rounds`` of them.
+A side with none keeps its best round, and the row says so.
 """
 
 from __future__ import annotations
@@ -48,8 +54,10 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TypeVar
 
 from tlsbench import paths, versions
+from tlsbench.engine import pacing, settling
 from tlsbench.errors import SetupError
 from tlsbench.families.tls import net
 from tlsbench.families.tls.cases import TlsCase, run_handshakes
@@ -57,6 +65,8 @@ from tlsbench.families.tls.certs import make_chain
 from tlsbench.studies.fidelity_peers import build_peer_target
 
 T13 = "TLS_AES_128_GCM_SHA256"
+POLLS = 20  # references timed (about 20 ms each) waiting for a fast phase before a side's round
+T = TypeVar("T")
 # the line of gnutls-cli --benchmark-tls-kx that matches our TLS 1.3 X25519 / ECDSA P-256 case
 GNUTLS_KX_LINE = "(TLS1.3)-(ECDHE-X25519)-(ECDSA-SECP256R1-SHA256)-(AES-128-GCM)"
 
@@ -82,6 +92,7 @@ class Row:
     ours_what: str
     tool_what: str
     note: str
+    steady: str = ""  # how many rounds of each side had the machine fast before and after them
 
     @property
     def ratio(self) -> float | None:
@@ -337,32 +348,86 @@ NOT_COMPARED = [
 ]
 
 
+def reference_ns() -> int:
+    """One timed reference workload (engine/pacing.py), in the OpenSSL agent."""
+    return pacing.reference_ns(paths.agent_path("openssl"))
+
+
+@dataclass
+class Gate:
+    """The machine's speed around each round: a reference before it (once one says the machine is fast,
+    at most POLLS) and one after it, against the best seen."""
+
+    timed: Callable[[], int]
+    best: int = 0
+
+    def ref(self) -> int:
+        ns = self.timed()
+        self.best = min(self.best, ns) if self.best else ns
+        return ns
+
+    def wait_fast(self) -> int:
+        ns = self.ref()
+        for _ in range(POLLS - 1):
+            if self.best / ns >= settling.STEADY_SPEED:
+                break
+            ns = self.ref()
+        return ns
+
+    def steady(self, around: tuple[int, int]) -> bool:
+        return self.best / max(around) >= settling.STEADY_SPEED
+
+
+def _gated(gate: Gate, measure: Callable[[], T]) -> tuple[T, tuple[int, int]]:
+    before = gate.wait_fast()
+    value = measure()
+    return value, (before, gate.ref())
+
+
+def _kept(gate: Gate, seen: list[tuple[T, tuple[int, int]]], key: Callable[[T], float]) -> tuple[T | None, int]:
+    """The best of the steady rounds (else of all rounds) and how many were steady."""
+    steady = [v for v, around in seen if gate.steady(around)]
+    pool = steady or [v for v, _ in seen]
+    return (min(pool, key=key) if pool else None), len(steady)
+
+
 def compare(rounds: int = 3, seconds: int = 3, repeats: int = 200,
-            libraries: tuple[str, ...] = ("openssl", "gnutls", "wolfssl", "mbedtls")) -> list[Row]:
-    """Alternately the tool, then tlsbench, ``rounds`` times per comparison;
-    the best (lowest) round of each is kept."""
+            libraries: tuple[str, ...] = ("openssl", "gnutls", "wolfssl", "mbedtls"),
+            timed: Callable[[], int] = reference_ns) -> list[Row]:
+    """Alternately the tool, then tlsbench, each in a fast phase (Gate), until
+    each has ``rounds`` steady rounds (at most 3 x ``rounds`` each); the best
+    steady round of each is kept."""
     rows = []
+    gate = Gate(timed)
     for c in comparisons(seconds, repeats):
         if c.library not in libraries:
             continue
-        best_ours: float | None = None
-        best_tool: Measure | None = None
-        failed = ""
-        for _ in range(rounds):
+        tool_seen: list[tuple[Measure, tuple[int, int]]] = []
+        ours_seen: list[tuple[float, tuple[int, int]]] = []
+        failed, failures = "", 0
+        for _ in range(3 * rounds):
             try:
-                t = c.theirs()
-                o = c.ours()
+                tool_seen.append(_gated(gate, c.theirs))
+                ours_seen.append(_gated(gate, c.ours))
             except SetupError as e:  # one tool failing is that row's result, not the end of the table
-                failed = str(e)
+                failed, failures = str(e), failures + 1
+                if failures >= rounds:
+                    break
                 continue
-            best_tool = t if best_tool is None or t.cpu_ns < best_tool.cpu_ns else best_tool
-            best_ours = o if best_ours is None else min(best_ours, o)
-        if best_tool is None:
+            if min(sum(gate.steady(a) for _, a in seen) for seen in (tool_seen, ours_seen)) >= rounds:
+                break
+        best_tool, tool_steady = _kept(gate, tool_seen, lambda m: m.cpu_ns)
+        best_ours, ours_steady = _kept(gate, ours_seen, float)
+        if best_tool is None or best_ours is None:
             rows.append(Row(c.library, c.tool, c.config, None, None, None, "", "", f"failed in every round: {failed}"))
             continue
-        note = c.note + (f"; {rounds} rounds, one or more failed: {failed}" if failed else "")
+        note = c.note + (f"; {len(tool_seen)} rounds, one or more failed: {failed}" if failed else "")
+        steady = (f"rounds with the machine fast before and after: tool {tool_steady} of {len(tool_seen)},"
+                  f" tlsbench {ours_steady} of {len(ours_seen)}")
+        if not tool_steady or not ours_steady:
+            steady += "; a side with none keeps its best round, slowed by the machine"
         rows.append(Row(c.library, c.tool, c.config, best_ours, best_tool.cpu_ns, best_tool.other_ns, c.ours_what,
-                        c.tool_what, note))
+                        c.tool_what, note, steady))
     for lib, tool, why in NOT_COMPARED:
         if lib in libraries:
             rows.append(Row(lib, tool, "-", None, None, None, "", "", why))
@@ -383,7 +448,8 @@ def render(rows: list[Row], load: tuple[tuple[float, float, float], tuple[float,
     lines.append("per handshake; ratio = tlsbench / tool CPU (goal 0.9-1.1); what each side counts:")
     for r in rows:
         if r.ours_what:
-            lines.append(f"- {r.library}, {r.config}: tlsbench: {r.ours_what}; tool: {r.tool_what}; {r.note}")
+            steady = f"; {r.steady}" if r.steady else ""
+            lines.append(f"- {r.library}, {r.config}: tlsbench: {r.ours_what}; tool: {r.tool_what}; {r.note}{steady}")
         else:
             lines.append(f"- {r.library}: {r.note}")
     if load is not None:
