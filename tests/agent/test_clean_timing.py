@@ -186,7 +186,7 @@ def test_a_case_without_a_steady_round_is_measured_again_at_the_end(
     slow after it, so the next round is the second case's second (it has a
     steady round already: 1800/1900), and the first and third cases' second
     rounds follow (1200/1200, 1000/1000: the third is steady now). Only the
-    first case has no round with both references at 0.95 of the best. At the
+    first case has no round with both references at 0.9 of the best. At the
     end of the run it waits for a fast phase (2000: slow, then 1000) and its
     slowest round, the first, is measured again (1010/1020): steady, kept.
     The fake agent's bench answers in call order (5000, 1000, 1000, 4000,
@@ -222,7 +222,7 @@ def test_a_case_without_a_steady_round_is_measured_again_at_the_end(
 
     assert steadiness.run_line(dict(r) for r in store.case_rounds(run_id)).endswith(
         "over 12 samples; 1 of 6 rounds measured again (1 more attempts, the fastest kept)")
-    assert ("settling: 1 case(s) had no steady round (both references at 0.95 of the run's best): 1 now have one"
+    assert ("settling: 1 case(s) had no steady round (both references at 0.9 of the run's best): 1 now have one"
             " after 1 round(s) measured again (1 kept), 2 reference(s) timed waiting for a fast phase") in caplog.text
     order = [json.loads(line)["case"] for line in lines.getvalue().splitlines()]
     assert order[-1] == "openssl/hash/sha256/hash/64" and order.index("openssl/hash/sha256/hash/64") > \

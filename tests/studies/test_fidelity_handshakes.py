@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 
-from tlsbench.engine import settling
+from tlsbench.engine import pacing, settling
 from tlsbench.errors import SetupError
 from tlsbench.families.tls.cases import TlsCase
 from tlsbench.families.tls.certs import make_chain
@@ -106,13 +106,13 @@ def test_the_comparison_alternates_and_keeps_each_best_round(monkeypatch) -> Non
 
 
 def test_only_rounds_in_a_fast_phase_count(monkeypatch) -> None:
-    """References (ns) in call order: each side's round waits for a fast one (the best so far / it >= 0.95)
+    """References (ns) in call order: each side's round waits for a fast one (the best so far / it >= 0.9)
     and is timed again after it. The tool's first round ends in a slow phase (1000, then 2000 after): it does
     not count, though its figure is the lowest; its second waits through two slow references (2000, 2000)
     for 1000. tlsbench's rounds are all steady. The sides alternate until each has two steady rounds: three
     rounds each, and the row says how many were steady."""
     monkeypatch.setattr(fh, "POLLS", 4)
-    monkeypatch.setattr(settling, "STEADY_SPEED", 0.95)  # as shipped (conftest turns it off for other tests)
+    monkeypatch.setattr(settling, "STEADY_SPEED", pacing.SLOW_RATIO)  # as shipped (conftest turns it off)
     refs = iter([1000, 2000,  # tool, round 1: slow after it
                  1000, 1000,  # tlsbench, round 1
                  2000, 2000, 1000, 1000,  # tool, round 2: two slow, then fast; fast after
