@@ -250,7 +250,7 @@ def test_an_attempt_no_faster_is_counted_and_not_kept(
     the machine is fast (1000), but the attempt's own references are slower
     still (2500/2500): the round keeps its samples and references, its
     attempts counted (2); on the next pass the wait finds only slow phases
-    (six references of 2000 each, settling.POLLS), and on the third the
+    (settling.POLLS references of 2000 each), and on the third the
     attempt is steady (1000, then 1000/1000) and kept."""
     refs = _queue(fake_agent_dir, monkeypatch, "FAKE_REFERENCE_NS",
                   [1000, 1000, 1000, 2000, 2000, 1000, 2500, 2500, *[2000] * settling.POLLS, 1000, 1000, 1000])

@@ -5,15 +5,17 @@ after it both ran at STEADY_SPEED of the run's best or faster.
 Why at the end and not at once: on a shared virtual machine the slow phases
 (a neighbour on the same physical core) last tenths of a second to seconds,
 longer than an immediate second attempt waits, so measuring a slow round again
-right away mostly met the same phase (docs/method.md, "Deferred, gated
-retries"). Here a case waits its turn after the whole plan, and is measured
-only once a reference timed just before says the machine is fast again (at
-most POLLS references, each about 20 ms). On two runs of unchanged code the
+right away mostly met the same phase (docs/method.md, "Settling: deferred,
+gated attempts and a phase-ordered run"). Here a case waits its turn after
+the whole plan, and is measured only once a reference timed just before
+says the machine is fast again (at most POLLS references, each about 5 ms). On two runs of unchanged code the
 minimum over steady rounds agreed far more often than the minimum over all
 rounds (docs/data/steady-rounds-2026-11-29.txt), so every case should have
 one. The work is capped: at most SHARE of the time the run spent measuring
 before, and at most PASSES attempts per case; a case still without a steady
-round keeps what it has, and its slow rounds stay flagged.
+round keeps what it has, and its slow rounds stay flagged. During the run,
+phase_order() gives the fast phases to the cases that still need a steady
+round.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ T = TypeVar("T")
 STEADY_SPEED = pacing.SLOW_RATIO
 SHARE = 0.3  # settling may take this share of the time the run measured before it
 PASSES = 3  # attempts per case at most
-POLLS = 6  # references timed, waiting for a fast phase, before each attempt at most
+POLLS = 20  # references timed (about 5 ms each), waiting for a fast phase, before each attempt at most
 
 clock: Callable[[], float] = time.monotonic  # tests replace it
 

@@ -65,7 +65,7 @@ from tlsbench.families.tls.certs import make_chain
 from tlsbench.studies.fidelity_peers import build_peer_target
 
 T13 = "TLS_AES_128_GCM_SHA256"
-POLLS = 20  # references timed (about 20 ms each) waiting for a fast phase before a side's round
+POLLS = 40  # references timed (about 5 ms each) waiting for a fast phase before a side's round
 T = TypeVar("T")
 # the line of gnutls-cli --benchmark-tls-kx that matches our TLS 1.3 X25519 / ECDSA P-256 case
 GNUTLS_KX_LINE = "(TLS1.3)-(ECDHE-X25519)-(ECDSA-SECP256R1-SHA256)-(AES-128-GCM)"
