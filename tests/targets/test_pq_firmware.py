@@ -17,7 +17,6 @@ from tlsbench.engine import runner
 from tlsbench.engine.store import Store
 from tlsbench.plans.plan import parse_plan
 from tlsbench.report import tables as report
-from tlsbench.targets import build
 from tlsbench.targets import target as targets
 
 pytestmark = [needs_tools("qemu-system-arm", "arm-none-eabi-gcc"), builds_in_set_up]
@@ -31,9 +30,10 @@ EXACT = ("instructions", "client_instructions", "server_instructions", "c2s_byte
 
 
 @pytest.fixture(scope="module")
-def pq_m4():
-    m4 = targets.parse("qemu:mps2-an386")
-    assert build.build_firmware(m4, ["wolfssl@5.9"]) == [WOLF59]
+def pq_m4(firmware_images):
+    # built under the board folder's lock (tests/images.py): other workers run the M4's images meanwhile
+    m4 = firmware_images(targets.parse("qemu:mps2-an386"), ["wolfssl@5.9"])
+    assert m4.firmware_path(WOLF59).exists()
     assert m4.firmware_path(WOLF59).parent == m4.cmake_dir()  # the board's own folder, no user tree
     return m4
 
