@@ -480,14 +480,13 @@ class _Session:
         """One attempt at a steady round for the case, once a reference says the machine is fast; True
         when the case has a steady round afterwards."""
         info = self.infos[case.library]
+
+        def timed() -> int:
+            out.polls += 1
+            return pacing.reference_ns(info.path)
+
         try:
-            for _ in range(settling.POLLS):
-                out.polls += 1
-                ns = pacing.reference_ns(info.path)
-                self.pace.note(ns)
-                if self.pace.speed(ns) >= settling.STEADY_SPEED:
-                    break
-            else:
+            if self.pace.speed(settling.wait_fast(self.pace, timed, settling.POLLS)) < settling.STEADY_SPEED:
                 return False  # still in a slow phase: another pass may find a fast one
             rounds = self.rounds_of[case.name]
             worst = settling.slowest_round(rounds, self.pace.best_ns)

@@ -52,6 +52,17 @@ def is_steady(rounds: Iterable[Mapping], best: int) -> bool:
                for r in rounds)
 
 
+def wait_fast(pace: pacing.Pace, timed: Callable[[], int], polls: int) -> int:
+    """References timed (each noted in ``pace``) until one runs at STEADY_SPEED of the best, at most
+    ``polls``: the last one's time."""
+    for _ in range(polls):
+        ns = timed()
+        pace.note(ns)
+        if pace.speed(ns) >= STEADY_SPEED:
+            break
+    return ns
+
+
 def slowest_round(rounds: Iterable[Mapping], best: int) -> Mapping:
     """The round to measure again: the one whose references were slowest (the first of equals)."""
     return min(rounds, key=lambda r: (round_speed(r.get("reference_ns"), r.get("reference_after_ns"), best),

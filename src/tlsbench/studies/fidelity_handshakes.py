@@ -353,40 +353,23 @@ def reference_ns() -> int:
     return pacing.reference_ns(paths.agent_path("openssl"))
 
 
-@dataclass
-class Gate:
-    """The machine's speed around each round: a reference before it (once one says the machine is fast,
-    at most POLLS) and one after it, against the best seen."""
-
-    timed: Callable[[], int]
-    best: int = 0
-
-    def ref(self) -> int:
-        ns = self.timed()
-        self.best = min(self.best, ns) if self.best else ns
-        return ns
-
-    def wait_fast(self) -> int:
-        ns = self.ref()
-        for _ in range(POLLS - 1):
-            if self.best / ns >= settling.STEADY_SPEED:
-                break
-            ns = self.ref()
-        return ns
-
-    def steady(self, around: tuple[int, int]) -> bool:
-        return self.best / max(around) >= settling.STEADY_SPEED
-
-
-def _gated(gate: Gate, measure: Callable[[], T]) -> tuple[T, tuple[int, int]]:
-    before = gate.wait_fast()
+def _gated(pace: pacing.Pace, timed: Callable[[], int], measure: Callable[[], T]) -> tuple[T, tuple[int, int]]:
+    """One side's round in a fast phase (settling.wait_fast), with the references before and after it."""
+    before = settling.wait_fast(pace, timed, POLLS)
     value = measure()
-    return value, (before, gate.ref())
+    after = timed()
+    pace.note(after)
+    return value, (before, after)
 
 
-def _kept(gate: Gate, seen: list[tuple[T, tuple[int, int]]], key: Callable[[T], float]) -> tuple[T | None, int]:
+def _steady(pace: pacing.Pace, around: tuple[int, int]) -> bool:
+    return pace.speed(max(around)) >= settling.STEADY_SPEED
+
+
+def _kept(pace: pacing.Pace, seen: list[tuple[T, tuple[int, int]]],
+          key: Callable[[T], float]) -> tuple[T | None, int]:
     """The best of the steady rounds (else of all rounds) and how many were steady."""
-    steady = [v for v, around in seen if gate.steady(around)]
+    steady = [v for v, around in seen if _steady(pace, around)]
     pool = steady or [v for v, _ in seen]
     return (min(pool, key=key) if pool else None), len(steady)
 
@@ -394,11 +377,11 @@ def _kept(gate: Gate, seen: list[tuple[T, tuple[int, int]]], key: Callable[[T], 
 def compare(rounds: int = 3, seconds: int = 3, repeats: int = 200,
             libraries: tuple[str, ...] = ("openssl", "gnutls", "wolfssl", "mbedtls"),
             timed: Callable[[], int] = reference_ns) -> list[Row]:
-    """Alternately the tool, then tlsbench, each in a fast phase (Gate), until
+    """Alternately the tool, then tlsbench, each in a fast phase (_gated), until
     each has ``rounds`` steady rounds (at most 3 x ``rounds`` each); the best
     steady round of each is kept."""
     rows = []
-    gate = Gate(timed)
+    pace = pacing.Pace()  # the best reference seen, over the whole table
     for c in comparisons(seconds, repeats):
         if c.library not in libraries:
             continue
@@ -407,17 +390,17 @@ def compare(rounds: int = 3, seconds: int = 3, repeats: int = 200,
         failed, failures = "", 0
         for _ in range(3 * rounds):
             try:
-                tool_seen.append(_gated(gate, c.theirs))
-                ours_seen.append(_gated(gate, c.ours))
+                tool_seen.append(_gated(pace, timed, c.theirs))
+                ours_seen.append(_gated(pace, timed, c.ours))
             except SetupError as e:  # one tool failing is that row's result, not the end of the table
                 failed, failures = str(e), failures + 1
                 if failures >= rounds:
                     break
                 continue
-            if min(sum(gate.steady(a) for _, a in seen) for seen in (tool_seen, ours_seen)) >= rounds:
+            if min(sum(_steady(pace, a) for _, a in seen) for seen in (tool_seen, ours_seen)) >= rounds:
                 break
-        best_tool, tool_steady = _kept(gate, tool_seen, lambda m: m.cpu_ns)
-        best_ours, ours_steady = _kept(gate, ours_seen, float)
+        best_tool, tool_steady = _kept(pace, tool_seen, lambda m: m.cpu_ns)
+        best_ours, ours_steady = _kept(pace, ours_seen, float)
         if best_tool is None or best_ours is None:
             rows.append(Row(c.library, c.tool, c.config, None, None, None, "", "", f"failed in every round: {failed}"))
             continue
