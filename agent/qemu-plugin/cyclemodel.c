@@ -262,22 +262,31 @@ typedef struct {
 
 static const block_info *prev_block;
 static const block_info *last_fetched; /* the block whose lines the instruction cache saw last */
+/* The cycles run so far in the line the last block ended in, since it was
+ * fetched: a block that falls through and starts in that same line goes on
+ * in it, so the prefetch of the next line has had those cycles too. QEMU
+ * splits blocks where no branch is (its instruction budget runs out at a
+ * point that depends on the host), and a split must cost what the whole
+ * block costs. */
+static int64_t line_run;
 
-/* Instruction fetch through the ART: the block's lines in order. */
-static uint64_t art_fetch_cost(const block_info *b, int fell_through)
+/* Instruction fetch through the ART: the block's lines in order; first_delta
+ * is what the first instruction costs more after its predecessor. */
+static uint64_t art_fetch_cost(const block_info *b, int fell_through, int64_t first_delta)
 {
     uint64_t extra = 0;
+    int continued = fell_through && prev_block->nlines > 0 && b->line[0] == prev_block->line[prev_block->nlines - 1];
+    int64_t run = (continued ? line_run : 0) + (int64_t)b->line_cycles[0] + first_delta;
     for (unsigned j = 0; j < b->nlines; j++) {
         int sequential;
-        uint32_t hidden;
+        int64_t hidden;
         if (j > 0) {
             sequential = b->line[j] == b->line[j - 1] + 1;
-            hidden = b->line_cycles[j - 1];
+            hidden = j == 1 ? run : b->line_cycles[j - 1];
         } else {
-            sequential = fell_through && prev_block->nlines > 0 &&
-                         (b->line[0] == prev_block->line[prev_block->nlines - 1] + 1 ||
-                          b->line[0] == prev_block->line[prev_block->nlines - 1]);
-            hidden = sequential ? prev_block->line_cycles[prev_block->nlines - 1] : 0;
+            sequential = continued || (fell_through && prev_block->nlines > 0 &&
+                                       b->line[0] == prev_block->line[prev_block->nlines - 1] + 1);
+            hidden = sequential && !continued ? line_run : 0;
         }
         if (art_touch(&art_i, b->line[j])) {
             stats.i_hit++;
@@ -286,8 +295,8 @@ static uint64_t art_fetch_cost(const block_info *b, int fell_through)
         uint64_t miss = 0;
         if (!sequential || !art_prefetch) {
             miss = art_ws; /* a branch target (its refill already pays one fetch cycle), or no prefetch */
-        } else if (hidden < art_ws + 1) {
-            miss = art_ws + 1 - hidden; /* the prefetch started one line ahead */
+        } else if (hidden < (int64_t)art_ws + 1) {
+            miss = (uint64_t)((int64_t)art_ws + 1 - (hidden > 0 ? hidden : 0)); /* the prefetch started one line ahead */
         }
         if (sequential) {
             stats.i_seq_miss++;
@@ -298,6 +307,7 @@ static uint64_t art_fetch_cost(const block_info *b, int fell_through)
         }
         extra += miss;
     }
+    line_run = b->nlines == 1 ? run : (int64_t)b->line_cycles[b->nlines - 1];
     return extra;
 }
 
@@ -335,10 +345,13 @@ static void on_block(unsigned int vcpu, void *udata)
         cycles += (uint64_t)b->ft_delta; /* may be negative: modular */
     }
     if (b->nlines && !(b == last_fetched && b->lines_fit)) {
-        cycles += art_fetch_cost(b, fell_through);
+        cycles += art_fetch_cost(b, fell_through, fell_through ? b->ft_delta : 0);
         last_fetched = b;
     } else if (b->nlines) {
         stats.i_hit += b->nlines; /* the same block again: every line hits (lines_fit) */
+        line_run = b->line_cycles[b->nlines - 1];
+    } else {
+        line_run = 0;
     }
     prev_block = b;
 }
@@ -361,6 +374,7 @@ typedef struct {
     cond_branch pending;
     int have_pending;
     uint64_t pending_extra;
+    int64_t line_run;
 } model_state;
 
 static model_state saved;
@@ -390,6 +404,7 @@ static void on_standin_begin(unsigned int vcpu, void *udata)
     saved.pending = pending;
     saved.have_pending = have_pending;
     saved.pending_extra = pending_extra;
+    saved.line_run = line_run;
 }
 
 static void on_standin_end(unsigned int vcpu, void *udata)
@@ -408,6 +423,7 @@ static void on_standin_end(unsigned int vcpu, void *udata)
     pending = saved.pending;
     have_pending = saved.have_pending;
     pending_extra = saved.pending_extra;
+    line_run = saved.line_run;
 }
 
 static void on_charge(unsigned int vcpu, void *udata)
