@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import subprocess
 import sys
+import tempfile
 from abc import abstractmethod
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -51,14 +53,19 @@ class BoardTarget(Target):
         (repr() quotes them)."""
         path = self.agent_path(library)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(
-            f"#!{sys.executable}\n"
-            "# Written by tlsbench build: runs this firmware's agent behind a pipe.\n"
-            "import sys\n"
-            "from tlsbench.targets import bridge\n"
-            f"sys.exit(bridge.main({self.bridge_args(library)!r}))\n"
-        )
-        path.chmod(0o755)
+        text = (f"#!{sys.executable}\n"
+                "# Written by tlsbench build: runs this firmware's agent behind a pipe.\n"
+                "import sys\n"
+                "from tlsbench.targets import bridge\n"
+                f"sys.exit(bridge.main({self.bridge_args(library)!r}))\n")
+        if path.exists() and path.read_text() == text and os.access(path, os.X_OK):
+            return path
+        # written beside it and moved into place: another process may be starting the old one just now, and
+        # executing a file that is open for writing fails ("Text file busy")
+        with tempfile.NamedTemporaryFile("w", dir=path.parent, prefix=f".{path.name}.", delete=False) as f:
+            f.write(text)
+        os.chmod(f.name, 0o755)
+        os.replace(f.name, path)
         return path
 
     def fit(self, plan: Plan) -> None:
