@@ -4,7 +4,12 @@ exact ones (bytes, records, heap) those of one connection, as without."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+from pathlib import Path
+
 import pytest
+from conftest import env_without_agent_dir, tlsbench_cmd
 
 from tlsbench.engine import agent
 from tlsbench.engine.case import Sample
@@ -116,3 +121,21 @@ def test_the_callgrind_switch_sets_the_plan_option() -> None:
     plan = _plan_from_args(parser().parse_args(["run", "--preset", "tls", "--callgrind"]))[0]
     assert plan.tls.callgrind is True
     assert _plan_from_args(parser().parse_args(["run", "--preset", "tls"]))[0].tls.callgrind is False
+
+
+def test_two_host_runs_of_a_callgrind_plan_count_the_same(agents, tmp_path: Path) -> None:
+    # each run makes its material when it starts; a plan that asks for callgrind's counts takes the seeded
+    # material and its frozen clock, so a second run counts the same certificates and keys to the instruction
+    plan = tmp_path / "callgrind.toml"
+    plan.write_text('[select]\nlibraries = ["mbedtls"]\nkinds = ["tls"]\n[tls]\nsuites = ["TLS_AES_128_GCM_SHA256"]\n'
+                    'groups = ["x25519"]\ncerts = ["ecdsa-p256"]\ncallgrind = true\n'
+                    '[method]\nwarmup = 0\nrepeats = 1\nrounds = 1\n')
+    counts = []
+    for name in ("first", "second"):
+        p = subprocess.run([*tlsbench_cmd(), "run", "--db", str(tmp_path / f"{name}.sqlite"), "--json", "--plan",
+                            str(plan)], capture_output=True, text=True, env=env_without_agent_dir(), timeout=600)
+        assert p.returncode == 0, p.stderr
+        rows = [json.loads(line) for line in p.stdout.splitlines()]
+        counts.append({r["metric"]: r["median"] for r in rows if "callgrind" in r.get("metric", "")})
+    assert sorted(counts[0]) == ["client_callgrind_instructions", "server_callgrind_instructions"]
+    assert counts[0] == counts[1] and min(counts[0].values()) > 1_000_000, counts

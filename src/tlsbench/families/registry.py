@@ -99,8 +99,9 @@ def family_of(kind: str) -> Family:
 def material(plan: Plan, deterministic: bool) -> dict:
     """A new run's key material with what each family adds (e.g. certificate chains), stored with the run
     (a resume reads it back). ``deterministic``: the target's counts are exact, so the material is the same
-    every time (seeded, cached with the families' additions for the next run), else fresh."""
-    if not deterministic:
+    every time (seeded, cached with the families' additions for the next run), else fresh; a plan whose
+    family asks for exact counts that repeat (``fixed_material``) takes the seeded material on any target."""
+    if not deterministic and not any(getattr(f, "fixed_material", lambda _: False)(plan) for f in FAMILIES):
         fresh = keys.generate()
         for family in FAMILIES:
             family.prepare(plan, fresh, None)
@@ -114,6 +115,10 @@ def material(plan: Plan, deterministic: bool) -> dict:
 
 
 def material_environment(material: dict) -> dict[str, str]:
-    """What a run's agents need in their environment for its material: the firmware's frozen clock,
-    inside the material's validity (none for fresh material)."""
-    return {keys.FIRMWARE_CLOCK_ENV: str(material["clock_unix"])} if "clock_unix" in material else {}
+    """What a run's agents need in their environment for its material: the frozen clock, inside the
+    seeded material's validity, for the firmware (through its bridge) and for host agents (none for fresh
+    material, whose certificates are valid from the run's start)."""
+    if "clock_unix" not in material:
+        return {}
+    clock = str(material["clock_unix"])
+    return {keys.FIRMWARE_CLOCK_ENV: clock, keys.HOST_CLOCK_ENV: clock}

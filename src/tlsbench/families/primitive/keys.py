@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 from pathlib import Path
 
 from cryptography.hazmat.primitives import serialization
@@ -26,6 +27,9 @@ from tlsbench.families.primitive.randomness import (
 from tlsbench.families.primitive.vectors import FFDHE_PRIMES
 from tlsbench.paths import write_private
 from tlsbench.targets.board import FIRMWARE_CLOCK_ENV as FIRMWARE_CLOCK_ENV  # the runner reads it here
+
+# a host agent's frozen clock (agent/platform/host/platform_host.c): time() and gettimeofday() show it
+HOST_CLOCK_ENV = "TLSBENCH_FIXED_CLOCK"
 
 # RFC 7919 appendix A: exponents of at least twice the security strength.
 FFDHE_EXPONENT_BITS = {"ffdhe2048": 224, "ffdhe3072": 256}
@@ -132,7 +136,7 @@ def seeded(path: Path) -> dict:
 
 def save_reusable(path: Path, keys: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # one per process: runs and test workers write it at once
     write_private(tmp, json.dumps(keys).encode())  # private keys: the owner's only
     tmp.replace(path)
 

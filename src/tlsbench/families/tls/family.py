@@ -41,6 +41,11 @@ class TlsFamily:
     def metrics(self) -> tuple[metrics.Metric, ...]:
         return (*metrics.TLS_SIDED, *metrics.TLS_SHARED)
 
+    def fixed_material(self, plan: Plan) -> bool:
+        """Callgrind's per-side counts are a regression check's figures: two runs must count the same
+        certificates, keys and clock."""
+        return "tls" in plan.kinds and plan.tls.callgrind
+
     def prepare(self, plan: Plan, keys: dict, now: datetime.datetime | None) -> None:
         """The certificate chains and PSK of its cases, stored with the keys for a resume."""
         if "tls" in plan.kinds:
