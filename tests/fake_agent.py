@@ -9,7 +9,8 @@ Its FAKE_MODE env var can make "hello" fail too (FAKE_MODE=hello-fails).
 "reference" answers the real workload's result; its time is the first line
 taken from the file FAKE_REFERENCE_NS names (one line per call), else 20 ms.
 A valid bench's samples are base + i ns: base the first line taken from the
-file FAKE_BENCH_NS names (one line per call), else 1000.
+file FAKE_BENCH_NS names (one line per call), else 1000. FAKE_AFFINITY_LOG:
+a file each agent appends the CPUs it may run on to.
 """
 
 import hashlib
@@ -51,6 +52,10 @@ def taken(variable: str, default: int) -> int:
 
 
 def main() -> None:
+    log = os.environ.get("FAKE_AFFINITY_LOG")
+    if log:  # the CPUs this agent may run on, one line per agent started
+        with open(log, "a") as fh:
+            fh.write(" ".join(map(str, sorted(os.sched_getaffinity(0)))) + "\n")
     for line in sys.stdin:
         parts = line.split()
         verb, f = parts[0], fields(parts[1:])

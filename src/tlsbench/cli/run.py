@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tlsbench.cli.args import choose, choose_libraries, user_build_options, with_user_build
 from tlsbench.engine import labels as run_labels
-from tlsbench.engine import parallel, plan_size, runner
+from tlsbench.engine import parallel, plan_size, runner, timed_cpu
 from tlsbench.engine.stats import parse_policy
 from tlsbench.engine.store import NOTHING_MEASURED, Store
 from tlsbench.errors import PlanError
@@ -60,6 +60,13 @@ def plan_from_args(a: argparse.Namespace) -> tuple[Plan, str]:
     if a.allow_loader_env:
         m.allow_loader_env = True
         flags.append("--allow-loader-env")
+    if a.cpu is not None:
+        value = int(a.cpu) if a.cpu.isdigit() else a.cpu
+        problem = timed_cpu.setting_problem(value)
+        if problem:
+            raise PlanError(f"--cpu {problem}")
+        m.cpu = str(value)
+        flags.append(f"--cpu {a.cpu}")
     if a.outliers:
         parse_policy(a.outliers)
         m.outliers = a.outliers
@@ -165,6 +172,8 @@ def add_parsers(sub: argparse._SubParsersAction, db: argparse.ArgumentParser) ->
     r.add_argument("--min-sample-ms", dest="min_sample_ms", type=float,
                    help=f"a batch repeats the operation for at least this long"
                         f" (default: the plan's; {Method.min_sample_ms:g})")
+    r.add_argument("--cpu", help=f"the CPU a timed host run's processes run on: {timed_cpu.HELP} (default: the plan's;"
+                   f" {Method.cpu} in a plan that does not say)")
     r.add_argument("--timeout-s", dest="timeout_s", type=float,
                    help=f"a case that hangs longer is killed and recorded failed"
                         f" (default: the plan's; {Method.timeout_s:g})")

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import asdict
 from typing import TextIO
 
-from tlsbench.engine import layout, machine, metrics, pacing, parallel, result_cache, settling
+from tlsbench.engine import layout, machine, metrics, pacing, parallel, result_cache, settling, timed_cpu
 from tlsbench.engine.case import Case, Measured, Result, Sample
 from tlsbench.engine.progress import Progress
 from tlsbench.engine.protocol import ran_out_of_room
@@ -564,8 +564,10 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
         # an exact target's material is the same every time: identical counts run after run
         keys = registry.material(plan, target.deterministic)
         board_profile = target.board_profile()  # the cycle model's board, as read now: stored with the run
+        cpu = timed_cpu.choose(plan.method.cpu, target.paced)
         run_id = store.create_run(target=target.name, plan_name=plan.name, plan_source=plan_source,
-                                  plan=plan.to_dict(), machine=machine.collect(target),
+                                  plan=plan.to_dict(),
+                                  machine={**machine.collect(target), **({} if cpu is None else {"timed_cpu": cpu})},
                                   version=machine.tlsbench_revision(), keys=keys, labels=labels)
         if board_profile is not None:
             store.put_board_profile(run_id, board_profile.name, board_profile.origin, board_profile.text,
@@ -587,13 +589,16 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
         run_id = resume
         target = image_for(plan, stored)
         jobs = parallel.checked_jobs(jobs, target.one_at_a_time())
+        cpu = info.machine.get("timed_cpu")  # on the CPU it began on (a run stored before: where the kernel puts it)
+        if cpu is not None and cpu not in timed_cpu.allowed():
+            raise TlsbenchError(f"run {resume} was measured on CPU {cpu}, which this process may not use")
         if not quiet:
             logger.info(f"resuming run {run_id} (plan {plan.name!r})")
 
     # the firmware's frozen clock, inside the material's validity: for this run only
     clock = registry.material_environment(keys)
     clock.update(target.agent_environment())  # e.g. every host agent of the run (servers too) from the user's build
-    with store.lock_run(run_id), runenv.applied(clock):  # a second `--resume` of this run is refused
+    with store.lock_run(run_id), runenv.applied(clock), timed_cpu.confined(cpu):  # a second resume is refused
         with translated(store.path, kept_hint(store.path, run_id)):
             _measure_run(store, run_id, plan, keys, target, json_out, show_progress, resume is not None,
                          (jobs, cache))

@@ -30,6 +30,8 @@ class Method:
     env: dict[str, str] = field(default_factory=dict)
     # LD_* and PATH in env change which code runs: only with this set
     allow_loader_env: bool = False
+    # the CPU a timed host run is confined to: "auto" (the last it may use), "none", or a number (engine/timed_cpu.py)
+    cpu: str = "auto"
 
 
 class PlanSection(Protocol):

@@ -20,6 +20,7 @@ import tomllib
 from pathlib import Path
 
 from tlsbench import paths, versions
+from tlsbench.engine import timed_cpu
 from tlsbench.engine.stats import POLICY_HELP, parse_policy
 from tlsbench.errors import PlanError
 from tlsbench.families import registry
@@ -68,6 +69,7 @@ _METHOD_KEYS = {
     "rounds": "integer 1..repeats, at most 1000 (passes over the plan that share a case's repeats)",
     "env": "table of environment variables (NAME = \"value\") for every process the run starts",
     "allow_loader_env": "boolean: let env set LD_* and PATH (they change which code is measured)",
+    "cpu": timed_cpu.HELP,
 }
 # [method] numbers, for plan files and command-line flags alike:
 # name -> (integer, lowest, lowest itself allowed, highest)
@@ -150,6 +152,11 @@ def parse_plan(text: str, source: str = "<plan>") -> Plan:
         if not isinstance(method["allow_loader_env"], bool):
             raise loc.error("method", "allow_loader_env", "must be true or false")
         m.allow_loader_env = method["allow_loader_env"]
+    if "cpu" in method:
+        problem = timed_cpu.setting_problem(method["cpu"])
+        if problem:
+            raise loc.error("method", "cpu", problem)
+        m.cpu = str(method["cpu"])
     if "outliers" in method:
         if not isinstance(method["outliers"], str):
             raise loc.error("method", "outliers", f"must be a string: {POLICY_HELP}")

@@ -44,7 +44,8 @@ def context_lines(data: RunData, md: bool) -> list[str]:
         (f"## tlsbench run {r.id}: plan {markdown_text(r.plan_name)}, target {markdown_text(r.target)}, {status}"
          if md else f"tlsbench run {r.id}: plan {r.plan_name}, target {r.target}, {status}"),
         f"{bullet}{'host ' if firmware else ''}machine: {m.get('cpu_model')} ({m.get('cores')} cores;"
-        f" {features_label(firmware)}: {', '.join(m.get('cpu_flags', [])) or 'none recorded'}),"
+        + (f" timed on CPU {m['timed_cpu']};" if "timed_cpu" in m else "")
+        + f" {features_label(firmware)}: {', '.join(m.get('cpu_flags', [])) or 'none recorded'}),"
         f" {m.get('os')}, kernel {m.get('kernel')}",
     ]
     if firmware:
