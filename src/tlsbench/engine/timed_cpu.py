@@ -5,8 +5,8 @@ Why: with two processes in a case (a TLS client and server over loopback
 TCP) the kernel places them on one CPU or on two, and moves them; on a
 virtual machine a wake-up across CPUs costs a varying amount. On the
 2-core VM of 2026-11-29 (docs/method.md, "One CPU for a timed run") five
-runs of the same ten wolfSSL TCP handshakes differed by up to 1.5x per
-side's CPU time where the kernel placed them, and by at most 1.08x with the
+runs of the same ten wolfSSL TCP handshakes differed by up to 1.68x per
+side's CPU time where the kernel placed them, and ten by at most 1.06x with the
 run on one CPU. The reference workload then also runs on the CPU the cases
 run on, so it tells that CPU's speed. Processes that measure the machine's
 throughput with several processes at once (transactions per second with
