@@ -566,8 +566,7 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
         board_profile = target.board_profile()  # the cycle model's board, as read now: stored with the run
         cpu = timed_cpu.choose(plan.method.cpu, target.paced)
         run_id = store.create_run(target=target.name, plan_name=plan.name, plan_source=plan_source,
-                                  plan=plan.to_dict(),
-                                  machine={**machine.collect(target), **({} if cpu is None else {"timed_cpu": cpu})},
+                                  plan=plan.to_dict(), machine={**machine.collect(target), **timed_cpu.record(cpu)},
                                   version=machine.tlsbench_revision(), keys=keys, labels=labels)
         if board_profile is not None:
             store.put_board_profile(run_id, board_profile.name, board_profile.origin, board_profile.text,
@@ -589,9 +588,7 @@ def run(plan: Plan, plan_source: str, store: Store, *, resume: int | None = None
         run_id = resume
         target = image_for(plan, stored)
         jobs = parallel.checked_jobs(jobs, target.one_at_a_time())
-        cpu = info.machine.get("timed_cpu")  # on the CPU it began on (a run stored before: where the kernel puts it)
-        if cpu is not None and cpu not in timed_cpu.allowed():
-            raise TlsbenchError(f"run {resume} was measured on CPU {cpu}, which this process may not use")
+        cpu = timed_cpu.of_run(info.machine, resume)
         if not quiet:
             logger.info(f"resuming run {run_id} (plan {plan.name!r})")
 

@@ -19,9 +19,10 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from tlsbench.errors import PlanError
+from tlsbench.errors import PlanError, TlsbenchError
 
 AUTO, NONE = "auto", "none"
+KEY = "timed_cpu"  # in the run's stored machine
 HELP = ('"auto" (a timed host run on one CPU: the last one it may use), "none" (where the kernel puts it) or a'
         " CPU number")
 
@@ -50,6 +51,19 @@ def choose(setting: str, timed: bool) -> int | None:
     cpu = int(setting)
     if cpu not in cpus:
         raise PlanError(f"[method] cpu = {cpu}: this run may use CPUs {', '.join(map(str, sorted(cpus)))} only")
+    return cpu
+
+
+def record(cpu: int | None) -> dict[str, int]:
+    """What a run stores with its machine: the CPU it is confined to, if any."""
+    return {} if cpu is None else {KEY: cpu}
+
+
+def of_run(machine: dict, run_id: int) -> int | None:
+    """The CPU a stored run was measured on, to resume it there (a run stored before: not confined)."""
+    cpu = machine.get(KEY)
+    if cpu is not None and cpu not in allowed():
+        raise TlsbenchError(f"run {run_id} was measured on CPU {cpu}, which this process may not use")
     return cpu
 
 

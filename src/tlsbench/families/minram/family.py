@@ -24,6 +24,7 @@ from tlsbench.engine.case import Case, Measured, Sample
 from tlsbench.engine.protocol import Record, encode_request
 from tlsbench.families.base import FITS, Context
 from tlsbench.families.minram import KIND, SIDES, cells, fits, search
+from tlsbench.families.primitive import keys
 from tlsbench.families.primitive.checks import CheckResult
 from tlsbench.families.tls import catalog as tls_catalog
 from tlsbench.families.tls import device as tls_device
@@ -90,7 +91,7 @@ def fixed_env() -> tuple[str, ...]:
     (a host agent's; a firmware's are already): every probe then does the
     same work, signatures of the same length included, so the limit where
     it starts to pass is the same in every run."""
-    return ("env", "TLSBENCH_FIXED_SEED=1", f"TLSBENCH_FIXED_CLOCK={clock_request().removeprefix('clock unix=')}")
+    return ("env", "TLSBENCH_FIXED_SEED=1", f"{keys.HOST_CLOCK_ENV}={clock_request().removeprefix('clock unix=')}")
 
 
 class _Prober:

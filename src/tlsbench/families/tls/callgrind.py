@@ -20,6 +20,7 @@ from pathlib import Path
 
 from tlsbench.engine import agent
 from tlsbench.errors import AgentError, SetupError
+from tlsbench.families.primitive import keys
 from tlsbench.families.tls.cases import TlsCase, handshake_request
 
 # the agent's contract: a measured connection's handshake calls go through these
@@ -62,7 +63,7 @@ def fixed_clock(case: TlsCase) -> int:
 def count(path: Path, case: TlsCase, handshakes: int, timeout: float, env: dict[str, str] | None = None) -> Counts:
     """`handshakes` measured connections after one warm-up, under callgrind."""
     valgrind, annotate = tools()
-    settings = {"TLSBENCH_FIXED_SEED": "1", "TLSBENCH_FIXED_CLOCK": str(fixed_clock(case)), **(env or {})}
+    settings = {"TLSBENCH_FIXED_SEED": "1", keys.HOST_CLOCK_ENV: str(fixed_clock(case)), **(env or {})}
     with tempfile.TemporaryDirectory(prefix="tlsbench-callgrind-") as tmp:
         out = Path(tmp) / "callgrind.out"
         wrapper = ("env", *(f"{k}={v}" for k, v in settings.items()), valgrind, "--tool=callgrind", "-q",

@@ -40,6 +40,7 @@ from tlsbench import paths
 from tlsbench.engine.case import Case, Measured, Sample
 from tlsbench.engine.protocol import Record, encode_request, parse_line
 from tlsbench.errors import AgentError, ProtocolError, TlsbenchError
+from tlsbench.families.primitive import keys
 from tlsbench.families.tls import runner as tls_runner
 from tlsbench.families.tls.cases import TlsCase, case_fields
 from tlsbench.families.tls.names import BASELINE, TlsVariant
@@ -67,7 +68,7 @@ def _peer_env() -> dict[str, str]:
     carries the time, which its signature covers): the device's counts, which
     depend on the peer's key share and signature, are then the same in every
     run."""
-    return {"TLSBENCH_FIXED_SEED": "1", "TLSBENCH_FIXED_CLOCK": clock_request().removeprefix("clock unix=")}
+    return {"TLSBENCH_FIXED_SEED": "1", keys.HOST_CLOCK_ENV: clock_request().removeprefix("clock unix=")}
 
 
 @dataclass
