@@ -7,7 +7,7 @@ import pytest
 
 from tlsbench.engine import metrics
 from tlsbench.engine.case import Sample
-from tlsbench.engine.runner import summarize_samples
+from tlsbench.engine.case_summary import summarize_samples
 from tlsbench.errors import PlanError
 from tlsbench.families import registry
 from tlsbench.families.tls import runner as tls_runner

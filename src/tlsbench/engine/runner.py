@@ -17,11 +17,11 @@ from collections.abc import Iterable
 from dataclasses import asdict
 from typing import TextIO
 
-from tlsbench.engine import layout, machine, metrics, pacing, parallel, result_cache, settling, timed_cpu
-from tlsbench.engine.case import Case, Measured, Result, Sample
+from tlsbench.engine import layout, machine, metrics, pacing, parallel, resettle, result_cache, settling, timed_cpu
+from tlsbench.engine.case import Case, Measured
+from tlsbench.engine.case_summary import summarize_samples
 from tlsbench.engine.progress import Progress
 from tlsbench.engine.protocol import ran_out_of_room
-from tlsbench.engine.stats import OutlierPolicy, Summary, parse_policy, summarize
 from tlsbench.engine.store import Store
 from tlsbench.engine.store_faults import kept_hint, translated
 from tlsbench.errors import RunInterrupted, StoreError, TlsbenchError
@@ -36,7 +36,6 @@ from tlsbench.targets.base import LibraryInfo, answer_of
 logger = logging.getLogger(__name__)
 
 TERMINAL = ("ok", "unsupported", "check_failed", "does_not_fit")
-NO_OUTLIERS = OutlierPolicy("none")
 
 
 def expand(plan: Plan) -> list[Case]:
@@ -59,29 +58,6 @@ def measure(info: LibraryInfo, case: Case, keys: dict, plan: Plan, rnd: int = 0,
     first in the same agent (families.primitive), ``target``: where the agent
     runs (a family may put one side of a case on a device)."""
     return registry.family_of(case.kind).measure(case, Context(info, keys, plan, place, paced, target), rnd)
-
-
-def _result(metric: str, s: Summary) -> Result:
-    return Result(metric, metrics.unit(metric), s)
-
-
-def summarize_samples(samples: list[Sample], size: int | None, outliers: str) -> list[Result]:
-    """A case's results, one per metric, from its stored batches of every round."""
-    policy = parse_policy(outliers)
-    measured = sorted((s.idx, s.iters, s.counter, s.total) for s in samples if not s.warmup)
-    by_counter: dict[str, list[tuple[int, int]]] = {}
-    for _idx, iters, counter, total in measured:
-        by_counter.setdefault(counter, []).append((iters, total))
-    results = []
-    for counter, rows in by_counter.items():
-        # exact counts (bytes, instructions, memory) are not noisy times: no value is dropped from them
-        s = summarize([total / iters for iters, total in rows], NO_OUTLIERS if metrics.is_exact(counter) else policy)
-        results.append(_result(counter, s))
-    wall = by_counter.get("wall_ns", [])
-    if size and wall and all(total for _, total in wall):
-        s = summarize([size * iters * 1e9 / total for iters, total in wall], policy)
-        results.append(_result("throughput", s))
-    return results
 
 
 # The version of `run --json`'s lines: one object per (case, metric), or one
@@ -130,7 +106,7 @@ class _Session:
         self.hw_board = target.board_profile() if target.models_cycles else None
         self.cache = False  # exact outcomes are looked up in (and added to) the result cache
         # paced runs: each case's stored rounds (references, attempts) and the ok cases whose JSON lines
-        # wait for settle(), as they may be measured again
+        # wait for resettle.settle(), as they may be measured again
         self.rounds_of: dict[str, list[dict]] = {}
         self.deferred: dict[str, tuple[Case, Measured]] = {}
         self.steady: set[str] = set()  # the cases with a steady round, as their rounds were stored
@@ -303,7 +279,7 @@ class _Session:
     def _measure(self, case: Case, rnd: int) -> Measured:
         """One round, placed and paced on the host: the references around it
         say how fast the machine was (a slow round is flagged; a case with no
-        steady round is measured again at the end of the run, settle())."""
+        steady round is measured again at the end of the run, engine/resettle.py)."""
         info = self.infos[case.library]
         family = registry.family_of(case.kind)
         place = None
@@ -319,11 +295,11 @@ class _Session:
         except TlsbenchError as e:  # no pace to go by: the round is measured as it comes
             logger.info(f"warning: {case.name}: reference workload failed ({e}); round measured without pacing")
             return measure(info, case, self.keys, self.plan, rnd, place, target=self.target)
-        m, ref = self._attempt(info, case, rnd, place)
-        self._paced(m, ref, attempts=1)
+        m, ref = self.attempt(info, case, rnd, place)
+        self.paced(m, ref, attempts=1)
         return m
 
-    def _paced(self, m: Measured, ref: int | None, attempts: int) -> None:
+    def paced(self, m: Measured, ref: int | None, attempts: int) -> None:
         """The round's references noted (each can set the run's best) and its pace stored with it."""
         info_ = m.round_info or {}
         around = [info_.get("reference_ns"), info_.get("reference_after_ns")]
@@ -335,7 +311,7 @@ class _Session:
                      slow=ref is not None and self.pace.slow(ref))
         m.round_info = info_
 
-    def _attempt(self, case_info: LibraryInfo, case: Case, rnd: int,
+    def attempt(self, case_info: LibraryInfo, case: Case, rnd: int,
                  place: layout.Placement | None) -> tuple[Measured, int | None]:
         """One measurement of a round and the reference that says how fast the machine was for it: the
         slower of the one before and the one after (a primitive's in the same process; a handshake's each
@@ -415,7 +391,7 @@ class _Session:
             self.rounds_of.setdefault(case.name, []).append({"round": rnd, **measured.round_info})
             if not self.unsettled(case):
                 self.steady.add(case.name)
-        if status == "ok" and self.unsettled(case):  # its figures may change when settle() measures it again
+        if status == "ok" and self.unsettled(case):  # its figures may change when settling measures it again
             self.deferred[case.name] = (case, measured)
         elif status != "partial":
             self.write_json(case, measured)
@@ -447,87 +423,6 @@ class _Session:
         return (self.pace is not None and self.pace.best_ns is not None and bool(rounds)
                 and getattr(registry.family_of(case.kind), "timed", False)
                 and not settling.is_steady(rounds, self.pace.best_ns))
-
-    def settle(self, cases: list[Case], progress_of: dict, measured_s: float) -> None:
-        """Every ok case without a steady round measured again (its slowest
-        round replaced when the new attempt's references are faster) while
-        the machine is fast, within settling's budget; then the JSON lines held
-        back for them."""
-        lacking = [c for c in cases if progress_of.get(c.name, (0, ""))[1] == "ok" and self.unsettled(c)
-                   and (c.name in self.deferred or self.json_out is None)]
-        out = settling.Outcome(lacking=len(lacking))
-        started = settling.clock()
-        budget = settling.Budget(measured_s)
-        todo = lacking
-        for _ in range(settling.PASSES):
-            still = []
-            for case in todo:
-                if not budget.left():
-                    out.out_of_budget = True
-                    still = []
-                    break
-                if case.library in self.infos and not self._settle_one(case, progress_of[case.name][0], out):
-                    still.append(case)
-            todo = still
-        out.settled = sum(1 for c in lacking if not self.unsettled(c))
-        if lacking:
-            logger.info(out.line(settling.clock() - started))
-        for case, measured in self.deferred.values():
-            self.write_json(case, measured)
-        self.deferred.clear()
-
-    def _settle_one(self, case: Case, case_id: int, out: settling.Outcome) -> bool:
-        """One attempt at a steady round for the case, once a reference says the machine is fast; True
-        when the case has a steady round afterwards."""
-        info = self.infos[case.library]
-
-        def timed() -> int:
-            out.polls += 1
-            return pacing.reference_ns(info.path)
-
-        try:
-            if self.pace.speed(settling.wait_fast(self.pace, timed, settling.POLLS)) < settling.STEADY_SPEED:
-                return False  # still in a slow phase: another pass may find a fast one
-            rounds = self.rounds_of[case.name]
-            worst = settling.slowest_round(rounds, self.pace.best_ns)
-            rnd = int(worst["round"])
-            place = (layout.placement(self.run_id, case.name, rnd, self.plan.method.rounds)
-                     if getattr(registry.family_of(case.kind), "placed", False) else None)
-            m, ref = self._attempt(info, case, rnd, place)
-        except (TlsbenchError, OSError) as e:  # the round stays as it was measured
-            logger.info(f"warning: {case.name}: measuring again failed ({e})")
-            return False
-        out.attempts += 1
-        attempts = int(worst.get("attempts") or 1) + 1
-        self._paced(m, ref, attempts)
-        old = [ns for ns in (worst.get("reference_ns"), worst.get("reference_after_ns")) if ns]
-        faster = m.status == "ok" and ref is not None and (not old or ref < max(old))
-        if faster and self._replace_round(case, case_id, rnd, m):
-            out.kept += 1
-            rounds[rounds.index(worst)] = {"round": rnd, **m.round_info}
-        else:
-            worst["attempts"] = attempts
-            self.store.put_round_info(case_id, rnd, {k: v for k, v in worst.items() if k != "round"})
-        return not self.unsettled(case)
-
-    def _replace_round(self, case: Case, case_id: int, rnd: int, m: Measured) -> bool:
-        """Round ``rnd``'s samples replaced by the new attempt's (the same
-        indices: a family numbers a round's batches by the round) and the case
-        summarised again, in one transaction; False (nothing changed) when
-        the stored round does not hold exactly those samples."""
-        stored = self.store.case_samples(case_id)
-        keys = {(s.idx, s.warmup, s.counter) for s in m.samples}
-        kept = [s for s in stored if (s.idx, s.warmup, s.counter) not in keys]
-        if len(keys) != len(m.samples) or len(stored) - len(kept) != len(m.samples):
-            logger.info(f"warning: {case.name}: round {rnd + 1} measured again has other samples; kept as it was")
-            return False
-        results = summarize_samples(kept + m.samples, case.size, self.plan.method.outliers)
-        results += self.target.derived_results(results)
-        self.store.replace_round(case_id, rnd, samples=m.samples, results=results, round_info=m.round_info,
-                                 transcript=m.transcript)
-        if case.name in self.deferred:
-            self.deferred[case.name][1].results = results
-        return True
 
 
 def _needs_round(entry: tuple[int, str, int] | None, rnd: int) -> bool:
@@ -666,7 +561,7 @@ def _measure_session(store: Store, run_id: int, plan: Plan, keys: dict, target: 
             if entry is None or entry[1] == "partial":  # not decided in an earlier round of this session
                 progress_of[case.name] = session.run_round(case, rnd, entry)
             progress.update(case.name)
-        session.settle(cases, progress_of, time.monotonic() - measuring)
+        resettle.settle(session, cases, progress_of, time.monotonic() - measuring)
     except KeyboardInterrupt as e:  # every finished round is already stored (engine/stopping.py: SIGTERM too)
         raise RunInterrupted(run_id, getattr(e, "signum", signal.SIGINT)) from None
     reused = len(store.reuse_marks(run_id))
