@@ -1,6 +1,7 @@
-"""Handshakes in batches ([tls] batch): several connections per stored
-sample, their timed figures summed and stored as that many operations, the
-exact ones (bytes, records, heap) those of one connection, as without."""
+"""Handshakes in batches ([tls] batch, and resumed_batch for resumed
+handshakes): several connections per stored sample, their timed figures
+summed and stored as that many operations, the exact ones (bytes, records,
+heap) those of one connection, as without."""
 
 from __future__ import annotations
 
@@ -60,6 +61,28 @@ def test_batch_is_a_checked_plan_option() -> None:
     with pytest.raises(PlanError, match=r"p.toml:2: \[tls\] batch: .*got 1001"):
         parse_plan("[tls]\nbatch = 1001\n", "p.toml")
     assert parse_plan("", "p.toml").tls.batch == 1 and parse_plan("[tls]\nbatch = 4\n", "p.toml").tls.batch == 4
+
+
+def test_resumed_batch_is_a_checked_plan_option_for_resumed_cases_only() -> None:
+    with pytest.raises(PlanError, match=r"p.toml:2: \[tls\] resumed_batch: must be integer 0..1000 .*got 1001"):
+        parse_plan("[tls]\nresumed_batch = 1001\n", "p.toml")
+    with pytest.raises(PlanError, match=r"p.toml:2: \[tls\] resumed_batch: must be integer 0..1000"):
+        parse_plan("[tls]\nresumed_batch = -1\n", "p.toml")
+    unset = parse_plan("[tls]\nbatch = 3\n", "p.toml").tls
+    assert (unset.batch_for(False), unset.batch_for(True)) == (3, 3)  # 0: as batch
+    both = parse_plan("[tls]\nbatch = 3\nresumed_batch = 10\n", "p.toml").tls
+    assert (both.batch_for(False), both.batch_for(True)) == (3, 10)
+
+
+@pytest.mark.parametrize("handshake, iters", [("full", 2), ("resume-ticket", 3)])
+def test_a_resumed_case_is_measured_in_its_own_batches(agents, handshake: str, iters: int) -> None:
+    plan = parse_plan('[select]\nlibraries = ["mbedtls"]\nkinds = ["tls"]\n[tls]\nsuites = ["TLS_AES_128_GCM_SHA256"]\n'
+                      f'groups = ["x25519"]\ncerts = ["ecdsa-p256"]\nhandshakes = ["{handshake}"]\nbatch = 2\n'
+                      'resumed_batch = 3\n[method]\nrepeats = 2\nrounds = 1\nwarmup = 0\n', "p.toml")
+    (c,) = runner.expand_tls(plan)
+    m = runner.measure_tls(agents["mbedtls"], c, {"seed": "batch"}, plan, 0)
+    assert m.status == "ok" and m.iters == iters
+    assert {s.iters for s in m.samples if s.counter == "client_cpu_ns"} == {iters}
 
 
 def _side(i: int, cpu: int, sent: int) -> Record:

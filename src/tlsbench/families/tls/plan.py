@@ -44,6 +44,9 @@ class TlsSelect:
     # host handshakes (in memory and over TCP): connections per stored sample, their times summed and
     # divided by it (one handshake is 0.1-6 ms: a sample of several spans more of the machine's phases)
     batch: int = 1
+    # the same for resumed handshakes (0: batch): one is 0.05-0.3 ms, so a sample of `batch` of them is
+    # still shorter than the phases of a shared machine (docs/method.md, "Resumed handshakes in larger batches")
+    resumed_batch: int = 0
     # in memory: each round also counts each side's handshake instructions under callgrind (exact,
     # without hardware counters; valgrind's CPU, not the host's: families/tls/callgrind.py)
     callgrind: bool = False
@@ -62,6 +65,10 @@ class TlsSelect:
     # client's second ClientHello use the case's group. Empty: the catalog's guess (hrr_first_share)
     hrr_shares: list[str] = field(default_factory=list)
 
+    def batch_for(self, resumed: bool) -> int:
+        """Connections per stored sample for a case that resumes or not."""
+        return (self.resumed_batch or self.batch) if resumed else self.batch
+
 
 KEYS = {
     "suites": "list of IANA suite names",
@@ -75,6 +82,7 @@ KEYS = {
     "clients": "list of external client tools for tcp (against each library's server)",
     "bulk_kib": "integer 0..65536 (KiB sent after the response, for throughput)",
     "batch": "integer 1..1000 (host handshakes per stored sample, their times divided by it)",
+    "resumed_batch": "integer 0..1000 (the same for resumed handshakes; 0: batch)",
     "callgrind": "boolean (in memory: also count each side's handshake instructions under callgrind)",
     "baseline": "boolean (tcp: plain TCP baseline)",
     "capacity_clients": "list of client counts (tcp transactions per second)",
@@ -124,6 +132,11 @@ def _parse_numbers(loc: Locator, tls: dict, t: TlsSelect) -> None:
         t.batch = int(check_number(loc, TABLE, "batch", KEYS["batch"], tls["batch"], True, 1, False))
         if t.batch > 1000:
             raise loc.error(TABLE, "batch", f"must be {KEYS['batch']}, got {t.batch}")
+    if "resumed_batch" in tls:
+        t.resumed_batch = int(check_number(loc, TABLE, "resumed_batch", KEYS["resumed_batch"], tls["resumed_batch"],
+                                           True, 0, False))
+        if t.resumed_batch > 1000:
+            raise loc.error(TABLE, "resumed_batch", f"must be {KEYS['resumed_batch']}, got {t.resumed_batch}")
     if "baseline" in tls:
         t.baseline = check_bool(loc, TABLE, "baseline", tls["baseline"])
     if "callgrind" in tls:

@@ -300,9 +300,9 @@ def measure_tls(client: Path, case: Case, keys: dict, plan: Plan, rnd: int,
         return Measured("ok", "", batch, "", _grouped(list(r.client), BASELINE_METRICS, first, batch), [])
     v = TlsVariant.parse(case.op)
     tc = tls_case(case.alg, v, keys, bulk)
+    batch = plan.tls.batch_for(tc.resume != "none")
     if v.transport == "memory":
-        measured = _measure_memory(client, case, tc, n, first, m.warmup, m.timeout_s, rnd, place, plan.tls.batch,
-                                   paced)
+        measured = _measure_memory(client, case, tc, n, first, m.warmup, m.timeout_s, rnd, place, batch, paced)
         if plan.tls.callgrind and measured.status == "ok":
             try:
                 measured.samples += _callgrind_samples(client, tc, rnd, m.timeout_s)
