@@ -15,7 +15,6 @@ from tlsbench.engine.case import Case, Measured
 from tlsbench.engine.case_summary import summarize_samples
 from tlsbench.engine.store import Store
 from tlsbench.errors import TlsbenchError
-from tlsbench.families import registry
 from tlsbench.plans.plan import Plan
 from tlsbench.targets import target as targets
 from tlsbench.targets.base import LibraryInfo
@@ -27,7 +26,6 @@ class SettlingSession(Protocol):
     """What settling needs of the runner's session."""
 
     store: Store
-    run_id: int
     plan: Plan
     target: targets.Target
     infos: dict[str, LibraryInfo]
@@ -39,6 +37,8 @@ class SettlingSession(Protocol):
     def unsettled(self, case: Case) -> bool: ...
 
     def write_json(self, case: Case, measured: Measured) -> None: ...
+
+    def placement(self, case: Case, rnd: int) -> layout.Placement | None: ...
 
     def attempt(self, case_info: LibraryInfo, case: Case, rnd: int,
                 place: layout.Placement | None) -> tuple[Measured, int | None]: ...
@@ -90,9 +90,7 @@ def _settle_one(session: SettlingSession, case: Case, case_id: int, out: settlin
         rounds = session.rounds_of[case.name]
         worst = settling.slowest_round(rounds, pace.best_ns)
         rnd = int(worst["round"])
-        place = (layout.placement(session.run_id, case.name, rnd, session.plan.method.rounds)
-                 if getattr(registry.family_of(case.kind), "placed", False) else None)
-        m, ref = session.attempt(info, case, rnd, place)
+        m, ref = session.attempt(info, case, rnd, session.placement(case, rnd))
     except (TlsbenchError, OSError) as e:  # the round stays as it was measured
         logger.info(f"warning: {case.name}: measuring again failed ({e})")
         return False

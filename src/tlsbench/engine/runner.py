@@ -281,11 +281,8 @@ class _Session:
         say how fast the machine was (a slow round is flagged; a case with no
         steady round is measured again at the end of the run, engine/resettle.py)."""
         info = self.infos[case.library]
-        family = registry.family_of(case.kind)
-        place = None
-        timed, placed = getattr(family, "timed", False), getattr(family, "placed", False)  # older families: neither
-        if self.pace is not None and placed:
-            place = layout.placement(self.run_id, case.name, rnd, self.plan.method.rounds)
+        timed = getattr(registry.family_of(case.kind), "timed", False)  # older families: not timed
+        place = self.placement(case, rnd) if self.pace is not None else None
         if self.pace is None or not timed:
             return measure(info, case, self.keys, self.plan, rnd, place, target=self.target)
         try:
@@ -298,6 +295,13 @@ class _Session:
         m, ref = self.attempt(info, case, rnd, place)
         self.paced(m, ref, attempts=1)
         return m
+
+    def placement(self, case: Case, rnd: int) -> layout.Placement | None:
+        """Where round ``rnd`` of a placed family's case puts its timed loop (None: the family does not
+        place its rounds; older families do not say)."""
+        if not getattr(registry.family_of(case.kind), "placed", False):
+            return None
+        return layout.placement(self.run_id, case.name, rnd, self.plan.method.rounds)
 
     def paced(self, m: Measured, ref: int | None, attempts: int) -> None:
         """The round's references noted (each can set the run's best) and its pace stored with it."""
