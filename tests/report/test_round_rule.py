@@ -75,7 +75,7 @@ def test_no_change_between_processes_of_one_distribution() -> None:
     assert (v.verdict, v.note) == ("inconclusive", "6 rounds vs 6 rounds: p = 0.0325")
     assert v.p_value == pytest.approx(30 / 924)
     # the all-samples rule takes the 30 samples as independent and calls this a change
-    assert compare._statistical_row("c", _flat(a), _flat(b), compare.ALPHA, compare.MIN_EFFECT, True,
+    assert compare.statistical_row("c", _flat(a), _flat(b), compare.ALPHA, compare.MIN_EFFECT, True,
                                     "ns").verdict == "faster"
     assert compare_rounds.round_verdict(a, b, compare.ALPHA, compare.MIN_EFFECT, "median").verdict == "inconclusive"
 

@@ -251,7 +251,7 @@ def _exact_all(a: RunSide, b: RunSide) -> list[ExactRow]:
     return rows
 
 
-def _statistical_row(name: str, va: list[float], vb: list[float], alpha: float, min_effect: float,
+def statistical_row(name: str, va: list[float], vb: list[float], alpha: float, min_effect: float,
                      lower_is_better: bool, unit: str, metric: str = "", machine: float = 1.0) -> Row:
     """machine: how far the machine's own speed moved around this case's rounds in the two runs
     (steadiness.moved, >= 1): a change is called only beyond the minimum effect widened by it."""
@@ -389,7 +389,7 @@ def _metric_row(a: RunSide, b: RunSide, name: str, metric: str, alpha: float, mi
         return Row(name, e.verdict, e.a, e.b, ratio, None, note, unit=unit, metric=metric)
     machine = steadiness.moved(a.references.get(name, []), b.references.get(name, []), a.reference_kind,
                                b.reference_kind)
-    row = _statistical_row(name, va, vb, alpha, min_effect, metrics.lower_is_better(metric), unit, metric, machine)
+    row = statistical_row(name, va, vb, alpha, min_effect, metrics.lower_is_better(metric), unit, metric, machine)
     estimator = metrics.headline_estimator(metric, is_host(a.target))
     if estimator != "median":  # printed beside the verdict as the reports show it
         row.estimator, row.figure_a, row.figure_b = estimator, metrics.figure_of(estimator, va), \
