@@ -131,6 +131,10 @@ def _memory_run(store: Store, target: str, cases: dict[str, dict[str, list[int]]
 # allocation more (a bignum one limb longer), and the second run happens to draw more of those
 DRAWN_A = [17] * 23 + [18]
 DRAWN_B = [18] * 13 + [17] * 11
+# an RSA signature's deepest stack on the host: two depths, as the blinding values drawn make the bignums
+# a limb shorter or not (OpenSSL RSA-3072, 2,312-3,016 B in both runs of one pair)
+STACK_A = [2312] * 13 + [3016] * 11
+STACK_B = [3016] * 13 + [2312] * 11
 
 
 @pytest.mark.parametrize("target", ["host", "qemu:mps2-an386"])
@@ -139,10 +143,12 @@ def test_a_count_drawn_per_host_run_varies_within_the_runs_spread_and_changes_be
     store = Store(db_path)
     a = _memory_run(store, target, {"within": {"allocations": DRAWN_A, "heap_peak_bytes": [1040] * 24},
                                     "beyond": {"allocations": DRAWN_A},
-                                    "flat": {"allocations": [17] * 24, "stack_bytes": [3000] * 24}})
+                                    "flat": {"allocations": [17] * 24, "stack_bytes": [3000] * 24},
+                                    "rsa": {"stack_bytes": STACK_A}})
     b = _memory_run(store, target, {"within": {"allocations": DRAWN_B, "heap_peak_bytes": [1040] * 24},
                                     "beyond": {"allocations": [19] * 24},
-                                    "flat": {"allocations": [18] * 24, "stack_bytes": [3016] * 24}})
+                                    "flat": {"allocations": [18] * 24, "stack_bytes": [3016] * 24},
+                                    "rsa": {"stack_bytes": STACK_B}})
     got = {(e.name, e.metric): e for e in compare.compare(store, a, b).exact}
     within = got[("within", "allocations")]
     assert (within.a, within.b, within.diff) == (17, 18, 1)
@@ -151,14 +157,17 @@ def test_a_count_drawn_per_host_run_varies_within_the_runs_spread_and_changes_be
     assert got[("beyond", "allocations")].verdict == "changed"
     # no spread measured in either run: the difference is a change, even on the host
     assert got[("flat", "allocations")].verdict == "changed"
-    # the stack no drawn value reaches (metrics.VARIES_ON_HOST): exact on the host too
+    # the stack, drawn on the host too (metrics.VARIES_ON_HOST), with no spread measured: a change
     assert got[("flat", "stack_bytes")].verdict == "changed"
+    rsa = got[("rsa", "stack_bytes")]
+    assert (rsa.a, rsa.b) == (2312, 3016)
     if target == "host":
         assert within.verdict == "varies" and within.note.startswith("within the runs' own spread (1)")
+        assert rsa.verdict == "varies" and rsa.note.startswith("within the runs' own spread (704)")
         text = compare_text.render(compare.compare(store, a, b))
-        assert "deterministic metrics: 1 same, 3 changed, 1 varies" in text
+        assert "deterministic metrics: 1 same, 3 changed, 2 varies" in text
     else:  # firmware draws from a seeded stream: a count that moved between runs is a change
-        assert within.verdict == "changed"
+        assert within.verdict == "changed" and rsa.verdict == "changed"
 
 
 def _cli(db: Path, *args: str) -> subprocess.CompletedProcess:
