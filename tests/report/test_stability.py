@@ -36,6 +36,9 @@ def test_every_verdict_is_counted_inconclusive_ones_too() -> None:
             compare.Row("f", "inconclusive", note="B/A 95% interval reaches beyond ±5%")]
     c = compare.Comparison(1, 2, "wall_ns", 0.01, 0.05, rows=rows)
     assert stability.verdict_counts(c) == {"faster": 1, "slower": 1, "same": 1, "inconclusive": 3}
+    c.exact = [compare.ExactRow("a", "c2s_bytes", "same"), compare.ExactRow("a", "heap_peak_bytes", "changed"),
+               compare.ExactRow("b", "stack_bytes", "varies"), compare.ExactRow("c", "stack_bytes", "only in A")]
+    assert stability.exact_counts(c) == {"same": 1, "varies": 1, "changed": 1}
 
 
 def test_the_command_runs_the_plan_twice_and_reports_the_pair(fake_agent_dir: Path, tmp_path: Path) -> None:
@@ -50,6 +53,8 @@ def test_the_command_runs_the_plan_twice_and_reports_the_pair(fake_agent_dir: Pa
     assert "runs 1 and 2: 2 cases timed in both" in out
     assert "within  2%:    2 of 2 (100%)" in out
     assert "compare 1 2: 0 slower, 0 faster, 2 same, 0 inconclusive" in out
+    # the fake agent stores no deterministic metric for a hash: nothing to call changed
+    assert "exact counts (every deterministic metric of both runs): 0 same, 0 varies, 0 changed" in out
     store = Store(db)
     assert [r["id"] for r in store.list_runs()] in ([1, 2], [2, 1])
     # and the same figures for the stored pair, as JSON

@@ -44,6 +44,7 @@ class Stability:
     slow_rounds: dict[str, int] = field(default_factory=dict)  # per run: rounds still slow after retries
     by_estimator: dict[str, dict[str, int]] = field(default_factory=dict)  # estimator -> band -> cases within
     estimator: str = "median"  # the stored column compared above: the reports' figure of this metric
+    exact: dict[str, int] = field(default_factory=dict)  # compare's verdicts on every deterministic metric
 
     def share(self, band: str) -> float | None:
         return self.within[band] / self.cases if self.cases else None
@@ -84,6 +85,16 @@ def verdict_counts(c: compare.Comparison) -> dict[str, int]:
     return out
 
 
+def exact_counts(c: compare.Comparison) -> dict[str, int]:
+    """compare's verdicts on the deterministic metrics both runs stored (bytes, heap, stack, counts): two runs
+    of unchanged code should call none "changed"; rows of one run only are not counted."""
+    out = {"same": 0, "varies": 0, "changed": 0}
+    for row in c.exact:
+        if row.verdict in out:
+            out[row.verdict] += 1
+    return out
+
+
 def _values(store: Store, run_id: int, metric: str, estimator: str = "median") -> dict[str, float]:
     return {r["name"]: float(r[estimator]) for r in store.results(run_id)
             if r["metric"] == metric and r["status"] == "ok"}
@@ -96,10 +107,12 @@ def _slow_rounds(store: Store, run_id: int) -> int:
 def assess(store: Store, run_a: int, run_b: int, metric: str = "wall_ns") -> Stability:
     estimator = metrics.headline_estimator(metric, is_host(store.get_run(run_a).target))
     n, within, rows = agreement(_values(store, run_a, metric, estimator), _values(store, run_b, metric, estimator))
-    verdicts = verdict_counts(compare.compare(store, run_a, run_b, metric=metric))
+    compared = compare.compare(store, run_a, run_b, metric=metric)
+    verdicts = verdict_counts(compared)
     by = {e: agreement(_values(store, run_a, metric, e), _values(store, run_b, metric, e))[1] for e in ESTIMATORS}
     return Stability(run_a, run_b, metric, n, within, rows[:WORST], verdicts,
-                     {str(run_a): _slow_rounds(store, run_a), str(run_b): _slow_rounds(store, run_b)}, by, estimator)
+                     {str(run_a): _slow_rounds(store, run_a), str(run_b): _slow_rounds(store, run_b)}, by, estimator,
+                     exact_counts(compared))
 
 
 def _figure(estimator: str) -> str:
@@ -116,6 +129,10 @@ def render(s: Stability, fmt: str = "table") -> str:
     v = s.verdicts
     lines.append(f"compare {s.run_a} {s.run_b}: {v['slower']} slower, {v['faster']} faster, {v['same']} same, "
                  f"{v['inconclusive']} inconclusive")
+    if s.exact:
+        e = s.exact
+        lines.append(f"exact counts (every deterministic metric of both runs): {e['same']} same, {e['varies']} varies,"
+                     f" {e['changed']} changed")
     if s.cases:
         lines.append("by estimator (share within " + "/".join(s.within) + "): " + "; ".join(
             f"{e} " + "/".join(f"{c / s.cases:.0%}" for c in bands.values()) for e, bands in s.by_estimator.items()))
