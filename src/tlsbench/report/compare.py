@@ -252,7 +252,7 @@ def _exact_all(a: RunSide, b: RunSide) -> list[ExactRow]:
 
 
 def statistical_row(name: str, va: list[float], vb: list[float], alpha: float, min_effect: float,
-                     lower_is_better: bool, unit: str, metric: str = "", machine: float = 1.0) -> Row:
+                    lower_is_better: bool, unit: str, metric: str = "", machine: float = 1.0) -> Row:
     """machine: how far the machine's own speed moved around this case's rounds in the two runs
     (steadiness.moved, >= 1): a change is called only beyond the minimum effect widened by it."""
     med_a, med_b = median(va), median(vb)
