@@ -270,6 +270,16 @@ def rounds_of(samples: Iterable[tuple[int, float]], per_round: list[int]) -> lis
     return [values for values in out if values]
 
 
+def process_spread(*runs: list[list[float]]) -> float:
+    """How far a figure's agent processes lie apart within a run: the largest, over the runs given (each
+    its rounds' values, rounds_of), of its slowest round's median over its fastest round's; 1 where no
+    run has two rounds with positive medians. Two runs of unchanged code can differ by that much: the
+    process, not the code, sets the level."""
+    spreads = [max(m) / min(m) for m in ([median(r) for r in rounds if r] for rounds in runs)
+               if len(m) >= 2 and min(m) > 0]
+    return max(spreads, default=1.0)
+
+
 def permutation_p(a: list[float], b: list[float], seed: int = BOOTSTRAP_SEED) -> float | None:
     """Two-sided p of a permutation test of the difference of the means of
     log(a) and log(b) (a ratio, whatever the scale): the share of the splits

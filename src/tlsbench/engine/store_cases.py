@@ -142,6 +142,16 @@ class CaseTables(StoreBase):
             out[name][1].append(total / iters)
         return out
 
+    def per_op_indexed(self, run_id: int, counter: str) -> dict[str, list[tuple[int, float]]]:
+        """case name -> (batch index, per-operation value) of each measured batch of this counter (the
+        index says which round a batch came from: stats.rounds_of)."""
+        out: dict[str, list[tuple[int, float]]] = {}
+        for name, idx, total, iters in self._q(
+                "SELECT c.name, s.idx, s.total, s.iters FROM samples s JOIN cases c ON c.id = s.case_id"
+                " WHERE c.run_id=? AND s.warmup=0 AND s.counter=? ORDER BY c.id, s.idx", (run_id, counter)):
+            out.setdefault(name, []).append((idx, total / iters))
+        return out
+
     def sample_counters(self, run_id: int) -> set[str]:
         """Every counter (metric) with a stored sample in this run."""
         return {r[0] for r in self._q(

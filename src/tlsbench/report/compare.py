@@ -6,7 +6,11 @@ side for TLS: a host run compares times, a firmware run instruction counts.
 For each: the two medians, their ratio, and a Mann-Whitney U test on the raw
 per-operation samples. A change is called only when it is significant
 (two-sided p < alpha), at least ``min_effect`` large, and the 95% bootstrap
-interval of B/A lies wholly beyond ``min_effect``. "same" needs the opposite
+interval of B/A lies wholly beyond ``min_effect``, widened by how far the
+machine's speed moved around the case and by how far the case's own agent
+processes lie apart within each run (a host run of several rounds: its
+slowest round's median over its fastest's, stats.process_spread; two runs
+of unchanged code differ by the process as much). "same" needs the opposite
 evidence: the whole interval within ``min_effect`` of 1. Anything between
 (too few samples for the test to reach alpha at all, or an interval that
 reaches past the minimum effect on either side of 1) is "inconclusive",
@@ -35,7 +39,8 @@ from pathlib import Path
 
 from tlsbench import versions
 from tlsbench.engine import metrics, steadiness
-from tlsbench.engine.stats import bootstrap_ratio_ci, mann_whitney_p, median, smallest_p
+from tlsbench.engine.case import split_repeats
+from tlsbench.engine.stats import bootstrap_ratio_ci, mann_whitney_p, median, process_spread, rounds_of, smallest_p
 from tlsbench.engine.store import Store
 from tlsbench.report import tables
 from tlsbench.targets.target import is_host
@@ -131,6 +136,8 @@ class RunSide:
     references: dict[str, list[int]] = field(default_factory=dict)
     reference_kind: str = ""  # the workload those references timed (steadiness.kind)
     target: str = ""  # where the run measured (host, qemu:..., serial:...): which figure its reports show
+    # timed metric -> case -> each round's values (one agent process each; runs of several rounds)
+    rounds: dict[str, dict[str, list[list[float]]]] = field(default_factory=dict)
 
 
 # ---- read ----
@@ -171,7 +178,19 @@ def read(store: Store, run_id: int, metric: str | None) -> RunSide:
     refs = steadiness.references(dict(r) for r in store.case_rounds(run_id))
     return RunSide(run_id, _context(store, run_id), {r["metric"]: r["unit"] for r in store.results(run_id)},
                    {m: store.per_op_values(run_id, m) for m in sorted(wanted)}, refs,
-                   steadiness.kind(store.get_run(run_id).machine, bool(refs)), store.get_run(run_id).target)
+                   steadiness.kind(store.get_run(run_id).machine, bool(refs)), store.get_run(run_id).target,
+                   read_rounds(store, run_id, [m for m in wanted if not metrics.is_exact(m)]))
+
+
+def read_rounds(store: Store, run_id: int, timed: list[str]) -> dict[str, dict[str, list[list[float]]]]:
+    """Each timed metric's values per case, round by round (the batch index says which round); none
+    for a run of one round."""
+    method = store.get_run(run_id).plan.get("method", {})
+    split = split_repeats(int(method.get("repeats", 1)), int(method.get("rounds", 1)))
+    if len(split) < 2:
+        return {}
+    return {m: {name: rounds_of(pairs, split) for name, pairs in store.per_op_indexed(run_id, m).items()}
+            for m in sorted(timed)}
 
 
 # ---- pure comparison ----
@@ -252,17 +271,21 @@ def _exact_all(a: RunSide, b: RunSide) -> list[ExactRow]:
 
 
 def statistical_row(name: str, va: list[float], vb: list[float], alpha: float, min_effect: float,
-                    lower_is_better: bool, unit: str, metric: str = "", machine: float = 1.0) -> Row:
+                    lower_is_better: bool, unit: str, metric: str = "", machine: float = 1.0,
+                    processes: float = 1.0) -> Row:
     """machine: how far the machine's own speed moved around this case's rounds in the two runs
-    (steadiness.moved, >= 1): a change is called only beyond the minimum effect widened by it."""
+    (steadiness.moved, >= 1); processes: how far the case's agent processes lie apart within a run
+    (stats.process_spread, >= 1): a change is called only beyond the minimum effect widened by both."""
     med_a, med_b = median(va), median(vb)
     ratio = med_b / med_a if med_a else None
     p = mann_whitney_p(va, vb)
     ci = bootstrap_ratio_ci(va, vb)
     # a change is called when the test says the samples differ AND the
     # whole 95% interval of B/A lies beyond the minimum effect, widened by
-    # the machine's own speed change: that much difference can be the machine
-    low, high = (1 - min_effect) / machine, (1 + min_effect) * machine
+    # the machine's own speed change and by the spread of the case's own
+    # processes: that much difference can be the machine or the process
+    widen = machine * processes
+    low, high = (1 - min_effect) / widen, (1 + min_effect) * widen
     beyond = ci is not None and (ci[1] <= low or ci[0] >= high)
     significant = (p is not None and p < alpha and ratio is not None and (ratio <= low or ratio >= high)
                    and beyond)
@@ -280,9 +303,15 @@ def statistical_row(name: str, va: list[float], vb: list[float], alpha: float, m
         note = "too few samples for a test: measure more repeats"
     elif not significant and underpowered:
         note = f"{len(va)} and {len(vb)} samples cannot reach p < {alpha:g}: measure more repeats"
-    elif verdict == "inconclusive" and within_machine(ci, min_effect, machine):
-        note = (f"inconclusive: the machine's speed changed by {100 * (machine - 1):.0f}% around this case"
-                " (reference workload): a difference that size can be the machine")
+    elif verdict == "inconclusive" and within_widening(ci, min_effect, widen):
+        causes = []
+        if machine > 1:
+            causes.append(f"the machine's speed changed by {100 * (machine - 1):.0f}% around this case"
+                          " (reference workload)")
+        if processes > 1:
+            causes.append(f"its agent processes lie up to {100 * (processes - 1):.0f}% apart within a run")
+        who = "either" if len(causes) == 2 else "the machine" if machine > 1 else "the process"
+        note = f"inconclusive: {' and '.join(causes)}: a difference that size can be {who}"
     elif verdict == "inconclusive":
         note = f"B/A 95% interval reaches beyond ±{100 * min_effect:g}%: more repeats or a quieter machine"
     else:
@@ -291,9 +320,10 @@ def statistical_row(name: str, va: list[float], vb: list[float], alpha: float, m
                metric)
 
 
-def within_machine(ci: tuple[float, float] | None, min_effect: float, machine: float) -> bool:
-    """Whether the interval lies beyond the minimum effect but not beyond it widened by the machine."""
-    if ci is None or machine <= 1.0:
+def within_widening(ci: tuple[float, float] | None, min_effect: float, widen: float) -> bool:
+    """Whether the interval lies beyond the minimum effect (but not beyond it widened by the machine and
+    the processes, the caller's verdict)."""
+    if ci is None or widen <= 1.0:
         return False
     return ci[1] <= 1 - min_effect or ci[0] >= 1 + min_effect
 
@@ -389,7 +419,9 @@ def _metric_row(a: RunSide, b: RunSide, name: str, metric: str, alpha: float, mi
         return Row(name, e.verdict, e.a, e.b, ratio, None, note, unit=unit, metric=metric)
     machine = steadiness.moved(a.references.get(name, []), b.references.get(name, []), a.reference_kind,
                                b.reference_kind)
-    row = statistical_row(name, va, vb, alpha, min_effect, metrics.lower_is_better(metric), unit, metric, machine)
+    processes = process_spread(a.rounds.get(metric, {}).get(name, []), b.rounds.get(metric, {}).get(name, []))
+    row = statistical_row(name, va, vb, alpha, min_effect, metrics.lower_is_better(metric), unit, metric, machine,
+                          processes)
     estimator = metrics.headline_estimator(metric, is_host(a.target))
     if estimator != "median":  # printed beside the verdict as the reports show it
         row.estimator, row.figure_a, row.figure_b = estimator, metrics.figure_of(estimator, va), \
@@ -443,7 +475,9 @@ def one_version(side: RunSide, ident: str) -> RunSide:
         if mine is not None:
             context[f"{lib}{suffix}"] = side.context[mine]
     references = {f"{lib}/{n[len(prefix):]}": v for n, v in side.references.items() if n.startswith(prefix)}
-    return RunSide(side.run_id, context, side.units, values, references, target=side.target)
+    rounds = {m: {f"{lib}/{n[len(prefix):]}": r for n, r in per_case.items() if n.startswith(prefix)}
+              for m, per_case in side.rounds.items()}
+    return RunSide(side.run_id, context, side.units, values, references, target=side.target, rounds=rounds)
 
 
 def compare(store: Store, run_a: int, run_b: int, metric: str | None = None, alpha: float = ALPHA,

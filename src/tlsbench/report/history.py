@@ -98,6 +98,8 @@ class _Run:
     # beyond what the machine's own speed change explains, as in compare
     references: dict[str, list[int]] = field(default_factory=dict)
     reference_kind: str = ""  # the workload those references timed (steadiness.kind)
+    # metric -> case -> each round's values: a point is called changed only beyond its processes' spread
+    rounds: dict[str, dict[str, list[list[float]]]] = field(default_factory=dict)
 
 
 def _select_runs(store: Store, since: float | None, wanted: dict[str, str]) -> list[dict]:
@@ -156,7 +158,9 @@ def read(store: Store, cases: list[str], since: str | None = None, labels: list[
         refs = steadiness.references(dict(c) for c in store.case_rounds(r["id"]))
         runs.append(_Run(r["id"], r["created"], r["target"], r["labels"], list(store.case_progress(r["id"])),
                          {m: store.per_op_values(r["id"], m) for m in needed if m in stored}, refs,
-                         steadiness.kind(store.get_run(r["id"]).machine, bool(refs))))
+                         steadiness.kind(store.get_run(r["id"]).machine, bool(refs)),
+                         compare.read_rounds(store, r["id"], [m for m in needed if m in stored
+                                                              and not metrics.is_exact(m)])))
     known = list(dict.fromkeys(n for r in runs for n in r.names))
     names = _match_cases(cases, known)
     return assemble(runs, names, metric, selection, alpha, min_effect)
@@ -217,8 +221,10 @@ def _against(a: tuple[_Run, list[float]], b: tuple[_Run, list[float]], name: str
              min_effect: float) -> tuple[str, float | None, float | None, str]:
     """compare's verdict on one case between two runs, from their values."""
     def side(r: _Run, values: list[float]) -> compare.RunSide:
+        rounds = r.rounds.get(metric, {}).get(name)
         return compare.RunSide(r.id, {}, {metric: metrics.unit(metric)}, {metric: {name: ("ok", values)}},
-                               {name: r.references[name]} if name in r.references else {}, r.reference_kind)
+                               {name: r.references[name]} if name in r.references else {}, r.reference_kind,
+                               rounds={metric: {name: rounds}} if rounds else {})
     row = compare.compare_runs(side(*a), side(*b), metric, alpha, min_effect).rows[0]
     return row.verdict, row.ratio, row.p_value, row.note
 
