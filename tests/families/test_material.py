@@ -1,6 +1,7 @@
 """Test material of emulated runs is derived from one documented seed: the
 same keys, certificates and PSK on any machine, checkout and day, so exact
-counts are exact everywhere. Host runs get fresh material every run."""
+counts are exact everywhere. Host runs draw their primitive keys fresh every
+run, and take the same seeded TLS chains and PSK as every other run."""
 
 from __future__ import annotations
 
@@ -9,11 +10,13 @@ import stat
 import subprocess
 from pathlib import Path
 
+import pytest
 from cryptography.hazmat.primitives import serialization
 
 from tlsbench.families.primitive.keys import FIRMWARE_CLOCK, MATERIAL_SEED, generate, seeded
 from tlsbench.families.primitive.randomness import Source, _probable_prime, rsa_key
 from tlsbench.families.tls import certs
+from tlsbench.families.tls import runner as tls_runner
 from tlsbench.families.tls.runner import material
 
 
@@ -59,3 +62,27 @@ def test_the_emulated_material_is_cached_and_private(tmp_path: Path) -> None:
     assert json.loads(cache.read_text())["seed"] == MATERIAL_SEED
     cache.write_text(json.dumps({**keys, "seed": "an older seed"}))
     assert seeded(cache)["seed"] == MATERIAL_SEED  # another seed's cache is made anew
+
+
+def test_host_runs_fresh_keys_take_the_one_seeded_test_pki_from_its_cache(tmp_path: Path, monkeypatch) -> None:
+    # two host runs' fresh keys (no seed) must send the same certificates, so their handshake bytes and
+    # the heap their certificates take repeat; they are the emulated runs' chains too
+    monkeypatch.setenv("TLSBENCH_ROOT", str(tmp_path))
+    one: dict = {}  # a fresh host key set has no seed (generate()); the TLS material reads nothing else
+    two: dict = {}
+    for cred in ("ecdsa-p256", "rsa2048", "psk"):
+        assert material(one, cred, "full") == material(two, cred, "full")
+    emulated = {"seed": MATERIAL_SEED}
+    assert material(emulated, "ecdsa-p256", "full") == material(one, "ecdsa-p256", "full")
+    cache = tmp_path / ".tlsbench" / tls_runner.CHAIN_CACHE
+    assert stat.S_IMODE(cache.stat().st_mode) == 0o600
+    assert set(json.loads(cache.read_text())["chains"]) == {"ecdsa-p256-full", "rsa2048-full"}
+
+    def no_derivation(*_args, **_kwargs):
+        raise AssertionError("a cached chain was derived again")
+
+    monkeypatch.setattr(tls_runner, "_make_chains", no_derivation)
+    assert material({}, "rsa2048", "full") == one["tls"]["rsa2048-full"]
+    cache.write_text(json.dumps({"seed": "an older seed", "chains": {"rsa2048-full": {"chain": "stale"}}}))
+    with pytest.raises(AssertionError, match="derived again"):  # another seed's cache is not taken
+        material({}, "rsa2048", "full")

@@ -91,8 +91,8 @@ def test_a_failing_handshake_is_recorded_and_the_run_goes_on(agents, tmp_path, m
                       'transports = ["memory", "tcp"]\n[method]\nrepeats = 2\nrounds = 1\n', "t.toml")
     real = tls_runner.material
 
-    def wrong_root(keys, cred, chain, now=None):  # the client trusts another root: every handshake must fail
-        m = dict(real(keys, cred, chain, now))
+    def wrong_root(keys, cred, chain):  # the client trusts another root: every handshake must fail
+        m = dict(real(keys, cred, chain))
         if "trust" in m:
             other = certs.make_chain(cred, chain, "server")
             m["trust"] = other.root.cert.public_bytes(tls_runner.PEM).decode()

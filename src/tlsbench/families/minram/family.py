@@ -69,7 +69,7 @@ class MinRamFamily:
             for case in self.expand(plan):
                 v = TlsVariant.parse(case.op)
                 if v.cred != tls_catalog.ANON_CRED:
-                    tls_runner.material(keys, v.cred, v.chain, now)
+                    tls_runner.material(keys, v.cred, v.chain)
 
     def check(self, agents: dict[str, Path], support: dict[str, set[tuple[str, str, str]]], keys: dict,
               cases: Iterable[Case], timeout: float) -> list[CheckResult]:

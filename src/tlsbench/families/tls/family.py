@@ -49,7 +49,7 @@ class TlsFamily:
     def prepare(self, plan: Plan, keys: dict, now: datetime.datetime | None) -> None:
         """The certificate chains and PSK of its cases, stored with the keys for a resume."""
         if "tls" in plan.kinds:
-            runner.prepare_material(plan, keys, now=now)
+            runner.prepare_material(plan, keys)
             if plan.tls.callgrind:
                 callgrind.tools()  # missing valgrind stops the run before it starts, in one line
 

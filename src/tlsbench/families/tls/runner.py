@@ -1,11 +1,11 @@
 """TLS cases of a plan: the matrix they expand to, the material they use
-(certificate chains, client certificates, a PSK: generated, stored with the
-run), and one round of measurement over memory, TCP, or against a server
+(certificate chains, client certificates, a PSK: one seeded test PKI, stored
+with the run), and one round of measurement over memory, TCP, or against a server
 nobody here wrote."""
 
 from __future__ import annotations
 
-import datetime
+import json
 import subprocess
 from dataclasses import replace
 from pathlib import Path
@@ -18,7 +18,8 @@ from tlsbench.engine import agent, pacing
 from tlsbench.engine.case import Case, Measured, Sample, split_repeats
 from tlsbench.engine.protocol import Record
 from tlsbench.errors import AgentError, SetupError
-from tlsbench.families.primitive.randomness import Source
+from tlsbench.families.primitive import keys as keys_mod
+from tlsbench.families.primitive.randomness import MATERIAL_SEED, Source
 from tlsbench.families.tls import callgrind as tls_callgrind
 from tlsbench.families.tls import catalog as tls_catalog
 from tlsbench.families.tls import certs
@@ -142,7 +143,15 @@ def _transports(t, base: TlsVariant) -> list[TlsVariant]:
     return out
 
 
-# ---- material: generated once per run, stored with its keys ----
+# ---- material: one seeded test PKI, stored with each run's keys ----
+
+# Every TLS run sends the same certificates: its chains and PSK derive from one seed (the emulated
+# runs' seed, named in their keys; MATERIAL_SEED for a host run, whose primitive keys are fresh), so
+# the bytes a handshake sends and the heap its certificates take repeat from run to run on any target.
+# What a handshake draws itself (its shares, nonces, an ECDSA signature's length) still varies, within
+# each run's own spread. Deriving RSA keys takes seconds: the seeded chains are cached.
+CHAIN_CACHE = "tls-chains.json"
+
 
 def _pem_chain(ch: Chain) -> str:
     return b"".join(c.public_bytes(PEM) for c in ch.sent).decode()
@@ -153,32 +162,51 @@ def _pem_key(issued: Issued) -> str:
                                     serialization.NoEncryption()).decode()
 
 
-def material(keys: dict, cred: str, chain: str, now: datetime.datetime | None = None) -> dict[str, str]:
+def _make_chains(cred: str, chain: str, seed: str) -> dict[str, str]:
+    src = Source(seed)
+    ch = certs.make_chain(cred, chain, "server", src=src)
+    client = certs.client_chain_for(ch, src=src)
+    return {"chain": _pem_chain(ch), "key": _pem_key(ch.leaf), "trust": ch.root.cert.public_bytes(PEM).decode(),
+            "client_chain": _pem_chain(client), "client_key": _pem_key(client.leaf)}
+
+
+def _seeded_chains(cred: str, chain: str, seed: str, cache: Path) -> dict[str, str]:
+    """The chains of this key type derived from ``seed``, read from ``cache`` when it holds that seed's
+    (private keys: written 0600, atomically; a cache of another seed is replaced)."""
+    name = f"{cred}-{chain}"
+    try:
+        held = json.loads(cache.read_text())
+        if held.get("seed") == seed and name in held.get("chains", {}):
+            return held["chains"][name]
+        chains = held["chains"] if held.get("seed") == seed else {}
+    except (OSError, ValueError, AttributeError, KeyError, TypeError):
+        chains = {}  # missing or unreadable: made anew
+    made = _make_chains(cred, chain, seed)
+    keys_mod.save_reusable(cache, {"seed": seed, "chains": {**chains, name: made}})
+    return made
+
+
+def material(keys: dict, cred: str, chain: str) -> dict[str, str]:
     """The run's chain for this key type, with a client certificate under the
-    same root (generated on first use, stored with the run's keys), valid
-    from an hour before ``now`` (default: the present)."""
+    same root, from the seeded test PKI (stored with the run's keys on first use)."""
     store = keys.setdefault("tls", {})
-    src = Source(keys.get("seed"))  # seeded keys: seeded chains and PSK too
+    seed = keys.get("seed", MATERIAL_SEED)
     if cred == tls_catalog.PSK_CRED:
         if "psk" not in store:
-            store["psk"] = {"psk": src.bytes("tls/psk", 32).hex()}  # a test key, never a real one
+            store["psk"] = {"psk": Source(seed).bytes("tls/psk", 32).hex()}  # a test key, never a real one
         return store["psk"]
     name = f"{cred}-{chain}"
     if name not in store or "client_chain" not in store[name]:
-        ch = certs.make_chain(cred, chain, "server", now=now, src=src)
-        client = certs.client_chain_for(ch, now=now, src=src)
-        store[name] = {"chain": _pem_chain(ch), "key": _pem_key(ch.leaf),
-                       "trust": ch.root.cert.public_bytes(PEM).decode(),
-                       "client_chain": _pem_chain(client), "client_key": _pem_key(client.leaf)}
+        store[name] = _seeded_chains(cred, chain, seed, paths.data_dir() / CHAIN_CACHE)
     return store[name]
 
 
-def prepare_material(plan: Plan, keys: dict, now: datetime.datetime | None = None) -> None:
+def prepare_material(plan: Plan, keys: dict) -> None:
     for case in expand_tls(plan):
         if case.alg != BASELINE:
             v = TlsVariant.parse(case.op)
             if v.cred != tls_catalog.ANON_CRED:
-                material(keys, v.cred, v.chain, now)
+                material(keys, v.cred, v.chain)
 
 
 def _chain_from_pem(cred: str, kind: str, chain_pem: str, key_pem: str, trust_pem: str, role: str) -> Chain:
