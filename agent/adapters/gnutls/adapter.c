@@ -5,12 +5,15 @@
  * kex.c. */
 #include "gnutls_adapter.h"
 #include "tb/catalog.h"
+#include "tb/platform.h"
 
 #include <gnutls/crypto.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
+#include <time.h>
 
 /* ---- shared helpers ---------------------------------------------------- */
 
@@ -41,12 +44,38 @@ int tb_gnutls_rng_failed(void)
     return f;
 }
 
+/* GnuTLS's own name for the clock its generator and handshakes read
+ * (gnutls_gettime, CLOCK_REALTIME): a private symbol (GNUTLS_PRIVATE_3_4,
+ * exported for its own tests' virtual time, tests/virt-time.h), declared in
+ * no installed header; GnuTLS 3.7 and 3.8 both export it. */
+void _gnutls_global_set_gettime_function(void (*gettime)(struct timespec *));
+
+/* The agent's clock, frozen where TLSBENCH_FIXED_CLOCK is set
+ * (platform_host.c's gettimeofday). */
+static void agent_gettime(struct timespec *t)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    t->tv_sec = tv.tv_sec;
+    t->tv_nsec = (long)tv.tv_usec * 1000;
+}
+
 /* The one place randomness is set up. On the host GnuTLS seeds its own
  * DRBG from the OS (getrandom) and reseeds it itself; here we only check
- * that it answers. A bare-metal port replaces this with a deterministic
- * test generator registered through gnutls_crypto_rnd_register(). */
+ * that it answers. Where the platform's seed is a fixed stream
+ * (TLSBENCH_FIXED_SEED=1), GnuTLS 3.7 offers no public way to hand it a
+ * generator (gnutls_crypto_rnd_register is not exported), and its DRBG
+ * keys itself from getrandom and takes its ChaCha nonce from the real time
+ * (lib/nettle/rnd.c): the platform's getrandom then answers the fixed stream
+ * (platform_host.c) and its clock is set to the agent's own, so each
+ * thread's generator starts from the same key and nonce in every run and
+ * two runs draw the same numbers. It must be set before the first
+ * gnutls_rnd (the probe below), which makes this thread's generator.
+ * GnuTLS's generator is not rebuilt per handshake (adapter_reseed): its
+ * draws are the same sequence in every run, not in every handshake. */
 static tb_status seed_rng(void)
 {
+    if (tb_platform_seed_restart()) _gnutls_global_set_gettime_function(agent_gettime);
     uint8_t probe[16];
     int r = gnutls_rnd(GNUTLS_RND_RANDOM, probe, sizeof(probe));
     if (r < 0) return tb_gnutls_fail("gnutls_rnd", r);

@@ -235,6 +235,21 @@ int tb_platform_seed(uint8_t *out, size_t n)
     return 0;
 }
 
+/* TLSBENCH_FIXED_SEED=1: the C library's getrandom answers the same fixed
+ * stream, for a library that keys its own generator from the OS and has no
+ * public way to be handed a seed (GnuTLS 3.7: adapters/gnutls/adapter.c).
+ * Otherwise it makes the system call the C library's getrandom makes. This
+ * definition takes the place of the C library's for the whole agent. */
+ssize_t getrandom(void *buf, size_t n, unsigned int flags)
+{
+    if (fixed_seed()) {
+        uint8_t *out = buf;
+        TB_SEED_STREAM(fixed_state, out, n)
+        return (ssize_t)n;
+    }
+    return syscall(SYS_getrandom, buf, n, flags);
+}
+
 const char *tb_platform_seed_note(void)
 {
     if (fixed_seed()) return "a fixed test stream (TLSBENCH_FIXED_SEED=1): NOT an entropy source";
