@@ -154,7 +154,8 @@ extern const tb_adapter tb_library;
 tb_status tb_rng_restart(void);
 /* adapter_reseed of a library that draws from its own DRBG, seeded from the
  * OS (host only): a restarted platform seed does not reach it, so there is
- * nothing to rebuild. */
+ * nothing to rebuild; or, with a fixed seed, of one whose generator draws
+ * the platform's stream itself (OpenSSL's adapter). */
 #define TB_DEFINE_RESEED_NOTHING()                                                                                \
     static tb_status adapter_reseed(void)                                                                         \
     {                                                                                                              \

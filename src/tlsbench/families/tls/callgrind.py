@@ -4,8 +4,10 @@ inclusive cost of the function its measured handshake calls go through
 (agent/core/tls_call.c: tb_tls_handshake_client / _server), in the spirit
 of rustls' ci-bench. The agent's generator is a fixed test stream and the
 libraries' clock frozen, so two runs of the same build and key material
-count the same (libraries that seed themselves from the OS, as OpenSSL
-does, may differ by a few instructions). Valgrind's CPU offers fewer
+count the same to the instruction (OpenSSL's and GnuTLS's own generators
+draw that stream too, and the agent starts its stack at a fixed place in
+its page: agent/adapters/openssl, agent/adapters/gnutls,
+agent/platform/host). Valgrind's CPU offers fewer
 instruction-set extensions than the host's: libraries that dispatch on
 CPUID run other code than in a timed run (docs/method.md)."""
 
