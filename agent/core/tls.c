@@ -414,12 +414,12 @@ static void emit(const char *type, uint64_t i, const result_t *r, uint64_t bulk_
 }
 
 /* Each side's heap over one more (untimed, counted) connection, and what the
- * transcript and heap check need: the timed connections count nothing. */
-static tb_status memory_pass(const pair_t *pr)
+ * transcript and heap check need (keep: the first pass only): the timed
+ * connections count nothing. */
+static tb_status memory_pass(const pair_t *pr, int keep)
 {
     link_t link;
     result_t r;
-    int keep = pr->req->transcript;
     tb_status st = tb_rng_restart(); /* the same draws as every measured handshake */
     if (st != TB_OK) return st;
     if (link_open(&link, keep) != 0) return TB_ERROR;
@@ -669,10 +669,9 @@ void tb_tls_serve(const tb_field *fields, size_t n)
             st = stack_pass(&pr, NULL);
             if (st != TB_OK) break;
         }
-        if (i == req.warmup && req.limit_side < 0) {
-            st = memory_pass(&pr);
-            if (st != TB_OK) break;
-        }
+        for (uint64_t k = 0; i == req.warmup && req.limit_side < 0 && k < req.memory_passes && st == TB_OK; k++)
+            st = memory_pass(&pr, k == 0 && req.transcript);
+        if (st != TB_OK) break;
         result_t r;
         /* a warm-up is one connection: it warms the code and the allocator, a batch of them adds nothing */
         uint64_t n_conn = i < req.warmup ? 1 : req.batch;

@@ -60,6 +60,7 @@ int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
     req->wait_ms = 20000;
     req->stack = 1;
     req->memory = 1;
+    req->memory_passes = 1;
     req->stack_at = TB_STACK_PAGE;
     req->side = -1;
     req->limit_side = -1;
@@ -76,6 +77,9 @@ int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
         else if (strcmp(k, "stack") == 0) bad = tb_field_u64(v, &req->stack);
         else if (strcmp(k, "verify") == 0) bad = tb_field_u64(v, &verify) || verify > 1;
         else if (strcmp(k, "memory") == 0) bad = tb_field_u64(v, &req->memory) || req->memory > 1;
+        else if (strcmp(k, "memory_passes") == 0)
+            bad = tb_field_u64(v, &req->memory_passes) || req->memory_passes == 0
+                  || req->memory_passes > TB_TLS_MAX_MEMORY_PASSES;
         else if (strcmp(k, "setup") == 0) bad = tb_field_u64(v, &req->setup) || req->setup > 1;
         else if (strcmp(k, "stack_at") == 0) bad = tb_field_u64(v, &req->stack_at) || req->stack_at >= TB_STACK_PAGE;
         else if (strcmp(k, "heap_shift") == 0) bad = tb_field_u64(v, &req->heap_shift) || req->heap_shift > TB_MAX_HEAP_SHIFT;

@@ -311,7 +311,7 @@ def test_bad_handshake_layout_fields_are_one_clear_error(agents) -> None:
     from tlsbench.families.tls.certs import make_chain
 
     req = handshake_request(TlsCase(13, "TLS_AES_128_GCM_SHA256", "x25519", make_chain("ecdsa-p256")))
-    for extra in ("stack_at=4096", "heap_shift=2000000", "memory=2"):
+    for extra in ("stack_at=4096", "heap_shift=2000000", "memory=2", "memory_passes=0", "memory_passes=17"):
         resp = agent.call(agents["mbedtls"], [req + " " + extra], 30, "bad").responses[0]
         assert resp.status == "bad_input" and f"field {extra.split('=')[0]} is malformed" in resp.message, extra
 

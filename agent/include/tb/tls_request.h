@@ -8,6 +8,8 @@
 #define TB_TLS_MAX_WORKERS 64u
 /* Timed connections summed into one sample, at most (a sample stays seconds, not hours). */
 #define TB_TLS_MAX_BATCH 1000u
+/* Counted connections of one in-memory memory pass, at most. */
+#define TB_TLS_MAX_MEMORY_PASSES 16u
 
 #include "tb/request.h"
 #include "tb/tls.h"
@@ -30,6 +32,10 @@ typedef struct {
     int limit_side;
     uint64_t heap_limit;
     uint64_t memory;     /* sockets: the memory pass, one more counted connection (default 1) */
+    /* in memory: counted connections in the memory pass (default 1), each
+     * reported: where a handshake's draws move its heap (the host), one
+     * connection cannot show how far */
+    uint64_t memory_passes;
     /* in memory: set up both endpoints and free them, no connection (what
      * this build accepts: suite, group, credentials); repeats may be 0 */
     uint64_t setup;

@@ -228,7 +228,7 @@ def _exact_value(values: list[float]) -> tuple[float, str]:
     return median(values), "" if lo == hi else f"varies {lo:g}..{hi:g}"
 
 
-def _exact_row(name: str, metric: str, va: list[float], vb: list[float], drawn: bool = False) -> ExactRow:
+def exact_row(name: str, metric: str, va: list[float], vb: list[float], drawn: bool = False) -> ExactRow:
     """drawn: the count depends on random values each run draws anew (both
     runs on the host, metrics.exact_between_runs): a difference of the
     medians no larger than the wider of the two runs' own ranges is the
@@ -262,7 +262,7 @@ def _exact_all(a: RunSide, b: RunSide) -> list[ExactRow]:
             va = sa.get(name, ("", []))[1]
             vb = sb.get(name, ("", []))[1]
             if va and vb:
-                rows.append(_exact_row(name, metric, va, vb, _drawn(a, b, metric)))
+                rows.append(exact_row(name, metric, va, vb, _drawn(a, b, metric)))
             elif va:
                 rows.append(ExactRow(name, metric, "only in A", a=median(va)))
             elif vb:
@@ -413,7 +413,7 @@ def _metric_row(a: RunSide, b: RunSide, name: str, metric: str, alpha: float, mi
                 else status
         return Row(name, "not measured", note=f"A: {why(st_a, va)}; B: {why(st_b, vb)}", unit=unit, metric=metric)
     if metrics.is_exact(metric):
-        e = _exact_row(name, metric, va, vb, _drawn(a, b, metric))
+        e = exact_row(name, metric, va, vb, _drawn(a, b, metric))
         ratio = e.b / e.a if e.a else None
         note = "exact" + (f"; {e.note}" if e.note else "")
         return Row(name, e.verdict, e.a, e.b, ratio, None, note, unit=unit, metric=metric)

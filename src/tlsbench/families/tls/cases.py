@@ -66,12 +66,13 @@ def case_fields(case: TlsCase) -> dict[str, object]:
 
 
 def handshake_request(case: TlsCase, repeats: int = 10, warmup: int = 1, transcript: bool = False,
-                      place: dict[str, int] | None = None, batch: int = 1) -> str:
+                      place: dict[str, int] | None = None, batch: int = 1, memory_passes: int = 1) -> str:
     """place: stack_at / heap_shift of the timed connections (engine.layout), or None.
-    batch: timed connections summed into each reported sample (1: the field is not sent)."""
+    batch: timed connections summed into each reported sample (1: the field is not sent).
+    memory_passes: counted connections of the memory pass, each reported (1: the field is not sent)."""
     return encode_request("handshake", **case_fields(case), repeats=repeats, warmup=warmup,
                           transcript=1 if transcript else None, batch=batch if batch > 1 else None,
-                          **(place or {}))
+                          memory_passes=memory_passes if memory_passes > 1 else None, **(place or {}))
 
 
 @dataclass

@@ -61,13 +61,15 @@ class TlsFamily:
         if device.is_device_case(case):  # one side on the device, its peer the host agent of the library
             per_round = split_repeats(ctx.plan.method.repeats, ctx.plan.method.rounds)
             return device.measure(ctx.target, case, ctx.keys, ctx.plan, rnd, sum(per_round[:rnd]), per_round[rnd])
+        # a count a handshake's draws move is counted over several connections where they are drawn
+        passes = 1 if ctx.target.deterministic else runner.HOST_MEMORY_PASSES
         if runner.paces_itself(case):  # paced: the reference just before and after, in the measuring agent
             return runner.measure_tls(ctx.info.path, case, ctx.keys, ctx.plan, rnd,
-                                      ctx.place.fields() if ctx.place else None, ctx.paced)
+                                      ctx.place.fields() if ctx.place else None, ctx.paced, passes)
         # paced over TCP: the reference workload just before and just after, each in an agent of its own
         reference = _reference(ctx, case) if ctx.paced else None
         m = runner.measure_tls(ctx.info.path, case, ctx.keys, ctx.plan, rnd,
-                               ctx.place.fields() if ctx.place else None)
+                               ctx.place.fields() if ctx.place else None, memory_passes=passes)
         if ctx.paced:
             m.round_info = {**(m.round_info or {}), "reference_ns": reference,
                             "reference_after_ns": _reference(ctx, case)}
