@@ -185,15 +185,21 @@ def test_a_device_client_keeps_its_model_cycles_and_time(firmware, tmp_path: Pat
     assert not any("model" in column for column in plain_row)  # no column of zeros either
     assert MODEL_METRICS <= set(modelled)
     # the TLS table shows the device side's model figures; the host peer's are not measured
-    assert row["client model cycles"] == f"{modelled['client_model_cycles']['median']:,.0f}"
+    shown = modelled["client_model_cycles"]
+    varies = " (varies)" if shown["min"] != shown["max"] else ""
+    assert row["client model cycles"] == f"{shown['median']:,.0f}{varies}"
     assert (row["server model cycles"], row["server model time"]) == ("n/m", "n/m")
     for metric in ("client_instructions", "app_client_instructions", "c2s_bytes", "s2c_bytes"):
         assert modelled[metric]["median"] == plain[metric]["median"], metric
     clock = boardprofiles.load("nucleo-f446re").clock_hz
     for p in ("", "app_"):
         cycles = modelled[f"{p}client_model_cycles"]
-        # both connections cost the same cycles (deterministic), at least one per instruction on a Cortex-M4
-        assert cycles["min"] == cycles["max"] >= modelled[f"{p}client_instructions"]["median"]
+        # the two connections run the same instructions and differ by a few cycles at most (the second
+        # meets the ART and its buffers as the first left them: 5 cycles in this image, not traced), at
+        # least one cycle per instruction on a Cortex-M4
+        assert modelled[f"{p}client_instructions"]["min"] == modelled[f"{p}client_instructions"]["max"]
+        assert cycles["max"] - cycles["min"] <= 10
+        assert cycles["min"] >= modelled[f"{p}client_instructions"]["median"]
         assert modelled[f"{p}client_model_time_ns"]["median"] == pytest.approx(cycles["median"] * 1e9 / clock)
     assert not any(metric.startswith("server_") for metric in modelled)
     # the exact figures of this image (Mbed TLS as libraries.lock.toml pins it, Debian's arm-none-eabi-gcc,
@@ -208,8 +214,11 @@ def test_a_device_client_keeps_its_model_cycles_and_time(firmware, tmp_path: Pat
         # 47,532 cycles before the UART wait slept instead of polling (other lines in the ART when a call
         # starts; the same instructions); 731,107 / 47,647 before the ART model counted the cycles run in a line
         # since it was fetched, across the blocks QEMU splits it into (more of the next line's fetch hidden)
-        "client_instructions": 535_453, "client_model_cycles": 723_345,
-        "app_client_instructions": 31_830, "app_client_model_cycles": 47_115}
+        # 535,453 instructions and 723,345 / 47,115 cycles, both connections alike, before the in-memory
+        # driver's memory pass became a loop (core/tls.c, memory_passes: the code laid out elsewhere in flash);
+        # since then 722,930 and 722,935 cycles (46,999 and 47,004) for the two connections
+        "client_instructions": 535_506, "client_model_cycles": 722_932.5,
+        "app_client_instructions": 31_830, "app_client_model_cycles": 47_001.5}
 
 
 def test_the_host_peer_waits_for_the_device_as_long_as_the_case_may_take() -> None:
