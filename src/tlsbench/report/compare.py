@@ -41,7 +41,7 @@ from tlsbench import versions
 from tlsbench.engine import metrics, steadiness
 from tlsbench.engine.case import split_repeats
 from tlsbench.engine.stats import bootstrap_ratio_ci, mann_whitney_p, median, process_spread, rounds_of, smallest_p
-from tlsbench.engine.store import Store
+from tlsbench.engine.store import RunInfo, Store
 from tlsbench.report import tables
 from tlsbench.targets.target import is_host
 
@@ -147,10 +147,9 @@ class RunSide:
 LONG_CONTEXT = 80
 
 
-def _context(store: Store, run_id: int) -> dict[str, str]:
+def _context(store: Store, run: RunInfo) -> dict[str, str]:
     """What made the run, most telling first: target, board and profiles,
     then the machine, versions and method (compare keeps this order)."""
-    run = store.get_run(run_id)
     ctx = {
         **user_build_context(run.machine),  # the user's own build first: it decides every figure
         "target": run.target,
@@ -163,7 +162,7 @@ def _context(store: Store, run_id: int) -> dict[str, str]:
         "tlsbench": run.tlsbench_version,
         "method": json.dumps(run.plan.get("method"), sort_keys=True),
     }
-    for lib in store.libraries(run_id):
+    for lib in store.libraries(run.id):
         ctx[f"{lib['library']} version"] = lib["version"]
         ctx[f"{lib['library']} config"] = lib["config"]
     return ctx
@@ -176,20 +175,21 @@ def read(store: Store, run_id: int, metric: str | None) -> RunSide:
     wanted = ({metric} if metric else set(metrics.headline(stored))) | {m for m in stored if metrics.is_exact(m)}
     wanted |= {m for m in MEASURED_AND_MODEL if m in stored}
     refs = steadiness.references(dict(r) for r in store.case_rounds(run_id))
-    return RunSide(run_id, _context(store, run_id), {r["metric"]: r["unit"] for r in store.results(run_id)},
+    run = store.get_run(run_id)
+    return RunSide(run_id, _context(store, run), {r["metric"]: r["unit"] for r in store.results(run_id)},
                    {m: store.per_op_values(run_id, m) for m in sorted(wanted)}, refs,
-                   steadiness.kind(store.get_run(run_id).machine, bool(refs)), store.get_run(run_id).target,
-                   read_rounds(store, run_id, [m for m in wanted if not metrics.is_exact(m)]))
+                   steadiness.kind(run.machine, bool(refs)), run.target,
+                   read_rounds(store, run, [m for m in wanted if not metrics.is_exact(m)]))
 
 
-def read_rounds(store: Store, run_id: int, timed: list[str]) -> dict[str, dict[str, list[list[float]]]]:
+def read_rounds(store: Store, run: RunInfo, timed: list[str]) -> dict[str, dict[str, list[list[float]]]]:
     """Each timed metric's values per case, round by round (the batch index says which round); none
     for a run of one round."""
-    method = store.get_run(run_id).plan.get("method", {})
+    method = run.plan.get("method", {})
     split = split_repeats(int(method.get("repeats", 1)), int(method.get("rounds", 1)))
     if len(split) < 2:
         return {}
-    return {m: {name: rounds_of(pairs, split) for name, pairs in store.per_op_indexed(run_id, m).items()}
+    return {m: {name: rounds_of(pairs, split) for name, pairs in store.per_op_indexed(run.id, m).items()}
             for m in sorted(timed)}
 
 

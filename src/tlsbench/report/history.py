@@ -156,10 +156,11 @@ def read(store: Store, cases: list[str], since: str | None = None, labels: list[
         stored = store.sample_counters(r["id"])
         needed = [metric] if metric else metrics.headline(stored)
         refs = steadiness.references(dict(c) for c in store.case_rounds(r["id"]))
+        info = store.get_run(r["id"])
         runs.append(_Run(r["id"], r["created"], r["target"], r["labels"], list(store.case_progress(r["id"])),
                          {m: store.per_op_values(r["id"], m) for m in needed if m in stored}, refs,
-                         steadiness.kind(store.get_run(r["id"]).machine, bool(refs)),
-                         compare.read_rounds(store, r["id"], [m for m in needed if m in stored
+                         steadiness.kind(info.machine, bool(refs)),
+                         compare.read_rounds(store, info, [m for m in needed if m in stored
                                                               and not metrics.is_exact(m)])))
     known = list(dict.fromkeys(n for r in runs for n in r.names))
     names = _match_cases(cases, known)
