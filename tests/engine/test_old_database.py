@@ -17,7 +17,8 @@ these old runs, stay "changed"), and again when the JSON documents named their f
 (a "format" field first), and again when a host timing's figure became its fastest kept sample (the
 reports' cells and legends, compare's A and B columns, report JSON format 2 with each result's
 "estimator"), and again when the stack joined the counts drawn per host run (the legend's words; no
-row of these runs moved): the old database still reads, and any other
+row of these runs moved), and again when a drawn count whose two runs' ranges overlap became "varies"
+(the legend's words; no row of these runs moved): the old database still reads, and any other
 change to these outputs shows here."""
 
 from __future__ import annotations

@@ -135,6 +135,10 @@ DRAWN_B = [18] * 13 + [17] * 11
 # a limb shorter or not (OpenSSL RSA-3072, 2,312-3,016 B in both runs of one pair)
 STACK_A = [2312] * 13 + [3016] * 11
 STACK_B = [3016] * 13 + [2312] * 11
+# a count drawn three ways (an ECDSA signature's 70-72 bytes, wolfSSL's mutual TLS 1.3 client, 12 counted
+# connections a run): one run saw 1930..1931, the next 1931..1932, medians 2 apart, each range 1 wide
+OVERLAP_A = [1930] * 7 + [1931] * 5
+OVERLAP_B = [1932] * 7 + [1931] * 5
 
 
 @pytest.mark.parametrize("target", ["host", "qemu:mps2-an386"])
@@ -144,11 +148,11 @@ def test_a_count_drawn_per_host_run_varies_within_the_runs_spread_and_changes_be
     a = _memory_run(store, target, {"within": {"allocations": DRAWN_A, "heap_peak_bytes": [1040] * 24},
                                     "beyond": {"allocations": DRAWN_A},
                                     "flat": {"allocations": [17] * 24, "stack_bytes": [3000] * 24},
-                                    "rsa": {"stack_bytes": STACK_A}})
+                                    "rsa": {"stack_bytes": STACK_A}, "overlap": {"allocations": OVERLAP_A}})
     b = _memory_run(store, target, {"within": {"allocations": DRAWN_B, "heap_peak_bytes": [1040] * 24},
                                     "beyond": {"allocations": [19] * 24},
                                     "flat": {"allocations": [18] * 24, "stack_bytes": [3016] * 24},
-                                    "rsa": {"stack_bytes": STACK_B}})
+                                    "rsa": {"stack_bytes": STACK_B}, "overlap": {"allocations": OVERLAP_B}})
     got = {(e.name, e.metric): e for e in compare.compare(store, a, b).exact}
     within = got[("within", "allocations")]
     assert (within.a, within.b, within.diff) == (17, 18, 1)
@@ -161,13 +165,17 @@ def test_a_count_drawn_per_host_run_varies_within_the_runs_spread_and_changes_be
     assert got[("flat", "stack_bytes")].verdict == "changed"
     rsa = got[("rsa", "stack_bytes")]
     assert (rsa.a, rsa.b) == (2312, 3016)
+    overlap = got[("overlap", "allocations")]
+    assert (overlap.a, overlap.b) == (1930, 1932)
     if target == "host":
         assert within.verdict == "varies" and within.note.startswith("within the runs' own spread (1)")
         assert rsa.verdict == "varies" and rsa.note.startswith("within the runs' own spread (704)")
+        # 2 apart is beyond each run's range (1), but the ranges share 1931: the same draws
+        assert overlap.verdict == "varies" and overlap.note.startswith("the runs' ranges overlap")
         text = compare_text.render(compare.compare(store, a, b))
-        assert "deterministic metrics: 1 same, 3 changed, 2 varies" in text
+        assert "deterministic metrics: 1 same, 3 changed, 3 varies" in text
     else:  # firmware draws from a seeded stream: a count that moved between runs is a change
-        assert within.verdict == "changed" and rsa.verdict == "changed"
+        assert within.verdict == "changed" and rsa.verdict == "changed" and overlap.verdict == "changed"
 
 
 def _cli(db: Path, *args: str) -> subprocess.CompletedProcess:

@@ -80,7 +80,7 @@ def header_lines(c: Comparison) -> list[str]:
              f"({BOOTSTRAP_ROUNDS} resamples, fixed seed). Counts (bytes, instructions, heap, stack) compare "
              "exactly: same or changed; between two host runs, a count that depends on the keys and random values"
              " each run draws (heap, allocations, the stack, handshake bytes) varies when the medians differ by no more"
-             " than the runs' own spread (tlsbench list metrics: exact (host: drawn))."]
+             " than the runs' own spread or the runs' ranges overlap (tlsbench list metrics: exact (host: drawn))."]
     if c.context_differences:
         lines.append("the runs differ in what made them:")
         lines += [f"  {d}" for d in c.context_differences]
