@@ -339,6 +339,20 @@ static tb_status measured(const pair_t *pr, link_t *link, result_t *r, int check
     return st;
 }
 
+tb_status tb_tls_warm(const tb_tls_request *req, void *server_endpoint, void **client_endpoint)
+{
+    tb_status st = *client_endpoint != NULL ? TB_OK
+                                            : tb_library_tls.endpoint_new(TB_SIDE_CLIENT, &req->cfg, client_endpoint);
+    pair_t pr = {.req = req, .endpoints = {*client_endpoint, server_endpoint}};
+    link_t link;
+    result_t ignored;
+    if (st == TB_OK) st = link_open(&link, 0) == 0 ? TB_OK : TB_ERROR;
+    if (st != TB_OK) return st;
+    st = measured(&pr, &link, &ignored, 0, 0);
+    link_close(&link);
+    return st;
+}
+
 static void emit_heap_check(const result_t *r)
 {
     /* our per-side figures next to the system allocator's own, for tests */

@@ -88,6 +88,7 @@ int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
         else if (strcmp(k, "workers") == 0) bad = tb_field_u64(v, &req->workers) || req->workers == 0 || req->workers > TB_TLS_MAX_WORKERS;
         else if (strcmp(k, "plain") == 0) bad = tb_field_u64(v, &req->plain);
         else if (strcmp(k, "foreign") == 0) bad = tb_field_u64(v, &req->foreign);
+        else if (strcmp(k, "warm") == 0) bad = tb_field_u64(v, &req->warm) || req->warm > 1;
         else if (strcmp(k, "wait_ms") == 0) bad = tb_field_u64(v, &req->wait_ms) || req->wait_ms == 0 || req->wait_ms > 600000;
         else if (strcmp(k, "max_early") == 0) bad = tb_field_u64(v, &max_early) || max_early > 1u << 20;
         else if (strcmp(k, "suite") == 0) cfg->suite = v;

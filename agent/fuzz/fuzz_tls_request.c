@@ -26,6 +26,7 @@ static void check_accepted(const tb_tls_request *r)
     if (r->port > 65535) fail("port > 65535");
     if (r->workers == 0 || r->workers > TB_TLS_MAX_WORKERS) fail("workers out of range");
     if (r->wait_ms == 0 || r->wait_ms > 600000) fail("wait_ms out of range");
+    if (r->warm > 1) fail("warm other than 0 or 1");
     if (c->max_early_data > 1u << 20) fail("max_early > 1 MiB");
     if (r->warmup + r->repeats < r->warmup) fail("warmup + repeats beyond 64 bits");
     if (r->plain) return;

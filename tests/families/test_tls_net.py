@@ -179,8 +179,10 @@ def test_each_library_serves_client_tools(agents, chain, library, tool) -> None:
         r = run_external_client(agents[library], tool, case, repeats=2, warmup=1)
         assert r.status == "ok", r.message
         assert len(r.server) == 2  # the measured connections, the server's side of each
+        assert r.process_heap["server"]["timed_heap_calls"] == 0  # nor did its warm-ups in memory count
         for s in r.server.values():
             assert s["side"] == "server" and s["cpu_ns"] > 0 and s["sent_bytes"] > 1000  # its chain went out
+            assert s["warmed"] == 1  # the tool's process start had evicted its code and data
 
 
 def test_resumption_against_s_client_is_measured_on_the_resumed_connections(agents, chain) -> None:
@@ -192,3 +194,48 @@ def test_resumption_against_s_client_is_measured_on_the_resumed_connections(agen
     # connections: warm-up (0, 1), the memory pass (2, 3), measured (4, 5), (6, 7): each full, then resumed
     assert sorted(r.server) == [5, 7] and all(s["resumed"] == 1 for s in r.server.values())
     assert r.server_memory is not None and int(r.server_memory["i"]) == 3 and r.server_memory["heap_peak"] > 0
+
+
+def _serve_own_client(agents, library: str, case: TlsCase, warm: int | None):
+    """A server agent (asked to warm or not) against our own client: the
+    client's end, the server's records and its end."""
+    from tlsbench.engine import agent
+    from tlsbench.families.tls.net import AgentServer, connections_for
+
+    fields = case_fields(case)
+    peer = AgentServer(agents[library], {**fields, "warm": warm}, connections_for(case, 1, 2), warmup=1)
+    assert peer.wait_listening() is None and peer.port is not None
+    req = encode_request("tls-client", **fields, port=peer.port, repeats=2, warmup=1)
+    client = agent.call(agents[library], [req], 60, "warm").responses[0]
+    records, end = peer.finish(timeout=30)
+    return client, records, end
+
+
+@pytest.mark.parametrize("library", LIBS)
+@pytest.mark.parametrize("resume", ["none", "ticket"])
+def test_a_warmed_server_warms_only_before_the_measured_connections(agents, chain, library, resume) -> None:
+    """warm=1: one untimed in-memory connection just before each measured
+    one (for a resumed kind, each resumed one), none before the warm-ups, the
+    full handshakes resumed ones resume, or the counted memory pass (whose
+    heap keeps the history it had); the timed connections, the warm-ups in
+    memory with them, reach no accounting."""
+    case = TlsCase(13, T13, "x25519", chain, resume=resume)
+    per = 2 if resume != "none" else 1
+    for warm in (None, 1):
+        client, records, end = _serve_own_client(agents, library, case, warm)
+        assert client.status == "ok" and end["status"] == "ok", (client.message, end.fields)
+        sides = {int(r["i"]): r for r in records if r.type in ("tls_side", "tls_side_memory")}
+        warmed = sorted(i for i, r in sides.items() if r.get("warmed") == 1)
+        # connections: a warm-up, the memory pass, 2 measured (each a full one first when resumed)
+        assert warmed == ([3 * per - 1, 4 * per - 1] if warm else [])
+        assert "warmed" not in sides[2 * per - 1].fields and sides[2 * per - 1].type == "tls_side_memory"
+        assert next(r for r in records if r.type == "process_heap")["timed_heap_calls"] == 0
+
+
+def test_warm_takes_0_or_1(agents, chain) -> None:
+    from tlsbench.engine import agent
+
+    req = encode_request("tls-server", **case_fields(TlsCase(13, T13, "x25519", chain)), repeats=1, warm=2,
+                         wait_ms=1)
+    end = agent.call(agents["openssl"], [req], 30, "warm").responses[0]
+    assert end.status == "bad_input" and end.message == "field warm is malformed"

@@ -50,11 +50,22 @@ typedef struct {
     uint64_t workers;     /* server: processes accepting in parallel (capacity), 1..TB_TLS_MAX_WORKERS */
     uint64_t plain;       /* no TLS at all: the TCP baseline */
     uint64_t foreign;     /* the peer is not a tlsbench agent (any response is fine) */
+    /* server: before each measured connection (after the memory pass; for a
+     * resumed kind the resumed ones), one untimed in-memory connection of the
+     * same configuration (tb_tls_warm), for a peer whose process start
+     * evicts the server's code and data from the shared caches */
+    uint64_t warm;
     uint64_t wait_ms;     /* a peer silent this long has failed (default 20000) */
 } tb_tls_request;
 
 /* Fills *req from the fields; on bad input ends the request and returns -1. */
 int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req);
+
+/* One untimed connection in memory between a client endpoint made on first
+ * use (kept in *client_endpoint; the caller frees it) and server_endpoint,
+ * preceded by the full handshake it resumes for a resumed kind: it brings the
+ * library's code and the server's data back into the caches (core/tls.c). */
+tb_status tb_tls_warm(const tb_tls_request *req, void *server_endpoint, void **client_endpoint);
 
 /* What a side's name, resumption mode and so on are called in records. */
 const char *tb_side_name(int side);

@@ -136,6 +136,7 @@ typedef struct {
     uint64_t round_trips;
     tb_heap_side_usage heap;
     int resumed;
+    int warmed; /* an untimed connection in memory ran just before this one (req->warm) */
 } side_result;
 
 static uint64_t now_ns(void)
@@ -317,6 +318,7 @@ static void emit_side(const char *type, uint64_t i, int side, const side_result 
     tb_rec_u64("flights", h->flights[0] + h->flights[1]);
     tb_rec_u64("round_trips", side == 0 ? r->round_trips : 0);
     tb_rec_u64("resumed", (uint64_t)r->resumed);
+    if (r->warmed) tb_rec_u64("warmed", 1);
     if (counted && (tb_platform_memory() & TB_MEM_HEAP)) { /* a timed connection counted nothing */
         tb_rec_u64("heap_peak", r->heap.peak);
         tb_rec_u64("heap_held", r->heap.held > 0 ? (uint64_t)r->heap.held : 0);
@@ -440,6 +442,19 @@ static tb_status open_endpoint(const tb_tls_request *req, int side, void **endpo
     return st != TB_OK ? st : tb_library_tls.endpoint_new((tb_side)side, &req->cfg, endpoint);
 }
 
+/* The untimed connection in memory just before a measured one (req->warm). */
+static tb_status warm_up(const tb_tls_request *req, void *endpoint, void **warm_client)
+{
+    tb_timed_begin(0); /* the allocation hooks only forward: nothing of it is counted */
+    tb_status st = tb_tls_warm(req, endpoint, warm_client);
+    tb_timed_end();
+    if (st == TB_OK) return st;
+    char why[200];
+    snprintf(why, sizeof(why), "%s", tb_last_error()); /* the message is rewritten in place */
+    tb_set_error("the untimed warm-up connection in memory failed: %s", why);
+    return st == TB_UNSUPPORTED ? st : TB_ERROR;
+}
+
 static void server(const tb_tls_request *req)
 {
     void *endpoint = NULL;
@@ -476,6 +491,7 @@ static void server(const tb_tls_request *req)
             for (size_t i = 0; i < started; i++) waitpid(workers[i], NULL, 0);
         }
     }
+    void *warm_client = NULL; /* the warm-ups' client endpoint (req->warm) */
     uint64_t total = req->repeats; /* connections to serve; 0: until killed */
     uint64_t calls_before = tb_timed_heap_calls();
     for (uint64_t i = 0; st == TB_OK && (total == 0 || i < total); i++) {
@@ -485,13 +501,20 @@ static void server(const tb_tls_request *req)
             st = TB_ERROR;
             break;
         }
+        int counted = total != 0 && req->memory && i == memory_connection(req);
+        /* only before the measured ones: the warm-ups and the memory pass keep the history they had */
+        int warm = req->warm && i > memory_connection(req) && (i + 1) % per_measured(req) == 0;
+        if (warm && (st = warm_up(req, endpoint, &warm_client)) != TB_OK) {
+            close(fd);
+            break;
+        }
         uint64_t t0 = now_ns();
         sock_t sock = {.fd = fd, .wait_ms = (int)req->wait_ms, .side = 1};
         tb_wire_init(&sock.wire);
         session_t s = {req, endpoint, NULL, &sock, 1};
         side_result r;
         memset(&r, 0, sizeof(r));
-        int counted = total != 0 && req->memory && i == memory_connection(req);
+        r.warmed = warm;
         if (!counted) tb_timed_begin(0);
         tb_status cs = serve_connection(&s, NULL, NULL, &r, t0);
         if (!counted) tb_timed_end();
@@ -506,6 +529,11 @@ static void server(const tb_tls_request *req)
     if (child) _exit(0);
     if (st == TB_OK) emit_timed_calls(calls_before);
     if (lfd >= 0) close(lfd);
+    if (warm_client != NULL) {
+        tb_timed_begin(0); /* made while the hooks only forwarded: freed the same way */
+        tb_library_tls.endpoint_free(warm_client);
+        tb_timed_end();
+    }
     if (endpoint != NULL) tb_library_tls.endpoint_free(endpoint);
     tb_end(st, st == TB_OK ? NULL : tb_last_error());
 }

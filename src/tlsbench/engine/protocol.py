@@ -55,6 +55,7 @@ _SIDE = {
     "?heap_peak": "uint", "?heap_held": "uint", "app_cpu_ns": "uint", "total_sent_bytes": "uint",
     "total_recv_bytes": "uint", "?bulk_bytes": "uint", "?bulk_wall_ns": "uint", "?bulk_cpu_ns": "uint",
     "?io_cpu_ns": "uint",  # over TCP: the part of cpu_ns inside the socket calls (kernel time, mostly)
+    "?warmed": "uint",  # 1: the server made an untimed connection in memory just before this one (warm=1)
 }
 SCHEMA: dict[str, dict[str, str]] = {
     "hello": {

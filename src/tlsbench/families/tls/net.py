@@ -501,7 +501,8 @@ def run_external_client(server: Path, tool: str, case: TlsCase, repeats: int = 1
                         timeout: float = 120) -> NetResult:
     """A tlsbench server agent against a client tool nobody here wrote: only
     the server side is measured. Connection k of the server is the tool's
-    k-th run (with resumption: a saving run, then the resuming one)."""
+    k-th run (with resumption: a saving run, then the resuming one); before
+    each measured one the server makes an untimed connection in memory."""
     if tool not in EXTERNAL_CLIENTS:
         raise AgentError(f"unknown external client {tool!r}; known: {', '.join(EXTERNAL_CLIENTS)}")
     if case.early:
@@ -514,7 +515,9 @@ def run_external_client(server: Path, tool: str, case: TlsCase, repeats: int = 1
             _tool_args(tool, case, 0, d, "use" if resumed else None)
         except PeerUnsupported as e:
             return NetResult("unsupported", str(e))
-        peer = AgentServer(server, {**case_fields(case), "foreign": 1}, n, warmup=warmup)
+        # warm: the tool's process start (its own library code) evicts the server's code and data from the
+        # shared caches; one in-memory connection just before each measured one brings them back
+        peer = AgentServer(server, {**case_fields(case), "foreign": 1, "warm": 1}, n, warmup=warmup)
         refused = peer.wait_listening()
         if refused is not None:
             return NetResult(str(refused["status"]), f"server: {refused.get('msg', '')}")
@@ -538,4 +541,4 @@ def run_external_client(server: Path, tool: str, case: TlsCase, repeats: int = 1
     measured = {int(r["i"]): r for r in records if r.type == "tls_side" and int(r["i"]) >= (warmup + 1) * step
                 and (not resumed or int(r["i"]) % 2 == 1)}
     memory = next((r for r in records if r.type == "tls_side_memory"), None)
-    return NetResult("ok", "", [], measured, server_memory=memory)
+    return NetResult("ok", "", [], measured, server_memory=memory, process_heap=_process_heap("server", records))
