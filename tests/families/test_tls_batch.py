@@ -85,6 +85,22 @@ def test_a_resumed_case_is_measured_in_its_own_batches(agents, handshake: str, i
     assert {s.iters for s in m.samples if s.counter == "client_cpu_ns"} == {iters}
 
 
+@pytest.mark.parametrize("handshake, iters", [("full", 2), ("resume-ticket", 3)])
+def test_a_case_against_a_client_tool_is_measured_in_batches_too(agents, handshake: str, iters: int) -> None:
+    """One tool process a connection: its server's connections are grouped
+    in order, per-side CPU summed over the batch, bytes one connection's."""
+    plan = parse_plan('[select]\nlibraries = ["openssl"]\nkinds = ["tls"]\n[tls]\nsuites = ["TLS_AES_128_GCM_SHA256"]\n'
+                      f'groups = ["x25519"]\ncerts = ["ecdsa-p256"]\nhandshakes = ["{handshake}"]\n'
+                      'transports = ["tcp"]\nclients = ["openssl-s_client"]\nbatch = 2\nresumed_batch = 3\n'
+                      '[method]\nrepeats = 2\nrounds = 1\nwarmup = 0\n', "p.toml")
+    (c,) = [c for c in runner.expand_tls(plan) if c.op.endswith("client=openssl-s_client")]
+    m = runner.measure_tls(agents["openssl"], c, {"seed": "batch"}, plan, 0)
+    assert m.status == "ok" and m.iters == iters, m.reason
+    cpu = [s for s in m.samples if s.counter == "server_cpu_ns"]
+    assert sorted(s.idx for s in cpu) == [0, 1] and {s.iters for s in cpu} == {iters}
+    assert {s.iters for s in m.samples if s.counter == "s2c_bytes"} == {1}
+
+
 def _side(i: int, cpu: int, sent: int) -> Record:
     return Record("tls_side", {"i": i, "cpu_ns": cpu, "handshake_ns": 10 * cpu, "sent_bytes": sent})
 
@@ -98,7 +114,7 @@ def test_tcp_connections_are_grouped_in_order() -> None:
         Sample(10, False, 2, "handshake_wall_ns", 30), Sample(11, False, 2, "handshake_wall_ns", 70)]
     # a batch of one is each connection alone, as before batches
     assert sorted(runner._grouped(list(recs), runner.TCP_CLIENT_METRICS, 0, 1), key=lambda s: (s.counter, s.idx)) \
-        == sorted(runner._samples(recs, runner.TCP_CLIENT_METRICS, 0, {i: i for i in range(4)}),
+        == sorted(runner._samples(recs, runner.TCP_CLIENT_METRICS, 0),
                   key=lambda s: (s.counter, s.idx))
     # a side that did not report one connection leaves out its group only
     assert {s.idx for s in runner._grouped([recs[0], None, recs[2], recs[3]], runner.TCP_CLIENT_METRICS, 0, 2)} == {1}

@@ -244,19 +244,17 @@ def tls_case(suite: str, v: TlsVariant, keys: dict, bulk: int) -> TlsCase:
 
 # ---- one round ----
 
-def _samples(records: list[Record], table: dict, first: int, position: dict[int, int] | None = None,
-             throughput: bool = True) -> list[Sample]:
-    """Samples indexed from `first`, by the record's i (or its position among
-    the measured connections, over TCP)."""
+def _samples(records: list[Record], table: dict, first: int) -> list[Sample]:
+    """In-memory handshakes' samples, indexed from `first` by the record's i."""
     out = []
     for r in records:
-        idx = first + (position[int(r["i"])] if position is not None else int(r["i"]))
+        idx = first + int(r["i"])
         batch = int(r.get("batch", 1))
         for name, metric in table.items():
             if name in r.fields:
                 iters = batch if name in BATCH_SUMMED else 1
                 out.append(Sample(idx, False, iters, metric, int(r[name])))
-        if throughput and "bulk_bytes" in r.fields and int(r.get("bulk_wall_ns", 0)) > 0:
+        if "bulk_bytes" in r.fields and int(r.get("bulk_wall_ns", 0)) > 0:
             rate = int(r["bulk_bytes"]) * 1_000_000_000 // int(r["bulk_wall_ns"])
             out.append(Sample.one(idx, "bulk_throughput_per_s", rate))
     return out
@@ -345,12 +343,16 @@ def measure_tls(client: Path, case: Case, keys: dict, plan: Plan, rnd: int,
                 return Measured("failed", f"callgrind count: {e}", None, measured.transcript, [], [])
         return measured
     if v.client != "same":  # a tool nobody here wrote against this library's server: server side only
-        r = tls_net.run_external_client(client, v.client, tc, repeats=n, warmup=m.warmup, timeout=m.timeout_s)
+        # one process a connection: batches average the tool's own turns on the CPU, as for our agents
+        r = tls_net.run_external_client(client, v.client, tc, repeats=n * batch, warmup=m.warmup,
+                                        timeout=m.timeout_s)
         if r.status != "ok":
             return _failed(r.status, r.message)
-        pos = {i: k for k, i in enumerate(sorted(r.server))}
-        samples = _samples(list(r.server.values()), FOREIGN_CLIENT_METRICS, first, pos, False)
-        return Measured("ok", "", 1, "", samples + _tcp_memory(r, rnd), [])
+        if len(r.server) != n * batch:
+            return Measured("failed", f"the server reported {len(r.server)} connections, {n * batch} were asked for",
+                            None, "", [], [])
+        samples = _grouped([r.server[i] for i in sorted(r.server)], FOREIGN_CLIENT_METRICS, first, batch, False)
+        return Measured("ok", "", batch, "", samples + _tcp_memory(r, rnd), [])
     server = _server_path(v, case.library)
     if v.capacity:
         if isinstance(server, str):
