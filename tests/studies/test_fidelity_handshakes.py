@@ -149,24 +149,36 @@ def test_rows_without_an_honest_equivalent_say_why() -> None:
     assert "not compared: Mbed TLS has no handshake benchmark" in text
 
 
-def test_tls_bench_runs_pinned_to_one_cpu(monkeypatch) -> None:
+def test_tls_bench_runs_pinned_to_one_cpu_and_its_user_time_is_matched(monkeypatch) -> None:
     seen: list[tuple[list[str], set[int] | None]] = []
 
-    def counted(args: list[str], timeout: float, cpus: set[int] | None = None) -> tuple[str, float]:
+    def counted(args: list[str], timeout: float, cpus: set[int] | None = None) -> tuple[str, fh.Cpu]:
         seen.append((args, cpus))
-        return TLS_BENCH_OUT, 1.002
+        return TLS_BENCH_OUT, fh.Cpu(0.9018, 0.1002, 13_527)
 
     monkeypatch.setattr(fh, "run_counted", counted)
     m = fh.tls_bench("/x/tls_bench", "ECDHE-RSA-AES128-GCM-SHA256", 2)
     assert seen == [(["/x/tls_bench", "-m", "-t", "2", "-l", "ECDHE-RSA-AES128-GCM-SHA256", "-p", "16", "-S", "16"],
                      fh.one_cpu())]
-    assert len(fh.one_cpu()) == 1 and (m.count, m.cpu_ns) == (1002, 1.002e9 / 1002)
+    # matched: user time per connection (900 us); other: user + system (1,000 us); the hand-offs in the note
+    assert len(fh.one_cpu()) == 1 and m.count == 1002
+    assert (m.cpu_ns, m.other_ns) == (pytest.approx(900_000), pytest.approx(1_000_000))
+    assert "100.0 us of system time and 13.5 voluntary context switches per connection" in m.detail
 
 
-def test_a_pinned_tool_runs_on_that_cpu_only() -> None:
+def test_the_tools_best_round_says_what_else_it_spent(monkeypatch) -> None:
+    monkeypatch.setattr(fh, "comparisons", lambda seconds, repeats: [fh.Comparison(
+        "wolfssl", "tls_bench -m", "cfg", "ours", "tool", "base note", lambda: 700.0,
+        lambda: fh.Measure(720.0, 780.0, 10, "60 us of system time"))])
+    rows = fh.compare(rounds=1, libraries=("wolfssl",), timed=lambda: 1000)
+    assert rows[0].note == "base note; 60 us of system time"
+
+
+def test_a_pinned_tool_runs_on_that_cpu_only_and_its_cpu_is_counted() -> None:
     cpu = fh.one_cpu()
-    out, _cpu_s = fh.run_counted([shutil.which("grep") or "grep", "Cpus_allowed_list", "/proc/self/status"], 10, cpu)
+    out, used = fh.run_counted([shutil.which("grep") or "grep", "Cpus_allowed_list", "/proc/self/status"], 10, cpu)
     assert out.split()[-1] == str(next(iter(cpu)))
+    assert used.user_s >= 0 and used.system_s >= 0 and used.total_s == used.user_s + used.system_s
 
 
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command")

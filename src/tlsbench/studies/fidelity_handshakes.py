@@ -23,7 +23,9 @@ tlsbench, under the same configuration, CPU time against CPU time.
   against the agent's own library (``peer-wolfssl-tls-bench``), ``-m``:
   client and server threads over memory; it prints the mean wall time of
   wolfSSL_connect (which spans the server's work). Its CPU per connection is
-  the process's user + system time over its connection count; both its
+  the process's user time over its connection count (its system time is its
+  threads' hand-offs, about 27 context switches per connection, which ours,
+  one thread in memory, never makes: reported beside it); both its
   threads run pinned to one CPU, as our two sides share one thread. It
   installs PSK callbacks whenever the library has PSK, so its TLS 1.3
   connections use an external PSK, not certificates: the comparison is TLS
@@ -79,6 +81,21 @@ class Measure:
     cpu_ns: float  # matched with ours
     other_ns: float | None = None
     count: int = 0
+    detail: str = ""  # what else the tool's process spent, for the row's note
+
+
+@dataclass(frozen=True)
+class Cpu:
+    """A reaped tool's CPU (kernel accounting, rusage): seconds in user and
+    system mode and its voluntary context switches."""
+
+    user_s: float
+    system_s: float
+    switches: int = 0
+
+    @property
+    def total_s(self) -> float:
+        return self.user_s + self.system_s
 
 
 @dataclass
@@ -151,9 +168,9 @@ def parse_tls_bench(out: str) -> dict[str, tuple[int, float]]:
 
 # ---- running a tool and its CPU time ----
 
-def _children_cpu_s() -> float:
+def _children_cpu() -> Cpu:
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
+    return Cpu(r.ru_utime, r.ru_stime, r.ru_nvcsw)
 
 
 def one_cpu() -> set[int]:
@@ -161,17 +178,18 @@ def one_cpu() -> set[int]:
     return {min(os.sched_getaffinity(0))}
 
 
-def run_counted(args: list[str], timeout: float, cpus: set[int] | None = None) -> tuple[str, float]:
-    """Runs a tool to its end: its output and its CPU seconds (user +
-    system, from the kernel's accounting of reaped children); with ``cpus``
+def run_counted(args: list[str], timeout: float, cpus: set[int] | None = None) -> tuple[str, Cpu]:
+    """Runs a tool to its end: its output and its CPU (user and system
+    seconds, from the kernel's accounting of reaped children); with ``cpus``
     the tool and all its threads run on those CPUs only."""
-    before = _children_cpu_s()
+    before = _children_cpu()
     pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
     try:
         r = subprocess.run(args, capture_output=True, text=True, errors="replace", timeout=timeout, preexec_fn=pin)
     except subprocess.TimeoutExpired as e:
         raise SetupError(f"{Path(args[0]).name} did not finish within {timeout:g} s") from e
-    cpu = _children_cpu_s() - before
+    after = _children_cpu()
+    cpu = Cpu(after.user_s - before.user_s, after.system_s - before.system_s, after.switches - before.switches)
     if r.returncode != 0:
         raise SetupError(f"{Path(args[0]).name} exited with {r.returncode}: {(r.stderr or r.stdout).strip()[-200:]}")
     return r.stdout + r.stderr, cpu
@@ -252,7 +270,7 @@ def s_time(case: TlsCase, seconds: int) -> Measure:
         raise SetupError("openssl s_time completed no connection")
     # matched: s_time's own figure, user CPU per connection (ours has no connect(), accept()
     # or close() in it either); the other: user + system of the whole process (rusage)
-    return Measure(user_s * 1e9 / n, cpu * 1e9 / n, n)
+    return Measure(user_s * 1e9 / n, cpu.total_s * 1e9 / n, n)
 
 
 def tls_bench_args(exe: str, cipher: str, seconds: int) -> list[str]:
@@ -264,14 +282,22 @@ def tls_bench(exe: str, cipher: str, seconds: int) -> Measure:
     """Its client and server threads pinned to one CPU, as our two sides share
     one thread: callgrind counts the same instructions per connection for
     both (12.63 M against our 12.57 M, docs/method.md), and what its threads
-    cost beyond them is their hand-offs (13.7 voluntary context switches per
-    connection), which across two idle cores also cost cold caches."""
+    cost beyond them is their hand-offs (13.4 voluntary and as many
+    involuntary context switches per connection), which across two idle
+    cores also cost cold caches. Those hand-offs are the kernel's work (its
+    system time, about 8% of its CPU); ours, one thread over memory, makes
+    no system call in a handshake. So the matched figure is its user time,
+    the other its user + system time, and the note says what the hand-offs
+    cost."""
     out, cpu = run_counted(tls_bench_args(exe, cipher, seconds), seconds * 4 + 60, one_cpu())
     sides = parse_tls_bench(out)
     if "client" not in sides or sides["client"][0] == 0:
         raise SetupError(f"tls_bench printed no client connections for {cipher}: {out.strip()[-200:]}")
     n, connect_ns = sides["client"]
-    return Measure(cpu * 1e9 / n, connect_ns, n)
+    detail = (f"tool's kept round: {cpu.system_s * 1e6 / n:,.1f} us of system time and {cpu.switches / n:.1f}"
+              f" voluntary context switches per connection (its threads' hand-offs), its mean connect wall"
+              f" time {connect_ns / 1e3:,.1f} us")
+    return Measure(cpu.user_s * 1e9 / n, cpu.total_s * 1e9 / n, n, detail)
 
 
 @dataclass(frozen=True)
@@ -316,8 +342,8 @@ def comparisons(seconds: int, repeats: int) -> list[Comparison]:
                    lambda: ours_memory("gnutls", gnu, repeats), lambda: _gnutls_measure()),
         Comparison("wolfssl", "tls_bench -m (pinned source)", "TLS 1.2 ECDHE-RSA AES-128-GCM P-256, RSA-2048 leaf,"
                    " verified", "client + server CPU in library calls, in memory",
-                   "CPU per connection, user+sys of both threads (rusage); other: its own figure, the"
-                   " client's mean connect wall time",
+                   "user CPU per connection of both threads (rusage); other: their user+sys, which adds the"
+                   " kernel's thread hand-offs",
                    "its certificates are its own (RSA-2048, like ours) and it checks no host name; it also"
                    " moves 16 B each way per connection and wakes the other thread per flight (both threads"
                    " pinned to one CPU, as our pair shares one thread)",
@@ -404,7 +430,8 @@ def compare(rounds: int = 3, seconds: int = 3, repeats: int = 200,
         if best_tool is None or best_ours is None:
             rows.append(Row(c.library, c.tool, c.config, None, None, None, "", "", f"failed in every round: {failed}"))
             continue
-        note = c.note + (f"; {len(tool_seen)} rounds, one or more failed: {failed}" if failed else "")
+        note = c.note + (f"; {best_tool.detail}" if best_tool.detail else "")
+        note += f"; {len(tool_seen)} rounds, one or more failed: {failed}" if failed else ""
         steady = (f"rounds with the machine fast before and after: tool {tool_steady} of {len(tool_seen)},"
                   f" tlsbench {ours_steady} of {len(ours_seen)}")
         if not tool_steady or not ours_steady:
