@@ -80,3 +80,40 @@ def test_a_stored_run_is_read_round_by_round_from_the_batch_index(db_path: Path)
     assert compare.read(store, a, "wall_ns").rounds == {"wall_ns": {"case": ROUNDS}}
     (row,) = compare.compare(store, a, b, "wall_ns").rows
     assert row.verdict == "inconclusive" and "agent processes lie up to 10% apart" in row.note
+
+
+def test_a_sized_case_has_the_next_smaller_and_larger_size_of_its_operation_as_neighbours() -> None:
+    names = ["l/hash/h/hash/64", "l/hash/h/hash/16", "l/hash/h/hash/32", "l/hash/g/hash/32", "l/tls/s/x25519/full"]
+    assert compare.size_neighbours(names) == {
+        "l/hash/h/hash/16": ["l/hash/h/hash/32"],
+        "l/hash/h/hash/32": ["l/hash/h/hash/16", "l/hash/h/hash/64"],
+        "l/hash/h/hash/64": ["l/hash/h/hash/32"],
+        "l/hash/g/hash/32": [],
+    }
+
+
+def _sized(run_id: int, middle: float) -> compare.RunSide:
+    """Three sizes of one operation: the neighbours' processes draw a fast (100) or a slow (112) mode, the
+    middle case's three processes all at ``middle``."""
+    modes = {"op/16": [[100.0, 101.0], [112.0, 113.0], [100.0, 100.5]],
+             "op/64": [[112.0, 112.5], [100.0, 101.0], [112.0, 113.0]],
+             "op/32": [[middle, middle + 1], [middle + 0.5, middle + 1], [middle, middle + 0.5]]}
+    return compare.RunSide(run_id, {}, {"wall_ns": "ns/op"},
+                           {"wall_ns": {n: ("ok", [v for r in rs for v in r]) for n, rs in modes.items()}}, {},
+                           rounds={"wall_ns": modes})
+
+
+def test_a_run_whose_processes_all_drew_one_mode_is_not_called_a_change_when_its_neighbours_show_both() -> None:
+    rows = {r.name: r for r in compare.compare_runs(_sized(1, 112.0), _sized(2, 100.0), "wall_ns").rows}
+    assert rows["op/32"].verdict == "inconclusive"
+    assert rows["op/32"].note == ("inconclusive: the agent processes of the same operation at the next sizes lie"
+                                  " up to 12% apart within a run: a difference that size can be the process")
+    # the same shift without neighbours showing modes: called, as before
+    alone = compare.compare_runs(*(compare.RunSide(s.run_id, {}, s.units, {"wall_ns": {"op/32": s.values["wall_ns"]
+                                                                                        ["op/32"]}}, {},
+                                                   rounds={"wall_ns": {"op/32": s.rounds["wall_ns"]["op/32"]}})
+                                   for s in (_sized(1, 112.0), _sized(2, 100.0))), "wall_ns").rows
+    assert [r.verdict for r in alone] == ["faster"]
+    # a change beyond the neighbours' spread is still called: bound (1 - 5%) / 1.125 = 0.84
+    assert {r.name: r for r in compare.compare_runs(_sized(1, 112.0), _sized(2, 85.0), "wall_ns")
+            .rows}["op/32"].verdict == "faster"

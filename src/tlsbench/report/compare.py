@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -279,10 +280,11 @@ def _exact_all(a: RunSide, b: RunSide) -> list[ExactRow]:
 
 def statistical_row(name: str, va: list[float], vb: list[float], alpha: float, min_effect: float,
                     lower_is_better: bool, unit: str, metric: str = "", machine: float = 1.0,
-                    processes: float = 1.0) -> Row:
+                    processes: float = 1.0, whose: str = "its agent processes") -> Row:
     """machine: how far the machine's own speed moved around this case's rounds in the two runs
     (steadiness.moved, >= 1); processes: how far the case's agent processes lie apart within a run
-    (stats.process_spread, >= 1): a change is called only beyond the minimum effect widened by both."""
+    (stats.process_spread, >= 1), ``whose`` saying which processes set it: a change is called only beyond
+    the minimum effect widened by both."""
     med_a, med_b = median(va), median(vb)
     ratio = med_b / med_a if med_a else None
     p = mann_whitney_p(va, vb)
@@ -316,7 +318,7 @@ def statistical_row(name: str, va: list[float], vb: list[float], alpha: float, m
             causes.append(f"the machine's speed changed by {100 * (machine - 1):.0f}% around this case"
                           " (reference workload)")
         if processes > 1:
-            causes.append(f"its agent processes lie up to {100 * (processes - 1):.0f}% apart within a run")
+            causes.append(f"{whose} lie up to {100 * (processes - 1):.0f}% apart within a run")
         who = "either" if len(causes) == 2 else "the machine" if machine > 1 else "the process"
         note = f"inconclusive: {' and '.join(causes)}: a difference that size can be {who}"
     elif verdict == "inconclusive":
@@ -410,7 +412,38 @@ def _case_metrics(a: RunSide, b: RunSide, name: str, metric: str | None) -> list
     return both or metrics.headline(measured(a) | measured(b))[:1] or [""]
 
 
-def _metric_row(a: RunSide, b: RunSide, name: str, metric: str, alpha: float, min_effect: float) -> Row:
+def size_neighbours(names: Iterable[str]) -> dict[str, list[str]]:
+    """Each sized case ("lib/kind/alg/op/SIZE") -> the same operation at the next smaller and the next
+    larger size among ``names``: the same code, so the same speed modes per process. A process can draw
+    a slow or a fast mode of the code's layout (OpenSSL's one-block SHA-512: 255 or 285 ns, about half of
+    the processes each, docs/method.md); three processes of a run can all draw one mode, and the case's
+    own rounds then agree, while its neighbours' rounds show both."""
+    by_op: dict[str, list[int]] = {}
+    for n in names:
+        head, _, size = n.rpartition("/")
+        if head and size.isdigit():
+            by_op.setdefault(head, []).append(int(size))
+    out: dict[str, list[str]] = {}
+    for head, sizes in by_op.items():
+        ordered = sorted(set(sizes))
+        for i, size in enumerate(ordered):
+            out[f"{head}/{size}"] = [f"{head}/{s}" for s in ordered[max(0, i - 1):i] + ordered[i + 1:i + 2]]
+    return out
+
+
+def _processes(a: RunSide, b: RunSide, name: str, metric: str, neighbours: list[str]) -> tuple[float, str]:
+    """How far the case's agent processes lie apart within a run, or those of its size neighbours where
+    they lie further apart, and whose they are."""
+    rounds_a, rounds_b = a.rounds.get(metric, {}), b.rounds.get(metric, {})
+    own = process_spread(rounds_a.get(name, []), rounds_b.get(name, []))
+    near = process_spread(*(r.get(n, []) for n in neighbours for r in (rounds_a, rounds_b)))
+    if near > own:
+        return near, "the agent processes of the same operation at the next sizes"
+    return own, "its agent processes"
+
+
+def _metric_row(a: RunSide, b: RunSide, name: str, metric: str, alpha: float, min_effect: float,
+                neighbours: list[str] | None = None) -> Row:
     unit = b.units.get(metric) or a.units.get(metric, "")
     st_a, va = a.values.get(metric, {}).get(name, ("", []))
     st_b, vb = b.values.get(metric, {}).get(name, ("", []))
@@ -426,9 +459,9 @@ def _metric_row(a: RunSide, b: RunSide, name: str, metric: str, alpha: float, mi
         return Row(name, e.verdict, e.a, e.b, ratio, None, note, unit=unit, metric=metric)
     machine = steadiness.moved(a.references.get(name, []), b.references.get(name, []), a.reference_kind,
                                b.reference_kind)
-    processes = process_spread(a.rounds.get(metric, {}).get(name, []), b.rounds.get(metric, {}).get(name, []))
+    processes, whose = _processes(a, b, name, metric, neighbours or [])
     row = statistical_row(name, va, vb, alpha, min_effect, metrics.lower_is_better(metric), unit, metric, machine,
-                          processes)
+                          processes, whose)
     estimator = metrics.headline_estimator(metric, is_host(a.target))
     if estimator != "median":  # printed beside the verdict as the reports show it
         row.estimator, row.figure_a, row.figure_b = estimator, metrics.figure_of(estimator, va), \
@@ -446,13 +479,15 @@ def compare_runs(a: RunSide, b: RunSide, metric: str | None, alpha: float = ALPH
     result.machine = machine_lines(a, b)
     names_a = dict.fromkeys(n for per_case in a.values.values() for n in per_case)
     names_b = dict.fromkeys(n for per_case in b.values.values() for n in per_case)
+    near = size_neighbours(names_a.keys() & names_b.keys())
     for name in dict.fromkeys([*names_a, *names_b]):
         if name not in names_b:
             result.rows.append(Row(name, "only in A", metric=metric or ""))
         elif name not in names_a:
             result.rows.append(Row(name, "only in B", metric=metric or ""))
         else:
-            result.rows += [_metric_row(a, b, name, m, alpha, min_effect) for m in _case_metrics(a, b, name, metric)]
+            result.rows += [_metric_row(a, b, name, m, alpha, min_effect, near.get(name))
+                            for m in _case_metrics(a, b, name, metric)]
     result.exact = _exact_all(a, b)
     result.measured_run, result.model_run, result.measured_vs_model = measured_vs_model(a, b)
     return result
