@@ -73,6 +73,28 @@ def test_the_outlier_policy_applies_to_noisy_metrics_only() -> None:
     assert rows["instructions"].max == 5000  # the far value is kept
 
 
+def test_the_fastest_sample_is_never_dropped_as_an_outlier() -> None:
+    """Five of six rounds met a slow phase: Tukey's fences would drop the one at the machine's speed, and the
+    figure a host timing shows (its fastest sample) would be a slow round's. The fastest end spans every
+    sample (the least time, the highest rate); the median and the count kept stay the policy's."""
+    times = [2307, 3431, 3339, 3457, 3399, 3040]  # one case's client over TCP, its six rounds' minima (µs)
+    samples = [Sample(i, False, 1, m, v) for m in ("handshake_wall_ns", "client_cpu_ns") for i, v in enumerate(times)]
+    wall = [Sample(i, False, 4, "wall_ns", 4 * v) for i, v in enumerate(times)]
+    rows = {r.metric: r for r in summarize_samples(samples + wall, 1024, "tukey")}
+    for metric in ("handshake_wall_ns", "client_cpu_ns", "wall_ns"):
+        r = rows[metric]
+        assert (r.n, r.removed, r.min, r.max) == (5, 1, 2307, 3457)  # the slow rounds' spread, the fast round's figure
+        assert r.median == 3399
+    rate = rows["throughput"]  # a rate's fastest end is its highest value
+    assert (rate.removed, rate.max) == (1, pytest.approx(1024 * 1e9 / 2307))
+    assert rate.min == pytest.approx(1024 * 1e9 / 3457)
+    # without a slow phase nothing changes: the fastest kept sample is the fastest
+    calm = {r.metric: r for r in summarize_samples([Sample(i, False, 1, "wall_ns", v)
+                                                    for i, v in enumerate([100, 101, 102, 100, 101, 5000])], None,
+                                                   "tukey")}
+    assert (calm["wall_ns"].min, calm["wall_ns"].max, calm["wall_ns"].removed) == (100, 102, 1)
+
+
 def test_a_count_whose_repeats_differ_is_reported_as_varying_never_as_exact() -> None:
     from tlsbench.engine import metrics as m
 

@@ -4,6 +4,8 @@ order or measured again while settling."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from tlsbench.engine import metrics
 from tlsbench.engine.case import Result, Sample
 from tlsbench.engine.stats import OutlierPolicy, Summary, parse_policy, summarize
@@ -15,6 +17,16 @@ def _result(metric: str, s: Summary) -> Result:
     return Result(metric, metrics.unit(metric), s)
 
 
+def with_fastest(metric: str, values: list[float], s: Summary) -> Summary:
+    """``s`` with its fastest end (the least time, the highest rate) taken over every sample: noise only
+    ever slows a timing, so a fast sample is never an outlier, and the fastest is a host timing's figure
+    ("min of N samples"). When most rounds met a slow phase, the outlier policy's fences would otherwise
+    drop the very rounds that ran at the machine's speed."""
+    if metrics.lower_is_better(metric):
+        return replace(s, min=min(values))
+    return replace(s, max=max(values))
+
+
 def summarize_samples(samples: list[Sample], size: int | None, outliers: str) -> list[Result]:
     """A case's results, one per metric, from its stored batches of every round."""
     policy = parse_policy(outliers)
@@ -24,11 +36,13 @@ def summarize_samples(samples: list[Sample], size: int | None, outliers: str) ->
         by_counter.setdefault(counter, []).append((iters, total))
     results = []
     for counter, rows in by_counter.items():
-        # exact counts (bytes, instructions, memory) are not noisy times: no value is dropped from them
-        s = summarize([total / iters for iters, total in rows], NO_OUTLIERS if metrics.is_exact(counter) else policy)
-        results.append(_result(counter, s))
+        values = [total / iters for iters, total in rows]
+        if metrics.is_exact(counter):  # exact counts (bytes, instructions, memory): no value is dropped from them
+            results.append(_result(counter, summarize(values, NO_OUTLIERS)))
+        else:
+            results.append(_result(counter, with_fastest(counter, values, summarize(values, policy))))
     wall = by_counter.get("wall_ns", [])
     if size and wall and all(total for _, total in wall):
-        s = summarize([size * iters * 1e9 / total for iters, total in wall], policy)
-        results.append(_result("throughput", s))
+        values = [size * iters * 1e9 / total for iters, total in wall]
+        results.append(_result("throughput", with_fastest("throughput", values, summarize(values, policy))))
     return results

@@ -256,8 +256,8 @@ def render(data: RunData) -> str:
         _problems(data),
         "<p>Every figure comes from the stored run. A value that was not measured says so (not measured, n/m,"
         " unsupported, failed), never 0. Charts and tables show one figure, "
-        + ("for a timing the fastest of the kept samples (the least time, the highest rate), for a count their"
-           " median" if timed_headline(data) else "the median of the kept samples")
+        + ("for a timing the fastest of all samples (the least time, the highest rate), for a count the kept"
+           " samples' median" if timed_headline(data) else "the median of the kept samples")
         + "; a chart's whisker is their range (min to max), a table's ± their standard deviation over the median."
         f" {figures.RATE_NOTE}. Click a column header to sort.</p>",
         f"<p>{_e(metrics.INSTRUCTIONS_NOTE)}</p>" if report.clockless(data.cases) else "",

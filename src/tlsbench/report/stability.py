@@ -116,7 +116,7 @@ def assess(store: Store, run_a: int, run_b: int, metric: str = "wall_ns") -> Sta
 
 
 def _figure(estimator: str) -> str:
-    return "medians" if estimator == "median" else f"{estimator}ima of the kept samples"
+    return "medians" if estimator == "median" else f"{estimator}ima of all samples"
 
 
 def render(s: Stability, fmt: str = "table") -> str:
