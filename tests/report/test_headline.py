@@ -1,4 +1,4 @@
-"""Which stored column is a figure: a host timing shows its fastest kept sample (results.min, a rate's
+"""Which stored column is a figure: a host timing shows its fastest sample (results.min, a rate's
 results.max), labelled so; a count, and every figure of a firmware run, shows the median as before."""
 
 from __future__ import annotations

@@ -71,8 +71,8 @@ def missing(case: dict | None, what: str = "not measured") -> Point:
 # (what the tables print), the whisker their stored range, min to max.
 SPREAD_NOTE = "bar the median of the kept samples (the figure the tables print), whisker their range (min to max)"
 # the timed charts: a host timing's figure is its fastest sample (metrics.headline_estimator)
-TIMED_SPREAD_NOTE = ("bar the figure the tables print (on the host the fastest of the kept samples, elsewhere their"
-                     " median), whisker their range (min to max)")
+TIMED_SPREAD_NOTE = ("bar the figure the tables print (on the host the fastest of all samples, elsewhere the kept"
+                     " samples' median), whisker their range (min to max)")
 RATE_NOTE = "MB/s is 10^6 bytes per second; input sizes are binary (1 KiB = 1,024 B)"
 
 

@@ -173,7 +173,7 @@ def render(runs: list[RunData], load: str | None) -> str:
            "Made by `scripts/results-pq` (the `pq-tls` and `pq-interop` presets on the host; on a Cortex-M4,"
            " qemu:mps2-an386, wolfSSL 5.9.2 firmware with the `pq-cortex-m` preset and the size probes; then"
            " this page with `tlsbench study results-pq`); every figure is a stored run's median (a host CPU time: its"
-           " fastest kept sample, the minimum), named"
+           " fastest sample, the minimum), named"
            " by run below (`RUNS=\"...\" scripts/results-pq` renders the same runs again)."
            " Groups: x25519 and p256 (classical), x25519mlkem768 and secp256r1mlkem768 (hybrid), mlkem768 (pure"
            " PQ). Handshakes: full; resume-ticket (TLS 1.3 ticket PSK with (EC)DHE, psk_dhe_ke: the group's key"
