@@ -2,6 +2,8 @@
  *   md5     allocates 100000 bytes, touches them, frees them   (heap peak)
  *   sha1    allocates 5000 bytes and keeps them                (heap held)
  *   sha224  uses a 30000-byte array on the stack               (stack)
+ *   sha256  host only: the same array, its deepest byte the host's stack
+ *           paint (0xA5): the stack must read as sha224's          (stack)
  *   sha512  firmware only: reads an address nothing answers    (fault record)
  * Its "digest" is 32 zero bytes. Never a library under test. */
 #include "tb/adapter.h"
@@ -42,6 +44,8 @@ static int which_of(const char *alg)
     if (strcmp(alg, "sha224") == 0) return 2;
 #if TB_BARE_METAL
     if (strcmp(alg, "sha512") == 0) return 3;
+#else
+    if (strcmp(alg, "sha256") == 0) return 4;
 #endif
     return -1;
 }
@@ -61,10 +65,11 @@ static tb_status adapter_prepare(const tb_job *job, void **out)
     return TB_OK;
 }
 
-static __attribute__((noinline)) void use_stack(uint8_t *out)
+static __attribute__((noinline)) void use_stack(uint8_t *out, uint8_t deepest)
 {
     volatile uint8_t big[30000];
     for (size_t i = 0; i < sizeof(big); i += 64) big[i] = (uint8_t)i;
+    big[0] = deepest;
     big[sizeof(big) - 1] = 1;
     out[0] = big[0];
 }
@@ -79,8 +84,8 @@ static tb_status adapter_run(void *p)
         free((void *)b);
     } else if (s->which == 1) {
         if (malloc(5000) == NULL) return TB_ERROR; /* kept on purpose: "held" */
-    } else if (s->which == 2) {
-        use_stack(s->out);
+    } else if (s->which == 2 || s->which == 4) {
+        use_stack(s->out, s->which == 4 ? 0xA5u : 0u);
         s->out[0] = 0;
     } else { /* a bus fault: the firmware must end with a "fault" record */
         s->out[0] = *(volatile const uint8_t *)(uintptr_t)0xDEAD0000u;

@@ -85,11 +85,14 @@ uint64_t tb_timed_heap_calls(void);
  * for tests), 0 when the platform has none. */
 uint64_t tb_heap_system_in_use(void);
 
-/* Runs fn(arg) twice on the same painted stack (the first call settles
- * thread-local state a library creates on first use) and sets *used to the
- * bytes the second call touched below its caller's frame (the call itself
- * included; below a floor of about 128 bytes nothing is resolved). Returns
- * 0 on success. */
+/* Runs fn(arg) on the same stack, first unpainted (the call settles
+ * thread-local state a library creates on first use), then painted, and sets
+ * *used to the bytes the painted call touched below its caller's frame (the
+ * call itself included; below a floor of about 128 bytes nothing is
+ * resolved). A written byte that equals the paint reads as untouched: the
+ * host, whose data differ from run to run, paints twice with two values and
+ * keeps the deeper reading; firmware (seeded, the same bytes every run) once.
+ * Returns 0 on success. */
 int tb_stack_run(void (*fn)(void *), void *arg, uint64_t *used);
 
 /* A painted stack on which calls can run one after another (the two sides

@@ -123,6 +123,10 @@ uint64_t tb_heap_system_in_use(void)
 
 #define STACK_SIZE (4u << 20)
 #define PAINT 0xA5u
+/* A call's deepest written byte can equal one paint and read one byte short; it equals at most one of two,
+ * so the thread stack is measured with both and the deeper reading kept. */
+#define PAINT_OTHER 0x5Au
+#define NO_PAINT (-1)
 
 typedef struct {
     void (*fn)(void *);
@@ -132,25 +136,26 @@ typedef struct {
 } stack_job;
 
 /* Not inlined: its frame marks where the measured call starts. */
-static __attribute__((noinline)) void paint_and_call(stack_job *job, int measure)
+static __attribute__((noinline)) void paint_and_call(stack_job *job, int paint)
 {
     uintptr_t here = (uintptr_t)__builtin_frame_address(0);
     uintptr_t top = here - 128; /* keep clear of this frame and memset's (a leaf) */
     uintptr_t base = (uintptr_t)job->base;
-    if (measure) memset(job->base, PAINT, top - base);
+    if (paint != NO_PAINT) memset(job->base, paint, top - base);
     job->fn(job->arg);
-    if (measure) {
+    if (paint != NO_PAINT) {
         uintptr_t p = base;
-        while (p < top && *(const uint8_t *)p == PAINT) p++;
-        job->used = here - p;
+        while (p < top && *(const uint8_t *)p == (uint8_t)paint) p++;
+        if (here - p > job->used) job->used = here - p;
     }
 }
 
 static void *worker(void *arg)
 {
     stack_job *job = arg;
-    paint_and_call(job, 0); /* thread-local state a library makes on first use */
-    paint_and_call(job, 1);
+    paint_and_call(job, NO_PAINT); /* thread-local state a library makes on first use */
+    paint_and_call(job, PAINT);
+    paint_and_call(job, PAINT_OTHER);
     return NULL;
 }
 
