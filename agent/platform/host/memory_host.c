@@ -126,42 +126,51 @@ uint64_t tb_heap_system_in_use(void)
 /* A call's deepest written byte can equal one paint and read one byte short; it equals at most one of two,
  * so the thread stack is measured with both and the deeper reading kept. */
 #define PAINT_OTHER 0x5Au
-#define NO_PAINT (-1)
 
 typedef struct {
     void (*fn)(void *);
     void *arg;
     uint8_t *base; /* lowest address of the thread's stack */
+    uint8_t paint;
     uint64_t used;
+    uint64_t first; /* the reading under the first paint */
 } stack_job;
 
-/* Not inlined: its frame marks where the measured call starts. */
-static __attribute__((noinline)) void paint_and_call(stack_job *job, int paint)
+/* Not inlined: its frame marks where the measured call starts. It and the
+ * worker keep the shape they had with one paint (the paint and the first
+ * reading live in the job, not in locals kept across a call), so neither
+ * frame grew: the figure includes this frame, and a library that aligns its
+ * buffers reads deeper or shallower when the frame above it moves. */
+static __attribute__((noinline)) void paint_and_call(stack_job *job, int measure)
 {
     uintptr_t here = (uintptr_t)__builtin_frame_address(0);
     uintptr_t top = here - 128; /* keep clear of this frame and memset's (a leaf) */
     uintptr_t base = (uintptr_t)job->base;
-    if (paint != NO_PAINT) memset(job->base, paint, top - base);
+    if (measure) memset(job->base, job->paint, top - base);
     job->fn(job->arg);
-    if (paint != NO_PAINT) {
+    if (measure) {
         uintptr_t p = base;
-        while (p < top && *(const uint8_t *)p == (uint8_t)paint) p++;
-        if (here - p > job->used) job->used = here - p;
+        while (p < top && *(const uint8_t *)p == job->paint) p++;
+        job->used = here - p;
     }
 }
 
 static void *worker(void *arg)
 {
     stack_job *job = arg;
-    paint_and_call(job, NO_PAINT); /* thread-local state a library makes on first use */
-    paint_and_call(job, PAINT);
-    paint_and_call(job, PAINT_OTHER);
+    paint_and_call(job, 0); /* thread-local state a library makes on first use */
+    job->paint = PAINT;
+    paint_and_call(job, 1);
+    job->first = job->used;
+    job->paint = PAINT_OTHER;
+    paint_and_call(job, 1);
+    if (job->first > job->used) job->used = job->first;
     return NULL;
 }
 
 int tb_stack_run(void (*fn)(void *), void *arg, uint64_t *used)
 {
-    stack_job job = {fn, arg, NULL, 0};
+    stack_job job = {fn, arg, NULL, PAINT, 0, 0};
     pthread_attr_t attr;
     pthread_t t;
     void *stack = NULL;
