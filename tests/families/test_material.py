@@ -86,3 +86,33 @@ def test_host_runs_fresh_keys_take_the_one_seeded_test_pki_from_its_cache(tmp_pa
     cache.write_text(json.dumps({"seed": "an older seed", "chains": {"rsa2048-full": {"chain": "stale"}}}))
     with pytest.raises(AssertionError, match="derived again"):  # another seed's cache is not taken
         material({}, "rsa2048", "full")
+
+
+def test_every_round_of_a_case_takes_its_chain_parsed_once(tmp_path: Path, monkeypatch) -> None:
+    # each round builds the case anew; an RSA key's load checks the key (tens of ms), so a key is parsed
+    # once per process, and each chain still gets its own key
+    monkeypatch.setenv("TLSBENCH_ROOT", str(tmp_path))
+    from tlsbench.families.tls.names import TlsVariant
+
+    tls_runner._chain_from_pem.cache_clear()
+    loads: list[str] = []
+    real = serialization.load_pem_private_key
+
+    def counting(data, password, *args, **kwargs):
+        loads.append(data.decode())
+        return real(data, password, *args, **kwargs)
+
+    monkeypatch.setattr(serialization, "load_pem_private_key", counting)
+    keys: dict = {}
+    mutual = TlsVariant("x25519", "rsa2048", "full", "mutual", "full", verify=True)
+    rounds = [tls_runner.tls_case("TLS_AES_128_GCM_SHA256", mutual, keys, 0) for _ in range(3)]
+    assert len(loads) == 2  # the server's key and the client's, once each
+    m = material(keys, "rsa2048", "full")
+    assert set(loads) == {m["key"], m["client_key"]}
+    pem = serialization.Encoding.PEM
+    for case in rounds:
+        assert case.chain is not None and case.client_chain is not None
+        assert case.chain.leaf.cert.public_bytes(pem).decode() in m["chain"]
+        assert case.client_chain.leaf.cert.public_bytes(pem).decode() in m["client_chain"]
+        assert case.chain.leaf.key.public_key() == case.chain.leaf.cert.public_key()
+        assert case.client_chain.leaf.key.public_key() == case.client_chain.leaf.cert.public_key()

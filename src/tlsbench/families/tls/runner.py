@@ -5,6 +5,7 @@ nobody here wrote."""
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 from dataclasses import replace
@@ -214,6 +215,9 @@ def prepare_material(plan: Plan, keys: dict) -> None:
                 material(keys, v.cred, v.chain)
 
 
+# Parsed once per process: loading an RSA-2048 key checks it, about 38 ms, and every round of every RSA
+# case asked for it again. The chains are never modified.
+@functools.cache
 def _chain_from_pem(cred: str, kind: str, chain_pem: str, key_pem: str, trust_pem: str, role: str) -> Chain:
     sent = x509.load_pem_x509_certificates(chain_pem.encode())
     key = serialization.load_pem_private_key(key_pem.encode(), None)
