@@ -239,3 +239,32 @@ def test_warm_takes_0_or_1(agents, chain) -> None:
                          wait_ms=1)
     end = agent.call(agents["openssl"], [req], 30, "warm").responses[0]
     assert end.status == "bad_input" and end.message == "field warm is malformed"
+
+
+def test_openssl_suite_names_are_asked_once_per_process(monkeypatch) -> None:
+    # a tool case builds its command line for every connection: asking `openssl ciphers` each time put a
+    # process of its own before every connection
+    import subprocess
+
+    from tlsbench.families.tls import net
+
+    net._openssl_names.cache_clear()
+    asked: list[list[str]] = []
+    real = subprocess.run
+
+    def counting(args, *a, **kw):
+        asked.append(list(args))
+        return real(args, *a, **kw)
+
+    monkeypatch.setattr(subprocess, "run", counting)
+    names = {suite: net._openssl_name(suite) for suite in (T12, "TLS_RSA_WITH_AES_128_CBC_SHA")}
+    with pytest.raises(net.PeerUnsupported, match="no suite TLS_NOT_A_SUITE"):
+        net._openssl_name("TLS_NOT_A_SUITE")
+    assert [a[:2] for a in asked] == [["openssl", "ciphers"]]
+    monkeypatch.setattr(subprocess, "run", real)
+    for suite, name in names.items():
+        # the tool, told `-cipher NAME`, offers that one TLS 1.2 suite (the name once carried the rest of
+        # the listing's line, "TLSv1.2 Kx=...", which openssl read as every TLS 1.2 suite: 86 offered)
+        offered = real(["openssl", "ciphers", "-stdname", name + ":@SECLEVEL=0"], capture_output=True,
+                       text=True, check=True).stdout.splitlines()
+        assert [line.split(" - ")[0].strip() for line in offered if "TLSv1.3" not in line] == [suite]

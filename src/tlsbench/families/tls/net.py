@@ -6,6 +6,7 @@ two are joined by connection number."""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import select
@@ -215,14 +216,25 @@ def _credentials(case: TlsCase, d: Path) -> list[str]:
     return args
 
 
-def _openssl_name(iana: str) -> str:
+@functools.cache
+def _openssl_names() -> dict[str, str]:
+    """The installed openssl's suite names by IANA name, asked once per process (a tool case asks for every
+    connection: an `openssl` process of its own each time, about 5 ms)."""
     out = subprocess.run(["openssl", "ciphers", "-stdname", "ALL:@SECLEVEL=0"], capture_output=True, text=True,
                          check=False).stdout
-    for line in out.splitlines():
-        parts = line.split(" - ")
-        if len(parts) >= 2 and parts[0].strip() == iana:
-            return parts[1].strip()
-    raise PeerUnsupported(f"openssl s_server has no suite {iana}")
+    names = {}
+    for line in out.splitlines():  # "IANA - NAME  TLSv1.2 Kx=... Mac=...": the name alone (the rest is a
+        parts = line.split(" - ")  # cipher string too, "TLSv1.2" naming every TLS 1.2 suite)
+        if len(parts) >= 2 and parts[1].split():
+            names.setdefault(parts[0].strip(), parts[1].split()[0])
+    return names
+
+
+def _openssl_name(iana: str) -> str:
+    name = _openssl_names().get(iana)
+    if name is None:
+        raise PeerUnsupported(f"openssl s_server has no suite {iana}")
+    return name
 
 
 def per_measured(case: TlsCase) -> int:
