@@ -95,6 +95,22 @@ def test_each_library_against_openssl_s_server(agents, chain, library) -> None:
         assert c["round_trips"] == 1 and c["recv_bytes"] > 1000  # its certificate chain came
 
 
+# A server writes while its connections run and is read when it ends: several times what a pipe holds
+# (64 KiB; a plain connection's record is about 260 bytes, s_server's log of one about 500) must not stop it.
+def test_a_server_agent_serves_more_connections_than_a_pipe_holds_records_of(agents, chain) -> None:
+    r = run_over_tcp(agents["openssl"], agents["openssl"], TlsCase(13, T13, "x25519", chain), repeats=800,
+                     warmup=0, plain=True, timeout=60)
+    assert r.status == "ok", r.message
+    assert len(r.client) == 800 and sorted(r.server) == list(range(1, 801))  # after the memory pass (0)
+
+
+def test_openssl_s_server_serves_more_connections_than_a_pipe_holds_its_log_of(agents, chain) -> None:
+    r = run_over_tcp(agents["openssl"], "openssl-s_server", TlsCase(13, T13, "x25519", chain, resume="ticket"),
+                     repeats=200, warmup=0, timeout=60)
+    assert r.status == "ok", r.message
+    assert len(r.client) == 200 and all(int(c["resumed"]) == 1 for c in r.client)
+
+
 @pytest.mark.parametrize("library", LIBS)
 @pytest.mark.parametrize("server", ["openssl-s_server", "mbedtls", "openssl"])
 def test_tls12_x25519_with_a_p256_certificate_across_libraries(agents, chain, library, server) -> None:

@@ -59,54 +59,55 @@ class AgentServer:
         # warmup: the server counts the connection after the warm-ups (its memory pass)
         request = encode_request("tls-server", **fields, repeats=connections, workers=workers,
                                  warmup=warmup if connections else None)
+        # its output goes to a file, never a pipe: a server writes a record per connection while nobody
+        # reads, and a full pipe (64 KiB, about 200 connections) would stop it mid-handshake
+        self.out = tempfile.TemporaryFile()
         # env: added to this agent's environment only (sessions run side by side: never os.environ)
-        self.proc = subprocess.Popen([str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, start_new_session=True,
+        self.proc = subprocess.Popen([str(path)], stdin=subprocess.PIPE, stdout=self.out,
+                                     stderr=subprocess.DEVNULL, start_new_session=True,
                                      env={**os.environ, **env} if env else None)
         assert self.proc.stdin is not None
         self.proc.stdin.write((request + "\n").encode())
         self.proc.stdin.close()
         self.proc.stdin = None  # closed: the agent ends after this one request
-        self.lines: list[str] = []
         self.port: int | None = None
-        self._buf = b""
 
     def wait_listening(self, timeout: float = STARTUP_S) -> Record | None:
         """The port, or the end record if the server refused to start."""
         deadline = time.monotonic() + timeout
-        assert self.proc.stdout is not None
-        fd = self.proc.stdout.fileno()
+        seen = 0
         while time.monotonic() < deadline:
-            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
-            if not ready:
-                break
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                break
-            self._buf += chunk
-            while b"\n" in self._buf:
-                line, self._buf = self._buf.split(b"\n", 1)
-                rec = parse_line(line.decode("latin-1"))
+            exited = self.proc.poll() is not None
+            text = self._output()
+            for line in text[seen:text.rfind("\n") + 1].splitlines():
+                rec = parse_line(line)
                 if rec.type == "listening":
                     self.port = int(rec["port"])
                     return None
                 if rec.type == "end":
                     return rec
+            seen = text.rfind("\n") + 1
+            if exited:
+                break
+            time.sleep(0.002)
         self.kill()
         raise AgentError(f"server agent did not start listening within {timeout:g} s")
 
+    def _output(self) -> str:
+        self.out.seek(0)
+        return self.out.read().decode("latin-1")
+
     def finish(self, timeout: float) -> tuple[list[Record], Record]:
         try:
-            out, _err = self.proc.communicate(timeout=timeout)
+            self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             self.kill()
-            out, _err = self.proc.communicate()
-            text = (self._buf + out).decode("latin-1")
-            recs = [parse_line(x) for x in text.splitlines() if x.strip()]
+            self.proc.wait()
+            recs = [parse_line(x) for x in self._output().splitlines() if x.strip()]
             hung = Record("end", {"status": "error", "msg": f"server hung, killed after {timeout:g} s"})
             return [r for r in recs if r.type != "end"], hung
-        text = (self._buf + out).decode("latin-1")
-        recs = [parse_line(x) for x in text.splitlines() if x.strip()]
+        recs = [parse_line(x) for x in self._output().splitlines() if x.strip()]
+        self.out.close()
         ends = [r for r in recs if r.type == "end"]
         end = ends[0] if ends else Record("end", {"status": "error",
                                                   "msg": f"server agent died ({self.proc.returncode})"})
@@ -170,8 +171,10 @@ class OpenSSLServer:
         # resumption as the case asks: none, the session cache (ID), or one ticket
         args += {"none": ["-no_ticket", "-num_tickets", "0", "-no_cache"], "session-id": ["-no_ticket"],
                  "ticket": ["-num_tickets", "1"], "psk-only": ["-allow_no_dhe_kex", "-num_tickets", "1"]}[case.resume]
+        # s_server logs every connection on stderr: to a file, which never fills as an unread pipe does
+        self.err = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE, start_new_session=True)
+                                     stderr=self.err, start_new_session=True)
         try:
             wait_connectable(self.port, self.proc)
         except AgentError:
@@ -184,11 +187,14 @@ class OpenSSLServer:
 
     def close(self) -> str:
         try:
-            _out, err = self.proc.communicate(timeout=5)
+            self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             os.killpg(self.proc.pid, signal.SIGKILL)
-            _out, err = self.proc.communicate()
+            self.proc.wait()
         self.dir.cleanup()
+        self.err.seek(0)
+        err = self.err.read()
+        self.err.close()
         return err.decode("utf-8", "replace")
 
 
