@@ -85,6 +85,7 @@ int tb_tls_request_parse(const tb_field *fields, size_t n, tb_tls_request *req)
         else if (strcmp(k, "heap_shift") == 0) bad = tb_field_u64(v, &req->heap_shift) || req->heap_shift > TB_MAX_HEAP_SHIFT;
         else if (strcmp(k, "port") == 0) bad = tb_field_u64(v, &req->port) || req->port > 65535;
         else if (strcmp(k, "duration_ms") == 0) bad = tb_field_u64(v, &req->duration_ms);
+        else if (strcmp(k, "window_ms") == 0) bad = tb_field_u64(v, &req->window_ms) || req->window_ms > 3600000;
         else if (strcmp(k, "workers") == 0) bad = tb_field_u64(v, &req->workers) || req->workers == 0 || req->workers > TB_TLS_MAX_WORKERS;
         else if (strcmp(k, "plain") == 0) bad = tb_field_u64(v, &req->plain);
         else if (strcmp(k, "foreign") == 0) bad = tb_field_u64(v, &req->foreign);

@@ -47,6 +47,7 @@ typedef struct {
     /* sockets only */
     uint64_t port;        /* server: 0 = any free port; client: where to connect */
     uint64_t duration_ms; /* client: run transactions this long (capacity) */
+    uint64_t window_ms;   /* capacity: also report each stretch of transactions this long (0: none) */
     uint64_t workers;     /* server: processes accepting in parallel (capacity), 1..TB_TLS_MAX_WORKERS */
     uint64_t plain;       /* no TLS at all: the TCP baseline */
     uint64_t foreign;     /* the peer is not a tlsbench agent (any response is fine) */

@@ -101,6 +101,7 @@ SCHEMA: dict[str, dict[str, str]] = {
     "tls_side_memory": _SIDE,  # the counted connection of a socket side (its heap)
     "tls_place": {"stack_at": "uint", "heap_shift": "uint"},  # where the timed handshakes' frame landed
     "capacity": {"transactions": "uint", "failures": "uint", "wall_ns": "uint", "cpu_ns": "uint", "?error": "str"},
+    "capacity_window": {"transactions": "uint", "wall_ns": "uint"},  # one stretch of a capacity client's time
     # firmware only: the calibration loop, and a fault that ended the firmware
     "calibrate": {"n": "uint", "loop_instructions": "uint", "empty": "uint", "measured": "uint", "read_cost": "uint",
                   "?model_empty": "uint", "?model_measured": "uint", "?model_read_cost": "uint"},

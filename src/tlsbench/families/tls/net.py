@@ -38,6 +38,9 @@ class NetResult:
     client: list[Record] = field(default_factory=list)  # measured connections, client side
     server: dict[int, Record] = field(default_factory=dict)  # by connection number
     capacity: Record | None = None
+    # capacity: each client's windows, (transactions, wall_ns) in the order run
+    windows: list[list[tuple[int, int]]] = field(default_factory=list)
+    transcript: str = ""  # capacity: the clients' records
     # the memory pass: one more connection per side, counted (the timed ones count nothing)
     client_memory: Record | None = None
     server_memory: Record | None = None
@@ -326,21 +329,23 @@ def run_over_tcp(client: Path, server: Path | str, case: TlsCase, repeats: int =
 
 
 def run_capacity(client: Path, server: Path, case: TlsCase, clients: int, seconds: float,
-                 timeout: float = 120) -> NetResult:
+                 timeout: float = 120, window_ms: int = 0) -> NetResult:
     """Full transactions per second (connect, handshake, request, response,
     close) with `clients` client processes against `clients` server workers,
     on every CPU the run may use (the machine's throughput, not one CPU's)."""
     with timed_cpu.unconfined():
-        return _capacity(client, server, case, clients, seconds, timeout)
+        return _capacity(client, server, case, clients, seconds, timeout, window_ms)
 
 
-def _capacity(client: Path, server: Path, case: TlsCase, clients: int, seconds: float, timeout: float) -> NetResult:
+def _capacity(client: Path, server: Path, case: TlsCase, clients: int, seconds: float, timeout: float,
+              window_ms: int) -> NetResult:
     fields = case_fields(case)
     peer = AgentServer(server, fields, 0, workers=clients)
     refused = peer.wait_listening()
     if refused is not None:
         return NetResult(str(refused["status"]), f"server: {refused.get('msg', '')}")
-    request = encode_request("tls-client", **fields, port=peer.port, duration_ms=int(seconds * 1000))
+    request = encode_request("tls-client", **fields, port=peer.port, duration_ms=int(seconds * 1000),
+                             window_ms=window_ms or None)
     procs = [subprocess.Popen([str(client)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               stderr=subprocess.DEVNULL, start_new_session=True) for _ in range(clients)]
     outs = []
@@ -363,8 +368,10 @@ def _capacity(client: Path, server: Path, case: TlsCase, clients: int, seconds: 
     total = fails = 0
     wall = 0
     errors = []
+    windows = []
     for text in outs:
         recs = [parse_line(x) for x in text.splitlines() if x.strip()]
+        windows.append([(int(r["transactions"]), int(r["wall_ns"])) for r in recs if r.type == "capacity_window"])
         cap = [r for r in recs if r.type == "capacity"]
         if not cap:
             ends = [r for r in recs if r.type == "end"]
@@ -379,7 +386,7 @@ def _capacity(client: Path, server: Path, case: TlsCase, clients: int, seconds: 
         return NetResult("error", errors[0])
     rec = Record("capacity", {"transactions": total, "failures": fails, "wall_ns": wall,
                               "clients": clients, **({"error": errors[0]} if errors else {})})
-    return NetResult("ok", "", capacity=rec)
+    return NetResult("ok", "", capacity=rec, windows=windows, transcript="".join(outs))
 
 
 # ---- clients nobody here wrote, against a tlsbench server agent ----

@@ -361,13 +361,14 @@ def measure_tls(client: Path, case: Case, keys: dict, plan: Plan, rnd: int,
     if v.capacity:
         if isinstance(server, str):
             return Measured("unsupported", "capacity is measured against tlsbench server agents", None, "", [], [])
-        r = tls_net.run_capacity(client, server, tc, v.capacity, plan.tls.capacity_seconds, m.timeout_s)
+        r = tls_net.run_capacity(client, server, tc, v.capacity, plan.tls.capacity_seconds, m.timeout_s,
+                                 window_ms=100)
         if r.status != "ok" or r.capacity is None:
             return _failed(r.status, r.message)
         cap = r.capacity
         rate = int(cap["transactions"]) * 1_000_000_000 // max(1, int(cap["wall_ns"]))
         reason = f"{cap['failures']} failed transactions: {cap.get('error', '')}" if cap["failures"] else ""
-        return Measured("ok", reason, 1, "", [Sample.one(rnd, "transactions_per_s", rate)], [])
+        return Measured("ok", reason, 1, r.transcript, [Sample.one(rnd, "transactions_per_s", rate)], [])
     r = tls_net.run_over_tcp(client, server, tc, repeats=n * batch, warmup=m.warmup, timeout=m.timeout_s)
     if r.status != "ok":
         return _failed(r.status, r.message)
