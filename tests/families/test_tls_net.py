@@ -15,7 +15,7 @@ from relay import CountingRelay
 from tlsbench.engine.protocol import encode_request
 from tlsbench.families.tls.cases import TlsCase, case_fields
 from tlsbench.families.tls.certs import client_chain_for, make_chain
-from tlsbench.families.tls.net import run_capacity, run_over_tcp
+from tlsbench.families.tls.net import fastest_window_rate, run_capacity, run_over_tcp
 
 LIBS = ("mbedtls", "wolfssl", "openssl", "gnutls")
 T13 = "TLS_AES_128_GCM_SHA256"
@@ -184,6 +184,48 @@ def test_capacity_matches_the_measured_transaction_time(agents, chain) -> None:
         if 0.4 * expected < per_s < 1.2 * expected:
             break
     assert 0.4 * expected < per_s < 1.2 * expected, seen
+
+
+def test_capacity_clients_count_the_same_windows_of_time(agents, chain) -> None:
+    """Each client reports its transactions per window, indexed by the window's end on the clock the
+    clients share: the windows follow each other, every client reports the same ones (all started within a
+    window), and they hold no more transactions than the client made."""
+    cap = run_capacity(agents["mbedtls"], agents["mbedtls"], TlsCase(13, T13, "x25519", chain), clients=2,
+                       seconds=1.0, window_ms=100)
+    assert cap.status == "ok" and cap.capacity is not None and cap.capacity["failures"] == 0, cap.message
+    assert len(cap.windows) == 2
+    for client in cap.windows:
+        assert client and all(n >= 1 and ns > 0 for n, ns in client.values())
+        assert sorted(client) == list(range(min(client), max(client) + 1))
+    assert sum(n for w in cap.windows for n, _ in w.values()) <= cap.capacity["transactions"]
+    assert set(cap.windows[0]) & set(cap.windows[1])
+    assert cap.transcript.count("capacity_window") == sum(map(len, cap.windows))
+
+
+def test_capacity_reports_no_windows_unless_asked(agents, chain) -> None:
+    cap = run_capacity(agents["openssl"], agents["openssl"], TlsCase(13, T13, "x25519", chain), clients=1,
+                       seconds=0.3)
+    assert cap.status == "ok" and cap.windows == [{}] and cap.capacity is not None
+    assert cap.capacity["transactions"] > 0
+
+
+def test_a_window_longer_than_an_hour_is_refused(agents, chain) -> None:
+    from tlsbench.engine import agent
+
+    req = encode_request("tls-client", **case_fields(TlsCase(13, T13, "x25519", chain)), port=1,
+                         duration_ms=1000, window_ms=3600001)
+    end = agent.call(agents["openssl"], [req], 30, "window").responses[0]
+    assert end.status == "bad_input" and end.message == "field window_ms is malformed"
+
+
+def test_the_fastest_window_sums_the_clients_over_the_windows_all_of_them_report() -> None:
+    one = {5: (10, 100_000_000), 6: (30, 100_000_000), 7: (50, 100_000_000)}
+    two = {6: (10, 50_000_000), 7: (1, 100_000_000), 8: (99, 100_000_000)}
+    # window 6: 300/s + 200/s; window 7: 500/s + 10/s; 5 and 8 are not in both
+    assert fastest_window_rate([one, two]) == pytest.approx(510.0)
+    assert fastest_window_rate([one]) == pytest.approx(500.0)
+    assert fastest_window_rate([{5: (1, 1)}, {6: (1, 1)}]) is None
+    assert fastest_window_rate([]) is None
 
 
 @pytest.mark.parametrize("tool", ["openssl-s_client", "gnutls-cli"])

@@ -170,3 +170,18 @@ def test_verify_peer_is_a_checked_plan_option_named_in_the_cases() -> None:
     v = TlsVariant.parse("x25519/ecdsa-p256-full/mutual+noverify+tcp")
     assert (v.verify, v.auth, v.transport) == (False, "mutual", "tcp")
     assert v.op("TLS_AES_128_GCM_SHA256") == "x25519/ecdsa-p256-full/mutual+noverify+tcp"
+
+
+def test_capacity_window_is_a_checked_plan_option() -> None:
+    assert parse_plan("[tls]\ncapacity_seconds = 2\n", "p.toml").tls.capacity_window_ms == 100
+    assert parse_plan("[tls]\ncapacity_window_ms = 0\n", "p.toml").tls.capacity_window_ms == 0
+    longer = parse_plan("[tls]\ncapacity_seconds = 1.5\ncapacity_window_ms = 500\n", "p.toml")
+    assert longer.tls.capacity_window_ms == 500
+    # the first window is cut short by the clients' start: a round holds at least three
+    with pytest.raises(PlanError, match=r"p.toml:3: \[tls\] capacity_window_ms: must be integer 0 or 10..60000, "
+                                        r"at most a third of capacity_seconds .*got 800 with capacity_seconds = 2"):
+        parse_plan("[tls]\ncapacity_seconds = 2\ncapacity_window_ms = 800\n", "p.toml")
+    with pytest.raises(PlanError, match=r"p.toml:2: \[tls\] capacity_window_ms: .*got 5 "):
+        parse_plan("[tls]\ncapacity_window_ms = 5\n", "p.toml")
+    with pytest.raises(PlanError, match=r"p.toml:2: \[tls\] capacity_window_ms: must be integer"):
+        parse_plan("[tls]\ncapacity_window_ms = 0.5\n", "p.toml")

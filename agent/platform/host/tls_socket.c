@@ -558,13 +558,16 @@ static tb_status client_connection(const tb_tls_request *req, void *endpoint, vo
     return st;
 }
 
-/* Each window closes at the end of the first transaction that ends window_ms
- * or more after the window began, so its rate has whole transactions over
- * their exact time: a window within a slow phase of a shared machine is
- * told apart from one within a fast phase. */
-static void capacity_window(uint64_t transactions, uint64_t wall_ns)
+/* A capacity client also counts its transactions per window of window_ms.
+ * Windows end at the first transaction end after a multiple of window_ms on
+ * the monotonic clock, which every client process of a run shares, so the
+ * same index is the same stretch of time in each; a window's rate is its
+ * whole transactions over their exact time. A shared machine's slow phases
+ * last seconds: the fastest windows are what two runs repeat. */
+static void capacity_window(uint64_t index, uint64_t transactions, uint64_t wall_ns)
 {
     tb_rec_begin("capacity_window");
+    tb_rec_u64("index", index);
     tb_rec_u64("transactions", transactions);
     tb_rec_u64("wall_ns", wall_ns);
     tb_rec_end();
@@ -574,6 +577,8 @@ static void capacity(const tb_tls_request *req, void *endpoint)
 {
     uint64_t ok = 0, failed = 0, t0 = now_ns(), end = t0 + req->duration_ms * 1000000u;
     uint64_t window_ns = req->window_ms * 1000000u, window_start = t0, window_ok = 0;
+    uint64_t window_end = window_ns ? (t0 / window_ns + 1) * window_ns : 0;
+    int first_window = 1; /* from the process's start, not a whole window: not reported */
     tb_reading a, b;
     tb_read_counters(&a);
     char first_error[200] = "";
@@ -588,13 +593,13 @@ static void capacity(const tb_tls_request *req, void *endpoint)
         } else {
             if (failed++ == 0) snprintf(first_error, sizeof(first_error), "%s", tb_last_error());
         }
-        if (window_ns > 0) {
-            uint64_t t = now_ns();
-            if (t - window_start >= window_ns) {
-                capacity_window(window_ok, t - window_start);
-                window_ok = 0;
-                window_start = now_ns(); /* the record's own write is not the next window's */
-            }
+        uint64_t t = window_ns ? now_ns() : 0;
+        if (window_ns && t >= window_end) {
+            if (!first_window) capacity_window(window_end / window_ns, window_ok, t - window_start);
+            first_window = 0;
+            window_ok = 0;
+            window_start = now_ns(); /* the record's own write is in no window */
+            window_end = (window_start / window_ns + 1) * window_ns;
         }
     }
     tb_read_counters(&b);

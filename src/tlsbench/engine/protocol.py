@@ -101,7 +101,9 @@ SCHEMA: dict[str, dict[str, str]] = {
     "tls_side_memory": _SIDE,  # the counted connection of a socket side (its heap)
     "tls_place": {"stack_at": "uint", "heap_shift": "uint"},  # where the timed handshakes' frame landed
     "capacity": {"transactions": "uint", "failures": "uint", "wall_ns": "uint", "cpu_ns": "uint", "?error": "str"},
-    "capacity_window": {"transactions": "uint", "wall_ns": "uint"},  # one stretch of a capacity client's time
+    # a capacity client's transactions in one window of its time (index: the window's end on the monotonic
+    # clock, in windows, the same for every client of the run)
+    "capacity_window": {"index": "uint", "transactions": "uint", "wall_ns": "uint"},
     # firmware only: the calibration loop, and a fault that ended the firmware
     "calibrate": {"n": "uint", "loop_instructions": "uint", "empty": "uint", "measured": "uint", "read_cost": "uint",
                   "?model_empty": "uint", "?model_measured": "uint", "?model_read_cost": "uint"},

@@ -38,8 +38,8 @@ class NetResult:
     client: list[Record] = field(default_factory=list)  # measured connections, client side
     server: dict[int, Record] = field(default_factory=dict)  # by connection number
     capacity: Record | None = None
-    # capacity: each client's windows, (transactions, wall_ns) in the order run
-    windows: list[list[tuple[int, int]]] = field(default_factory=list)
+    # capacity: each client's windows, by index (the same stretch of time in every client)
+    windows: list[dict[int, tuple[int, int]]] = field(default_factory=list)
     transcript: str = ""  # capacity: the clients' records
     # the memory pass: one more connection per side, counted (the timed ones count nothing)
     client_memory: Record | None = None
@@ -371,7 +371,8 @@ def _capacity(client: Path, server: Path, case: TlsCase, clients: int, seconds: 
     windows = []
     for text in outs:
         recs = [parse_line(x) for x in text.splitlines() if x.strip()]
-        windows.append([(int(r["transactions"]), int(r["wall_ns"])) for r in recs if r.type == "capacity_window"])
+        windows.append({int(r["index"]): (int(r["transactions"]), int(r["wall_ns"]))
+                        for r in recs if r.type == "capacity_window"})
         cap = [r for r in recs if r.type == "capacity"]
         if not cap:
             ends = [r for r in recs if r.type == "end"]
@@ -387,6 +388,14 @@ def _capacity(client: Path, server: Path, case: TlsCase, clients: int, seconds: 
     rec = Record("capacity", {"transactions": total, "failures": fails, "wall_ns": wall,
                               "clients": clients, **({"error": errors[0]} if errors else {})})
     return NetResult("ok", "", capacity=rec, windows=windows, transcript="".join(outs))
+
+
+def fastest_window_rate(windows: list[dict[int, tuple[int, int]]]) -> float | None:
+    """Transactions per second of the fastest window every client reported: the sum of each client's
+    transactions over its own time in it. None when no window is common to all clients."""
+    common = set.intersection(*(set(w) for w in windows)) if windows else set()
+    rates = [sum(w[k][0] * 1e9 / w[k][1] for w in windows) for k in common if all(w[k][1] > 0 for w in windows)]
+    return max(rates, default=None)
 
 
 # ---- clients nobody here wrote, against a tlsbench server agent ----

@@ -53,6 +53,9 @@ class TlsSelect:
     baseline: bool = False  # tcp: the same request and response over plain TCP, per library
     capacity_clients: list[int] = field(default_factory=list)  # tcp transactions/s with N clients
     capacity_seconds: float = 2.0
+    # a round's transactions/s is that of its fastest window this long, summed over the clients (a shared
+    # machine's slow phases last seconds; docs/method.md, "Capacity: the fastest window"); 0: the whole round
+    capacity_window_ms: int = 100
     # firmware targets: the device runs only this side of the handshake ("client" or "server"), its peer
     # is the host agent of the same library; "" both sides in the device's memory
     device_side: str = ""
@@ -87,6 +90,8 @@ KEYS = {
     "baseline": "boolean (tcp: plain TCP baseline)",
     "capacity_clients": "list of client counts (tcp transactions per second)",
     "capacity_seconds": "number > 0 and <= 3600 (seconds per capacity measurement)",
+    "capacity_window_ms": "integer 0 or 10..60000, at most a third of capacity_seconds (transactions/s of a "
+                          "round's fastest window this long; 0: of the whole round)",
     "device_side": "\"client\" or \"server\" (firmware: only this side on the device, its peer on the host)",
     "max_fragment": "list of maximum fragment lengths the client asks for: 0 (none), "
                     + ", ".join(str(n) for n in tls_catalog.MAX_FRAGMENTS),
@@ -165,6 +170,14 @@ def _parse_numbers(loc: Locator, tls: dict, t: TlsSelect) -> None:
                                                 tls["capacity_seconds"], False, 0, True))
         if t.capacity_seconds > 3600:
             raise loc.error(TABLE, "capacity_seconds", "must be at most 3600")
+    if "capacity_window_ms" in tls:
+        t.capacity_window_ms = int(check_number(loc, TABLE, "capacity_window_ms", KEYS["capacity_window_ms"],
+                                                tls["capacity_window_ms"], True, 0, False))
+    # the first window is cut short by the start and not used, so a round needs room for two more
+    if t.capacity_window_ms and not (10 <= t.capacity_window_ms <= 60000
+                                     and 3 * t.capacity_window_ms <= t.capacity_seconds * 1000):
+        raise loc.error(TABLE, "capacity_window_ms", f"must be {KEYS['capacity_window_ms']}, got "
+                        f"{t.capacity_window_ms} with capacity_seconds = {t.capacity_seconds:g}")
 
 
 class TlsSection:
