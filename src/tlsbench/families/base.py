@@ -91,6 +91,8 @@ class Family(Protocol):
     # (registry.case_cell; report.casecell). `charts(run) -> list[report.charts.Chart]`: the charts it draws
     # itself, after the kind charts (registry.charts; report.figures). `fits_view`: with FITS in its views,
     # the module that draws that view (registry.fits_view; families/minram/fits.py).
+    # `figure_settings(plan_json) -> dict[str, str]`: a stored run's settings of its plan section that change
+    # what its figures mean without changing its cases' names (registry.figure_settings; compare's context).
     # `fixed_material(plan) -> bool`: the plan's figures are exact counts two runs must repeat (the TLS
     # family's callgrind counts), so even a host run takes the seeded material (registry.material).
 

@@ -59,6 +59,13 @@ def case_cell(case: dict, model_error: str) -> str | None:
     return None
 
 
+def figure_settings(plan: dict) -> dict[str, str]:
+    """A stored run's settings that change what its figures mean where its cases' names do not say it
+    (compare lists them with the run's context), from each family that has such settings."""
+    return {key: value for family in FAMILIES if (read := getattr(family, "figure_settings", None))
+            for key, value in read(plan).items()}
+
+
 def charts(data: Any) -> list:
     """The charts the families draw themselves (`charts(run) -> [report.charts.Chart]`), in the families'
     order; the run is report.rundata.RunData, typed loosely as in base.ReportView."""

@@ -44,6 +44,7 @@ from tlsbench.engine import metrics, steadiness
 from tlsbench.engine.case import split_repeats
 from tlsbench.engine.stats import bootstrap_ratio_ci, mann_whitney_p, median, process_spread, rounds_of, smallest_p
 from tlsbench.engine.store import RunInfo, Store
+from tlsbench.families import registry
 from tlsbench.report import tables
 from tlsbench.targets.target import is_host
 
@@ -163,6 +164,7 @@ def _context(store: Store, run: RunInfo) -> dict[str, str]:
         "kernel": str(run.machine.get("kernel")),
         "tlsbench": run.tlsbench_version,
         "method": json.dumps(run.plan.get("method"), sort_keys=True),
+        **registry.figure_settings(run.plan),
     }
     for lib in store.libraries(run.id):
         ctx[f"{lib['library']} version"] = lib["version"]

@@ -32,6 +32,7 @@ class TlsFamily:
     report_views = tables.REPORT_VIEWS  # `report --view tls` and `--view interop`, rendered here
     case_cell = staticmethod(cells.case_cell)  # a TLS case's cell in the cases table
     charts = staticmethod(figures.charts_of)  # its charts: handshakes, interop, post-quantum
+    figure_settings = staticmethod(plan_keys.figure_settings)  # batches and capacity window, for compare
     kind_titles: dict[str, str] = {}
     sized_kinds = ()
 

@@ -180,6 +180,20 @@ def _parse_numbers(loc: Locator, tls: dict, t: TlsSelect) -> None:
                         f"{t.capacity_window_ms} with capacity_seconds = {t.capacity_seconds:g}")
 
 
+def figure_settings(plan: dict) -> dict[str, str]:
+    """What a stored run's [tls] settings make of its figures that its case names do not say: handshakes
+    per sample, and the stretch of time a transactions/s figure is the rate of (runs stored before
+    capacity_window_ms took the whole round)."""
+    tls = plan.get("tls") or {}
+    if "tls" not in plan.get("kinds", []) or not tls:
+        return {}
+    out = {"tls batch": f"{tls.get('batch', 1)} handshakes, resumed {tls.get('resumed_batch') or tls.get('batch', 1)}"}
+    if tls.get("capacity_clients"):
+        window = tls.get("capacity_window_ms", 0)
+        out["tls capacity figure"] = f"fastest {window} ms window" if window else "whole round"
+    return out
+
+
 class TlsSection:
     """The [tls] table, as plan.tls (a TlsSelect)."""
 
