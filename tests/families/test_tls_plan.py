@@ -192,10 +192,10 @@ def test_a_runs_capacity_figure_and_batches_are_in_compares_context() -> None:
 
     plan = parse_plan("[select]\nkinds = [\"tls\"]\n[tls]\ncapacity_clients = [1]\nbatch = 3\nresumed_batch = 10\n",
                       "p.toml")
-    assert registry.figure_settings(plan.to_dict()) == {"tls batch": "3 handshakes, resumed 10",
+    assert registry.figure_settings(plan.to_dict()) == {"tls handshakes per sample": "3 (resumed 10)",
                                                 "tls capacity figure": "fastest 100 ms window"}
     # a run stored before the window was a setting took the whole round
     older = {"kinds": ["tls"], "tls": {"batch": 1, "resumed_batch": 0, "capacity_clients": [1, 4]}}
-    assert registry.figure_settings(older) == {"tls batch": "1 handshakes, resumed 1",
+    assert registry.figure_settings(older) == {"tls handshakes per sample": "1 (resumed 1)",
                                                "tls capacity figure": "whole round"}
     assert registry.figure_settings({"kinds": ["hash"], "tls": {"batch": 3}}) == {}

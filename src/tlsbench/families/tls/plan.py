@@ -187,7 +187,8 @@ def figure_settings(plan: dict) -> dict[str, str]:
     tls = plan.get("tls") or {}
     if "tls" not in plan.get("kinds", []) or not tls:
         return {}
-    out = {"tls batch": f"{tls.get('batch', 1)} handshakes, resumed {tls.get('resumed_batch') or tls.get('batch', 1)}"}
+    batch = tls.get("batch", 1)
+    out = {"tls handshakes per sample": f"{batch} (resumed {tls.get('resumed_batch') or batch})"}
     if tls.get("capacity_clients"):
         window = tls.get("capacity_window_ms", 0)
         out["tls capacity figure"] = f"fastest {window} ms window" if window else "whole round"
