@@ -199,3 +199,10 @@ def test_a_runs_capacity_figure_and_batches_are_in_compares_context() -> None:
     assert registry.figure_settings(older) == {"tls handshakes per sample": "1 (resumed 1)",
                                                "tls capacity figure": "whole round"}
     assert registry.figure_settings({"kinds": ["hash"], "tls": {"batch": 3}}) == {}
+
+
+def test_the_tls_view_says_which_stretch_of_time_a_capacity_figure_is() -> None:
+    from tlsbench.families.tls.tables import capacity_legend
+
+    assert capacity_legend({"tls": {"capacity_window_ms": 100}}).endswith("in the fastest 100 ms window of its rounds")
+    assert capacity_legend({"tls": {"capacity_clients": [1]}}).endswith("over the fastest of its rounds")

@@ -125,6 +125,13 @@ def tls_extras(data: RunData) -> tuple[list[str], list[list[str]]]:
     return ["suite", "variant", "library", "result"], body
 
 
+def capacity_legend(plan: dict) -> str:
+    """What a run's capacity figure is: its plan's window (runs stored before windows took whole rounds)."""
+    window = (plan.get("tls") or {}).get("capacity_window_ms", 0)
+    stretch = f"in the fastest {window} ms window of its rounds" if window else "over the fastest of its rounds"
+    return f"capacity (clients=N): transactions per second of the N clients together, {stretch}"
+
+
 def tls_text(data: RunData, md: bool) -> str:
     """`report --view tls` in the terminal or Markdown: the legend, the per-side table, the noise lines
     and the capacity and baseline lines."""
@@ -143,6 +150,8 @@ def tls_text(data: RunData, md: bool) -> str:
     out += "".join(f"\n{bullet}{line}\n" for line in noise_lines(data))
     extras = tls_extras(data)
     if extras[1]:
+        if any(tls_names.is_capacity(suite, op) for suite, op, *_ in extras[1]):
+            out += f"\n{bullet}{capacity_legend(data.run.plan)}\n"
         out += "\n" + render_t(*extras) + "\n"
     return out
 
