@@ -390,12 +390,17 @@ def _capacity(client: Path, server: Path, case: TlsCase, clients: int, seconds: 
     return NetResult("ok", "", capacity=rec, windows=windows, transcript="".join(outs))
 
 
+def window_rates(windows: list[dict[int, tuple[int, int]]]) -> list[float]:
+    """Transactions per second of each window every client reported, in index order: the sum of each
+    client's transactions over its own time in it."""
+    common = sorted(set.intersection(*(set(w) for w in windows))) if windows else []
+    return [sum(w[k][0] * 1e9 / w[k][1] for w in windows) for k in common if all(w[k][1] > 0 for w in windows)]
+
+
 def fastest_window_rate(windows: list[dict[int, tuple[int, int]]]) -> float | None:
-    """Transactions per second of the fastest window every client reported: the sum of each client's
-    transactions over its own time in it. None when no window is common to all clients."""
-    common = set.intersection(*(set(w) for w in windows)) if windows else set()
-    rates = [sum(w[k][0] * 1e9 / w[k][1] for w in windows) for k in common if all(w[k][1] > 0 for w in windows)]
-    return max(rates, default=None)
+    """Transactions per second of the fastest window every client reported; None when no window is
+    common to all clients."""
+    return max(window_rates(windows), default=None)
 
 
 # ---- clients nobody here wrote, against a tlsbench server agent ----
