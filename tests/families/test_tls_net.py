@@ -8,6 +8,7 @@ from __future__ import annotations
 import socket
 import statistics
 import threading
+import time
 
 import pytest
 from relay import CountingRelay
@@ -187,16 +188,19 @@ def test_capacity_matches_the_measured_transaction_time(agents, chain) -> None:
 
 
 def test_capacity_clients_count_the_same_windows_of_time(agents, chain) -> None:
-    """Each client reports its transactions per window, indexed by the window's end on the clock the
-    clients share: the windows follow each other, every client reports the same ones (all started within a
-    window), and they hold no more transactions than the client made."""
+    """Each client reports its transactions per window, indexed by the window's end on the monotonic clock
+    the clients (and this process) share: every index is a boundary inside the capacity run, the clients
+    report windows in common, and they hold no more transactions than the client made. (A transaction that
+    a loaded machine stalls past a boundary merges two windows, so indexes need not be consecutive.)"""
+    before = time.monotonic_ns()
     cap = run_capacity(agents["mbedtls"], agents["mbedtls"], TlsCase(13, T13, "x25519", chain), clients=2,
                        seconds=1.0, window_ms=100)
+    after = time.monotonic_ns()
     assert cap.status == "ok" and cap.capacity is not None and cap.capacity["failures"] == 0, cap.message
     assert len(cap.windows) == 2
     for client in cap.windows:
         assert client and all(n >= 1 and ns > 0 for n, ns in client.values())
-        assert sorted(client) == list(range(min(client), max(client) + 1))
+        assert all(before < index * 100_000_000 <= after for index in client)
     assert sum(n for w in cap.windows for n, _ in w.values()) <= cap.capacity["transactions"]
     assert set(cap.windows[0]) & set(cap.windows[1])
     assert cap.transcript.count("capacity_window") == sum(map(len, cap.windows))
