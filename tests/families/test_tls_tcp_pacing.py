@@ -1,12 +1,7 @@
-"""A paced round over TCP: the reference workload before it and after it, each in an agent of its own, and
-the CPU kept busy between the round and the reference after it (the round's processes and connections
-are torn down by the kernel then, which a reference taken at once would time)."""
+"""A paced round over TCP: the reference workload just before it and just after it, each in an agent of its
+own (the round's processes cannot time it), stored with the round; no reference when the run is not paced."""
 
 from __future__ import annotations
-
-import time
-
-import pytest
 
 from tlsbench.engine import pacing
 from tlsbench.engine.case import Measured
@@ -19,7 +14,7 @@ PLAN = ('[select]\nlibraries = ["mbedtls"]\nkinds = ["tls"]\n[tls]\nsuites = ["T
         'groups = ["x25519"]\ncerts = ["ecdsa-p256"]\ntransports = ["tcp"]\n[method]\nrepeats = 2\nrounds = 2\n')
 
 
-def test_a_tcp_round_is_settled_before_the_reference_after_it(monkeypatch) -> None:
+def test_a_tcp_round_has_a_reference_just_before_and_just_after_it(monkeypatch) -> None:
     plan = parse_plan(PLAN, "p.toml")
     (case,) = [c for c in runner.expand_tls(plan) if "/tcp" in c.name and c.alg != runner.BASELINE]
     calls: list[str] = []
@@ -34,24 +29,12 @@ def test_a_tcp_round_is_settled_before_the_reference_after_it(monkeypatch) -> No
         return Measured("ok", "", None, "", [], [])
 
     monkeypatch.setattr(pacing, "reference_ns", reference)
-    monkeypatch.setattr(pacing, "settle", lambda seconds=pacing.SETTLE_S: calls.append(f"settle {seconds:g}"))
     monkeypatch.setattr(runner, "measure_tls", round_)
     info = type("Info", (), {"path": "agent"})()
     m = TlsFamily().measure(case, Context(info, {}, plan, paced=True), 0)  # type: ignore[arg-type]
-    assert calls == ["reference", "round", f"settle {pacing.SETTLE_S:g}", "reference"]
+    assert calls == ["reference", "round", "reference"]
     assert m.round_info == {"reference_ns": 3_000_000, "reference_after_ns": 4_000_000}
     calls.clear()
     TlsFamily().measure(case, Context(info, {}, plan, paced=False), 0)  # type: ignore[arg-type]
-    assert calls == ["round"]  # not paced (a run of exact counts): no reference, nothing to settle
+    assert calls == ["round"]  # not paced (a run of exact counts): no reference
 
-
-def test_settling_computes_and_never_sleeps(monkeypatch) -> None:
-    def no_sleep(_s: float) -> None:
-        raise AssertionError("settle slept: an idle CPU is what it must avoid")
-
-    monkeypatch.setattr(time, "sleep", no_sleep)
-    start = time.monotonic()
-    pacing.settle(0.02)
-    assert time.monotonic() - start >= 0.02
-    with pytest.raises(AssertionError):  # the guard itself works
-        time.sleep(0.0)

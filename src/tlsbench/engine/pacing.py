@@ -18,7 +18,6 @@ with no steady round is measured again at the end of the run
 from __future__ import annotations
 
 import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,10 +31,6 @@ LANES = 8  # independent chains: throughput-bound (1: the single dependent chain
 STEPS = 1_000_000
 KIND = f"xorshift64 x{LANES} lanes, {STEPS:,} steps"  # stored with each run: references compare only in kind
 CHAIN_KIND = "xorshift64 chain, 10,000,000 steps"  # the reference of runs stored before lanes
-# a round's connections and processes are still being torn down by the kernel when it ends: the CPU is kept
-# busy this long before the reference after a round of processes of its own (a sleep would leave it idle,
-# which slows the next few milliseconds too; docs/method.md, "The reference after a round over TCP")
-SETTLE_S = 0.1
 PRIME = 3  # references at the start of a run, so its first rounds have a best to be compared with
 
 
@@ -86,14 +81,6 @@ def reference_ns(path: Path, timeout: float = 30) -> int:
     """One timed reference workload in a fresh agent: its wall time in ns.
     (A primitive's round runs it in the same process as the bench request.)"""
     return parse(agent.call(path, [REQUEST], timeout, "reference workload").responses[0])
-
-
-def settle(seconds: float = SETTLE_S) -> None:
-    """Keeps this process on its CPU, computing, for ``seconds`` of wall time, so what the kernel still
-    does for the processes and connections just ended is done before the next reference."""
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        pass
 
 
 @dataclass

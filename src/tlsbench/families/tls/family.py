@@ -72,7 +72,6 @@ class TlsFamily:
         m = runner.measure_tls(ctx.info.path, case, ctx.keys, ctx.plan, rnd,
                                ctx.place.fields() if ctx.place else None, memory_passes=passes)
         if ctx.paced:
-            pacing.settle()  # the round's connections and processes torn down before the probe
             m.round_info = {**(m.round_info or {}), "reference_ns": reference,
                             "reference_after_ns": _reference(ctx, case)}
         return m
