@@ -130,6 +130,27 @@ def test_only_rounds_in_a_fast_phase_count(monkeypatch) -> None:
     assert row.steady in fh.render([row])
 
 
+def test_a_ratio_from_a_slow_machine_is_marked(monkeypatch) -> None:
+    """The machine is slow after every round of the tool (2000 against the best 1000): after three rounds
+    each (3 x rounds) the tool has no steady round, so its row's ratio is starred and the table says why;
+    a row whose sides both had their steady rounds is not."""
+    monkeypatch.setattr(fh, "POLLS", 4)
+    monkeypatch.setattr(settling, "STEADY_SPEED", pacing.SLOW_RATIO)
+    refs = iter([1000, 2000, 1000, 1000] * 3)  # tool: fast before, slow after; tlsbench: fast around
+    fake = fh.Comparison("wolfssl", "tls_bench", "cfg", "both sides", "rusage", "note", lambda: 700.0,
+                         lambda: fh.Measure(600.0))
+    monkeypatch.setattr(fh, "comparisons", lambda seconds, repeats: [fake])
+    row = fh.compare(rounds=1, libraries=("wolfssl",), timed=lambda: next(refs))[0]
+    assert next(refs, None) is None
+    assert row.unsteady and row.steady.startswith("rounds with the machine fast before and after: tool 0 of 3,")
+    text = fh.render([row, ROWS[0]])
+    lines = text.splitlines()
+    assert lines[1].split()[4] == "1.167*"  # 700 / 600
+    assert lines[2].split()[6] == "1.042"  # ROWS[0]: not marked
+    assert lines[4].startswith("* a side had fewer steady rounds than asked for")
+    assert "*" not in fh.render(ROWS).splitlines()[1] and "fewer steady rounds" not in fh.render(ROWS)
+
+
 def test_a_tool_that_fails_in_every_round_is_a_row_saying_why(monkeypatch) -> None:
     def tool() -> fh.Measure:
         raise SetupError("tls_bench printed no client connections")

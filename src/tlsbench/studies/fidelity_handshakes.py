@@ -110,6 +110,7 @@ class Row:
     tool_what: str
     note: str
     steady: str = ""  # how many rounds of each side had the machine fast before and after them
+    unsteady: bool = False  # a side had fewer steady rounds than asked for: its figure may be the machine's
 
     @property
     def ratio(self) -> float | None:
@@ -437,7 +438,7 @@ def compare(rounds: int = 3, seconds: int = 3, repeats: int = 200,
         if not tool_steady or not ours_steady:
             steady += "; a side with none keeps its best round, slowed by the machine"
         rows.append(Row(c.library, c.tool, c.config, best_ours, best_tool.cpu_ns, best_tool.other_ns, c.ours_what,
-                        c.tool_what, note, steady))
+                        c.tool_what, note, steady, unsteady=min(tool_steady, ours_steady) < rounds))
     for lib, tool, why in NOT_COMPARED:
         if lib in libraries:
             rows.append(Row(lib, tool, "-", None, None, None, "", "", why))
@@ -452,9 +453,13 @@ def render(rows: list[Row], load: tuple[tuple[float, float, float], tuple[float,
     lines = [head]
     for r in rows:
         ratio = "-" if r.ratio is None else f"{r.ratio:.3f}"
-        lines.append(f"{r.library:8} {r.tool:30} {us(r.ours_ns):>11} {us(r.tool_cpu_ns):>11} {ratio:>6}"
-                     f" {us(r.tool_other_ns):>11}  {r.config}")
+        mark = "*" if r.unsteady else " "
+        lines.append(f"{r.library:8} {r.tool:30} {us(r.ours_ns):>11} {us(r.tool_cpu_ns):>11} {ratio:>6}{mark}"
+                     f"{us(r.tool_other_ns):>11}  {r.config}")
     lines.append("")
+    if any(r.unsteady for r in rows):  # a ratio from a slow machine is not the instruments' agreement
+        lines.append("* a side had fewer steady rounds than asked for (the machine slow before or after them):"
+                     " this ratio measures the machine as much as the two instruments; run again on a quiet machine")
     lines.append("per handshake; ratio = tlsbench / tool CPU (goal 0.9-1.1); what each side counts:")
     for r in rows:
         if r.ours_what:
